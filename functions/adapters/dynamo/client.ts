@@ -1,0 +1,25 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+export interface DynamoClients {
+  readonly client: DynamoDBClient;
+  readonly doc: DynamoDBDocumentClient;
+}
+
+/**
+ * One place that builds the DynamoDB clients. An `endpoint` points them at DynamoDB Local, which
+ * accepts any credentials, so fixed dummy ones are used there instead of the AWS credential chain.
+ */
+export function createDynamoClients(options: { endpoint?: string; region?: string; maxAttempts?: number } = {}): DynamoClients {
+  const client = new DynamoDBClient({
+    region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    maxAttempts: options.maxAttempts,
+    ...(options.endpoint
+      ? { endpoint: options.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+  });
+  const doc = DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return { client, doc };
+}

@@ -1,0 +1,57 @@
+/**
+ * The HTTP route table: one entry per API Gateway route, each on its own Lambda.
+ * The CDK API stack and the local HTTP server both read it, so a route exists in both or neither.
+ */
+export interface RouteDefinition {
+  /** Logical id, used for the Lambda construct and log names. */
+  readonly id: string;
+  readonly method: 'GET' | 'POST';
+  /** API Gateway resource path; `{name}` segments become path parameters. */
+  readonly path: string;
+  /** Handler module, relative to the repository root; it exports `handler`. */
+  readonly entry: string;
+  /** Which quota in cdk.json context (`throttle.<name>`) API Gateway applies to this route. */
+  readonly throttle: 'save' | 'feed' | 'icon';
+  /** Answered for browser extensions with CORS preflight (Authorization allowed). */
+  readonly cors: boolean;
+  /** Served to the public through CloudFront (cached by the origin's Cache-Control). */
+  readonly cdn: boolean;
+  /** What the function may touch; the CDK stack turns each into a least-privilege grant plus env. */
+  readonly access: readonly ResourceAccess[];
+}
+
+/**
+ * - `table:read`: GetItem/Query/BatchGetItem on the table and its indexes (env TABLE_NAME)
+ * - `table:write`: item writes and transactions on the table (env TABLE_NAME)
+ * - `table:rate-limit`: UpdateItem on rate-limit window items only (`RL#…` keys)
+ * - `queue:enrichment`: SendMessage to the enrichment queue (env ENRICHMENT_QUEUE_URL)
+ */
+export type ResourceAccess = 'table:read' | 'table:write' | 'table:rate-limit' | 'queue:enrichment';
+
+export const routes: readonly RouteDefinition[] = [
+  {
+    id: 'SaveBookmark',
+    method: 'POST',
+    path: '/api/v1/bookmarks/save',
+    entry: 'functions/save-bookmark/handler.ts',
+    throttle: 'save',
+    cors: true,
+    cdn: false,
+    access: ['table:read', 'table:write', 'queue:enrichment'],
+  },
+];
+
+/** API Gateway path template → RegExp capturing the `{name}` segments. */
+export function compileRoutePath(path: string): { pattern: RegExp; params: string[] } {
+  const params: string[] = [];
+  const source = path
+    .split('/')
+    .map((segment) => {
+      const match = /^\{(\w+)\}$/.exec(segment);
+      if (!match) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      params.push(match[1]!);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { pattern: new RegExp(`^${source}$`), params };
+}

