@@ -8,7 +8,10 @@ export interface RouteDefinition {
   readonly method: 'GET' | 'POST';
   /** API Gateway resource path; `{name}` segments become path parameters. */
   readonly path: string;
-  /** Handler module, relative to the repository root; it exports `handler`. */
+  /**
+   * Handler module, relative to the repository root. It exports `handler` (what Lambda runs, built
+   * from process.env) and `createHandler(env)` (the same handler, built by the local stack).
+   */
   readonly entry: string;
   /** Which quota in cdk.json context (`throttle.<name>`) API Gateway applies to this route. */
   readonly throttle: 'save' | 'feed' | 'icon';
@@ -40,6 +43,12 @@ export const routes: readonly RouteDefinition[] = [
     access: ['table:read', 'table:write', 'queue:enrichment'],
   },
 ];
+
+/** CORS preflight answers for routes with `cors: true`, in API Gateway and in the local stack alike. */
+export const corsPreflight = {
+  allowHeaders: ['Authorization', 'Content-Type'],
+  maxAgeSeconds: 600,
+} as const;
 
 /** API Gateway path template → RegExp capturing the `{name}` segments. */
 export function compileRoutePath(path: string): { pattern: RegExp; params: string[] } {

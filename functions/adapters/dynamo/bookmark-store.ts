@@ -1,0 +1,199 @@
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { BatchGetCommand, GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Bookmark, Note } from '../../core/model';
+import type { BookmarkStore, CreateBookmarkOutcome, NoteChange } from '../../core/save-bookmark';
+import { keys } from './keys';
+import { backoff, cancellationReasons, retryOnConflict } from './transactions';
+
+/** Optimistic note updates give up after this many lost races (each retry re-reads the note). */
+const MAX_NOTE_UPDATE_ATTEMPTS = 40;
+
+export class NoteNotFoundError extends Error {}
+
+/** Bookmarks, their notes and the notes' tag index in the single table. */
+export class DynamoBookmarkStore implements BookmarkStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async createBookmark(bookmark: Bookmark, note: Note): Promise<CreateBookmarkOutcome> {
+    const TableName = this.tableName;
+    return retryOnConflict(async () => {
+      try {
+        await this.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                // Uniqueness of (user, normalised URL): the marker exists exactly when the bookmark does.
+                Put: {
+                  TableName,
+                  Item: { ...keys.savedUrl(bookmark.userId, bookmark.normalizedUrl), type: 'SavedUrl', bookmarkId: bookmark.id, noteId: note.id, url: bookmark.normalizedUrl },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+                },
+              },
+              {
+                // The note cap: counted in the same transaction, so parallel saves cannot overshoot it.
+                Update: {
+                  TableName,
+                  Key: keys.user(bookmark.userId),
+                  UpdateExpression: 'SET noteCount = noteCount + :one',
+                  ConditionExpression: 'attribute_exists(pk) AND noteCount < noteCap',
+                  ExpressionAttributeValues: { ':one': 1 },
+                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+                },
+              },
+              { Put: { TableName, Item: bookmarkItem(bookmark), ConditionExpression: 'attribute_not_exists(pk)' } },
+              { Put: { TableName, Item: noteItem(note), ConditionExpression: 'attribute_not_exists(pk)' } },
+              ...note.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(note, tag) } })),
+            ],
+          }),
+        );
+        return { kind: 'created' };
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        const [marker, user] = reasons ?? [];
+        if (marker?.Code === 'ConditionalCheckFailed' && marker.Item) {
+          const saved = unmarshall(marker.Item);
+          return { kind: 'exists', bookmarkId: saved.bookmarkId, noteId: saved.noteId };
+        }
+        if (user?.Code === 'ConditionalCheckFailed') {
+          if (!user.Item) throw new Error(`User ${bookmark.userId} does not exist`);
+          const account = unmarshall(user.Item);
+          return { kind: 'note-limit', used: Number(account.noteCount), limit: Number(account.noteCap) };
+        }
+        throw error;
+      }
+    });
+  }
+
+  async updateSavedNote(
+    ref: { bookmarkId: string; noteId: string },
+    change: (note: Note) => NoteChange | null,
+    updated: string,
+  ): Promise<{ bookmark: Bookmark; note: Note }> {
+    const TableName = this.tableName;
+    for (let attempt = 1; ; attempt++) {
+      const { bookmark, note } = await this.loadBookmarkAndNote(ref);
+      const next = change(note);
+      if (!next) return { bookmark, note };
+      const written: Note = { ...note, ...next, updated, version: note.version + 1 };
+      try {
+        await retryOnConflict(() =>
+          this.doc.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Update: {
+                    TableName,
+                    Key: keys.note(note.id),
+                    UpdateExpression: 'SET body = :body, tags = :tags, lastHighlight = :lastHighlight, updated = :updated, version = :next',
+                    ConditionExpression: 'version = :version',
+                    ExpressionAttributeValues: {
+                      ':body': written.body,
+                      ':tags': written.tags,
+                      ':lastHighlight': written.lastHighlight,
+                      ':updated': updated,
+                      ':next': written.version,
+                      ':version': note.version,
+                    },
+                  },
+                },
+                {
+                  Update: {
+                    TableName,
+                    Key: keys.bookmark(bookmark.id),
+                    UpdateExpression: 'SET updated = :updated',
+                    ConditionExpression: 'attribute_exists(pk)',
+                    ExpressionAttributeValues: { ':updated': updated },
+                  },
+                },
+                // Every tag entry carries the note's update time: feeds list notes newest first per tag.
+                ...written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } })),
+              ],
+            }),
+          ),
+        );
+        return { bookmark: { ...bookmark, updated }, note: written };
+      } catch (error) {
+        const lostRace = cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed';
+        if (!lostRace || attempt >= MAX_NOTE_UPDATE_ATTEMPTS) throw error;
+        await backoff(Math.min(attempt, 6));
+      }
+    }
+  }
+
+  async getBookmark(bookmarkId: string): Promise<Bookmark | null> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.bookmark(bookmarkId) }));
+    return Item ? toBookmark(Item) : null;
+  }
+
+  async getNote(noteId: string): Promise<Note | null> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.note(noteId), ConsistentRead: true }));
+    return Item ? toNote(Item) : null;
+  }
+
+  private async loadBookmarkAndNote(ref: { bookmarkId: string; noteId: string }): Promise<{ bookmark: Bookmark; note: Note }> {
+    const { Responses } = await this.doc.send(
+      new BatchGetCommand({
+        RequestItems: { [this.tableName]: { Keys: [keys.bookmark(ref.bookmarkId), keys.note(ref.noteId)], ConsistentRead: true } },
+      }),
+    );
+    const items = Responses?.[this.tableName] ?? [];
+    const bookmark = items.find((item) => item.type === 'Bookmark');
+    const note = items.find((item) => item.type === 'Note');
+    if (!bookmark || !note) throw new NoteNotFoundError(`Bookmark ${ref.bookmarkId} or its note ${ref.noteId} is missing`);
+    return { bookmark: toBookmark(bookmark), note: toNote(note) };
+  }
+}
+
+function bookmarkItem(bookmark: Bookmark) {
+  return { ...keys.bookmark(bookmark.id), type: 'Bookmark', ...bookmark };
+}
+
+function noteItem(note: Note) {
+  return { ...keys.note(note.id), type: 'Note', ...note, tags: [...note.tags] };
+}
+
+function noteTagItem(note: Note, tag: string) {
+  const updated = note.updated ?? note.created;
+  return {
+    ...keys.noteTag(note.id, tag),
+    ...keys.tagIndex(note.userId, tag, updated, note.id),
+    type: 'NoteTag',
+    noteId: note.id,
+    tag,
+    tags: [...note.tags],
+    updated,
+  };
+}
+
+export function toBookmark(item: Record<string, unknown>): Bookmark {
+  return {
+    id: item.id as string,
+    userId: item.userId as string,
+    noteId: item.noteId as string,
+    title: item.title as string,
+    url: item.url as string,
+    normalizedUrl: item.normalizedUrl as string,
+    icon: (item.icon as string | undefined) ?? null,
+    created: item.created as string,
+    updated: item.updated as string,
+  };
+}
+
+export function toNote(item: Record<string, unknown>): Note {
+  return {
+    id: item.id as string,
+    userId: item.userId as string,
+    bookmarkId: (item.bookmarkId as string | undefined) ?? null,
+    title: item.title as string,
+    body: (item.body as string | undefined) ?? '',
+    tags: (item.tags as string[] | undefined) ?? [],
+    lastHighlight: (item.lastHighlight as string | undefined) ?? null,
+    created: item.created as string,
+    updated: (item.updated as string | undefined) ?? null,
+    version: Number(item.version ?? 0),
+  };
+}

@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Key design of the single table (entity-prefixed keys, `#` separators):
+ *
+ * | item                | pk                      | sk                 | gsi1pk                     | gsi1sk               |
+ * |---------------------|-------------------------|--------------------|----------------------------|----------------------|
+ * | user                | USER#<userId>           | USER               |                            |                      |
+ * | saved-URL marker    | USER#<userId>           | URL#<sha256(url)>  |                            |                      |
+ * | access token        | TOKEN#<sha256(token)>   | TOKEN              | TOKENID#<tokenId>          | TOKEN                |
+ * | bookmark            | BOOKMARK#<bookmarkId>   | BOOKMARK           |                            |                      |
+ * | note                | NOTE#<noteId>           | NOTE               |                            |                      |
+ * | note tag (index)    | NOTE#<noteId>           | TAG#<tag>          | USER#<userId>#TAG#<tag>    | <updated>#<noteId>   |
+ * | rate-limit window   | RL#<subject>            | W#<windowStart>    |                            |                      |
+ * | site (favicon)      | SITE#<host>             | SITE               |                            |                      |
+ */
+export type Key = { pk: string; sk: string };
+
+export const keys = {
+  user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'USER' }),
+  savedUrl: (userId: string, normalizedUrl: string): Key => ({
+    pk: `USER#${userId}`,
+    sk: `URL#${createHash('sha256').update(normalizedUrl).digest('hex')}`,
+  }),
+  token: (tokenHash: string): Key => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' }),
+  tokenIdIndex: (tokenId: string) => ({ gsi1pk: `TOKENID#${tokenId}`, gsi1sk: 'TOKEN' }),
+  bookmark: (bookmarkId: string): Key => ({ pk: `BOOKMARK#${bookmarkId}`, sk: 'BOOKMARK' }),
+  note: (noteId: string): Key => ({ pk: `NOTE#${noteId}`, sk: 'NOTE' }),
+  noteTag: (noteId: string, tag: string): Key => ({ pk: `NOTE#${noteId}`, sk: `TAG#${tag}` }),
+  tagIndex: (userId: string, tag: string, updated?: string, noteId?: string) => ({
+    gsi1pk: `USER#${userId}#TAG#${tag}`,
+    gsi1sk: updated && noteId ? `${updated}#${noteId}` : '',
+  }),
+  rateLimitWindow: (subject: string, windowStart: number): Key => ({ pk: `RL#${subject}`, sk: `W#${windowStart}` }),
+  site: (host: string): Key => ({ pk: `SITE#${host}`, sk: 'SITE' }),
+};
+
+/** Prefix of every rate-limit key; the CDK stack limits the feed functions' writes to it. */
+export const RATE_LIMIT_KEY_PREFIX = 'RL#';

@@ -1,0 +1,77 @@
+/** The records Gleaner keeps, as the domain sees them (storage keys live in the DynamoDB adapter). */
+
+export type Plan = 'free' | 'pro';
+
+/** The free plan's note cap; the 402 message states it. */
+export const FREE_PLAN_NOTE_CAP = 1000;
+
+export interface User {
+  readonly id: string;
+  readonly name: string;
+  readonly plan: Plan;
+  readonly noteCap: number;
+  readonly noteCount: number;
+  readonly created: string;
+}
+
+export interface AccessToken {
+  readonly id: string;
+  readonly userId: string;
+  readonly label: string | null;
+  readonly revoked: boolean;
+  readonly created: string;
+}
+
+export interface Bookmark {
+  readonly id: string;
+  readonly userId: string;
+  readonly noteId: string;
+  readonly title: string;
+  readonly url: string;
+  readonly normalizedUrl: string;
+  /** Absolute URL of the site's favicon at the service's own address; null until enrichment sets it. */
+  readonly icon: string | null;
+  readonly created: string;
+  readonly updated: string;
+}
+
+export interface Note {
+  readonly id: string;
+  readonly userId: string;
+  readonly bookmarkId: string | null;
+  readonly title: string;
+  readonly body: string;
+  readonly tags: readonly string[];
+  /** The selection most recently appended, so a client's retry does not append it twice. */
+  readonly lastHighlight: string | null;
+  readonly created: string;
+  /** Null only on legacy notes from before update times were kept. */
+  readonly updated: string | null;
+  /** Incremented on every write; writes are conditional on it (optimistic concurrency). */
+  readonly version: number;
+}
+
+/** A note cannot carry more tags than this (keeps its tag index inside one DynamoDB transaction). */
+export const MAX_TAGS_PER_NOTE = 50;
+
+/** The contract's Bookmark resource. */
+export function bookmarkResource(bookmark: Bookmark) {
+  return {
+    id: bookmark.id,
+    note_id: bookmark.noteId,
+    title: bookmark.title,
+    url: bookmark.url,
+    icon: bookmark.icon,
+    created: bookmark.created,
+    updated: bookmark.updated,
+  };
+}
+
+export function mergeTags(existing: readonly string[], added: readonly string[]): string[] {
+  const merged = [...existing];
+  for (const tag of added) {
+    if (merged.length >= MAX_TAGS_PER_NOTE) break;
+    if (!merged.includes(tag)) merged.push(tag);
+  }
+  return merged;
+}

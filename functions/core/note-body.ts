@@ -1,0 +1,80 @@
+/**
+ * Note bodies are Markdown. A first save builds
+ *
+ *     {description}
+ *
+ *     Source: [{title}]({url})
+ *
+ *     > {selection, every line quoted}
+ *
+ *     {comment}
+ *
+ * and each later save of the same page appends another quote with its comment below it.
+ */
+
+export const SOURCE_LINE_PREFIX = 'Source: ';
+/** DynamoDB items hold 400 KB; the body gets most of it, the rest is left for the note's other attributes. */
+export const NOTE_BODY_MAX_BYTES = 300 * 1024;
+
+export interface HighlightInput {
+  readonly selection: string | null;
+  readonly comment: string | null;
+}
+
+export function buildNoteBody(input: HighlightInput & { description: string | null; title: string; url: string }): string {
+  return joinParagraphs([input.description, sourceLine(input.title, input.url), ...highlightParagraphs(input)]);
+}
+
+/** The body with one more highlight (and/or comment) at the end. */
+export function appendHighlight(body: string, input: HighlightInput): string {
+  return joinParagraphs([body.trimEnd(), ...highlightParagraphs(input)]);
+}
+
+/**
+ * Places a description above the source line, as a first save with a description would have, but only
+ * while the body still starts at its source line: a note that already has text above it is left alone.
+ */
+export function insertDescription(body: string, description: string): string | null {
+  if (!body.startsWith(SOURCE_LINE_PREFIX)) return null;
+  return joinParagraphs([description, body]);
+}
+
+export function sourceLine(title: string, url: string): string {
+  const text = title.replace(/\s+/g, ' ').trim().replace(/[\\[\]]/g, '\\$&');
+  const destination = url.replace(/[()\s<>]/g, (char) => encodeURIComponent(char).replace('(', '%28').replace(')', '%29'));
+  return `${SOURCE_LINE_PREFIX}[${text}](${destination})`;
+}
+
+/** Every line of the selection prefixed with the quote marker, so Markdown renders one blockquote. */
+export function quote(selection: string): string {
+  return normalizeNewlines(selection)
+    .trim()
+    .split('\n')
+    .map((line) => (line.trim() ? `> ${line.trimEnd()}` : '>'))
+    .join('\n');
+}
+
+/** Same text once surrounding white space and line endings are disregarded (a client's retry). */
+export function sameHighlight(a: string | null | undefined, b: string | null | undefined): boolean {
+  return !!a && !!b && normalizeNewlines(a).trim() === normalizeNewlines(b).trim();
+}
+
+export function endsWithParagraph(body: string, paragraph: string | null): boolean {
+  return !!paragraph && body.trimEnd().endsWith(normalizeNewlines(paragraph).trim());
+}
+
+export function bodyFits(body: string): boolean {
+  return Buffer.byteLength(body, 'utf8') <= NOTE_BODY_MAX_BYTES;
+}
+
+function highlightParagraphs({ selection, comment }: HighlightInput): (string | null)[] {
+  return [selection ? quote(selection) : null, comment ? normalizeNewlines(comment).trim() : null];
+}
+
+function joinParagraphs(parts: (string | null | undefined)[]): string {
+  return parts.filter((part): part is string => !!part && part.trim() !== '').join('\n\n');
+}
+
+function normalizeNewlines(text: string): string {
+  return text.replace(/\r\n?/g, '\n');
+}

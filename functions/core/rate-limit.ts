@@ -1,0 +1,49 @@
+/**
+ * Fixed-window rate limiting in the header form of draft-ietf-httpapi-ratelimit-headers-06:
+ * RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset and RateLimit-Policy (`120;w=60`).
+ */
+
+export interface RateLimitPolicy {
+  readonly limit: number;
+  readonly windowSeconds: number;
+}
+
+export interface RateLimitWindow {
+  /** Epoch seconds at which the current window started; part of the counter's key. */
+  readonly start: number;
+  /** Seconds until the window resets (at least 1). */
+  readonly resetSeconds: number;
+}
+
+export interface RateLimitDecision {
+  readonly allowed: boolean;
+  readonly policy: RateLimitPolicy;
+  readonly remaining: number;
+  readonly resetSeconds: number;
+}
+
+/** Parses `120;w=60` (quota 120 requests per 60-second window). */
+export function parseRateLimitPolicy(value: string): RateLimitPolicy {
+  const match = /^\s*(\d+)\s*;\s*w\s*=\s*(\d+)\s*$/.exec(value);
+  const limit = Number(match?.[1]);
+  const windowSeconds = Number(match?.[2]);
+  if (!match || limit < 1 || windowSeconds < 1) {
+    throw new Error(`Invalid rate limit policy "${value}"; expected the form "120;w=60"`);
+  }
+  return { limit, windowSeconds };
+}
+
+export function currentWindow(policy: RateLimitPolicy, nowMs: number): RateLimitWindow {
+  const now = Math.floor(nowMs / 1000);
+  const start = now - (now % policy.windowSeconds);
+  return { start, resetSeconds: start + policy.windowSeconds - now };
+}
+
+export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(decision.policy.limit),
+    'RateLimit-Remaining': String(decision.remaining),
+    'RateLimit-Reset': String(decision.resetSeconds),
+    'RateLimit-Policy': `${decision.policy.limit};w=${decision.policy.windowSeconds}`,
+  };
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { truncate } from './text';
+import { parseBookmarkUrl, URL_MAX_LENGTH, type UrlProblem } from './url';
+import { toValidationIssues, type PydanticIssueParams, type ValidationIssue } from './validation';
+
+/** Upper bounds of the save request's text fields (longer values answer 422; `description` is truncated). */
+export const SAVE_LIMITS = {
+  title: 1_000,
+  selection: 20_000,
+  comment: 5_000,
+  description: 500,
+} as const;
+
+export interface SaveRequest {
+  readonly url: URL;
+  readonly title: string | null;
+  readonly selection: string | null;
+  readonly comment: string | null;
+  /** Already truncated to 500 characters; null when omitted or blank (then it is scraped later). */
+  readonly description: string | null;
+  readonly append: boolean;
+}
+
+const URL_PROBLEMS: Record<UrlProblem, PydanticIssueParams> = {
+  url_parsing: { type: 'url_parsing', msg: 'Input should be a valid URL, relative URL without a base' },
+  url_scheme: { type: 'url_scheme', msg: "URL scheme should be 'http' or 'https'" },
+  url_too_long: { type: 'url_too_long', msg: `URL should have at most ${URL_MAX_LENGTH} characters`, ctx: { max_length: URL_MAX_LENGTH } },
+};
+
+const optionalText = (max?: number) => (max ? z.string().max(max) : z.string()).nullish().transform(blankToNull);
+
+const schema = z.object({
+  url: z.string().transform((value, ctx) => {
+    const parsed = parseBookmarkUrl(value);
+    if (parsed.ok) return parsed.url;
+    ctx.addIssue({ code: 'custom', message: URL_PROBLEMS[parsed.problem].msg, params: URL_PROBLEMS[parsed.problem] });
+    return z.NEVER;
+  }),
+  title: optionalText(SAVE_LIMITS.title),
+  selection: optionalText(SAVE_LIMITS.selection),
+  comment: optionalText(SAVE_LIMITS.comment),
+  description: optionalText().transform((value) => (value === null ? null : truncate(value, SAVE_LIMITS.description))),
+  append: z.boolean().nullish().transform((value) => value ?? false),
+});
+
+export type SaveRequestParse = { ok: true; request: SaveRequest } | { ok: false; issues: ValidationIssue[] };
+
+/** Parses the raw HTTP body of a save. JSON syntax errors and non-object bodies are 422s like any other. */
+export function parseSaveRequest(rawBody: string | null | undefined): SaveRequestParse {
+  if (rawBody === null || rawBody === undefined || rawBody.trim() === '') {
+    return { ok: false, issues: [{ loc: ['body'], msg: 'Field required', type: 'missing' }] };
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(rawBody);
+  } catch (error) {
+    return { ok: false, issues: [{ loc: ['body', 0], msg: 'JSON decode error', type: 'json_invalid', ctx: { error: (error as Error).message } }] };
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    return { ok: false, issues: [{ loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', type: 'model_attributes_type' }] };
+  }
+  const result = schema.safeParse(data, { reportInput: true });
+  return result.success ? { ok: true, request: result.data } : { ok: false, issues: toValidationIssues('body', result.error.issues) };
+}
+
+function blankToNull(value: string | null | undefined): string | null {
+  return value === null || value === undefined || value.trim() === '' ? null : value;
+}

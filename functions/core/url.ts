@@ -1,0 +1,44 @@
+/**
+ * Saved-URL rules: which URLs a bookmark may hold, and when two URLs are "the same page".
+ */
+
+export const URL_MAX_LENGTH = 2048;
+
+/** Query parameters that identify a campaign or click, not a page; dropped when comparing URLs. */
+const TRACKING_PARAMETERS = new Set([
+  'fbclid', 'gclid', 'gclsrc', 'dclid', 'gbraid', 'wbraid', 'msclkid', 'yclid', 'twclid', 'ttclid',
+  'igshid', 'li_fat_id', 'mc_cid', 'mc_eid', 'mkt_tok', '_ga', '_gl', '_hsenc', '_hsmi', 'oly_anon_id',
+  'oly_enc_id', 'vero_id', 'vero_conv', 'wickedid', 's_cid', 'srsltid',
+]);
+const TRACKING_PREFIXES = ['utm_', 'pk_', 'mtm_'];
+
+export type UrlProblem = 'url_parsing' | 'url_scheme' | 'url_too_long';
+
+/** Parses a user-supplied bookmark URL: absolute, http(s), with a host, at most 2048 characters. */
+export function parseBookmarkUrl(input: string): { ok: true; url: URL } | { ok: false; problem: UrlProblem } {
+  if (input.length > URL_MAX_LENGTH) return { ok: false, problem: 'url_too_long' };
+  if (!URL.canParse(input.trim())) return { ok: false, problem: 'url_parsing' };
+  const url = new URL(input.trim());
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, problem: 'url_scheme' };
+  if (!url.hostname) return { ok: false, problem: 'url_parsing' };
+  return { ok: true, url };
+}
+
+/**
+ * The identity of a saved page: scheme and host lower-cased and the default port dropped (WHATWG URL
+ * parsing does both), `#fragment` and tracking parameters dropped, everything else kept as written.
+ */
+export function normalizeUrl(url: URL): string {
+  const normalized = new URL(url.href);
+  normalized.hash = '';
+  const kept = [...normalized.searchParams].filter(([name]) => !isTrackingParameter(name));
+  if (kept.length !== [...normalized.searchParams].length) {
+    normalized.search = kept.length ? new URLSearchParams(kept).toString() : '';
+  }
+  return normalized.href;
+}
+
+function isTrackingParameter(name: string): boolean {
+  const lower = name.toLowerCase();
+  return TRACKING_PARAMETERS.has(lower) || TRACKING_PREFIXES.some((prefix) => lower.startsWith(prefix));
+}

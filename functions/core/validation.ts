@@ -1,0 +1,46 @@
+import type { z } from 'zod';
+
+/**
+ * Validation errors in the FastAPI / pydantic v2 form the contract calls HTTPValidationError:
+ * `{"detail": [{"loc": ["body", "url"], "msg": "...", "type": "url_scheme"}]}`.
+ */
+export interface ValidationIssue {
+  readonly loc: (string | number)[];
+  readonly msg: string;
+  readonly type: string;
+  readonly ctx?: Record<string, unknown>;
+}
+
+/** Zod issue params that carry a pydantic error type and message for custom checks. */
+export interface PydanticIssueParams {
+  readonly type: string;
+  readonly msg: string;
+  readonly ctx?: Record<string, unknown>;
+}
+
+const TYPE_NAMES: Record<string, [type: string, msg: string]> = {
+  string: ['string_type', 'Input should be a valid string'],
+  boolean: ['bool_type', 'Input should be a valid boolean'],
+  object: ['model_attributes_type', 'Input should be a valid dictionary or object to extract fields from'],
+};
+
+/** Maps zod issues (parsed with `reportInput: true`) onto pydantic's error types, under `location`. */
+export function toValidationIssues(location: 'body' | 'path' | 'query', issues: readonly z.core.$ZodIssue[]): ValidationIssue[] {
+  return issues.map((issue) => {
+    const loc = [location, ...issue.path.map((key) => (typeof key === 'number' ? key : String(key)))];
+    if (issue.code === 'custom' && issue.params) {
+      const params = issue.params as PydanticIssueParams;
+      return { loc, msg: params.msg, type: params.type, ...(params.ctx ? { ctx: params.ctx } : {}) };
+    }
+    if (issue.code === 'invalid_type') {
+      if (!('input' in issue)) return { loc, msg: 'Field required', type: 'missing' };
+      const [type, msg] = TYPE_NAMES[issue.expected] ?? [`${issue.expected}_type`, `Input should be a valid ${issue.expected}`];
+      return { loc, msg, type };
+    }
+    if (issue.code === 'too_big' && issue.origin === 'string') {
+      const max = Number(issue.maximum);
+      return { loc, msg: `String should have at most ${max} characters`, type: 'string_too_long', ctx: { max_length: max } };
+    }
+    return { loc, msg: issue.message, type: 'value_error' };
+  });
+}

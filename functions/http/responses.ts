@@ -1,0 +1,32 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { ValidationIssue } from '../core/validation';
+
+/** Every non-2xx JSON answer of the contract has a top-level `detail`: a string or an ErrorDetail. */
+export interface ErrorDetail {
+  readonly code: string;
+  readonly message: string;
+  readonly hint?: string;
+  readonly [context: string]: unknown;
+}
+
+export type Headers = Record<string, string>;
+
+export function jsonResponse(statusCode: number, body: unknown, headers: Headers = {}): APIGatewayProxyResult {
+  return {
+    statusCode,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+export function errorResponse(statusCode: number, detail: string | ErrorDetail | ValidationIssue[], headers: Headers = {}): APIGatewayProxyResult {
+  return jsonResponse(statusCode, { detail }, headers);
+}
+
+/** Case-insensitive header lookup (API Gateway passes headers as the client wrote them). */
+export function header(headers: Record<string, string | undefined> | null | undefined, name: string): string | undefined {
+  if (!headers) return undefined;
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === wanted) return value;
+  return undefined;
+}

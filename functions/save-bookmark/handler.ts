@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { parseRateLimitPolicy, rateLimitHeaders, type RateLimitDecision, type RateLimitPolicy } from '../core/rate-limit';
+import { saveBookmark, saveResult, type SaveBookmarkPorts } from '../core/save-bookmark';
+import { parseSaveRequest } from '../core/save-request';
+import { bearerToken, hashToken, isWellFormedToken } from '../core/token';
+import { DynamoAccountStore, type SaveContext } from '../adapters/dynamo/account-store';
+import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
+import { createDynamoClients } from '../adapters/dynamo/client';
+import { DynamoRateLimiter, type RateLimiter } from '../adapters/dynamo/rate-limiter';
+import { SqsEnrichmentPublisher } from '../adapters/sqs/enrichment-publisher';
+import { corsOrigins, httpRoute } from '../http/middleware';
+import { errorResponse, header, jsonResponse } from '../http/responses';
+import { deferred, requireEnv, type Environment } from '../platform/env';
+
+/** POST /api/v1/bookmarks/save — the one operation personal access tokens authenticate. */
+
+export interface SaveBookmarkDeps extends Omit<SaveBookmarkPorts, 'logger'> {
+  readonly accounts: { loadSaveContext(tokenHash: string, host: string | null): Promise<SaveContext> };
+  readonly rateLimiter: RateLimiter;
+  readonly rateLimitPolicy: RateLimitPolicy;
+  readonly corsOrigins: readonly string[];
+  readonly logger: Logger;
+}
+
+export function makeHandler(deps: SaveBookmarkDeps) {
+  return httpRoute(async (event) => saveBookmarkRoute(deps, event), deps);
+}
+
+async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const token = bearerToken(header(event.headers, 'Authorization'));
+  const parsed = parseSaveRequest(event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body);
+  // A token that fails its checksum is rejected without a database call.
+  const context =
+    token && isWellFormedToken(token)
+      ? await deps.accounts.loadSaveContext(hashToken(token), parsed.ok ? parsed.request.url.host : null)
+      : { token: null, siteIcon: null };
+  const caller = context.token && !context.token.revoked ? context.token : null;
+
+  // Quota per token; callers without a valid token share their IP address's quota.
+  const limit = await deps.rateLimiter.hit(caller ? `token:${caller.id}` : `ip:${event.requestContext.identity.sourceIp}`, deps.rateLimitPolicy);
+  const headers = rateLimitHeaders(limit);
+  if (!limit.allowed) return rateLimited(limit, headers);
+  if (!caller) {
+    const detail = token === null ? 'Not authenticated: send Authorization: Bearer <token>' : 'Invalid or revoked token';
+    return errorResponse(401, detail, { ...headers, 'WWW-Authenticate': 'Bearer realm="gleaner"' });
+  }
+  if (!parsed.ok) return errorResponse(422, parsed.issues, headers);
+
+  const outcome = await saveBookmark(deps, { userId: caller.userId, request: parsed.request, siteIcon: context.siteIcon });
+  switch (outcome.kind) {
+    case 'saved':
+      return jsonResponse(200, saveResult(outcome), headers);
+    case 'note-limit':
+      return errorResponse(
+        402,
+        {
+          code: 'note_limit',
+          message: `Note limit reached: your plan allows ${outcome.limit.toLocaleString('en-US')} notes.`,
+          hint: 'Delete notes you no longer need, or upgrade your plan, to save new pages.',
+          used: outcome.used,
+          limit: outcome.limit,
+        },
+        headers,
+      );
+    case 'note-full':
+      return errorResponse(
+        422,
+        [{ loc: ['body', 'selection'], msg: 'The note for this page has reached its maximum size; nothing was appended', type: 'note_too_large' }],
+        headers,
+      );
+  }
+}
+
+function rateLimited(limit: RateLimitDecision, headers: Record<string, string>): APIGatewayProxyResult {
+  return errorResponse(
+    429,
+    { code: 'rate_limited', message: `Rate limit exceeded: ${limit.policy.limit} requests per ${limit.policy.windowSeconds} seconds.`, retry_after: limit.resetSeconds },
+    { ...headers, 'Retry-After': String(limit.resetSeconds) },
+  );
+}
+
+export function createHandler(env: Environment) {
+  const tableName = requireEnv(env, 'TABLE_NAME');
+  const { doc } = createDynamoClients({ endpoint: env.DYNAMODB_ENDPOINT });
+  const sqs = new SQSClient(env.SQS_ENDPOINT ? { endpoint: env.SQS_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {});
+  return makeHandler({
+    accounts: new DynamoAccountStore(doc, tableName),
+    store: new DynamoBookmarkStore(doc, tableName),
+    rateLimiter: new DynamoRateLimiter(doc, tableName),
+    enrichment: new SqsEnrichmentPublisher(sqs, requireEnv(env, 'ENRICHMENT_QUEUE_URL')),
+    rateLimitPolicy: parseRateLimitPolicy(env.SAVE_RATE_LIMIT ?? '120;w=60'),
+    corsOrigins: corsOrigins(env.CORS_ALLOWED_ORIGINS),
+    logger: new Logger({ serviceName: 'gleaner', logLevel: (env.LOG_LEVEL as 'INFO' | undefined) ?? 'INFO' }),
+    newId: randomUUID,
+    now: () => new Date(),
+  });
+}
+
+export const handler = deferred(() => createHandler(process.env));

@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { compileRoutePath, corsPreflight, type RouteDefinition } from '../functions/platform/routes';
+import { lambdaContext } from './queue';
+
+/**
+ * The local stand-in for API Gateway (REST, Lambda proxy integration): matches a request against the
+ * shared route table, turns it into the proxy event Lambda would receive, and writes the handler's
+ * result back as the HTTP response.
+ */
+
+export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+export interface LocalRoute {
+  readonly definition: RouteDefinition;
+  readonly handler: ProxyHandler;
+}
+
+/** API Gateway refuses larger payloads (10 MB). */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+export function createApiServer(options: {
+  routes: () => readonly LocalRoute[];
+  corsOrigins: readonly string[];
+  log?: (line: string) => void;
+}): Server {
+  return createServer((request, response) => {
+    const started = Date.now();
+    response.on('finish', () => options.log?.(`${request.method} ${request.url} → ${response.statusCode} (${Date.now() - started} ms)`));
+    dispatch(options, request, response).catch((error: unknown) => {
+      options.log?.(`local API server error: ${String(error)}`);
+      if (!response.headersSent) send(response, { statusCode: 502, body: JSON.stringify({ detail: 'Bad Gateway' }) });
+    });
+  });
+}
+
+async function dispatch(
+  options: { routes: () => readonly LocalRoute[]; corsOrigins: readonly string[] },
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const candidates = options.routes().flatMap((route) => {
+    const { pattern, params } = compileRoutePath(route.definition.path);
+    const match = pattern.exec(url.pathname);
+    return match ? [{ route, pathParameters: Object.fromEntries(params.map((name, i) => [name, decodeURIComponent(match[i + 1]!)])) }] : [];
+  });
+
+  if (request.method === 'OPTIONS' && candidates.some(({ route }) => route.definition.cors)) {
+    return send(response, preflight(options.corsOrigins, request, candidates.map(({ route }) => route.definition.method)));
+  }
+  const found = candidates.find(({ route }) => route.definition.method === request.method);
+  // API Gateway answers unknown resources and methods alike (the stack maps both to this 404).
+  if (!found) return send(response, { statusCode: 404, body: JSON.stringify({ detail: 'Not Found' }) });
+
+  const body = await readBody(request);
+  if (body === null) return send(response, { statusCode: 413, body: JSON.stringify({ detail: 'Request body too large' }) });
+  const event = proxyEvent(request, url, found.route.definition, found.pathParameters, body);
+  send(response, await found.route.handler(event, lambdaContext(found.route.definition.id)));
+}
+
+function proxyEvent(
+  request: IncomingMessage,
+  url: URL,
+  route: RouteDefinition,
+  pathParameters: Record<string, string>,
+  body: Buffer,
+): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    const name = request.rawHeaders[i]!;
+    const value = request.rawHeaders[i + 1]!;
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = value;
+    (multiQuery[name] ??= []).push(value);
+  }
+  const hasQuery = Object.keys(query).length > 0;
+  const sourceIp = (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+  const text = body.length ? body.toString('utf8') : null;
+  // Bodies that are not valid UTF-8 reach Lambda base64-encoded, as with API Gateway binary media types.
+  const binary = text !== null && !Buffer.from(text, 'utf8').equals(body);
+  return {
+    resource: route.path,
+    path: url.pathname,
+    httpMethod: request.method ?? 'GET',
+    headers,
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
+    stageVariables: null,
+    body: binary ? body.toString('base64') : text,
+    isBase64Encoded: binary,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: null,
+      domainName: headers.Host ?? headers.host ?? 'localhost',
+      httpMethod: request.method ?? 'GET',
+      path: url.pathname,
+      protocol: `HTTP/${request.httpVersion}`,
+      requestId: randomUUID(),
+      requestTimeEpoch: Date.now(),
+      resourceId: route.id,
+      resourcePath: route.path,
+      stage: 'local',
+      identity: {
+        sourceIp,
+        userAgent: headers['User-Agent'] ?? headers['user-agent'] ?? null,
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        user: null,
+        userArn: null,
+      },
+    },
+  };
+}
+
+function preflight(corsOrigins: readonly string[], request: IncomingMessage, methods: string[]): APIGatewayProxyResult {
+  const origin = request.headers.origin;
+  const allowed = corsOrigins.includes('*') ? '*' : origin && corsOrigins.includes(origin) ? origin : null;
+  return {
+    statusCode: 204,
+    headers: {
+      ...(allowed ? { 'Access-Control-Allow-Origin': allowed } : {}),
+      'Access-Control-Allow-Methods': ['OPTIONS', ...methods].join(','),
+      'Access-Control-Allow-Headers': corsPreflight.allowHeaders.join(','),
+      'Access-Control-Max-Age': String(corsPreflight.maxAgeSeconds),
+      ...(allowed === '*' ? {} : { Vary: 'Origin' }),
+    },
+    body: '',
+  };
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function send(response: ServerResponse, result: Pick<APIGatewayProxyResult, 'statusCode' | 'body'> & Partial<APIGatewayProxyResult>): void {
+  const headers: Record<string, string | string[]> = { 'Content-Type': 'application/json' };
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  response.writeHead(result.statusCode, headers);
+  response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+}

@@ -1,0 +1,189 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+
+/**
+ * An in-process queue with the SQS semantics the workers rely on: at-least-once delivery in batches,
+ * a visibility timeout after each receive, partial batch failures (`batchItemFailures`), per-message
+ * visibility changes, and a dead-letter queue after `maxReceiveCount` receives.
+ */
+
+export type SqsConsumer = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+
+export interface LocalQueueOptions {
+  readonly name: string;
+  /** Seconds a received message stays invisible before it is delivered again. */
+  readonly visibilityTimeoutSeconds?: number;
+  /** Receives after which a message moves to the dead-letter queue instead. */
+  readonly maxReceiveCount?: number;
+}
+
+interface StoredMessage {
+  readonly id: string;
+  readonly body: string;
+  readonly sentAt: number;
+  receiveCount: number;
+  firstReceivedAt: number | null;
+  visibleAt: number;
+  receiptHandle: string | null;
+}
+
+export class LocalQueue {
+  readonly name: string;
+  readonly arn: string;
+  readonly deadLetters: { id: string; body: string; receiveCount: number }[] = [];
+  private readonly visibilityTimeoutMs: number;
+  private readonly maxReceiveCount: number;
+  private messages: StoredMessage[] = [];
+  private consumer: { handler: SqsConsumer; batchSize: number; timer: NodeJS.Timeout; busy: boolean } | null = null;
+  private idleWaiters: (() => void)[] = [];
+  /** Fault injection: the next N sends fail as an unavailable SQS would. */
+  failNextSends = 0;
+
+  constructor(options: LocalQueueOptions) {
+    this.name = options.name;
+    this.arn = `arn:aws:sqs:local:000000000000:${options.name}`;
+    this.visibilityTimeoutMs = (options.visibilityTimeoutSeconds ?? 30) * 1000;
+    this.maxReceiveCount = options.maxReceiveCount ?? 5;
+  }
+
+  send(body: string, delaySeconds = 0): { id: string; md5: string } {
+    if (this.failNextSends > 0) {
+      this.failNextSends--;
+      throw new QueueUnavailableError(`Queue ${this.name} is unavailable (injected failure)`);
+    }
+    const now = Date.now();
+    const message: StoredMessage = { id: randomUUID(), body, sentAt: now, receiveCount: 0, firstReceivedAt: null, visibleAt: now + delaySeconds * 1000, receiptHandle: null };
+    this.messages.push(message);
+    this.schedule();
+    return { id: message.id, md5: createHash('md5').update(body).digest('hex') };
+  }
+
+  /** SQS ChangeMessageVisibility: a consumer's way to back off a failed message. */
+  changeVisibility(receiptHandle: string, visibilityTimeoutSeconds: number): boolean {
+    const message = this.messages.find((candidate) => candidate.receiptHandle === receiptHandle);
+    if (!message) return false;
+    message.visibleAt = Date.now() + visibilityTimeoutSeconds * 1000;
+    return true;
+  }
+
+  /** Messages not yet deleted (visible or in flight). */
+  get depth(): number {
+    return this.messages.length;
+  }
+
+  /** Delivers messages to `handler` like a Lambda event source mapping does. */
+  attachConsumer(handler: SqsConsumer, options: { batchSize?: number; pollIntervalMs?: number } = {}): void {
+    const timer = setInterval(() => void this.deliver(), options.pollIntervalMs ?? 50);
+    timer.unref();
+    this.consumer = { handler, batchSize: options.batchSize ?? 10, timer, busy: false };
+  }
+
+  stop(): void {
+    if (this.consumer) clearInterval(this.consumer.timer);
+    this.consumer = null;
+  }
+
+  /** Resolves once every message has been consumed or dead-lettered. */
+  whenEmpty(): Promise<void> {
+    if (this.messages.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private schedule(): void {
+    if (this.consumer) setImmediate(() => void this.deliver());
+  }
+
+  private async deliver(): Promise<void> {
+    const consumer = this.consumer;
+    if (!consumer || consumer.busy) return;
+    const batch = this.receive(consumer.batchSize);
+    if (batch.length === 0) return;
+    consumer.busy = true;
+    try {
+      const failed = await this.invoke(consumer.handler, batch);
+      const done = new Set(batch.filter((message) => !failed.has(message.id)).map((message) => message.receiptHandle));
+      this.messages = this.messages.filter((message) => !done.has(message.receiptHandle));
+    } finally {
+      consumer.busy = false;
+      this.notifyIfEmpty();
+      this.schedule();
+    }
+  }
+
+  /** Takes up to `max` visible messages, dead-lettering those received too often already. */
+  private receive(max: number): StoredMessage[] {
+    const now = Date.now();
+    const batch: StoredMessage[] = [];
+    for (const message of [...this.messages]) {
+      if (batch.length >= max) break;
+      if (message.visibleAt > now) continue;
+      if (message.receiveCount >= this.maxReceiveCount) {
+        this.messages.splice(this.messages.indexOf(message), 1);
+        this.deadLetters.push({ id: message.id, body: message.body, receiveCount: message.receiveCount });
+        continue;
+      }
+      message.receiveCount++;
+      message.firstReceivedAt ??= now;
+      message.visibleAt = now + this.visibilityTimeoutMs;
+      message.receiptHandle = randomUUID();
+      batch.push(message);
+    }
+    this.notifyIfEmpty();
+    return batch;
+  }
+
+  /** Ids of the messages to retry: the reported failures, or the whole batch when the handler threw. */
+  private async invoke(handler: SqsConsumer, batch: StoredMessage[]): Promise<Set<string>> {
+    try {
+      const response = await handler({ Records: batch.map((message) => this.toRecord(message)) }, lambdaContext(this.name));
+      return new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
+    } catch {
+      return new Set(batch.map((message) => message.id));
+    }
+  }
+
+  private toRecord(message: StoredMessage): SQSRecord {
+    return {
+      messageId: message.id,
+      receiptHandle: message.receiptHandle!,
+      body: message.body,
+      attributes: {
+        ApproximateReceiveCount: String(message.receiveCount),
+        SentTimestamp: String(message.sentAt),
+        SenderId: 'local',
+        ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt),
+      },
+      messageAttributes: {},
+      md5OfBody: createHash('md5').update(message.body).digest('hex'),
+      eventSource: 'aws:sqs',
+      eventSourceARN: this.arn,
+      awsRegion: 'local',
+    };
+  }
+
+  private notifyIfEmpty(): void {
+    if (this.messages.length > 0) return;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+}
+
+export class QueueUnavailableError extends Error {}
+
+/** The parts of the Lambda context the handlers read, for a local invocation with a 30 s budget. */
+export function lambdaContext(functionName: string, timeoutMs = 30_000): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}

@@ -1,0 +1,84 @@
+import { createServer } from 'node:net';
+import { createDynamoClients } from '../functions/adapters/dynamo/client';
+import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
+import { parseRateLimitPolicy } from '../functions/core/rate-limit';
+import { ensureDemo, saveCommand } from './demo';
+import { JavaMissingError, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
+import { startLocalStack, type LocalStack } from './stack';
+import { dataDirectory, LOCAL_TABLE_NAME, removeLocalState, writeLocalState } from './state';
+
+/** `npm start`: Gleaner on one machine. Configuration: PORT, GLEANER_DATA_DIR, SAVE_RATE_LIMIT. */
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+async function main(): Promise<void> {
+  const port = Number(process.env.PORT || 3000);
+  const dataDir = dataDirectory();
+  const saveRateLimit = process.env.SAVE_RATE_LIMIT || '120;w=60';
+  parseRateLimitPolicy(saveRateLimit);
+  await assertPortFree(port);
+
+  const dynamo = await startDynamoDbLocal({ dataDir });
+  let stack: LocalStack | undefined;
+  const shutdown = async (code: number) => {
+    removeLocalState(dataDir);
+    await stack?.stop();
+    await dynamo.stop();
+    process.exit(code);
+  };
+  process.once('SIGINT', () => void shutdown(0));
+  process.once('SIGTERM', () => void shutdown(0));
+
+  try {
+    stack = await startLocalStack({
+      dynamoEndpoint: dynamo.endpoint,
+      tableName: LOCAL_TABLE_NAME,
+      port,
+      env: {
+        SAVE_RATE_LIMIT: saveRateLimit,
+        ...(process.env.CORS_ALLOWED_ORIGINS ? { CORS_ALLOWED_ORIGINS: process.env.CORS_ALLOWED_ORIGINS } : {}),
+        LOG_LEVEL: process.env.LOG_LEVEL || 'WARN',
+      },
+      log: (line) => console.log(line),
+    });
+    writeLocalState(dataDir, { pid: process.pid, baseUrl: stack.baseUrl, dynamoEndpoint: dynamo.endpoint, tableName: LOCAL_TABLE_NAME });
+    await printWelcome(stack, dynamo, dataDir);
+  } catch (error) {
+    console.error(`gleaner: could not start: ${error instanceof Error ? error.message : String(error)}`);
+    await shutdown(1);
+  }
+}
+
+async function printWelcome(stack: LocalStack, dynamo: DynamoDbLocal, dataDir: string): Promise<void> {
+  const { doc, client } = createDynamoClients({ endpoint: dynamo.endpoint, region: 'local' });
+  const { demo, created } = await ensureDemo(dataDir, new DynamoAccountStore(doc, LOCAL_TABLE_NAME));
+  client.destroy();
+  console.log(`
+Gleaner is running at ${stack.baseUrl}
+  data:          ${dataDir} (DynamoDB Local at ${dynamo.endpoint})
+  demo user:     ${demo.userId}${created ? ' (created now)' : ''}
+  demo token:    ${demo.token}  (id ${demo.tokenId})
+
+Save a page:
+
+${saveCommand(stack.baseUrl, demo.token)}
+
+Manage users, tokens, notes and bookmarks with \`npx gleaner --help\`. Stop with Ctrl-C.
+`);
+}
+
+function assertPortFree(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new Error(`port ${port} is already in use; set PORT to a free port (e.g. PORT=3100 npm start)`) : error),
+    );
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
+  });
+}
+
+main().catch((error: unknown) => {
+  const message = error instanceof JavaMissingError || error instanceof Error ? error.message : String(error);
+  console.error(`gleaner: could not start: ${message}`);
+  process.exit(1);
+});
