@@ -33,7 +33,7 @@ export function toValidationIssues(location: 'body' | 'path' | 'query', issues: 
       return { loc, msg: params.msg, type: params.type, ...(params.ctx ? { ctx: params.ctx } : {}) };
     }
     if (issue.code === 'invalid_type') {
-      if (!('input' in issue)) return { loc, msg: 'Field required', type: 'missing' };
+      if (issue.input === undefined) return { loc, msg: 'Field required', type: 'missing' };
       const [type, msg] = TYPE_NAMES[issue.expected] ?? [`${issue.expected}_type`, `Input should be a valid ${issue.expected}`];
       return { loc, msg, type };
     }

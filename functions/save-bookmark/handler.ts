@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { parseRateLimitPolicy, rateLimitHeaders, type RateLimitDecision, type RateLimitPolicy } from '../core/rate-limit';
 import { saveBookmark, saveResult, type SaveBookmarkPorts } from '../core/save-bookmark';
@@ -10,7 +9,7 @@ import { DynamoAccountStore, type SaveContext } from '../adapters/dynamo/account
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoRateLimiter, type RateLimiter } from '../adapters/dynamo/rate-limiter';
-import { SqsEnrichmentPublisher } from '../adapters/sqs/enrichment-publisher';
+import { createSqsClient, SqsEnrichmentPublisher } from '../adapters/sqs/enrichment-publisher';
 import { corsOrigins, httpRoute } from '../http/middleware';
 import { errorResponse, header, jsonResponse } from '../http/responses';
 import { deferred, requireEnv, type Environment } from '../platform/env';
@@ -85,12 +84,11 @@ function rateLimited(limit: RateLimitDecision, headers: Record<string, string>):
 export function createHandler(env: Environment) {
   const tableName = requireEnv(env, 'TABLE_NAME');
   const { doc } = createDynamoClients({ endpoint: env.DYNAMODB_ENDPOINT });
-  const sqs = new SQSClient(env.SQS_ENDPOINT ? { endpoint: env.SQS_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {});
   return makeHandler({
     accounts: new DynamoAccountStore(doc, tableName),
     store: new DynamoBookmarkStore(doc, tableName),
     rateLimiter: new DynamoRateLimiter(doc, tableName),
-    enrichment: new SqsEnrichmentPublisher(sqs, requireEnv(env, 'ENRICHMENT_QUEUE_URL')),
+    enrichment: new SqsEnrichmentPublisher(createSqsClient({ endpoint: env.SQS_ENDPOINT }), requireEnv(env, 'ENRICHMENT_QUEUE_URL')),
     rateLimitPolicy: parseRateLimitPolicy(env.SAVE_RATE_LIMIT ?? '120;w=60'),
     corsOrigins: corsOrigins(env.CORS_ALLOWED_ORIGINS),
     logger: new Logger({ serviceName: 'gleaner', logLevel: (env.LOG_LEVEL as 'INFO' | undefined) ?? 'INFO' }),

@@ -1,0 +1,246 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { startTestStack, type TestStack } from '../support/local-stack';
+
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}:\d{2}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+let t: TestStack;
+beforeAll(async () => {
+  t = await startTestStack();
+});
+afterAll(() => t.stop());
+
+function expectRateLimitHeaders(response: Response, limit = 120) {
+  expect(response.headers.get('RateLimit-Limit')).toBe(String(limit));
+  expect(Number(response.headers.get('RateLimit-Remaining'))).toBeGreaterThanOrEqual(0);
+  expect(Number(response.headers.get('RateLimit-Reset'))).toBeGreaterThan(0);
+  expect(response.headers.get('RateLimit-Policy')).toMatch(/^\d+;w=\d+$/);
+}
+
+describe('saving a new page', () => {
+  it('creates a bookmark backed by one note and answers BookmarkSaveResult', async () => {
+    const { token } = await t.createUser();
+    const response = await t.save(token, {
+      url: 'https://Example.com/guide?utm_source=news#intro',
+      title: 'The guide',
+      selection: 'first line\nsecond line',
+      comment: 'Read this #Serverless and #aws-lambda, see https://x.test/#notatag',
+      description: 'A page about things.',
+    });
+    expect(response.status).toBe(200);
+    expectRateLimitHeaders(response);
+    const result = await response.json();
+    expect(result).toEqual({
+      bookmark: {
+        id: expect.stringMatching(UUID),
+        note_id: result.note_id,
+        title: 'The guide',
+        url: 'https://example.com/guide?utm_source=news#intro',
+        icon: null,
+        created: expect.stringMatching(ISO_WITH_OFFSET),
+        updated: expect.stringMatching(ISO_WITH_OFFSET),
+      },
+      note_id: expect.stringMatching(UUID),
+      is_new_bookmark: true,
+      selection_appended: false,
+    });
+    const note = await t.bookmarks.getNote(result.note_id);
+    expect(note?.body).toBe(
+      [
+        'A page about things.',
+        'Source: [The guide](https://example.com/guide?utm_source=news#intro)',
+        '> first line\n> second line',
+        'Read this #Serverless and #aws-lambda, see https://x.test/#notatag',
+      ].join('\n\n'),
+    );
+    expect(note?.tags).toEqual(['serverless', 'aws-lambda']);
+  });
+
+  it('falls back to the URL as title and truncates a long description to 500 characters', async () => {
+    const { token } = await t.createUser();
+    const result = await (await t.save(token, { url: 'https://example.com/untitled', description: 'd'.repeat(900) })).json();
+    expect(result.bookmark.title).toBe('https://example.com/untitled');
+    const note = await t.bookmarks.getNote(result.note_id);
+    expect(note?.body.split('\n\n')[0]).toBe('d'.repeat(500));
+  });
+
+  it('asks for enrichment when the description is omitted', async () => {
+    const { token } = await t.createUser();
+    const before = t.stack.queues.enrichment.depth;
+    const result = await (await t.save(token, { url: 'https://enrich.example/page' })).json();
+    expect(t.stack.queues.enrichment.depth).toBe(before + 1);
+    expect(result.bookmark.icon).toBeNull();
+  });
+});
+
+describe('saving a page already in the workspace', () => {
+  it('reuses the note, appends the selection as another quote and adds tags', async () => {
+    const { token } = await t.createUser();
+    const first = await (await t.save(token, { url: 'https://example.com/a?fbclid=1', selection: 'one', description: 'first description' })).json();
+    const again = await t.save(token, { url: 'HTTPS://EXAMPLE.COM:443/a#part', selection: 'two', comment: 'more #Later', description: 'ignored' });
+    expect(again.status).toBe(200);
+    const result = await again.json();
+    expect(result).toMatchObject({ note_id: first.note_id, is_new_bookmark: false, selection_appended: true });
+    expect(result.bookmark.id).toBe(first.bookmark.id);
+    const note = await t.bookmarks.getNote(first.note_id);
+    expect(note?.body).toBe(['first description', 'Source: [https://example.com/a?fbclid=1](https://example.com/a?fbclid=1)', '> one', '> two', 'more #Later'].join('\n\n'));
+    expect(note?.tags).toEqual(['later']);
+  });
+
+  it('does not append the same selection twice unless append is true', async () => {
+    const { token } = await t.createUser();
+    const url = 'https://example.com/retry';
+    const { note_id } = await (await t.save(token, { url, selection: 'quote me' })).json();
+    const retry = await (await t.save(token, { url, selection: 'quote me' })).json();
+    expect(retry.selection_appended).toBe(false);
+    const explicit = await (await t.save(token, { url, selection: 'quote me', append: true })).json();
+    expect(explicit.selection_appended).toBe(true);
+    const note = await t.bookmarks.getNote(note_id);
+    expect(note?.body.match(/> quote me/g)).toHaveLength(2);
+  });
+
+  it('reports selection_appended false when no selection was sent', async () => {
+    const { token } = await t.createUser();
+    await t.save(token, { url: 'https://example.com/plain' });
+    const result = await (await t.save(token, { url: 'https://example.com/plain' })).json();
+    expect(result).toMatchObject({ is_new_bookmark: false, selection_appended: false });
+  });
+
+  it('keeps every selection of 20 parallel saves of one new URL, in one note', async () => {
+    const { token } = await t.createUser();
+    const url = 'https://example.com/concurrent';
+    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => t.save(token, { url, selection: `selection number ${i}` })));
+    const results = await Promise.all(responses.map((response) => response.json()));
+    expect(responses.map((response) => response.status)).toEqual(Array(20).fill(200));
+    expect(results.filter((result) => result.is_new_bookmark)).toHaveLength(1);
+    expect(new Set(results.map((result) => result.bookmark.id)).size).toBe(1);
+    const note = await t.bookmarks.getNote(results[0].note_id);
+    expect(note?.body.match(/> selection number \d+/g)?.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `> selection number ${i}`).sort());
+  });
+});
+
+describe('authentication', () => {
+  it.each([
+    ['missing', null],
+    ['malformed prefix', 'ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'],
+    ['bad checksum', 'gln_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'],
+  ])('answers 401 with an Error body when the token is %s', async (_, token) => {
+    const response = await t.save(token, { url: 'https://example.com' });
+    expect(response.status).toBe(401);
+    expectRateLimitHeaders(response);
+    expect(response.headers.get('WWW-Authenticate')).toMatch(/^Bearer/);
+    expect(typeof (await response.json()).detail).toBe('string');
+  });
+
+  it('answers 401 for a token that was revoked, and for an unknown well-formed token', async () => {
+    const { token, tokenId } = await t.createUser();
+    expect((await t.save(token, { url: 'https://example.com/ok' })).status).toBe(200);
+    await t.accounts.revokeToken(tokenId);
+    expect((await t.save(token, { url: 'https://example.com/ok' })).status).toBe(401);
+    const other = await t.createUser();
+    await t.accounts.revokeToken(other.tokenId);
+    expect((await t.save(other.token, { url: 'https://example.com/ok' })).status).toBe(401);
+  });
+
+  it('answers 401 before looking at the body', async () => {
+    const response = await t.save(null, '{not json');
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('validation', () => {
+  it.each([
+    ['a javascript: url', { url: 'javascript:alert(1)' }, ['body', 'url'], 'url_scheme'],
+    ['an ftp: url', { url: 'ftp://example.com/file' }, ['body', 'url'], 'url_scheme'],
+    ['a relative url', { url: '/relative/path' }, ['body', 'url'], 'url_parsing'],
+    ['no url', {}, ['body', 'url'], 'missing'],
+    ['a numeric url', { url: 42 }, ['body', 'url'], 'string_type'],
+    ['a string append', { url: 'https://example.com', append: 'yes' }, ['body', 'append'], 'bool_type'],
+    ['an overlong selection', { url: 'https://example.com', selection: 's'.repeat(20_001) }, ['body', 'selection'], 'string_too_long'],
+    ['an overlong url', { url: `https://example.com/${'p'.repeat(2100)}` }, ['body', 'url'], 'url_too_long'],
+  ])('answers 422 HTTPValidationError for %s', async (_, body, loc, type) => {
+    const { token } = await t.createUser();
+    const response = await t.save(token, body);
+    expect(response.status).toBe(422);
+    expectRateLimitHeaders(response);
+    const { detail } = await response.json();
+    expect(detail).toContainEqual(expect.objectContaining({ loc, type, msg: expect.any(String) }));
+  });
+
+  it.each([
+    ['not JSON', '{"url": ', 'json_invalid'],
+    ['a JSON array', '["https://example.com"]', 'model_attributes_type'],
+    ['empty', '', 'missing'],
+  ])('answers 422 for a body that is %s', async (_, body, type) => {
+    const { token } = await t.createUser();
+    const response = await t.save(token, body);
+    expect(response.status).toBe(422);
+    const { detail } = await response.json();
+    expect(detail[0]).toMatchObject({ loc: expect.arrayContaining(['body']), type });
+  });
+});
+
+describe('note cap', () => {
+  it('answers 402 NoteLimitError at the cap and writes nothing, while saved URLs still work', async () => {
+    const { token, user } = await t.createUser({ noteCap: 2 });
+    await t.save(token, { url: 'https://example.com/1', selection: 'a' });
+    await t.save(token, { url: 'https://example.com/2' });
+    const itemsBefore = await countItems();
+    const response = await t.save(token, { url: 'https://example.com/3' });
+    expect(response.status).toBe(402);
+    expectRateLimitHeaders(response);
+    expect(await response.json()).toEqual({
+      detail: { code: 'note_limit', message: expect.stringContaining('2 notes'), hint: expect.any(String), used: 2, limit: 2 },
+    });
+    expect(await countItems()).toBe(itemsBefore);
+    const again = await t.save(token, { url: 'https://example.com/1', selection: 'b' });
+    expect(again.status).toBe(200);
+    expect((await t.accounts.getUser(user.id))?.noteCount).toBe(2);
+  });
+
+  it('states the free plan cap of 1,000 notes in the message', async () => {
+    const { token, user } = await t.createUser();
+    await t.table.doc.send(new (await import('@aws-sdk/lib-dynamodb')).UpdateCommand({
+      TableName: t.table.tableName,
+      Key: { pk: `USER#${user.id}`, sk: 'USER' },
+      UpdateExpression: 'SET noteCount = :cap',
+      ExpressionAttributeValues: { ':cap': 1000 },
+    }));
+    const response = await t.save(token, { url: 'https://example.com/over' });
+    expect(response.status).toBe(402);
+    const { detail } = await response.json();
+    expect(detail).toMatchObject({ used: 1000, limit: 1000 });
+    expect(detail.message).toContain('1,000');
+  });
+
+  it('lets exactly one of 10 parallel new saves at cap - 1 create a note', async () => {
+    const { token, user } = await t.createUser({ noteCap: 5 });
+    for (let i = 0; i < 4; i++) await t.save(token, { url: `https://example.com/fill/${i}` });
+    const statuses = await Promise.all(Array.from({ length: 10 }, (_, i) => t.save(token, { url: `https://example.com/race/${i}` }).then((r) => r.status)));
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 402)).toHaveLength(9);
+    expect((await t.accounts.getUser(user.id))?.noteCount).toBe(5);
+  });
+});
+
+describe('CORS for the browser extension', () => {
+  it('answers the preflight and exposes the rate-limit headers on answers', async () => {
+    const preflight = await fetch(`${t.stack.baseUrl}/api/v1/bookmarks/save`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'chrome-extension://abc', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(preflight.headers.get('Access-Control-Allow-Headers')).toMatch(/Authorization/);
+    expect(preflight.headers.get('Access-Control-Allow-Methods')).toMatch(/POST/);
+    const response = await t.save(null, {}, { Origin: 'chrome-extension://abc' });
+    expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(response.headers.get('Access-Control-Expose-Headers')).toMatch(/RateLimit-Remaining/);
+  });
+});
+
+async function countItems(): Promise<number> {
+  const { Items } = await t.table.doc.send(new ScanCommand({ TableName: t.table.tableName, FilterExpression: 'NOT begins_with(pk, :rl)', ExpressionAttributeValues: { ':rl': 'RL#' } }));
+  return Items?.length ?? 0;
+}

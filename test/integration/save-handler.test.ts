@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
+import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
+import { keys } from '../../functions/adapters/dynamo/keys';
+import { DynamoRateLimiter } from '../../functions/adapters/dynamo/rate-limiter';
+import { SqsEnrichmentPublisher } from '../../functions/adapters/sqs/enrichment-publisher';
+import { newAccessToken, newUser } from '../../functions/core/accounts';
+import { parseRateLimitPolicy } from '../../functions/core/rate-limit';
+import type { EnrichmentRequest } from '../../functions/core/save-bookmark';
+import { makeHandler, type SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
+import { createTestTable } from '../support/dynamo';
+import { context, proxyEvent } from '../support/events';
+
+let table: Awaited<ReturnType<typeof createTestTable>>;
+let token: string;
+const published: EnrichmentRequest[] = [];
+
+function deps(overrides: Partial<SaveBookmarkDeps> = {}): SaveBookmarkDeps {
+  return {
+    accounts: new DynamoAccountStore(table.doc, table.tableName),
+    store: new DynamoBookmarkStore(table.doc, table.tableName),
+    rateLimiter: new DynamoRateLimiter(table.doc, table.tableName),
+    enrichment: { publish: async (request) => void published.push(request) },
+    rateLimitPolicy: parseRateLimitPolicy('1000;w=60'),
+    corsOrigins: ['*'],
+    logger: new Logger({ serviceName: 'test', logLevel: 'SILENT' }),
+    newId: randomUUID,
+    now: () => new Date(),
+    ...overrides,
+  };
+}
+
+function save(handler: ReturnType<typeof makeHandler>, body: unknown, bearer: string | null = token) {
+  return handler(
+    proxyEvent({ headers: bearer ? { Authorization: `Bearer ${bearer}` } : {}, body: JSON.stringify(body) }),
+    context(),
+  );
+}
+
+beforeAll(async () => {
+  table = await createTestTable();
+  const accounts = new DynamoAccountStore(table.doc, table.tableName);
+  const now = new Date();
+  const user = newUser({ id: randomUUID(), name: 'Round Trip', now });
+  await accounts.createUser(user);
+  const minted = newAccessToken({ id: randomUUID(), userId: user.id, now });
+  await accounts.createToken(minted.record, minted.hash);
+  token = minted.secret;
+});
+afterAll(() => table.client.destroy());
+beforeEach(() => {
+  published.splice(0);
+  table.requests.reset();
+});
+
+describe('save handler against DynamoDB Local', () => {
+  it('saves a new page in at most 3 DynamoDB round trips', async () => {
+    const response = await save(makeHandler(deps()), { url: 'https://example.com/round-trips', selection: 'x', comment: '#a #b #c' });
+    expect(response.statusCode).toBe(200);
+    expect(table.requests.operations).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'TransactWriteItemsCommand']);
+  });
+
+  it('rejects a malformed token without looking it up', async () => {
+    const accounts = new DynamoAccountStore(table.doc, table.tableName);
+    const lookup = vi.spyOn(accounts, 'loadSaveContext');
+    const response = await save(makeHandler(deps({ accounts })), { url: 'https://example.com' }, 'gln_00000000000000000000000000000000000X');
+    expect(response.statusCode).toBe(401);
+    expect(lookup).not.toHaveBeenCalled();
+    expect(table.requests.operations).toEqual(['UpdateItemCommand']);
+  });
+
+  it('reuses a favicon already known for the host and then only asks to scrape the description', async () => {
+    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.site('icons.example'), type: 'Site', icon: 'https://gleaner.test/icons/abc.png' } }));
+    const response = await save(makeHandler(deps()), { url: 'https://icons.example/page' });
+    expect(JSON.parse(response.body).bookmark.icon).toBe('https://gleaner.test/icons/abc.png');
+    expect(published).toEqual([expect.objectContaining({ scrapeDescription: true, fetchIcon: false, url: 'https://icons.example/page' })]);
+  });
+
+  it('publishes nothing when the description was given and the favicon is known', async () => {
+    await save(makeHandler(deps()), { url: 'https://icons.example/described', description: 'Given.' });
+    expect(published).toEqual([]);
+  });
+
+  it('still answers 200 when publishing to SQS fails', async () => {
+    const sqs = mockClient(SQSClient);
+    sqs.on(SendMessageCommand).rejects(new Error('SQS unavailable'));
+    const logger = new Logger({ serviceName: 'test', logLevel: 'SILENT' });
+    const warn = vi.spyOn(logger, 'warn');
+    const enrichment = new SqsEnrichmentPublisher(new SQSClient({ region: 'local' }), 'https://sqs.local/queue');
+    const response = await save(makeHandler(deps({ enrichment, logger })), { url: 'https://example.com/sqs-down' });
+    expect(response.statusCode).toBe(200);
+    expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(1);
+    expect(warn).toHaveBeenCalledWith('Publishing the enrichment request failed', expect.objectContaining({ bookmarkId: expect.any(String) }));
+    sqs.restore();
+  });
+
+  it('answers an unexpected failure with a 500 detail and no stack trace, leaving nothing half-written', async () => {
+    const store = new DynamoBookmarkStore(table.doc, 'no-such-table');
+    const logger = new Logger({ serviceName: 'test', logLevel: 'SILENT' });
+    const logged = vi.spyOn(logger, 'error');
+    const before = await countItems();
+    const response = await save(makeHandler(deps({ store, logger })), { url: 'https://example.com/broken' });
+    expect(response.statusCode).toBe(500);
+    const body = JSON.parse(response.body);
+    expect(Object.keys(body)).toEqual(['detail']);
+    expect(body.detail).toMatch(/^Internal server error \(request id [0-9a-f-]+\)$/);
+    expect(response.body).not.toMatch(/at .*\.ts:\d+/);
+    expect(logged).toHaveBeenCalledWith('Unhandled error', expect.objectContaining({ requestId: expect.any(String) }));
+    expect(await countItems()).toBe(before);
+  });
+});
+
+async function countItems(): Promise<number> {
+  const { Items } = await table.doc.send(new ScanCommand({ TableName: table.tableName, FilterExpression: 'NOT begins_with(pk, :rl)', ExpressionAttributeValues: { ':rl': 'RL#' } }));
+  return Items?.length ?? 0;
+}

@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+import { createDynamoClients, type DynamoClients } from '../../functions/adapters/dynamo/client';
+import { ensureTable } from '../../functions/adapters/dynamo/create-table';
+
+/** A fresh table in the run's DynamoDB Local, so test files never see each other's data. */
+export async function createTestTable(): Promise<DynamoClients & { tableName: string; endpoint: string; requests: RequestCounter }> {
+  const endpoint = inject('dynamoEndpoint');
+  const clients = createDynamoClients({ endpoint, region: 'local' });
+  const tableName = `test-${randomUUID()}`;
+  await ensureTable(clients.client, tableName);
+  return { ...clients, tableName, endpoint, requests: countRequests(clients) };
+}
+
+export interface RequestCounter {
+  /** DynamoDB API calls (round trips) made through the clients since the last reset. */
+  readonly count: number;
+  readonly operations: string[];
+  reset(): void;
+}
+
+function countRequests({ client }: DynamoClients): RequestCounter {
+  const operations: string[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      operations.push(context.commandName ?? 'unknown');
+      return next(args);
+    },
+    { step: 'initialize', name: 'countRequests' },
+  );
+  return {
+    get count() {
+      return operations.length;
+    },
+    operations,
+    reset: () => void operations.splice(0),
+  };
+}

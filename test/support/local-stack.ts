@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
+import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
+import { newAccessToken, newUser } from '../../functions/core/accounts';
+import type { Environment } from '../../functions/platform/env';
+import { startLocalStack, type LocalStack } from '../../local/stack';
+import { createTestTable } from './dynamo';
+
+export type TestStack = Awaited<ReturnType<typeof startTestStack>>;
+
+/** The local stack on a free port over a fresh table, plus direct access to its stores. */
+export async function startTestStack(env: Environment = {}) {
+  const table = await createTestTable();
+  const stack: LocalStack = await startLocalStack({ dynamoEndpoint: table.endpoint, tableName: table.tableName, env: { LOG_LEVEL: 'SILENT', ...env } });
+  const accounts = new DynamoAccountStore(table.doc, table.tableName);
+  const bookmarks = new DynamoBookmarkStore(table.doc, table.tableName);
+
+  /** A user with a fresh token; `noteCap` defaults to the free plan's. */
+  async function createUser(options: { noteCap?: number; name?: string } = {}) {
+    const now = new Date();
+    const user = newUser({ id: randomUUID(), name: options.name ?? 'Test User', noteCap: options.noteCap, now });
+    await accounts.createUser(user);
+    const token = newAccessToken({ id: randomUUID(), userId: user.id, now });
+    await accounts.createToken(token.record, token.hash);
+    return { user, token: token.secret, tokenId: token.record.id };
+  }
+
+  function save(token: string | null, body: unknown, headers: Record<string, string> = {}) {
+    return fetch(`${stack.baseUrl}/api/v1/bookmarks/save`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}), ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  }
+
+  return {
+    stack,
+    table,
+    accounts,
+    bookmarks,
+    createUser,
+    save,
+    stop: async () => {
+      await stack.stop();
+      table.client.destroy();
+    },
+  };
+}
