@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeLocalState } from '../../local/state';
+import { startTestStack, type TestStack } from '../support/local-stack';
+import { gleaner } from '../support/processes';
+
+let t: TestStack;
+let env: Record<string, string>;
+const json = (stdout: string) => JSON.parse(stdout);
+
+beforeAll(async () => {
+  t = await startTestStack();
+  const dataDir = mkdtempSync(join(tmpdir(), 'gleaner-cli-'));
+  writeLocalState(dataDir, { pid: process.pid, baseUrl: t.stack.baseUrl, dynamoEndpoint: t.table.endpoint, tableName: t.table.tableName });
+  env = { GLEANER_DATA_DIR: dataDir };
+  return () => rmSync(dataDir, { recursive: true, force: true });
+});
+afterAll(() => t.stop());
+
+describe('gleaner CLI against the running local stack', () => {
+  it('creates a user and a token that saves, then revokes it', async () => {
+    const created = await gleaner(['users', 'create', '--name', 'Ada', '--json'], env);
+    expect(created.code).toBe(0);
+    const user = json(created.stdout);
+    expect(user).toEqual({ id: expect.any(String), name: 'Ada', plan: 'free', note_cap: 1000 });
+
+    const minted = json((await gleaner(['tokens', 'create', '--user', user.id, '--label', 'laptop', '--json'], env)).stdout);
+    expect(minted).toEqual({ id: expect.any(String), token: expect.stringMatching(/^gln_[0-9A-Za-z]{36}$/), user_id: user.id });
+
+    const saved = await (await t.save(minted.token, { url: 'https://example.com/cli', selection: 'hello', comment: '#cli' })).json();
+    const note = json((await gleaner(['notes', 'get', saved.note_id, '--json'], env)).stdout);
+    expect(note).toEqual({ id: saved.note_id, title: 'https://example.com/cli', body: expect.stringContaining('> hello'), tags: ['cli'], created: expect.any(String), updated: expect.any(String) });
+    const bookmark = json((await gleaner(['bookmarks', 'get', saved.bookmark.id, '--json'], env)).stdout);
+    expect(bookmark).toEqual(saved.bookmark);
+
+    expect(json((await gleaner(['tokens', 'revoke', minted.id, '--json'], env)).stdout)).toEqual({ id: minted.id, revoked: true });
+    expect((await t.save(minted.token, { url: 'https://example.com/cli' })).status).toBe(401);
+  });
+
+  it('creates pro users and custom caps', async () => {
+    expect(json((await gleaner(['users', 'create', '--name', 'Pro', '--plan', 'pro', '--json'], env)).stdout)).toMatchObject({ plan: 'pro' });
+    expect(json((await gleaner(['users', 'create', '--name', 'Small', '--note-cap', '3', '--json'], env)).stdout)).toMatchObject({ plan: 'free', note_cap: 3 });
+  });
+
+  it.each([
+    [['notes', 'get', '00000000-0000-4000-8000-000000000000', '--json'], /no note with id/],
+    [['bookmarks', 'get', '00000000-0000-4000-8000-000000000000', '--json'], /no bookmark with id/],
+    [['tokens', 'revoke', '00000000-0000-4000-8000-000000000000', '--json'], /no token with id/],
+    [['tokens', 'create', '--user', '00000000-0000-4000-8000-000000000000', '--json'], /No user with id/],
+  ])('fails clearly for an unknown id: %j', async (args, message) => {
+    const result = await gleaner(args, env);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('rejects bad usage with exit code 2', async () => {
+    const result = await gleaner(['users', 'create', '--plan', 'gold', '--name', 'x'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--plan must be free or pro/);
+  });
+
+  it('explains how to start the stack when none is running', async () => {
+    const result = await gleaner(['notes', 'get', 'x', '--json'], { GLEANER_DATA_DIR: join(tmpdir(), 'gleaner-nothing-here') });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/npm start/);
+  });
+});
