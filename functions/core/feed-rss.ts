@@ -1,0 +1,109 @@
+/**
+ * The RSS 2.0 representation of a published feed. Pure: no AWS, no I/O.
+ *
+ * - `renderRss(feed, notes, options: RssOptions): string` — `notes` are already selected (see
+ *   `selectFeedEntries` in `feed.ts`); items come out newest first.
+ * - `stripInvalidXmlChars(text): string` — drops what XML 1.0 cannot carry.
+ *
+ * Mapping: channel `title`, `link` (site), `description` (the feed's, else a summary of its filter;
+ * RSS requires one), `atom:link rel="self"`, `lastBuildDate` (newest change, when known),
+ * `generator`; per note an `item` with `title`, `link` (the bookmarked URL, else the entry page),
+ * `guid isPermaLink="false"` (note id), `pubDate` (from `updated`, omitted when unknown),
+ * `description`, one `category` per tag.
+ *
+ * Item descriptions are HTML by RSS convention, so the plain entry text is HTML-escaped inside
+ * them: a reader shows `<script>` as text instead of dropping or running it.
+ */
+import { create } from 'xmlbuilder2';
+import {
+  type Feed,
+  type FeedNote,
+  formatRfc822,
+  lastChangedAt,
+  parseInstant,
+  sortNewestFirst,
+  toFeedEntry,
+} from './feed';
+
+const ATOM_NAMESPACE = 'http://www.w3.org/2005/Atom';
+
+type XmlElement = ReturnType<typeof create>;
+
+export interface RssOptions {
+  /** Address of this RSS document (`atom:link rel="self"`). */
+  readonly selfUrl: string;
+  /** Human-facing page of the feed (channel `link`). */
+  readonly siteUrl: string;
+  /** Page for a note that bookmarks no URL. */
+  readonly entryLink: (note: FeedNote) => string;
+  /** When the feed itself last changed; with the notes it dates `lastBuildDate`. */
+  readonly feedUpdated?: string | null;
+}
+
+/**
+ * Characters outside XML 1.0's `Char` production: C0 controls other than tab, LF and CR,
+ * U+FFFE/U+FFFF and unpaired surrogates (the `u` flag makes a lone surrogate one code point).
+ */
+const INVALID_XML_CHARS = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+export function stripInvalidXmlChars(text: string): string {
+  return text.replace(INVALID_XML_CHARS, '');
+}
+
+/**
+ * A text or attribute value for xmlbuilder2. Its serializer leaves entity-looking `&…;` as written
+ * (a note's `&nbsp;` would be an undefined entity, and `&amp;` would read back as `&`), and parsers
+ * turn a raw CR into LF. Escaping every `&` and CR here makes the output exact: the serializer
+ * leaves `&amp;`/`&#13;` alone and still escapes `<` and `>` (and so `]]>`).
+ */
+function xmlText(text: string): string {
+  return stripInvalidXmlChars(text).replace(/&/g, '&amp;').replace(/\r/g, '&#13;');
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** The channel description when the feed has none, e.g. `Notes tagged #a or #b by Ann`. */
+function fallbackDescription(feed: Feed): string {
+  const joiner = feed.match === 'all' ? ' and ' : ' or ';
+  const tagged = feed.tags.length > 0 ? ` tagged ${feed.tags.map((tag) => `#${tag}`).join(joiner)}` : '';
+  const by = feed.author.trim() !== '' ? ` by ${feed.author.trim()}` : '';
+  return `Notes${tagged}${by}`;
+}
+
+export function renderRss(feed: Feed, notes: readonly FeedNote[], options: RssOptions): string {
+  const rss = create({ version: '1.0', encoding: 'UTF-8' }).ele('rss', {
+    version: '2.0',
+    'xmlns:atom': ATOM_NAMESPACE,
+  });
+  const channel = rss.ele('channel');
+  addText(channel, 'title', feed.title);
+  addText(channel, 'link', options.siteUrl);
+  addText(channel, 'description', feed.description?.trim() || fallbackDescription(feed));
+  channel.ele(ATOM_NAMESPACE, 'atom:link', {
+    href: xmlText(options.selfUrl),
+    rel: 'self',
+    type: 'application/rss+xml',
+  });
+  const lastChange = lastChangedAt(notes, options.feedUpdated);
+  if (lastChange !== null) addText(channel, 'lastBuildDate', formatRfc822(lastChange));
+  addText(channel, 'generator', 'Gleaner');
+  for (const note of sortNewestFirst(notes)) addItem(channel, note, options);
+  return rss.end({ prettyPrint: true });
+}
+
+function addItem(channel: XmlElement, note: FeedNote, options: RssOptions): void {
+  const item = channel.ele('item');
+  addText(item, 'title', note.title);
+  addText(item, 'link', note.url ?? options.entryLink(note));
+  item.ele('guid', { isPermaLink: 'false' }).txt(xmlText(note.id));
+  const updated = parseInstant(note.updated);
+  if (updated !== null) addText(item, 'pubDate', formatRfc822(updated));
+  addText(item, 'description', escapeHtml(toFeedEntry(note).text));
+  for (const tag of note.tags) addText(item, 'category', tag);
+}
+
+function addText(parent: XmlElement, name: string, text: string): void {
+  parent.ele(name).txt(xmlText(text));
+}

@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import {
+  buildPublishedFeed,
+  type Feed,
+  type FeedNote,
+  lastChangedAt,
+  noteMatchesFilter,
+  selectFeedEntries,
+  sortNewestFirst,
+  toRfc822,
+} from '../../functions/core/feed';
+
+const feed: Feed = {
+  id: '0b5c3a52-7a55-4a1c-9a39-2f3f1f0d9c11',
+  title: 'Reading list',
+  description: 'Things worth reading',
+  author: 'Ann Example',
+  tags: ['Reading', 'web'],
+  match: 'any',
+  sharing: 'public',
+};
+
+function note(id: string, updated: string | null, tags: string[] = ['reading']): FeedNote {
+  return { id, title: `Note ${id}`, body: `Body of **${id}**`, tags, url: null, updated, created: '2026-01-01T00:00:00Z' };
+}
+
+describe('noteMatchesFilter', () => {
+  it('any: one shared tag is enough, compared case-insensitively', () => {
+    expect(noteMatchesFilter(['WEB'], { tags: ['reading', 'Web'], match: 'any' })).toBe(true);
+    expect(noteMatchesFilter(['cooking'], { tags: ['reading', 'web'], match: 'any' })).toBe(false);
+  });
+
+  it('all: every filter tag must be on the note, compared case-insensitively', () => {
+    expect(noteMatchesFilter(['Reading', 'WEB', 'extra'], { tags: ['reading', 'web'], match: 'all' })).toBe(true);
+    expect(noteMatchesFilter(['reading'], { tags: ['reading', 'web'], match: 'all' })).toBe(false);
+  });
+
+  it('a filter without tags matches nothing, whatever the mode', () => {
+    expect(noteMatchesFilter(['reading'], { tags: [], match: 'all' })).toBe(false);
+    expect(noteMatchesFilter(['reading'], { tags: [], match: 'any' })).toBe(false);
+  });
+
+  it('a note without tags matches no tagged filter', () => {
+    expect(noteMatchesFilter([], { tags: ['reading'], match: 'any' })).toBe(false);
+    expect(noteMatchesFilter([], { tags: ['reading'], match: 'all' })).toBe(false);
+  });
+});
+
+describe('sortNewestFirst', () => {
+  it('orders by instant (not by string), undated last, ties by id', () => {
+    const notes = [
+      note('c', null),
+      note('b', '2026-11-21T12:00:00+02:00'), // 10:00Z
+      note('a', '2026-11-21T11:00:00Z'),
+      note('e', '2026-11-21T10:00:00Z'), // same instant as b
+      note('d', null),
+      note('f', 'not a date'),
+    ];
+    expect(sortNewestFirst(notes).map((n) => n.id)).toEqual(['a', 'b', 'e', 'c', 'd', 'f']);
+  });
+
+  it('does not reorder its input', () => {
+    const notes = [note('a', null), note('b', '2026-01-01T00:00:00Z')];
+    sortNewestFirst(notes);
+    expect(notes.map((n) => n.id)).toEqual(['a', 'b']);
+  });
+});
+
+describe('selectFeedEntries', () => {
+  it('keeps matching notes, newest first, at most max (the newest ones)', () => {
+    const notes = [
+      note('old', '2026-01-01T00:00:00Z'),
+      note('other', '2026-12-01T00:00:00Z', ['cooking']),
+      note('new', '2026-06-01T00:00:00Z', ['WEB']),
+      note('mid', '2026-03-01T00:00:00Z'),
+    ];
+    expect(selectFeedEntries(notes, feed, 2).map((n) => n.id)).toEqual(['new', 'mid']);
+    expect(selectFeedEntries(notes, feed, 10).map((n) => n.id)).toEqual(['new', 'mid', 'old']);
+    expect(selectFeedEntries(notes, feed, 0)).toEqual([]);
+  });
+});
+
+describe('buildPublishedFeed', () => {
+  const rssUrl = `https://gleaner.example/api/v2/publisher/feeds/${feed.id}/rss`;
+
+  it('has exactly the PublishedFeed and FeedEntry fields of the spec', () => {
+    const published = buildPublishedFeed(feed, [note('n1', '2026-11-21T10:30:00Z')], { rssUrl });
+    expect(Object.keys(published).sort()).toEqual(['author', 'description', 'entries', 'id', 'rss_url', 'title']);
+    expect(published).toEqual({
+      id: feed.id,
+      title: 'Reading list',
+      description: 'Things worth reading',
+      author: 'Ann Example',
+      rss_url: rssUrl,
+      entries: [{ id: 'n1', title: 'Note n1', text: 'Body of n1', updated: '2026-11-21T10:30:00Z' }],
+    });
+    expect(Object.keys(published.entries[0]!).sort()).toEqual(['id', 'text', 'title', 'updated']);
+  });
+
+  it('keeps a null description and an empty author, and orders entries newest first with legacy ones last', () => {
+    const published = buildPublishedFeed(
+      { ...feed, description: null, author: '' },
+      [note('legacy', null), note('older', '2026-01-01T00:00:00Z'), note('newer', '2026-02-01T00:00:00Z')],
+      { rssUrl },
+    );
+    expect(published.description).toBeNull();
+    expect(published.author).toBe('');
+    expect(published.entries.map((e) => [e.id, e.updated])).toEqual([
+      ['newer', '2026-02-01T00:00:00Z'],
+      ['older', '2026-01-01T00:00:00Z'],
+      ['legacy', null],
+    ]);
+  });
+
+  it('turns the Markdown body into plain text', () => {
+    const body = 'Source: [A \\[b\\] c](https://example.com/x)\n\n> quoted *line*';
+    const [entry] = buildPublishedFeed(feed, [{ ...note('n', null), body }], { rssUrl }).entries;
+    expect(entry!.text).toBe('Source: A [b] c (https://example.com/x)\n\nquoted line');
+  });
+});
+
+describe('lastChangedAt', () => {
+  it('is the newest of the notes and the feed itself, ignoring undated and unparseable values', () => {
+    const notes = [note('a', '2026-01-01T00:00:00Z'), note('b', null), note('c', 'garbage')];
+    expect(lastChangedAt(notes)).toBe(Date.parse('2026-01-01T00:00:00Z'));
+    expect(lastChangedAt(notes, '2026-05-01T00:00:00+02:00')).toBe(Date.parse('2026-04-30T22:00:00Z'));
+    expect(lastChangedAt(notes, '2025-01-01T00:00:00Z')).toBe(Date.parse('2026-01-01T00:00:00Z'));
+    expect(lastChangedAt([note('b', null)])).toBeNull();
+  });
+});
+
+describe('toRfc822', () => {
+  it.each([
+    ['2026-11-21T12:00:00+02:00', 'Sat, 21 Nov 2026 10:00:00 GMT'],
+    ['2026-11-21T10:30:00Z', 'Sat, 21 Nov 2026 10:30:00 GMT'],
+    ['2026-11-21T10:30:00.999Z', 'Sat, 21 Nov 2026 10:30:00 GMT'],
+    ['2026-01-01T01:30:00+05:30', 'Wed, 31 Dec 2025 20:00:00 GMT'],
+    ['2024-02-29T23:59:59-08:00', 'Fri, 01 Mar 2024 07:59:59 GMT'],
+  ])('%s → %s', (iso, expected) => {
+    expect(toRfc822(iso)).toBe(expected);
+  });
+
+  it('rejects what is not a date', () => {
+    expect(() => toRfc822('yesterday-ish')).toThrow(RangeError);
+  });
+});

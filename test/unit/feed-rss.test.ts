@@ -1,0 +1,221 @@
+import { parseFeed } from '@rowanmanning/feed-parser';
+import { SaxesParser } from 'saxes';
+import { describe, expect, it } from 'vitest';
+import type { Feed, FeedNote } from '../../functions/core/feed';
+import { renderRss, stripInvalidXmlChars } from '../../functions/core/feed-rss';
+
+/** Characters XML 1.0 forbids; each lone surrogate sits next to ASCII or a control, never its partner. */
+const FORBIDDEN = '\uDFFF\u0000\u0001\u0008\u000B\u000C\u001F\uFFFE\uFFFF\uD800';
+
+/** Hostile text with `forbidden` spliced in; `hostile('')` is what a parser must read back. */
+function hostile(forbidden: string): string {
+  return (
+    `]]> <script>alert(1)</script> & "quotes" 'apos' ${forbidden}` +
+    `emoji 😀🏳️‍🌈 𝔘𝔫𝔦 ${forbidden}שלום \u202Eevil\u202C مرحبا\u200F x${forbidden}y`
+  );
+}
+
+const FEED: Feed = {
+  id: '9d2f8c0e-4a3b-4f7e-8a1d-0c6b5e4d3a21',
+  title: `Feed ${hostile(FORBIDDEN)}`,
+  description: null,
+  author: 'Ann Example',
+  tags: ['web', 'reading'],
+  match: 'all',
+  sharing: 'public',
+};
+
+/** One paragraph of plain (Markdown-inert) hostile text; ~200 B, so 500 of them make a 100 KB body. */
+const PARAGRAPH = (forbidden: string) => `Paragraph ${hostile(forbidden)} end`;
+const BIG_BODY = Array.from({ length: 500 }, () => PARAGRAPH(FORBIDDEN)).join('\n\n');
+const BIG_BODY_TEXT = Array.from({ length: 500 }, () => PARAGRAPH('')).join('\n\n');
+
+const HOSTILE_NOTE: FeedNote = {
+  id: '1f0e2d3c-4b5a-4697-8877-665544332211',
+  title: `Title ${hostile(FORBIDDEN)}\rwith CR`,
+  body: BIG_BODY,
+  tags: [`tag ${hostile(FORBIDDEN)}`, 'web'],
+  url: 'https://example.com/page?a=1&b=2&c=%3Cx%3E',
+  updated: '2026-11-21T12:00:00+02:00',
+  created: '2026-11-01T00:00:00Z',
+};
+
+const LEGACY_NOTE: FeedNote = {
+  id: '00000000-0000-4000-8000-000000000001',
+  title: 'Legacy note',
+  body: 'Just **text**',
+  tags: [],
+  url: null,
+  updated: null,
+  created: '2020-01-01T00:00:00Z',
+};
+
+const NEWER_NOTE: FeedNote = {
+  ...LEGACY_NOTE,
+  id: '00000000-0000-4000-8000-000000000002',
+  title: 'Newer note',
+  updated: '2026-12-01T08:00:00Z',
+};
+
+const OPTIONS = {
+  selfUrl: `https://gleaner.example/api/v2/publisher/feeds/${FEED.id}/rss?x=1&y=2`,
+  siteUrl: `https://gleaner.example/feeds/${FEED.id}`,
+  entryLink: (note: FeedNote) => `https://gleaner.example/notes/${note.id}`,
+};
+
+/** Item descriptions are HTML; this is the escaping a reader undoes. */
+function htmlEscaped(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+interface XmlElement {
+  name: string;
+  uri: string;
+  attributes: Record<string, { value: string; uri: string }>;
+  children: XmlElement[];
+  text: string;
+}
+
+/** Parses with saxes (a conformant XML 1.0 + namespaces parser); any error fails the test. */
+function parseStrictXml(xml: string): { declaration: { version?: string; encoding?: string }; root: XmlElement } {
+  const parser = new SaxesParser({ xmlns: true });
+  const errors: string[] = [];
+  const stack: XmlElement[] = [];
+  let root: XmlElement | undefined;
+  let declaration = {};
+  parser.on('error', (error) => errors.push(error.message));
+  parser.on('xmldecl', (decl) => (declaration = decl));
+  parser.on('opentag', (tag) => {
+    const element: XmlElement = { name: tag.name, uri: tag.uri, attributes: tag.attributes, children: [], text: '' };
+    stack.at(-1)?.children.push(element);
+    root ??= element;
+    stack.push(element);
+  });
+  parser.on('text', (text) => {
+    const current = stack.at(-1);
+    if (current) current.text += text;
+  });
+  parser.on('cdata', (text) => {
+    stack.at(-1)!.text += text;
+  });
+  parser.on('closetag', () => stack.pop());
+  parser.write(xml).close();
+  expect(errors).toEqual([]);
+  return { declaration, root: root! };
+}
+
+function child(element: XmlElement, name: string): XmlElement {
+  const found = element.children.find((c) => c.name === name);
+  if (!found) throw new Error(`<${element.name}> has no <${name}>`);
+  return found;
+}
+
+function childTexts(element: XmlElement, name: string): string[] {
+  return element.children.filter((c) => c.name === name).map((c) => c.text);
+}
+
+describe('stripInvalidXmlChars', () => {
+  it('removes exactly what XML 1.0 forbids', () => {
+    expect(stripInvalidXmlChars(`a${FORBIDDEN}b`)).toBe('ab');
+    expect(stripInvalidXmlChars('\uDC00\uD800')).toBe(''); // a reversed pair is two lone surrogates
+    const allowed = 'tab\t lf\n cr\r \u0085 \u007F \uD7FF \uE000 \uFFFD 😀 \u{10FFFF} \u202E';
+    expect(stripInvalidXmlChars(allowed)).toBe(allowed);
+  });
+});
+
+describe('renderRss', () => {
+  const xml = renderRss(FEED, [LEGACY_NOTE, HOSTILE_NOTE, NEWER_NOTE], OPTIONS);
+
+  it('starts with the XML declaration and is RSS 2.0 with the Atom namespace', () => {
+    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>')).toBe(true);
+    const { declaration, root } = parseStrictXml(xml);
+    expect(declaration).toMatchObject({ version: '1.0', encoding: 'UTF-8' });
+    expect(root.name).toBe('rss');
+    expect(root.attributes.version?.value).toBe('2.0');
+    expect(child(root, 'channel').children.map((c) => c.name).slice(0, 6)).toEqual([
+      'title',
+      'link',
+      'description',
+      'atom:link',
+      'lastBuildDate',
+      'generator',
+    ]);
+  });
+
+  it('is well-formed for hostile content and reads back exactly, minus forbidden characters (saxes)', () => {
+    const channel = child(parseStrictXml(xml).root, 'channel');
+    expect(child(channel, 'title').text).toBe(`Feed ${hostile('')}`);
+    expect(child(channel, 'link').text).toBe(OPTIONS.siteUrl);
+    expect(child(channel, 'description').text).toBe('Notes tagged #web and #reading by Ann Example');
+    const self = child(channel, 'atom:link');
+    expect(self.uri).toBe('http://www.w3.org/2005/Atom');
+    expect(Object.fromEntries(Object.entries(self.attributes).map(([k, a]) => [k, a.value]))).toEqual({
+      href: OPTIONS.selfUrl,
+      rel: 'self',
+      type: 'application/rss+xml',
+    });
+    expect(child(channel, 'lastBuildDate').text).toBe('Tue, 01 Dec 2026 08:00:00 GMT');
+    expect(child(channel, 'generator').text).toBe('Gleaner');
+
+    const items = channel.children.filter((c) => c.name === 'item');
+    expect(items.map((item) => child(item, 'guid').text)).toEqual([NEWER_NOTE.id, HOSTILE_NOTE.id, LEGACY_NOTE.id]);
+    const item = items[1]!;
+    expect(child(item, 'title').text).toBe(`Title ${hostile('')}\rwith CR`);
+    expect(child(item, 'link').text).toBe(HOSTILE_NOTE.url);
+    expect(child(item, 'guid').attributes.isPermaLink?.value).toBe('false');
+    expect(child(item, 'pubDate').text).toBe('Sat, 21 Nov 2026 10:00:00 GMT');
+    expect(child(item, 'description').text).toBe(htmlEscaped(BIG_BODY_TEXT));
+    expect(childTexts(item, 'category')).toEqual([`tag ${hostile('')}`, 'web']);
+  });
+
+  it('reads back the same through a feed parser', () => {
+    const parsed = parseFeed(xml);
+    expect(parsed.title).toBe(`Feed ${hostile('')}`);
+    expect(parsed.url).toBe(OPTIONS.siteUrl);
+    expect(parsed.self).toBe(OPTIONS.selfUrl);
+    expect(parsed.items.map((i) => i.id)).toEqual([NEWER_NOTE.id, HOSTILE_NOTE.id, LEGACY_NOTE.id]);
+    const item = parsed.items[1]!;
+    expect(item.title).toBe(`Title ${hostile('')}\rwith CR`);
+    expect(item.url).toBe(HOSTILE_NOTE.url);
+    expect(item.description).toBe(BIG_BODY_TEXT);
+    expect(item.published?.toISOString()).toBe('2026-11-21T10:00:00.000Z');
+    expect(item.categories.map((c) => c.term)).toEqual([`tag ${hostile('')}`, 'web']);
+  });
+
+  it('keeps entity-looking text literal instead of letting it become markup', () => {
+    const tricky = 'AT&amp;T &nbsp; &#65; &lt;b&gt; &unknown;';
+    const note: FeedNote = { ...NEWER_NOTE, title: tricky, body: tricky, tags: [tricky], url: `https://a.example/?q=${tricky}` };
+    const channel = child(parseStrictXml(renderRss({ ...FEED, title: tricky }, [note], OPTIONS)).root, 'channel');
+    const item = child(channel, 'item');
+    expect(child(channel, 'title').text).toBe(tricky);
+    expect(child(item, 'title').text).toBe(tricky);
+    expect(child(item, 'link').text).toBe(note.url);
+    expect(childTexts(item, 'category')).toEqual([tricky]);
+    expect(child(item, 'description').text).toBe(htmlEscaped(tricky));
+  });
+
+  it('plain-texts the body and links undated bookmark-less notes to their entry page, without pubDate', () => {
+    const channel = child(parseStrictXml(xml).root, 'channel');
+    const legacy = channel.children.filter((c) => c.name === 'item')[2]!;
+    expect(child(legacy, 'description').text).toBe('Just text');
+    expect(child(legacy, 'link').text).toBe(`https://gleaner.example/notes/${LEGACY_NOTE.id}`);
+    expect(legacy.children.map((c) => c.name)).not.toContain('pubDate');
+    expect(legacy.children.map((c) => c.name)).not.toContain('category');
+  });
+
+  it("uses the feed's own description, and falls back to one that is never empty", () => {
+    const description = (feed: Feed) =>
+      child(child(parseStrictXml(renderRss(feed, [], OPTIONS)).root, 'channel'), 'description').text;
+    expect(description({ ...FEED, description: 'Mine & yours' })).toBe('Mine & yours');
+    expect(description({ ...FEED, description: '  ', match: 'any', author: '' })).toBe('Notes tagged #web or #reading');
+    expect(description({ ...FEED, tags: [], author: '' })).toBe('Notes');
+  });
+
+  it('dates lastBuildDate by the feed itself when it changed last, and omits it when nothing is dated', () => {
+    const channelOf = (xmlText: string) => child(parseStrictXml(xmlText).root, 'channel');
+    const renamed = channelOf(renderRss(FEED, [NEWER_NOTE], { ...OPTIONS, feedUpdated: '2027-01-01T00:00:00Z' }));
+    expect(child(renamed, 'lastBuildDate').text).toBe('Fri, 01 Jan 2027 00:00:00 GMT');
+    const undated = channelOf(renderRss(FEED, [LEGACY_NOTE], OPTIONS));
+    expect(undated.children.map((c) => c.name)).not.toContain('lastBuildDate');
+  });
+});
