@@ -59,8 +59,12 @@ export function sameHighlight(a: string | null | undefined, b: string | null | u
   return !!a && !!b && normalizeNewlines(a).trim() === normalizeNewlines(b).trim();
 }
 
+/** True when the body's last paragraph(s) are exactly `paragraph`. */
 export function endsWithParagraph(body: string, paragraph: string | null): boolean {
-  return !!paragraph && body.trimEnd().endsWith(normalizeNewlines(paragraph).trim());
+  if (!paragraph) return false;
+  const text = normalizeNewlines(paragraph).trim();
+  const trimmed = body.trimEnd();
+  return trimmed === text || trimmed.endsWith(`\n\n${text}`);
 }
 
 export function bodyFits(body: string): boolean {

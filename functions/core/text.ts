@@ -1,8 +1,8 @@
-/** Cuts to at most `max` UTF-16 units without splitting a surrogate pair. */
+/** Cuts to at most `max` characters (code points, so an emoji is one and is never split). */
 export function truncate(value: string, max: number): string {
   if (value.length <= max) return value;
-  const cut = value.slice(0, max);
-  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+  const characters = Array.from(value);
+  return characters.length <= max ? value : characters.slice(0, max).join('');
 }
 
 /** ISO 8601 with an explicit offset (`+00:00`), as the contract's date-time fields are written. */

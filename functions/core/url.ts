@@ -31,11 +31,22 @@ export function parseBookmarkUrl(input: string): { ok: true; url: URL } | { ok: 
 export function normalizeUrl(url: URL): string {
   const normalized = new URL(url.href);
   normalized.hash = '';
-  const kept = [...normalized.searchParams].filter(([name]) => !isTrackingParameter(name));
-  if (kept.length !== [...normalized.searchParams].length) {
-    normalized.search = kept.length ? new URLSearchParams(kept).toString() : '';
+  // Filter the raw query piece by piece: re-serialising it would re-encode what the page wrote.
+  const kept = normalized.search
+    .slice(1)
+    .split('&')
+    .filter((piece) => piece && !isTrackingParameter(decodeQueryName(piece)));
+  normalized.search = kept.join('&');
+  return normalized.search ? normalized.href : normalized.href.replace(/\?$/, '');
+}
+
+function decodeQueryName(piece: string): string {
+  const name = piece.split('=')[0]!.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
   }
-  return normalized.href;
 }
 
 function isTrackingParameter(name: string): boolean {

@@ -1,0 +1,213 @@
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { LocalQueue, type LocalQueueOptions, QueueUnavailableError } from '../../local/queue';
+
+const queues: LocalQueue[] = [];
+
+afterEach(() => {
+  for (const queue of queues.splice(0)) queue.stop();
+});
+
+function makeQueue(options: Partial<LocalQueueOptions> = {}): LocalQueue {
+  const queue = new LocalQueue({ name: 'test-queue', visibilityTimeoutSeconds: 0.1, ...options });
+  queues.push(queue);
+  return queue;
+}
+
+interface Delivery {
+  readonly at: number;
+  readonly records: SQSRecord[];
+}
+
+/**
+ * Attaches a consumer that records every batch; `decide` returns the bodies to report as failed
+ * (or throws to fail the whole batch).
+ */
+function consume(
+  queue: LocalQueue,
+  decide: (records: SQSRecord[], delivery: number) => string[] = () => [],
+  batchSize?: number,
+): Delivery[] {
+  const deliveries: Delivery[] = [];
+  queue.attachConsumer(
+    async (event: SQSEvent): Promise<SQSBatchResponse> => {
+      deliveries.push({ at: Date.now(), records: event.Records });
+      const failedBodies = decide(event.Records, deliveries.length);
+      return {
+        batchItemFailures: event.Records.filter((record) => failedBodies.includes(record.body)).map((record) => ({ itemIdentifier: record.messageId })),
+      };
+    },
+    { batchSize, pollIntervalMs: 10 },
+  );
+  return deliveries;
+}
+
+const bodies = (delivery: Delivery | undefined) => delivery?.records.map((record) => record.body);
+const receiveCounts = (delivery: Delivery | undefined) => delivery?.records.map((record) => record.attributes.ApproximateReceiveCount);
+
+describe('delivery', () => {
+  it('delivers SQS-shaped records', async () => {
+    const queue = makeQueue({ name: 'enrichment' });
+    const sent = queue.send('{"hello":"world"}');
+    const deliveries = consume(queue);
+    await vi.waitFor(() => expect(deliveries).toHaveLength(1));
+
+    const [record] = deliveries[0]!.records;
+    expect(record).toMatchObject({
+      messageId: sent.id,
+      receiptHandle: expect.any(String),
+      body: '{"hello":"world"}',
+      md5OfBody: sent.md5,
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:local:000000000000:enrichment',
+      attributes: { ApproximateReceiveCount: '1' },
+    });
+    expect(queue.arn).toBe('arn:aws:sqs:local:000000000000:enrichment');
+    expect(record!.receiptHandle).not.toBe('');
+  });
+
+  it('delivers a message sent after the consumer is attached', async () => {
+    const queue = makeQueue();
+    const deliveries = consume(queue);
+    queue.send('late');
+    await vi.waitFor(() => expect(deliveries.flatMap(bodies)).toEqual(['late']));
+  });
+
+  it('delivers in batches of at most batchSize, in order, each message once', async () => {
+    const queue = makeQueue();
+    const sent = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'];
+    for (const body of sent) queue.send(body);
+    const deliveries = consume(queue, () => [], 3);
+    await queue.whenEmpty();
+
+    expect(deliveries.map((delivery) => delivery.records.length)).toEqual([3, 3, 1]);
+    expect(deliveries.flatMap(bodies)).toEqual(sent);
+  });
+});
+
+describe('failures and redelivery', () => {
+  it('redelivers only the reported batchItemFailures, after the visibility timeout, with the receive count incremented', async () => {
+    const queue = makeQueue({ visibilityTimeoutSeconds: 0.1 });
+    for (const body of ['a', 'b', 'c']) queue.send(body);
+    const deliveries = consume(queue, (_, delivery) => (delivery === 1 ? ['b'] : []));
+    await vi.waitFor(() => expect(deliveries).toHaveLength(2));
+
+    const [first, second] = deliveries;
+    expect(bodies(first)).toEqual(['a', 'b', 'c']);
+    expect(bodies(second)).toEqual(['b']);
+    expect(receiveCounts(second)).toEqual(['2']);
+    expect(second!.records[0]!.messageId).toBe(first!.records[1]!.messageId);
+    expect(second!.records[0]!.receiptHandle).not.toBe(first!.records[1]!.receiptHandle);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(95);
+
+    await queue.whenEmpty();
+    expect(queue.depth).toBe(0);
+  });
+
+  it('redelivers the whole batch when the handler throws', async () => {
+    const queue = makeQueue();
+    for (const body of ['a', 'b']) queue.send(body);
+    const deliveries = consume(queue, (_, delivery) => {
+      if (delivery === 1) throw new Error('handler crashed');
+      return [];
+    });
+    await vi.waitFor(() => expect(deliveries).toHaveLength(2));
+
+    expect(bodies(deliveries[1])).toEqual(['a', 'b']);
+    expect(receiveCounts(deliveries[1])).toEqual(['2', '2']);
+    await queue.whenEmpty();
+  });
+
+  it('dead-letters a message after maxReceiveCount receives and stops delivering it', async () => {
+    const queue = makeQueue({ maxReceiveCount: 3 });
+    const poison = queue.send('poison');
+    queue.send('fine');
+    const deliveries = consume(queue, () => ['poison']);
+    await queue.whenEmpty();
+
+    const poisonDeliveries = deliveries.flatMap((delivery) => delivery.records).filter((record) => record.body === 'poison');
+    expect(poisonDeliveries.map((record) => record.attributes.ApproximateReceiveCount)).toEqual(['1', '2', '3']);
+    expect(queue.deadLetters).toEqual([{ id: poison.id, body: 'poison', receiveCount: 3 }]);
+    expect(deliveries.flatMap(bodies).filter((body) => body === 'fine')).toHaveLength(1);
+    expect(queue.depth).toBe(0);
+  });
+});
+
+describe('changeVisibility', () => {
+  it('delays the redelivery of a failed message beyond the visibility timeout', async () => {
+    const queue = makeQueue({ visibilityTimeoutSeconds: 0.05 });
+    queue.send('backoff');
+    const changed: boolean[] = [];
+    const deliveries = consume(queue, (records, delivery) => {
+      if (delivery > 1) return [];
+      changed.push(queue.changeVisibility(records[0]!.receiptHandle, 0.3));
+      return ['backoff'];
+    });
+    await vi.waitFor(() => expect(deliveries).toHaveLength(2), { timeout: 2_000 });
+
+    expect(changed).toEqual([true]);
+    expect(deliveries[1]!.at - deliveries[0]!.at).toBeGreaterThanOrEqual(295);
+  });
+
+  it('can make a failed message visible again at once', async () => {
+    const queue = makeQueue({ visibilityTimeoutSeconds: 30 });
+    queue.send('retry-now');
+    const deliveries = consume(queue, (records, delivery) => {
+      if (delivery > 1) return [];
+      queue.changeVisibility(records[0]!.receiptHandle, 0);
+      return ['retry-now'];
+    });
+    await vi.waitFor(() => expect(deliveries).toHaveLength(2));
+    expect(receiveCounts(deliveries[1])).toEqual(['2']);
+  });
+
+  it('returns false for an unknown receipt handle', () => {
+    const queue = makeQueue();
+    queue.send('x');
+    expect(queue.changeVisibility('no-such-handle', 10)).toBe(false);
+  });
+});
+
+describe('failNextSends', () => {
+  it('makes that many sends throw QueueUnavailableError, then sends succeed again', () => {
+    const queue = makeQueue();
+    queue.failNextSends = 2;
+
+    expect(() => queue.send('one')).toThrow(QueueUnavailableError);
+    expect(() => queue.send('two')).toThrow(QueueUnavailableError);
+    expect(queue.depth).toBe(0);
+    expect(queue.send('three').id).toEqual(expect.any(String));
+    expect(queue.depth).toBe(1);
+    expect(queue.failNextSends).toBe(0);
+  });
+});
+
+describe('whenEmpty', () => {
+  it('resolves at once on an empty queue', async () => {
+    await expect(makeQueue().whenEmpty()).resolves.toBeUndefined();
+  });
+
+  it('stays pending while messages wait and resolves once they are all consumed', async () => {
+    const queue = makeQueue();
+    for (const body of ['a', 'b', 'c']) queue.send(body);
+    let resolved = false;
+    const empty = queue.whenEmpty().then(() => {
+      resolved = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(resolved).toBe(false);
+
+    const deliveries = consume(queue, () => [], 2);
+    await empty;
+    expect(deliveries.flatMap(bodies)).toEqual(['a', 'b', 'c']);
+    expect(queue.depth).toBe(0);
+  });
+
+  it('does not resolve while a failed message is waiting to be redelivered', async () => {
+    const queue = makeQueue({ visibilityTimeoutSeconds: 0.1 });
+    queue.send('flaky');
+    const deliveries = consume(queue, (_, delivery) => (delivery === 1 ? ['flaky'] : []));
+    await queue.whenEmpty();
+    expect(receiveCounts(deliveries.at(-1))).toEqual(['2']);
+  });
+});

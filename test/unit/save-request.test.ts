@@ -1,0 +1,178 @@
+import { describe, expect, it } from 'vitest';
+import { parseSaveRequest, SAVE_LIMITS, type SaveRequest } from '../../functions/core/save-request';
+import type { ValidationIssue } from '../../functions/core/validation';
+
+const url = 'https://x.test/article';
+
+function accepted(body: Record<string, unknown>): SaveRequest {
+  const result = parseSaveRequest(JSON.stringify(body));
+  if (!result.ok) throw new Error(`expected the body to be accepted, got ${JSON.stringify(result.issues)}`);
+  return result.request;
+}
+
+function rejected(rawBody: string | null | undefined): ValidationIssue[] {
+  const result = parseSaveRequest(rawBody);
+  if (result.ok) throw new Error(`expected the body to be rejected: ${rawBody}`);
+  return result.issues;
+}
+
+const rejectedBody = (body: Record<string, unknown>) => rejected(JSON.stringify(body));
+
+/** No lone UTF-16 surrogate anywhere in the string. */
+const wellFormed = (value: string) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value);
+
+describe('parseSaveRequest: accepted bodies', () => {
+  it('parses every field', () => {
+    const request = accepted({ url, title: 'T', selection: 'S', comment: 'C #tag', description: 'D', append: true });
+    expect(request.url).toBeInstanceOf(URL);
+    expect({ ...request, url: request.url.href }).toEqual({ url, title: 'T', selection: 'S', comment: 'C #tag', description: 'D', append: true });
+  });
+
+  it('leaves omitted optional fields null and append false', () => {
+    const request = accepted({ url });
+    expect({ ...request, url: request.url.href }).toEqual({ url, title: null, selection: null, comment: null, description: null, append: false });
+  });
+
+  it('accepts null for the nullable fields', () => {
+    const request = accepted({ url, title: null, selection: null, comment: null, description: null });
+    expect([request.title, request.selection, request.comment, request.description]).toEqual([null, null, null, null]);
+  });
+
+  it.each([
+    ['title', '   '],
+    ['selection', '\n\t '],
+    ['comment', ''],
+    ['description', ' \r\n '],
+  ])('turns a blank %s into null', (field, value) => {
+    expect(accepted({ url, [field]: value })[field as keyof SaveRequest]).toBeNull();
+  });
+
+  it('ignores unknown fields', () => {
+    const request = accepted({ url, tags: ['x'], note_id: 'n', extra: { nested: true } });
+    expect(Object.keys(request).sort()).toEqual(['append', 'comment', 'description', 'selection', 'title', 'url']);
+  });
+
+  describe('description is truncated to 500 characters, never rejected', () => {
+    it('keeps a description of exactly 500 characters', () => {
+      const description = 'd'.repeat(SAVE_LIMITS.description);
+      expect(accepted({ url, description }).description).toBe(description);
+    });
+
+    it('cuts a description of 600 characters to its first 500', () => {
+      const description = 'abcdefghij'.repeat(60);
+      expect(accepted({ url, description }).description).toBe(description.slice(0, 500));
+    });
+
+    it('does not split a surrogate pair at the cut', () => {
+      const description = `${'a'.repeat(499)}😀${'b'.repeat(100)}`;
+      const truncated = accepted({ url, description }).description!;
+      expect(description.startsWith(truncated)).toBe(true);
+      expect(wellFormed(truncated)).toBe(true);
+      expect(truncated.startsWith('a'.repeat(499))).toBe(true);
+      expect([...truncated].length).toBeLessThanOrEqual(500);
+    });
+
+    it('counts characters, not UTF-16 units: 300 emoji are within 500 characters', () => {
+      const description = '😀'.repeat(300);
+      expect(accepted({ url, description }).description).toBe(description);
+    });
+  });
+
+  describe('text fields at their maximum length are accepted', () => {
+    it.each([
+      ['title', SAVE_LIMITS.title],
+      ['selection', SAVE_LIMITS.selection],
+      ['comment', SAVE_LIMITS.comment],
+    ])('%s of %i characters', (field, max) => {
+      expect(accepted({ url, [field]: 'x'.repeat(max) })[field as keyof SaveRequest]).toHaveLength(max);
+    });
+  });
+});
+
+describe('parseSaveRequest: HTTPValidationError items', () => {
+  it('a missing url is "Field required"', () => {
+    expect(rejectedBody({ title: 'T' })).toEqual([{ loc: ['body', 'url'], msg: 'Field required', type: 'missing' }]);
+  });
+
+  describe('non-string text fields are string_type', () => {
+    it.each(['url', 'title', 'selection', 'comment', 'description'])('%s', (field) => {
+      for (const value of [42, true, { a: 1 }, ['x']]) {
+        const body = field === 'url' ? { url: value } : { url, [field]: value };
+        expect(rejectedBody(body)).toEqual([{ loc: ['body', field], msg: 'Input should be a valid string', type: 'string_type' }]);
+      }
+    });
+
+    it('url: null is string_type too', () => {
+      expect(rejectedBody({ url: null })).toEqual([{ loc: ['body', 'url'], msg: 'Input should be a valid string', type: 'string_type' }]);
+    });
+  });
+
+  describe('a non-boolean append is bool_type', () => {
+    it.each(['yes', 'true', 1, 0, [], {}])('%j', (append) => {
+      expect(rejectedBody({ url, append })).toEqual([{ loc: ['body', 'append'], msg: 'Input should be a valid boolean', type: 'bool_type' }]);
+    });
+  });
+
+  describe('url rules', () => {
+    it.each([
+      ['javascript:alert(1)', { type: 'url_scheme', msg: "URL scheme should be 'http' or 'https'" }],
+      ['ftp://x.test/file', { type: 'url_scheme', msg: "URL scheme should be 'http' or 'https'" }],
+      ['not a url', { type: 'url_parsing', msg: 'Input should be a valid URL, relative URL without a base' }],
+      ['', { type: 'url_parsing', msg: 'Input should be a valid URL, relative URL without a base' }],
+      [
+        `https://x.test/${'a'.repeat(2048)}`,
+        { type: 'url_too_long', msg: 'URL should have at most 2048 characters', ctx: { max_length: 2048 } },
+      ],
+    ])('%j', (value, problem) => {
+      expect(rejectedBody({ url: value })).toEqual([{ loc: ['body', 'url'], ...problem }]);
+    });
+  });
+
+  describe('text fields over their maximum are string_too_long', () => {
+    it.each([
+      ['title', SAVE_LIMITS.title, 1_000],
+      ['selection', SAVE_LIMITS.selection, 20_000],
+      ['comment', SAVE_LIMITS.comment, 5_000],
+    ])('%s over %i characters', (field, max, expected) => {
+      expect(max).toBe(expected);
+      expect(rejectedBody({ url, [field]: 'x'.repeat(max + 1) })).toEqual([
+        { loc: ['body', field], msg: `String should have at most ${max} characters`, type: 'string_too_long', ctx: { max_length: max } },
+      ]);
+    });
+  });
+
+  it('reports every invalid field at once, in field order', () => {
+    const issues = rejectedBody({ append: 'yes', comment: 'c'.repeat(5_001), title: 5, url: 'mailto:a@x.test' });
+    expect(issues.map(({ loc, type }) => ({ loc, type }))).toEqual([
+      { loc: ['body', 'url'], type: 'url_scheme' },
+      { loc: ['body', 'title'], type: 'string_type' },
+      { loc: ['body', 'comment'], type: 'string_too_long' },
+      { loc: ['body', 'append'], type: 'bool_type' },
+    ]);
+  });
+});
+
+describe('parseSaveRequest: bodies that are not a JSON object', () => {
+  describe('invalid JSON is json_invalid at ["body", 0]', () => {
+    it.each(['not json', "{url: 'https://x.test'}", '{"url": "https://x.test"', '{"url": "https://x.test",}'])('%j', (raw) => {
+      const [issue, ...others] = rejected(raw);
+      expect(others).toEqual([]);
+      expect(issue).toMatchObject({ loc: ['body', 0], msg: 'JSON decode error', type: 'json_invalid' });
+      expect(issue?.ctx?.error).toEqual(expect.any(String));
+    });
+  });
+
+  describe('JSON that is not an object is model_attributes_type at ["body"]', () => {
+    it.each(['[]', '[{"url": "https://x.test"}]', '"https://x.test"', '42', 'true', 'null'])('%s', (raw) => {
+      expect(rejected(raw)).toEqual([
+        { loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', type: 'model_attributes_type' },
+      ]);
+    });
+  });
+
+  describe('no body is "Field required" at ["body"]', () => {
+    it.each(['', '  \n', null, undefined])('%j', (raw) => {
+      expect(rejected(raw)).toEqual([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
+    });
+  });
+});
