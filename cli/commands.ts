@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { newAccessToken, newUser } from '../functions/core/accounts';
-import { bookmarkResource, type Plan } from '../functions/core/model';
+import { InvalidFeedSettingsError, newFeedRecord, parseMatch, parseSharing, parseTagList, updateFeedRecord, type FeedSettings } from '../functions/core/feeds';
+import { bookmarkResource, type FeedRecord, type Plan } from '../functions/core/model';
+import { routeUrl } from '../functions/platform/routes';
 import type { Connection } from './connection';
 
 export class UsageError extends Error {}
@@ -48,7 +50,65 @@ export const commands: Record<string, Command> = {
     if (!bookmark) throw new NotFoundError(`no bookmark with id ${bookmarkId}`);
     return bookmarkResource(bookmark);
   },
+
+  'feeds create': async ({ options, feeds, baseUrl }) => {
+    const settings = feedSettings(options);
+    const feed = newFeedRecord({ id: randomUUID(), userId: requiredOption(options, 'user'), settings: { ...settings, title: requiredOption(options, 'title') }, now: new Date() });
+    await feeds.createFeed(feed);
+    return feedResource(feed, baseUrl);
+  },
+
+  'feeds update': async ({ args, options, feeds, baseUrl }) => {
+    const feedId = requiredArgument(args, 'FEED_ID');
+    const current = await feeds.getFeed(feedId);
+    if (!current) throw new NotFoundError(`no feed with id ${feedId}`);
+    const updated = updateFeedRecord(current, feedSettings(options), new Date());
+    if (!(await feeds.replaceFeed(current, updated))) throw new Error(`feed ${feedId} changed meanwhile; try again`);
+    return feedResource(updated, baseUrl);
+  },
+
+  'feeds list': async ({ options, feeds, baseUrl }) => {
+    const list = await feeds.listFeeds(requiredOption(options, 'user'));
+    return { feeds: list.map((feed) => feedResource(feed, baseUrl)) };
+  },
+
+  'feeds delete': async ({ args, feeds }) => {
+    const feedId = requiredArgument(args, 'FEED_ID');
+    if (!(await feeds.deleteFeed(feedId))) throw new NotFoundError(`no feed with id ${feedId}`);
+    return { id: feedId, deleted: true };
+  },
 };
+
+function feedSettings(options: Invocation['options']): FeedSettings {
+  const text = (name: string) => (typeof options[name] === 'string' ? (options[name] as string) : undefined);
+  try {
+    return {
+      title: text('title'),
+      description: text('description'),
+      tags: text('tags') === undefined ? undefined : parseTagList(text('tags')!),
+      match: text('match') === undefined ? undefined : parseMatch(text('match')!),
+      sharing: text('sharing') === undefined ? undefined : parseSharing(text('sharing')!),
+    };
+  } catch (error) {
+    if (error instanceof InvalidFeedSettingsError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** The feed as the CLI prints it, with the addresses readers use. */
+function feedResource(feed: FeedRecord, baseUrl: string | null) {
+  const base = baseUrl ?? '';
+  return {
+    id: feed.id,
+    title: feed.title,
+    description: feed.description,
+    tags: feed.tags,
+    match: feed.match,
+    sharing: feed.sharing,
+    json_url: routeUrl(base, 'GetPublishedFeed', { feed_id: feed.id }),
+    rss_url: routeUrl(base, 'GetPublishedFeedRss', { feed_id: feed.id }),
+  };
+}
 
 function requiredOption(options: Invocation['options'], name: string): string {
   const value = options[name];

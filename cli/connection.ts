@@ -1,18 +1,23 @@
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../functions/adapters/dynamo/bookmark-store';
+import { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
 import { dataDirectory, readLocalState } from '../local/state';
 
 export interface Connection {
   readonly accounts: DynamoAccountStore;
   readonly bookmarks: DynamoBookmarkStore;
+  readonly feeds: DynamoFeedStore;
+  /** Public base URL for the feed addresses the commands print; null when unknown. */
+  readonly baseUrl: string | null;
   close(): void;
 }
 
 /** The deployed table named by --table/--region, or else the running local stack's DynamoDB Local. */
-export function connect(target: { table?: string; region?: string }): Connection {
+export function connect(target: { table?: string; region?: string; baseUrl?: string }): Connection {
   let tableName: string;
   let clients;
+  let baseUrl = target.baseUrl ?? process.env.GLEANER_BASE_URL ?? null;
   if (target.table) {
     tableName = target.table;
     clients = createDynamoClients({ region: target.region });
@@ -25,11 +30,14 @@ export function connect(target: { table?: string; region?: string }): Connection
       );
     }
     tableName = state.tableName;
+    baseUrl ??= state.baseUrl;
     clients = createDynamoClients({ endpoint: state.dynamoEndpoint, region: 'local' });
   }
   return {
     accounts: new DynamoAccountStore(clients.doc, tableName),
     bookmarks: new DynamoBookmarkStore(clients.doc, tableName),
+    feeds: new DynamoFeedStore(clients.doc, tableName),
+    baseUrl,
     close: () => clients.client.destroy(),
   };
 }

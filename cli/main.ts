@@ -14,9 +14,15 @@ Commands:
   tokens revoke TOKEN_ID
   notes get NOTE_ID
   bookmarks get BOOKMARK_ID
+  feeds create --user USER_ID --title TITLE [--description TEXT] [--tags a,b]
+               [--match any|all] [--sharing public|link|private]
+  feeds update FEED_ID [--title ...] [--description ...] [--tags ...] [--match ...] [--sharing ...]
+  feeds list --user USER_ID
+  feeds delete FEED_ID
 
 Without --table the command talks to the local stack started by \`npm start\`
-(found through GLEANER_DATA_DIR, default ./.gleaner).`;
+(found through GLEANER_DATA_DIR, default ./.gleaner). Feed addresses use the
+local base URL, or --base-url / GLEANER_BASE_URL (the stack's BaseUrl output).`;
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -26,12 +32,18 @@ async function main(argv: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
       table: { type: 'string' },
       region: { type: 'string' },
+      'base-url': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
       name: { type: 'string' },
       plan: { type: 'string' },
       'note-cap': { type: 'string' },
       user: { type: 'string' },
       label: { type: 'string' },
+      title: { type: 'string' },
+      description: { type: 'string' },
+      tags: { type: 'string' },
+      match: { type: 'string' },
+      sharing: { type: 'string' },
     },
   });
   const [resource, action, ...rest] = positionals;
@@ -40,7 +52,7 @@ async function main(argv: string[]): Promise<number> {
     (values.help ? process.stdout : process.stderr).write(`${usage}\n`);
     return values.help ? 0 : 2;
   }
-  const connection = connect({ table: values.table, region: values.region });
+  const connection = connect({ table: values.table, region: values.region, baseUrl: values['base-url'] });
   try {
     const result = await command({ options: values, args: rest, ...connection });
     process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${humanReadable(result)}\n`);

@@ -160,7 +160,8 @@ async function readBody(request: IncomingMessage): Promise<Buffer | null> {
 }
 
 function send(response: ServerResponse, result: Pick<APIGatewayProxyResult, 'statusCode' | 'body'> & Partial<APIGatewayProxyResult>): void {
-  const headers: Record<string, string | string[]> = { 'Content-Type': 'application/json' };
+  // API Gateway's default content type for a proxy answer that names none.
+  const headers: Record<string, string | string[]> = result.body ? { 'Content-Type': 'application/json' } : {};
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
   response.writeHead(result.statusCode, headers);

@@ -1,8 +1,10 @@
 import { createServer } from 'node:net';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
+import { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
+import { routeUrl } from '../functions/platform/routes';
 import { parseRateLimitPolicy } from '../functions/core/rate-limit';
-import { ensureDemo, saveCommand } from './demo';
+import { DEMO_FEED_TAG, ensureDemo, saveCommand } from './demo';
 import { JavaMissingError, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { startLocalStack, type LocalStack } from './stack';
 import { dataDirectory, LOCAL_TABLE_NAME, removeLocalState, writeLocalState } from './state';
@@ -51,19 +53,27 @@ async function main(): Promise<void> {
 
 async function printWelcome(stack: LocalStack, dynamo: DynamoDbLocal, dataDir: string): Promise<void> {
   const { doc, client } = createDynamoClients({ endpoint: dynamo.endpoint, region: 'local' });
-  const { demo, created } = await ensureDemo(dataDir, new DynamoAccountStore(doc, LOCAL_TABLE_NAME));
+  const { demo, created } = await ensureDemo(dataDir, { accounts: new DynamoAccountStore(doc, LOCAL_TABLE_NAME), feeds: new DynamoFeedStore(doc, LOCAL_TABLE_NAME) });
+  const feedUrl = (routeId: string) => routeUrl(stack.baseUrl, routeId, { feed_id: demo.feedId });
   client.destroy();
   console.log(`
 Gleaner is running at ${stack.baseUrl}
   data:          ${dataDir} (DynamoDB Local at ${dynamo.endpoint})
   demo user:     ${demo.userId}${created ? ' (created now)' : ''}
   demo token:    ${demo.token}  (id ${demo.tokenId})
+  demo feed:     public, notes tagged #${DEMO_FEED_TAG} (id ${demo.feedId})
+                 JSON ${feedUrl('GetPublishedFeed')}
+                 RSS  ${feedUrl('GetPublishedFeedRss')}
 
 Save a page:
 
 ${saveCommand(stack.baseUrl, demo.token)}
 
-Manage users, tokens, notes and bookmarks with \`npx gleaner --help\`. Stop with Ctrl-C.
+Then read it in the demo feed (JSON, or RSS for a feed reader):
+
+curl -sS ${feedUrl('GetPublishedFeed')}
+
+Manage users, tokens, feeds, notes and bookmarks with \`npx gleaner --help\`. Stop with Ctrl-C.
 `);
 }
 

@@ -1,5 +1,7 @@
 /** The records Gleaner keeps, as the domain sees them (storage keys live in the DynamoDB adapter). */
 
+import type { FeedSharing, TagMatch } from './feed';
+
 export type Plan = 'free' | 'pro';
 
 /** The free plan's note cap; the 402 message states it. */
@@ -39,6 +41,8 @@ export interface Note {
   readonly id: string;
   readonly userId: string;
   readonly bookmarkId: string | null;
+  /** The bookmarked page, for notes that back a bookmark. */
+  readonly url: string | null;
   readonly title: string;
   readonly body: string;
   readonly tags: readonly string[];
@@ -49,6 +53,19 @@ export interface Note {
   readonly updated: string | null;
   /** Incremented on every write; writes are conditional on it (optimistic concurrency). */
   readonly version: number;
+}
+
+/** A published feed: the owner's notes matching a tag filter, readable by UUID unless private. */
+export interface FeedRecord {
+  readonly id: string;
+  readonly userId: string;
+  readonly title: string;
+  readonly description: string | null;
+  readonly tags: readonly string[];
+  readonly match: TagMatch;
+  readonly sharing: FeedSharing;
+  readonly created: string;
+  readonly updated: string;
 }
 
 /** A note cannot carry more tags than this (keeps its tag index inside one DynamoDB transaction). */

@@ -91,6 +91,7 @@ export async function saveBookmark(
     id: bookmark.noteId,
     userId,
     bookmarkId: bookmark.id,
+    url,
     title,
     body: buildNoteBody({ ...request, title, url }),
     tags: mergeTags([], extractHashtags(request.comment)),

@@ -44,3 +44,15 @@ export function toValidationIssues(location: 'body' | 'path' | 'query', issues: 
     return { loc, msg: issue.message, type: 'value_error' };
   });
 }
+
+const UUID_PATTERN = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
+/** A UUID path parameter, canonicalised (lower case, hyphenated) as pydantic's UUID type reads it. */
+export function parseUuidParameter(name: string, value: string | undefined): { ok: true; value: string } | { ok: false; issues: ValidationIssue[] } {
+  const compact = (value ?? '').replace(/^urn:uuid:/i, '');
+  if (!UUID_PATTERN.test(compact)) {
+    return { ok: false, issues: [{ loc: ['path', name], msg: 'Input should be a valid UUID', type: 'uuid_parsing' }] };
+  }
+  const hex = compact.replace(/-/g, '').toLowerCase();
+  return { ok: true, value: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` };
+}

@@ -42,6 +42,26 @@ export const routes: readonly RouteDefinition[] = [
     cdn: false,
     access: ['table:read', 'table:write', 'queue:enrichment'],
   },
+  {
+    id: 'GetPublishedFeed',
+    method: 'GET',
+    path: '/api/v2/publisher/feeds/{feed_id}/public',
+    entry: 'functions/published-feed-json/handler.ts',
+    throttle: 'feed',
+    cors: false,
+    cdn: true,
+    access: ['table:read', 'table:rate-limit'],
+  },
+  {
+    id: 'GetPublishedFeedRss',
+    method: 'GET',
+    path: '/api/v2/publisher/feeds/{feed_id}/rss',
+    entry: 'functions/published-feed-rss/handler.ts',
+    throttle: 'feed',
+    cors: false,
+    cdn: true,
+    access: ['table:read', 'table:rate-limit'],
+  },
 ];
 
 /** CORS preflight answers for routes with `cors: true`, in API Gateway and in the local stack alike. */
@@ -49,6 +69,14 @@ export const corsPreflight = {
   allowHeaders: ['Authorization', 'Content-Type'],
   maxAgeSeconds: 600,
 } as const;
+
+/** The absolute URL of a route, e.g. the RSS address of a feed. */
+export function routeUrl(baseUrl: string, routeId: string, params: Record<string, string>): string {
+  const route = routes.find((candidate) => candidate.id === routeId);
+  if (!route) throw new Error(`No route ${routeId}`);
+  const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+  return `${baseUrl.replace(/\/+$/, '')}${path}`;
+}
 
 /** API Gateway path template → RegExp capturing the `{name}` segments. */
 export function compileRoutePath(path: string): { pattern: RegExp; params: string[] } {

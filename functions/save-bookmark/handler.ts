@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { parseRateLimitPolicy, rateLimitHeaders, type RateLimitDecision, type RateLimitPolicy } from '../core/rate-limit';
+import { parseRateLimitPolicy, rateLimitHeaders, type RateLimitPolicy } from '../core/rate-limit';
 import { saveBookmark, saveResult, type SaveBookmarkPorts } from '../core/save-bookmark';
 import { parseSaveRequest } from '../core/save-request';
 import { bearerToken, hashToken, isWellFormedToken } from '../core/token';
@@ -11,6 +11,7 @@ import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoRateLimiter, type RateLimiter } from '../adapters/dynamo/rate-limiter';
 import { createSqsClient, SqsEnrichmentPublisher } from '../adapters/sqs/enrichment-publisher';
 import { corsOrigins, httpRoute } from '../http/middleware';
+import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, jsonResponse } from '../http/responses';
 import { deferred, requireEnv, type Environment } from '../platform/env';
 
@@ -71,14 +72,6 @@ async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyE
         headers,
       );
   }
-}
-
-function rateLimited(limit: RateLimitDecision, headers: Record<string, string>): APIGatewayProxyResult {
-  return errorResponse(
-    429,
-    { code: 'rate_limited', message: `Rate limit exceeded: ${limit.policy.limit} requests per ${limit.policy.windowSeconds} seconds.`, retry_after: limit.resetSeconds },
-    { ...headers, 'Retry-After': String(limit.resetSeconds) },
-  );
 }
 
 export function createHandler(env: Environment) {

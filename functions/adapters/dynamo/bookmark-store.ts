@@ -188,6 +188,7 @@ export function toNote(item: Record<string, unknown>): Note {
     id: item.id as string,
     userId: item.userId as string,
     bookmarkId: (item.bookmarkId as string | undefined) ?? null,
+    url: (item.url as string | undefined) ?? null,
     title: item.title as string,
     body: (item.body as string | undefined) ?? '',
     tags: (item.tags as string[] | undefined) ?? [],

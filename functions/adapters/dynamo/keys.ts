@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
  * | bookmark            | BOOKMARK#<bookmarkId>   | BOOKMARK           |                            |                      |
  * | note                | NOTE#<noteId>           | NOTE               |                            |                      |
  * | note tag (index)    | NOTE#<noteId>           | TAG#<tag>          | USER#<userId>#TAG#<tag>    | <updated>#<noteId>   |
+ * | feed                | FEED#<feedId>           | FEED               | USER#<userId>#FEEDS        | <created>#<feedId>   |
  * | rate-limit window   | RL#<subject>            | W#<windowStart>    |                            |                      |
  * | site (favicon)      | SITE#<host>             | SITE               |                            |                      |
  */
@@ -30,6 +31,11 @@ export const keys = {
   tagIndex: (userId: string, tag: string, updated?: string, noteId?: string) => ({
     gsi1pk: `USER#${userId}#TAG#${tag}`,
     gsi1sk: updated && noteId ? `${updated}#${noteId}` : '',
+  }),
+  feed: (feedId: string): Key => ({ pk: `FEED#${feedId}`, sk: 'FEED' }),
+  userFeedsIndex: (userId: string, created?: string, feedId?: string) => ({
+    gsi1pk: `USER#${userId}#FEEDS`,
+    gsi1sk: created && feedId ? `${created}#${feedId}` : '',
   }),
   rateLimitWindow: (subject: string, windowStart: number): Key => ({ pk: `RL#${subject}`, sk: `W#${windowStart}` }),
   site: (host: string): Key => ({ pk: `SITE#${host}`, sk: 'SITE' }),

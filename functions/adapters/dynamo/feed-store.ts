@@ -1,0 +1,160 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { FeedNote } from '../../core/feed';
+import type { FeedRecord } from '../../core/model';
+import { UserNotFoundError } from './account-store';
+import { batchGetAll } from './batch-get';
+import { keys } from './keys';
+import { toNote } from './bookmark-store';
+
+/** Index entries read per query page when an `all` filter has to skip notes lacking other tags. */
+const ALL_MATCH_PAGE_SIZE = 100;
+
+/** Published feeds, and the notes a feed shows, read through the per-tag index. */
+export class DynamoFeedStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async createFeed(feed: FeedRecord): Promise<void> {
+    try {
+      await this.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { ConditionCheck: { TableName: this.tableName, Key: keys.user(feed.userId), ConditionExpression: 'attribute_exists(pk)' } },
+            { Put: { TableName: this.tableName, Item: feedItem(feed), ConditionExpression: 'attribute_not_exists(pk)' } },
+          ],
+        }),
+      );
+    } catch (error) {
+      if ((error as Error).name === 'TransactionCanceledException') throw new UserNotFoundError(`No user with id ${feed.userId}`);
+      throw error;
+    }
+  }
+
+  /** Replaces a feed unless it changed (or was deleted) since `previous` was read; false then. */
+  async replaceFeed(previous: FeedRecord, next: FeedRecord): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: feedItem(next),
+          ConditionExpression: 'attribute_exists(pk) AND updated = :updated',
+          ExpressionAttributeValues: { ':updated': previous.updated },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async deleteFeed(feedId: string): Promise<boolean> {
+    const { Attributes } = await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: keys.feed(feedId), ReturnValues: 'ALL_OLD' }));
+    return Attributes !== undefined;
+  }
+
+  async getFeed(feedId: string): Promise<FeedRecord | null> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.feed(feedId) }));
+    return Item ? toFeed(Item) : null;
+  }
+
+  async listFeeds(userId: string): Promise<FeedRecord[]> {
+    const feeds: FeedRecord[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.userFeedsIndex(userId).gsi1pk },
+          ExclusiveStartKey,
+        }),
+      );
+      feeds.push(...(page.Items ?? []).map(toFeed));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return feeds;
+  }
+
+  /**
+   * The newest `max` notes of the feed's owner that match its filter. Reads only the tag index
+   * (newest first) and then the matching notes, so the cost does not grow with the workspace:
+   * `any` reads at most `max` index entries per tag; `all` walks the first tag's entries, skipping
+   * those without the other tags, and stops at `max` matches.
+   */
+  async matchingNotes(feed: FeedRecord, max: number): Promise<FeedNote[]> {
+    if (feed.tags.length === 0 || max <= 0) return [];
+    const entries = feed.match === 'all' ? await this.entriesWithAllTags(feed, max) : await this.entriesWithAnyTag(feed, max);
+    const notes = await batchGetAll(this.doc, this.tableName, entries.map((entry) => keys.note(entry.noteId)));
+    return notes.map(toNote).map((note) => ({ id: note.id, title: note.title, body: note.body, tags: note.tags, url: note.url, updated: note.updated, created: note.created }));
+  }
+
+  private async entriesWithAnyTag(feed: FeedRecord, max: number): Promise<TagIndexEntry[]> {
+    const perTag = await Promise.all(feed.tags.map((tag) => this.queryTagIndex(feed.userId, tag, { limit: max }).then((page) => page.entries)));
+    const newestFirst = perTag.flat().sort((a, b) => (a.sortKey < b.sortKey ? 1 : a.sortKey > b.sortKey ? -1 : 0));
+    const seen = new Set<string>();
+    return newestFirst.filter((entry) => !seen.has(entry.noteId) && seen.add(entry.noteId)).slice(0, max);
+  }
+
+  private async entriesWithAllTags(feed: FeedRecord, max: number): Promise<TagIndexEntry[]> {
+    const [first, ...others] = feed.tags as [string, ...string[]];
+    const found: TagIndexEntry[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.queryTagIndex(feed.userId, first, { limit: ALL_MATCH_PAGE_SIZE, alsoTagged: others, startKey });
+      found.push(...page.entries);
+      startKey = page.lastKey;
+    } while (startKey && found.length < max);
+    return found.slice(0, max);
+  }
+
+  private async queryTagIndex(
+    userId: string,
+    tag: string,
+    options: { limit: number; alsoTagged?: readonly string[]; startKey?: Record<string, unknown> },
+  ): Promise<{ entries: TagIndexEntry[]; lastKey?: Record<string, unknown> }> {
+    const others = options.alsoTagged ?? [];
+    const { Items, LastEvaluatedKey } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.tagIndex(userId, tag).gsi1pk, ...Object.fromEntries(others.map((other, i) => [`:t${i}`, other])) },
+        ...(others.length ? { FilterExpression: others.map((_, i) => `contains(tags, :t${i})`).join(' AND ') } : {}),
+        ProjectionExpression: 'noteId, gsi1sk',
+        ScanIndexForward: false,
+        Limit: options.limit,
+        ExclusiveStartKey: options.startKey,
+      }),
+    );
+    return { entries: (Items ?? []).map((item) => ({ noteId: item.noteId as string, sortKey: item.gsi1sk as string })), lastKey: LastEvaluatedKey };
+  }
+}
+
+interface TagIndexEntry {
+  readonly noteId: string;
+  /** `<updated>#<noteId>`: sorts newest first. */
+  readonly sortKey: string;
+}
+
+function feedItem(feed: FeedRecord) {
+  return { ...keys.feed(feed.id), ...keys.userFeedsIndex(feed.userId, feed.created, feed.id), type: 'Feed', ...feed, tags: [...feed.tags] };
+}
+
+function toFeed(item: Record<string, unknown>): FeedRecord {
+  return {
+    id: item.id as string,
+    userId: item.userId as string,
+    title: item.title as string,
+    description: (item.description as string | undefined) ?? null,
+    tags: (item.tags as string[] | undefined) ?? [],
+    match: item.match as FeedRecord['match'],
+    sharing: item.sharing as FeedRecord['sharing'],
+    created: item.created as string,
+    updated: item.updated as string,
+  };
+}

@@ -1,0 +1,130 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { Feed, FeedNote } from '../core/feed';
+import { feedValidators, isNotModified, type FeedVariant } from '../core/feed-conditional-get';
+import type { FeedRecord, User } from '../core/model';
+import { parseRateLimitPolicy, rateLimitHeaders, type RateLimitPolicy } from '../core/rate-limit';
+import { parseUuidParameter } from '../core/validation';
+import { createDynamoClients } from '../adapters/dynamo/client';
+import { DynamoAccountStore } from '../adapters/dynamo/account-store';
+import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
+import { DynamoRateLimiter, type RateLimiter } from '../adapters/dynamo/rate-limiter';
+import { requireEnv, type Environment } from '../platform/env';
+import { routeUrl } from '../platform/routes';
+import { httpRoute } from './middleware';
+import { errorResponse, header, type Headers } from './responses';
+import { rateLimited } from './rate-limited';
+
+/**
+ * The read path both feed routes share (GET …/{feed_id}/public and …/rss): per-client rate limit,
+ * UUID check, 404 for anything not published, then the representation with validators for
+ * conditional GET. Only the rendering differs between the two Lambdas.
+ */
+
+export interface FeedRepresentation {
+  readonly variant: FeedVariant;
+  readonly contentType: string;
+  render(feed: Feed, notes: readonly FeedNote[], urls: FeedUrls, feedUpdated: string): string;
+}
+
+export interface FeedUrls {
+  readonly json: string;
+  readonly rss: string;
+}
+
+export interface PublishedFeedDeps {
+  readonly feeds: Pick<DynamoFeedStore, 'getFeed' | 'matchingNotes'>;
+  readonly users: { getUser(userId: string): Promise<User | null> };
+  readonly rateLimiter: RateLimiter;
+  readonly rateLimitPolicy: RateLimitPolicy;
+  readonly maxEntries: number;
+  readonly cacheSeconds: number;
+  /** The service's public address; derived from the request when unset. */
+  readonly publicBaseUrl: string | null;
+  /** Behind CloudFront (the only way in when deployed): trust its viewer-address and host headers. */
+  readonly trustCdnHeaders: boolean;
+  readonly logger: Logger;
+}
+
+/** Not-found answers are cached briefly, so a feed switched to public shows up quickly. */
+const NOT_FOUND_CACHE = 'public, max-age=10';
+const NOT_FOUND = { code: 'not_found', message: 'Feed not found' };
+
+export function makePublishedFeedHandler(deps: PublishedFeedDeps, representation: FeedRepresentation) {
+  return httpRoute((event) => readPublishedFeed(deps, representation, event), { logger: deps.logger, corsOrigins: ['*'] });
+}
+
+async function readPublishedFeed(deps: PublishedFeedDeps, representation: FeedRepresentation, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const limit = await deps.rateLimiter.hit(`feed:${clientAddress(event, deps.trustCdnHeaders)}`, deps.rateLimitPolicy);
+  const headers: Headers = rateLimitHeaders(limit);
+  if (!limit.allowed) return rateLimited(limit, { ...headers, 'Cache-Control': 'no-store' });
+
+  const feedId = parseUuidParameter('feed_id', event.pathParameters?.feed_id);
+  if (!feedId.ok) return errorResponse(422, feedId.issues, { ...headers, 'Cache-Control': 'no-store' });
+
+  const record = await deps.feeds.getFeed(feedId.value);
+  // Private and unknown feeds answer alike: the service never confirms a private feed exists.
+  if (!record || record.sharing === 'private') return errorResponse(404, NOT_FOUND, { ...headers, 'Cache-Control': NOT_FOUND_CACHE });
+
+  const [notes, owner] = await Promise.all([deps.feeds.matchingNotes(record, deps.maxEntries), deps.users.getUser(record.userId)]);
+  const feed = publishedFeed(record, owner);
+  const validators = feedValidators(feed, notes, { variant: representation.variant, feedUpdated: record.updated });
+  const cacheHeaders: Headers = {
+    ...headers,
+    ETag: validators.etag,
+    ...(validators.lastModified ? { 'Last-Modified': validators.lastModified } : {}),
+    'Cache-Control': `public, max-age=${deps.cacheSeconds}`,
+  };
+  const conditional = { ifNoneMatch: header(event.headers, 'If-None-Match'), ifModifiedSince: header(event.headers, 'If-Modified-Since') };
+  if (isNotModified(conditional, validators)) return { statusCode: 304, headers: cacheHeaders, body: '' };
+
+  const baseUrl = deps.publicBaseUrl ?? requestBaseUrl(event, deps.trustCdnHeaders);
+  const urls: FeedUrls = {
+    json: routeUrl(baseUrl, 'GetPublishedFeed', { feed_id: record.id }),
+    rss: routeUrl(baseUrl, 'GetPublishedFeedRss', { feed_id: record.id }),
+  };
+  return {
+    statusCode: 200,
+    headers: { ...cacheHeaders, 'Content-Type': representation.contentType },
+    body: representation.render(feed, notes, urls, record.updated),
+  };
+}
+
+function publishedFeed(record: FeedRecord, owner: User | null): Feed {
+  return { id: record.id, title: record.title, description: record.description, author: owner?.name ?? '', tags: record.tags, match: record.match, sharing: record.sharing };
+}
+
+/** The reader's address: CloudFront's viewer address when behind it (the source IP is an edge's). */
+function clientAddress(event: APIGatewayProxyEvent, trustCdnHeaders: boolean): string {
+  const viewer = trustCdnHeaders ? header(event.headers, 'CloudFront-Viewer-Address') : undefined;
+  // `203.0.113.7:46532` or `2001:db8::1:46532`: the port follows the last colon.
+  return viewer ? viewer.slice(0, viewer.lastIndexOf(':')) : event.requestContext.identity.sourceIp;
+}
+
+/** The address readers used: CloudFront's host (passed on as X-Forwarded-Host), else the API's own. */
+function requestBaseUrl(event: APIGatewayProxyEvent, trustCdnHeaders: boolean): string {
+  const forwardedHost = trustCdnHeaders ? header(event.headers, 'X-Forwarded-Host') : undefined;
+  if (forwardedHost) return `https://${forwardedHost}`;
+  return `https://${event.requestContext.domainName}/${event.requestContext.stage}`;
+}
+
+export function publishedFeedDeps(env: Environment): PublishedFeedDeps {
+  const tableName = requireEnv(env, 'TABLE_NAME');
+  const { doc } = createDynamoClients({ endpoint: env.DYNAMODB_ENDPOINT });
+  return {
+    feeds: new DynamoFeedStore(doc, tableName),
+    users: new DynamoAccountStore(doc, tableName),
+    rateLimiter: new DynamoRateLimiter(doc, tableName),
+    rateLimitPolicy: parseRateLimitPolicy(env.FEED_RATE_LIMIT ?? '600;w=60'),
+    maxEntries: positiveInteger(env.FEED_MAX_ENTRIES, 50),
+    cacheSeconds: positiveInteger(env.FEED_CACHE_SECONDS, 300),
+    publicBaseUrl: env.PUBLIC_BASE_URL || null,
+    trustCdnHeaders: env.TRUST_CDN_HEADERS === 'true',
+    logger: new Logger({ serviceName: 'gleaner', logLevel: (env.LOG_LEVEL as 'INFO' | undefined) ?? 'INFO' }),
+  };
+}
+
+function positiveInteger(value: string | undefined, fallback: number): number {
+  const parsed = Number(value);
+  return Number.isInteger(parsed) && parsed > 0 ? parsed : fallback;
+}

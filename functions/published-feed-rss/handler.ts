@@ -1,0 +1,15 @@
+import { renderRss } from '../core/feed-rss';
+import { makePublishedFeedHandler, publishedFeedDeps, type FeedRepresentation, type PublishedFeedDeps } from '../http/published-feed';
+import { deferred, type Environment } from '../platform/env';
+
+/** GET /api/v2/publisher/feeds/{feed_id}/rss — the same feed as RSS 2.0, for feed readers. */
+const rss: FeedRepresentation = {
+  variant: 'rss',
+  contentType: 'application/rss+xml; charset=utf-8',
+  render: (feed, notes, urls, feedUpdated) =>
+    renderRss(feed, notes, { selfUrl: urls.rss, siteUrl: urls.json, entryLink: (note) => `${urls.json}#${note.id}`, feedUpdated }),
+};
+
+export const makeHandler = (deps: PublishedFeedDeps) => makePublishedFeedHandler(deps, rss);
+export const createHandler = (env: Environment) => makeHandler(publishedFeedDeps(env));
+export const handler = deferred(() => createHandler(process.env));
