@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeLocalState } from '../../local/state';
-import { startTestStack, type TestStack } from '../support/local-stack';
+import { json, startTestStack, type TestStack } from '../support/local-stack';
 import { gleaner } from '../support/processes';
 
 let t: TestStack;
 let env: Record<string, string>;
-const json = (stdout: string) => JSON.parse(stdout);
+const parse = (stdout: string) => JSON.parse(stdout);
 
 beforeAll(async () => {
   t = await startTestStack();
@@ -23,25 +23,25 @@ describe('gleaner CLI against the running local stack', () => {
   it('creates a user and a token that saves, then revokes it', async () => {
     const created = await gleaner(['users', 'create', '--name', 'Ada', '--json'], env);
     expect(created.code).toBe(0);
-    const user = json(created.stdout);
+    const user = parse(created.stdout);
     expect(user).toEqual({ id: expect.any(String), name: 'Ada', plan: 'free', note_cap: 1000 });
 
-    const minted = json((await gleaner(['tokens', 'create', '--user', user.id, '--label', 'laptop', '--json'], env)).stdout);
+    const minted = parse((await gleaner(['tokens', 'create', '--user', user.id, '--label', 'laptop', '--json'], env)).stdout);
     expect(minted).toEqual({ id: expect.any(String), token: expect.stringMatching(/^gln_[0-9A-Za-z]{36}$/), user_id: user.id });
 
-    const saved = await (await t.save(minted.token, { url: 'https://example.com/cli', selection: 'hello', comment: '#cli' })).json();
-    const note = json((await gleaner(['notes', 'get', saved.note_id, '--json'], env)).stdout);
+    const saved = await json(await t.save(minted.token, { url: 'https://example.com/cli', selection: 'hello', comment: '#cli' }));
+    const note = parse((await gleaner(['notes', 'get', saved.note_id, '--json'], env)).stdout);
     expect(note).toEqual({ id: saved.note_id, title: 'https://example.com/cli', body: expect.stringContaining('> hello'), tags: ['cli'], created: expect.any(String), updated: expect.any(String) });
-    const bookmark = json((await gleaner(['bookmarks', 'get', saved.bookmark.id, '--json'], env)).stdout);
+    const bookmark = parse((await gleaner(['bookmarks', 'get', saved.bookmark.id, '--json'], env)).stdout);
     expect(bookmark).toEqual(saved.bookmark);
 
-    expect(json((await gleaner(['tokens', 'revoke', minted.id, '--json'], env)).stdout)).toEqual({ id: minted.id, revoked: true });
+    expect(parse((await gleaner(['tokens', 'revoke', minted.id, '--json'], env)).stdout)).toEqual({ id: minted.id, revoked: true });
     expect((await t.save(minted.token, { url: 'https://example.com/cli' })).status).toBe(401);
   });
 
   it('creates pro users and custom caps', async () => {
-    expect(json((await gleaner(['users', 'create', '--name', 'Pro', '--plan', 'pro', '--json'], env)).stdout)).toMatchObject({ plan: 'pro' });
-    expect(json((await gleaner(['users', 'create', '--name', 'Small', '--note-cap', '3', '--json'], env)).stdout)).toMatchObject({ plan: 'free', note_cap: 3 });
+    expect(parse((await gleaner(['users', 'create', '--name', 'Pro', '--plan', 'pro', '--json'], env)).stdout)).toMatchObject({ plan: 'pro' });
+    expect(parse((await gleaner(['users', 'create', '--name', 'Small', '--note-cap', '3', '--json'], env)).stdout)).toMatchObject({ plan: 'free', note_cap: 3 });
   });
 
   it.each([

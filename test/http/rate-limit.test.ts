@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/local-stack';
+import { json, startTestStack, type TestStack } from '../support/local-stack';
 
 const QUOTA = 5;
 let t: TestStack;
@@ -22,7 +22,7 @@ describe('save rate limit', () => {
     expect(remaining.sort()).toEqual([0, 1, 2, 3, 4]);
 
     const rejected = limited[0]!;
-    const body = await rejected.json();
+    const body = await json(rejected);
     expect(body).toEqual({ detail: { code: 'rate_limited', message: expect.any(String), retry_after: expect.any(Number) } });
     expect(rejected.headers.get('Retry-After')).toBe(String(body.detail.retry_after));
     expect(rejected.headers.get('RateLimit-Reset')).toBe(String(body.detail.retry_after));

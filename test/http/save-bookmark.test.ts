@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { startTestStack, type TestStack } from '../support/local-stack';
+import { json, startTestStack, type TestStack } from '../support/local-stack';
 
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}:\d{2}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -30,7 +30,7 @@ describe('saving a new page', () => {
     });
     expect(response.status).toBe(200);
     expectRateLimitHeaders(response);
-    const result = await response.json();
+    const result = await json(response);
     expect(result).toEqual({
       bookmark: {
         id: expect.stringMatching(UUID),
@@ -59,7 +59,7 @@ describe('saving a new page', () => {
 
   it('falls back to the URL as title and truncates a long description to 500 characters', async () => {
     const { token } = await t.createUser();
-    const result = await (await t.save(token, { url: 'https://example.com/untitled', description: 'd'.repeat(900) })).json();
+    const result = await json(await t.save(token, { url: 'https://example.com/untitled', description: 'd'.repeat(900) }));
     expect(result.bookmark.title).toBe('https://example.com/untitled');
     const note = await t.bookmarks.getNote(result.note_id);
     expect(note?.body.split('\n\n')[0]).toBe('d'.repeat(500));
@@ -68,7 +68,7 @@ describe('saving a new page', () => {
   it('asks for enrichment when the description is omitted', async () => {
     const { token } = await t.createUser();
     const before = t.stack.queues.enrichment.depth;
-    const result = await (await t.save(token, { url: 'https://enrich.example/page' })).json();
+    const result = await json(await t.save(token, { url: 'https://enrich.example/page' }));
     expect(t.stack.queues.enrichment.depth).toBe(before + 1);
     expect(result.bookmark.icon).toBeNull();
   });
@@ -77,10 +77,10 @@ describe('saving a new page', () => {
 describe('saving a page already in the workspace', () => {
   it('reuses the note, appends the selection as another quote and adds tags', async () => {
     const { token } = await t.createUser();
-    const first = await (await t.save(token, { url: 'https://example.com/a?fbclid=1', selection: 'one', description: 'first description' })).json();
+    const first = await json(await t.save(token, { url: 'https://example.com/a?fbclid=1', selection: 'one', description: 'first description' }));
     const again = await t.save(token, { url: 'HTTPS://EXAMPLE.COM:443/a#part', selection: 'two', comment: 'more #Later', description: 'ignored' });
     expect(again.status).toBe(200);
-    const result = await again.json();
+    const result = await json(again);
     expect(result).toMatchObject({ note_id: first.note_id, is_new_bookmark: false, selection_appended: true });
     expect(result.bookmark.id).toBe(first.bookmark.id);
     const note = await t.bookmarks.getNote(first.note_id);
@@ -91,10 +91,10 @@ describe('saving a page already in the workspace', () => {
   it('does not append the same selection twice unless append is true', async () => {
     const { token } = await t.createUser();
     const url = 'https://example.com/retry';
-    const { note_id } = await (await t.save(token, { url, selection: 'quote me' })).json();
-    const retry = await (await t.save(token, { url, selection: 'quote me' })).json();
+    const { note_id } = await json(await t.save(token, { url, selection: 'quote me' }));
+    const retry = await json(await t.save(token, { url, selection: 'quote me' }));
     expect(retry.selection_appended).toBe(false);
-    const explicit = await (await t.save(token, { url, selection: 'quote me', append: true })).json();
+    const explicit = await json(await t.save(token, { url, selection: 'quote me', append: true }));
     expect(explicit.selection_appended).toBe(true);
     const note = await t.bookmarks.getNote(note_id);
     expect(note?.body.match(/> quote me/g)).toHaveLength(2);
@@ -103,7 +103,7 @@ describe('saving a page already in the workspace', () => {
   it('reports selection_appended false when no selection was sent', async () => {
     const { token } = await t.createUser();
     await t.save(token, { url: 'https://example.com/plain' });
-    const result = await (await t.save(token, { url: 'https://example.com/plain' })).json();
+    const result = await json(await t.save(token, { url: 'https://example.com/plain' }));
     expect(result).toMatchObject({ is_new_bookmark: false, selection_appended: false });
   });
 
@@ -111,7 +111,7 @@ describe('saving a page already in the workspace', () => {
     const { token } = await t.createUser();
     const url = 'https://example.com/concurrent';
     const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => t.save(token, { url, selection: `selection number ${i}` })));
-    const results = await Promise.all(responses.map((response) => response.json()));
+    const results = await Promise.all(responses.map(json));
     expect(responses.map((response) => response.status)).toEqual(Array(20).fill(200));
     expect(results.filter((result) => result.is_new_bookmark)).toHaveLength(1);
     expect(new Set(results.map((result) => result.bookmark.id)).size).toBe(1);
@@ -130,7 +130,7 @@ describe('authentication', () => {
     expect(response.status).toBe(401);
     expectRateLimitHeaders(response);
     expect(response.headers.get('WWW-Authenticate')).toMatch(/^Bearer/);
-    expect(typeof (await response.json()).detail).toBe('string');
+    expect(typeof (await json(response)).detail).toBe('string');
   });
 
   it('answers 401 for a token that was revoked, and for an unknown well-formed token', async () => {
@@ -164,7 +164,7 @@ describe('validation', () => {
     const response = await t.save(token, body);
     expect(response.status).toBe(422);
     expectRateLimitHeaders(response);
-    const { detail } = await response.json();
+    const { detail } = await json(response);
     expect(detail).toContainEqual(expect.objectContaining({ loc, type, msg: expect.any(String) }));
   });
 
@@ -176,7 +176,7 @@ describe('validation', () => {
     const { token } = await t.createUser();
     const response = await t.save(token, body);
     expect(response.status).toBe(422);
-    const { detail } = await response.json();
+    const { detail } = await json(response);
     expect(detail[0]).toMatchObject({ loc: expect.arrayContaining(['body']), type });
   });
 });
@@ -190,7 +190,7 @@ describe('note cap', () => {
     const response = await t.save(token, { url: 'https://example.com/3' });
     expect(response.status).toBe(402);
     expectRateLimitHeaders(response);
-    expect(await response.json()).toEqual({
+    expect(await json(response)).toEqual({
       detail: { code: 'note_limit', message: expect.stringContaining('2 notes'), hint: expect.any(String), used: 2, limit: 2 },
     });
     expect(await countItems()).toBe(itemsBefore);
@@ -209,7 +209,7 @@ describe('note cap', () => {
     }));
     const response = await t.save(token, { url: 'https://example.com/over' });
     expect(response.status).toBe(402);
-    const { detail } = await response.json();
+    const { detail } = await json(response);
     expect(detail).toMatchObject({ used: 1000, limit: 1000 });
     expect(detail.message).toContain('1,000');
   });

@@ -46,3 +46,6 @@ export async function startTestStack(env: Environment = {}) {
     },
   };
 }
+
+/** A response body parsed as JSON, typed loosely for assertions. */
+export const json = (response: Response): Promise<any> => response.json();
