@@ -16,15 +16,21 @@ export interface RequestCounter {
   /** DynamoDB API calls (round trips) made through the clients since the last reset. */
   readonly count: number;
   readonly operations: string[];
+  /** Items returned by reads (GetItem, Query, Scan, BatchGetItem) since the last reset. */
+  readonly itemsRead: number;
   reset(): void;
 }
 
 function countRequests({ client }: DynamoClients): RequestCounter {
   const operations: string[] = [];
+  let itemsRead = 0;
   client.middlewareStack.add(
     (next, context) => async (args) => {
       operations.push(context.commandName ?? 'unknown');
-      return next(args);
+      const result = await next(args);
+      const output = result.output as { Item?: unknown; Items?: unknown[]; Responses?: Record<string, unknown[]> };
+      itemsRead += (output.Item ? 1 : 0) + (output.Items?.length ?? 0) + Object.values(output.Responses ?? {}).reduce((sum, items) => sum + items.length, 0);
+      return result;
     },
     { step: 'initialize', name: 'countRequests' },
   );
@@ -32,7 +38,13 @@ function countRequests({ client }: DynamoClients): RequestCounter {
     get count() {
       return operations.length;
     },
+    get itemsRead() {
+      return itemsRead;
+    },
     operations,
-    reset: () => void operations.splice(0),
+    reset: () => {
+      operations.splice(0);
+      itemsRead = 0;
+    },
   };
 }

@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import { parseFeed } from '@rowanmanning/feed-parser';
+import { SaxesParser } from 'saxes';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
+import { newFeedRecord, updateFeedRecord, type FeedSettings } from '../../functions/core/feeds';
+import { json, startTestStack, type TestStack } from '../support/local-stack';
+
+let t: TestStack;
+let feeds: DynamoFeedStore;
+beforeAll(async () => {
+  t = await startTestStack({ FEED_MAX_ENTRIES: '3', FEED_CACHE_SECONDS: '120' });
+  feeds = new DynamoFeedStore(t.table.doc, t.table.tableName);
+});
+afterAll(() => t.stop());
+
+async function createFeed(userId: string, settings: FeedSettings & { title: string }) {
+  const feed = newFeedRecord({ id: randomUUID(), userId, settings, now: new Date() });
+  await feeds.createFeed(feed);
+  return feed;
+}
+
+const feedUrl = (id: string, variant: 'public' | 'rss') => `${t.stack.baseUrl}/api/v2/publisher/feeds/${id}/${variant}`;
+
+function parseXmlStrictly(xml: string): void {
+  const parser = new SaxesParser({ xmlns: true });
+  parser.on('error', (error) => {
+    throw error;
+  });
+  parser.write(xml).close();
+}
+
+describe('a published feed', () => {
+  it('shows notes saved through the save route, as PublishedFeed JSON and as RSS 2.0', async () => {
+    const { user, token } = await t.createUser({ name: 'Grace' });
+    const feed = await createFeed(user.id, { title: 'Grace reads', description: 'Things', tags: ['reading'], sharing: 'public' });
+    await t.save(token, { url: 'https://example.com/one', title: 'One', selection: 'quoted *text*', comment: 'good #reading' });
+    await t.save(token, { url: 'https://example.com/other', title: 'Other', comment: '#unrelated' });
+
+    const response = await fetch(feedUrl(feed.id, 'public'));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('Content-Type')).toBe('application/json');
+    expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(response.headers.get('Cache-Control')).toBe('public, max-age=120');
+    expect(response.headers.get('RateLimit-Policy')).toBe('600;w=60');
+    const body = await json(response);
+    expect(body).toEqual({
+      id: feed.id,
+      title: 'Grace reads',
+      description: 'Things',
+      author: 'Grace',
+      rss_url: feedUrl(feed.id, 'rss'),
+      entries: [{ id: expect.any(String), title: 'One', text: expect.stringContaining('quoted text'), updated: expect.any(String) }],
+    });
+    expect(body.entries[0].text).not.toMatch(/^>|\*|\]\(/m);
+
+    const rss = await fetch(feedUrl(feed.id, 'rss'));
+    expect(rss.headers.get('Content-Type')).toBe('application/rss+xml; charset=utf-8');
+    const xml = await rss.text();
+    parseXmlStrictly(xml);
+    const parsed = parseFeed(xml);
+    expect(parsed.title).toBe('Grace reads');
+    expect(parsed.items.map((item) => item.title)).toEqual(['One']);
+    expect(parsed.items[0]!.url).toBe('https://example.com/one');
+    expect(xml).toContain(`<atom:link href="${feedUrl(feed.id, 'rss')}" rel="self" type="application/rss+xml"/>`);
+    expect(xml).toMatch(/<guid isPermaLink="false">[0-9a-f-]{36}<\/guid>/);
+  });
+
+  it('lists matching notes newest first by last update, at most FEED_MAX_ENTRIES', async () => {
+    const { user, token } = await t.createUser();
+    const feed = await createFeed(user.id, { title: 'Order', tags: ['x'], sharing: 'link' });
+    for (const name of ['a', 'b', 'c', 'd']) await t.save(token, { url: `https://example.com/${name}`, title: name, comment: '#x' });
+    await t.save(token, { url: 'https://example.com/b', selection: 'touch b again' });
+    const body = await json(await fetch(feedUrl(feed.id, 'public')));
+    expect(body.entries.map((entry: { title: string }) => entry.title)).toEqual(['b', 'd', 'c']);
+  });
+
+  it('filters on any or all of its tags', async () => {
+    const { user, token } = await t.createUser();
+    await t.save(token, { url: 'https://example.com/p', title: 'p', comment: '#p' });
+    await t.save(token, { url: 'https://example.com/q', title: 'q', comment: '#q' });
+    await t.save(token, { url: 'https://example.com/pq', title: 'pq', comment: '#p #q' });
+    const any = await createFeed(user.id, { title: 'any', tags: ['p', 'q'], match: 'any', sharing: 'public' });
+    const all = await createFeed(user.id, { title: 'all', tags: ['p', 'q'], match: 'all', sharing: 'public' });
+    const titles = async (id: string) => (await json(await fetch(feedUrl(id, 'public')))).entries.map((entry: { title: string }) => entry.title).sort();
+    expect(await titles(any.id)).toEqual(['p', 'pq', 'q']);
+    expect(await titles(all.id)).toEqual(['pq']);
+  });
+
+  it('answers the same 404 for unknown, private and deleted feeds, and appears once made public', async () => {
+    const { user } = await t.createUser();
+    const feed = await createFeed(user.id, { title: 'Secret', tags: ['s'] });
+    const unknown = await fetch(feedUrl(randomUUID(), 'rss'));
+    const hidden = await fetch(feedUrl(feed.id, 'rss'));
+    expect(unknown.status).toBe(404);
+    expect(hidden.status).toBe(404);
+    const body = await hidden.text();
+    expect(body).toBe(await unknown.text());
+    expect(JSON.parse(body)).toEqual({ detail: { code: 'not_found', message: 'Feed not found' } });
+    expect(hidden.headers.get('Cache-Control')).toMatch(/max-age=([0-9]|[1-5][0-9])$/);
+
+    await feeds.replaceFeed(feed, updateFeedRecord(feed, { sharing: 'public' }, new Date()));
+    expect((await fetch(feedUrl(feed.id, 'rss'))).status).toBe(200);
+    await feeds.deleteFeed(feed.id);
+    expect(await (await fetch(feedUrl(feed.id, 'public'))).text()).toBe(body);
+  });
+
+  it('answers 422 HTTPValidationError for a feed_id that is not a UUID', async () => {
+    const response = await fetch(feedUrl('not-a-uuid', 'public'));
+    expect(response.status).toBe(422);
+    expect(await json(response)).toEqual({ detail: [{ loc: ['path', 'feed_id'], msg: expect.any(String), type: 'uuid_parsing' }] });
+    expect(response.headers.get('RateLimit-Limit')).toBe('600');
+  });
+
+  it('yields well-formed RSS for hostile note content', async () => {
+    const { user, token } = await t.createUser();
+    const feed = await createFeed(user.id, { title: 'Hostile ]]> <b>', tags: ['h'], sharing: 'public' });
+    const nasty = `]]> <script>alert(1)</script> & \u0000\u0001\u000b ok 😀 שלום \u202eevil ${'x'.repeat(15_000)}`;
+    await t.save(token, { url: 'https://example.com/hostile?a=1&b=<2>', title: `T ${nasty.slice(0, 200)}`, selection: nasty, comment: `${nasty.slice(0, 4000)} #h` });
+    const xml = await (await fetch(feedUrl(feed.id, 'rss'))).text();
+    parseXmlStrictly(xml);
+    const parsed = parseFeed(xml);
+    expect(parsed.items).toHaveLength(1);
+    expect(parsed.items[0]!.title).toContain('😀 שלום');
+    expect(parsed.items[0]!.title).not.toContain('\u0000');
+  });
+});
+
+describe('conditional GET for feed readers', () => {
+  it('answers 304 with no body to a matching If-None-Match or a current If-Modified-Since', async () => {
+    const { user, token } = await t.createUser();
+    const feed = await createFeed(user.id, { title: 'Cached', tags: ['c'], sharing: 'public' });
+    await t.save(token, { url: 'https://example.com/c', comment: '#c' });
+    for (const variant of ['public', 'rss'] as const) {
+      const first = await fetch(feedUrl(feed.id, variant));
+      const etag = first.headers.get('ETag')!;
+      const lastModified = first.headers.get('Last-Modified')!;
+      expect(etag).toMatch(/^"[^"]+"$/);
+      expect(new Date(lastModified).toUTCString()).toBe(lastModified);
+
+      const revalidated = await fetch(feedUrl(feed.id, variant), { headers: { 'If-None-Match': etag } });
+      expect(revalidated.status).toBe(304);
+      expect(await revalidated.text()).toBe('');
+      expect(revalidated.headers.get('ETag')).toBe(etag);
+
+      expect((await fetch(feedUrl(feed.id, variant), { headers: { 'If-Modified-Since': lastModified } })).status).toBe(304);
+      // If-None-Match wins when both are sent.
+      const mismatched = await fetch(feedUrl(feed.id, variant), { headers: { 'If-None-Match': '"stale"', 'If-Modified-Since': lastModified } });
+      expect(mismatched.status).toBe(200);
+    }
+  });
+
+  it('changes the ETag when a matching note changes', async () => {
+    const { user, token } = await t.createUser();
+    const feed = await createFeed(user.id, { title: 'Changing', tags: ['e'], sharing: 'public' });
+    await t.save(token, { url: 'https://example.com/e', comment: '#e' });
+    const before = (await fetch(feedUrl(feed.id, 'rss'))).headers.get('ETag')!;
+    await t.save(token, { url: 'https://example.com/e', selection: 'new highlight' });
+    const after = await fetch(feedUrl(feed.id, 'rss'), { headers: { 'If-None-Match': before } });
+    expect(after.status).toBe(200);
+    expect(after.headers.get('ETag')).not.toBe(before);
+  });
+});
+
+describe('feed rate limit', () => {
+  it('limits each client with the four headers and a 429 RateLimitError', async () => {
+    const limited = await startTestStack({ FEED_RATE_LIMIT: '3;w=60' });
+    try {
+      const url = `${limited.stack.baseUrl}/api/v2/publisher/feeds/${randomUUID()}/public`;
+      const statuses = await Promise.all(Array.from({ length: 6 }, () => fetch(url).then(async (response) => ({ response, body: await response.text() }))));
+      expect(statuses.filter(({ response }) => response.status === 404)).toHaveLength(3);
+      const rejected = statuses.filter(({ response }) => response.status === 429);
+      expect(rejected).toHaveLength(3);
+      const { response, body } = rejected[0]!;
+      const detail = JSON.parse(body).detail;
+      expect(detail).toMatchObject({ code: 'rate_limited', retry_after: Number(response.headers.get('Retry-After')) });
+      expect(response.headers.get('RateLimit-Policy')).toBe('3;w=60');
+    } finally {
+      await limited.stop();
+    }
+  });
+});
