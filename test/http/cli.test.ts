@@ -49,11 +49,38 @@ describe('gleaner CLI against the running local stack', () => {
     [['bookmarks', 'get', '00000000-0000-4000-8000-000000000000', '--json'], /no bookmark with id/],
     [['tokens', 'revoke', '00000000-0000-4000-8000-000000000000', '--json'], /no token with id/],
     [['tokens', 'create', '--user', '00000000-0000-4000-8000-000000000000', '--json'], /No user with id/],
+    [['feeds', 'create', '--user', '00000000-0000-4000-8000-000000000000', '--title', 'x', '--json'], /No user with id/],
+    [['feeds', 'update', '00000000-0000-4000-8000-000000000000', '--title', 'x', '--json'], /no feed with id/],
   ])('fails clearly for an unknown id: %j', async (args, message) => {
     const result = await gleaner(args, env);
     expect(result.code).not.toBe(0);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(message);
+  });
+
+  it('creates, updates, lists and deletes feeds', async () => {
+    const user = parse((await gleaner(['users', 'create', '--name', 'Publisher', '--json'], env)).stdout);
+    const created = parse((await gleaner(['feeds', 'create', '--user', user.id, '--title', 'Links', '--tags', 'AWS,#reading', '--json'], env)).stdout);
+    expect(created).toEqual({
+      id: expect.any(String),
+      title: 'Links',
+      description: null,
+      tags: ['aws', 'reading'],
+      match: 'any',
+      sharing: 'private',
+      json_url: `${t.stack.baseUrl}/api/v2/publisher/feeds/${created.id}/public`,
+      rss_url: `${t.stack.baseUrl}/api/v2/publisher/feeds/${created.id}/rss`,
+    });
+    expect((await fetch(created.json_url)).status).toBe(404);
+
+    const updated = parse((await gleaner(['feeds', 'update', created.id, '--sharing', 'public', '--match', 'all', '--description', 'Mine', '--json'], env)).stdout);
+    expect(updated).toMatchObject({ id: created.id, sharing: 'public', match: 'all', description: 'Mine', tags: ['aws', 'reading'] });
+    expect((await fetch(created.rss_url)).status).toBe(200);
+
+    expect(parse((await gleaner(['feeds', 'list', '--user', user.id, '--json'], env)).stdout)).toEqual({ feeds: [updated] });
+    expect(parse((await gleaner(['feeds', 'delete', created.id, '--json'], env)).stdout)).toEqual({ id: created.id, deleted: true });
+    expect((await fetch(created.json_url)).status).toBe(404);
+    expect((await gleaner(['feeds', 'delete', created.id, '--json'], env)).stderr).toMatch(/no feed with id/);
   });
 
   it('rejects bad usage with exit code 2', async () => {
