@@ -1,0 +1,206 @@
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  type CfnRestApi,
+  EndpointType,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  ResponseType,
+  RestApi,
+  type IResource,
+  type Method,
+  type MethodDeploymentOptions,
+  type ThrottlingPerMethod,
+} from 'aws-cdk-lib/aws-apigateway';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { corsPreflight, type RouteDefinition } from '../functions/platform/routes';
+import { AppFunction } from './app-function';
+import type { DataTable } from './data';
+import type { EnrichmentQueue } from './enrichment';
+import type { GleanerSettings, Throttle } from './settings';
+
+export interface ApiProps {
+  readonly routes: readonly RouteDefinition[];
+  readonly settings: GleanerSettings;
+  readonly data: DataTable;
+  readonly enrichment: EnrichmentQueue;
+}
+
+/** The REST API: one Lambda proxy integration per route of the route table, throttled per route. */
+export class Api extends Construct {
+  readonly restApi: RestApi;
+
+  constructor(scope: Construct, id: string, { routes, settings, data, enrichment }: ApiProps) {
+    super(scope, id);
+    const apiName = Stack.of(this).stackName;
+    const logging = { retention: settings.logRetentionDays, removalPolicy: RemovalPolicy.DESTROY };
+    const quotaOf = (route: RouteDefinition): Throttle => {
+      const quota = settings.throttle[route.throttle];
+      if (!quota) throw new Error(`Route ${route.id} uses the quota "${route.throttle}", which cdk.json context gleaner.throttle lacks.`);
+      return quota;
+    };
+
+    this.restApi = new RestApi(this, 'RestApi', {
+      restApiName: apiName,
+      description: 'Gleaner: bookmark capture and published feeds',
+      // CloudFront will front the public routes, so the API needs no edge endpoint of its own.
+      endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // API Gateway writes access and execution logs through this account-wide role.
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: settings.stage,
+        tracingEnabled: true,
+        accessLogDestination: new LogGroupLogDestination(new LogGroup(this, 'AccessLogs', logging)),
+        accessLogFormat: accessLogFormat(),
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: false,
+        ...stageThrottling(settings.throttle.default),
+        methodOptions: Object.fromEntries(routes.map((route) => [`${route.path}/${route.method}`, stageThrottling(quotaOf(route))])),
+      },
+    });
+    // API Gateway would otherwise create the execution log group itself, without retention.
+    const executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      ...logging,
+      logGroupName: `API-Gateway-Execution-Logs_${this.restApi.restApiId}/${settings.stage}`,
+    });
+    this.restApi.deploymentStage.node.addDependency(executionLogs);
+
+    const methodThrottles: ThrottlingPerMethod[] = [];
+    const corsMethods = new Map<IResource, string[]>();
+    for (const route of routes) {
+      const fn = this.addRouteFunction(route, { settings, data, enrichment });
+      const resource = this.restApi.root.resourceForPath(route.path);
+      const method = resource.addMethod(route.method, new LambdaIntegration(fn.function));
+      methodThrottles.push({ method, throttle: quotaOf(route) });
+      if (route.cors) corsMethods.set(resource, [...(corsMethods.get(resource) ?? []), route.method]);
+      acknowledgeAuthInFunction(method);
+    }
+    for (const [resource, methods] of corsMethods) {
+      resource.addCorsPreflight({
+        allowOrigins: [...settings.corsAllowedOrigins],
+        allowHeaders: [...corsPreflight.allowHeaders],
+        allowMethods: ['OPTIONS', ...methods],
+        maxAge: Duration.seconds(corsPreflight.maxAgeSeconds),
+      });
+    }
+
+    // Usage plans enforce their limits only on API-key requests; the stage throttles above apply to everyone.
+    this.restApi.addUsagePlan('UsagePlan', {
+      name: `${apiName}-throttles`,
+      description: 'Per-route throttles from cdk.json context gleaner.throttle (enforced for all callers by the stage method settings).',
+      throttle: settings.throttle.default,
+      apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage, throttle: methodThrottles }],
+    });
+
+    this.addErrorResponses(settings.corsAllowedOrigins);
+    this.acknowledgeNagFindings();
+  }
+
+  /** The route's function, with the grants and settings its `access` and quota call for. */
+  private addRouteFunction(route: RouteDefinition, { settings, data, enrichment }: Omit<ApiProps, 'routes'>): AppFunction {
+    const fn = new AppFunction(this, route.id, {
+      entry: route.entry,
+      description: `${route.method} ${route.path}`,
+      logRetention: settings.logRetentionDays,
+      logLevel: settings.logLevel,
+    });
+    for (const access of route.access) {
+      if (access === 'queue:enrichment') fn.bindQueue(enrichment.queue, 'ENRICHMENT_QUEUE_URL');
+      else fn.bindTable(data, access);
+    }
+    const rateLimit = settings.rateLimits[route.throttle];
+    if (rateLimit) fn.function.addEnvironment(`${route.throttle.toUpperCase()}_RATE_LIMIT`, rateLimit);
+    if (route.cors) fn.function.addEnvironment('CORS_ALLOWED_ORIGINS', settings.corsAllowedOrigins.join(','));
+    return fn;
+  }
+
+  /** API Gateway's own errors in the contract's shape: every error body has a top-level `detail`. */
+  private addErrorResponses(allowedOrigins: readonly string[]): void {
+    // Browsers hide error bodies without this header. Gateway errors carry nothing private, so with
+    // several allowed origins the caller's own Origin is echoed.
+    const allowOrigin = allowedOrigins.length === 1 ? `'${allowedOrigins[0]}'` : 'method.request.header.Origin';
+    const responses: { type: ResponseType; statusCode?: string; body: string; headers?: Record<string, string> }[] = [
+      {
+        type: ResponseType.THROTTLED,
+        statusCode: '429',
+        body: detail({ code: 'rate_limited', message: 'Too many requests; slow down.', retry_after: 1 }),
+        headers: { 'Retry-After': "'1'" },
+      },
+      { type: ResponseType.UNAUTHORIZED, statusCode: '401', body: detail('Unauthorized') },
+      { type: ResponseType.ACCESS_DENIED, statusCode: '403', body: detail('Forbidden') },
+      // API Gateway answers an unknown path or method with this type.
+      { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, statusCode: '404', body: detail('Not Found') },
+      // messageString is the message already quoted as a JSON string.
+      { type: ResponseType.DEFAULT_4XX, body: '{"detail":$context.error.messageString}' },
+      { type: ResponseType.DEFAULT_5XX, body: detail('Internal Server Error') },
+    ];
+    for (const { type, statusCode, body, headers } of responses) {
+      this.restApi.addGatewayResponse(type.responseType, {
+        type,
+        statusCode,
+        responseHeaders: { 'Access-Control-Allow-Origin': allowOrigin, ...headers },
+        templates: { 'application/json': body },
+      });
+    }
+  }
+
+  private acknowledgeNagFindings(): void {
+    Validations.of(this.restApi.node.defaultChild as CfnRestApi).acknowledge({
+      id: 'AwsSolutions-APIG2',
+      reason: 'Each function validates its request itself so that invalid input gets the contract\'s 422 HTTPValidationError body.',
+    });
+    Validations.of(this.restApi.node.findChild('CloudWatchRole')).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason: 'The account-level API Gateway logging role uses the AWS-provided service-role policy made for it.',
+    });
+    Validations.of(this.restApi.deploymentStage).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason: 'No WAF web ACL for now: abuse is bounded by the stage throttles and the per-subject rate limits in DynamoDB, and the public routes will sit behind CloudFront, where a web ACL belongs.',
+    });
+  }
+}
+
+function acknowledgeAuthInFunction(method: Method): void {
+  Validations.of(method).acknowledge(
+    {
+      id: 'AwsSolutions-APIG4',
+      reason: 'The save function authenticates personal access tokens itself (only their hashes are stored in DynamoDB); the feed and icon routes are public by contract.',
+    },
+    {
+      id: 'AwsSolutions-COG4',
+      reason: 'Callers hold personal access tokens checked by the save function, or need no credentials (public feeds); there are no Cognito users.',
+    },
+  );
+}
+
+function stageThrottling({ rateLimit, burstLimit }: Throttle): MethodDeploymentOptions {
+  return { throttlingRateLimit: rateLimit, throttlingBurstLimit: burstLimit };
+}
+
+function detail(value: unknown): string {
+  return JSON.stringify({ detail: value });
+}
+
+function accessLogFormat(): AccessLogFormat {
+  return AccessLogFormat.custom(
+    JSON.stringify({
+      requestId: AccessLogField.contextRequestId(),
+      requestTime: AccessLogField.contextRequestTime(),
+      sourceIp: AccessLogField.contextIdentitySourceIp(),
+      userAgent: AccessLogField.contextIdentityUserAgent(),
+      method: AccessLogField.contextHttpMethod(),
+      resourcePath: AccessLogField.contextResourcePath(),
+      status: AccessLogField.contextStatus(),
+      errorType: AccessLogField.contextErrorResponseType(),
+      responseLength: AccessLogField.contextResponseLength(),
+      responseLatency: AccessLogField.contextResponseLatency(),
+      integrationStatus: AccessLogField.contextIntegrationStatus(),
+      integrationLatency: AccessLogField.contextIntegrationLatency(),
+      xrayTraceId: AccessLogField.contextXrayTraceId(),
+    }),
+  );
+}

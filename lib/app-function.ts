@@ -1,0 +1,99 @@
+import { Duration, RemovalPolicy, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Role, ServicePrincipal, type IGrantable, type IPrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DataTable, TableAccess } from './data';
+import type { GleanerSettings } from './settings';
+
+/** Repository root: entries are relative to it, and esbuild resolves packages from its lock file. */
+const projectRoot = fileURLToPath(new URL('..', import.meta.url));
+
+/** ESM bundles have no `require`, yet bundled CommonJS dependencies (xmlbuilder2) still call it. */
+const esmRequireBanner = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+export interface AppFunctionProps {
+  /** Handler module relative to the repository root; it exports `handler`. */
+  readonly entry: string;
+  readonly description?: string;
+  readonly logRetention: RetentionDays;
+  readonly logLevel: GleanerSettings['logLevel'];
+}
+
+/** A Gleaner Lambda function with the defaults every function shares. */
+export class AppFunction extends Construct implements IGrantable {
+  readonly function: NodejsFunction;
+  readonly logGroup: LogGroup;
+  readonly grantPrincipal: IPrincipal;
+  private readonly role: Role;
+
+  constructor(scope: Construct, id: string, props: AppFunctionProps) {
+    super(scope, id);
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // Own role rather than AWSLambdaBasicExecutionRole, so the function can write to its own log group only.
+    this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: path.resolve(projectRoot, props.entry),
+      projectRoot,
+      depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
+      description: props.description,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 512,
+      timeout: Duration.seconds(10),
+      tracing: Tracing.ACTIVE,
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'gleaner',
+        POWERTOOLS_METRICS_NAMESPACE: 'Gleaner',
+        LOG_LEVEL: props.logLevel,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        mainFields: ['module', 'main'],
+        target: 'node24',
+        minify: true,
+        sourceMap: true,
+        banner: esmRequireBanner,
+      },
+    });
+    this.grantPrincipal = this.function.grantPrincipal;
+    this.logGroup.grantWrite(this.function);
+    this.acknowledgeWildcard(
+      'Resource::*',
+      'Active X-Ray tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
+    );
+  }
+
+  /** Grants `access` to the table and tells the function its name (`TABLE_NAME`). */
+  bindTable(data: DataTable, access: TableAccess): void {
+    data.grant(this, access);
+    this.function.addEnvironment('TABLE_NAME', data.table.tableName);
+    if (access !== 'table:rate-limit') {
+      const tableId = Stack.of(data).getLogicalId(data.table.node.defaultChild as CfnElement);
+      this.acknowledgeWildcard(
+        `Resource::<${tableId}.Arn>/index/*`,
+        'Table grants also cover the global secondary indexes of this one table, which IAM names <table ARN>/index/<name>.',
+      );
+    }
+  }
+
+  /** Grants SendMessage on `queue` and tells the function its URL in the variable `urlVariable`. */
+  bindQueue(queue: IQueue, urlVariable: string): void {
+    queue.grantSendMessages(this);
+    this.function.addEnvironment(urlVariable, queue.queueUrl);
+  }
+
+  private acknowledgeWildcard(finding: string, reason: string): void {
+    Validations.of(this.role).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
+  }
+}

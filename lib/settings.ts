@@ -1,0 +1,42 @@
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { z } from 'zod';
+import { parseRateLimitPolicy } from '../functions/core/rate-limit';
+
+/** API Gateway token bucket: steady requests per second and the burst above it. */
+const throttleSchema = z.object({
+  rateLimit: z.number().positive(),
+  burstLimit: z.int().nonnegative(),
+});
+
+const settingsSchema = z.object({
+  /** API Gateway stage name; also names the stack's API and usage plan. */
+  stage: z.string().regex(/^[A-Za-z0-9_-]+$/, 'use letters, digits, "-" and "_"'),
+  /** `default` covers the whole stage; every other key is a route quota (`RouteDefinition.throttle`). */
+  throttle: z.object({ default: throttleSchema }).catchall(throttleSchema),
+  /** Application rate-limit policies per route quota, handed to the functions as `<QUOTA>_RATE_LIMIT`. */
+  rateLimits: z.record(z.string(), z.string().refine(isRateLimitPolicy, 'expected a policy of the form "120;w=60"')),
+  corsAllowedOrigins: z.array(z.string().min(1)).nonempty(),
+  logRetentionDays: z.enum(RetentionDays),
+  logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']),
+});
+
+export type GleanerSettings = z.infer<typeof settingsSchema>;
+export type Throttle = z.infer<typeof throttleSchema>;
+
+/** Validates the operator-tunable settings (cdk.json context `gleaner` plus the stage). */
+export function parseSettings(input: unknown): GleanerSettings {
+  const result = settingsSchema.safeParse(input);
+  if (!result.success) {
+    throw new Error(`Invalid Gleaner settings (cdk.json context "gleaner"):\n${z.prettifyError(result.error)}`);
+  }
+  return result.data;
+}
+
+function isRateLimitPolicy(policy: string): boolean {
+  try {
+    parseRateLimitPolicy(policy);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,112 @@
+import { Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { describe, expect, it } from 'vitest';
+import { RATE_LIMIT_KEY_PREFIX } from '../../functions/adapters/dynamo/keys';
+import { routes, type RouteDefinition } from '../../functions/platform/routes';
+import { AppFunction } from '../../lib/app-function';
+import { EnrichmentQueue } from '../../lib/enrichment';
+import { parseSettings } from '../../lib/settings';
+import { apiMethods, buildApi, cdkJson, onlyResource, testApp, testContext, testSettings } from './harness';
+
+const saveRoute = routes.find((route) => route.id === 'SaveBookmark')!;
+
+/** A public feed route as a later change will add it; any existing module serves as its entry. */
+const feedRoute: RouteDefinition = {
+  id: 'PublishedFeed',
+  method: 'GET',
+  path: '/api/v2/publisher/feeds/{feed_id}/public',
+  entry: saveRoute.entry,
+  throttle: 'feed',
+  cors: false,
+  cdn: true,
+  access: ['table:read', 'table:rate-limit'],
+};
+
+describe('adding a route to the route table', () => {
+  const template = buildApi([saveRoute, feedRoute]);
+  const [, feedFunction] = onlyResource(template, 'AWS::Lambda::Function', { Description: 'GET /api/v2/publisher/feeds/{feed_id}/public' });
+
+  it('adds its method under nested resources with a path parameter', () => {
+    expect(apiMethods(template).map(({ httpMethod, path }) => `${httpMethod} ${path}`).sort()).toEqual([
+      'GET /api/v2/publisher/feeds/{feed_id}/public',
+      'OPTIONS /api/v1/bookmarks/save',
+      'POST /api/v1/bookmarks/save',
+    ]);
+  });
+
+  it('hands the function its quota as <QUOTA>_RATE_LIMIT, and no CORS settings unless the route asks', () => {
+    const variables = feedFunction.Properties.Environment.Variables as Record<string, unknown>;
+    expect(variables.FEED_RATE_LIMIT).toBe(testContext.rateLimits.feed);
+    expect(variables).toHaveProperty('TABLE_NAME');
+    expect(variables).not.toHaveProperty('CORS_ALLOWED_ORIGINS');
+    expect(variables).not.toHaveProperty('ENRICHMENT_QUEUE_URL');
+  });
+
+  it('lets table:rate-limit update rate-limit windows only', () => {
+    const roleId = feedFunction.Properties.Role['Fn::GetAtt'][0] as string;
+    const [, policy] = onlyResource(template, 'AWS::IAM::Policy', { Roles: [{ Ref: roleId }] });
+    const statements = policy.Properties.PolicyDocument.Statement as Record<string, unknown>[];
+    expect(statements.filter((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem'))).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:UpdateItem',
+        Resource: { 'Fn::GetAtt': [expect.stringMatching(/^DataTable/), 'Arn'] },
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RATE_LIMIT_KEY_PREFIX}*`] } },
+      },
+    ]);
+  });
+
+  it('throttles it by its own quota at the stage and in the usage plan', () => {
+    const { feed } = testContext.throttle;
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({
+          HttpMethod: 'GET',
+          ResourcePath: '/~1api~1v2~1publisher~1feeds~1{feed_id}~1public',
+          ThrottlingRateLimit: feed.rateLimit,
+          ThrottlingBurstLimit: feed.burstLimit,
+        }),
+      ]),
+    });
+    const [, plan] = onlyResource(template, 'AWS::ApiGateway::UsagePlan');
+    expect(plan.Properties.ApiStages[0].Throttle['/api/v2/publisher/feeds/{feed_id}/public/GET']).toEqual({ RateLimit: feed.rateLimit, BurstLimit: feed.burstLimit });
+  });
+
+  it('fails early when cdk.json has no quota for the route', () => {
+    const { icon: _icon, ...throttle } = testContext.throttle;
+    expect(() => buildApi([{ ...feedRoute, throttle: 'icon' }], testSettings({ throttle }))).toThrow(/quota "icon"/);
+  });
+});
+
+describe('API with several allowed origins', () => {
+  it('echoes the caller origin on gateway errors', () => {
+    const template = buildApi([saveRoute], testSettings({ corsAllowedOrigins: ['https://a.example', 'https://b.example'] }));
+    const [, throttled] = onlyResource(template, 'AWS::ApiGateway::GatewayResponse', { ResponseType: 'THROTTLED' });
+    expect(throttled.Properties.ResponseParameters['gatewayresponse.header.Access-Control-Allow-Origin']).toBe('method.request.header.Origin');
+  });
+});
+
+describe('enrichment workers', () => {
+  it('consume the queue and report failed records one by one', () => {
+    const stack = new Stack(testApp(), 'WorkerTest');
+    const enrichment = new EnrichmentQueue(stack, 'Enrichment');
+    enrichment.addWorker(new AppFunction(stack, 'Worker', { entry: saveRoute.entry, logRetention: RetentionDays.ONE_WEEK, logLevel: 'INFO' }));
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^EnrichmentQueue'), 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+});
+
+describe('settings', () => {
+  it('accepts the settings in cdk.json', () => {
+    expect(parseSettings({ ...(cdkJson.context.gleaner as object), stage: 'prod' }).stage).toBe('prod');
+  });
+
+  it('rejects malformed rate-limit policies and unsupported log retention', () => {
+    expect(() => parseSettings({ ...testContext, stage: 'prod', rateLimits: { save: '120 per minute' } })).toThrow(/rateLimits\.save/);
+    expect(() => parseSettings({ ...testContext, stage: 'prod', logRetentionDays: 31 })).toThrow(/logRetentionDays/);
+  });
+});

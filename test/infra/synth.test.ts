@@ -1,0 +1,33 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, expect, it } from 'vitest';
+
+const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+const outdir = mkdtempSync(path.join(tmpdir(), 'gleaner-synth-'));
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+it('synthesizes the app with the CLI, bundling the save function as ESM', () => {
+  const synth = spawnSync('npx', ['cdk', 'synth', '--quiet', '-o', outdir], {
+    cwd: projectRoot,
+    env: { ...process.env, CI: 'true' },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  // cdk-nag runs as a validation plugin: a finding nobody acknowledged fails the synth.
+  expect(synth.status, `${synth.stdout}\n${synth.stderr}`).toBe(0);
+
+  const template = JSON.parse(readFileSync(path.join(outdir, 'Gleaner.template.json'), 'utf8'));
+  const saveFunction = Object.values<{ Type: string; Properties: Record<string, any> }>(template.Resources).find(
+    (resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.Description === 'POST /api/v1/bookmarks/save',
+  );
+  expect(saveFunction?.Properties.Handler).toBe('index.handler');
+  const assetHash = String(saveFunction?.Properties.Code.S3Key).replace(/\.zip$/, '');
+  const bundle = path.join(outdir, `asset.${assetHash}`, 'index.mjs');
+  expect(existsSync(bundle)).toBe(true);
+  expect(readFileSync(bundle, 'utf8')).toMatch(
+    /^import \{ createRequire \} from 'module'; const require = createRequire\(import\.meta\.url\);/,
+  );
+}, 150_000);
