@@ -1,4 +1,4 @@
-import { Logger } from '@aws-lambda-powertools/logger';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Feed, FeedNote } from '../core/feed';
 import { feedValidators, isNotModified, type FeedVariant } from '../core/feed-conditional-get';
@@ -10,6 +10,7 @@ import { DynamoAccountStore } from '../adapters/dynamo/account-store';
 import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
 import { DynamoRateLimiter, type RateLimiter } from '../adapters/dynamo/rate-limiter';
 import { requireEnv, type Environment } from '../platform/env';
+import { createLogger } from '../platform/logger';
 import { routeUrl } from '../platform/routes';
 import { httpRoute } from './middleware';
 import { errorResponse, header, type Headers } from './responses';
@@ -120,7 +121,7 @@ export function publishedFeedDeps(env: Environment): PublishedFeedDeps {
     cacheSeconds: positiveInteger(env.FEED_CACHE_SECONDS, 300),
     publicBaseUrl: env.PUBLIC_BASE_URL || null,
     trustCdnHeaders: env.TRUST_CDN_HEADERS === 'true',
-    logger: new Logger({ serviceName: 'gleaner', logLevel: (env.LOG_LEVEL as 'INFO' | undefined) ?? 'INFO' }),
+    logger: createLogger(env),
   };
 }
 

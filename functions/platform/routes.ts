@@ -27,9 +27,9 @@ export interface RouteDefinition {
  * - `table:read`: GetItem/Query/BatchGetItem on the table and its indexes (env TABLE_NAME)
  * - `table:write`: item writes and transactions on the table (env TABLE_NAME)
  * - `table:rate-limit`: UpdateItem on rate-limit window items only (`RL#…` keys)
- * - `queue:enrichment`: SendMessage to the enrichment queue (env ENRICHMENT_QUEUE_URL)
+ * - `queue:enrichment` / `queue:favicon`: SendMessage to that queue (env from workers.ts `queues`)
  */
-export type ResourceAccess = 'table:read' | 'table:write' | 'table:rate-limit' | 'queue:enrichment';
+export type ResourceAccess = 'table:read' | 'table:write' | 'table:rate-limit' | 'queue:enrichment' | 'queue:favicon';
 
 export const routes: readonly RouteDefinition[] = [
   {
@@ -61,6 +61,16 @@ export const routes: readonly RouteDefinition[] = [
     cors: false,
     cdn: true,
     access: ['table:read', 'table:rate-limit'],
+  },
+  {
+    id: 'GetIcon',
+    method: 'GET',
+    path: '/icons/{icon_file}',
+    entry: 'functions/get-icon/handler.ts',
+    throttle: 'icon',
+    cors: false,
+    cdn: true,
+    access: ['table:read'],
   },
 ];
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Logger } from '@aws-lambda-powertools/logger';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { parseRateLimitPolicy, rateLimitHeaders, type RateLimitPolicy } from '../core/rate-limit';
 import { saveBookmark, saveResult, type SaveBookmarkPorts } from '../core/save-bookmark';
@@ -14,6 +14,7 @@ import { corsOrigins, httpRoute } from '../http/middleware';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, jsonResponse } from '../http/responses';
 import { deferred, requireEnv, type Environment } from '../platform/env';
+import { createLogger } from '../platform/logger';
 
 /** POST /api/v1/bookmarks/save — the one operation personal access tokens authenticate. */
 
@@ -84,7 +85,7 @@ export function createHandler(env: Environment) {
     enrichment: new SqsEnrichmentPublisher(createSqsClient({ endpoint: env.SQS_ENDPOINT }), requireEnv(env, 'ENRICHMENT_QUEUE_URL')),
     rateLimitPolicy: parseRateLimitPolicy(env.SAVE_RATE_LIMIT ?? '120;w=60'),
     corsOrigins: corsOrigins(env.CORS_ALLOWED_ORIGINS),
-    logger: new Logger({ serviceName: 'gleaner', logLevel: (env.LOG_LEVEL as 'INFO' | undefined) ?? 'INFO' }),
+    logger: createLogger(env),
     newId: randomUUID,
     now: () => new Date(),
   });

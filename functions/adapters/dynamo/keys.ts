@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
  * | feed                | FEED#<feedId>           | FEED               | USER#<userId>#FEEDS        | <created>#<feedId>   |
  * | rate-limit window   | RL#<subject>            | W#<windowStart>    |                            |                      |
  * | site (favicon)      | SITE#<host>             | SITE               |                            |                      |
+ * | icon bytes          | ICON#<sha256>           | ICON               |                            |                      |
  */
 export type Key = { pk: string; sk: string };
 
@@ -39,6 +40,7 @@ export const keys = {
   }),
   rateLimitWindow: (subject: string, windowStart: number): Key => ({ pk: `RL#${subject}`, sk: `W#${windowStart}` }),
   site: (host: string): Key => ({ pk: `SITE#${host}`, sk: 'SITE' }),
+  icon: (hash: string): Key => ({ pk: `ICON#${hash}`, sk: 'ICON' }),
 };
 
 /** Prefix of every rate-limit key; the CDK stack limits the feed functions' writes to it. */

@@ -1,0 +1,39 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { iconHeaders, parseIconFileName } from '../core/icons';
+import { createDynamoClients } from '../adapters/dynamo/client';
+import { DynamoSiteStore } from '../adapters/dynamo/site-store';
+import { httpRoute } from '../http/middleware';
+import { errorResponse } from '../http/responses';
+import { deferred, requireEnv, type Environment } from '../platform/env';
+import { createLogger } from '../platform/logger';
+
+/** GET /icons/{icon_file} — a stored favicon, immutable (its name is its content hash). */
+
+export interface GetIconDeps {
+  readonly icons: Pick<DynamoSiteStore, 'getIcon'>;
+  readonly logger: Logger;
+}
+
+const NOT_FOUND = { code: 'not_found', message: 'Icon not found' };
+
+export function makeHandler(deps: GetIconDeps) {
+  return httpRoute((event) => getIcon(deps, event), { logger: deps.logger, corsOrigins: ['*'] });
+}
+
+async function getIcon(deps: GetIconDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const hash = parseIconFileName(event.pathParameters?.icon_file);
+  const icon = hash ? await deps.icons.getIcon(hash) : null;
+  if (!icon) return errorResponse(404, NOT_FOUND, { 'Cache-Control': 'public, max-age=60' });
+  return { statusCode: 200, headers: iconHeaders(icon.mediaType), body: Buffer.from(icon.bytes).toString('base64'), isBase64Encoded: true };
+}
+
+export function createHandler(env: Environment) {
+  const { doc } = createDynamoClients({ endpoint: env.DYNAMODB_ENDPOINT });
+  return makeHandler({
+    icons: new DynamoSiteStore(doc, requireEnv(env, 'TABLE_NAME')),
+    logger: createLogger(env),
+  });
+}
+
+export const handler = deferred(() => createHandler(process.env));

@@ -1,0 +1,49 @@
+import type { ResourceAccess } from './routes';
+
+/**
+ * Background work, described once for the CDK stack and the local stack: the queues, the
+ * SQS-triggered workers that drain them, and the scheduled tasks.
+ */
+
+export type QueueName = 'enrichment' | 'favicon';
+
+export interface QueueDefinition {
+  readonly name: QueueName;
+  /** Environment variable that carries the queue's URL to functions allowed to send to it. */
+  readonly urlEnv: string;
+  /** Receives before a message is parked in the queue's dead-letter queue. */
+  readonly maxReceiveCount: number;
+}
+
+export const queues: Readonly<Record<QueueName, QueueDefinition>> = {
+  enrichment: { name: 'enrichment', urlEnv: 'ENRICHMENT_QUEUE_URL', maxReceiveCount: 5 },
+  favicon: { name: 'favicon', urlEnv: 'FAVICON_QUEUE_URL', maxReceiveCount: 5 },
+};
+
+export interface WorkerDefinition {
+  readonly id: string;
+  /** Handler module relative to the repository root; exports `handler` and `createHandler(env)`. */
+  readonly entry: string;
+  readonly queue: QueueName;
+  readonly access: readonly ResourceAccess[];
+}
+
+export const workers: readonly WorkerDefinition[] = [
+  { id: 'PageWorker', entry: 'functions/page-worker/handler.ts', queue: 'enrichment', access: ['table:read', 'table:write', 'queue:favicon'] },
+  { id: 'FaviconWorker', entry: 'functions/favicon-worker/handler.ts', queue: 'favicon', access: ['table:read', 'table:write'] },
+];
+
+export interface ScheduledTaskDefinition {
+  readonly id: string;
+  readonly entry: string;
+  readonly everyMinutes: number;
+  readonly access: readonly ResourceAccess[];
+}
+
+export const scheduledTasks: readonly ScheduledTaskDefinition[] = [
+  /** Re-publishes enrichment requests whose SQS publish failed after the save committed (the outbox). */
+  { id: 'EnrichmentSweeper', entry: 'functions/enrichment-sweeper/handler.ts', everyMinutes: 5, access: ['table:read', 'table:write', 'queue:enrichment'] },
+];
+
+/** Worker attempts (receives) at a page or icon before a transient failure becomes its final outcome. */
+export const MAX_FETCH_ATTEMPTS = 3;
