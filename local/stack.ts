@@ -6,8 +6,9 @@ import { ensureTable } from '../functions/adapters/dynamo/create-table';
 import { corsOrigins } from '../functions/http/middleware';
 import type { Environment } from '../functions/platform/env';
 import { routes } from '../functions/platform/routes';
+import { queues, scheduledTasks, workers, type QueueName } from '../functions/platform/workers';
 import { createApiServer, type LocalRoute, type ProxyHandler } from './api-server';
-import { LocalQueue } from './queue';
+import { LocalQueue, type SqsConsumer } from './queue';
 import { LocalSqsEndpoint } from './sqs-endpoint';
 
 /**
@@ -20,17 +21,25 @@ export interface LocalStackOptions {
   readonly tableName: string;
   /** 0 picks a free port. */
   readonly port?: number;
-  /** Extra handler settings (SAVE_RATE_LIMIT, CORS_ALLOWED_ORIGINS, LOG_LEVEL, …). */
+  /** Extra handler settings (SAVE_RATE_LIMIT, CORS_ALLOWED_ORIGINS, GLEANER_FETCH_ALLOW, LOG_LEVEL, …). */
   readonly env?: Environment;
+  /** How often the scheduled tasks run (EventBridge's rate, shortened for a single machine). */
+  readonly scheduleEverySeconds?: number;
+  /** False leaves queued messages undelivered (for inspecting what the API enqueued). */
+  readonly startWorkers?: boolean;
   readonly log?: (line: string) => void;
 }
 
 export interface LocalStack {
   readonly baseUrl: string;
   readonly env: Environment;
-  readonly queues: { readonly enrichment: LocalQueue };
+  readonly queues: Readonly<Record<QueueName, LocalQueue>>;
+  /** Runs a scheduled task now, as its schedule would (e.g. the enrichment outbox sweep). */
+  runScheduledTask(id: string): Promise<unknown>;
   stop(): Promise<void>;
 }
+
+type ModuleWithHandler<H> = { createHandler(env: Environment): H };
 
 const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -39,10 +48,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   await ensureTable(client, options.tableName);
   client.destroy();
 
-  const enrichment = new LocalQueue({ name: 'gleaner-enrichment', visibilityTimeoutSeconds: 5, maxReceiveCount: 5 });
-  const sqs = await LocalSqsEndpoint.start([enrichment]);
+  const localQueues = Object.fromEntries(
+    Object.values(queues).map((queue) => [
+      queue.name,
+      // Short visibility timeout: a failed message comes back in seconds rather than minutes.
+      new LocalQueue({ name: `gleaner-${queue.name}`, visibilityTimeoutSeconds: 5, maxReceiveCount: queue.maxReceiveCount }),
+    ]),
+  ) as Record<QueueName, LocalQueue>;
+  const sqs = await LocalSqsEndpoint.start(Object.values(localQueues));
 
-  const handlerEnv: Environment = { LOG_LEVEL: 'WARN', ...options.env };
+  // Retries back off from 1 s instead of 30 s, and the outbox is swept after 30 s instead of 2 min.
+  const handlerEnv: Environment = { LOG_LEVEL: 'WARN', RETRY_BASE_SECONDS: '1', OUTBOX_GRACE_SECONDS: '30', ...options.env };
   let localRoutes: LocalRoute[] = [];
   const server = createApiServer({ routes: () => localRoutes, corsOrigins: corsOrigins(handlerEnv.CORS_ALLOWED_ORIGINS), log: options.log });
   const port = await listen(server, options.port ?? 0);
@@ -52,23 +68,35 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     ...handlerEnv,
     TABLE_NAME: options.tableName,
     DYNAMODB_ENDPOINT: options.dynamoEndpoint,
-    ENRICHMENT_QUEUE_URL: sqs.queueUrl(enrichment),
     SQS_ENDPOINT: sqs.endpoint,
     PUBLIC_BASE_URL: baseUrl,
+    ...Object.fromEntries(Object.values(queues).map((queue) => [queue.urlEnv, sqs.queueUrl(localQueues[queue.name])])),
   };
-  localRoutes = await Promise.all(
-    routes.map(async (definition) => {
-      const module = (await import(`${repositoryRoot}${definition.entry}`)) as { createHandler(env: Environment): ProxyHandler };
-      return { definition, handler: module.createHandler(env) };
-    }),
-  );
+  const load = <H>(entry: string) => import(`${repositoryRoot}${entry}`).then((module: ModuleWithHandler<H>) => module.createHandler(env));
+
+  localRoutes = await Promise.all(routes.map(async (definition) => ({ definition, handler: await load<ProxyHandler>(definition.entry) })));
+  if (options.startWorkers !== false) {
+    for (const worker of workers) localQueues[worker.queue].attachConsumer(await load<SqsConsumer>(worker.entry), { batchSize: 5 });
+  }
+  const tasks = new Map(await Promise.all(scheduledTasks.map(async (task) => [task.id, await load<() => Promise<unknown>>(task.entry)] as const)));
+  const timers = [...tasks.values()].map((run) => {
+    const timer = setInterval(() => void run().catch((error: unknown) => options.log?.(`scheduled task failed: ${String(error)}`)), (options.scheduleEverySeconds ?? 60) * 1000);
+    timer.unref();
+    return timer;
+  });
 
   return {
     baseUrl,
     env,
-    queues: { enrichment },
+    queues: localQueues,
+    runScheduledTask: (id) => {
+      const run = tasks.get(id);
+      if (!run) throw new Error(`No scheduled task ${id}`);
+      return run();
+    },
     stop: async () => {
-      enrichment.stop();
+      for (const timer of timers) clearInterval(timer);
+      for (const queue of Object.values(localQueues)) queue.stop();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await sqs.stop();

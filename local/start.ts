@@ -9,7 +9,21 @@ import { JavaMissingError, startDynamoDbLocal, type DynamoDbLocal } from './dyna
 import { startLocalStack, type LocalStack } from './stack';
 import { dataDirectory, LOCAL_TABLE_NAME, removeLocalState, writeLocalState } from './state';
 
-/** `npm start`: Gleaner on one machine. Configuration: PORT, GLEANER_DATA_DIR, SAVE_RATE_LIMIT. */
+/** `npm start`: Gleaner on one machine. Configuration by environment variables (see the README). */
+
+/** Settings passed on to the handlers when set; the same names the Lambda functions read. */
+const HANDLER_SETTINGS = [
+  'FEED_RATE_LIMIT',
+  'FEED_MAX_ENTRIES',
+  'FEED_CACHE_SECONDS',
+  'CORS_ALLOWED_ORIGINS',
+  'GLEANER_FETCH_ALLOW',
+  'ICON_REFRESH_DAYS',
+];
+
+function handlerSettings(): Record<string, string> {
+  return Object.fromEntries(HANDLER_SETTINGS.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
+}
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -36,11 +50,9 @@ async function main(): Promise<void> {
       dynamoEndpoint: dynamo.endpoint,
       tableName: LOCAL_TABLE_NAME,
       port,
-      env: {
-        SAVE_RATE_LIMIT: saveRateLimit,
-        ...(process.env.CORS_ALLOWED_ORIGINS ? { CORS_ALLOWED_ORIGINS: process.env.CORS_ALLOWED_ORIGINS } : {}),
-        LOG_LEVEL: process.env.LOG_LEVEL || 'WARN',
-      },
+      env: { ...handlerSettings(), SAVE_RATE_LIMIT: saveRateLimit, LOG_LEVEL: process.env.LOG_LEVEL || 'WARN' },
+      // GLEANER_ENRICHMENT=off: no background fetching of saved pages (e.g. when working offline).
+      startWorkers: process.env.GLEANER_ENRICHMENT !== 'off',
       log: (line) => console.log(line),
     });
     writeLocalState(dataDir, { pid: process.pid, baseUrl: stack.baseUrl, dynamoEndpoint: dynamo.endpoint, tableName: LOCAL_TABLE_NAME });

@@ -1,3 +1,4 @@
+import type { EnrichmentRequest } from './enrichment';
 import { extractHashtags } from './hashtags';
 import { bookmarkResource, mergeTags, type Bookmark, type Note } from './model';
 import { appendHighlight, bodyFits, buildNoteBody, endsWithParagraph, sameHighlight } from './note-body';
@@ -22,8 +23,12 @@ export interface NoteChange {
 }
 
 export interface BookmarkStore {
-  /** Writes bookmark, note and the (user, normalised URL) marker atomically, within the user's note cap. */
-  createBookmark(bookmark: Bookmark, note: Note): Promise<CreateBookmarkOutcome>;
+  /**
+   * Writes bookmark, note and the (user, normalised URL) marker atomically, within the user's note
+   * cap. With `enrichment`, the bookmark is also recorded as awaiting it (the outbox the sweeper
+   * re-publishes from, should the publish after the commit fail).
+   */
+  createBookmark(bookmark: Bookmark, note: Note, enrichment: EnrichmentRequest | null): Promise<CreateBookmarkOutcome>;
   /**
    * Applies `change` to the bookmark's note without losing concurrent updates (re-reading and
    * re-applying on conflict); `change` returns null when there is nothing to write.
@@ -33,17 +38,6 @@ export interface BookmarkStore {
     change: (note: Note) => NoteChange | null,
     updated: string,
   ): Promise<{ bookmark: Bookmark; note: Note }>;
-}
-
-export interface EnrichmentRequest {
-  readonly bookmarkId: string;
-  readonly noteId: string;
-  readonly userId: string;
-  readonly url: string;
-  /** The save omitted the description: scrape it from the page into the note. */
-  readonly scrapeDescription: boolean;
-  /** The site's favicon is not known yet. */
-  readonly fetchIcon: boolean;
 }
 
 export interface EnrichmentPublisher {
@@ -101,12 +95,17 @@ export async function saveBookmark(
     version: 1,
   };
 
-  const created = await ports.store.createBookmark(bookmark, note);
+  const scrapeDescription = request.description === null;
+  const fetchIcon = siteIcon === null;
+  const enrichment: EnrichmentRequest | null =
+    scrapeDescription || fetchIcon ? { bookmarkId: bookmark.id, noteId: note.id, userId, url, scrapeDescription, fetchIcon } : null;
+
+  const created = await ports.store.createBookmark(bookmark, note, enrichment);
   switch (created.kind) {
     case 'note-limit':
       return created;
     case 'created':
-      await requestEnrichment(ports, bookmark, { scrapeDescription: request.description === null, fetchIcon: siteIcon === null });
+      if (enrichment) await requestEnrichment(ports, enrichment);
       return { kind: 'saved', bookmark, isNewBookmark: true, selectionAppended: false };
     case 'exists':
       return appendToSavedNote(ports, created, request, now);
@@ -147,18 +146,15 @@ async function appendToSavedNote(
   return { kind: 'saved', bookmark, isNewBookmark: false, selectionAppended };
 }
 
-/** Enrichment is best effort after the commit: a failed publish must not fail the save. */
-async function requestEnrichment(
-  ports: SaveBookmarkPorts,
-  bookmark: Bookmark,
-  wanted: { scrapeDescription: boolean; fetchIcon: boolean },
-): Promise<void> {
-  if (!wanted.scrapeDescription && !wanted.fetchIcon) return;
-  const request: EnrichmentRequest = { bookmarkId: bookmark.id, noteId: bookmark.noteId, userId: bookmark.userId, url: bookmark.url, ...wanted };
+/**
+ * Publishing happens after the commit, so a failure cannot undo the save; the bookmark stays in the
+ * enrichment outbox and the sweeper publishes it again.
+ */
+async function requestEnrichment(ports: SaveBookmarkPorts, request: EnrichmentRequest): Promise<void> {
   try {
     await ports.enrichment.publish(request);
   } catch (error) {
-    ports.logger.warn('Publishing the enrichment request failed', { error: String(error), bookmarkId: bookmark.id });
+    ports.logger.warn('Publishing the enrichment request failed; the sweeper will retry it', { error: String(error), bookmarkId: request.bookmarkId });
   }
 }
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { truncate } from './text';
 import { parseBookmarkUrl, URL_MAX_LENGTH, type UrlProblem } from './url';
 import { toValidationIssues, type PydanticIssueParams, type ValidationIssue } from './validation';
@@ -27,20 +27,25 @@ const URL_PROBLEMS: Record<UrlProblem, PydanticIssueParams> = {
   url_too_long: { type: 'url_too_long', msg: `URL should have at most ${URL_MAX_LENGTH} characters`, ctx: { max_length: URL_MAX_LENGTH } },
 };
 
-const optionalText = (max?: number) => (max ? z.string().max(max) : z.string()).nullish().transform(blankToNull);
+const optionalText = (max?: number) => z.pipe(z.nullish(max ? z.string().check(z.maxLength(max)) : z.string()), z.transform(blankToNull));
 
+// zod/mini: the same validation as classic zod at a fraction of the bundle size.
 const schema = z.object({
-  url: z.string().transform((value, ctx) => {
-    const parsed = parseBookmarkUrl(value);
-    if (parsed.ok) return parsed.url;
-    ctx.addIssue({ code: 'custom', message: URL_PROBLEMS[parsed.problem].msg, params: URL_PROBLEMS[parsed.problem] });
-    return z.NEVER;
-  }),
+  url: z.pipe(
+    z.string(),
+    z.transform((value: string, ctx) => {
+      const parsed = parseBookmarkUrl(value);
+      if (parsed.ok) return parsed.url;
+      const problem = URL_PROBLEMS[parsed.problem];
+      ctx.issues.push({ code: 'custom', message: problem.msg, input: value, params: problem });
+      return z.NEVER;
+    }),
+  ),
   title: optionalText(SAVE_LIMITS.title),
   selection: optionalText(SAVE_LIMITS.selection),
   comment: optionalText(SAVE_LIMITS.comment),
-  description: optionalText().transform((value) => (value === null ? null : truncate(value, SAVE_LIMITS.description))),
-  append: z.boolean().nullish().transform((value) => value ?? false),
+  description: z.pipe(optionalText(), z.transform((value: string | null) => (value === null ? null : truncate(value, SAVE_LIMITS.description)))),
+  append: z.pipe(z.nullish(z.boolean()), z.transform((value) => value ?? false)),
 });
 
 export type SaveRequestParse = { ok: true; request: SaveRequest } | { ok: false; issues: ValidationIssue[] };

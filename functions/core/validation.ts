@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { core } from 'zod/mini';
 
 /**
  * Validation errors in the FastAPI / pydantic v2 form the contract calls HTTPValidationError:
@@ -25,7 +25,7 @@ const TYPE_NAMES: Record<string, [type: string, msg: string]> = {
 };
 
 /** Maps zod issues (parsed with `reportInput: true`) onto pydantic's error types, under `location`. */
-export function toValidationIssues(location: 'body' | 'path' | 'query', issues: readonly z.core.$ZodIssue[]): ValidationIssue[] {
+export function toValidationIssues(location: 'body' | 'path' | 'query', issues: readonly core.$ZodIssue[]): ValidationIssue[] {
   return issues.map((issue) => {
     const loc = [location, ...issue.path.map((key) => (typeof key === 'number' ? key : String(key)))];
     if (issue.code === 'custom' && issue.params) {

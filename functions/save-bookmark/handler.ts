@@ -9,7 +9,7 @@ import { DynamoAccountStore, type SaveContext } from '../adapters/dynamo/account
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoRateLimiter, type RateLimiter } from '../adapters/dynamo/rate-limiter';
-import { createSqsClient, SqsEnrichmentPublisher } from '../adapters/sqs/enrichment-publisher';
+import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
 import { corsOrigins, httpRoute } from '../http/middleware';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, jsonResponse } from '../http/responses';
@@ -82,7 +82,7 @@ export function createHandler(env: Environment) {
     accounts: new DynamoAccountStore(doc, tableName),
     store: new DynamoBookmarkStore(doc, tableName),
     rateLimiter: new DynamoRateLimiter(doc, tableName),
-    enrichment: new SqsEnrichmentPublisher(createSqsClient({ endpoint: env.SQS_ENDPOINT }), requireEnv(env, 'ENRICHMENT_QUEUE_URL')),
+    enrichment: new SqsJsonPublisher(createSqsClient({ endpoint: env.SQS_ENDPOINT }), requireEnv(env, 'ENRICHMENT_QUEUE_URL')),
     rateLimitPolicy: parseRateLimitPolicy(env.SAVE_RATE_LIMIT ?? '120;w=60'),
     corsOrigins: corsOrigins(env.CORS_ALLOWED_ORIGINS),
     logger: createLogger(env),

@@ -47,7 +47,8 @@ function portOpen(endpoint: string): Promise<boolean> {
 describe('npm start', () => {
   it('serves the save route, prints a working curl command, keeps data across restarts and stops DynamoDB Local on Ctrl-C', async () => {
     const port = await findFreePort();
-    const env = { PORT: String(port), GLEANER_DATA_DIR: dataDir };
+    // The demo page is a real site; the test must not fetch it.
+    const env = { PORT: String(port), GLEANER_DATA_DIR: dataDir, GLEANER_ENRICHMENT: 'off' };
 
     const first = start(env);
     await waitFor(() => first.output().includes('Stop with Ctrl-C'));

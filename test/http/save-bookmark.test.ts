@@ -7,6 +7,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 let t: TestStack;
 beforeAll(async () => {
+  // Workers are off: the enrichment messages a save enqueues stay in the queue for the assertions.
   t = await startTestStack();
 });
 afterAll(() => t.stop());

@@ -8,10 +8,10 @@ import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-stor
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { DynamoRateLimiter } from '../../functions/adapters/dynamo/rate-limiter';
-import { SqsEnrichmentPublisher } from '../../functions/adapters/sqs/enrichment-publisher';
+import { SqsJsonPublisher } from '../../functions/adapters/sqs/sqs';
 import { newAccessToken, newUser } from '../../functions/core/accounts';
 import { parseRateLimitPolicy } from '../../functions/core/rate-limit';
-import type { EnrichmentRequest } from '../../functions/core/save-bookmark';
+import type { EnrichmentRequest } from '../../functions/core/enrichment';
 import { makeHandler, type SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
 import { context, proxyEvent } from '../support/events';
@@ -91,11 +91,11 @@ describe('save handler against DynamoDB Local', () => {
     sqs.on(SendMessageCommand).rejects(new Error('SQS unavailable'));
     const logger = new Logger({ serviceName: 'test', logLevel: 'SILENT' });
     const warn = vi.spyOn(logger, 'warn');
-    const enrichment = new SqsEnrichmentPublisher(new SQSClient({ region: 'local' }), 'https://sqs.local/queue');
+    const enrichment = new SqsJsonPublisher(new SQSClient({ region: 'local' }), 'https://sqs.local/queue');
     const response = await save(makeHandler(deps({ enrichment, logger })), { url: 'https://example.com/sqs-down' });
     expect(response.statusCode).toBe(200);
     expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(1);
-    expect(warn).toHaveBeenCalledWith('Publishing the enrichment request failed', expect.objectContaining({ bookmarkId: expect.any(String) }));
+    expect(warn).toHaveBeenCalledWith('Publishing the enrichment request failed; the sweeper will retry it', expect.objectContaining({ bookmarkId: expect.any(String) }));
     sqs.restore();
   });
 

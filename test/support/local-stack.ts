@@ -3,15 +3,19 @@ import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-stor
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { newAccessToken, newUser } from '../../functions/core/accounts';
 import type { Environment } from '../../functions/platform/env';
-import { startLocalStack, type LocalStack } from '../../local/stack';
+import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../local/stack';
 import { createTestTable } from './dynamo';
 
 export type TestStack = Awaited<ReturnType<typeof startTestStack>>;
 
-/** The local stack on a free port over a fresh table, plus direct access to its stores. */
-export async function startTestStack(env: Environment = {}) {
+/**
+ * The local stack on a free port over a fresh table, plus direct access to its stores. Workers are
+ * off unless asked for: tests save made-up URLs, and only enrichment tests (with loopback fixture
+ * pages) should have them fetched.
+ */
+export async function startTestStack(env: Environment = {}, options: Pick<LocalStackOptions, 'startWorkers' | 'scheduleEverySeconds'> = {}) {
   const table = await createTestTable();
-  const stack: LocalStack = await startLocalStack({ dynamoEndpoint: table.endpoint, tableName: table.tableName, env: { LOG_LEVEL: 'SILENT', ...env } });
+  const stack: LocalStack = await startLocalStack({ dynamoEndpoint: table.endpoint, tableName: table.tableName, env: { LOG_LEVEL: 'SILENT', ...env }, startWorkers: false, ...options });
   const accounts = new DynamoAccountStore(table.doc, table.tableName);
   const bookmarks = new DynamoBookmarkStore(table.doc, table.tableName);
 

@@ -1,7 +1,11 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { BatchGetCommand, GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { EnrichmentRequest, PageOutcome } from '../../core/enrichment';
 import type { Bookmark, Note } from '../../core/model';
+import { insertDescription } from '../../core/note-body';
 import type { BookmarkStore, CreateBookmarkOutcome, NoteChange } from '../../core/save-bookmark';
+import { isoTimestamp } from '../../core/text';
 import { keys } from './keys';
 import { backoff, cancellationReasons, retryOnConflict } from './transactions';
 
@@ -17,7 +21,7 @@ export class DynamoBookmarkStore implements BookmarkStore {
     private readonly tableName: string,
   ) {}
 
-  async createBookmark(bookmark: Bookmark, note: Note): Promise<CreateBookmarkOutcome> {
+  async createBookmark(bookmark: Bookmark, note: Note, enrichment: EnrichmentRequest | null): Promise<CreateBookmarkOutcome> {
     const TableName = this.tableName;
     return retryOnConflict(async () => {
       try {
@@ -44,7 +48,7 @@ export class DynamoBookmarkStore implements BookmarkStore {
                   ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
                 },
               },
-              { Put: { TableName, Item: bookmarkItem(bookmark), ConditionExpression: 'attribute_not_exists(pk)' } },
+              { Put: { TableName, Item: bookmarkItem(bookmark, enrichment), ConditionExpression: 'attribute_not_exists(pk)' } },
               { Put: { TableName, Item: noteItem(note), ConditionExpression: 'attribute_not_exists(pk)' } },
               ...note.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(note, tag) } })),
             ],
@@ -68,10 +72,37 @@ export class DynamoBookmarkStore implements BookmarkStore {
     });
   }
 
-  async updateSavedNote(
+  updateSavedNote(
     ref: { bookmarkId: string; noteId: string },
     change: (note: Note) => NoteChange | null,
     updated: string,
+  ): Promise<{ bookmark: Bookmark; note: Note }> {
+    return this.updateNote(ref, change, updated);
+  }
+
+  /**
+   * Inserts a scraped description above the note's source line. A note that already has text there
+   * (a supplied description, or the user's own words) is left as it is.
+   */
+  async addDescription(noteId: string, description: string): Promise<void> {
+    const note = await this.getNote(noteId);
+    if (!note?.bookmarkId) return;
+    await this.updateNote(
+      { noteId, bookmarkId: note.bookmarkId },
+      (current) => {
+        const body = insertDescription(current.body, description);
+        return body === null ? null : { body, tags: current.tags, lastHighlight: current.lastHighlight };
+      },
+      isoTimestamp(new Date()),
+      { touchBookmark: false },
+    );
+  }
+
+  private async updateNote(
+    ref: { bookmarkId: string; noteId: string },
+    change: (note: Note) => NoteChange | null,
+    updated: string,
+    options: { touchBookmark: boolean } = { touchBookmark: true },
   ): Promise<{ bookmark: Bookmark; note: Note }> {
     const TableName = this.tableName;
     for (let attempt = 1; ; attempt++) {
@@ -100,27 +131,79 @@ export class DynamoBookmarkStore implements BookmarkStore {
                     },
                   },
                 },
-                {
-                  Update: {
-                    TableName,
-                    Key: keys.bookmark(bookmark.id),
-                    UpdateExpression: 'SET updated = :updated',
-                    ConditionExpression: 'attribute_exists(pk)',
-                    ExpressionAttributeValues: { ':updated': updated },
-                  },
-                },
+                ...(options.touchBookmark
+                  ? [
+                      {
+                        Update: {
+                          TableName,
+                          Key: keys.bookmark(bookmark.id),
+                          UpdateExpression: 'SET updated = :updated',
+                          ConditionExpression: 'attribute_exists(pk)',
+                          ExpressionAttributeValues: { ':updated': updated },
+                        },
+                      },
+                    ]
+                  : []),
                 // Every tag entry carries the note's update time: feeds list notes newest first per tag.
                 ...written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } })),
               ],
             }),
           ),
         );
-        return { bookmark: { ...bookmark, updated }, note: written };
+        return { bookmark: options.touchBookmark ? { ...bookmark, updated } : bookmark, note: written };
       } catch (error) {
         const lostRace = cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed';
         if (!lostRace || attempt >= MAX_NOTE_UPDATE_ATTEMPTS) throw error;
         await backoff(Math.min(attempt, 6));
       }
+    }
+  }
+
+  async setIcon(bookmarkId: string, icon: string): Promise<void> {
+    await this.updateBookmark(bookmarkId, 'SET icon = :icon', { ':icon': icon });
+  }
+
+  /** Records how the page enrichment ended and takes the bookmark out of the enrichment outbox. */
+  async recordPageOutcome(bookmarkId: string, outcome: PageOutcome): Promise<void> {
+    await this.updateBookmark(bookmarkId, 'SET pageStatus = :status, pageError = :reason, enrichedAt = :at REMOVE gsi1pk, gsi1sk', {
+      ':status': outcome.status,
+      ':reason': outcome.status === 'failed' ? outcome.reason : null,
+      ':at': isoTimestamp(new Date()),
+    });
+  }
+
+  /** Enrichment requests still in the outbox since before `before` (ISO time), oldest first. */
+  async pendingEnrichments(before: string, limitPerShard: number): Promise<{ request: EnrichmentRequest; sweeps: number }[]> {
+    const shards = await Promise.all(
+      keys.enrichmentOutboxShards.map((shard) =>
+        this.doc.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :shard AND gsi1sk < :before',
+            ExpressionAttributeValues: { ':shard': shard, ':before': before },
+            Limit: limitPerShard,
+          }),
+        ),
+      ),
+    );
+    return shards.flatMap((page) => page.Items ?? []).map((item) => ({ request: item.enrichment as EnrichmentRequest, sweeps: Number(item.sweeps ?? 0) }));
+  }
+
+  /** Moves a re-published request to the back of the outbox, counting the attempt. */
+  async deferEnrichment(bookmarkId: string, since: string): Promise<void> {
+    const { gsi1sk } = keys.enrichmentOutbox(bookmarkId, since);
+    await this.updateBookmark(bookmarkId, 'SET gsi1sk = :since, sweeps = if_not_exists(sweeps, :zero) + :one', { ':since': gsi1sk, ':zero': 0, ':one': 1 }, 'attribute_exists(gsi1pk)');
+  }
+
+  private async updateBookmark(bookmarkId: string, expression: string, values: Record<string, unknown>, condition = 'attribute_exists(pk)'): Promise<void> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({ TableName: this.tableName, Key: keys.bookmark(bookmarkId), UpdateExpression: expression, ConditionExpression: condition, ExpressionAttributeValues: values }),
+      );
+    } catch (error) {
+      // The bookmark was deleted meanwhile (or already left the outbox): nothing left to update.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   }
 
@@ -148,8 +231,9 @@ export class DynamoBookmarkStore implements BookmarkStore {
   }
 }
 
-function bookmarkItem(bookmark: Bookmark) {
-  return { ...keys.bookmark(bookmark.id), type: 'Bookmark', ...bookmark };
+function bookmarkItem(bookmark: Bookmark, enrichment: EnrichmentRequest | null) {
+  const outbox = enrichment ? { ...keys.enrichmentOutbox(bookmark.id, bookmark.created), enrichment, pageStatus: 'pending' } : {};
+  return { ...keys.bookmark(bookmark.id), type: 'Bookmark', ...bookmark, ...outbox };
 }
 
 function noteItem(note: Note) {
@@ -169,8 +253,9 @@ function noteTagItem(note: Note, tag: string) {
   };
 }
 
-export function toBookmark(item: Record<string, unknown>): Bookmark {
+export function toBookmark(item: Record<string, unknown>): Bookmark & { pageStatus: string | null } {
   return {
+    pageStatus: (item.pageStatus as string | undefined) ?? null,
     id: item.id as string,
     userId: item.userId as string,
     noteId: item.noteId as string,

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
  * | user                | USER#<userId>           | USER               |                            |                      |
  * | saved-URL marker    | USER#<userId>           | URL#<sha256(url)>  |                            |                      |
  * | access token        | TOKEN#<sha256(token)>   | TOKEN              | TOKENID#<tokenId>          | TOKEN                |
- * | bookmark            | BOOKMARK#<bookmarkId>   | BOOKMARK           |                            |                      |
+ * | bookmark            | BOOKMARK#<bookmarkId>   | BOOKMARK           | OUTBOX#<shard> (pending)   | <since>#<bookmarkId> |
  * | note                | NOTE#<noteId>           | NOTE               |                            |                      |
  * | note tag (index)    | NOTE#<noteId>           | TAG#<tag>          | USER#<userId>#TAG#<tag>    | <updated>#<noteId>   |
  * | feed                | FEED#<feedId>           | FEED               | USER#<userId>#FEEDS        | <created>#<feedId>   |
@@ -27,6 +27,12 @@ export const keys = {
   token: (tokenHash: string): Key => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' }),
   tokenIdIndex: (tokenId: string) => ({ gsi1pk: `TOKENID#${tokenId}`, gsi1sk: 'TOKEN' }),
   bookmark: (bookmarkId: string): Key => ({ pk: `BOOKMARK#${bookmarkId}`, sk: 'BOOKMARK' }),
+  /**
+   * Bookmarks whose enrichment has not completed, sharded over 16 partitions by the id's first hex
+   * digit so a burst of saves does not make one hot key; the sweeper reads them back.
+   */
+  enrichmentOutbox: (bookmarkId: string, since: string) => ({ gsi1pk: `OUTBOX#${bookmarkId[0]}`, gsi1sk: `${since}#${bookmarkId}` }),
+  enrichmentOutboxShards: [...'0123456789abcdef'].map((digit) => `OUTBOX#${digit}`),
   note: (noteId: string): Key => ({ pk: `NOTE#${noteId}`, sk: 'NOTE' }),
   noteTag: (noteId: string, tag: string): Key => ({ pk: `NOTE#${noteId}`, sk: `TAG#${tag}` }),
   tagIndex: (userId: string, tag: string, updated?: string, noteId?: string) => ({

@@ -1,16 +1,20 @@
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { EnrichmentPublisher, EnrichmentRequest } from '../../core/save-bookmark';
+import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 
-/** Sends enrichment requests to the enrichment queue as JSON messages. */
-export class SqsEnrichmentPublisher implements EnrichmentPublisher {
+/** Sends messages of one kind to one queue, as JSON. */
+export class SqsJsonPublisher<T> {
   constructor(
     private readonly sqs: SQSClient,
     private readonly queueUrl: string,
   ) {}
 
-  async publish(request: EnrichmentRequest): Promise<void> {
-    await this.sqs.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(request) }));
+  async publish(message: T): Promise<void> {
+    await this.sqs.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(message) }));
   }
+}
+
+/** Delays the next delivery of a received message: how a worker backs off before a retry. */
+export async function delayRedelivery(sqs: SQSClient, queueUrl: string, receiptHandle: string, seconds: number): Promise<void> {
+  await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }));
 }
 
 /** The SQS client; an `endpoint` points it at the local stack's queue emulation (any credentials). */

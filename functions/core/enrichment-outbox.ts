@@ -1,0 +1,42 @@
+import type { EnrichmentRequest, PageOutcome } from './enrichment';
+import { isoTimestamp } from './text';
+
+export interface SweepOutboxPorts {
+  readonly bookmarks: {
+    pendingEnrichments(before: string, limitPerShard: number): Promise<{ request: EnrichmentRequest; sweeps: number }[]>;
+    deferEnrichment(bookmarkId: string, since: string): Promise<void>;
+    recordPageOutcome(bookmarkId: string, outcome: PageOutcome): Promise<void>;
+  };
+  readonly enrichment: { publish(request: EnrichmentRequest): Promise<void> };
+  /** Requests younger than this are left alone: their first delivery may still be under way. */
+  readonly graceSeconds: number;
+  readonly now: () => Date;
+}
+
+/** Times a request is re-published before the bookmark is marked as not enriched for good. */
+export const MAX_OUTBOX_SWEEPS = 12;
+const SWEEP_BATCH_PER_SHARD = 25;
+
+/**
+ * The outbox sweep: every bookmark still awaiting enrichment a while after its save (its publish
+ * failed, or its messages were lost) is published again; the workers are idempotent.
+ */
+export async function sweepOutbox(ports: SweepOutboxPorts): Promise<{ republished: number; abandoned: number }> {
+  const now = ports.now();
+  const before = isoTimestamp(new Date(now.getTime() - ports.graceSeconds * 1000));
+  const pending = await ports.bookmarks.pendingEnrichments(before, SWEEP_BATCH_PER_SHARD);
+  let republished = 0;
+  let abandoned = 0;
+  for (const { request, sweeps } of pending) {
+    if (sweeps >= MAX_OUTBOX_SWEEPS) {
+      await ports.bookmarks.recordPageOutcome(request.bookmarkId, { status: 'failed', reason: 'enrichment did not complete' });
+      abandoned++;
+      continue;
+    }
+    await ports.enrichment.publish(request);
+    await ports.bookmarks.deferEnrichment(request.bookmarkId, isoTimestamp(now));
+    republished++;
+  }
+  return { republished, abandoned };
+}
+

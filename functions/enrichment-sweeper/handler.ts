@@ -1,0 +1,26 @@
+import type { EnrichmentRequest } from '../core/enrichment';
+import { sweepOutbox } from '../core/enrichment-outbox';
+import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
+import { createDynamoClients } from '../adapters/dynamo/client';
+import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
+import { deferred, requireEnv, type Environment } from '../platform/env';
+import { createLogger } from '../platform/logger';
+
+/** Scheduled: publishes again the enrichment requests of saves whose publish did not get through. */
+export function createHandler(env: Environment) {
+  const { doc } = createDynamoClients({ endpoint: env.DYNAMODB_ENDPOINT });
+  const logger = createLogger(env);
+  const ports = {
+    bookmarks: new DynamoBookmarkStore(doc, requireEnv(env, 'TABLE_NAME')),
+    enrichment: new SqsJsonPublisher<EnrichmentRequest>(createSqsClient({ endpoint: env.SQS_ENDPOINT }), requireEnv(env, 'ENRICHMENT_QUEUE_URL')),
+    graceSeconds: Number(env.OUTBOX_GRACE_SECONDS || 120),
+    now: () => new Date(),
+  };
+  return async () => {
+    const result = await sweepOutbox(ports);
+    logger.info('Swept the enrichment outbox', result);
+    return result;
+  };
+}
+
+export const handler = deferred(() => createHandler(process.env));

@@ -1,0 +1,48 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { RetryLaterError, retryDelaySeconds, type Attempt } from '../core/enrichment';
+
+/**
+ * An SQS-triggered worker: each record is processed on its own and failures are reported per record
+ * (Powertools batch), so only failed messages come back. A record that asks to be retried later is
+ * made invisible for an exponentially growing delay first; after the queue's maxReceiveCount the
+ * message lands in the dead-letter queue.
+ */
+export interface SqsWorkerOptions<T> {
+  readonly logger: Logger;
+  readonly parse: (body: string) => T;
+  readonly process: (message: T, attempt: Attempt) => Promise<unknown>;
+  /** Makes a received message invisible for `seconds` (SQS ChangeMessageVisibility). */
+  readonly delayRedelivery: (record: SQSRecord, seconds: number) => Promise<void>;
+  readonly maxAttempts: number;
+  readonly retryBaseSeconds: number;
+}
+
+export function sqsWorker<T>(options: SqsWorkerOptions<T>) {
+  const processor = new BatchProcessor(EventType.SQS);
+  const processRecord = async (record: SQSRecord) => {
+    const attempt: Attempt = { number: Number(record.attributes.ApproximateReceiveCount) || 1, max: options.maxAttempts };
+    try {
+      const outcome = await options.process(options.parse(record.body), attempt);
+      options.logger.info('Processed message', { messageId: record.messageId, attempt: attempt.number, outcome: outcome as Record<string, unknown> });
+    } catch (error) {
+      if (error instanceof RetryLaterError) {
+        const seconds = retryDelaySeconds(attempt.number, options.retryBaseSeconds);
+        options.logger.info('Retrying message later', { messageId: record.messageId, attempt: attempt.number, reason: error.message, seconds });
+        await options.delayRedelivery(record, seconds).catch((delayError: unknown) =>
+          options.logger.warn('Could not delay redelivery', { messageId: record.messageId, error: String(delayError) }),
+        );
+      } else {
+        options.logger.error('Processing the message failed', { messageId: record.messageId, attempt: attempt.number, error: error as Error });
+      }
+      throw error;
+    }
+  };
+  return middy(
+    (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
+      processPartialResponse(event, processRecord, processor, { context, throwOnFullBatchFailure: false }),
+  ).use(injectLambdaContext(options.logger, { resetKeys: true }));
+}

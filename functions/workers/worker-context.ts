@@ -1,0 +1,47 @@
+import type { SQSRecord } from 'aws-lambda';
+import type { FetchOutcome } from '../core/enrichment';
+import { createDynamoClients } from '../adapters/dynamo/client';
+import { createSafeFetcher, FetchFailedError, FetchRefusedError, parseFetchAllow, type SafeFetchRequest } from '../adapters/safe-fetch';
+import { createSqsClient, delayRedelivery } from '../adapters/sqs/sqs';
+import { requireEnv, type Environment } from '../platform/env';
+import { createLogger } from '../platform/logger';
+import { MAX_FETCH_ATTEMPTS } from '../platform/workers';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What both enrichment workers are built from, read from their environment. */
+export function workerContext(env: Environment) {
+  const sqs = createSqsClient({ endpoint: env.SQS_ENDPOINT });
+  // GLEANER_FETCH_ALLOW exempts local fixture servers from the address rules; the stack never sets it.
+  const fetcher = createSafeFetcher({ allow: parseFetchAllow(env.GLEANER_FETCH_ALLOW) });
+  return {
+    tableName: requireEnv(env, 'TABLE_NAME'),
+    ...createDynamoClients({ endpoint: env.DYNAMODB_ENDPOINT }),
+    sqs,
+    logger: createLogger(env),
+    iconRefreshMs: Number(env.ICON_REFRESH_DAYS || 7) * DAY_MS,
+    worker: {
+      maxAttempts: MAX_FETCH_ATTEMPTS,
+      retryBaseSeconds: Number(env.RETRY_BASE_SECONDS || 30),
+      delayRedelivery: (record: SQSRecord, seconds: number) => delayRedelivery(sqs, queueUrlOf(record.eventSourceARN, env.SQS_ENDPOINT), record.receiptHandle, seconds),
+    },
+    fetch: (url: string, request: SafeFetchRequest) => fetchOutcome(() => fetcher.fetch(url, request)),
+  };
+}
+
+/** The queue URL of an SQS ARN (`arn:aws:sqs:<region>:<account>:<name>`). */
+export function queueUrlOf(arn: string, endpoint?: string): string {
+  const [, , , region, account, name] = arn.split(':');
+  return `${endpoint ?? `https://sqs.${region}.amazonaws.com`}/${account}/${name}`;
+}
+
+/** The fetcher's answer in the domain's terms: refusals are final, failures say if they may pass. */
+async function fetchOutcome(fetch: () => ReturnType<ReturnType<typeof createSafeFetcher>['fetch']>): Promise<FetchOutcome> {
+  try {
+    return { ok: true, ...(await fetch()) };
+  } catch (error) {
+    if (error instanceof FetchRefusedError) return { ok: false, retryable: false, reason: `refused: ${error.message}` };
+    if (error instanceof FetchFailedError) return { ok: false, retryable: error.retryable, reason: `${error.kind}: ${error.message}` };
+    throw error;
+  }
+}
