@@ -44,6 +44,11 @@ export interface Attempt {
   readonly max: number;
 }
 
+/** A server's way of saying "not now": worth another attempt, unlike 404 and other client errors. */
+export function isTransientStatus(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
 /** A site's favicon fetched within the refresh period is reused rather than fetched again. */
 export function isFresh(fetchedAt: string | null, refreshMs: number, now: Date): boolean {
   return fetchedAt !== null && now.getTime() - Date.parse(fetchedAt) < refreshMs;

@@ -1,5 +1,5 @@
 import type { Attempt, FaviconRequest, FetchOutcome } from './enrichment';
-import { isFresh, RetryLaterError } from './enrichment';
+import { isFresh, isTransientStatus, RetryLaterError } from './enrichment';
 import { iconFileName, iconMediaType, iconUrl, ICON_MAX_BYTES } from './icons';
 
 /** The favicon worker's step: a site's icon, fetched at most once per refresh period and stored by content hash. */
@@ -38,6 +38,7 @@ export async function fetchFavicon(ports: FetchFaviconPorts, request: FaviconReq
       if (response.retryable) transientFailure = response.reason;
       continue;
     }
+    if (isTransientStatus(response.status)) transientFailure = `HTTP ${response.status}`;
     const mediaType = iconMediaType(response.contentType);
     if (response.status !== 200 || !mediaType || response.truncated || response.body.length === 0 || response.body.length > ICON_MAX_BYTES) continue;
     const { hash, fileName } = iconFileName(response.body, mediaType);

@@ -1,5 +1,5 @@
 import type { Attempt, EnrichmentRequest, FaviconRequest, FetchOutcome, PageOutcome } from './enrichment';
-import { isFresh, RetryLaterError } from './enrichment';
+import { isFresh, isTransientStatus, RetryLaterError } from './enrichment';
 import { decodeHtml, extractPageMetadata } from './html-metadata';
 import type { Bookmark } from './model';
 
@@ -56,7 +56,7 @@ async function fetchHtml(
     return { status: 'failed' as const, reason };
   };
   if (!response.ok) return failed(response.reason, response.retryable);
-  if (response.status >= 400) return failed(`HTTP ${response.status}`, response.status === 429 || response.status >= 500);
+  if (response.status >= 400) return failed(`HTTP ${response.status}`, isTransientStatus(response.status));
   if (!/^(text\/html|application\/xhtml\+xml)\b/i.test(response.contentType ?? '')) return failed(`not HTML (${response.contentType ?? 'no content type'})`, false);
   return { status: 'done', html: decodeHtml(response.body, response.contentType), url: response.url };
 }

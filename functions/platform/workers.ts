@@ -20,12 +20,16 @@ export const queues: Readonly<Record<QueueName, QueueDefinition>> = {
   favicon: { name: 'favicon', urlEnv: 'FAVICON_QUEUE_URL', maxReceiveCount: 5 },
 };
 
-export interface WorkerDefinition {
+/** A Lambda function that no HTTP route invokes. */
+export interface BackgroundFunctionDefinition {
   readonly id: string;
   /** Handler module relative to the repository root; exports `handler` and `createHandler(env)`. */
   readonly entry: string;
-  readonly queue: QueueName;
   readonly access: readonly ResourceAccess[];
+}
+
+export interface WorkerDefinition extends BackgroundFunctionDefinition {
+  readonly queue: QueueName;
 }
 
 export const workers: readonly WorkerDefinition[] = [
@@ -33,11 +37,8 @@ export const workers: readonly WorkerDefinition[] = [
   { id: 'FaviconWorker', entry: 'functions/favicon-worker/handler.ts', queue: 'favicon', access: ['table:read', 'table:write'] },
 ];
 
-export interface ScheduledTaskDefinition {
-  readonly id: string;
-  readonly entry: string;
+export interface ScheduledTaskDefinition extends BackgroundFunctionDefinition {
   readonly everyMinutes: number;
-  readonly access: readonly ResourceAccess[];
 }
 
 export const scheduledTasks: readonly ScheduledTaskDefinition[] = [

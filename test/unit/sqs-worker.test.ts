@@ -1,0 +1,116 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { describe, expect, it, vi } from 'vitest';
+import { RetryLaterError, retryDelaySeconds, type Attempt } from '../../functions/core/enrichment';
+import { sqsWorker, type SqsWorkerOptions } from '../../functions/workers/sqs-worker';
+import { lambdaContext } from '../../local/queue';
+
+interface Job {
+  readonly name: string;
+  /** What processing the job does: succeed, fail for good, or ask to be retried later. */
+  readonly result: 'ok' | 'fail' | 'retry';
+}
+
+const MAX_ATTEMPTS = 5;
+const RETRY_BASE_SECONDS = 30;
+
+function record(messageId: string, body: string, receiveCount = 1): SQSRecord {
+  return {
+    messageId,
+    receiptHandle: `receipt-${messageId}`,
+    body,
+    attributes: {
+      ApproximateReceiveCount: String(receiveCount),
+      SentTimestamp: '1780315200000',
+      SenderId: 'test',
+      ApproximateFirstReceiveTimestamp: '1780315200000',
+    },
+    messageAttributes: {},
+    md5OfBody: 'not-checked',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:local:000000000000:jobs',
+    awsRegion: 'local',
+  };
+}
+
+const jobRecord = (messageId: string, result: Job['result'], receiveCount = 1) => record(messageId, JSON.stringify({ name: messageId, result }), receiveCount);
+
+type DelayRedelivery = SqsWorkerOptions<Job>['delayRedelivery'];
+
+function worker(delayRedelivery = vi.fn<DelayRedelivery>(async () => {})) {
+  const process = vi.fn<SqsWorkerOptions<Job>['process']>(async (job) => {
+    if (job.result === 'fail') throw new Error(`${job.name} failed`);
+    if (job.result === 'retry') throw new RetryLaterError(`${job.name} is not ready`);
+    return { status: 'done' };
+  });
+  const handler = sqsWorker<Job>({
+    logger: new Logger({ logLevel: 'SILENT' }),
+    parse: (body) => JSON.parse(body) as Job,
+    process,
+    delayRedelivery,
+    maxAttempts: MAX_ATTEMPTS,
+    retryBaseSeconds: RETRY_BASE_SECONDS,
+  });
+  const invoke = (...records: SQSRecord[]) => handler({ Records: records } satisfies SQSEvent, lambdaContext('test-worker'));
+  return { invoke, process, delayRedelivery };
+}
+
+const failedIds = (response: { batchItemFailures: { itemIdentifier: string }[] }) => response.batchItemFailures.map((failure) => failure.itemIdentifier).sort();
+
+describe('sqsWorker', () => {
+  it('reports no failures when every record is processed', async () => {
+    const { invoke, process } = worker();
+    await expect(invoke(jobRecord('m1', 'ok'), jobRecord('m2', 'ok'), jobRecord('m3', 'ok'))).resolves.toEqual({ batchItemFailures: [] });
+    expect(process).toHaveBeenCalledTimes(3);
+  });
+
+  it('reports only the records that failed', async () => {
+    const { invoke, delayRedelivery } = worker();
+    const response = await invoke(jobRecord('m1', 'ok'), jobRecord('m2', 'fail'), jobRecord('m3', 'ok'));
+    expect(failedIds(response)).toEqual(['m2']);
+    expect(delayRedelivery).not.toHaveBeenCalled();
+  });
+
+  it('delays the redelivery of a record that asks to be retried later, and reports it as failed', async () => {
+    const { invoke, delayRedelivery } = worker();
+    const retried = jobRecord('m2', 'retry', 3);
+    const response = await invoke(jobRecord('m1', 'ok'), retried, jobRecord('m3', 'ok'));
+    expect(failedIds(response)).toEqual(['m2']);
+    expect(delayRedelivery).toHaveBeenCalledExactlyOnceWith(retried, retryDelaySeconds(3, RETRY_BASE_SECONDS));
+    expect(delayRedelivery.mock.calls[0]![1]).toBe(120);
+  });
+
+  it('still reports a retried record as failed when its redelivery cannot be delayed', async () => {
+    const delayRedelivery = vi.fn<DelayRedelivery>(async () => {
+      throw new Error('SQS unavailable');
+    });
+    const { invoke } = worker(delayRedelivery);
+    const response = await invoke(jobRecord('m1', 'retry'), jobRecord('m2', 'ok'), jobRecord('m3', 'ok'));
+    expect(failedIds(response)).toEqual(['m1']);
+    expect(delayRedelivery).toHaveBeenCalledOnce();
+  });
+
+  it('returns every id when the whole batch fails, instead of throwing', async () => {
+    const { invoke } = worker();
+    const response = await invoke(jobRecord('m1', 'fail'), jobRecord('m2', 'retry'), jobRecord('m3', 'fail'));
+    expect(failedIds(response)).toEqual(['m1', 'm2', 'm3']);
+  });
+
+  it('passes the receive count as the attempt number, with the configured maximum', async () => {
+    const { invoke, process } = worker();
+    await invoke(jobRecord('m1', 'ok', 1), jobRecord('m2', 'ok', 2), jobRecord('m3', 'ok', 4));
+    const attempts = new Map(process.mock.calls.map(([job, attempt]) => [job.name, attempt]));
+    expect(Object.fromEntries(attempts)).toEqual({
+      m1: { number: 1, max: MAX_ATTEMPTS },
+      m2: { number: 2, max: MAX_ATTEMPTS },
+      m3: { number: 4, max: MAX_ATTEMPTS },
+    } satisfies Record<string, Attempt>);
+  });
+
+  it('reports a record whose body cannot be parsed as failed, without processing it', async () => {
+    const { invoke, process } = worker();
+    const response = await invoke(jobRecord('m1', 'ok'), record('m2', '{not json'), jobRecord('m3', 'ok'));
+    expect(failedIds(response)).toEqual(['m2']);
+    expect(process.mock.calls.map(([job]) => job.name).sort()).toEqual(['m1', 'm3']);
+  });
+});
