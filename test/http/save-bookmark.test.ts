@@ -245,3 +245,20 @@ async function countItems(): Promise<number> {
   const { Items } = await t.table.doc.send(new ScanCommand({ TableName: t.table.tableName, FilterExpression: 'NOT begins_with(pk, :rl)', ExpressionAttributeValues: { ':rl': 'RL#' } }));
   return Items?.length ?? 0;
 }
+
+describe('configured CORS origins', () => {
+  it('allows only the configured extension origins', async () => {
+    const restricted = await startTestStack({ CORS_ALLOWED_ORIGINS: 'chrome-extension://gleaner,moz-extension://gleaner' });
+    try {
+      const preflight = (origin: string) =>
+        fetch(`${restricted.stack.baseUrl}/api/v1/bookmarks/save`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' } });
+      expect((await preflight('moz-extension://gleaner')).headers.get('Access-Control-Allow-Origin')).toBe('moz-extension://gleaner');
+      expect((await preflight('https://evil.example')).headers.get('Access-Control-Allow-Origin')).toBeNull();
+      const answer = await restricted.save(null, {}, { Origin: 'chrome-extension://gleaner' });
+      expect(answer.headers.get('Access-Control-Allow-Origin')).toBe('chrome-extension://gleaner');
+      expect((await restricted.save(null, {}, { Origin: 'https://evil.example' })).headers.get('Access-Control-Allow-Origin')).toBeNull();
+    } finally {
+      await restricted.stop();
+    }
+  });
+});
