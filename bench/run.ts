@@ -17,6 +17,7 @@ import { startLocalStack } from '../local/stack';
  */
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 interface Result {
   readonly name: string;

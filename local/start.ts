@@ -26,6 +26,8 @@ function handlerSettings(): Record<string, string> {
 }
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+// No CloudWatch here: embedded-metric-format lines would only clutter the console.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 async function main(): Promise<void> {
   const port = Number(process.env.PORT || 3000);

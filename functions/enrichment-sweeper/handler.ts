@@ -4,12 +4,13 @@ import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
 import { deferred, requireEnv, type Environment } from '../platform/env';
-import { createLogger } from '../platform/logger';
+import { count, createLogger, createMetrics } from '../platform/observability';
 
 /** Scheduled: publishes again the enrichment requests of saves whose publish did not get through. */
 export function createHandler(env: Environment) {
   const { doc } = createDynamoClients({ endpoint: env.DYNAMODB_ENDPOINT });
   const logger = createLogger(env);
+  const metrics = createMetrics();
   const ports = {
     bookmarks: new DynamoBookmarkStore(doc, requireEnv(env, 'TABLE_NAME')),
     enrichment: new SqsJsonPublisher<EnrichmentRequest>(createSqsClient({ endpoint: env.SQS_ENDPOINT }), requireEnv(env, 'ENRICHMENT_QUEUE_URL')),
@@ -19,6 +20,9 @@ export function createHandler(env: Environment) {
   return async () => {
     const result = await sweepOutbox(ports);
     logger.info('Swept the enrichment outbox', result);
+    count(metrics, 'OutboxRepublished', result.republished);
+    count(metrics, 'OutboxAbandoned', result.abandoned);
+    metrics.publishStoredMetrics();
     return result;
   };
 }

@@ -14,6 +14,7 @@ export function createHandler(env: Environment) {
   return sqsWorker({
     ...context.worker,
     logger: context.logger,
+    metrics: context.metrics,
     parse: parseFaviconRequest,
     process: (request, attempt) =>
       fetchFavicon(

@@ -6,7 +6,7 @@ import { DynamoSiteStore } from '../adapters/dynamo/site-store';
 import { httpRoute } from '../http/middleware';
 import { errorResponse } from '../http/responses';
 import { deferred, requireEnv, type Environment } from '../platform/env';
-import { createLogger } from '../platform/logger';
+import { createLogger } from '../platform/observability';
 
 /** GET /icons/{icon_file} — a stored favicon, immutable (its name is its content hash). */
 

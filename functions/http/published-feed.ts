@@ -10,7 +10,7 @@ import { DynamoAccountStore } from '../adapters/dynamo/account-store';
 import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
 import { DynamoRateLimiter, type RateLimiter } from '../adapters/dynamo/rate-limiter';
 import { requireEnv, type Environment } from '../platform/env';
-import { createLogger } from '../platform/logger';
+import { createLogger } from '../platform/observability';
 import { routeUrl } from '../platform/routes';
 import { httpRoute } from './middleware';
 import { errorResponse, header, type Headers } from './responses';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { parseRateLimitPolicy, rateLimitHeaders, type RateLimitPolicy } from '../core/rate-limit';
 import { saveBookmark, saveResult, type SaveBookmarkPorts } from '../core/save-bookmark';
@@ -14,7 +15,7 @@ import { corsOrigins, httpRoute } from '../http/middleware';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, jsonResponse } from '../http/responses';
 import { deferred, requireEnv, type Environment } from '../platform/env';
-import { createLogger } from '../platform/logger';
+import { count, createLogger, createMetrics } from '../platform/observability';
 
 /** POST /api/v1/bookmarks/save — the one operation personal access tokens authenticate. */
 
@@ -24,6 +25,7 @@ export interface SaveBookmarkDeps extends Omit<SaveBookmarkPorts, 'logger'> {
   readonly rateLimitPolicy: RateLimitPolicy;
   readonly corsOrigins: readonly string[];
   readonly logger: Logger;
+  readonly metrics: Metrics;
 }
 
 export function makeHandler(deps: SaveBookmarkDeps) {
@@ -43,18 +45,27 @@ async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyE
   // Quota per token; callers without a valid token share their IP address's quota.
   const limit = await deps.rateLimiter.hit(caller ? `token:${caller.id}` : `ip:${event.requestContext.identity.sourceIp}`, deps.rateLimitPolicy);
   const headers = rateLimitHeaders(limit);
-  if (!limit.allowed) return rateLimited(limit, headers);
+  if (!limit.allowed) {
+    count(deps.metrics, 'SaveRateLimited');
+    return rateLimited(limit, headers);
+  }
   if (!caller) {
+    count(deps.metrics, 'SaveUnauthorized');
     const detail = token === null ? 'Not authenticated: send Authorization: Bearer <token>' : 'Invalid or revoked token';
     return errorResponse(401, detail, { ...headers, 'WWW-Authenticate': 'Bearer realm="gleaner"' });
   }
-  if (!parsed.ok) return errorResponse(422, parsed.issues, headers);
+  if (!parsed.ok) {
+    count(deps.metrics, 'SaveInvalid');
+    return errorResponse(422, parsed.issues, headers);
+  }
 
   const outcome = await saveBookmark(deps, { userId: caller.userId, request: parsed.request, siteIcon: context.siteIcon });
   switch (outcome.kind) {
     case 'saved':
+      count(deps.metrics, outcome.isNewBookmark ? 'BookmarkCreated' : 'NoteAppended');
       return jsonResponse(200, saveResult(outcome), headers);
     case 'note-limit':
+      count(deps.metrics, 'NoteLimitReached');
       return errorResponse(
         402,
         {
@@ -86,6 +97,7 @@ export function createHandler(env: Environment) {
     rateLimitPolicy: parseRateLimitPolicy(env.SAVE_RATE_LIMIT ?? '120;w=60'),
     corsOrigins: corsOrigins(env.CORS_ALLOWED_ORIGINS),
     logger: createLogger(env),
+    metrics: createMetrics(),
     newId: randomUUID,
     now: () => new Date(),
   });

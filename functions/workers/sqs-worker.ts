@@ -1,9 +1,12 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { RetryLaterError, retryDelaySeconds, type Attempt } from '../core/enrichment';
+import { count } from '../platform/observability';
 
 /**
  * An SQS-triggered worker: each record is processed on its own and failures are reported per record
@@ -13,6 +16,8 @@ import { RetryLaterError, retryDelaySeconds, type Attempt } from '../core/enrich
  */
 export interface SqsWorkerOptions<T> {
   readonly logger: Logger;
+  /** Counts MessagesProcessed, MessagesRetried and MessagesFailed. */
+  readonly metrics: Metrics;
   readonly parse: (body: string) => T;
   readonly process: (message: T, attempt: Attempt) => Promise<unknown>;
   /** Makes a received message invisible for `seconds` (SQS ChangeMessageVisibility). */
@@ -27,15 +32,18 @@ export function sqsWorker<T>(options: SqsWorkerOptions<T>) {
     const attempt: Attempt = { number: Number(record.attributes.ApproximateReceiveCount) || 1, max: options.maxAttempts };
     try {
       const outcome = await options.process(options.parse(record.body), attempt);
+      count(options.metrics, 'MessagesProcessed');
       options.logger.info('Processed message', { messageId: record.messageId, attempt: attempt.number, outcome: outcome as Record<string, unknown> });
     } catch (error) {
       if (error instanceof RetryLaterError) {
         const seconds = retryDelaySeconds(attempt.number, options.retryBaseSeconds);
+        count(options.metrics, 'MessagesRetried');
         options.logger.info('Retrying message later', { messageId: record.messageId, attempt: attempt.number, reason: error.message, seconds });
         await options.delayRedelivery(record, seconds).catch((delayError: unknown) =>
           options.logger.warn('Could not delay redelivery', { messageId: record.messageId, error: String(delayError) }),
         );
       } else {
+        count(options.metrics, 'MessagesFailed');
         options.logger.error('Processing the message failed', { messageId: record.messageId, attempt: attempt.number, error: error as Error });
       }
       throw error;
@@ -44,5 +52,7 @@ export function sqsWorker<T>(options: SqsWorkerOptions<T>) {
   return middy(
     (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
       processPartialResponse(event, processRecord, processor, { context, throwOnFullBatchFailure: false }),
-  ).use(injectLambdaContext(options.logger, { resetKeys: true }));
+  )
+    .use(injectLambdaContext(options.logger, { resetKeys: true }))
+    .use(logMetrics(options.metrics));
 }

@@ -4,7 +4,7 @@ import { createDynamoClients } from '../adapters/dynamo/client';
 import { createSafeFetcher, FetchFailedError, FetchRefusedError, parseFetchAllow, type SafeFetchRequest } from '../adapters/safe-fetch';
 import { createSqsClient, delayRedelivery } from '../adapters/sqs/sqs';
 import { requireEnv, type Environment } from '../platform/env';
-import { createLogger } from '../platform/logger';
+import { createLogger, createMetrics } from '../platform/observability';
 import { MAX_FETCH_ATTEMPTS } from '../platform/workers';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -19,6 +19,7 @@ export function workerContext(env: Environment) {
     ...createDynamoClients({ endpoint: env.DYNAMODB_ENDPOINT }),
     sqs,
     logger: createLogger(env),
+    metrics: createMetrics(),
     iconRefreshMs: Number(env.ICON_REFRESH_DAYS || 7) * DAY_MS,
     worker: {
       maxAttempts: MAX_FETCH_ATTEMPTS,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -29,6 +30,7 @@ function deps(overrides: Partial<SaveBookmarkDeps> = {}): SaveBookmarkDeps {
     rateLimitPolicy: parseRateLimitPolicy('1000;w=60'),
     corsOrigins: ['*'],
     logger: new Logger({ serviceName: 'test', logLevel: 'SILENT' }),
+    metrics: new Metrics({ namespace: 'Test' }),
     newId: randomUUID,
     now: () => new Date(),
     ...overrides,
@@ -63,6 +65,17 @@ describe('save handler against DynamoDB Local', () => {
     const response = await save(makeHandler(deps()), { url: 'https://example.com/round-trips', selection: 'x', comment: '#a #b #c' });
     expect(response.statusCode).toBe(200);
     expect(table.requests.operations).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'TransactWriteItemsCommand']);
+  });
+
+  it('counts outcomes as CloudWatch metrics', async () => {
+    const metrics = new Metrics({ namespace: 'Test' });
+    const added = vi.spyOn(metrics, 'addMetric');
+    const handler = makeHandler(deps({ metrics }));
+    await save(handler, { url: 'https://example.com/metrics' });
+    await save(handler, { url: 'https://example.com/metrics', selection: 'again' });
+    await save(handler, { url: 'ftp://example.com' });
+    await save(handler, { url: 'https://example.com' }, null);
+    expect(added.mock.calls.map(([name]) => name)).toEqual(['BookmarkCreated', 'NoteAppended', 'SaveInvalid', 'SaveUnauthorized']);
   });
 
   it('rejects a malformed token without looking it up', async () => {

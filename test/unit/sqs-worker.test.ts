@@ -1,4 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { RetryLaterError, retryDelaySeconds, type Attempt } from '../../functions/core/enrichment';
@@ -43,8 +44,11 @@ function worker(delayRedelivery = vi.fn<DelayRedelivery>(async () => {})) {
     if (job.result === 'retry') throw new RetryLaterError(`${job.name} is not ready`);
     return { status: 'done' };
   });
+  const metrics = new Metrics({ namespace: 'Test' });
+  const counted = vi.spyOn(metrics, 'addMetric');
   const handler = sqsWorker<Job>({
     logger: new Logger({ logLevel: 'SILENT' }),
+    metrics,
     parse: (body) => JSON.parse(body) as Job,
     process,
     delayRedelivery,
@@ -52,7 +56,7 @@ function worker(delayRedelivery = vi.fn<DelayRedelivery>(async () => {})) {
     retryBaseSeconds: RETRY_BASE_SECONDS,
   });
   const invoke = (...records: SQSRecord[]) => handler({ Records: records } satisfies SQSEvent, lambdaContext('test-worker'));
-  return { invoke, process, delayRedelivery };
+  return { invoke, process, delayRedelivery, counted };
 }
 
 const failedIds = (response: { batchItemFailures: { itemIdentifier: string }[] }) => response.batchItemFailures.map((failure) => failure.itemIdentifier).sort();
@@ -105,6 +109,12 @@ describe('sqsWorker', () => {
       m2: { number: 2, max: MAX_ATTEMPTS },
       m3: { number: 4, max: MAX_ATTEMPTS },
     } satisfies Record<string, Attempt>);
+  });
+
+  it('counts processed, retried and failed messages', async () => {
+    const { invoke, counted } = worker();
+    await invoke(jobRecord('m1', 'ok'), jobRecord('m2', 'retry'), jobRecord('m3', 'fail'), jobRecord('m4', 'ok'));
+    expect(counted.mock.calls.map(([name]) => name).sort()).toEqual(['MessagesFailed', 'MessagesProcessed', 'MessagesProcessed', 'MessagesRetried']);
   });
 
   it('reports a record whose body cannot be parsed as failed, without processing it', async () => {
