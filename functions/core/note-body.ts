@@ -40,7 +40,8 @@ export function insertDescription(body: string, description: string): string | n
 }
 
 export function sourceLine(title: string, url: string): string {
-  const text = title.replace(/\s+/g, ' ').trim().replace(/[\\[\]]/g, '\\$&');
+  // Escaped so the title stays literal text: brackets would end the link, `*` `_` `` ` `` would format it.
+  const text = title.replace(/\s+/g, ' ').trim().replace(/[\\[\]*_`]/g, '\\$&');
   const destination = url.replace(/[()\s<>]/g, (char) => encodeURIComponent(char).replace('(', '%28').replace(')', '%29'));
   return `${SOURCE_LINE_PREFIX}[${text}](${destination})`;
 }

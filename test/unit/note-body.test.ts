@@ -184,3 +184,12 @@ describe('bodyFits', () => {
     expect(bodyFits('😀'.repeat(NOTE_BODY_MAX_BYTES / 4 + 1))).toBe(false);
   });
 });
+
+describe('source line titles with Markdown characters', () => {
+  it('keeps emphasis and code markers literal, so the feed text shows the title as written', async () => {
+    const { markdownToPlainText } = await import('../../functions/core/markdown-text');
+    const line = sourceLine('A *bold* snake_case `code` title', 'https://x.test/a');
+    expect(line).toBe('Source: [A \\*bold\\* snake\\_case \\`code\\` title](https://x.test/a)');
+    expect(markdownToPlainText(line)).toBe('Source: A *bold* snake_case `code` title (https://x.test/a)');
+  });
+});
