@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { markdownToPlainText } from '../../functions/core/markdown-text';
 import {
   appendHighlight,
   bodyFits,
@@ -186,8 +187,7 @@ describe('bodyFits', () => {
 });
 
 describe('source line titles with Markdown characters', () => {
-  it('keeps emphasis and code markers literal, so the feed text shows the title as written', async () => {
-    const { markdownToPlainText } = await import('../../functions/core/markdown-text');
+  it('keeps emphasis and code markers literal, so the feed text shows the title as written', () => {
     const line = sourceLine('A *bold* snake_case `code` title', 'https://x.test/a');
     expect(line).toBe('Source: [A \\*bold\\* snake\\_case \\`code\\` title](https://x.test/a)');
     expect(markdownToPlainText(line)).toBe('Source: A *bold* snake_case `code` title (https://x.test/a)');
