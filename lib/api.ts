@@ -2,6 +2,8 @@ import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
+  ApiKey,
+  type CfnMethod,
   type CfnRestApi,
   EndpointType,
   LambdaIntegration,
@@ -15,25 +17,29 @@ import {
   type ThrottlingPerMethod,
 } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { corsPreflight, type RouteDefinition } from '../functions/platform/routes';
-import { AppFunction } from './app-function';
-import type { DataTable } from './data';
-import type { EnrichmentQueue } from './enrichment';
+import { AppFunction, type AccessTargets } from './app-function';
 import type { GleanerSettings, Throttle } from './settings';
 
 export interface ApiProps {
   readonly routes: readonly RouteDefinition[];
   readonly settings: GleanerSettings;
-  readonly data: DataTable;
-  readonly enrichment: EnrichmentQueue;
+  readonly targets: AccessTargets;
 }
 
-/** The REST API: one Lambda proxy integration per route of the route table, throttled per route. */
+/**
+ * The REST API: one Lambda proxy integration per route of the route table, throttled per route.
+ * Routes served through CloudFront (`cdn: true`) require the API key CloudFront sends, so nobody
+ * reaches them around its cache.
+ */
 export class Api extends Construct {
   readonly restApi: RestApi;
+  /** The value of the API key the CloudFront origin sends as `x-api-key`. */
+  readonly cdnOriginKey: Secret;
 
-  constructor(scope: Construct, id: string, { routes, settings, data, enrichment }: ApiProps) {
+  constructor(scope: Construct, id: string, { routes, settings, targets }: ApiProps) {
     super(scope, id);
     const apiName = Stack.of(this).stackName;
     const logging = { retention: settings.logRetentionDays, removalPolicy: RemovalPolicy.DESTROY };
@@ -46,8 +52,11 @@ export class Api extends Construct {
     this.restApi = new RestApi(this, 'RestApi', {
       restApiName: apiName,
       description: 'Gleaner: bookmark capture and published feeds',
-      // CloudFront will front the public routes, so the API needs no edge endpoint of its own.
+      // CloudFront fronts the API (lib/cdn.ts), so it needs no edge endpoint of its own.
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // Lambda proxy responses flagged isBase64Encoded (icons) go out as bytes whatever the Accept
+      // header; request bodies arrive base64-encoded, which the save handler decodes.
+      binaryMediaTypes: ['*/*'],
       // API Gateway writes access and execution logs through this account-wide role.
       cloudWatchRole: true,
       deployOptions: {
@@ -72,49 +81,71 @@ export class Api extends Construct {
     const methodThrottles: ThrottlingPerMethod[] = [];
     const corsMethods = new Map<IResource, string[]>();
     for (const route of routes) {
-      const fn = this.addRouteFunction(route, { settings, data, enrichment });
+      const fn = this.addRouteFunction(route, settings, targets);
       const resource = this.restApi.root.resourceForPath(route.path);
-      const method = resource.addMethod(route.method, new LambdaIntegration(fn.function));
+      const method = resource.addMethod(route.method, new LambdaIntegration(fn.function), { apiKeyRequired: route.cdn });
       methodThrottles.push({ method, throttle: quotaOf(route) });
       if (route.cors) corsMethods.set(resource, [...(corsMethods.get(resource) ?? []), route.method]);
       acknowledgeAuthInFunction(method);
     }
     for (const [resource, methods] of corsMethods) {
-      resource.addCorsPreflight({
+      const preflight = resource.addCorsPreflight({
         allowOrigins: [...settings.corsAllowedOrigins],
         allowHeaders: [...corsPreflight.allowHeaders],
         allowMethods: ['OPTIONS', ...methods],
         maxAge: Duration.seconds(corsPreflight.maxAgeSeconds),
       });
+      // With binaryMediaTypes */* the preflight's empty body counts as binary, which its mock
+      // integration's request template cannot transform (a 500) unless it is converted to text.
+      (preflight.node.defaultChild as CfnMethod).addPropertyOverride('Integration.ContentHandling', 'CONVERT_TO_TEXT');
     }
 
-    // Usage plans enforce their limits only on API-key requests; the stage throttles above apply to everyone.
-    this.restApi.addUsagePlan('UsagePlan', {
+    // Generated once and resolved by CloudFormation (a dynamic reference) into both the API key and
+    // CloudFront's origin header, so the value appears in neither the template nor the code.
+    this.cdnOriginKey = new Secret(this, 'CdnOriginKey', {
+      description: `Value of the API key CloudFront sends to the ${apiName} API for the cached routes`,
+      generateSecretString: { passwordLength: 40, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const cdnApiKey = new ApiKey(this, 'CdnApiKey', {
+      apiKeyName: `${apiName}-cloudfront`,
+      description: 'Sent by CloudFront as x-api-key: the cached routes accept requests from it only.',
+      // unsafeUnwrap gives the {{resolve:secretsmanager:…}} reference, not the secret itself.
+      value: this.cdnOriginKey.secretValue.unsafeUnwrap(),
+    });
+    // Usage plans throttle only requests that carry an API key: here, everything CloudFront forwards
+    // to the cached routes. The stage method settings above throttle every caller.
+    const usagePlan = this.restApi.addUsagePlan('UsagePlan', {
       name: `${apiName}-throttles`,
-      description: 'Per-route throttles from cdk.json context gleaner.throttle (enforced for all callers by the stage method settings).',
+      description: 'Per-route throttles from cdk.json context gleaner.throttle for the requests CloudFront forwards with its API key (the cached routes); the stage method settings apply the same limits to all callers.',
       throttle: settings.throttle.default,
       apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage, throttle: methodThrottles }],
     });
+    usagePlan.addApiKey(cdnApiKey);
 
     this.addErrorResponses(settings.corsAllowedOrigins);
     this.acknowledgeNagFindings();
   }
 
-  /** The route's function, with the grants and settings its `access` and quota call for. */
-  private addRouteFunction(route: RouteDefinition, { settings, data, enrichment }: Omit<ApiProps, 'routes'>): AppFunction {
+  /** The route's function, with the grants and settings its `access`, quota and CDN use call for. */
+  private addRouteFunction(route: RouteDefinition, settings: GleanerSettings, targets: AccessTargets): AppFunction {
     const fn = new AppFunction(this, route.id, {
       entry: route.entry,
       description: `${route.method} ${route.path}`,
       logRetention: settings.logRetentionDays,
       logLevel: settings.logLevel,
     });
-    for (const access of route.access) {
-      if (access === 'queue:enrichment') fn.bindQueue(enrichment.queue, 'ENRICHMENT_QUEUE_URL');
-      else fn.bindTable(data, access);
-    }
+    fn.bindAccess(route.access, targets);
     const rateLimit = settings.rateLimits[route.throttle];
     if (rateLimit) fn.function.addEnvironment(`${route.throttle.toUpperCase()}_RATE_LIMIT`, rateLimit);
     if (route.cors) fn.function.addEnvironment('CORS_ALLOWED_ORIGINS', settings.corsAllowedOrigins.join(','));
+    if (route.cdn) {
+      // Only CloudFront can call these methods (API key), so its viewer-address and host headers are true.
+      fn.function.addEnvironment('TRUST_CDN_HEADERS', 'true');
+      // Without a custom domain the function takes the address from X-Forwarded-Host: the
+      // distribution's domain cannot be passed in, as the distribution depends on this API.
+      if (settings.publicBaseUrl) fn.function.addEnvironment('PUBLIC_BASE_URL', settings.publicBaseUrl);
+    }
     return fn;
   }
 
@@ -132,6 +163,8 @@ export class Api extends Construct {
       },
       { type: ResponseType.UNAUTHORIZED, statusCode: '401', body: detail('Unauthorized') },
       { type: ResponseType.ACCESS_DENIED, statusCode: '403', body: detail('Forbidden') },
+      // A cached route called around CloudFront, without its API key.
+      { type: ResponseType.INVALID_API_KEY, statusCode: '403', body: detail('Forbidden') },
       // API Gateway answers an unknown path or method with this type.
       { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, statusCode: '404', body: detail('Not Found') },
       // messageString is the message already quoted as a JSON string.
@@ -157,9 +190,13 @@ export class Api extends Construct {
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       reason: 'The account-level API Gateway logging role uses the AWS-provided service-role policy made for it.',
     });
+    Validations.of(this.cdnOriginKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'CloudFormation copies this value into the API key and the CloudFront origin header only when it updates those resources, so a Secrets Manager rotation would leave them apart; it is rotated by replacing the secret in a deployment instead.',
+    });
     Validations.of(this.restApi.deploymentStage).acknowledge({
       id: 'AwsSolutions-APIG3',
-      reason: 'No WAF web ACL for now: abuse is bounded by the stage throttles and the per-subject rate limits in DynamoDB, and the public routes will sit behind CloudFront, where a web ACL belongs.',
+      reason: 'No WAF web ACL for now: abuse is bounded by the stage throttles and the per-subject rate limits in DynamoDB, and the public routes sit behind CloudFront, where a web ACL would belong.',
     });
   }
 }
@@ -168,7 +205,7 @@ function acknowledgeAuthInFunction(method: Method): void {
   Validations.of(method).acknowledge(
     {
       id: 'AwsSolutions-APIG4',
-      reason: 'The save function authenticates personal access tokens itself (only their hashes are stored in DynamoDB); the feed and icon routes are public by contract.',
+      reason: 'The save function authenticates personal access tokens itself (only their hashes are stored in DynamoDB); the feed and icon routes are public by contract and accept only CloudFront, by its API key.',
     },
     {
       id: 'AwsSolutions-COG4',

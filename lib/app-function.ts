@@ -3,12 +3,14 @@ import { Role, ServicePrincipal, type IGrantable, type IPrincipal } from 'aws-cd
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ResourceAccess } from '../functions/platform/routes';
+import type { QueueName } from '../functions/platform/workers';
 import type { DataTable, TableAccess } from './data';
 import type { GleanerSettings } from './settings';
+import type { WorkQueue, WorkQueues } from './work-queue';
 
 /** Repository root: entries are relative to it, and esbuild resolves packages from its lock file. */
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -22,7 +24,17 @@ export interface AppFunctionProps {
   readonly description?: string;
   readonly logRetention: RetentionDays;
   readonly logLevel: GleanerSettings['logLevel'];
+  /** @default 10 seconds */
+  readonly timeout?: Duration;
 }
+
+/** What the `access` entries of routes, workers and scheduled tasks refer to. */
+export interface AccessTargets {
+  readonly data: DataTable;
+  readonly queues: WorkQueues;
+}
+
+type QueueAccess = Extract<ResourceAccess, `queue:${string}`>;
 
 /** A Gleaner Lambda function with the defaults every function shares. */
 export class AppFunction extends Construct implements IGrantable {
@@ -47,7 +59,7 @@ export class AppFunction extends Construct implements IGrantable {
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: 512,
-      timeout: Duration.seconds(10),
+      timeout: props.timeout ?? Duration.seconds(10),
       tracing: Tracing.ACTIVE,
       role: this.role,
       logGroup: this.logGroup,
@@ -74,6 +86,14 @@ export class AppFunction extends Construct implements IGrantable {
     );
   }
 
+  /** Grants each entry of `access` (see `ResourceAccess`) with the environment variable that goes with it. */
+  bindAccess(access: readonly ResourceAccess[], { data, queues }: AccessTargets): void {
+    for (const entry of access) {
+      if (isQueueAccess(entry)) this.bindQueue(queues[entry.slice('queue:'.length) as QueueName]);
+      else this.bindTable(data, entry);
+    }
+  }
+
   /** Grants `access` to the table and tells the function its name (`TABLE_NAME`). */
   bindTable(data: DataTable, access: TableAccess): void {
     data.grant(this, access);
@@ -87,13 +107,17 @@ export class AppFunction extends Construct implements IGrantable {
     }
   }
 
-  /** Grants SendMessage on `queue` and tells the function its URL in the variable `urlVariable`. */
-  bindQueue(queue: IQueue, urlVariable: string): void {
+  /** Grants SendMessage on the queue and tells the function its URL in the variable its definition names. */
+  bindQueue({ queue, definition }: WorkQueue): void {
     queue.grantSendMessages(this);
-    this.function.addEnvironment(urlVariable, queue.queueUrl);
+    this.function.addEnvironment(definition.urlEnv, queue.queueUrl);
   }
 
   private acknowledgeWildcard(finding: string, reason: string): void {
     Validations.of(this.role).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
   }
+}
+
+function isQueueAccess(access: ResourceAccess): access is QueueAccess {
+  return access.startsWith('queue:');
 }

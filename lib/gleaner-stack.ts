@@ -1,10 +1,14 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { routes } from '../functions/platform/routes';
+import { scheduledTasks, workers } from '../functions/platform/workers';
+import type { AccessTargets } from './app-function';
 import { Api } from './api';
+import { BackgroundWork } from './background-work';
+import { Cdn } from './cdn';
 import { DataTable } from './data';
-import { EnrichmentQueue } from './enrichment';
 import type { GleanerSettings } from './settings';
+import { createWorkQueues } from './work-queue';
 
 export interface GleanerStackProps extends StackProps {
   readonly settings: GleanerSettings;
@@ -15,11 +19,17 @@ export class GleanerStack extends Stack {
   constructor(scope: Construct, id: string, { settings, ...props }: GleanerStackProps) {
     super(scope, id, props);
     const data = new DataTable(this, 'Data');
-    const enrichment = new EnrichmentQueue(this, 'Enrichment');
-    const api = new Api(this, 'Api', { routes, settings, data, enrichment });
+    const targets: AccessTargets = { data, queues: createWorkQueues(this) };
+    const api = new Api(this, 'Api', { routes, settings, targets });
+    const cdn = new Cdn(this, 'Cdn', { api, routes, settings });
+    const publicBaseUrl = settings.publicBaseUrl ?? cdn.baseUrl;
+    new BackgroundWork(this, 'Background', { workers, scheduledTasks, settings, targets, publicBaseUrl });
 
-    new CfnOutput(this, 'ApiBaseUrl', { value: api.restApi.url, description: 'Base URL of the API stage' });
+    new CfnOutput(this, 'BaseUrl', { value: publicBaseUrl, description: 'Base URL of the service, for users, extensions and gleaner --base-url' });
+    new CfnOutput(this, 'ApiBaseUrl', { value: api.restApi.url, description: 'Base URL of the API stage (the save route answers here too)' });
     new CfnOutput(this, 'TableName', { value: data.table.tableName });
-    new CfnOutput(this, 'EnrichmentQueueUrl', { value: enrichment.queue.queueUrl });
+    for (const workQueue of Object.values(targets.queues)) {
+      new CfnOutput(this, `${workQueue.node.id}QueueUrl`, { value: workQueue.queue.queueUrl, description: `URL of the ${workQueue.definition.name} queue` });
+    }
   }
 }

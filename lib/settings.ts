@@ -18,6 +18,20 @@ const settingsSchema = z.object({
   corsAllowedOrigins: z.array(z.string().min(1)).nonempty(),
   logRetentionDays: z.enum(RetentionDays),
   logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']),
+  /** How the SQS-triggered workers drain their queues. */
+  workers: z.object({
+    /** Messages per invocation; above 10 Lambda would need a batching window. */
+    batchSize: z.int().min(1).max(10),
+    /** Concurrent invocations per queue (Lambda allows 2–1000): bounds the load on the sites fetched. */
+    maxConcurrency: z.int().min(2).max(1000),
+  }),
+  /** Days before a site's stored favicon is fetched again (`ICON_REFRESH_DAYS`). */
+  iconRefreshDays: z.int().positive().default(7),
+  /**
+   * The address users reach the service at, when an operator put a custom domain in front of the
+   * distribution; without it the CloudFront domain is used.
+   */
+  publicBaseUrl: z.url({ protocol: /^https$/ }).transform((url) => url.replace(/\/+$/, '')).optional(),
 });
 
 export type GleanerSettings = z.infer<typeof settingsSchema>;

@@ -1,12 +1,15 @@
 import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Duration } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
 import { RATE_LIMIT_KEY_PREFIX } from '../../functions/adapters/dynamo/keys';
 import { routes, type RouteDefinition } from '../../functions/platform/routes';
+import { queues } from '../../functions/platform/workers';
 import { AppFunction } from '../../lib/app-function';
-import { EnrichmentQueue } from '../../lib/enrichment';
+import { cachedPathPatterns } from '../../lib/cdn';
 import { parseSettings } from '../../lib/settings';
+import { WorkQueue, workerTimeout } from '../../lib/work-queue';
 import { apiMethods, buildApi, cdkJson, onlyResource, testApp, testContext, testSettings } from './harness';
 
 const saveRoute = routes.find((route) => route.id === 'SaveBookmark')!;
@@ -87,16 +90,38 @@ describe('API with several allowed origins', () => {
   });
 });
 
-describe('enrichment workers', () => {
+describe('queue workers', () => {
+  const workerProps = { entry: saveRoute.entry, logRetention: RetentionDays.ONE_WEEK, logLevel: 'INFO' } as const;
+
   it('consume the queue and report failed records one by one', () => {
     const stack = new Stack(testApp(), 'WorkerTest');
-    const enrichment = new EnrichmentQueue(stack, 'Enrichment');
-    enrichment.addWorker(new AppFunction(stack, 'Worker', { entry: saveRoute.entry, logRetention: RetentionDays.ONE_WEEK, logLevel: 'INFO' }));
+    const enrichment = new WorkQueue(stack, 'Enrichment', queues.enrichment);
+    enrichment.addWorker(new AppFunction(stack, 'Worker', { ...workerProps, timeout: workerTimeout }), { batchSize: 2, maxConcurrency: 3 });
     const template = Template.fromStack(stack);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^EnrichmentQueue'), 'Arn'] },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: 2,
+      ScalingConfig: { MaximumConcurrency: 3 },
     });
+  });
+
+  it('must finish well within the visibility timeout', () => {
+    const stack = new Stack(testApp(), 'SlowWorkerTest');
+    const enrichment = new WorkQueue(stack, 'Enrichment', queues.enrichment);
+    const slowWorker = new AppFunction(stack, 'Worker', { ...workerProps, timeout: Duration.minutes(1) });
+    expect(() => enrichment.addWorker(slowWorker, { batchSize: 2, maxConcurrency: 3 })).toThrow(/must time out within 30 seconds/);
+  });
+});
+
+describe('cached path patterns', () => {
+  it('cover each cached resource prefix once', () => {
+    expect(cachedPathPatterns(routes)).toEqual(['/api/v2/publisher/feeds/*', '/icons/*']);
+  });
+
+  it('refuse a route that is not cached under a cached prefix', () => {
+    const uncachedFeedRoute: RouteDefinition = { ...feedRoute, id: 'FeedAdmin', method: 'POST', path: '/api/v2/publisher/feeds/{feed_id}', cdn: false };
+    expect(() => cachedPathPatterns([feedRoute, uncachedFeedRoute])).toThrow(/FeedAdmin .* cached path pattern \/api\/v2\/publisher\/feeds\/\*/);
   });
 });
 
@@ -108,5 +133,17 @@ describe('settings', () => {
   it('rejects malformed rate-limit policies and unsupported log retention', () => {
     expect(() => parseSettings({ ...testContext, stage: 'prod', rateLimits: { save: '120 per minute' } })).toThrow(/rateLimits\.save/);
     expect(() => parseSettings({ ...testContext, stage: 'prod', logRetentionDays: 31 })).toThrow(/logRetentionDays/);
+  });
+
+  it('rejects worker settings Lambda would refuse', () => {
+    expect(() => parseSettings({ ...testContext, stage: 'prod', workers: { batchSize: 11, maxConcurrency: 5 } })).toThrow(/workers\.batchSize/);
+    expect(() => parseSettings({ ...testContext, stage: 'prod', workers: { batchSize: 5, maxConcurrency: 1 } })).toThrow(/workers\.maxConcurrency/);
+  });
+
+  it('refreshes icons weekly unless told otherwise, and takes a public base URL only over HTTPS', () => {
+    const { iconRefreshDays: _days, ...withoutRefresh } = testContext;
+    expect(parseSettings({ ...withoutRefresh, stage: 'prod' }).iconRefreshDays).toBe(7);
+    expect(parseSettings({ ...testContext, stage: 'prod', publicBaseUrl: 'https://feeds.example/' }).publicBaseUrl).toBe('https://feeds.example');
+    expect(() => parseSettings({ ...testContext, stage: 'prod', publicBaseUrl: 'http://feeds.example' })).toThrow(/publicBaseUrl/);
   });
 });

@@ -1,8 +1,10 @@
-import { Match } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/platform/routes';
 import { tableDefinition } from '../../functions/platform/table-definition';
-import { acknowledgments, apiMethods, buildGleanerStack, nagViolations, onlyResource, testContext } from './harness';
+import { queues, scheduledTasks, workers } from '../../functions/platform/workers';
+import { acknowledgments, apiMethods, buildGleanerStack, nagViolations, onlyResource, testContext, testSettings } from './harness';
 
 let built: ReturnType<typeof buildGleanerStack>;
 beforeAll(() => {
@@ -10,9 +12,48 @@ beforeAll(() => {
 });
 
 const saveRoute = routes.find((route) => route.id === 'SaveBookmark')!;
+const cdnRoutes = routes.filter((route) => route.cdn);
+const pageWorker = workers.find((worker) => worker.id === 'PageWorker')!;
+const faviconWorker = workers.find((worker) => worker.id === 'FaviconWorker')!;
 
-function routeFunction(route = saveRoute) {
-  return onlyResource(built.template, 'AWS::Lambda::Function', { Description: `${route.method} ${route.path}` });
+type FunctionResource = [string, { Properties: Record<string, any> }];
+
+function routeFunction(route = saveRoute, template: Template = built.template): FunctionResource {
+  return onlyResource(template, 'AWS::Lambda::Function', { Description: `${route.method} ${route.path}` });
+}
+
+/** The function of a worker or scheduled task, whose description starts with its id. */
+function backgroundFunction(id: string, template: Template = built.template): FunctionResource {
+  return onlyResource(template, 'AWS::Lambda::Function', { Description: Match.stringLikeRegexp(`^${id}:`) });
+}
+
+function allFunctions(template: Template = built.template) {
+  return Object.entries(template.findResources('AWS::Lambda::Function')) as FunctionResource[];
+}
+
+function environmentOf([, fn]: FunctionResource): Record<string, unknown> {
+  return fn.Properties.Environment.Variables;
+}
+
+/** The statements of the policy on a function's role, as actions and the resource they apply to. */
+function grantsOf([, fn]: FunctionResource) {
+  const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
+  const [, policy] = onlyResource(built.template, 'AWS::IAM::Policy', { Roles: [{ Ref: roleId }] });
+  const statements = policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[];
+  return statements.map((statement) => ({ actions: [statement.Action].flat(), resource: JSON.stringify(statement.Resource) }));
+}
+
+/** Logical ids of a queue of workers.ts and of its dead-letter queue (constructs `Enrichment/Queue`, `Enrichment/DeadLetterQueue`). */
+function queueIds(name: string) {
+  const prefix = name.charAt(0).toUpperCase() + name.slice(1);
+  const ids = Object.keys(built.template.findResources('AWS::SQS::Queue'));
+  const find = (child: string) => ids.find((id) => id.startsWith(`${prefix}${child}`))!;
+  return { queueId: find('Queue'), deadLetterQueueId: find('DeadLetterQueue') };
+}
+
+function distributionConfig() {
+  const [, distribution] = onlyResource(built.template, 'AWS::CloudFront::Distribution');
+  return distribution.Properties.DistributionConfig as Record<string, any>;
 }
 
 describe('data table', () => {
@@ -48,10 +89,10 @@ describe('data table', () => {
 });
 
 describe('functions', () => {
-  it('gives every route its own arm64 Node.js 24 function with its own log group', () => {
-    built.template.resourceCountIs('AWS::Lambda::Function', routes.length);
-    for (const route of routes) {
-      const [, fn] = routeFunction(route);
+  it('gives every route, worker and scheduled task its own arm64 Node.js 24 function with its own log group', () => {
+    const functions = [...routes.map((route) => routeFunction(route)), ...[...workers, ...scheduledTasks].map(({ id }) => backgroundFunction(id))];
+    expect(allFunctions()).toHaveLength(functions.length);
+    for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
         Architectures: ['arm64'],
         Runtime: 'nodejs24.x',
@@ -81,11 +122,7 @@ describe('functions', () => {
   });
 
   it('lets the save function write the table and send to the queue, and nothing broader', () => {
-    const [, fn] = routeFunction();
-    const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
-    const [, policy] = onlyResource(built.template, 'AWS::IAM::Policy', { Roles: [{ Ref: roleId }] });
-    const statements = policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[];
-    const grants = statements.map((statement) => ({ actions: [statement.Action].flat(), resource: JSON.stringify(statement.Resource) }));
+    const grants = grantsOf(routeFunction());
 
     expect(grants).toContainEqual({ actions: expect.arrayContaining(['sqs:SendMessage']), resource: expect.stringMatching(/EnrichmentQueue\w+","Arn"/) });
     expect(grants).toContainEqual({ actions: expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']), resource: expect.stringMatching(/DataTable/) });
@@ -93,6 +130,18 @@ describe('functions', () => {
     expect(actions.filter((action) => action.includes('*'))).toEqual([]);
     expect(actions).not.toContain('dynamodb:Scan');
     expect(actions).not.toContain('sqs:ReceiveMessage');
+  });
+
+  it('tells only the CloudFront routes to trust its viewer-address and host headers', () => {
+    for (const route of routes) {
+      expect(environmentOf(routeFunction(route)).TRUST_CDN_HEADERS, route.id).toBe(route.cdn ? 'true' : undefined);
+    }
+  });
+
+  it('never widens what the workers may fetch', () => {
+    for (const fn of allFunctions()) {
+      expect(environmentOf(fn), fn[0]).not.toHaveProperty('GLEANER_FETCH_ALLOW');
+    }
   });
 });
 
@@ -114,6 +163,36 @@ describe('REST API', () => {
       'method.response.header.Access-Control-Allow-Methods': "'OPTIONS,POST'",
       'method.response.header.Access-Control-Allow-Origin': "'https://extension.example'",
     });
+    // Binary media types */* would otherwise make the mock integration fail on the empty body.
+    expect(preflight?.properties.Integration.ContentHandling).toBe('CONVERT_TO_TEXT');
+  });
+
+  it('serves base64 bodies from the functions (icons) as bytes', () => {
+    built.template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
+  });
+
+  it('lets only CloudFront, by its API key, call the cached routes', () => {
+    const methods = apiMethods(built.template);
+    for (const route of routes) {
+      const method = methods.find((candidate) => candidate.path === route.path && candidate.httpMethod === route.method)!;
+      expect(method.properties.ApiKeyRequired, route.id).toBe(route.cdn);
+    }
+    expect(cdnRoutes.map((route) => route.id).sort()).toEqual(['GetIcon', 'GetPublishedFeed', 'GetPublishedFeedRss']);
+  });
+
+  it('takes the API key value from a generated secret, never from the template', () => {
+    const [secretId, secret] = onlyResource(built.template, 'AWS::SecretsManager::Secret');
+    expect(secret.Properties.GenerateSecretString).toEqual({ ExcludePunctuation: true, PasswordLength: expect.any(Number) });
+    expect(secret.Properties.GenerateSecretString.PasswordLength).toBeGreaterThanOrEqual(30);
+    const [, apiKey] = onlyResource(built.template, 'AWS::ApiGateway::ApiKey');
+    expect(apiKey.Properties.Value).toEqual(secretReference(secretId));
+  });
+
+  it('throttles the keyed requests from CloudFront by the usage plan', () => {
+    const [apiKeyId] = onlyResource(built.template, 'AWS::ApiGateway::ApiKey');
+    const [planId, plan] = onlyResource(built.template, 'AWS::ApiGateway::UsagePlan');
+    built.template.hasResourceProperties('AWS::ApiGateway::UsagePlanKey', { KeyId: { Ref: apiKeyId }, KeyType: 'API_KEY', UsagePlanId: { Ref: planId } });
+    expect(plan.Properties.Description).toMatch(/API key/);
   });
 
   it('throttles each route by its quota and the rest of the stage by the default one', () => {
@@ -171,8 +250,10 @@ describe('REST API', () => {
   it('puts every other gateway error in the contract shape with a top-level detail', () => {
     const responses = Object.values(built.template.findResources('AWS::ApiGateway::GatewayResponse')).map((resource) => resource.Properties);
     const byType = Object.fromEntries(responses.map((response) => [response.ResponseType, response]));
-    expect(Object.keys(byType).sort()).toEqual(['ACCESS_DENIED', 'DEFAULT_4XX', 'DEFAULT_5XX', 'MISSING_AUTHENTICATION_TOKEN', 'THROTTLED', 'UNAUTHORIZED']);
+    expect(Object.keys(byType).sort()).toEqual(['ACCESS_DENIED', 'DEFAULT_4XX', 'DEFAULT_5XX', 'INVALID_API_KEY', 'MISSING_AUTHENTICATION_TOKEN', 'THROTTLED', 'UNAUTHORIZED']);
     expect(byType.MISSING_AUTHENTICATION_TOKEN.StatusCode).toBe('404');
+    expect(byType.INVALID_API_KEY.StatusCode).toBe('403');
+    expect(JSON.parse(byType.INVALID_API_KEY.ResponseTemplates['application/json'])).toEqual({ detail: 'Forbidden' });
 
     // What API Gateway substitutes for $context.error.messageString: the message as a quoted JSON string.
     const messageString = JSON.stringify('Invalid "request" body');
@@ -186,17 +267,21 @@ describe('REST API', () => {
   });
 });
 
-describe('enrichment queue', () => {
-  it('dead-letters a message after five receives, and both queues are encrypted', () => {
-    const [dlqId] = onlyResource(built.template, 'AWS::SQS::Queue', { RedrivePolicy: Match.absent() });
-    built.template.hasResourceProperties('AWS::SQS::Queue', {
-      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: 5 },
-      SqsManagedSseEnabled: true,
-    });
-    built.template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: Match.absent(), SqsManagedSseEnabled: true });
+describe('queues', () => {
+  it('dead-letter a message after the receives workers.ts allows, and all are encrypted', () => {
+    for (const { name, maxReceiveCount } of Object.values(queues)) {
+      const { queueId, deadLetterQueueId } = queueIds(name);
+      const resources = built.template.toJSON().Resources;
+      expect(resources[queueId].Properties, name).toMatchObject({
+        RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterQueueId, 'Arn'] }, maxReceiveCount },
+        SqsManagedSseEnabled: true,
+      });
+      expect(resources[deadLetterQueueId].Properties, name).toMatchObject({ SqsManagedSseEnabled: true });
+    }
+    built.template.resourceCountIs('AWS::SQS::Queue', 2 * Object.keys(queues).length);
   });
 
-  it('refuses requests without TLS on both queues', () => {
+  it('refuse requests without TLS', () => {
     const policies = built.template.findResources('AWS::SQS::QueuePolicy', {
       Properties: {
         PolicyDocument: {
@@ -206,25 +291,198 @@ describe('enrichment queue', () => {
         },
       },
     });
-    expect(Object.keys(policies)).toHaveLength(2);
+    expect(Object.keys(policies)).toHaveLength(2 * Object.keys(queues).length);
   });
 
-  it('raises an alarm as soon as a message reaches the dead-letter queue', () => {
-    const [dlqId] = onlyResource(built.template, 'AWS::SQS::Queue', { RedrivePolicy: Match.absent() });
-    built.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'AWS/SQS',
-      MetricName: 'ApproximateNumberOfMessagesVisible',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
-      ComparisonOperator: 'GreaterThanThreshold',
-      Threshold: 0,
+  it('raise an alarm as soon as a message reaches a dead-letter queue', () => {
+    for (const name of Object.keys(queues)) {
+      built.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueIds(name).deadLetterQueueId, 'QueueName'] } }],
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 0,
+      });
+    }
+  });
+});
+
+describe('workers', () => {
+  it('drain their queue in batches, reporting failed records, at the concurrency the settings allow', () => {
+    for (const worker of workers) {
+      const [functionId] = backgroundFunction(worker.id);
+      built.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: functionId },
+        EventSourceArn: { 'Fn::GetAtt': [queueIds(worker.queue).queueId, 'Arn'] },
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        BatchSize: testContext.workers.batchSize,
+        ScalingConfig: { MaximumConcurrency: testContext.workers.maxConcurrency },
+      });
+    }
+  });
+
+  it('finish a batch long before its message becomes visible again', () => {
+    for (const worker of workers) {
+      const [, fn] = backgroundFunction(worker.id);
+      const queue = built.template.toJSON().Resources[queueIds(worker.queue).queueId];
+      expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * fn.Properties.Timeout);
+      expect(fn.Properties.Timeout).toBe(30);
+    }
+  });
+
+  it('may send only to the queues their access lists name', () => {
+    const sendsTo = (id: string) =>
+      grantsOf(backgroundFunction(id))
+        .filter((grant) => grant.actions.includes('sqs:SendMessage'))
+        .map((grant) => grant.resource);
+    const { queueId: enrichmentQueueId } = queueIds('enrichment');
+    const { queueId: faviconQueueId } = queueIds('favicon');
+    expect(sendsTo(pageWorker.id)).toEqual([expect.stringContaining(`"${faviconQueueId}"`)]);
+    expect(sendsTo(faviconWorker.id)).toEqual([]);
+    // Not even by another action: the favicon worker only consumes its own queue.
+    expect(grantsOf(backgroundFunction(faviconWorker.id)).map((grant) => grant.resource).join()).not.toContain(enrichmentQueueId);
+  });
+
+  it('are told the table, the queues they send to, the public address and the icon refresh age', () => {
+    expect(environmentOf(backgroundFunction(pageWorker.id))).toMatchObject({
+      TABLE_NAME: { Ref: expect.stringMatching(/^DataTable/) },
+      [queues.favicon.urlEnv]: { Ref: queueIds('favicon').queueId },
+      ICON_REFRESH_DAYS: String(testContext.iconRefreshDays),
+    });
+    const faviconEnvironment = environmentOf(backgroundFunction(faviconWorker.id));
+    expect(faviconEnvironment).not.toHaveProperty(queues.enrichment.urlEnv);
+    for (const worker of workers) {
+      expect(environmentOf(backgroundFunction(worker.id)).PUBLIC_BASE_URL, worker.id).toEqual({
+        'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/^CdnDistribution/), 'DomainName'] }]],
+      });
+    }
+  });
+});
+
+describe('scheduled tasks', () => {
+  it('run on an EventBridge schedule', () => {
+    for (const task of scheduledTasks) {
+      built.template.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: `rate(${task.everyMinutes} minutes)`,
+        Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [backgroundFunction(task.id)[0], 'Arn'] } })],
+      });
+    }
+  });
+
+  it('give the sweeper the table and the enrichment queue to re-publish to', () => {
+    const sweeper = backgroundFunction('EnrichmentSweeper');
+    const { queueId } = queueIds('enrichment');
+    expect(environmentOf(sweeper)).toMatchObject({ TABLE_NAME: { Ref: expect.stringMatching(/^DataTable/) }, [queues.enrichment.urlEnv]: { Ref: queueId } });
+    expect(grantsOf(sweeper)).toContainEqual({ actions: expect.arrayContaining(['sqs:SendMessage']), resource: expect.stringContaining(`"${queueId}"`) });
+  });
+});
+
+describe('CloudFront', () => {
+  const cachedPatterns = ['/api/v2/publisher/feeds/*', '/icons/*'];
+  const cachedBehaviors = () => distributionConfig().CacheBehaviors as Record<string, any>[];
+
+  it('serves over HTTPS only, HTTP/2 and 3, compressed', () => {
+    const config = distributionConfig();
+    expect(config.HttpVersion).toBe('http2and3');
+    for (const behavior of [config.DefaultCacheBehavior, ...cachedBehaviors()]) {
+      expect(behavior).toMatchObject({ ViewerProtocolPolicy: 'redirect-to-https', Compress: true });
+    }
+  });
+
+  it('caches the feeds and icons, GET and HEAD only, by the origin Cache-Control with nothing per reader in the key', () => {
+    expect(cachedBehaviors().map((behavior) => behavior.PathPattern).sort()).toEqual(cachedPatterns);
+    for (const behavior of cachedBehaviors()) {
+      expect(behavior).toMatchObject({ AllowedMethods: ['GET', 'HEAD'], CachedMethods: ['GET', 'HEAD'] });
+      const policy = built.template.toJSON().Resources[behavior.CachePolicyId.Ref];
+      expect(policy.Properties.CachePolicyConfig).toMatchObject({
+        MinTTL: 0,
+        DefaultTTL: 0,
+        MaxTTL: 365 * 24 * 3600,
+        ParametersInCacheKeyAndForwardedToOrigin: {
+          CookiesConfig: { CookieBehavior: 'none' },
+          HeadersConfig: { HeaderBehavior: 'none' },
+          QueryStringsConfig: { QueryStringBehavior: 'none' },
+          EnableAcceptEncodingGzip: true,
+          EnableAcceptEncodingBrotli: true,
+        },
+      });
+    }
+  });
+
+  it('forwards to the cached routes only the reader address and the host readers used', () => {
+    for (const behavior of cachedBehaviors()) {
+      const policy = built.template.toJSON().Resources[behavior.OriginRequestPolicyId.Ref];
+      expect(policy.Properties.OriginRequestPolicyConfig).toMatchObject({
+        HeadersConfig: { HeaderBehavior: 'whitelist', Headers: ['CloudFront-Viewer-Address', 'X-Forwarded-Host'] },
+        CookiesConfig: { CookieBehavior: 'none' },
+        QueryStringsConfig: { QueryStringBehavior: 'none' },
+      });
+    }
+  });
+
+  it('copies the viewer host into X-Forwarded-Host before the cached routes', () => {
+    const [functionId, cloudFrontFunction] = onlyResource(built.template, 'AWS::CloudFront::Function');
+    expect(cloudFrontFunction.Properties.FunctionConfig.Runtime).toBe('cloudfront-js-2.0');
+    for (const behavior of cachedBehaviors()) {
+      expect(behavior.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } }]);
+    }
+    expect(distributionConfig().DefaultCacheBehavior.FunctionAssociations).toBeUndefined();
+
+    const handler = new Function(`${cloudFrontFunction.Properties.FunctionCode}; return handler;`)();
+    const request = { method: 'GET', uri: '/icons/a.png', headers: { host: { value: 'd111.cloudfront.net' }, 'x-forwarded-host': { value: 'evil.example' } } };
+    expect(handler({ request }).headers).toEqual({ host: { value: 'd111.cloudfront.net' }, 'x-forwarded-host': { value: 'd111.cloudfront.net' } });
+  });
+
+  it('passes everything else through uncached, with every method and every viewer header but Host', () => {
+    expect(distributionConfig().DefaultCacheBehavior).toMatchObject({
+      AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
+      CachePolicyId: CachePolicy.CACHING_DISABLED.cachePolicyId,
+      OriginRequestPolicyId: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId,
+    });
+  });
+
+  it('sends the API key to the origin of the cached routes only, at the API stage', () => {
+    const config = distributionConfig();
+    const [secretId] = onlyResource(built.template, 'AWS::SecretsManager::Secret');
+    const originOf = (behavior: Record<string, any>) => (config.Origins as Record<string, any>[]).find((origin) => origin.Id === behavior.TargetOriginId)!;
+    for (const behavior of cachedBehaviors()) {
+      expect(originOf(behavior).OriginCustomHeaders).toEqual([{ HeaderName: 'x-api-key', HeaderValue: secretReference(secretId) }]);
+    }
+    const defaultOrigin = originOf(config.DefaultCacheBehavior);
+    expect(defaultOrigin.OriginCustomHeaders).toBeUndefined();
+    for (const origin of config.Origins) {
+      expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
+      expect(JSON.stringify(origin.OriginPath)).toContain('ApiRestApiDeploymentStagetest');
+    }
+  });
+
+  it('logs to a TLS-only bucket whose own access is logged', () => {
+    const bucketId = distributionConfig().Logging.Bucket['Fn::GetAtt'][0] as string;
+    const bucket = built.template.toJSON().Resources[bucketId];
+    expect(bucket.Properties.LoggingConfiguration.DestinationBucketName).toEqual({ Ref: expect.any(String) });
+    built.template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketId },
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
     });
   });
 });
 
+describe('with a custom domain', () => {
+  it('hands its address to the cached routes and the workers, and outputs it', () => {
+    const publicBaseUrl = 'https://feeds.example';
+    const custom = buildGleanerStack(testSettings({ publicBaseUrl }));
+    for (const route of cdnRoutes) expect(environmentOf(routeFunction(route, custom.template)).PUBLIC_BASE_URL, route.id).toBe(publicBaseUrl);
+    expect(environmentOf(routeFunction(saveRoute, custom.template))).not.toHaveProperty('PUBLIC_BASE_URL');
+    for (const worker of workers) expect(environmentOf(backgroundFunction(worker.id, custom.template)).PUBLIC_BASE_URL, worker.id).toBe(publicBaseUrl);
+    expect(custom.template.toJSON().Outputs.BaseUrl.Value).toBe(publicBaseUrl);
+  });
+});
+
 describe('stack', () => {
-  it('outputs the API base URL, the table name and the queue URL', () => {
-    const outputs = built.template.toJSON().Outputs as Record<string, unknown>;
-    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['ApiBaseUrl', 'TableName', 'EnrichmentQueueUrl']));
+  it('outputs the base URL at CloudFront, the API base URL, the table name and the queue URLs', () => {
+    const outputs = built.template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['BaseUrl', 'ApiBaseUrl', 'TableName', 'EnrichmentQueueUrl', 'FaviconQueueUrl']));
+    expect(outputs.BaseUrl!.Value).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/^CdnDistribution/), 'DomainName'] }]] });
   });
 
   it('passes the AWS Solutions checks with nothing left unacknowledged', () => {
@@ -239,3 +497,8 @@ describe('stack', () => {
     }
   });
 });
+
+/** The CloudFormation dynamic reference to a secret's whole string, as CDK renders `secret.secretValue`. */
+function secretReference(secretId: string) {
+  return { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] };
+}

@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import type { RouteDefinition } from '../../functions/platform/routes';
 import { Api } from '../../lib/api';
 import { DataTable } from '../../lib/data';
-import { EnrichmentQueue } from '../../lib/enrichment';
 import { GleanerStack } from '../../lib/gleaner-stack';
 import { parseSettings, type GleanerSettings } from '../../lib/settings';
+import { createWorkQueues } from '../../lib/work-queue';
 
 export const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
   context: Record<string, unknown>;
@@ -26,6 +26,8 @@ export const testContext = {
   corsAllowedOrigins: ['https://extension.example'],
   logRetentionDays: 14,
   logLevel: 'DEBUG',
+  workers: { batchSize: 7, maxConcurrency: 9 },
+  iconRefreshDays: 3,
 };
 
 export function testSettings(overrides: Record<string, unknown> = {}): GleanerSettings {
@@ -46,9 +48,8 @@ export function buildGleanerStack(settings = testSettings()) {
 /** The API construct alone, for route tables other than the real one. */
 export function buildApi(routes: readonly RouteDefinition[], settings = testSettings()) {
   const stack = new Stack(testApp(), 'ApiTest');
-  const data = new DataTable(stack, 'Data');
-  const enrichment = new EnrichmentQueue(stack, 'Enrichment');
-  new Api(stack, 'Api', { routes, settings, data, enrichment });
+  const targets = { data: new DataTable(stack, 'Data'), queues: createWorkQueues(stack) };
+  new Api(stack, 'Api', { routes, settings, targets });
   return Template.fromStack(stack);
 }
 

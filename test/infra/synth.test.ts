@@ -4,12 +4,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
+import { routes } from '../../functions/platform/routes';
+import { scheduledTasks, workers } from '../../functions/platform/workers';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const outdir = mkdtempSync(path.join(tmpdir(), 'gleaner-synth-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-it('synthesizes the app with the CLI, bundling the save function as ESM', () => {
+it('synthesizes the app with the CLI, bundling every function as ESM', () => {
   const synth = spawnSync('npx', ['cdk', 'synth', '--quiet', '-o', outdir], {
     cwd: projectRoot,
     env: { ...process.env, CI: 'true' },
@@ -20,14 +22,17 @@ it('synthesizes the app with the CLI, bundling the save function as ESM', () => 
   expect(synth.status, `${synth.stdout}\n${synth.stderr}`).toBe(0);
 
   const template = JSON.parse(readFileSync(path.join(outdir, 'Gleaner.template.json'), 'utf8'));
-  const saveFunction = Object.values<{ Type: string; Properties: Record<string, any> }>(template.Resources).find(
-    (resource) => resource.Type === 'AWS::Lambda::Function' && resource.Properties.Description === 'POST /api/v1/bookmarks/save',
+  const functions = Object.values<{ Type: string; Properties: Record<string, any> }>(template.Resources).filter(
+    (resource) => resource.Type === 'AWS::Lambda::Function',
   );
-  expect(saveFunction?.Properties.Handler).toBe('index.handler');
-  const assetHash = String(saveFunction?.Properties.Code.S3Key).replace(/\.zip$/, '');
-  const bundle = path.join(outdir, `asset.${assetHash}`, 'index.mjs');
-  expect(existsSync(bundle)).toBe(true);
-  expect(readFileSync(bundle, 'utf8')).toMatch(
-    /^import \{ createRequire \} from 'module'; const require = createRequire\(import\.meta\.url\);/,
-  );
+  expect(functions).toHaveLength(routes.length + workers.length + scheduledTasks.length);
+  for (const fn of functions) {
+    expect(fn.Properties.Handler, fn.Properties.Description).toBe('index.handler');
+    const assetHash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
+    const bundle = path.join(outdir, `asset.${assetHash}`, 'index.mjs');
+    expect(existsSync(bundle), fn.Properties.Description).toBe(true);
+    expect(readFileSync(bundle, 'utf8')).toMatch(
+      /^import \{ createRequire \} from 'module'; const require = createRequire\(import\.meta\.url\);/,
+    );
+  }
 }, 150_000);

@@ -1,0 +1,176 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import {
+  AllowedMethods,
+  CacheCookieBehavior,
+  CachedMethods,
+  CacheHeaderBehavior,
+  CachePolicy,
+  CacheQueryStringBehavior,
+  type BehaviorOptions,
+  Distribution,
+  Function as CloudFrontFunction,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
+  HttpVersion,
+  OriginRequestCookieBehavior,
+  OriginRequestHeaderBehavior,
+  OriginRequestPolicy,
+  OriginRequestQueryStringBehavior,
+  ViewerProtocolPolicy,
+} from 'aws-cdk-lib/aws-cloudfront';
+import { RestApiOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type BucketProps } from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import type { RouteDefinition } from '../functions/platform/routes';
+import type { Api } from './api';
+import type { GleanerSettings } from './settings';
+
+export interface CdnProps {
+  readonly api: Api;
+  readonly routes: readonly RouteDefinition[];
+  readonly settings: GleanerSettings;
+}
+
+/**
+ * CloudFront in front of the regional REST API (after aws-solutions-constructs
+ * aws-cloudfront-apigateway-lambda). The public routes (`cdn: true`: feeds, icons) are cached by
+ * the origin's Cache-Control and answered by CloudFront; everything else, the save route included,
+ * passes through uncached. Extensions may use either this distribution's URL or the API's: the
+ * save route answers the same at both.
+ */
+export class Cdn extends Construct {
+  readonly distribution: Distribution;
+  /** `https://<distribution domain>`: what users and `gleaner --base-url` are given. */
+  readonly baseUrl: string;
+
+  constructor(scope: Construct, id: string, { api, routes, settings }: CdnProps) {
+    super(scope, id);
+    const cachedBehavior: BehaviorOptions = {
+      // Its API key is the only way into the cached routes' methods, so the default behavior's
+      // origin does not carry it.
+      origin: new RestApiOrigin(api.restApi, {
+        // unsafeUnwrap gives the {{resolve:secretsmanager:…}} reference, not the secret itself.
+        customHeaders: { 'x-api-key': api.cdnOriginKey.secretValue.unsafeUnwrap() },
+      }),
+      viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
+      cachedMethods: CachedMethods.CACHE_GET_HEAD,
+      compress: true,
+      cachePolicy: new CachePolicy(this, 'OriginCacheControl', {
+        comment: 'Gleaner public routes: TTLs from the origin Cache-Control; one copy for every reader',
+        minTtl: Duration.seconds(0),
+        // A response without Cache-Control is not cached.
+        defaultTtl: Duration.seconds(0),
+        // Icons are immutable (named by their content hash) and say so for a year.
+        maxTtl: Duration.days(365),
+        // Nothing per reader in the key: responses do not vary by reader, and If-None-Match /
+        // If-Modified-Since are answered by CloudFront from the cached ETag and Last-Modified.
+        headerBehavior: CacheHeaderBehavior.none(),
+        cookieBehavior: CacheCookieBehavior.none(),
+        queryStringBehavior: CacheQueryStringBehavior.none(),
+        enableAcceptEncodingGzip: true,
+        enableAcceptEncodingBrotli: true,
+      }),
+      originRequestPolicy: new OriginRequestPolicy(this, 'ViewerAddressAndHost', {
+        comment: 'Gleaner public routes: the reader address (rate limits) and the host readers used (feed URLs)',
+        headerBehavior: OriginRequestHeaderBehavior.allowList('CloudFront-Viewer-Address', 'X-Forwarded-Host'),
+        cookieBehavior: OriginRequestCookieBehavior.none(),
+        queryStringBehavior: OriginRequestQueryStringBehavior.none(),
+      }),
+      functionAssociations: [{ eventType: FunctionEventType.VIEWER_REQUEST, function: this.forwardViewerHost() }],
+    };
+
+    this.distribution = new Distribution(this, 'Distribution', {
+      comment: `Gleaner ${settings.stage}: public feeds and icons cached, the rest passed to the API`,
+      httpVersion: HttpVersion.HTTP2_AND_3,
+      defaultBehavior: {
+        origin: new RestApiOrigin(api.restApi),
+        viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        allowedMethods: AllowedMethods.ALLOW_ALL,
+        compress: true,
+        cachePolicy: CachePolicy.CACHING_DISABLED,
+        // Authorization included (personal access tokens); Host is the API's own for API Gateway.
+        originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+      },
+      additionalBehaviors: Object.fromEntries(cachedPathPatterns(routes).map((pattern) => [pattern, cachedBehavior])),
+      enableLogging: true,
+      logBucket: this.accessLogBucket(settings),
+      logFilePrefix: 'cloudfront/',
+    });
+    this.baseUrl = `https://${this.distribution.distributionDomainName}`;
+    this.acknowledgeNagFindings();
+  }
+
+  /**
+   * The feed functions build feed URLs from the host readers used (X-Forwarded-Host). CloudFront
+   * sends the API's host as Host, so this keeps the viewer's, without the functions having to be
+   * told the distribution's domain, which would make distribution → API → function → distribution
+   * a cycle. One distribution domain, or PUBLIC_BASE_URL set, keeps the cache key host-free.
+   */
+  private forwardViewerHost(): CloudFrontFunction {
+    return new CloudFrontFunction(this, 'ForwardViewerHost', {
+      comment: 'Copies the viewer Host header into X-Forwarded-Host for the origin',
+      runtime: FunctionRuntime.JS_2_0,
+      code: FunctionCode.fromInline(
+        [
+          'function handler(event) {',
+          '  var request = event.request;',
+          "  request.headers['x-forwarded-host'] = { value: request.headers.host.value };",
+          '  return request;',
+          '}',
+        ].join('\n'),
+      ),
+    });
+  }
+
+  /** CloudFront standard logs, in a bucket whose own access is logged to a second one. */
+  private accessLogBucket(settings: GleanerSettings): Bucket {
+    const logBucket: BucketProps = {
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      lifecycleRules: [{ expiration: Duration.days(settings.logRetentionDays) }],
+    };
+    return new Bucket(this, 'AccessLogs', {
+      ...logBucket,
+      // CloudFront standard logging writes through bucket ACLs.
+      objectOwnership: ObjectOwnership.OBJECT_WRITER,
+      // The target of server access logs is not logged itself (that would need yet another bucket).
+      serverAccessLogsBucket: new Bucket(this, 'ServerAccessLogs', logBucket),
+      serverAccessLogsPrefix: 'cloudfront-logs/',
+    });
+  }
+
+  private acknowledgeNagFindings(): void {
+    Validations.of(this.distribution).acknowledge(
+      {
+        id: 'AwsSolutions-CFR1',
+        reason: 'Published feeds and icons are meant for readers anywhere; there is no jurisdiction to keep them from.',
+      },
+      {
+        id: 'AwsSolutions-CFR2',
+        reason: 'No WAF web ACL for now: reads are cached and rate-limited per viewer address in DynamoDB, and the API stage throttles bound what reaches the functions.',
+      },
+      {
+        id: 'AwsSolutions-CFR4',
+        reason: 'The distribution uses the default *.cloudfront.net certificate, with which CloudFront accepts no minimum protocol version (TLSv1 applies); a custom domain with its own certificate would set TLSv1.2_2021.',
+      },
+    );
+  }
+}
+
+/**
+ * One path pattern per resource prefix of the cached routes: the path up to the first `{param}`
+ * segment, then `*` (`/api/v2/publisher/feeds/*`, `/icons/*`). A route that is not cached must not
+ * fall under one, or CloudFront would serve it as a cached GET.
+ */
+export function cachedPathPatterns(routes: readonly RouteDefinition[]): string[] {
+  const patternOf = (path: string) => path.replace(/\{.*$/, '*');
+  const patterns = [...new Set(routes.filter((route) => route.cdn).map((route) => patternOf(route.path)))];
+  for (const route of routes.filter((candidate) => !candidate.cdn)) {
+    const pattern = patterns.find((candidate) => route.path.startsWith(candidate.replace(/\*$/, '')));
+    if (pattern) throw new Error(`Route ${route.id} (${route.path}) is not cached but falls under the cached path pattern ${pattern}.`);
+  }
+  return patterns;
+}
