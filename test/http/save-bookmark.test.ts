@@ -246,6 +246,17 @@ async function countItems(): Promise<number> {
   return Items?.length ?? 0;
 }
 
+describe('routes that do not exist', () => {
+  it.each([
+    ['an unknown path', 'GET', '/api/v1/nothing'],
+    ['a known path with another method', 'GET', '/api/v1/bookmarks/save'],
+  ])('answers %s with 404 in the contract shape, as the API Gateway response does', async (_, method, path) => {
+    const response = await fetch(`${t.stack.baseUrl}${path}`, { method });
+    expect(response.status).toBe(404);
+    expect(await json(response)).toEqual({ detail: 'Not Found' });
+  });
+});
+
 describe('configured CORS origins', () => {
   it('allows only the configured extension origins', async () => {
     const restricted = await startTestStack({ CORS_ALLOWED_ORIGINS: 'chrome-extension://gleaner,moz-extension://gleaner' });
