@@ -15,4 +15,3 @@ export const tableDefinition = {
   ],
 } as const;
 
-export type TableDefinition = typeof tableDefinition;

@@ -31,7 +31,7 @@ export function workerContext(env: Environment) {
 }
 
 /** The queue URL of an SQS ARN (`arn:aws:sqs:<region>:<account>:<name>`). */
-export function queueUrlOf(arn: string, endpoint?: string): string {
+function queueUrlOf(arn: string, endpoint?: string): string {
   const [, , , region, account, name] = arn.split(':');
   return `${endpoint ?? `https://sqs.${region}.amazonaws.com`}/${account}/${name}`;
 }

@@ -253,7 +253,7 @@ function noteTagItem(note: Note, tag: string) {
   };
 }
 
-export function toBookmark(item: Record<string, unknown>): Bookmark & { pageStatus: string | null } {
+function toBookmark(item: Record<string, unknown>): Bookmark & { pageStatus: string | null } {
   return {
     pageStatus: (item.pageStatus as string | undefined) ?? null,
     id: item.id as string,
