@@ -3,7 +3,7 @@ import { sweepOutbox } from '../core/enrichment-outbox';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
-import { deferred, requireEnv, type Environment } from '../platform/env';
+import { deferred, integerSetting, requireEnv, type Environment } from '../platform/env';
 import { count, createLogger, createMetrics } from '../platform/observability';
 
 /** Scheduled: publishes again the enrichment requests of saves whose publish did not get through. */
@@ -14,7 +14,7 @@ export function createHandler(env: Environment) {
   const ports = {
     bookmarks: new DynamoBookmarkStore(doc, requireEnv(env, 'TABLE_NAME')),
     enrichment: new SqsJsonPublisher<EnrichmentRequest>(createSqsClient({ endpoint: env.SQS_ENDPOINT }), requireEnv(env, 'ENRICHMENT_QUEUE_URL')),
-    graceSeconds: Number(env.OUTBOX_GRACE_SECONDS || 120),
+    graceSeconds: integerSetting(env, 'OUTBOX_GRACE_SECONDS', 120),
     now: () => new Date(),
   };
   return async () => {

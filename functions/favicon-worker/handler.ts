@@ -1,5 +1,5 @@
 import { parseFaviconRequest } from '../core/enrichment';
-import { fetchFavicon } from '../core/favicon';
+import { fetchFavicon, type FetchFaviconPorts } from '../core/favicon';
 import { ICON_MAX_BYTES } from '../core/icons';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { DynamoSiteStore } from '../adapters/dynamo/site-store';
@@ -10,26 +10,21 @@ import { workerContext } from '../workers/worker-context';
 /** Favicon queue → the site's icon stored once by content hash and set on the bookmark. */
 export function createHandler(env: Environment) {
   const context = workerContext(env);
-  const publicBaseUrl = requireEnv(env, 'PUBLIC_BASE_URL');
+  const ports: FetchFaviconPorts = {
+    bookmarks: new DynamoBookmarkStore(context.doc, context.tableName),
+    sites: new DynamoSiteStore(context.doc, context.tableName),
+    // One byte over the cap tells a too-large icon from one of exactly the maximum size.
+    fetchIcon: (url) => context.fetch(url, { accept: 'image/*', maxBytes: ICON_MAX_BYTES + 1 }),
+    publicBaseUrl: requireEnv(env, 'PUBLIC_BASE_URL'),
+    iconRefreshMs: context.iconRefreshMs,
+    now: () => new Date(),
+  };
   return sqsWorker({
     ...context.worker,
     logger: context.logger,
     metrics: context.metrics,
     parse: parseFaviconRequest,
-    process: (request, attempt) =>
-      fetchFavicon(
-        {
-          bookmarks: new DynamoBookmarkStore(context.doc, context.tableName),
-          sites: new DynamoSiteStore(context.doc, context.tableName),
-          // One byte over the cap tells a too-large icon from one of exactly the maximum size.
-          fetchIcon: (url) => context.fetch(url, { accept: 'image/*', maxBytes: ICON_MAX_BYTES + 1 }),
-          publicBaseUrl,
-          iconRefreshMs: context.iconRefreshMs,
-          now: () => new Date(),
-        },
-        request,
-        attempt,
-      ),
+    process: (request, attempt) => fetchFavicon(ports, request, attempt),
   });
 }
 

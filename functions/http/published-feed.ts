@@ -9,7 +9,7 @@ import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoAccountStore } from '../adapters/dynamo/account-store';
 import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
 import { DynamoRateLimiter, type RateLimiter } from '../adapters/dynamo/rate-limiter';
-import { requireEnv, type Environment } from '../platform/env';
+import { integerSetting, requireEnv, type Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
 import { routeUrl } from '../platform/routes';
 import { httpRoute } from './middleware';
@@ -117,15 +117,10 @@ export function publishedFeedDeps(env: Environment): PublishedFeedDeps {
     users: new DynamoAccountStore(doc, tableName),
     rateLimiter: new DynamoRateLimiter(doc, tableName),
     rateLimitPolicy: parseRateLimitPolicy(env.FEED_RATE_LIMIT ?? '600;w=60'),
-    maxEntries: positiveInteger(env.FEED_MAX_ENTRIES, 50),
-    cacheSeconds: positiveInteger(env.FEED_CACHE_SECONDS, 300),
+    maxEntries: integerSetting(env, 'FEED_MAX_ENTRIES', 50),
+    cacheSeconds: integerSetting(env, 'FEED_CACHE_SECONDS', 300),
     publicBaseUrl: env.PUBLIC_BASE_URL || null,
     trustCdnHeaders: env.TRUST_CDN_HEADERS === 'true',
     logger: createLogger(env),
   };
-}
-
-function positiveInteger(value: string | undefined, fallback: number): number {
-  const parsed = Number(value);
-  return Number.isInteger(parsed) && parsed > 0 ? parsed : fallback;
 }

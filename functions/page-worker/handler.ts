@@ -1,5 +1,5 @@
 import { parseEnrichmentRequest, type FaviconRequest } from '../core/enrichment';
-import { enrichPage } from '../core/page-enrichment';
+import { enrichPage, type EnrichPagePorts } from '../core/page-enrichment';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { DynamoSiteStore } from '../adapters/dynamo/site-store';
 import { SqsJsonPublisher } from '../adapters/sqs/sqs';
@@ -11,25 +11,21 @@ import { workerContext } from '../workers/worker-context';
 export function createHandler(env: Environment) {
   const context = workerContext(env);
   const bookmarks = new DynamoBookmarkStore(context.doc, context.tableName);
+  const ports: EnrichPagePorts = {
+    bookmarks,
+    notes: bookmarks,
+    sites: new DynamoSiteStore(context.doc, context.tableName),
+    favicons: new SqsJsonPublisher<FaviconRequest>(context.sqs, requireEnv(env, 'FAVICON_QUEUE_URL')),
+    fetchPage: (url) => context.fetch(url, { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1', stopAtHeadEnd: true }),
+    iconRefreshMs: context.iconRefreshMs,
+    now: () => new Date(),
+  };
   return sqsWorker({
     ...context.worker,
     logger: context.logger,
     metrics: context.metrics,
     parse: parseEnrichmentRequest,
-    process: (request, attempt) =>
-      enrichPage(
-        {
-          bookmarks,
-          notes: bookmarks,
-          sites: new DynamoSiteStore(context.doc, context.tableName),
-          favicons: new SqsJsonPublisher<FaviconRequest>(context.sqs, requireEnv(env, 'FAVICON_QUEUE_URL')),
-          fetchPage: (url) => context.fetch(url, { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1', stopAtHeadEnd: true }),
-          iconRefreshMs: context.iconRefreshMs,
-          now: () => new Date(),
-        },
-        request,
-        attempt,
-      ),
+    process: (request, attempt) => enrichPage(ports, request, attempt),
   });
 }
 

@@ -7,6 +7,12 @@ export function requireEnv(env: Environment, name: string): string {
   return value;
 }
 
+/** A whole-number setting (0 or more); `fallback` when unset or not a whole number. */
+export function integerSetting(env: Environment, name: string, fallback: number): number {
+  const value = Number(env[name]);
+  return env[name] && Number.isInteger(value) && value >= 0 ? value : fallback;
+}
+
 /**
  * Builds the real handler on its first invocation, from `process.env`. Lambda has the environment
  * from the start; deferring lets the local stack import the module and build handlers from its own

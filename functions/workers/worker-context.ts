@@ -1,9 +1,9 @@
 import type { SQSRecord } from 'aws-lambda';
 import type { FetchOutcome } from '../core/enrichment';
 import { createDynamoClients } from '../adapters/dynamo/client';
-import { createSafeFetcher, FetchFailedError, FetchRefusedError, parseFetchAllow, type SafeFetchRequest } from '../adapters/safe-fetch';
+import { createSafeFetcher, FetchFailedError, FetchRefusedError, parseFetchAllow, type SafeFetchRequest, type SafeResponse } from '../adapters/safe-fetch';
 import { createSqsClient, delayRedelivery } from '../adapters/sqs/sqs';
-import { requireEnv, type Environment } from '../platform/env';
+import { integerSetting, requireEnv, type Environment } from '../platform/env';
 import { createLogger, createMetrics } from '../platform/observability';
 import { MAX_FETCH_ATTEMPTS } from '../platform/workers';
 
@@ -20,10 +20,10 @@ export function workerContext(env: Environment) {
     sqs,
     logger: createLogger(env),
     metrics: createMetrics(),
-    iconRefreshMs: Number(env.ICON_REFRESH_DAYS || 7) * DAY_MS,
+    iconRefreshMs: integerSetting(env, 'ICON_REFRESH_DAYS', 7) * DAY_MS,
     worker: {
       maxAttempts: MAX_FETCH_ATTEMPTS,
-      retryBaseSeconds: Number(env.RETRY_BASE_SECONDS || 30),
+      retryBaseSeconds: integerSetting(env, 'RETRY_BASE_SECONDS', 30),
       delayRedelivery: (record: SQSRecord, seconds: number) => delayRedelivery(sqs, queueUrlOf(record.eventSourceARN, env.SQS_ENDPOINT), record.receiptHandle, seconds),
     },
     fetch: (url: string, request: SafeFetchRequest) => fetchOutcome(() => fetcher.fetch(url, request)),
@@ -37,7 +37,7 @@ function queueUrlOf(arn: string, endpoint?: string): string {
 }
 
 /** The fetcher's answer in the domain's terms: refusals are final, failures say if they may pass. */
-async function fetchOutcome(fetch: () => ReturnType<ReturnType<typeof createSafeFetcher>['fetch']>): Promise<FetchOutcome> {
+async function fetchOutcome(fetch: () => Promise<SafeResponse>): Promise<FetchOutcome> {
   try {
     return { ok: true, ...(await fetch()) };
   } catch (error) {

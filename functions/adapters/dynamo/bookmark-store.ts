@@ -77,36 +77,40 @@ export class DynamoBookmarkStore implements BookmarkStore {
     change: (note: Note) => NoteChange | null,
     updated: string,
   ): Promise<{ bookmark: Bookmark; note: Note }> {
-    return this.updateNote(ref, change, updated);
+    return this.updateNote(() => this.loadBookmarkAndNote(ref), change, updated);
   }
 
   /**
    * Inserts a scraped description above the note's source line. A note that already has text there
-   * (a supplied description, or the user's own words) is left as it is.
+   * (a supplied description, or the user's own words) is left as it is; so is a deleted one.
    */
   async addDescription(noteId: string, description: string): Promise<void> {
-    const note = await this.getNote(noteId);
-    if (!note?.bookmarkId) return;
-    await this.updateNote(
-      { noteId, bookmarkId: note.bookmarkId },
-      (current) => {
-        const body = insertDescription(current.body, description);
-        return body === null ? null : { body, tags: current.tags, lastHighlight: current.lastHighlight };
-      },
-      isoTimestamp(new Date()),
-      { touchBookmark: false },
-    );
+    try {
+      await this.updateNote(
+        async () => ({ bookmark: null, note: await this.loadNote(noteId) }),
+        (current) => {
+          const body = insertDescription(current.body, description);
+          return body === null ? null : { body, tags: current.tags, lastHighlight: current.lastHighlight };
+        },
+        isoTimestamp(new Date()),
+      );
+    } catch (error) {
+      if (!(error instanceof NoteNotFoundError)) throw error;
+    }
   }
 
-  private async updateNote(
-    ref: { bookmarkId: string; noteId: string },
+  /**
+   * The optimistic update loop: (re)load, apply `change`, write conditional on the version read.
+   * When `load` also brings the note's bookmark, the bookmark's update time moves with the note's.
+   */
+  private async updateNote<B extends Bookmark | null>(
+    load: () => Promise<{ bookmark: B; note: Note }>,
     change: (note: Note) => NoteChange | null,
     updated: string,
-    options: { touchBookmark: boolean } = { touchBookmark: true },
-  ): Promise<{ bookmark: Bookmark; note: Note }> {
+  ): Promise<{ bookmark: B; note: Note }> {
     const TableName = this.tableName;
     for (let attempt = 1; ; attempt++) {
-      const { bookmark, note } = await this.loadBookmarkAndNote(ref);
+      const { bookmark, note } = await load();
       const next = change(note);
       if (!next) return { bookmark, note };
       const written: Note = { ...note, ...next, updated, version: note.version + 1 };
@@ -131,7 +135,7 @@ export class DynamoBookmarkStore implements BookmarkStore {
                     },
                   },
                 },
-                ...(options.touchBookmark
+                ...(bookmark
                   ? [
                       {
                         Update: {
@@ -150,7 +154,7 @@ export class DynamoBookmarkStore implements BookmarkStore {
             }),
           ),
         );
-        return { bookmark: options.touchBookmark ? { ...bookmark, updated } : bookmark, note: written };
+        return { bookmark: (bookmark ? { ...bookmark, updated } : bookmark) as B, note: written };
       } catch (error) {
         const lostRace = cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed';
         if (!lostRace || attempt >= MAX_NOTE_UPDATE_ATTEMPTS) throw error;
@@ -215,6 +219,12 @@ export class DynamoBookmarkStore implements BookmarkStore {
   async getNote(noteId: string): Promise<Note | null> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.note(noteId), ConsistentRead: true }));
     return Item ? toNote(Item) : null;
+  }
+
+  private async loadNote(noteId: string): Promise<Note> {
+    const note = await this.getNote(noteId);
+    if (!note) throw new NoteNotFoundError(`Note ${noteId} is missing`);
+    return note;
   }
 
   private async loadBookmarkAndNote(ref: { bookmarkId: string; noteId: string }): Promise<{ bookmark: Bookmark; note: Note }> {
