@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bearerToken, hashToken, isWellFormedToken, mintToken, TOKEN_PREFIX } from '../../functions/core/token';
+import { crc32 } from 'node:zlib';
+import { bearerToken, hashToken, mintToken } from '../../functions/core/token';
+import { isWellFormedToken, TOKEN_PREFIX, tokenChecksum, tokenProblem } from '../../functions/core/token-format';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const PREFIX = `${TOKEN_PREFIX}_`;
@@ -51,6 +53,24 @@ describe('isWellFormedToken', () => {
     const i = range(0, 29).find((index) => random[index] !== random[index + 1])!;
     const swapped = random.slice(0, i) + random[i + 1] + random[i] + random.slice(i + 2);
     expect(isWellFormedToken(PREFIX + swapped + token.slice(PREFIX.length + 30))).toBe(false);
+  });
+
+  it('computes the checksum as the CRC32 (IEEE) of the random part, so tokens minted before still verify', () => {
+    const random = token.slice(PREFIX.length, PREFIX.length + 30);
+    let value = crc32(random);
+    let expected = '';
+    for (let i = 0; i < 6; i++) {
+      expected = BASE62[value % 62] + expected;
+      value = Math.floor(value / 62);
+    }
+    expect(tokenChecksum(random)).toBe(expected);
+  });
+
+  it('names what is wrong, for the extension to tell the person who pasted it', () => {
+    expect(tokenProblem(token)).toBeNull();
+    expect(tokenProblem(`ghp_${token.slice(PREFIX.length)}`)).toBe('prefix');
+    expect(tokenProblem(token.slice(0, -1))).toBe('shape');
+    expect(tokenProblem(token.slice(0, -1) + (token.endsWith('a') ? 'b' : 'a'))).toBe('checksum');
   });
 
   describe('rejects a wrong prefix', () => {
