@@ -233,7 +233,7 @@ describe('CORS for the browser extension', () => {
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('Access-Control-Allow-Origin')).toBe('*');
-    expect(preflight.headers.get('Access-Control-Allow-Headers')).toMatch(/Authorization/);
+    expect(preflight.headers.get('Access-Control-Allow-Headers')).toBe('Authorization,Content-Type,Idempotency-Key');
     expect(preflight.headers.get('Access-Control-Allow-Methods')).toMatch(/POST/);
     const response = await t.save(null, {}, { Origin: 'chrome-extension://abc' });
     expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*');

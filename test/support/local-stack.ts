@@ -15,7 +15,10 @@ export type TestStack = Awaited<ReturnType<typeof startTestStack>>;
  */
 export async function startTestStack(env: Environment = {}, options: Pick<LocalStackOptions, 'startWorkers' | 'scheduleEverySeconds'> = {}) {
   const table = await createTestTable();
-  const stack: LocalStack = await startLocalStack({ dynamoEndpoint: table.endpoint, tableName: table.tableName, env: { LOG_LEVEL: 'SILENT', ...env }, startWorkers: false, ...options });
+  const start = (port?: number) =>
+    startLocalStack({ dynamoEndpoint: table.endpoint, tableName: table.tableName, env: { LOG_LEVEL: 'SILENT', ...env }, startWorkers: false, port, ...options });
+  let stack: LocalStack = await start();
+  let running = true;
   const accounts = new DynamoAccountStore(table.doc, table.tableName);
   const bookmarks = new DynamoBookmarkStore(table.doc, table.tableName);
 
@@ -38,14 +41,26 @@ export async function startTestStack(env: Environment = {}, options: Pick<LocalS
   }
 
   return {
-    stack,
+    get stack() {
+      return stack;
+    },
     table,
     accounts,
     bookmarks,
     createUser,
     save,
-    stop: async () => {
+    /** Takes the API down (the server goes away, the data stays), as when `npm start` is stopped. */
+    takeDown: async () => {
       await stack.stop();
+      running = false;
+    },
+    /** Brings the API back on the same address. */
+    bringUp: async () => {
+      stack = await start(Number(new URL(stack.baseUrl).port));
+      running = true;
+    },
+    stop: async () => {
+      if (running) await stack.stop();
       table.client.destroy();
     },
   };

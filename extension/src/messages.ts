@@ -1,0 +1,43 @@
+import type { Delivery, OutboxState } from './outbox';
+import type { SaveRequest } from './save-api';
+
+/**
+ * What the popup and the options page ask of the service worker. Only the worker changes the outbox,
+ * so its sends never race one another.
+ */
+export type WorkerRequest =
+  | { readonly type: 'save'; readonly request: SaveRequest }
+  | { readonly type: 'outbox' }
+  | { readonly type: 'retry-now' }
+  | { readonly type: 'discard'; readonly id: string }
+  /** The options were saved: a queue stopped by a refused token goes on. */
+  | { readonly type: 'settings-saved' };
+
+export interface WorkerAnswers {
+  save: Delivery;
+  outbox: OutboxState;
+  'retry-now': Delivery[];
+  discard: OutboxState;
+  'settings-saved': Delivery[];
+}
+
+export function askWorker<T extends WorkerRequest>(request: T): Promise<WorkerAnswers[T['type']]> {
+  return chrome.runtime.sendMessage(request);
+}
+
+/** The popup's and notifications' words for what became of a save. */
+export function deliveryMessage(delivery: Delivery): string {
+  switch (delivery.kind) {
+    case 'saved':
+      if (delivery.result.selection_appended) return 'Added to your note';
+      return delivery.result.is_new_bookmark ? 'Saved' : 'Already saved: your note is unchanged';
+    case 'queued':
+      return `Queued: ${delivery.reason}. Gleaner sends it by itself.`;
+    case 'held':
+      return delivery.reason;
+    case 'token-refused':
+      return 'Your token was refused (revoked or mistyped). Paste a new one in the options; the save waits.';
+    case 'dropped':
+      return `Not saved: ${delivery.reason}`;
+  }
+}

@@ -1,0 +1,220 @@
+import { describeDetail, fieldName, type BookmarkSaveResult, type SaveAnswer, type SaveRequest } from './save-api';
+
+/**
+ * The outbox every save goes through. Manifest V3 stops an idle service worker at any moment, so
+ * nothing lives only in memory: the queue is written to extension storage before each send, and a
+ * stopped worker (or a restarted browser) picks it up where it was. Pure apart from its ports, so the
+ * retry policy is tested with a fake clock.
+ */
+
+export type SaveSource = 'popup' | 'context-menu' | 'command';
+
+export interface OutboxItem {
+  /** Also the Idempotency-Key of every send of this save. */
+  readonly id: string;
+  readonly createdAt: number;
+  readonly source: SaveSource;
+  readonly request: SaveRequest;
+  /** Sends started. From the second on the save says `append: false`, so a retried selection is not appended twice. */
+  readonly attempts: number;
+  /** Epoch ms before which the item is not sent again (backoff). */
+  readonly nextAttemptAt: number;
+  /** Set when the item waits for the person rather than the clock (note cap reached, wrong server address). */
+  readonly held: boolean;
+  /** Why it is still here, in words for the popup. */
+  readonly problem: string | null;
+}
+
+export interface OutboxState {
+  readonly items: readonly OutboxItem[];
+  /** A 401: nothing is sent until a new token is saved in the options. */
+  readonly tokenRefused: boolean;
+  /** Epoch ms before which no save is sent at all (a 429, or RateLimit-Remaining 0). */
+  readonly quietUntil: number;
+}
+
+export const EMPTY_OUTBOX: OutboxState = { items: [], tokenRefused: false, quietUntil: 0 };
+
+/** What became of one save, for the popup's answer, the badge and notifications. */
+export type Delivery =
+  | { readonly kind: 'saved'; readonly item: OutboxItem; readonly result: BookmarkSaveResult }
+  /** Still in the outbox; sent again automatically (`retryAt`) or once the person acts (`held`/`token-refused`). */
+  | { readonly kind: 'queued'; readonly item: OutboxItem; readonly reason: string; readonly retryAt: number | null }
+  | { readonly kind: 'held'; readonly item: OutboxItem; readonly reason: string }
+  | { readonly kind: 'token-refused'; readonly item: OutboxItem }
+  /** Refused for good (a 422 names the field): removed from the outbox. */
+  | { readonly kind: 'dropped'; readonly item: OutboxItem; readonly reason: string; readonly field: string | null };
+
+export interface OutboxPorts {
+  load(): Promise<OutboxState | undefined>;
+  store(state: OutboxState): Promise<void>;
+  /** Sends one save; `not-configured` when there is no server address or token yet. */
+  send(item: OutboxItem, options: { append: boolean }): Promise<SaveAnswer | { kind: 'not-configured' }>;
+  now(): number;
+  /** In [0, 1): spreads retries so queued browsers do not all come back at once. */
+  random(): number;
+  newId(): string;
+}
+
+/** Exponential backoff for network failures and 5xx: 30 s, 1 min, 2 min, … at most 30 min, ±20 %. */
+export const RETRY_BASE_MS = 30_000;
+export const RETRY_MAX_MS = 30 * 60_000;
+/** A 429 without Retry-After waits this long. */
+const DEFAULT_RATE_LIMIT_WAIT_MS = 60_000;
+
+export function backoffMs(attempts: number, random: number): number {
+  const base = Math.min(RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1), RETRY_MAX_MS);
+  return Math.round(base * (0.8 + 0.4 * random));
+}
+
+export class Outbox {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly ports: OutboxPorts) {}
+
+  /** The stored state, read without waiting for a send in progress. */
+  async state(): Promise<OutboxState> {
+    return (await this.ports.load()) ?? EMPTY_OUTBOX;
+  }
+
+  /** Adds a save and sends what is due, this save included; answers what became of it. */
+  add(request: SaveRequest, source: SaveSource): Promise<Delivery> {
+    return this.exclusive(async () => {
+      const now = this.ports.now();
+      const item: OutboxItem = { id: this.ports.newId(), createdAt: now, source, request, attempts: 0, nextAttemptAt: now, held: false, problem: null };
+      const state = await this.state();
+      // A person saving is a good moment to try what waits for backoff too; order is kept.
+      await this.ports.store({ ...state, items: [...state.items.map((queued) => (queued.held ? queued : { ...queued, nextAttemptAt: now })), item] });
+      const deliveries = await this.sendDue();
+      return deliveries.find((delivery) => delivery.item.id === item.id) ?? (await this.waiting(item.id));
+    });
+  }
+
+  /** Sends what is due, oldest first (an alarm, the worker starting, the browser coming online). */
+  flush(): Promise<Delivery[]> {
+    return this.exclusive(() => this.sendDue());
+  }
+
+  /** "Retry now": everything waiting, held items included, is due at once (a rate limit still holds). */
+  retryNow(): Promise<Delivery[]> {
+    return this.exclusive(() => this.retryAll({}));
+  }
+
+  /** New settings were saved: a queue stopped by a 401 or waiting for setup goes on. */
+  resume(): Promise<Delivery[]> {
+    return this.exclusive(() => this.retryAll({ tokenRefused: false }));
+  }
+
+  discard(id: string): Promise<void> {
+    return this.exclusive(async () => {
+      const state = await this.state();
+      await this.ports.store({ ...state, items: state.items.filter((item) => item.id !== id) });
+    });
+  }
+
+  /** When the next send is due (for the alarm), or null when nothing waits for the clock. */
+  static nextWake(state: OutboxState): number | null {
+    const head = state.items.find((item) => !item.held);
+    if (!head || state.tokenRefused) return null;
+    return Math.max(head.nextAttemptAt, state.quietUntil);
+  }
+
+  /** One operation at a time: a save, an alarm and a popup click may all arrive together. */
+  private exclusive<T>(operation: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(operation);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  private async retryAll(change: Partial<OutboxState>): Promise<Delivery[]> {
+    const state = await this.state();
+    const now = this.ports.now();
+    await this.ports.store({ ...state, ...change, items: state.items.map((item) => ({ ...item, held: false, nextAttemptAt: now })) });
+    return this.sendDue();
+  }
+
+  private async sendDue(): Promise<Delivery[]> {
+    const deliveries: Delivery[] = [];
+    for (;;) {
+      const state = await this.state();
+      // Saves go out in the order they were made (appends to one note keep their order).
+      const head = state.items.find((item) => !item.held);
+      const now = this.ports.now();
+      if (!head || state.tokenRefused || now < state.quietUntil || now < head.nextAttemptAt) return deliveries;
+
+      // Counted before the send: a worker stopped mid-send retries with append: false.
+      const sending: OutboxItem = { ...head, attempts: head.attempts + 1 };
+      await this.ports.store(replace(state, sending));
+      const answer = await this.ports.send(sending, { append: sending.attempts === 1 });
+      const { delivery, next } = settle(await this.state(), sending, answer, this.ports.now(), this.ports.random());
+      await this.ports.store(next);
+      deliveries.push(delivery);
+      if (delivery.kind === 'queued' || delivery.kind === 'token-refused') return deliveries;
+    }
+  }
+
+  private async waiting(id: string): Promise<Delivery> {
+    const state = await this.state();
+    const item = state.items.find((candidate) => candidate.id === id)!;
+    if (state.tokenRefused) return { kind: 'token-refused', item };
+    const retryAt = Math.max(item.nextAttemptAt, state.quietUntil);
+    return { kind: 'queued', item, reason: state.quietUntil > this.ports.now() ? 'Waiting for the rate limit to reset' : 'Waiting behind earlier saves', retryAt };
+  }
+}
+
+/** The retry policy: what one answer does to the item and to the queue. */
+function settle(
+  state: OutboxState,
+  item: OutboxItem,
+  answer: SaveAnswer | { kind: 'not-configured' },
+  now: number,
+  random: number,
+): { delivery: Delivery; next: OutboxState } {
+  const quietUntil = 'rateLimit' in answer && answer.rateLimit?.remaining === 0 ? Math.max(state.quietUntil, now + answer.rateLimit.resetSeconds * 1000) : state.quietUntil;
+  const without = { ...state, quietUntil, items: state.items.filter((candidate) => candidate.id !== item.id) };
+  const retry = (problem: string, retryAt: number) => {
+    const waiting = { ...item, nextAttemptAt: retryAt, problem };
+    return { delivery: { kind: 'queued', item: waiting, reason: problem, retryAt } as const, next: replace({ ...state, quietUntil }, waiting) };
+  };
+  const hold = (problem: string) => {
+    const held = { ...item, held: true, problem };
+    return { delivery: { kind: 'held', item: held, reason: problem } as const, next: replace({ ...state, quietUntil }, held) };
+  };
+
+  switch (answer.kind) {
+    case 'saved':
+      return { delivery: { kind: 'saved', item, result: answer.result }, next: without };
+    case 'not-configured':
+      return hold('Gleaner is not set up yet: add the server address and your token in the options');
+    case 'unreachable':
+      return retry(`Server unreachable (${answer.message})`, now + backoffMs(item.attempts, random));
+  }
+
+  const { status, detail } = answer;
+  const message = describeDetail(detail);
+  if (status === 401) {
+    const waiting = { ...item, problem: 'Token refused: paste a new token in the options' };
+    return { delivery: { kind: 'token-refused', item: waiting }, next: replace({ ...state, quietUntil, tokenRefused: true }, waiting) };
+  }
+  if (status === 429) {
+    const waitMs = answer.retryAfterSeconds !== null ? answer.retryAfterSeconds * 1000 : DEFAULT_RATE_LIMIT_WAIT_MS;
+    const retryAt = now + waitMs;
+    const limited = retry(`Rate limited: sending again in ${Math.ceil(waitMs / 1000)} s`, retryAt);
+    return { ...limited, next: { ...limited.next, quietUntil: Math.max(quietUntil, retryAt) } };
+  }
+  if (status === 402) return hold(message ?? 'Note limit reached');
+  if (status === 422 || status === 400 || status === 413 || status === 415) {
+    const field = Array.isArray(detail) ? fieldName((detail[0] as { loc?: unknown[] } | undefined)?.loc) : null;
+    return { delivery: { kind: 'dropped', item, reason: message ?? `Refused (${status})`, field }, next: without };
+  }
+  // 408, 409 (the same save still in flight), 425 and 5xx pass; anything else needs a person to look.
+  if (status >= 500 || status === 408 || status === 409 || status === 425) {
+    const retryAt = now + Math.max(backoffMs(item.attempts, random), (answer.retryAfterSeconds ?? 0) * 1000);
+    return retry(`Server error ${status}${message ? `: ${message}` : ''}`, retryAt);
+  }
+  return hold(`The server answered ${status}${message ? `: ${message}` : ''}; check the server address in the options`);
+}
+
+function replace(state: OutboxState, item: OutboxItem): OutboxState {
+  return { ...state, items: state.items.map((candidate) => (candidate.id === item.id ? item : candidate)) };
+}

@@ -1,0 +1,160 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { badgeFor } from '../../extension/src/badge';
+import { EMPTY_OUTBOX, type OutboxItem } from '../../extension/src/outbox';
+import { cleanSelection, isSavable } from '../../extension/src/page-text';
+import { describeDetail, postSave, saveEndpoint, testConnection } from '../../extension/src/save-api';
+import { checkServerUrl, checkToken, originPattern } from '../../extension/src/settings';
+import { mintToken } from '../../functions/core/token';
+
+/** The extension's server client, settings checks and page helpers, outside the browser. */
+
+describe('the save client', () => {
+  let server: Server;
+  let baseUrl: string;
+  let received: { headers: IncomingHttpHeaders; body: string; url: string }[] = [];
+  let reply: { status: number; headers?: Record<string, string>; body: string } = { status: 200, body: '{}' };
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        received.push({ headers: request.headers, body, url: request.url ?? '' });
+        response.writeHead(reply.status, { 'Content-Type': 'application/json', ...reply.headers }).end(reply.body);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/prod`;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  const request = { url: 'https://example.com/', title: 'Example', selection: 'a\nb', comment: '#tag', description: null };
+
+  it('posts the save as JSON with the bearer token and the idempotency key, under the stage path', async () => {
+    received = [];
+    reply = {
+      status: 200,
+      headers: { 'RateLimit-Remaining': '7', 'RateLimit-Reset': '42' },
+      body: JSON.stringify({ bookmark: { id: 'b', url: 'https://example.com/', title: 'Example' }, note_id: 'n', is_new_bookmark: true, selection_appended: false }),
+    };
+    const answer = await postSave(fetch, { serverUrl: baseUrl, token: 'gln_x' }, { ...request, append: false }, 'key-1');
+    expect(answer).toMatchObject({ kind: 'saved', result: { note_id: 'n' }, rateLimit: { remaining: 7, resetSeconds: 42 } });
+    expect(received[0]).toMatchObject({
+      url: '/prod/api/v1/bookmarks/save',
+      headers: { authorization: 'Bearer gln_x', 'content-type': 'application/json', 'idempotency-key': 'key-1' },
+    });
+    expect(JSON.parse(received[0]!.body)).toEqual({ ...request, append: false });
+  });
+
+  it('reads an error answer’s detail and Retry-After', async () => {
+    reply = { status: 429, headers: { 'Retry-After': '12' }, body: JSON.stringify({ detail: { code: 'rate_limited', message: 'Slow down', retry_after: 12 } }) };
+    expect(await postSave(fetch, { serverUrl: baseUrl, token: 'gln_x' }, request)).toMatchObject({ kind: 'refused', status: 429, retryAfterSeconds: 12, detail: { code: 'rate_limited' } });
+  });
+
+  it('takes a 200 that is not a save result (a captive portal, a proxy) as a server error', async () => {
+    reply = { status: 200, body: '<html>Sign in to the Wi-Fi</html>' };
+    expect(await postSave(fetch, { serverUrl: baseUrl, token: 'gln_x' }, request)).toMatchObject({ kind: 'refused', status: 502 });
+  });
+
+  it('reports a server that does not answer as unreachable', async () => {
+    expect(await postSave(fetch, { serverUrl: 'http://127.0.0.1:9', token: 'gln_x' }, request)).toMatchObject({ kind: 'unreachable' });
+  });
+
+  it.each([
+    [422, { detail: [{ loc: ['body'], msg: 'Field required', type: 'missing' }] }, 'accepted'],
+    [401, { detail: 'Invalid or revoked token' }, 'refused'],
+    [429, { detail: { code: 'rate_limited', message: 'x', retry_after: 3 } }, 'rate-limited'],
+    [404, { message: 'Not Found' }, 'not-gleaner'],
+  ])('tests the connection with an empty save: %i → %s', async (status, body, kind) => {
+    received = [];
+    reply = { status, body: JSON.stringify(body) };
+    expect(await testConnection(fetch, { serverUrl: baseUrl, token: 'gln_x' })).toMatchObject({ kind });
+    expect(received[0]?.body).toBe('{}');
+  });
+
+  it('words error details for a person', () => {
+    expect(describeDetail('Invalid token')).toBe('Invalid token');
+    expect(describeDetail([{ loc: ['body', 'title'], msg: 'String should have at most 1000 characters' }])).toBe('title: String should have at most 1000 characters');
+    expect(describeDetail({ code: 'note_limit', message: 'Note limit reached' })).toBe('Note limit reached');
+    expect(describeDetail(null)).toBeNull();
+  });
+
+  it('builds the save address from a BaseUrl with or without a trailing slash', () => {
+    expect(saveEndpoint('https://d1.cloudfront.net/')).toBe('https://d1.cloudfront.net/api/v1/bookmarks/save');
+    expect(saveEndpoint('https://api.example/prod')).toBe('https://api.example/prod/api/v1/bookmarks/save');
+  });
+});
+
+describe('the options’ checks', () => {
+  it.each([
+    ['https://d1234.cloudfront.net/', 'https://d1234.cloudfront.net'],
+    ['  https://abc.execute-api.eu-west-1.amazonaws.com/prod/ ', 'https://abc.execute-api.eu-west-1.amazonaws.com/prod'],
+    ['http://127.0.0.1:3000', 'http://127.0.0.1:3000'],
+    ['http://localhost:3000/', 'http://localhost:3000'],
+  ])('accepts the server address %s', (input, value) => {
+    expect(checkServerUrl(input)).toEqual({ ok: true, value });
+  });
+
+  it.each([
+    ['', 'Enter the server address'],
+    ['gleaner.example', 'not a web address'],
+    ['http://gleaner.example', 'https://'],
+    ['ftp://gleaner.example', 'https://'],
+    ['https://user:pw@gleaner.example', 'without a user name'],
+  ])('refuses the server address %j', (input, message) => {
+    const checked = checkServerUrl(input);
+    expect(checked.ok).toBe(false);
+    expect(!checked.ok && checked.message).toContain(message);
+  });
+
+  it('checks a token by the server’s rule before it is stored', () => {
+    const token = mintToken();
+    expect(checkToken(` ${token}\n`)).toEqual({ ok: true, value: token });
+    expect(checkToken('ghp_abc')).toMatchObject({ ok: false, message: expect.stringContaining('starts with “gln_”') });
+    expect(checkToken(token.slice(0, 20))).toMatchObject({ ok: false, message: expect.stringContaining('copied whole') });
+    expect(checkToken(token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A'))).toMatchObject({ ok: false, message: expect.stringContaining('checksum') });
+  });
+
+  it('asks for the server’s origin only (match patterns carry no port)', () => {
+    expect(originPattern('http://127.0.0.1:3000')).toBe('http://127.0.0.1/*');
+    expect(originPattern('https://d1234.cloudfront.net/prod')).toBe('https://d1234.cloudfront.net/*');
+  });
+});
+
+describe('page helpers', () => {
+  it('keeps a selection’s line breaks and drops blank edges', () => {
+    expect(cleanSelection('\n\n  first line  \r\nsecond line\t\n\n')).toBe('  first line\nsecond line');
+    expect(cleanSelection(' \n ')).toBeNull();
+  });
+
+  it('saves web pages only', () => {
+    expect(isSavable('https://example.com/a.pdf')).toBe(true);
+    expect(isSavable('chrome://extensions/')).toBe(false);
+    expect(isSavable('about:debugging')).toBe(false);
+    expect(isSavable(undefined)).toBe(false);
+  });
+});
+
+describe('the toolbar badge', () => {
+  const item = (overrides: Partial<OutboxItem> = {}): OutboxItem => ({
+    id: 'i',
+    createdAt: 0,
+    source: 'command',
+    request: { url: 'https://example.com', title: null, selection: null, comment: null, description: null },
+    attempts: 1,
+    nextAttemptAt: 0,
+    held: false,
+    problem: null,
+    ...overrides,
+  });
+
+  it('says saved, queued or needs attention', () => {
+    expect(badgeFor(EMPTY_OUTBOX, true)).toMatchObject({ text: '✓' });
+    expect(badgeFor(EMPTY_OUTBOX, false)).toMatchObject({ text: '' });
+    expect(badgeFor({ ...EMPTY_OUTBOX, items: [item(), item({ id: 'j' })] }, true)).toMatchObject({ text: '2', title: expect.stringContaining('2 saves queued') });
+    expect(badgeFor({ ...EMPTY_OUTBOX, items: [item({ held: true, problem: 'Note limit reached' })] }, false)).toMatchObject({ text: '!', title: expect.stringContaining('Note limit reached') });
+    expect(badgeFor({ ...EMPTY_OUTBOX, tokenRefused: true, items: [item()] }, false)).toMatchObject({ text: '!', title: expect.stringContaining('token was refused') });
+  });
+});

@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import { backoffMs, Outbox, RETRY_BASE_MS, RETRY_MAX_MS, type OutboxItem, type OutboxPorts, type OutboxState } from '../../extension/src/outbox';
+import type { SaveAnswer, SaveRequest } from '../../extension/src/save-api';
+
+/** The extension's outbox and retry policy, with a fake clock, fake storage and a scripted server. */
+
+type Answer = SaveAnswer | { kind: 'not-configured' };
+
+function harness(answers: Answer[] = []) {
+  let now = 1_000_000;
+  let stored: OutboxState | undefined;
+  let ids = 0;
+  const sent: { id: string; url: string; append: boolean }[] = [];
+  const ports: OutboxPorts = {
+    load: async () => stored && structuredClone(stored),
+    store: async (state) => {
+      stored = structuredClone(state);
+    },
+    send: async (item: OutboxItem, { append }) => {
+      sent.push({ id: item.id, url: item.request.url, append });
+      return answers.shift() ?? saved();
+    },
+    now: () => now,
+    random: () => 0.5,
+    newId: () => `save-${++ids}`,
+  };
+  return {
+    outbox: new Outbox(ports),
+    ports,
+    sent,
+    answers,
+    advance: (ms: number) => (now += ms),
+    get now() {
+      return now;
+    },
+    get stored() {
+      return stored!;
+    },
+  };
+}
+
+const page = (path: string): SaveRequest => ({ url: `https://example.com/${path}`, title: path, selection: `quote from ${path}`, comment: null, description: null });
+const saved = (overrides: Partial<{ remaining: number; resetSeconds: number; appended: boolean }> = {}): SaveAnswer => ({
+  kind: 'saved',
+  result: { bookmark: { id: 'b', url: 'u', title: null }, note_id: 'n', is_new_bookmark: !overrides.appended, selection_appended: !!overrides.appended },
+  rateLimit: { remaining: overrides.remaining ?? 100, resetSeconds: overrides.resetSeconds ?? 60 },
+});
+const unreachable: SaveAnswer = { kind: 'unreachable', message: 'Failed to fetch' };
+const refused = (status: number, detail: unknown, retryAfterSeconds: number | null = null): SaveAnswer => ({ kind: 'refused', status, detail, retryAfterSeconds, rateLimit: null });
+
+describe('the extension outbox', () => {
+  it('sends a save at once and leaves nothing behind', async () => {
+    const h = harness([saved({ appended: true })]);
+    const delivery = await h.outbox.add(page('a'), 'popup');
+    expect(delivery).toMatchObject({ kind: 'saved', result: { selection_appended: true } });
+    expect(h.sent).toEqual([{ id: 'save-1', url: 'https://example.com/a', append: true }]);
+    expect(h.stored.items).toEqual([]);
+  });
+
+  it('retries a network failure with exponential backoff, with append: false and the same idempotency key', async () => {
+    const h = harness([unreachable, unreachable, unreachable]);
+    const first = await h.outbox.add(page('a'), 'command');
+    expect(first).toMatchObject({ kind: 'queued', retryAt: h.now + RETRY_BASE_MS, reason: expect.stringContaining('Server unreachable') });
+
+    expect(await h.outbox.flush()).toEqual([]);
+    h.advance(RETRY_BASE_MS - 1);
+    expect(await h.outbox.flush()).toEqual([]);
+    h.advance(1);
+    expect(await h.outbox.flush()).toMatchObject([{ kind: 'queued', retryAt: h.now + 2 * RETRY_BASE_MS }]);
+    h.advance(2 * RETRY_BASE_MS);
+    expect(await h.outbox.flush()).toMatchObject([{ kind: 'queued', retryAt: h.now + 4 * RETRY_BASE_MS }]);
+    h.advance(4 * RETRY_BASE_MS);
+    expect(await h.outbox.flush()).toMatchObject([{ kind: 'saved' }]);
+    expect(h.sent).toEqual([
+      { id: 'save-1', url: 'https://example.com/a', append: true },
+      ...Array(3).fill({ id: 'save-1', url: 'https://example.com/a', append: false }),
+    ]);
+  });
+
+  it('spreads retries by ±20 % and never waits more than 30 minutes', () => {
+    expect(backoffMs(1, 0)).toBe(RETRY_BASE_MS * 0.8);
+    expect(backoffMs(1, 0.999_999)).toBeCloseTo(RETRY_BASE_MS * 1.2, -1);
+    expect(backoffMs(3, 0.5)).toBe(4 * RETRY_BASE_MS);
+    expect(backoffMs(40, 0.5)).toBe(RETRY_MAX_MS);
+  });
+
+  it('sends saves in the order they were made, and a failure holds back the ones behind it', async () => {
+    const h = harness([unreachable]);
+    await h.outbox.add(page('first'), 'command');
+    const second = await h.outbox.add(page('second'), 'command');
+    // A new save makes everything waiting due: the first goes first.
+    expect(second).toMatchObject({ kind: 'saved' });
+    expect(h.sent.map((send) => send.url)).toEqual(['https://example.com/first', 'https://example.com/first', 'https://example.com/second']);
+  });
+
+  it('serialises saves that arrive together', async () => {
+    const h = harness();
+    await Promise.all([h.outbox.add(page('1'), 'command'), h.outbox.add(page('2'), 'context-menu'), h.outbox.flush(), h.outbox.add(page('3'), 'popup')]);
+    expect(h.sent.map((send) => send.url)).toEqual(['1', '2', '3'].map((path) => `https://example.com/${path}`));
+  });
+
+  it('waits the Retry-After of a 429 before sending anything again', async () => {
+    const h = harness([refused(429, { code: 'rate_limited', message: 'Rate limit exceeded', retry_after: 17 }, 17)]);
+    expect(await h.outbox.add(page('a'), 'command')).toMatchObject({ kind: 'queued', retryAt: h.now + 17_000 });
+    expect(await h.outbox.add(page('b'), 'command')).toMatchObject({ kind: 'queued', reason: 'Waiting for the rate limit to reset' });
+    expect(h.sent).toHaveLength(1);
+    h.advance(16_999);
+    await h.outbox.retryNow();
+    expect(h.sent).toHaveLength(1);
+    h.advance(1);
+    expect(await h.outbox.flush()).toMatchObject([{ kind: 'saved' }, { kind: 'saved' }]);
+  });
+
+  it('sends nothing while RateLimit-Remaining is 0, until RateLimit-Reset', async () => {
+    const h = harness([saved({ remaining: 0, resetSeconds: 9 })]);
+    expect(await h.outbox.add(page('a'), 'command')).toMatchObject({ kind: 'saved' });
+    expect(await h.outbox.add(page('b'), 'command')).toMatchObject({ kind: 'queued', retryAt: h.now + 9_000 });
+    expect(Outbox.nextWake(h.stored)).toBe(h.now + 9_000);
+    h.advance(9_000);
+    expect(await h.outbox.flush()).toMatchObject([{ kind: 'saved' }]);
+  });
+
+  it('stops the queue on a 401 until new settings are saved', async () => {
+    const h = harness([refused(401, 'Invalid or revoked token')]);
+    expect(await h.outbox.add(page('a'), 'command')).toMatchObject({ kind: 'token-refused' });
+    expect(await h.outbox.add(page('b'), 'command')).toMatchObject({ kind: 'token-refused' });
+    h.advance(3_600_000);
+    expect(await h.outbox.flush()).toEqual([]);
+    expect(Outbox.nextWake(h.stored)).toBeNull();
+    expect(h.sent).toHaveLength(1);
+
+    expect(await h.outbox.resume()).toMatchObject([{ kind: 'saved' }, { kind: 'saved' }]);
+    expect(h.stored).toMatchObject({ tokenRefused: false, items: [] });
+    expect(h.sent.map((send) => send.append)).toEqual([true, false, true]);
+  });
+
+  it('holds a save refused by the note cap with the server’s message, while other saves go on', async () => {
+    const h = harness([refused(402, { code: 'note_limit', message: 'Note limit reached: your plan allows 1,000 notes.', used: 1000, limit: 1000 })]);
+    expect(await h.outbox.add(page('a'), 'command')).toMatchObject({ kind: 'held', reason: 'Note limit reached: your plan allows 1,000 notes.' });
+    expect(await h.outbox.add(page('b'), 'command')).toMatchObject({ kind: 'saved' });
+    expect(h.stored.items).toMatchObject([{ id: 'save-1', held: true }]);
+    expect(Outbox.nextWake(h.stored)).toBeNull();
+
+    expect(await h.outbox.retryNow()).toMatchObject([{ kind: 'saved', item: { id: 'save-1' } }]);
+  });
+
+  it('drops a save refused with 422 and names the field', async () => {
+    const h = harness([refused(422, [{ loc: ['body', 'url'], msg: "URL scheme should be 'http' or 'https'", type: 'url_scheme' }])]);
+    expect(await h.outbox.add(page('a'), 'context-menu')).toMatchObject({ kind: 'dropped', field: 'url', reason: "url: URL scheme should be 'http' or 'https'" });
+    expect(h.stored.items).toEqual([]);
+  });
+
+  it('retries a 5xx, waiting at least its Retry-After', async () => {
+    const h = harness([refused(503, 'Service Unavailable', 600)]);
+    expect(await h.outbox.add(page('a'), 'command')).toMatchObject({ kind: 'queued', retryAt: h.now + 600_000, reason: 'Server error 503: Service Unavailable' });
+  });
+
+  it('holds saves made before the extension is set up, and sends them once it is', async () => {
+    const h = harness([{ kind: 'not-configured' }]);
+    expect(await h.outbox.add(page('a'), 'command')).toMatchObject({ kind: 'held', reason: expect.stringContaining('not set up') });
+    expect(await h.outbox.resume()).toMatchObject([{ kind: 'saved' }]);
+  });
+
+  it('asks a person to check the address when the server answers something that is not Gleaner', async () => {
+    const h = harness([refused(404, 'Not Found')]);
+    expect(await h.outbox.add(page('a'), 'command')).toMatchObject({ kind: 'held', reason: expect.stringContaining('check the server address') });
+  });
+
+  it('picks up after the worker was stopped mid-send: the save goes again, as a retry', async () => {
+    const h = harness();
+    const send = h.ports.send;
+    // The first worker stops while its request is in flight (the promise never settles).
+    h.ports.send = () => new Promise(() => undefined);
+    void new Outbox(h.ports).add(page('a'), 'command');
+    await expect.poll(() => h.stored?.items[0]?.attempts).toBe(1);
+
+    h.ports.send = send;
+    const restarted = new Outbox(h.ports);
+    expect(await restarted.flush()).toMatchObject([{ kind: 'saved', item: { id: 'save-1', attempts: 2 } }]);
+    expect(h.sent).toEqual([{ id: 'save-1', url: 'https://example.com/a', append: false }]);
+  });
+
+  it('discards a waiting save', async () => {
+    const h = harness([unreachable]);
+    const { item } = await h.outbox.add(page('a'), 'command');
+    await h.outbox.discard(item.id);
+    expect(h.stored.items).toEqual([]);
+    expect(Outbox.nextWake(h.stored)).toBeNull();
+  });
+});
