@@ -12,6 +12,12 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
+/** 12 labels of distinct CJK characters: 736 characters as written, 2,305 once punycoded. */
+function longInternationalHost(): string {
+  const label = (k: number) => Array.from({ length: 60 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 2654435761 + k * 40503) % 20000))).join('');
+  return `${Array.from({ length: 12 }, (_, k) => label(k)).join('.')}.test`;
+}
+
 function expectRateLimitHeaders(response: Response, limit = 120) {
   expect(response.headers.get('RateLimit-Limit')).toBe(String(limit));
   expect(Number(response.headers.get('RateLimit-Remaining'))).toBeGreaterThanOrEqual(0);
@@ -160,6 +166,8 @@ describe('validation', () => {
     ['a string append', { url: 'https://example.com', append: 'yes' }, ['body', 'append'], 'bool_type'],
     ['an overlong selection', { url: 'https://example.com', selection: 's'.repeat(20_001) }, ['body', 'selection'], 'string_too_long'],
     ['an overlong url', { url: `https://example.com/${'p'.repeat(2100)}` }, ['body', 'url'], 'url_too_long'],
+    // 736 characters, 2,305 once punycoded: a SITE#<host> key over DynamoDB's 2048 bytes was a 500.
+    ['a host longer than DNS allows', { url: `https://${longInternationalHost()}/` }, ['body', 'url'], 'url_parsing'],
   ])('answers 422 HTTPValidationError for %s', async (_, body, loc, type) => {
     const { token } = await t.createUser();
     const response = await t.save(token, body);
@@ -179,6 +187,23 @@ describe('validation', () => {
     expect(response.status).toBe(422);
     const { detail } = await json(response);
     expect(detail[0]).toMatchObject({ loc: expect.arrayContaining(['body']), type });
+  });
+});
+
+describe('what is stored', () => {
+  it('drops credentials from the URL, so they never reach a feed', async () => {
+    const { token } = await t.createUser();
+    const result = await json(await t.save(token, { url: 'http://user:secret@example.com/private' }));
+    expect(result.bookmark.url).toBe('http://example.com/private');
+    expect((await t.bookmarks.getNote(result.note_id))?.body).not.toContain('secret');
+  });
+
+  it('replaces lone surrogates with U+FFFD', async () => {
+    const { token } = await t.createUser();
+    const body = '{"url": "https://example.com/surrogates", "title": "t\\ud800", "selection": "s\\udc00", "comment": "c\\ud800"}';
+    const result = await json(await t.save(token, body));
+    expect(result.bookmark.title).toBe('t\uFFFD');
+    expect((await t.bookmarks.getNote(result.note_id))?.body).toContain('> s\uFFFD\n\nc\uFFFD');
   });
 });
 
