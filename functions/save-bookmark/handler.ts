@@ -4,7 +4,8 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { parseRateLimitPolicy, rateLimitHeaders, type RateLimitPolicy } from '../core/rate-limit';
 import { saveBookmark, saveResult, type SaveBookmarkPorts } from '../core/save-bookmark';
-import { parseSaveRequest } from '../core/save-request';
+import { parseSaveRequest, type SaveRequestParse } from '../core/save-request';
+import { jsonContentTypeIssues } from '../core/validation';
 import { bearerToken, hashToken } from '../core/token';
 import { isWellFormedToken } from '../core/token-format';
 import { DynamoAccountStore, type SaveContext } from '../adapters/dynamo/account-store';
@@ -14,7 +15,7 @@ import { DynamoRateLimiter, type RateLimiter } from '../adapters/dynamo/rate-lim
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
 import { corsOrigins, httpRoute } from '../http/middleware';
 import { rateLimited } from '../http/rate-limited';
-import { errorResponse, header, jsonResponse } from '../http/responses';
+import { errorResponse, header, headerValues, jsonResponse } from '../http/responses';
 import { deferred, requireEnv, type Environment } from '../platform/env';
 import { count, createLogger, createMetrics } from '../platform/observability';
 
@@ -34,8 +35,11 @@ export function makeHandler(deps: SaveBookmarkDeps) {
 }
 
 async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  const token = bearerToken(header(event.headers, 'Authorization'));
-  const parsed = parseSaveRequest(event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body);
+  const authorization = headerValues(event, 'Authorization');
+  // Two credentials are ambiguous: which one a proxy on the way would keep is anybody's guess.
+  const ambiguous = authorization.length > 1;
+  const token = ambiguous ? null : bearerToken(authorization[0]);
+  const parsed = parseRequestBody(event);
   // A token that fails its checksum is rejected without a database call.
   const context =
     token && isWellFormedToken(token)
@@ -52,7 +56,11 @@ async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyE
   }
   if (!caller) {
     count(deps.metrics, 'SaveUnauthorized');
-    const detail = token === null ? 'Not authenticated: send Authorization: Bearer <token>' : 'Invalid or revoked token';
+    const detail = ambiguous
+      ? 'Ambiguous credentials: send exactly one Authorization header'
+      : token === null
+        ? 'Not authenticated: send Authorization: Bearer <token>'
+        : 'Invalid or revoked token';
     return errorResponse(401, detail, { ...headers, 'WWW-Authenticate': 'Bearer realm="gleaner"' });
   }
   if (!parsed.ok) {
@@ -85,6 +93,12 @@ async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyE
         headers,
       );
   }
+}
+
+function parseRequestBody(event: APIGatewayProxyEvent): SaveRequestParse {
+  const contentTypeIssues = jsonContentTypeIssues(header(event.headers, 'Content-Type'));
+  if (contentTypeIssues.length) return { ok: false, issues: contentTypeIssues };
+  return parseSaveRequest(event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body);
 }
 
 export function createHandler(env: Environment) {

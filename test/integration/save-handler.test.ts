@@ -39,7 +39,7 @@ function deps(overrides: Partial<SaveBookmarkDeps> = {}): SaveBookmarkDeps {
 
 function save(handler: ReturnType<typeof makeHandler>, body: unknown, bearer: string | null = token) {
   return handler(
-    proxyEvent({ headers: bearer ? { Authorization: `Bearer ${bearer}` } : {}, body: JSON.stringify(body) }),
+    proxyEvent({ headers: { 'Content-Type': 'application/json', ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}) }, body: JSON.stringify(body) }),
     context(),
   );
 }
@@ -97,6 +97,15 @@ describe('save handler against DynamoDB Local', () => {
   it('publishes nothing when the description was given and the favicon is known', async () => {
     await save(makeHandler(deps()), { url: 'https://icons.example/described', description: 'Given.' });
     expect(published).toEqual([]);
+  });
+
+  it('answers 401 to several Authorization values in multiValueHeaders, though headers holds a valid one', async () => {
+    const event = proxyEvent({
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+      multiValueHeaders: { 'Content-Type': ['application/json'], Authorization: ['Bearer gln_other', `Bearer ${token}`] },
+      body: JSON.stringify({ url: 'https://example.com/ambiguous' }),
+    });
+    expect((await makeHandler(deps())(event, context())).statusCode).toBe(401);
   });
 
   it('still answers 200 when publishing to SQS fails', async () => {
