@@ -219,6 +219,17 @@ describe('validation', () => {
   });
 });
 
+describe('a body over API Gateway\'s 10 MB', () => {
+  it('answers 413 with a detail and the route\'s RateLimit headers at full quota', async () => {
+    const { token } = await t.createUser();
+    const response = await t.save(token, JSON.stringify({ url: 'https://example.com/huge', selection: 'x'.repeat(10 * 1024 * 1024) }));
+    expect(response.status).toBe(413);
+    expect(await json(response)).toEqual({ detail: expect.any(String) });
+    expectRateLimitHeaders(response);
+    expect(response.headers.get('RateLimit-Remaining')).toBe('120');
+  });
+});
+
 describe('request content type', () => {
   it.each([['text/plain'], ['application/x-www-form-urlencoded'], [null]])('answers 422 to %s and saves nothing', async (contentType) => {
     const { token } = await t.createUser();
