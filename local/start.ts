@@ -46,6 +46,11 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown(0));
   process.once('SIGTERM', () => void shutdown(0));
+  // Without its database every request would be a 500: say why and stop, rather than serve errors.
+  dynamo.onUnexpectedExit((reason) => {
+    console.error(`gleaner: DynamoDB Local stopped unexpectedly (${reason}); stopping too. The data is kept in ${dataDir}: run npm start again.`);
+    void shutdown(1);
+  });
 
   try {
     stack = await startLocalStack({
@@ -57,7 +62,7 @@ async function main(): Promise<void> {
       startWorkers: process.env.GLEANER_ENRICHMENT !== 'off',
       log: (line) => console.log(line),
     });
-    writeLocalState(dataDir, { pid: process.pid, baseUrl: stack.baseUrl, dynamoEndpoint: dynamo.endpoint, tableName: LOCAL_TABLE_NAME });
+    writeLocalState(dataDir, { pid: process.pid, baseUrl: stack.baseUrl, dynamoEndpoint: dynamo.endpoint, dynamoPid: dynamo.pid, tableName: LOCAL_TABLE_NAME });
     await printWelcome(stack, dynamo, dataDir);
   } catch (error) {
     console.error(`gleaner: could not start: ${error instanceof Error ? error.message : String(error)}`);
