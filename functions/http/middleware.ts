@@ -10,8 +10,6 @@ import { retirementHeaders, type Retirement } from '../core/retirement';
 import type { RateLimiter } from '../adapters/dynamo/rate-limiter';
 import { errorResponse, type Headers } from './responses';
 
-export type HttpHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-
 /** What a route's own code gets besides the event: its rate limiter, bound to the route's policy. */
 export interface RouteRequest {
   /** Counts this request against `subject`'s quota; the answer then carries the resulting headers. */
