@@ -78,6 +78,11 @@ describe('background enrichment', () => {
     expect(icon.headers.get('Content-Type')).toBe('image/png');
     expect(icon.headers.get('Cache-Control')).toBe('public, max-age=31536000, immutable');
     expect(icon.headers.get('X-Content-Type-Options')).toBe('nosniff');
+
+    const head = await fetch(bookmark!.icon!, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('Content-Type')).toBe('image/png');
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
   });
 
   it('reuses a host\'s icon for later bookmarks without fetching it again', async () => {
