@@ -96,7 +96,7 @@ export function rateLimitSetting(quota: RouteDefinition['throttle']): string {
 }
 
 export function rateLimitPolicy(quota: RateLimitedQuota, env: Environment): RateLimitPolicy {
-  return parseRateLimitPolicy(env[rateLimitSetting(quota)] ?? DEFAULT_RATE_LIMITS[quota]);
+  return parseRateLimitPolicy(env[rateLimitSetting(quota)] || DEFAULT_RATE_LIMITS[quota]);
 }
 
 export function isRateLimited(quota: RouteDefinition['throttle']): quota is RateLimitedQuota {
