@@ -19,7 +19,8 @@ import {
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { corsPreflight, type RouteDefinition } from '../functions/platform/routes';
+import { parseRateLimitPolicy, rateLimitHeaders } from '../functions/core/rate-limit';
+import { checkRouteTable, corsPreflight, rateLimitSetting, routeEnvironment, routeMethods, type RouteDefinition } from '../functions/platform/routes';
 import { AppFunction, type AccessTargets } from './app-function';
 import type { GleanerSettings, Throttle } from './settings';
 
@@ -41,6 +42,7 @@ export class Api extends Construct {
 
   constructor(scope: Construct, id: string, { routes, settings, targets }: ApiProps) {
     super(scope, id);
+    checkRouteTable(routes);
     const apiName = Stack.of(this).stackName;
     const logging = { retention: settings.logRetentionDays, removalPolicy: RemovalPolicy.DESTROY };
     const quotaOf = (route: RouteDefinition): Throttle => {
@@ -68,7 +70,9 @@ export class Api extends Construct {
         dataTraceEnabled: false,
         metricsEnabled: false,
         ...stageThrottling(settings.throttle.default),
-        methodOptions: Object.fromEntries(routes.map((route) => [`${route.path}/${route.method}`, stageThrottling(quotaOf(route))])),
+        methodOptions: Object.fromEntries(
+          routes.flatMap((route) => routeMethods(route).map((method) => [`${route.path}/${method}`, stageThrottling(quotaOf(route))])),
+        ),
       },
     });
     // API Gateway would otherwise create the execution log group itself, without retention.
@@ -83,10 +87,14 @@ export class Api extends Construct {
     for (const route of routes) {
       const fn = this.addRouteFunction(route, settings, targets);
       const resource = this.restApi.root.resourceForPath(route.path);
-      const method = resource.addMethod(route.method, new LambdaIntegration(fn.function), { apiKeyRequired: route.cdn });
-      methodThrottles.push({ method, throttle: quotaOf(route) });
+      const integration = new LambdaIntegration(fn.function);
+      // HEAD goes to the same function, whose middleware drops the body.
+      for (const httpMethod of routeMethods(route)) {
+        const method = resource.addMethod(httpMethod, integration, { apiKeyRequired: route.cdn });
+        methodThrottles.push({ method, throttle: quotaOf(route) });
+        acknowledgeAuthInFunction(method);
+      }
       if (route.cors) corsMethods.set(resource, [...(corsMethods.get(resource) ?? []), route.method]);
-      acknowledgeAuthInFunction(method);
     }
     for (const [resource, methods] of corsMethods) {
       const preflight = resource.addCorsPreflight({
@@ -123,7 +131,7 @@ export class Api extends Construct {
     });
     usagePlan.addApiKey(cdnApiKey);
 
-    this.addErrorResponses(settings.corsAllowedOrigins);
+    this.addErrorResponses(settings.corsAllowedOrigins, bodyRateLimitHeaders(routes, settings));
     this.acknowledgeNagFindings();
   }
 
@@ -137,7 +145,8 @@ export class Api extends Construct {
     });
     fn.bindAccess(route.access, targets);
     const rateLimit = settings.rateLimits[route.throttle];
-    if (rateLimit) fn.function.addEnvironment(`${route.throttle.toUpperCase()}_RATE_LIMIT`, rateLimit);
+    if (rateLimit) fn.function.addEnvironment(rateLimitSetting(route.throttle), rateLimit);
+    for (const [name, value] of Object.entries(routeEnvironment(route))) fn.function.addEnvironment(name, value);
     if (route.cors) fn.function.addEnvironment('CORS_ALLOWED_ORIGINS', settings.corsAllowedOrigins.join(','));
     if (route.cdn) {
       // Only CloudFront can call these methods (API key), so its viewer-address and host headers are true.
@@ -150,7 +159,7 @@ export class Api extends Construct {
   }
 
   /** API Gateway's own errors in the contract's shape: every error body has a top-level `detail`. */
-  private addErrorResponses(allowedOrigins: readonly string[]): void {
+  private addErrorResponses(allowedOrigins: readonly string[], tooLargeHeaders: Record<string, string>): void {
     // Browsers hide error bodies without this header. Gateway errors carry nothing private, so with
     // several allowed origins the caller's own Origin is echoed.
     const allowOrigin = allowedOrigins.length === 1 ? `'${allowedOrigins[0]}'` : 'method.request.header.Origin';
@@ -161,6 +170,8 @@ export class Api extends Construct {
         body: detail({ code: 'rate_limited', message: 'Too many requests; slow down.', retry_after: 1 }),
         headers: { 'Retry-After': "'1'" },
       },
+      // Only the route that takes a body can exceed API Gateway's 10 MB; see bodyRateLimitHeaders.
+      { type: ResponseType.REQUEST_TOO_LARGE, statusCode: '413', body: detail('Request body too large'), headers: tooLargeHeaders },
       { type: ResponseType.UNAUTHORIZED, statusCode: '401', body: detail('Unauthorized') },
       { type: ResponseType.ACCESS_DENIED, statusCode: '403', body: detail('Forbidden') },
       // A cached route called around CloudFront, without its API key.
@@ -212,6 +223,20 @@ function acknowledgeAuthInFunction(method: Method): void {
       reason: 'Callers hold personal access tokens checked by the save function, or need no credentials (public feeds); there are no Cognito users.',
     },
   );
+}
+
+/**
+ * The RateLimit headers of API Gateway's own 413. Gateway responses are the same for every route and
+ * the function never ran, so they carry the policy of the routes that take a body (POST) with its
+ * full quota, and the whole window as RateLimit-Reset (an upper bound); the local stack does the same.
+ */
+function bodyRateLimitHeaders(routes: readonly RouteDefinition[], settings: GleanerSettings): Record<string, string> {
+  const policies = new Set(routes.filter((route) => route.method === 'POST').flatMap((route) => settings.rateLimits[route.throttle] ?? []));
+  if (policies.size !== 1) return {};
+  const policy = parseRateLimitPolicy([...policies][0]!);
+  const headers = rateLimitHeaders({ allowed: true, policy, remaining: policy.limit, resetSeconds: policy.windowSeconds });
+  // Gateway response header values are static strings in single quotes.
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`]));
 }
 
 function stageThrottling({ rateLimit, burstLimit }: Throttle): MethodDeploymentOptions {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { compileRoutePath, corsPreflight, type RouteDefinition } from '../functions/platform/routes';
+import { compileRoutePath, corsPreflight, routeMethods, type RouteDefinition } from '../functions/platform/routes';
 import { lambdaContext } from './queue';
 
 /**
@@ -15,24 +16,51 @@ export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Pr
 export interface LocalRoute {
   readonly definition: RouteDefinition;
   readonly handler: ProxyHandler;
+  /**
+   * Headers of the answers this server makes itself for the route (413), as an API Gateway gateway
+   * response would carry them: the handler did not run, so there is no limiter state to report.
+   */
+  readonly gatewayHeaders: () => Record<string, string>;
 }
 
 /** API Gateway refuses larger payloads (10 MB). */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** A request must arrive whole within this time (API Gateway's integration timeout is 29 s). */
+const REQUEST_TIMEOUT_MS = 30_000;
 
 export function createApiServer(options: {
   routes: () => readonly LocalRoute[];
   corsOrigins: readonly string[];
   log?: (line: string) => void;
 }): Server {
-  return createServer((request, response) => {
+  // The answer in progress on each connection, so a parser error answers through it.
+  const inFlight = new WeakMap<Duplex, ServerResponse>();
+  const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS }, (request, response) => {
     const started = Date.now();
-    response.on('finish', () => options.log?.(`${request.method} ${request.url} → ${response.statusCode} (${Date.now() - started} ms)`));
+    inFlight.set(request.socket, response);
+    response.on('finish', () => {
+      inFlight.delete(request.socket);
+      options.log?.(`${request.method} ${request.url} → ${response.statusCode} (${Date.now() - started} ms)`);
+    });
     dispatch(options, request, response).catch((error: unknown) => {
       options.log?.(`local API server error: ${String(error)}`);
       if (!response.headersSent) send(response, { statusCode: 502, body: JSON.stringify({ detail: 'Bad Gateway' }) });
     });
   });
+  // Node's own answers to what it cannot parse (a 100 KB header, a bad method, a body shorter than
+  // its Content-Length) have no body; API Gateway's, like every error here, have a `detail`.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const statusCode = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const body = JSON.stringify({ detail: STATUS_CODES[statusCode] });
+    const response = inFlight.get(socket);
+    if (response && !response.headersSent) {
+      return send(response, { statusCode, headers: { 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }, body });
+    }
+    if (response || !socket.writable) return void socket.destroy();
+    const head = [`HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
+    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  });
+  return server;
 }
 
 async function dispatch(
@@ -44,18 +72,20 @@ async function dispatch(
   const candidates = options.routes().flatMap((route) => {
     const { pattern, params } = compileRoutePath(route.definition.path);
     const match = pattern.exec(url.pathname);
-    return match ? [{ route, pathParameters: Object.fromEntries(params.map((name, i) => [name, decodeURIComponent(match[i + 1]!)])) }] : [];
+    return match ? [{ route, pathParameters: Object.fromEntries(params.map((name, i) => [name, decodePathSegment(match[i + 1]!)])) }] : [];
   });
 
   if (request.method === 'OPTIONS' && candidates.some(({ route }) => route.definition.cors)) {
     return send(response, preflight(options.corsOrigins, request, candidates.map(({ route }) => route.definition.method)));
   }
-  const found = candidates.find(({ route }) => route.definition.method === request.method);
+  const found = candidates.find(({ route }) => routeMethods(route.definition).includes(request.method ?? ''));
   // API Gateway answers unknown resources and methods alike (the stack maps both to this 404).
   if (!found) return send(response, { statusCode: 404, body: JSON.stringify({ detail: 'Not Found' }) });
 
   const body = await readBody(request);
-  if (body === null) return send(response, { statusCode: 413, body: JSON.stringify({ detail: 'Request body too large' }) });
+  if (body === null) {
+    return send(response, { statusCode: 413, headers: { ...found.route.gatewayHeaders(), Connection: 'close' }, body: JSON.stringify({ detail: 'Request body too large' }) });
+  }
   const event = proxyEvent(request, url, found.route.definition, found.pathParameters, body);
   send(response, await found.route.handler(event, lambdaContext(found.route.definition.id)));
 }
@@ -67,16 +97,18 @@ function proxyEvent(
   pathParameters: Record<string, string>,
   body: Buffer,
 ): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  // Without a prototype, so a header or parameter named `__proto__` or `constructor` is just a name,
+  // as in the JSON event API Gateway sends.
+  const headers: Record<string, string> = Object.create(null);
+  const multiValueHeaders: Record<string, string[]> = Object.create(null);
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
     const name = request.rawHeaders[i]!;
     const value = request.rawHeaders[i + 1]!;
     headers[name] = value;
     (multiValueHeaders[name] ??= []).push(value);
   }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  const query: Record<string, string> = Object.create(null);
+  const multiQuery: Record<string, string[]> = Object.create(null);
   for (const [name, value] of url.searchParams) {
     query[name] = value;
     (multiQuery[name] ??= []).push(value);
@@ -130,6 +162,15 @@ function proxyEvent(
       },
     },
   };
+}
+
+/** A path parameter decoded as API Gateway passes it; a malformed escape stays as written, for the handler to refuse. */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function preflight(corsOrigins: readonly string[], request: IncomingMessage, methods: string[]): APIGatewayProxyResult {

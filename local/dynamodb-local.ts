@@ -6,6 +6,10 @@ import { createDynamoClients } from '../functions/adapters/dynamo/client';
 
 export interface DynamoDbLocal {
   readonly endpoint: string;
+  /** The Java process's id. */
+  readonly pid: number;
+  /** Calls `listener` if DynamoDB Local exits without being stopped (crashed, killed, out of memory). */
+  onUnexpectedExit(listener: (reason: string) => void): void;
   stop(): Promise<void>;
 }
 
@@ -34,7 +38,9 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   });
 
   const endpoint = `http://127.0.0.1:${port}`;
+  let stopping = false;
   const stop = async () => {
+    stopping = true;
     if (child.exitCode !== null || child.signalCode !== null) return;
     const gone = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
@@ -47,7 +53,16 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
     await stop();
     throw outcome;
   }
-  return { endpoint, stop };
+  return {
+    endpoint,
+    pid: child.pid!,
+    onUnexpectedExit: (listener) => {
+      child.once('exit', (code, signal) => {
+        if (!stopping) listener(signal ? `killed by ${signal}` : `exit code ${code}${output.trim() ? `: ${output.trim().split('\n').slice(-3).join(' ')}` : ''}`);
+      });
+    },
+    stop,
+  };
 }
 
 async function waitUntilAnswering(endpoint: string): Promise<void> {

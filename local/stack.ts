@@ -5,7 +5,9 @@ import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { ensureTable } from '../functions/adapters/dynamo/create-table';
 import { corsOrigins } from '../functions/http/middleware';
 import type { Environment } from '../functions/platform/env';
-import { routes } from '../functions/platform/routes';
+import { fullQuota, rateLimitHeaders } from '../functions/core/rate-limit';
+import { retirementHeaders } from '../functions/core/retirement';
+import { checkRouteTable, isRateLimited, rateLimitPolicy, routeEnvironment, routes, type RouteDefinition } from '../functions/platform/routes';
 import { queues, scheduledTasks, workers, type QueueName } from '../functions/platform/workers';
 import { createApiServer, type LocalRoute, type ProxyHandler } from './api-server';
 import { LocalQueue, type SqsConsumer } from './queue';
@@ -28,6 +30,8 @@ export interface LocalStackOptions {
   /** False leaves queued messages undelivered (for inspecting what the API enqueued). */
   readonly startWorkers?: boolean;
   readonly log?: (line: string) => void;
+  /** The route table to serve; the real one unless a test marks a route (e.g. as retiring). */
+  readonly routes?: readonly RouteDefinition[];
 }
 
 export interface LocalStack {
@@ -44,6 +48,8 @@ type ModuleWithHandler<H> = { createHandler(env: Environment): H };
 const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const routeTable = options.routes ?? routes;
+  checkRouteTable(routeTable);
   const { client } = createDynamoClients({ endpoint: options.dynamoEndpoint, region: 'local' });
   await ensureTable(client, options.tableName);
   client.destroy();
@@ -72,9 +78,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     PUBLIC_BASE_URL: baseUrl,
     ...Object.fromEntries(Object.values(queues).map((queue) => [queue.urlEnv, sqs.queueUrl(localQueues[queue.name])])),
   };
-  const load = <H>(entry: string) => import(`${repositoryRoot}${entry}`).then((module: ModuleWithHandler<H>) => module.createHandler(env));
+  const load = <H>(entry: string, moduleEnv = env) => import(`${repositoryRoot}${entry}`).then((module: ModuleWithHandler<H>) => module.createHandler(moduleEnv));
 
-  localRoutes = await Promise.all(routes.map(async (definition) => ({ definition, handler: await load<ProxyHandler>(definition.entry) })));
+  localRoutes = await Promise.all(
+    routeTable.map(async (definition) => ({
+      definition,
+      handler: await load<ProxyHandler>(definition.entry, { ...env, ...routeEnvironment(definition) }),
+      gatewayHeaders: () => gatewayHeaders(definition, env),
+    })),
+  );
   if (options.startWorkers !== false) {
     for (const worker of workers) localQueues[worker.queue].attachConsumer(await load<SqsConsumer>(worker.entry), { batchSize: 5 });
   }
@@ -101,6 +113,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await new Promise((resolve) => server.close(resolve));
       await sqs.stop();
     },
+  };
+}
+
+/**
+ * What the answers the server makes itself for a route carry (413): the route's retirement, and its
+ * rate-limit policy with the full quota, as the limiter never saw the request (see the README).
+ */
+function gatewayHeaders(route: RouteDefinition, env: Environment): Record<string, string> {
+  return {
+    ...(isRateLimited(route.throttle) ? rateLimitHeaders(fullQuota(rateLimitPolicy(route.throttle, env), Date.now())) : {}),
+    ...(route.retirement ? retirementHeaders(route.retirement) : {}),
   };
 }
 

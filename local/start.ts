@@ -2,8 +2,7 @@ import { createServer } from 'node:net';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
 import { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
-import { routeUrl } from '../functions/platform/routes';
-import { parseRateLimitPolicy } from '../functions/core/rate-limit';
+import { rateLimitPolicy, routeUrl } from '../functions/platform/routes';
 import { DEMO_FEED_TAG, ensureDemo, saveCommand } from './demo';
 import { JavaMissingError, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { startLocalStack, type LocalStack } from './stack';
@@ -13,6 +12,7 @@ import { dataDirectory, LOCAL_TABLE_NAME, removeLocalState, writeLocalState } fr
 
 /** Settings passed on to the handlers when set; the same names the Lambda functions read. */
 const HANDLER_SETTINGS = [
+  'SAVE_RATE_LIMIT',
   'FEED_RATE_LIMIT',
   'FEED_MAX_ENTRIES',
   'FEED_CACHE_SECONDS',
@@ -32,8 +32,9 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 async function main(): Promise<void> {
   const port = Number(process.env.PORT || 3000);
   const dataDir = dataDirectory();
-  const saveRateLimit = process.env.SAVE_RATE_LIMIT || '120;w=60';
-  parseRateLimitPolicy(saveRateLimit);
+  // A malformed policy fails here, before DynamoDB Local starts.
+  rateLimitPolicy('save', process.env);
+  rateLimitPolicy('feed', process.env);
   await assertPortFree(port);
 
   const dynamo = await startDynamoDbLocal({ dataDir });
@@ -46,18 +47,23 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown(0));
   process.once('SIGTERM', () => void shutdown(0));
+  // Without its database every request would be a 500: say why and stop, rather than serve errors.
+  dynamo.onUnexpectedExit((reason) => {
+    console.error(`gleaner: DynamoDB Local stopped unexpectedly (${reason}); stopping too. The data is kept in ${dataDir}: run npm start again.`);
+    void shutdown(1);
+  });
 
   try {
     stack = await startLocalStack({
       dynamoEndpoint: dynamo.endpoint,
       tableName: LOCAL_TABLE_NAME,
       port,
-      env: { ...handlerSettings(), SAVE_RATE_LIMIT: saveRateLimit, LOG_LEVEL: process.env.LOG_LEVEL || 'WARN' },
+      env: { ...handlerSettings(), LOG_LEVEL: process.env.LOG_LEVEL || 'WARN' },
       // GLEANER_ENRICHMENT=off: no background fetching of saved pages (e.g. when working offline).
       startWorkers: process.env.GLEANER_ENRICHMENT !== 'off',
       log: (line) => console.log(line),
     });
-    writeLocalState(dataDir, { pid: process.pid, baseUrl: stack.baseUrl, dynamoEndpoint: dynamo.endpoint, tableName: LOCAL_TABLE_NAME });
+    writeLocalState(dataDir, { pid: process.pid, baseUrl: stack.baseUrl, dynamoEndpoint: dynamo.endpoint, dynamoPid: dynamo.pid, tableName: LOCAL_TABLE_NAME });
     await printWelcome(stack, dynamo, dataDir);
   } catch (error) {
     console.error(`gleaner: could not start: ${error instanceof Error ? error.message : String(error)}`);

@@ -7,6 +7,8 @@ export interface LocalStackState {
   readonly pid: number;
   readonly baseUrl: string;
   readonly dynamoEndpoint: string;
+  /** The process id of the DynamoDB Local that `npm start` runs, for an operator (or a test) who needs it. */
+  readonly dynamoPid?: number;
   readonly tableName: string;
 }
 

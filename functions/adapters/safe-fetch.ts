@@ -21,7 +21,7 @@
  * Errors: FetchRefusedError — the policy refused the URL or a redirect target; final, never retry.
  * FetchFailedError — `kind` names the failure and `retryable` says whether a later attempt may succeed:
  * timeout and network are retryable, dns is retryable unless the name does not exist, tls and protocol
- * (unparsable HTTP, unsupported or corrupt content encoding) are final.
+ * (unparsable HTTP, oversized response headers, unsupported or corrupt content encoding) are final.
  */
 import { lookup as systemLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
@@ -123,8 +123,9 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
 // OpenSSL verification codes (DEPTH_ZERO_SELF_SIGNED_CERT, UNABLE_TO_VERIFY_LEAF_SIGNATURE, ...) and
 // Node's ERR_TLS_* / ERR_SSL_*: a broken certificate or handshake will not heal within retries.
 const TLS_CODE = /CERT|SIGNATURE|^ERR_TLS_|^ERR_SSL_/;
-// llhttp parse errors (HPE_*), zlib (Z_DATA_ERROR, ...) and brotli (ERR__ERROR_FORMAT_*) decode errors.
-const PROTOCOL_CODE = /^HPE_|^Z_|^ERR__ERROR_/;
+// llhttp parse errors (HPE_*), response headers over undici's size limit, zlib (Z_DATA_ERROR, ...)
+// and brotli (ERR__ERROR_FORMAT_*) decode errors: the same page answers the same way next time.
+const PROTOCOL_CODE = /^HPE_|^UND_ERR_HEADERS_OVERFLOW$|^Z_|^ERR__ERROR_/;
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
 type Addresses = [ResolvedAddress, ...ResolvedAddress[]];

@@ -39,6 +39,11 @@ export function currentWindow(policy: RateLimitPolicy, nowMs: number): RateLimit
   return { start, resetSeconds: start + policy.windowSeconds - now };
 }
 
+/** The state of a window nobody has used yet: what an answer reports when the limiter could not say. */
+export function fullQuota(policy: RateLimitPolicy, nowMs: number): RateLimitDecision {
+  return { allowed: true, policy, remaining: policy.limit, resetSeconds: currentWindow(policy, nowMs).resetSeconds };
+}
+
 export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
   return {
     'RateLimit-Limit': String(decision.policy.limit),

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { truncate } from './text';
-import { parseBookmarkUrl, URL_MAX_LENGTH, type UrlProblem } from './url';
+import { HOST_MAX_LENGTH, parseBookmarkUrl, URL_MAX_LENGTH, type UrlProblem } from './url';
 import { toValidationIssues, type PydanticIssueParams, type ValidationIssue } from './validation';
 
 /** Upper bounds of the save request's text fields (longer values answer 422; `description` is truncated). */
@@ -25,9 +25,15 @@ const URL_PROBLEMS: Record<UrlProblem, PydanticIssueParams> = {
   url_parsing: { type: 'url_parsing', msg: 'Input should be a valid URL, relative URL without a base' },
   url_scheme: { type: 'url_scheme', msg: "URL scheme should be 'http' or 'https'" },
   url_too_long: { type: 'url_too_long', msg: `URL should have at most ${URL_MAX_LENGTH} characters`, ctx: { max_length: URL_MAX_LENGTH } },
+  // pydantic reports an unparsable host as url_parsing with the reason after the comma.
+  host_too_long: {
+    type: 'url_parsing',
+    msg: `Input should be a valid URL, host should have at most ${HOST_MAX_LENGTH} characters`,
+    ctx: { max_length: HOST_MAX_LENGTH },
+  },
 };
 
-const optionalText = (max?: number) => z.pipe(z.nullish(max ? z.string().check(z.maxLength(max)) : z.string()), z.transform(blankToNull));
+const optionalText = (max?: number) => z.pipe(z.nullish(max ? z.string().check(z.maxLength(max)) : z.string()), z.transform(storableText));
 
 // zod/mini: the same validation as classic zod at a fraction of the bundle size.
 const schema = z.object({
@@ -68,6 +74,10 @@ export function parseSaveRequest(rawBody: string | null | undefined): SaveReques
   return result.success ? { ok: true, request: result.data } : { ok: false, issues: toValidationIssues('body', result.error.issues) };
 }
 
-function blankToNull(value: string | null | undefined): string | null {
-  return value === null || value === undefined || value.trim() === '' ? null : value;
+/**
+ * Null when blank; otherwise the text with lone UTF-16 surrogates (valid in JSON's `\uD800`, not in
+ * Unicode) replaced by U+FFFD, so everything stored and served back is valid Unicode.
+ */
+function storableText(value: string | null | undefined): string | null {
+  return value === null || value === undefined || value.trim() === '' ? null : value.toWellFormed();
 }

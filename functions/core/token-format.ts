@@ -1,4 +1,5 @@
-import { str as crc32 } from 'crc-32';
+// crc-32 is CommonJS whose named exports Node's ESM loader cannot see (npm start, the CLI): take the default.
+import CRC32 from 'crc-32';
 
 /**
  * The shape of a personal access token, GitHub-style: `gln_` + 30 random base62 characters + a
@@ -30,7 +31,7 @@ export function isWellFormedToken(token: string): boolean {
 
 /** The checksum part of a token: the CRC32 of its random part, in base62. */
 export function tokenChecksum(random: string): string {
-  let value = crc32(random) >>> 0;
+  let value = CRC32.str(random) >>> 0;
   let encoded = '';
   for (let i = 0; i < CHECKSUM_LENGTH; i++) {
     encoded = BASE62_ALPHABET[value % 62] + encoded;

@@ -3,6 +3,8 @@
  */
 
 export const URL_MAX_LENGTH = 2048;
+/** DNS's limit on a name (RFC 1035), in the ASCII (punycode) form; it also keeps `SITE#<host>` keys small. */
+export const HOST_MAX_LENGTH = 253;
 
 /** Query parameters that identify a campaign or click, not a page; dropped when comparing URLs. */
 const TRACKING_PARAMETERS = new Set([
@@ -12,15 +14,22 @@ const TRACKING_PARAMETERS = new Set([
 ]);
 const TRACKING_PREFIXES = ['utm_', 'pk_', 'mtm_'];
 
-export type UrlProblem = 'url_parsing' | 'url_scheme' | 'url_too_long';
+export type UrlProblem = 'url_parsing' | 'url_scheme' | 'url_too_long' | 'host_too_long';
 
-/** Parses a user-supplied bookmark URL: absolute, http(s), with a host, at most 2048 characters. */
+/**
+ * Parses a user-supplied bookmark URL: absolute, http(s), with a host of at most 253 characters once
+ * punycoded, at most 2048 characters. Credentials (`user:pass@`) are dropped: they would otherwise be
+ * stored and shown in published feeds.
+ */
 export function parseBookmarkUrl(input: string): { ok: true; url: URL } | { ok: false; problem: UrlProblem } {
   if (input.length > URL_MAX_LENGTH) return { ok: false, problem: 'url_too_long' };
   if (!URL.canParse(input.trim())) return { ok: false, problem: 'url_parsing' };
   const url = new URL(input.trim());
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, problem: 'url_scheme' };
   if (!url.hostname) return { ok: false, problem: 'url_parsing' };
+  if (url.hostname.replace(/\.$/, '').length > HOST_MAX_LENGTH) return { ok: false, problem: 'host_too_long' };
+  url.username = '';
+  url.password = '';
   return { ok: true, url };
 }
 

@@ -45,6 +45,17 @@ export function toValidationIssues(location: 'body' | 'path' | 'query', issues: 
   });
 }
 
+/**
+ * The contract's request type is JSON. As FastAPI does, `application/json` and structured syntax
+ * `application/<type>+json` count, whatever their parameters (JSON is UTF-8 by definition); any other
+ * type, or none, is a 422 at the header, so a form post or a text/plain body is never saved.
+ */
+export function jsonContentTypeIssues(contentType: string | undefined): ValidationIssue[] {
+  const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType === 'application/json' || /^application\/[^/\s]+\+json$/.test(mediaType)) return [];
+  return [{ loc: ['header', 'content-type'], msg: 'Content-Type should be application/json', type: 'content_type' }];
+}
+
 const UUID_PATTERN = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
 /** A UUID path parameter, canonicalised (lower case, hyphenated) as pydantic's UUID type reads it. */

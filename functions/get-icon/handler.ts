@@ -1,6 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { iconHeaders, parseIconFileName } from '../core/icons';
+import { parseRetirement, type Retirement } from '../core/retirement';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoSiteStore } from '../adapters/dynamo/site-store';
 import { httpRoute } from '../http/middleware';
@@ -13,12 +14,13 @@ import { createLogger } from '../platform/observability';
 export interface GetIconDeps {
   readonly icons: Pick<DynamoSiteStore, 'getIcon'>;
   readonly logger: Logger;
+  readonly retirement?: Retirement | null;
 }
 
 const NOT_FOUND = { code: 'not_found', message: 'Icon not found' };
 
 export function makeHandler(deps: GetIconDeps) {
-  return httpRoute((event) => getIcon(deps, event), { logger: deps.logger, corsOrigins: ['*'] });
+  return httpRoute((event) => getIcon(deps, event), { logger: deps.logger, corsOrigins: ['*'], retirement: deps.retirement });
 }
 
 async function getIcon(deps: GetIconDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
@@ -33,6 +35,7 @@ export function createHandler(env: Environment) {
   return makeHandler({
     icons: new DynamoSiteStore(doc, requireEnv(env, 'TABLE_NAME')),
     logger: createLogger(env),
+    retirement: parseRetirement(env.ROUTE_RETIREMENT),
   });
 }
 

@@ -5,34 +5,98 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { errorResponse } from './responses';
+import { fullQuota, rateLimitHeaders, type RateLimitDecision, type RateLimitPolicy } from '../core/rate-limit';
+import { retirementHeaders, type Retirement } from '../core/retirement';
+import type { RateLimiter } from '../adapters/dynamo/rate-limiter';
+import { errorResponse, type Headers } from './responses';
 
-export type HttpHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+/** What a route's own code gets besides the event: its rate limiter, bound to the route's policy. */
+export interface RouteRequest {
+  /** Counts this request against `subject`'s quota; the answer then carries the resulting headers. */
+  rateLimit(subject: string): Promise<RateLimitDecision>;
+}
 
-/** Response headers a browser client may read: the rate-limit state and when to retry. */
-const EXPOSED_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After', 'ETag', 'Last-Modified'];
+export type RouteHandler = (event: APIGatewayProxyEvent, request: RouteRequest) => Promise<APIGatewayProxyResult>;
+
+export interface RouteOptions {
+  readonly logger: Logger;
+  readonly metrics?: Metrics;
+  readonly corsOrigins: readonly string[];
+  /** The route's quota: every answer, a 500 included, then carries the four RateLimit headers. */
+  readonly rateLimit?: { readonly limiter: RateLimiter; readonly policy: RateLimitPolicy };
+  /** A retiring route's dates: every answer then carries Deprecation, Sunset and Link. */
+  readonly retirement?: Retirement | null;
+}
+
+/** Response headers a browser client may read: the rate-limit state, when to retry, the route's retirement. */
+const EXPOSED_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After', 'ETag', 'Last-Modified', 'Deprecation', 'Sunset', 'Link'];
 
 /**
  * The middleware every HTTP route shares: structured logs with the request id, metrics flushed per
- * invocation, CORS headers on every answer, and a last-resort 500 in the contract's shape with no
- * stack trace.
+ * invocation, CORS headers on every answer, a last-resort 500 in the contract's shape with no stack
+ * trace, and the headers the contract wants on every answer of a route, errors included: the four
+ * RateLimit headers (the limiter's last answer, or the full quota when it never answered) and, on a
+ * retiring route, Deprecation/Sunset/Link. A HEAD request gets the GET answer without its body.
  */
-export function httpRoute(handler: HttpHandler, options: { logger: Logger; metrics?: Metrics; corsOrigins: readonly string[] }) {
-  const route = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(handler).use(injectLambdaContext(options.logger, { resetKeys: true }));
+export function httpRoute(handler: RouteHandler, options: RouteOptions) {
+  const answer = async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
+    const limits = new RequestRateLimit(options.rateLimit);
+    let response: APIGatewayProxyResult;
+    try {
+      response = await handler(event, limits);
+    } catch (error) {
+      response = internalError(options.logger, error, context.awsRequestId);
+    }
+    return { ...response, headers: { ...response.headers, ...limits.headers() } };
+  };
+  const route = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(answer).use(injectLambdaContext(options.logger, { resetKeys: true }));
   if (options.metrics) route.use(logMetrics(options.metrics));
   return route
     .use(httpCors({ origins: [...options.corsOrigins], exposeHeaders: EXPOSED_HEADERS.join(', ') }))
-    .use(unexpectedErrors(options.logger));
+    .use(everyAnswer(options));
 }
 
-function unexpectedErrors(logger: Logger): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+/** The route's limiter for one request, remembering its last decision for the answer's headers. */
+class RequestRateLimit implements RouteRequest {
+  private decision: RateLimitDecision | null = null;
+
+  constructor(private readonly quota: RouteOptions['rateLimit']) {}
+
+  async rateLimit(subject: string): Promise<RateLimitDecision> {
+    if (!this.quota) throw new Error('This route has no rate limit');
+    this.decision = await this.quota.limiter.hit(subject, this.quota.policy);
+    return this.decision;
+  }
+
+  headers(): Headers {
+    if (!this.quota) return {};
+    return rateLimitHeaders(this.decision ?? fullQuota(this.quota.policy, Date.now()));
+  }
+}
+
+/** Runs last on the way out (before CORS): a 500 for a failure in other middleware, the route's headers, HEAD. */
+function everyAnswer(options: RouteOptions): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  const routeHeaders = options.retirement ? retirementHeaders(options.retirement) : {};
+  const finish = (response: APIGatewayProxyResult, event: APIGatewayProxyEvent): APIGatewayProxyResult => ({
+    ...response,
+    headers: { ...response.headers, ...routeHeaders },
+    ...(event.httpMethod === 'HEAD' ? { body: '', isBase64Encoded: false } : {}),
+  });
   return {
+    after: async (request) => {
+      request.response = finish(request.response!, request.event);
+    },
     onError: async (request) => {
-      const requestId = request.context.awsRequestId;
-      logger.error('Unhandled error', { error: request.error as Error, requestId });
-      request.response = errorResponse(500, `Internal server error (request id ${requestId})`);
+      const failed = internalError(options.logger, request.error, request.context.awsRequestId);
+      const headers = { ...failed.headers, ...new RequestRateLimit(options.rateLimit).headers() };
+      request.response = finish({ ...failed, headers }, request.event);
     },
   };
+}
+
+function internalError(logger: Logger, error: unknown, requestId: string): APIGatewayProxyResult {
+  logger.error('Unhandled error', { error: error as Error, requestId });
+  return errorResponse(500, `Internal server error (request id ${requestId})`);
 }
 
 /** Comma-separated origins from the environment; any origin when unset. */

@@ -3,7 +3,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Feed, FeedNote } from '../core/feed';
 import { feedValidators, isNotModified, type FeedVariant } from '../core/feed-conditional-get';
 import type { FeedRecord, User } from '../core/model';
-import { parseRateLimitPolicy, rateLimitHeaders, type RateLimitPolicy } from '../core/rate-limit';
+import type { RateLimitPolicy } from '../core/rate-limit';
+import { parseRetirement, type Retirement } from '../core/retirement';
 import { parseUuidParameter } from '../core/validation';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoAccountStore } from '../adapters/dynamo/account-store';
@@ -11,8 +12,8 @@ import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
 import { DynamoRateLimiter, type RateLimiter } from '../adapters/dynamo/rate-limiter';
 import { integerSetting, requireEnv, type Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
-import { routeUrl } from '../platform/routes';
-import { httpRoute } from './middleware';
+import { rateLimitPolicy, routeUrl } from '../platform/routes';
+import { httpRoute, type RouteRequest } from './middleware';
 import { errorResponse, header, type Headers } from './responses';
 import { rateLimited } from './rate-limited';
 
@@ -45,6 +46,7 @@ export interface PublishedFeedDeps {
   /** Behind CloudFront (the only way in when deployed): trust its viewer-address and host headers. */
   readonly trustCdnHeaders: boolean;
   readonly logger: Logger;
+  readonly retirement?: Retirement | null;
 }
 
 /** Not-found answers are cached briefly, so a feed switched to public shows up quickly. */
@@ -52,26 +54,34 @@ const NOT_FOUND_CACHE = 'public, max-age=10';
 const NOT_FOUND = { code: 'not_found', message: 'Feed not found' };
 
 export function makePublishedFeedHandler(deps: PublishedFeedDeps, representation: FeedRepresentation) {
-  return httpRoute((event) => readPublishedFeed(deps, representation, event), { logger: deps.logger, corsOrigins: ['*'] });
+  return httpRoute((event, request) => readPublishedFeed(deps, representation, event, request), {
+    logger: deps.logger,
+    corsOrigins: ['*'],
+    rateLimit: { limiter: deps.rateLimiter, policy: deps.rateLimitPolicy },
+    retirement: deps.retirement,
+  });
 }
 
-async function readPublishedFeed(deps: PublishedFeedDeps, representation: FeedRepresentation, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  const limit = await deps.rateLimiter.hit(`feed:${clientAddress(event, deps.trustCdnHeaders)}`, deps.rateLimitPolicy);
-  const headers: Headers = rateLimitHeaders(limit);
-  if (!limit.allowed) return rateLimited(limit, { ...headers, 'Cache-Control': 'no-store' });
+async function readPublishedFeed(
+  deps: PublishedFeedDeps,
+  representation: FeedRepresentation,
+  event: APIGatewayProxyEvent,
+  request: RouteRequest,
+): Promise<APIGatewayProxyResult> {
+  const limit = await request.rateLimit(`feed:${clientAddress(event, deps.trustCdnHeaders)}`);
+  if (!limit.allowed) return rateLimited(limit, { 'Cache-Control': 'no-store' });
 
   const feedId = parseUuidParameter('feed_id', event.pathParameters?.feed_id);
-  if (!feedId.ok) return errorResponse(422, feedId.issues, { ...headers, 'Cache-Control': 'no-store' });
+  if (!feedId.ok) return errorResponse(422, feedId.issues, { 'Cache-Control': 'no-store' });
 
   const record = await deps.feeds.getFeed(feedId.value);
   // Private and unknown feeds answer alike: the service never confirms a private feed exists.
-  if (!record || record.sharing === 'private') return errorResponse(404, NOT_FOUND, { ...headers, 'Cache-Control': NOT_FOUND_CACHE });
+  if (!record || record.sharing === 'private') return errorResponse(404, NOT_FOUND, { 'Cache-Control': NOT_FOUND_CACHE });
 
   const [notes, owner] = await Promise.all([deps.feeds.matchingNotes(record, deps.maxEntries), deps.users.getUser(record.userId)]);
   const feed = publishedFeed(record, owner);
   const validators = feedValidators(feed, notes, { variant: representation.variant, feedUpdated: record.updated });
   const cacheHeaders: Headers = {
-    ...headers,
     ETag: validators.etag,
     ...(validators.lastModified ? { 'Last-Modified': validators.lastModified } : {}),
     'Cache-Control': `public, max-age=${deps.cacheSeconds}`,
@@ -116,7 +126,8 @@ export function publishedFeedDeps(env: Environment): PublishedFeedDeps {
     feeds: new DynamoFeedStore(doc, tableName),
     users: new DynamoAccountStore(doc, tableName),
     rateLimiter: new DynamoRateLimiter(doc, tableName),
-    rateLimitPolicy: parseRateLimitPolicy(env.FEED_RATE_LIMIT ?? '600;w=60'),
+    rateLimitPolicy: rateLimitPolicy('feed', env),
+    retirement: parseRetirement(env.ROUTE_RETIREMENT),
     maxEntries: integerSetting(env, 'FEED_MAX_ENTRIES', 50),
     cacheSeconds: integerSetting(env, 'FEED_CACHE_SECONDS', 300),
     publicBaseUrl: env.PUBLIC_BASE_URL || null,

@@ -1,4 +1,4 @@
-import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { ValidationIssue } from '../core/validation';
 
 /** Every non-2xx JSON answer of the contract has a top-level `detail`: a string or an ErrorDetail. */
@@ -21,6 +21,18 @@ export function jsonResponse(statusCode: number, body: unknown, headers: Headers
 
 export function errorResponse(statusCode: number, detail: string | ErrorDetail | ValidationIssue[], headers: Headers = {}): APIGatewayProxyResult {
   return jsonResponse(statusCode, { detail }, headers);
+}
+
+/**
+ * Every value a request sent for a header, case-insensitively: API Gateway keeps only the last one in
+ * `headers`, all of them in `multiValueHeaders`.
+ */
+export function headerValues(event: Pick<APIGatewayProxyEvent, 'headers' | 'multiValueHeaders'>, name: string): string[] {
+  const wanted = name.toLowerCase();
+  const values = Object.entries(event.multiValueHeaders ?? {}).flatMap(([key, list]) => (key.toLowerCase() === wanted ? (list ?? []) : []));
+  if (values.length) return values;
+  const single = header(event.headers, name);
+  return single === undefined ? [] : [single];
 }
 
 /** Case-insensitive header lookup (API Gateway passes headers as the client wrote them). */

@@ -4,9 +4,20 @@ import type { Environment } from './env';
 
 type LogLevel = ConstructorParameters<typeof Logger>[0] extends infer O ? (O extends { logLevel?: infer L } ? L : never) : never;
 
-/** Structured JSON logs (Powertools), at LOG_LEVEL (INFO by default; SILENT in tests). */
+/** Headers whose values are credentials: personal access tokens, CloudFront's origin API key, cookies. */
+const SECRET_KEYS = new Set(['authorization', 'x-api-key', 'cookie']);
+
+/**
+ * Structured JSON logs (Powertools), at LOG_LEVEL (INFO by default; SILENT in tests). Credentials are
+ * redacted wherever they appear in a log record (the serialiser sees every key, so this covers the
+ * event logged by POWERTOOLS_LOGGER_LOG_EVENT=true, in `headers` and `multiValueHeaders` alike).
+ */
 export function createLogger(env: Environment): Logger {
-  return new Logger({ serviceName: 'gleaner', logLevel: (env.LOG_LEVEL as LogLevel | undefined) ?? 'INFO' });
+  return new Logger({ serviceName: 'gleaner', logLevel: (env.LOG_LEVEL as LogLevel | undefined) ?? 'INFO', jsonReplacerFn: redactCredentials });
+}
+
+function redactCredentials(key: string, value: unknown): unknown {
+  return SECRET_KEYS.has(key.toLowerCase()) ? '[redacted]' : value;
 }
 
 /**

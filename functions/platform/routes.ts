@@ -1,3 +1,7 @@
+import { parseRateLimitPolicy, type RateLimitPolicy } from '../core/rate-limit';
+import { checkRetirement, type Retirement } from '../core/retirement';
+import type { Environment } from './env';
+
 /**
  * The HTTP route table: one entry per API Gateway route, each on its own Lambda.
  * The CDK API stack and the local HTTP server both read it, so a route exists in both or neither.
@@ -19,6 +23,10 @@ export interface RouteDefinition {
   readonly cors: boolean;
   /** Served to the public through CloudFront (cached by the origin's Cache-Control). */
   readonly cdn: boolean;
+  /** A GET route that also answers HEAD (the same answer without its body), for feed readers and link checkers. */
+  readonly answersHead?: boolean;
+  /** Set when the route is retiring: every answer then carries Deprecation, Sunset and Link. */
+  readonly retirement?: Retirement;
   /** What the function may touch; the CDK stack turns each into a least-privilege grant plus env. */
   readonly access: readonly ResourceAccess[];
 }
@@ -50,6 +58,7 @@ export const routes: readonly RouteDefinition[] = [
     throttle: 'feed',
     cors: false,
     cdn: true,
+    answersHead: true,
     access: ['table:read', 'table:rate-limit'],
   },
   {
@@ -60,6 +69,7 @@ export const routes: readonly RouteDefinition[] = [
     throttle: 'feed',
     cors: false,
     cdn: true,
+    answersHead: true,
     access: ['table:read', 'table:rate-limit'],
   },
   {
@@ -70,9 +80,43 @@ export const routes: readonly RouteDefinition[] = [
     throttle: 'icon',
     cors: false,
     cdn: true,
+    answersHead: true,
     access: ['table:read'],
   },
 ];
+
+/** Application rate limits per quota when the environment sets none (`SAVE_RATE_LIMIT`, `FEED_RATE_LIMIT`); icons have none. */
+const DEFAULT_RATE_LIMITS = { save: '120;w=60', feed: '600;w=60' } as const;
+
+export type RateLimitedQuota = keyof typeof DEFAULT_RATE_LIMITS;
+
+/** The environment variable that carries a quota's rate-limit policy, in Lambda and locally alike. */
+export function rateLimitSetting(quota: RouteDefinition['throttle']): string {
+  return `${quota.toUpperCase()}_RATE_LIMIT`;
+}
+
+export function rateLimitPolicy(quota: RateLimitedQuota, env: Environment): RateLimitPolicy {
+  return parseRateLimitPolicy(env[rateLimitSetting(quota)] || DEFAULT_RATE_LIMITS[quota]);
+}
+
+export function isRateLimited(quota: RouteDefinition['throttle']): quota is RateLimitedQuota {
+  return quota in DEFAULT_RATE_LIMITS;
+}
+
+/** Settings a route's function gets from its table entry (besides its grants), in the CDK stack and locally. */
+export function routeEnvironment(route: RouteDefinition): Record<string, string> {
+  return route.retirement ? { ROUTE_RETIREMENT: JSON.stringify(route.retirement) } : {};
+}
+
+/** The methods API Gateway and the local stack answer on a route's path. */
+export function routeMethods(route: RouteDefinition): string[] {
+  return route.answersHead ? [route.method, 'HEAD'] : [route.method];
+}
+
+/** Refuses a route table that breaks the contract's promises (a retirement with less than six months' notice). */
+export function checkRouteTable(table: readonly RouteDefinition[]): void {
+  for (const route of table) if (route.retirement) checkRetirement(route.id, route.retirement);
+}
 
 /** CORS preflight answers for routes with `cors: true`, in API Gateway and in the local stack alike. */
 export const corsPreflight = {

@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { parseRateLimitPolicy, rateLimitHeaders, type RateLimitPolicy } from '../core/rate-limit';
+import type { RateLimitPolicy } from '../core/rate-limit';
+import { parseRetirement, type Retirement } from '../core/retirement';
 import { saveBookmark, saveResult, type SaveBookmarkPorts } from '../core/save-bookmark';
-import { parseSaveRequest } from '../core/save-request';
+import { parseSaveRequest, type SaveRequestParse } from '../core/save-request';
+import { jsonContentTypeIssues } from '../core/validation';
 import { bearerToken, hashToken } from '../core/token';
 import { isWellFormedToken } from '../core/token-format';
 import { DynamoAccountStore, type SaveContext } from '../adapters/dynamo/account-store';
@@ -12,11 +14,12 @@ import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoRateLimiter, type RateLimiter } from '../adapters/dynamo/rate-limiter';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
-import { corsOrigins, httpRoute } from '../http/middleware';
+import { corsOrigins, httpRoute, type RouteRequest } from '../http/middleware';
 import { rateLimited } from '../http/rate-limited';
-import { errorResponse, header, jsonResponse } from '../http/responses';
+import { errorResponse, header, headerValues, jsonResponse } from '../http/responses';
 import { deferred, requireEnv, type Environment } from '../platform/env';
 import { count, createLogger, createMetrics } from '../platform/observability';
+import { rateLimitPolicy } from '../platform/routes';
 
 /** POST /api/v1/bookmarks/save — the one operation personal access tokens authenticate. */
 
@@ -27,15 +30,22 @@ export interface SaveBookmarkDeps extends Omit<SaveBookmarkPorts, 'logger'> {
   readonly corsOrigins: readonly string[];
   readonly logger: Logger;
   readonly metrics: Metrics;
+  readonly retirement?: Retirement | null;
 }
 
 export function makeHandler(deps: SaveBookmarkDeps) {
-  return httpRoute(async (event) => saveBookmarkRoute(deps, event), deps);
+  return httpRoute((event, request) => saveBookmarkRoute(deps, event, request), {
+    ...deps,
+    rateLimit: { limiter: deps.rateLimiter, policy: deps.rateLimitPolicy },
+  });
 }
 
-async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  const token = bearerToken(header(event.headers, 'Authorization'));
-  const parsed = parseSaveRequest(event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body);
+async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyEvent, request: RouteRequest): Promise<APIGatewayProxyResult> {
+  const authorization = headerValues(event, 'Authorization');
+  // Two credentials are ambiguous: which one a proxy on the way would keep is anybody's guess.
+  const ambiguous = authorization.length > 1;
+  const token = ambiguous ? null : bearerToken(authorization[0]);
+  const parsed = parseRequestBody(event);
   // A token that fails its checksum is rejected without a database call.
   const context =
     token && isWellFormedToken(token)
@@ -44,27 +54,30 @@ async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyE
   const caller = context.token && !context.token.revoked ? context.token : null;
 
   // Quota per token; callers without a valid token share their IP address's quota.
-  const limit = await deps.rateLimiter.hit(caller ? `token:${caller.id}` : `ip:${event.requestContext.identity.sourceIp}`, deps.rateLimitPolicy);
-  const headers = rateLimitHeaders(limit);
+  const limit = await request.rateLimit(caller ? `token:${caller.id}` : `ip:${event.requestContext.identity.sourceIp}`);
   if (!limit.allowed) {
     count(deps.metrics, 'SaveRateLimited');
-    return rateLimited(limit, headers);
+    return rateLimited(limit);
   }
   if (!caller) {
     count(deps.metrics, 'SaveUnauthorized');
-    const detail = token === null ? 'Not authenticated: send Authorization: Bearer <token>' : 'Invalid or revoked token';
-    return errorResponse(401, detail, { ...headers, 'WWW-Authenticate': 'Bearer realm="gleaner"' });
+    const detail = ambiguous
+      ? 'Ambiguous credentials: send exactly one Authorization header'
+      : token === null
+        ? 'Not authenticated: send Authorization: Bearer <token>'
+        : 'Invalid or revoked token';
+    return errorResponse(401, detail, { 'WWW-Authenticate': 'Bearer realm="gleaner"' });
   }
   if (!parsed.ok) {
     count(deps.metrics, 'SaveInvalid');
-    return errorResponse(422, parsed.issues, headers);
+    return errorResponse(422, parsed.issues);
   }
 
   const outcome = await saveBookmark(deps, { userId: caller.userId, request: parsed.request, siteIcon: context.siteIcon });
   switch (outcome.kind) {
     case 'saved':
       count(deps.metrics, outcome.isNewBookmark ? 'BookmarkCreated' : 'NoteAppended');
-      return jsonResponse(200, saveResult(outcome), headers);
+      return jsonResponse(200, saveResult(outcome));
     case 'note-limit':
       count(deps.metrics, 'NoteLimitReached');
       return errorResponse(
@@ -76,15 +89,19 @@ async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyE
           used: outcome.used,
           limit: outcome.limit,
         },
-        headers,
       );
     case 'note-full':
       return errorResponse(
         422,
         [{ loc: ['body', 'selection'], msg: 'The note for this page has reached its maximum size; nothing was appended', type: 'note_too_large' }],
-        headers,
       );
   }
+}
+
+function parseRequestBody(event: APIGatewayProxyEvent): SaveRequestParse {
+  const contentTypeIssues = jsonContentTypeIssues(header(event.headers, 'Content-Type'));
+  if (contentTypeIssues.length) return { ok: false, issues: contentTypeIssues };
+  return parseSaveRequest(event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body);
 }
 
 export function createHandler(env: Environment) {
@@ -95,7 +112,8 @@ export function createHandler(env: Environment) {
     store: new DynamoBookmarkStore(doc, tableName),
     rateLimiter: new DynamoRateLimiter(doc, tableName),
     enrichment: new SqsJsonPublisher(createSqsClient({ endpoint: env.SQS_ENDPOINT }), requireEnv(env, 'ENRICHMENT_QUEUE_URL')),
-    rateLimitPolicy: parseRateLimitPolicy(env.SAVE_RATE_LIMIT ?? '120;w=60'),
+    rateLimitPolicy: rateLimitPolicy('save', env),
+    retirement: parseRetirement(env.ROUTE_RETIREMENT),
     corsOrigins: corsOrigins(env.CORS_ALLOWED_ORIGINS),
     logger: createLogger(env),
     metrics: createMetrics(),

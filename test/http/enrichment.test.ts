@@ -19,13 +19,14 @@ function page(head: string): string {
   return `<!doctype html><html><head><title>t</title>${head}</head><body>${'filler '.repeat(1000)}</body></html>`;
 }
 
-const routes: Record<string, (request: IncomingMessage) => { status?: number; type: string; body: string | Buffer }> = {
+const routes: Record<string, (request: IncomingMessage) => { status?: number; type: string; body: string | Buffer; headers?: Record<string, string> }> = {
   '/article': () => ({ type: 'text/html; charset=utf-8', body: page('<meta name="description" content="  An   article &amp; more. "><link rel="icon" href="/static/icon.png">') }),
   '/second': () => ({ type: 'text/html', body: page('<meta property="og:description" content="Second page">') }),
   '/described': () => ({ type: 'text/html', body: page('<meta name="description" content="Scraped, not wanted">') }),
   '/latin1': () => ({ type: 'text/html; charset=iso-8859-1', body: Buffer.concat([Buffer.from('<html><head><meta name="description" content="Caf'), Buffer.from([0xe9]), Buffer.from(' cr'), Buffer.from([0xe8]), Buffer.from('me"></head></html>')]) }),
   '/gone': () => ({ status: 404, type: 'text/html', body: 'not here' }),
   '/report.pdf': () => ({ type: 'application/pdf', body: '%PDF-1.4' }),
+  '/huge-header': () => ({ type: 'text/html', body: page(''), headers: { 'X-Padding': 'a'.repeat(100 * 1024) } }),
   '/static/icon.png': () => ({ type: 'image/png', body: PNG }),
   '/favicon.ico': () => ({ status: 404, type: 'text/plain', body: 'no' }),
 };
@@ -36,7 +37,7 @@ beforeAll(async () => {
     hits.set(path, (hits.get(path) ?? 0) + 1);
     const route = routes[path];
     const answer = route ? route(request) : { status: 404, type: 'text/plain', body: 'unknown' };
-    response.writeHead(answer.status ?? 200, { 'Content-Type': answer.type });
+    response.writeHead(answer.status ?? 200, { 'Content-Type': answer.type, ...('headers' in answer ? answer.headers : {}) });
     response.end(answer.body);
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
@@ -77,6 +78,11 @@ describe('background enrichment', () => {
     expect(icon.headers.get('Content-Type')).toBe('image/png');
     expect(icon.headers.get('Cache-Control')).toBe('public, max-age=31536000, immutable');
     expect(icon.headers.get('X-Content-Type-Options')).toBe('nosniff');
+
+    const head = await fetch(bookmark!.icon!, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('Content-Type')).toBe('image/png');
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
   });
 
   it('reuses a host\'s icon for later bookmarks without fetching it again', async () => {
@@ -110,6 +116,7 @@ describe('background enrichment', () => {
   it.each([
     ['a 404 page', '/gone', 'HTTP 404'],
     ['a page that is not HTML', '/report.pdf', 'not HTML'],
+    ['a page whose headers are over the size limit', '/huge-header', 'protocol'],
   ])('records %s as a final outcome after one fetch', async (_, path, reason) => {
     const { token } = await t.createUser();
     const saved = await json(await t.save(token, { url: `${origin}${path}` }));

@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,13 +12,17 @@ import { repositoryRoot } from '../support/processes';
 const dataDir = mkdtempSync(join(tmpdir(), 'gleaner-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function start(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+function start(env: Record<string, string>): { child: ChildProcess; output: () => string; stderr: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], { cwd: repositoryRoot, env: { ...process.env, ...env }, stdio: 'pipe' });
   let output = '';
+  let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    stderr += chunk.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
+  return { child, output: () => output, stderr: () => stderr, exited };
 }
 
 async function waitFor(predicate: () => boolean, timeoutMs = 60_000): Promise<void> {
@@ -66,6 +70,17 @@ describe('npm start', () => {
     expect(JSON.parse(await runPrintedCurl(second.output()))).toMatchObject({ is_new_bookmark: false, selection_appended: false });
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
+  }, 120_000);
+
+  it('says so on stderr and exits non-zero when DynamoDB Local dies, instead of answering 500 forever', async () => {
+    const env = { PORT: String(await findFreePort()), GLEANER_DATA_DIR: join(dataDir, 'crash'), GLEANER_ENRICHMENT: 'off' };
+    const run = start(env);
+    await waitFor(() => run.output().includes('Stop with Ctrl-C'));
+    const { dynamoPid } = JSON.parse(readFileSync(join(env.GLEANER_DATA_DIR, 'local-stack.json'), 'utf8')) as { dynamoPid: number };
+    process.kill(dynamoPid, 'SIGKILL');
+    expect(await run.exited).toBe(1);
+    expect(run.stderr()).toMatch(/DynamoDB Local stopped unexpectedly \(killed by SIGKILL\); stopping too/);
+    expect(await portOpen(`http://127.0.0.1:${env.PORT}`)).toBe(false);
   }, 120_000);
 
   it('exits non-zero with a clear message when the port is taken', async () => {

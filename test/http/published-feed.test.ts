@@ -162,6 +162,28 @@ describe('conditional GET for feed readers', () => {
   });
 });
 
+describe('HEAD, for feed readers and link checkers', () => {
+  it('answers like GET without the body, on both feed routes', async () => {
+    const { user, token } = await t.createUser();
+    const feed = await createFeed(user.id, { title: 'Headed', tags: ['hd'], sharing: 'public' });
+    await t.save(token, { url: 'https://example.com/hd', comment: '#hd' });
+    for (const variant of ['public', 'rss'] as const) {
+      const get = await fetch(feedUrl(feed.id, variant));
+      const head = await fetch(feedUrl(feed.id, variant), { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(await head.text()).toBe('');
+      for (const name of ['Content-Type', 'ETag', 'Last-Modified', 'Cache-Control', 'RateLimit-Policy']) expect(head.headers.get(name)).toBe(get.headers.get(name));
+      expect((await fetch(feedUrl(feed.id, variant), { method: 'HEAD', headers: { 'If-None-Match': get.headers.get('ETag')! } })).status).toBe(304);
+    }
+  });
+
+  it('answers 404 and 422 to HEAD as to GET, and the save route does not take HEAD', async () => {
+    expect((await fetch(feedUrl(randomUUID(), 'rss'), { method: 'HEAD' })).status).toBe(404);
+    expect((await fetch(feedUrl('not-a-uuid', 'rss'), { method: 'HEAD' })).status).toBe(422);
+    expect((await fetch(`${t.stack.baseUrl}/api/v1/bookmarks/save`, { method: 'HEAD' })).status).toBe(404);
+  });
+});
+
 describe('feed rate limit', () => {
   it('limits each client with the four headers and a 429 RateLimitError', async () => {
     const limited = await startTestStack({ FEED_RATE_LIMIT: '3;w=60' });

@@ -1,3 +1,4 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
@@ -11,6 +12,28 @@ beforeAll(async () => {
   t = await startTestStack();
 });
 afterAll(() => t.stop());
+
+/** A request with headers exactly as given (repeats included), which fetch cannot send. */
+function rawRequest(method: string, path: string, headers: [string, string][], body = ''): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const { host } = new URL(t.stack.baseUrl);
+    // Headers given as a list replace Node's defaults, Host and Content-Length included.
+    const list = [['Host', host], ['Content-Length', String(Buffer.byteLength(body))], ...headers].flat();
+    const request = httpRequest(`${t.stack.baseUrl}${path}`, { method, headers: list }, (response) => {
+      let text = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: text }));
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/** 12 labels of distinct CJK characters: 736 characters as written, 2,305 once punycoded. */
+function longInternationalHost(): string {
+  const label = (k: number) => Array.from({ length: 60 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 2654435761 + k * 40503) % 20000))).join('');
+  return `${Array.from({ length: 12 }, (_, k) => label(k)).join('.')}.test`;
+}
 
 function expectRateLimitHeaders(response: Response, limit = 120) {
   expect(response.headers.get('RateLimit-Limit')).toBe(String(limit));
@@ -144,6 +167,18 @@ describe('authentication', () => {
     expect((await t.save(other.token, { url: 'https://example.com/ok' })).status).toBe(401);
   });
 
+  it('answers 401 to two Authorization headers, even when both carry the valid token', async () => {
+    const { token } = await t.createUser();
+    const response = await rawRequest('POST', '/api/v1/bookmarks/save', [
+      ['Authorization', `Bearer ${token}`],
+      ['Authorization', `Bearer ${token}`],
+      ['Content-Type', 'application/json'],
+    ], JSON.stringify({ url: 'https://example.com/twice' }));
+    expect(response.status).toBe(401);
+    expect(JSON.parse(response.body).detail).toMatch(/Ambiguous credentials/);
+    expect(response.headers['ratelimit-limit']).toBe('120');
+  });
+
   it('answers 401 before looking at the body', async () => {
     const response = await t.save(null, '{not json');
     expect(response.status).toBe(401);
@@ -160,6 +195,8 @@ describe('validation', () => {
     ['a string append', { url: 'https://example.com', append: 'yes' }, ['body', 'append'], 'bool_type'],
     ['an overlong selection', { url: 'https://example.com', selection: 's'.repeat(20_001) }, ['body', 'selection'], 'string_too_long'],
     ['an overlong url', { url: `https://example.com/${'p'.repeat(2100)}` }, ['body', 'url'], 'url_too_long'],
+    // 736 characters, 2,305 once punycoded: a SITE#<host> key over DynamoDB's 2048 bytes was a 500.
+    ['a host longer than DNS allows', { url: `https://${longInternationalHost()}/` }, ['body', 'url'], 'url_parsing'],
   ])('answers 422 HTTPValidationError for %s', async (_, body, loc, type) => {
     const { token } = await t.createUser();
     const response = await t.save(token, body);
@@ -179,6 +216,54 @@ describe('validation', () => {
     expect(response.status).toBe(422);
     const { detail } = await json(response);
     expect(detail[0]).toMatchObject({ loc: expect.arrayContaining(['body']), type });
+  });
+});
+
+describe('a body over API Gateway\'s 10 MB', () => {
+  it('answers 413 with a detail and the route\'s RateLimit headers at full quota', async () => {
+    const { token } = await t.createUser();
+    const response = await t.save(token, JSON.stringify({ url: 'https://example.com/huge', selection: 'x'.repeat(10 * 1024 * 1024) }));
+    expect(response.status).toBe(413);
+    expect(await json(response)).toEqual({ detail: expect.any(String) });
+    expectRateLimitHeaders(response);
+    expect(response.headers.get('RateLimit-Remaining')).toBe('120');
+  });
+});
+
+describe('request content type', () => {
+  it.each([['text/plain'], ['application/x-www-form-urlencoded'], [null]])('answers 422 to %s and saves nothing', async (contentType) => {
+    const { token } = await t.createUser();
+    const body = JSON.stringify({ url: 'https://example.com/typed' });
+    const response = await rawRequest('POST', '/api/v1/bookmarks/save', [['Authorization', `Bearer ${token}`], ...(contentType ? [['Content-Type', contentType] as [string, string]] : [])], body);
+    expect(response.status).toBe(422);
+    expect(JSON.parse(response.body)).toEqual({ detail: [{ loc: ['header', 'content-type'], msg: 'Content-Type should be application/json', type: 'content_type' }] });
+    expect((await json(await t.save(token, body))).is_new_bookmark).toBe(true);
+  });
+
+  it.each(['application/json; charset=utf-8', 'Application/JSON', 'application/merge-patch+json'])('accepts %s', async (contentType) => {
+    const { token } = await t.createUser();
+    expect((await t.save(token, { url: 'https://example.com/json' }, { 'Content-Type': contentType })).status).toBe(200);
+  });
+
+  it('answers 401 before looking at the content type', async () => {
+    expect((await t.save(null, { url: 'https://example.com/json' }, { 'Content-Type': 'text/plain' })).status).toBe(401);
+  });
+});
+
+describe('what is stored', () => {
+  it('drops credentials from the URL, so they never reach a feed', async () => {
+    const { token } = await t.createUser();
+    const result = await json(await t.save(token, { url: 'http://user:secret@example.com/private' }));
+    expect(result.bookmark.url).toBe('http://example.com/private');
+    expect((await t.bookmarks.getNote(result.note_id))?.body).not.toContain('secret');
+  });
+
+  it('replaces lone surrogates with U+FFFD', async () => {
+    const { token } = await t.createUser();
+    const body = '{"url": "https://example.com/surrogates", "title": "t\\ud800", "selection": "s\\udc00", "comment": "c\\ud800"}';
+    const result = await json(await t.save(token, body));
+    expect(result.bookmark.title).toBe('t\uFFFD');
+    expect((await t.bookmarks.getNote(result.note_id))?.body).toContain('> s\uFFFD\n\nc\uFFFD');
   });
 });
 

@@ -82,6 +82,24 @@ describe('adding a route to the route table', () => {
   });
 });
 
+describe('a retiring route', () => {
+  const link = 'https://docs.example/retiring';
+
+  it('hands its function the retirement, so every answer carries Deprecation, Sunset and Link', () => {
+    const retirement = { deprecatedAt: '2027-01-15T00:00:00Z', sunsetAt: '2027-07-15T00:00:00Z', link };
+    const template = buildApi([saveRoute, { ...feedRoute, retirement }]);
+    const [, fn] = onlyResource(template, 'AWS::Lambda::Function', { Description: 'GET /api/v2/publisher/feeds/{feed_id}/public' });
+    expect(JSON.parse(fn.Properties.Environment.Variables.ROUTE_RETIREMENT)).toEqual(retirement);
+    const [, save] = onlyResource(template, 'AWS::Lambda::Function', { Description: `POST ${saveRoute.path}` });
+    expect(save.Properties.Environment.Variables).not.toHaveProperty('ROUTE_RETIREMENT');
+  });
+
+  it('fails the synth when the sunset is less than six months after the deprecation', () => {
+    const retirement = { deprecatedAt: '2027-01-15T00:00:00Z', sunsetAt: '2027-05-15T00:00:00Z', link };
+    expect(() => buildApi([saveRoute, { ...feedRoute, retirement }])).toThrow(/^Route PublishedFeed: sunsetAt .* is less than 6 months after deprecatedAt/);
+  });
+});
+
 describe('API with several allowed origins', () => {
   it('echoes the caller origin on gateway errors', () => {
     const template = buildApi([saveRoute], testSettings({ corsAllowedOrigins: ['https://a.example', 'https://b.example'] }));

@@ -156,6 +156,27 @@ describe('REST API', () => {
     }
   });
 
+  it('answers HEAD on the feed and icon routes with the GET function, keyed and throttled alike, and not on the save route', () => {
+    const methods = apiMethods(built.template);
+    const heads = methods.filter((method) => method.httpMethod === 'HEAD');
+    expect(heads.map((method) => method.path).sort()).toEqual(routes.filter((route) => route.answersHead).map((route) => route.path).sort());
+    expect(heads.map((method) => method.path)).not.toContain(saveRoute.path);
+    for (const head of heads) {
+      const get = methods.find((method) => method.path === head.path && method.httpMethod === 'GET')!;
+      expect(head.properties.Integration.Uri).toEqual(get.properties.Integration.Uri);
+      expect(head.properties.ApiKeyRequired).toBe(true);
+    }
+    const feed = cdnRoutes.find((route) => route.id === 'GetPublishedFeedRss')!;
+    built.template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({ HttpMethod: 'HEAD', ResourcePath: `/${feed.path.replace(/\//g, '~1')}`, ThrottlingRateLimit: testContext.throttle.feed.rateLimit }),
+      ]),
+    });
+    built.template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+      ApiStages: [Match.objectLike({ Throttle: Match.objectLike({ [`${feed.path}/HEAD`]: Match.objectLike({ RateLimit: testContext.throttle.feed.rateLimit }) }) })],
+    });
+  });
+
   it('answers CORS preflight on the save resource', () => {
     const preflight = apiMethods(built.template).find((method) => method.path === saveRoute.path && method.httpMethod === 'OPTIONS');
     expect(preflight?.properties.Integration.IntegrationResponses[0].ResponseParameters).toMatchObject({
@@ -247,10 +268,30 @@ describe('REST API', () => {
     });
   });
 
+  it('answers a body over 10 MB with 413 and the save policy\'s RateLimit headers at full quota', () => {
+    const [, tooLarge] = onlyResource(built.template, 'AWS::ApiGateway::GatewayResponse', { ResponseType: 'REQUEST_TOO_LARGE' });
+    expect(tooLarge.Properties.StatusCode).toBe('413');
+    expect(tooLarge.Properties.ResponseParameters).toMatchObject({
+      'gatewayresponse.header.RateLimit-Limit': "'42'",
+      'gatewayresponse.header.RateLimit-Remaining': "'42'",
+      'gatewayresponse.header.RateLimit-Reset': "'30'",
+      'gatewayresponse.header.RateLimit-Policy': "'42;w=30'",
+    });
+  });
+
   it('puts every other gateway error in the contract shape with a top-level detail', () => {
     const responses = Object.values(built.template.findResources('AWS::ApiGateway::GatewayResponse')).map((resource) => resource.Properties);
     const byType = Object.fromEntries(responses.map((response) => [response.ResponseType, response]));
-    expect(Object.keys(byType).sort()).toEqual(['ACCESS_DENIED', 'DEFAULT_4XX', 'DEFAULT_5XX', 'INVALID_API_KEY', 'MISSING_AUTHENTICATION_TOKEN', 'THROTTLED', 'UNAUTHORIZED']);
+    expect(Object.keys(byType).sort()).toEqual([
+      'ACCESS_DENIED',
+      'DEFAULT_4XX',
+      'DEFAULT_5XX',
+      'INVALID_API_KEY',
+      'MISSING_AUTHENTICATION_TOKEN',
+      'REQUEST_TOO_LARGE',
+      'THROTTLED',
+      'UNAUTHORIZED',
+    ]);
     expect(byType.MISSING_AUTHENTICATION_TOKEN.StatusCode).toBe('404');
     expect(byType.INVALID_API_KEY.StatusCode).toBe('403');
     expect(JSON.parse(byType.INVALID_API_KEY.ResponseTemplates['application/json'])).toEqual({ detail: 'Forbidden' });

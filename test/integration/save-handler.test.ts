@@ -11,7 +11,7 @@ import { keys } from '../../functions/adapters/dynamo/keys';
 import { DynamoRateLimiter } from '../../functions/adapters/dynamo/rate-limiter';
 import { SqsJsonPublisher } from '../../functions/adapters/sqs/sqs';
 import { newAccessToken, newUser } from '../../functions/core/accounts';
-import { parseRateLimitPolicy } from '../../functions/core/rate-limit';
+import { parseRateLimitPolicy, type RateLimitPolicy } from '../../functions/core/rate-limit';
 import type { EnrichmentRequest } from '../../functions/core/enrichment';
 import { makeHandler, type SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
@@ -39,7 +39,7 @@ function deps(overrides: Partial<SaveBookmarkDeps> = {}): SaveBookmarkDeps {
 
 function save(handler: ReturnType<typeof makeHandler>, body: unknown, bearer: string | null = token) {
   return handler(
-    proxyEvent({ headers: bearer ? { Authorization: `Bearer ${bearer}` } : {}, body: JSON.stringify(body) }),
+    proxyEvent({ headers: { 'Content-Type': 'application/json', ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}) }, body: JSON.stringify(body) }),
     context(),
   );
 }
@@ -99,6 +99,15 @@ describe('save handler against DynamoDB Local', () => {
     expect(published).toEqual([]);
   });
 
+  it('answers 401 to several Authorization values in multiValueHeaders, though headers holds a valid one', async () => {
+    const event = proxyEvent({
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+      multiValueHeaders: { 'Content-Type': ['application/json'], Authorization: ['Bearer gln_other', `Bearer ${token}`] },
+      body: JSON.stringify({ url: 'https://example.com/ambiguous' }),
+    });
+    expect((await makeHandler(deps())(event, context())).statusCode).toBe(401);
+  });
+
   it('still answers 200 when publishing to SQS fails', async () => {
     const sqs = mockClient(SQSClient);
     sqs.on(SendMessageCommand).rejects(new Error('SQS unavailable'));
@@ -125,6 +134,22 @@ describe('save handler against DynamoDB Local', () => {
     expect(response.body).not.toMatch(/at .*\.ts:\d+/);
     expect(logged).toHaveBeenCalledWith('Unhandled error', expect.objectContaining({ requestId: expect.any(String) }));
     expect(await countItems()).toBe(before);
+  });
+
+  it('reports the limiter\'s last answer in the RateLimit headers of a 500', async () => {
+    const store = new DynamoBookmarkStore(table.doc, 'no-such-table');
+    const rateLimiter = { hit: async (_: string, policy: RateLimitPolicy) => ({ allowed: true, policy, remaining: 7, resetSeconds: 13 }) };
+    const response = await save(makeHandler(deps({ store, rateLimiter })), { url: 'https://example.com/broken' });
+    expect(response.statusCode).toBe(500);
+    expect(response.headers).toMatchObject({ 'RateLimit-Limit': '1000', 'RateLimit-Remaining': '7', 'RateLimit-Reset': '13', 'RateLimit-Policy': '1000;w=60' });
+  });
+
+  it('reports the full quota in the RateLimit headers of a 500 when the limiter itself failed', async () => {
+    const rateLimiter = { hit: () => Promise.reject(new Error('DynamoDB unavailable')) };
+    const response = await save(makeHandler(deps({ rateLimiter })), { url: 'https://example.com/limiter-down' });
+    expect(response.statusCode).toBe(500);
+    expect(response.headers).toMatchObject({ 'RateLimit-Limit': '1000', 'RateLimit-Remaining': '1000', 'RateLimit-Policy': '1000;w=60' });
+    expect(Number(response.headers!['RateLimit-Reset'])).toBeGreaterThan(0);
   });
 });
 

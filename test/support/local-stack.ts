@@ -13,7 +13,7 @@ export type TestStack = Awaited<ReturnType<typeof startTestStack>>;
  * off unless asked for: tests save made-up URLs, and only enrichment tests (with loopback fixture
  * pages) should have them fetched.
  */
-export async function startTestStack(env: Environment = {}, options: Pick<LocalStackOptions, 'startWorkers' | 'scheduleEverySeconds'> = {}) {
+export async function startTestStack(env: Environment = {}, options: Pick<LocalStackOptions, 'startWorkers' | 'scheduleEverySeconds' | 'routes'> = {}) {
   const table = await createTestTable();
   const start = (port?: number) =>
     startLocalStack({ dynamoEndpoint: table.endpoint, tableName: table.tableName, env: { LOG_LEVEL: 'SILENT', ...env }, startWorkers: false, port, ...options });

@@ -469,6 +469,13 @@ describe('createSafeFetcher limits', () => {
     expect(response.truncated).toBe(false);
   });
 
+  it('fails finally, not as a retryable network error, on response headers over the size limit', async () => {
+    const site = await serve((_req, res) => res.writeHead(200, { 'x-padding': 'a'.repeat(100 * 1024), 'content-type': 'text/html' }).end('<html></html>'));
+    const error = await failure(fetcherFor([site]).fetch(`${site.origin}/`));
+    expect(error).toBeInstanceOf(FetchFailedError);
+    expect(error).toMatchObject({ kind: 'protocol', retryable: false });
+  });
+
   it('fails finally on corrupt or unknown content encodings', async () => {
     const fixture = await serve((req, res) =>
       res.writeHead(200, { 'content-encoding': req.url === '/corrupt' ? 'gzip' : 'compress' }).end('plain text'),

@@ -47,6 +47,12 @@ describe('parseSaveRequest: accepted bodies', () => {
     expect(accepted({ url, [field]: value })[field as keyof SaveRequest]).toBeNull();
   });
 
+  it.each(['title', 'selection', 'comment', 'description'])('replaces lone surrogates in %s with U+FFFD and keeps pairs', (field) => {
+    const raw = `{"url": "${url}", "${field}": "a\\ud800b\\udc00c\\ud83d\\ude00"}`;
+    const result = parseSaveRequest(raw);
+    expect(result.ok && result.request[field as keyof SaveRequest]).toBe('a\uFFFDb\uFFFDc😀');
+  });
+
   it('ignores unknown fields', () => {
     const request = accepted({ url, tags: ['x'], note_id: 'n', extra: { nested: true } });
     expect(Object.keys(request).sort()).toEqual(['append', 'comment', 'description', 'selection', 'title', 'url']);
@@ -122,6 +128,10 @@ describe('parseSaveRequest: HTTPValidationError items', () => {
       [
         `https://x.test/${'a'.repeat(2048)}`,
         { type: 'url_too_long', msg: 'URL should have at most 2048 characters', ctx: { max_length: 2048 } },
+      ],
+      [
+        `https://${'h'.repeat(254)}/`,
+        { type: 'url_parsing', msg: 'Input should be a valid URL, host should have at most 253 characters', ctx: { max_length: 253 } },
       ],
     ])('%j', (value, problem) => {
       expect(rejectedBody({ url: value })).toEqual([{ loc: ['body', 'url'], ...problem }]);

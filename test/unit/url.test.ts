@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeUrl, parseBookmarkUrl, URL_MAX_LENGTH } from '../../functions/core/url';
+import { HOST_MAX_LENGTH, normalizeUrl, parseBookmarkUrl, URL_MAX_LENGTH } from '../../functions/core/url';
 
 /** The normalized identity of a URL that must parse. */
 function identity(input: string): string {
@@ -60,6 +60,38 @@ describe('parseBookmarkUrl', () => {
 
     it('reports url_too_long before looking at the scheme', () => {
       expect(parseBookmarkUrl(`javascript:${'a'.repeat(URL_MAX_LENGTH)}`)).toEqual({ ok: false, problem: 'url_too_long' });
+    });
+  });
+
+  describe('host length (DNS allows 253 characters)', () => {
+    const labels = (total: number) => Array.from({ length: Math.ceil(total / 50) }, (_, i) => 'a'.repeat(49) + String(i % 10)).join('.').slice(0, total);
+
+    it(`accepts a host of ${HOST_MAX_LENGTH} characters, with or without the root dot`, () => {
+      expect(parseBookmarkUrl(`https://${labels(HOST_MAX_LENGTH)}/`).ok).toBe(true);
+      expect(parseBookmarkUrl(`https://${labels(HOST_MAX_LENGTH)}./`).ok).toBe(true);
+    });
+
+    it(`rejects a host of ${HOST_MAX_LENGTH + 1} characters as host_too_long`, () => {
+      expect(parseBookmarkUrl(`https://${labels(HOST_MAX_LENGTH + 1)}/`)).toEqual({ ok: false, problem: 'host_too_long' });
+    });
+
+    it('counts the punycoded host, not the characters as written', () => {
+      // Distinct CJK characters: each takes several ASCII characters once punycoded.
+      const label = (k: number) => Array.from({ length: 40 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7919 + k * 104729) % 20000))).join('');
+      const written = `${[0, 1, 2].map(label).join('.')}.test`;
+      expect(written.length).toBeLessThan(HOST_MAX_LENGTH);
+      expect(parseBookmarkUrl(`https://${written}/`)).toEqual({ ok: false, problem: 'host_too_long' });
+    });
+  });
+
+  describe('drops credentials, so they are never stored or published', () => {
+    it.each([
+      ['http://user:pass@x.test/a', 'http://x.test/a'],
+      ['https://user@x.test/', 'https://x.test/'],
+      ['https://:secret@x.test/b?c=1', 'https://x.test/b?c=1'],
+    ])('%s → %s', (input, href) => {
+      const parsed = parseBookmarkUrl(input);
+      expect(parsed.ok && parsed.url.href).toBe(href);
     });
   });
 });

@@ -12,11 +12,23 @@ import { createHash } from 'node:crypto';
  * | note                | NOTE#<noteId>           | NOTE               |                            |                      |
  * | note tag (index)    | NOTE#<noteId>           | TAG#<tag>          | USER#<userId>#TAG#<tag>    | <updated>#<noteId>   |
  * | feed                | FEED#<feedId>           | FEED               | USER#<userId>#FEEDS        | <created>#<feedId>   |
- * | rate-limit window   | RL#<subject>            | W#<windowStart>    |                            |                      |
- * | site (favicon)      | SITE#<host>             | SITE               |                            |                      |
+ * | rate-limit window   | RL#<bounded(subject)>   | W#<windowStart>    |                            |                      |
+ * | site (favicon)      | SITE#<bounded(host)>    | SITE               |                            |                      |
  * | icon bytes          | ICON#<sha256>           | ICON               |                            |                      |
+ *
+ * DynamoDB refuses a partition key over 2048 bytes and a sort key over 1024 bytes with an error, so
+ * every part that comes from outside (URLs, hosts, tags, client addresses) is hashed or bounded:
+ * see `bounded` and the key-size unit test.
  */
 export type Key = { pk: string; sk: string };
+
+/** Longest key part kept as written (UTF-8 bytes); well inside both key limits with any prefix. */
+const KEY_PART_MAX_BYTES = 512;
+
+/** `value` as written when short (readable keys), else its SHA-256, so no input can overflow a key. */
+function bounded(value: string): string {
+  return Buffer.byteLength(value, 'utf8') <= KEY_PART_MAX_BYTES ? value : `sha256:${createHash('sha256').update(value).digest('hex')}`;
+}
 
 export const keys = {
   user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'USER' }),
@@ -44,8 +56,8 @@ export const keys = {
     gsi1pk: `USER#${userId}#FEEDS`,
     gsi1sk: created && feedId ? `${created}#${feedId}` : '',
   }),
-  rateLimitWindow: (subject: string, windowStart: number): Key => ({ pk: `RL#${subject}`, sk: `W#${windowStart}` }),
-  site: (host: string): Key => ({ pk: `SITE#${host}`, sk: 'SITE' }),
+  rateLimitWindow: (subject: string, windowStart: number): Key => ({ pk: `RL#${bounded(subject)}`, sk: `W#${windowStart}` }),
+  site: (host: string): Key => ({ pk: `SITE#${bounded(host)}`, sk: 'SITE' }),
   icon: (hash: string): Key => ({ pk: `ICON#${hash}`, sk: 'ICON' }),
 };
 
