@@ -1,4 +1,4 @@
-import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { ValidationIssue } from '../core/validation';
 
 /** Every non-2xx JSON answer of the contract has a top-level `detail`: a string or an ErrorDetail. */
@@ -24,9 +24,16 @@ export function errorResponse(statusCode: number, detail: string | ErrorDetail |
 }
 
 /** Case-insensitive header lookup (API Gateway passes headers as the client wrote them). */
-export function header(headers: Record<string, string | undefined> | null | undefined, name: string): string | undefined {
+export function header<Value = string>(headers: Record<string, Value | undefined> | null | undefined, name: string): Value | undefined {
   if (!headers) return undefined;
   const wanted = name.toLowerCase();
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === wanted) return value;
   return undefined;
+}
+
+/** Every value the client sent for a header: API Gateway lists repeats in multiValueHeaders, and only the last in headers. */
+export function headerValues(event: Pick<APIGatewayProxyEvent, 'headers' | 'multiValueHeaders'>, name: string): string[] {
+  const values = header(event.multiValueHeaders, name) ?? [];
+  const last = header(event.headers, name);
+  return values.length > 0 ? values : last === undefined ? [] : [last];
 }

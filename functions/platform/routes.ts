@@ -76,7 +76,7 @@ export const routes: readonly RouteDefinition[] = [
 
 /** CORS preflight answers for routes with `cors: true`, in API Gateway and in the local stack alike. */
 export const corsPreflight = {
-  allowHeaders: ['Authorization', 'Content-Type'],
+  allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
   maxAgeSeconds: 600,
 } as const;
 

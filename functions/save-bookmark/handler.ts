@@ -3,7 +3,8 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { parseRateLimitPolicy, rateLimitHeaders, type RateLimitPolicy } from '../core/rate-limit';
-import { saveBookmark, saveResult, type SaveBookmarkPorts } from '../core/save-bookmark';
+import { keyReusedIssue, parseIdempotencyKey } from '../core/idempotency';
+import { saveBookmark, saveResult, type AnswerOutcome, type SaveBookmarkPorts } from '../core/save-bookmark';
 import { parseSaveRequest } from '../core/save-request';
 import { bearerToken, hashToken } from '../core/token';
 import { isWellFormedToken } from '../core/token-format';
@@ -14,7 +15,7 @@ import { DynamoRateLimiter, type RateLimiter } from '../adapters/dynamo/rate-lim
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
 import { corsOrigins, httpRoute } from '../http/middleware';
 import { rateLimited } from '../http/rate-limited';
-import { errorResponse, header, jsonResponse } from '../http/responses';
+import { errorResponse, header, headerValues, jsonResponse, type Headers } from '../http/responses';
 import { deferred, requireEnv, type Environment } from '../platform/env';
 import { count, createLogger, createMetrics } from '../platform/observability';
 
@@ -55,18 +56,43 @@ async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyE
     const detail = token === null ? 'Not authenticated: send Authorization: Bearer <token>' : 'Invalid or revoked token';
     return errorResponse(401, detail, { ...headers, 'WWW-Authenticate': 'Bearer realm="gleaner"' });
   }
-  if (!parsed.ok) {
+  const idempotencyKey = parseIdempotencyKey(headerValues(event, 'Idempotency-Key'));
+  if (!parsed.ok || !idempotencyKey.ok) {
     count(deps.metrics, 'SaveInvalid');
-    return errorResponse(422, parsed.issues, headers);
+    return errorResponse(422, [...(parsed.ok ? [] : parsed.issues), ...(idempotencyKey.ok ? [] : idempotencyKey.issues)], headers);
   }
 
-  const outcome = await saveBookmark(deps, { userId: caller.userId, request: parsed.request, siteIcon: context.siteIcon });
+  const outcome = await saveBookmark(deps, {
+    userId: caller.userId,
+    request: parsed.request,
+    siteIcon: context.siteIcon,
+    idempotency: idempotencyKey.key === null ? null : { scope: caller.id, key: idempotencyKey.key },
+  });
   switch (outcome.kind) {
+    case 'replayed':
+      // The first answer again; the rate-limit headers are this request's.
+      count(deps.metrics, 'SaveReplayed');
+      return answer(outcome.first, headers);
+    case 'key-reused':
+      count(deps.metrics, 'IdempotencyKeyReused');
+      return errorResponse(422, [keyReusedIssue], headers);
     case 'saved':
       count(deps.metrics, outcome.isNewBookmark ? 'BookmarkCreated' : 'NoteAppended');
-      return jsonResponse(200, saveResult(outcome), headers);
+      return answer(outcome, headers);
     case 'note-limit':
       count(deps.metrics, 'NoteLimitReached');
+      return answer(outcome, headers);
+    case 'note-full':
+      return answer(outcome, headers);
+  }
+}
+
+/** The HTTP answer to a save's outcome, the first time and on every replay. */
+function answer(outcome: AnswerOutcome, headers: Headers): APIGatewayProxyResult {
+  switch (outcome.kind) {
+    case 'saved':
+      return jsonResponse(200, saveResult(outcome), headers);
+    case 'note-limit':
       return errorResponse(
         402,
         {

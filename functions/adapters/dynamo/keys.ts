@@ -15,6 +15,9 @@ import { createHash } from 'node:crypto';
  * | rate-limit window   | RL#<subject>            | W#<windowStart>    |                            |                      |
  * | site (favicon)      | SITE#<host>             | SITE               |                            |                      |
  * | icon bytes          | ICON#<sha256>           | ICON               |                            |                      |
+ * | idempotency record  | IDEMPOTENCY#<tokenId>   | KEY#<sha256(key)>  |                            |                      |
+ *
+ * Values of unbounded length (URLs, Idempotency-Key values) are hashed, so keys stay within DynamoDB's limits.
  */
 export type Key = { pk: string; sk: string };
 
@@ -22,7 +25,7 @@ export const keys = {
   user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'USER' }),
   savedUrl: (userId: string, normalizedUrl: string): Key => ({
     pk: `USER#${userId}`,
-    sk: `URL#${createHash('sha256').update(normalizedUrl).digest('hex')}`,
+    sk: `URL#${sha256(normalizedUrl)}`,
   }),
   token: (tokenHash: string): Key => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' }),
   tokenIdIndex: (tokenId: string) => ({ gsi1pk: `TOKENID#${tokenId}`, gsi1sk: 'TOKEN' }),
@@ -47,7 +50,13 @@ export const keys = {
   rateLimitWindow: (subject: string, windowStart: number): Key => ({ pk: `RL#${subject}`, sk: `W#${windowStart}` }),
   site: (host: string): Key => ({ pk: `SITE#${host}`, sk: 'SITE' }),
   icon: (hash: string): Key => ({ pk: `ICON#${hash}`, sk: 'ICON' }),
+  /** Idempotency-Keys are per access token: another token's same key is another record. */
+  idempotency: (tokenId: string, key: string): Key => ({ pk: `IDEMPOTENCY#${tokenId}`, sk: `KEY#${sha256(key)}` }),
 };
+
+function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
 
 /** Prefix of every rate-limit key; the CDK stack limits the feed functions' writes to it. */
 export const RATE_LIMIT_KEY_PREFIX = 'RL#';
