@@ -1,19 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { keys } from '../../functions/adapters/dynamo/keys';
-import { DynamoRateLimiter } from '../../functions/adapters/dynamo/rate-limiter';
 import { newAccessToken, newUser } from '../../functions/core/accounts';
 import type { EnrichmentRequest } from '../../functions/core/enrichment';
 import { IDEMPOTENCY_TTL_SECONDS } from '../../functions/core/idempotency';
-import { parseRateLimitPolicy } from '../../functions/core/rate-limit';
 import type { BookmarkStore } from '../../functions/core/save-bookmark';
 import { makeHandler, type SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
+import { saveHandlerDeps } from '../support/save-deps';
 import { context, proxyEvent } from '../support/events';
 
 /** The save handler against DynamoDB Local with an Idempotency-Key: round trips, races and expiry. */
@@ -23,27 +20,16 @@ let store: DynamoBookmarkStore;
 const published: EnrichmentRequest[] = [];
 
 function deps(overrides: Partial<SaveBookmarkDeps> = {}): SaveBookmarkDeps {
-  return {
-    accounts: new DynamoAccountStore(table.doc, table.tableName),
-    store,
-    rateLimiter: new DynamoRateLimiter(table.doc, table.tableName),
-    enrichment: { publish: async (request) => void published.push(request) },
-    rateLimitPolicy: parseRateLimitPolicy('1000;w=60'),
-    corsOrigins: ['*'],
-    logger: new Logger({ serviceName: 'test', logLevel: 'SILENT' }),
-    metrics: new Metrics({ namespace: 'Test' }),
-    newId: randomUUID,
-    now: () => new Date(),
-    ...overrides,
-  };
+  return saveHandlerDeps(table, published, { store, ...overrides });
 }
 
 async function createUser(noteCap?: number) {
   const now = new Date();
   const user = newUser({ id: randomUUID(), name: 'Idempotent', noteCap, now });
-  await new DynamoAccountStore(table.doc, table.tableName).createUser(user);
+  const accounts = new DynamoAccountStore(table.doc, table.tableName);
+  await accounts.createUser(user);
   const minted = newAccessToken({ id: randomUUID(), userId: user.id, now });
-  await new DynamoAccountStore(table.doc, table.tableName).createToken(minted.record, minted.hash);
+  await accounts.createToken(minted.record, minted.hash);
   return { user, token: minted.secret };
 }
 
