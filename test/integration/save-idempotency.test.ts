@@ -201,3 +201,17 @@ describe('expiry', () => {
     expect(await save(at(IDEMPOTENCY_TTL_SECONDS + 1), token, body, 'expiring')).toEqual(later);
   });
 });
+
+describe('the header sent twice', () => {
+  it('answers 422, as API Gateway would otherwise pass on only the last value', async () => {
+    const { token } = await createUser();
+    const event = proxyEvent({
+      headers: { Authorization: `Bearer ${token}`, 'Idempotency-Key': 'b' },
+      multiValueHeaders: { Authorization: [`Bearer ${token}`], 'Idempotency-Key': ['a', 'b'] },
+      body: JSON.stringify({ url: 'https://example.com/twice' }),
+    });
+    const response = await makeHandler(deps())(event, context());
+    expect(response.statusCode).toBe(422);
+    expect(JSON.parse(response.body).detail).toEqual([expect.objectContaining({ loc: ['header', 'idempotency-key'], type: 'idempotency_key_repeated' })]);
+  });
+});
