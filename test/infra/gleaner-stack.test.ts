@@ -159,7 +159,7 @@ describe('REST API', () => {
   it('answers CORS preflight on the save resource', () => {
     const preflight = apiMethods(built.template).find((method) => method.path === saveRoute.path && method.httpMethod === 'OPTIONS');
     expect(preflight?.properties.Integration.IntegrationResponses[0].ResponseParameters).toMatchObject({
-      'method.response.header.Access-Control-Allow-Headers': "'Authorization,Content-Type'",
+      'method.response.header.Access-Control-Allow-Headers': "'Authorization,Content-Type,Idempotency-Key'",
       'method.response.header.Access-Control-Allow-Methods': "'OPTIONS,POST'",
       'method.response.header.Access-Control-Allow-Origin': "'https://extension.example'",
     });
