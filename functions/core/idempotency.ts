@@ -43,7 +43,7 @@ const SF_STRING = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
 export function parseIdempotencyKey(values: readonly string[]): IdempotencyKeyParse {
   if (values.length === 0) return { ok: true, key: null };
   if (values.length > 1) return invalid('Idempotency-Key should be sent once', 'idempotency_key_repeated');
-  const value = values[0]!.trim();
+  const value = values[0]!.replace(/^[ \t]+|[ \t]+$/g, ''); // optional whitespace (SP, HTAB) around a field value
   const quoted = SF_STRING.exec(value);
   const key = quoted ? quoted[1]!.replace(/\\(["\\])/g, '$1') : value;
   if ((value.startsWith('"') && !quoted) || !PRINTABLE_ASCII.test(key)) {

@@ -36,6 +36,7 @@ describe('parseIdempotencyKey', () => {
     ['an unescaped quote inside an sf-string', '"a"b"', 'string_pattern_mismatch'],
     ['a stray backslash in an sf-string', String.raw`"a\b"`, 'string_pattern_mismatch'],
     ['non-ASCII characters', 'clé', 'string_pattern_mismatch'],
+    ['a no-break space around it, which is not HTTP whitespace', '\u00a0abc', 'string_pattern_mismatch'],
     ['a control character', 'a\u0001b', 'string_pattern_mismatch'],
   ])('refuses %s with an HTTPValidationError item', (_, value, type) => {
     const parsed = parseIdempotencyKey([value]);
