@@ -12,8 +12,9 @@ export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
 /**
- * The first answer to a request made with a key, kept with the request's fingerprint. Records are
- * written in the same transaction as the request's effects, so one exists exactly when they do.
+ * The first answer to a request made with a key, kept with the request's fingerprint. A record is
+ * written in the same transaction as the request's effects (or alone, for an answer that changed
+ * nothing), so it exists exactly when they do: there is no in-flight state to lock or to expire.
  */
 export interface IdempotencyRecord<Outcome> {
   /** Whose key it is: keys are per access token (the token's id). */
