@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { keys } from '../../functions/adapters/dynamo/keys';
@@ -94,15 +95,18 @@ describe('round trips', () => {
     expect(table.requests.operations).toEqual(withoutKey);
   });
 
-  it('replays in as many round trips as the first save, writing nothing', async () => {
+  it('replays in as many round trips as the first save, writing nothing, and counts it as a replay', async () => {
     const { token } = await createUser();
-    const handler = makeHandler(deps());
+    const metrics = new Metrics({ namespace: 'Test' });
+    const added = vi.spyOn(metrics, 'addMetric');
+    const handler = makeHandler(deps({ metrics }));
     const first = await save(handler, token, { url: 'https://example.com/replay-cost' }, 'replay-cost');
     table.requests.reset();
     const again = await save(handler, token, { url: 'https://example.com/replay-cost' }, 'replay-cost');
     expect(again.body).toBe(first.body);
     expect(table.requests.operations).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'TransactWriteItemsCommand']);
     expect(published).toHaveLength(1);
+    expect(added.mock.calls.map(([name]) => name)).toEqual(['BookmarkCreated', 'SaveReplayed']);
   });
 });
 
