@@ -1,5 +1,6 @@
 import type { EnrichmentRequest } from './enrichment';
 import { extractHashtags } from './hashtags';
+import { IDEMPOTENCY_TTL_SECONDS, requestFingerprint, type IdempotencyRecord, type StoredAnswer } from './idempotency';
 import { bookmarkResource, mergeTags, type Bookmark, type Note } from './model';
 import { appendHighlight, bodyFits, buildNoteBody, endsWithParagraph, sameHighlight } from './note-body';
 import type { SaveRequest } from './save-request';
@@ -11,10 +12,19 @@ import { normalizeUrl } from './url';
  * workspace (same normalised URL) gets the selection appended to its note instead.
  */
 
+/** The request's Idempotency-Key was taken first by another request (or an earlier one). */
+export type KeyTaken = { readonly kind: 'key-taken'; readonly stored: StoredAnswer<AnswerOutcome> };
+
 export type CreateBookmarkOutcome =
   | { readonly kind: 'created' }
   | { readonly kind: 'exists'; readonly bookmarkId: string; readonly noteId: string }
-  | { readonly kind: 'note-limit'; readonly used: number; readonly limit: number };
+  | { readonly kind: 'note-limit'; readonly used: number; readonly limit: number }
+  | KeyTaken;
+
+export type NoteUpdate = { readonly kind: 'updated' | 'unchanged'; readonly bookmark: Bookmark; readonly note: Note } | KeyTaken;
+
+/** A save's answer kept for its Idempotency-Key. */
+export type SaveRecord = IdempotencyRecord<AnswerOutcome>;
 
 export interface NoteChange {
   readonly body: string;
@@ -26,18 +36,23 @@ export interface BookmarkStore {
   /**
    * Writes bookmark, note and the (user, normalised URL) marker atomically, within the user's note
    * cap. With `enrichment`, the bookmark is also recorded as awaiting it (the outbox the sweeper
-   * re-publishes from, should the publish after the commit fail).
+   * re-publishes from, should the publish after the commit fail). With `record`, the answer is
+   * kept for its Idempotency-Key in the same transaction, unless the key is taken (`key-taken`).
    */
-  createBookmark(bookmark: Bookmark, note: Note, enrichment: EnrichmentRequest | null): Promise<CreateBookmarkOutcome>;
+  createBookmark(bookmark: Bookmark, note: Note, enrichment: EnrichmentRequest | null, record: SaveRecord | null): Promise<CreateBookmarkOutcome>;
   /**
    * Applies `change` to the bookmark's note without losing concurrent updates (re-reading and
-   * re-applying on conflict); `change` returns null when there is nothing to write.
+   * re-applying on conflict); `change` returns null when there is nothing to write. With `record`,
+   * the answer for the bookmark as updated is kept in the same transaction as the change.
    */
   updateSavedNote(
     ref: { bookmarkId: string; noteId: string },
     change: (note: Note) => NoteChange | null,
     updated: string,
-  ): Promise<{ bookmark: Bookmark; note: Note }>;
+    record: ((bookmark: Bookmark) => SaveRecord) | null,
+  ): Promise<NoteUpdate>;
+  /** Keeps the answer of a save that wrote nothing, unless the key is taken meanwhile (returns what it holds). */
+  keepAnswer(record: SaveRecord): Promise<KeyTaken | null>;
 }
 
 export interface EnrichmentPublisher {
@@ -52,7 +67,8 @@ export interface SaveBookmarkPorts {
   readonly logger: { warn(message: string, extra: Record<string, unknown>): void };
 }
 
-export type SaveOutcome =
+/** The outcomes a save answers with; every one of them is kept for replay under an Idempotency-Key. */
+export type AnswerOutcome =
   | {
       readonly kind: 'saved';
       readonly bookmark: Bookmark;
@@ -62,12 +78,21 @@ export type SaveOutcome =
   | { readonly kind: 'note-limit'; readonly used: number; readonly limit: number }
   | { readonly kind: 'note-full' };
 
+export type SaveOutcome =
+  | AnswerOutcome
+  /** A repeat of an earlier request with the same key and body: its answer, and nothing done. */
+  | { readonly kind: 'replayed'; readonly first: AnswerOutcome }
+  /** The key was used before with another body. */
+  | { readonly kind: 'key-reused' };
+
 export async function saveBookmark(
   ports: SaveBookmarkPorts,
-  input: { userId: string; request: SaveRequest; siteIcon: string | null },
+  input: { userId: string; request: SaveRequest; siteIcon: string | null; idempotency: { scope: string; key: string } | null },
 ): Promise<SaveOutcome> {
   const { request, userId, siteIcon } = input;
-  const now = isoTimestamp(ports.now());
+  const clock = ports.now();
+  const now = isoTimestamp(clock);
+  const keyed = keyedSave(input.idempotency, request, clock);
   const url = request.url.href;
   const title = request.title?.trim() || url;
   const bookmark: Bookmark = {
@@ -100,16 +125,44 @@ export async function saveBookmark(
   const enrichment: EnrichmentRequest | null =
     scrapeDescription || fetchIcon ? { bookmarkId: bookmark.id, noteId: note.id, userId, url, scrapeDescription, fetchIcon } : null;
 
-  const created = await ports.store.createBookmark(bookmark, note, enrichment);
+  const saved: AnswerOutcome = { kind: 'saved', bookmark, isNewBookmark: true, selectionAppended: false };
+  const created = await ports.store.createBookmark(bookmark, note, enrichment, keyed?.of(saved) ?? null);
   switch (created.kind) {
+    case 'key-taken':
+      return repeated(created, keyed!);
     case 'note-limit':
-      return created;
+      return keepAnswer(ports, keyed, { kind: 'note-limit', used: created.used, limit: created.limit });
     case 'created':
       if (enrichment) await requestEnrichment(ports, enrichment);
-      return { kind: 'saved', bookmark, isNewBookmark: true, selectionAppended: false };
+      return saved;
     case 'exists':
-      return appendToSavedNote(ports, created, request, now);
+      return appendToSavedNote(ports, created, request, now, keyed);
   }
+}
+
+/** A save under an Idempotency-Key: the request's fingerprint, and the record of an answer to it. */
+interface KeyedSave {
+  readonly fingerprint: string;
+  of(outcome: AnswerOutcome): SaveRecord;
+}
+
+function keyedSave(idempotency: { scope: string; key: string } | null, request: SaveRequest, now: Date): KeyedSave | null {
+  if (!idempotency) return null;
+  const createdAt = Math.floor(now.getTime() / 1000);
+  const fingerprint = requestFingerprint([request.url.href, request.title, request.selection, request.comment, request.description, request.append]);
+  return { fingerprint, of: (outcome) => ({ ...idempotency, fingerprint, createdAt, expiresAt: createdAt + IDEMPOTENCY_TTL_SECONDS, outcome }) };
+}
+
+/** A key already taken: the same request gets the stored answer, another request a refusal. */
+function repeated(taken: KeyTaken, save: KeyedSave): SaveOutcome {
+  return taken.stored.fingerprint === save.fingerprint ? { kind: 'replayed', first: taken.stored.outcome } : { kind: 'key-reused' };
+}
+
+/** An answer that wrote nothing is kept with a write of its own (only on those rarer paths). */
+async function keepAnswer(ports: SaveBookmarkPorts, keyed: KeyedSave | null, outcome: AnswerOutcome): Promise<SaveOutcome> {
+  if (!keyed) return outcome;
+  const taken = await ports.store.keepAnswer(keyed.of(outcome));
+  return taken ? repeated(taken, keyed) : outcome;
 }
 
 async function appendToSavedNote(
@@ -117,10 +170,12 @@ async function appendToSavedNote(
   ref: { bookmarkId: string; noteId: string },
   request: SaveRequest,
   now: string,
+  keyed: KeyedSave | null,
 ): Promise<SaveOutcome> {
   let selectionAppended = false;
   let full = false;
-  const { bookmark } = await ports.store.updateSavedNote(
+  const appended = (bookmark: Bookmark): AnswerOutcome => ({ kind: 'saved', bookmark, isNewBookmark: false, selectionAppended });
+  const update = await ports.store.updateSavedNote(
     ref,
     (note) => {
       selectionAppended = full = false;
@@ -141,9 +196,16 @@ async function appendToSavedNote(
       return { body, tags, lastHighlight: highlight.selection ?? note.lastHighlight };
     },
     now,
+    keyed && ((bookmark) => keyed.of(appended(bookmark))),
   );
-  if (full) return { kind: 'note-full' };
-  return { kind: 'saved', bookmark, isNewBookmark: false, selectionAppended };
+  switch (update.kind) {
+    case 'key-taken':
+      return repeated(update, keyed!);
+    case 'updated':
+      return appended(update.bookmark);
+    case 'unchanged':
+      return keepAnswer(ports, keyed, full ? { kind: 'note-full' } : appended(update.bookmark));
+  }
 }
 
 /**
@@ -159,7 +221,7 @@ async function requestEnrichment(ports: SaveBookmarkPorts, request: EnrichmentRe
 }
 
 /** The contract's BookmarkSaveResult. */
-export function saveResult(outcome: Extract<SaveOutcome, { kind: 'saved' }>) {
+export function saveResult(outcome: Extract<AnswerOutcome, { kind: 'saved' }>) {
   return {
     bookmark: bookmarkResource(outcome.bookmark),
     note_id: outcome.bookmark.noteId,

@@ -36,7 +36,7 @@ export function headerValues(event: Pick<APIGatewayProxyEvent, 'headers' | 'mult
 }
 
 /** Case-insensitive header lookup (API Gateway passes headers as the client wrote them). */
-export function header(headers: Record<string, string | undefined> | null | undefined, name: string): string | undefined {
+export function header<Value = string>(headers: Record<string, Value | undefined> | null | undefined, name: string): Value | undefined {
   if (!headers) return undefined;
   const wanted = name.toLowerCase();
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === wanted) return value;

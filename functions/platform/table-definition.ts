@@ -7,7 +7,7 @@
 export const tableDefinition = {
   partitionKey: 'pk',
   sortKey: 'sk',
-  /** Epoch seconds; DynamoDB deletes the item some time after it passes (rate-limit windows). */
+  /** Epoch seconds; DynamoDB deletes the item some time after it passes (rate-limit windows, Idempotency-Key records). */
   timeToLiveAttribute: 'expiresAt',
   globalSecondaryIndexes: [
     /** Overloaded lookup index: token by id, a user's feeds, notes by (user, tag) newest first. */

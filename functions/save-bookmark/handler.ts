@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { keyReusedIssue, parseIdempotencyKey } from '../core/idempotency';
 import type { RateLimitPolicy } from '../core/rate-limit';
 import { parseRetirement, type Retirement } from '../core/retirement';
-import { saveBookmark, saveResult, type SaveBookmarkPorts } from '../core/save-bookmark';
+import { saveBookmark, saveResult, type AnswerOutcome, type SaveBookmarkPorts } from '../core/save-bookmark';
 import { parseSaveRequest, type SaveRequestParse } from '../core/save-request';
 import { jsonContentTypeIssues } from '../core/validation';
 import { bearerToken, hashToken } from '../core/token';
@@ -68,18 +69,43 @@ async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyE
         : 'Invalid or revoked token';
     return errorResponse(401, detail, { 'WWW-Authenticate': 'Bearer realm="gleaner"' });
   }
-  if (!parsed.ok) {
+  const idempotencyKey = parseIdempotencyKey(headerValues(event, 'Idempotency-Key'));
+  if (!parsed.ok || !idempotencyKey.ok) {
     count(deps.metrics, 'SaveInvalid');
-    return errorResponse(422, parsed.issues);
+    return errorResponse(422, [...(parsed.ok ? [] : parsed.issues), ...(idempotencyKey.ok ? [] : idempotencyKey.issues)]);
   }
 
-  const outcome = await saveBookmark(deps, { userId: caller.userId, request: parsed.request, siteIcon: context.siteIcon });
+  const outcome = await saveBookmark(deps, {
+    userId: caller.userId,
+    request: parsed.request,
+    siteIcon: context.siteIcon,
+    idempotency: idempotencyKey.key === null ? null : { scope: caller.id, key: idempotencyKey.key },
+  });
   switch (outcome.kind) {
+    case 'replayed':
+      // The first answer again; the middleware adds this request's rate-limit headers.
+      count(deps.metrics, 'SaveReplayed');
+      return answer(outcome.first);
+    case 'key-reused':
+      count(deps.metrics, 'IdempotencyKeyReused');
+      return errorResponse(422, [keyReusedIssue]);
     case 'saved':
       count(deps.metrics, outcome.isNewBookmark ? 'BookmarkCreated' : 'NoteAppended');
-      return jsonResponse(200, saveResult(outcome));
+      return answer(outcome);
     case 'note-limit':
       count(deps.metrics, 'NoteLimitReached');
+      return answer(outcome);
+    case 'note-full':
+      return answer(outcome);
+  }
+}
+
+/** The HTTP answer to a save's outcome, the first time and on every replay. */
+function answer(outcome: AnswerOutcome): APIGatewayProxyResult {
+  switch (outcome.kind) {
+    case 'saved':
+      return jsonResponse(200, saveResult(outcome));
+    case 'note-limit':
       return errorResponse(
         402,
         {

@@ -8,13 +8,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { keys } from '../../functions/adapters/dynamo/keys';
-import { DynamoRateLimiter } from '../../functions/adapters/dynamo/rate-limiter';
 import { SqsJsonPublisher } from '../../functions/adapters/sqs/sqs';
 import { newAccessToken, newUser } from '../../functions/core/accounts';
-import { parseRateLimitPolicy, type RateLimitPolicy } from '../../functions/core/rate-limit';
+import type { RateLimitPolicy } from '../../functions/core/rate-limit';
 import type { EnrichmentRequest } from '../../functions/core/enrichment';
 import { makeHandler, type SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
+import { saveHandlerDeps } from '../support/save-deps';
 import { context, proxyEvent } from '../support/events';
 
 let table: Awaited<ReturnType<typeof createTestTable>>;
@@ -22,19 +22,7 @@ let token: string;
 const published: EnrichmentRequest[] = [];
 
 function deps(overrides: Partial<SaveBookmarkDeps> = {}): SaveBookmarkDeps {
-  return {
-    accounts: new DynamoAccountStore(table.doc, table.tableName),
-    store: new DynamoBookmarkStore(table.doc, table.tableName),
-    rateLimiter: new DynamoRateLimiter(table.doc, table.tableName),
-    enrichment: { publish: async (request) => void published.push(request) },
-    rateLimitPolicy: parseRateLimitPolicy('1000;w=60'),
-    corsOrigins: ['*'],
-    logger: new Logger({ serviceName: 'test', logLevel: 'SILENT' }),
-    metrics: new Metrics({ namespace: 'Test' }),
-    newId: randomUUID,
-    now: () => new Date(),
-    ...overrides,
-  };
+  return saveHandlerDeps(table, published, overrides);
 }
 
 function save(handler: ReturnType<typeof makeHandler>, body: unknown, bearer: string | null = token) {

@@ -1,11 +1,12 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EnrichmentRequest, PageOutcome } from '../../core/enrichment';
 import type { Bookmark, Note } from '../../core/model';
 import { insertDescription } from '../../core/note-body';
-import type { BookmarkStore, CreateBookmarkOutcome, NoteChange } from '../../core/save-bookmark';
+import type { AnswerOutcome, BookmarkStore, CreateBookmarkOutcome, KeyTaken, NoteChange, NoteUpdate, SaveRecord } from '../../core/save-bookmark';
 import { isoTimestamp } from '../../core/text';
+import { idempotencyRecordPut, storedAnswer, takenKey } from './idempotency-records';
 import { keys } from './keys';
 import { backoff, cancellationReasons, retryOnConflict } from './transactions';
 
@@ -21,13 +22,15 @@ export class DynamoBookmarkStore implements BookmarkStore {
     private readonly tableName: string,
   ) {}
 
-  async createBookmark(bookmark: Bookmark, note: Note, enrichment: EnrichmentRequest | null): Promise<CreateBookmarkOutcome> {
+  async createBookmark(bookmark: Bookmark, note: Note, enrichment: EnrichmentRequest | null, record: SaveRecord | null): Promise<CreateBookmarkOutcome> {
     const TableName = this.tableName;
     return retryOnConflict(async () => {
       try {
         await this.doc.send(
           new TransactWriteCommand({
             TransactItems: [
+              // First, so its failure is the one reported should DynamoDB stop at the first one.
+              ...(record ? [{ Put: idempotencyRecordPut(TableName, record) }] : []),
               {
                 // Uniqueness of (user, normalised URL): the marker exists exactly when the bookmark does.
                 Put: {
@@ -57,7 +60,9 @@ export class DynamoBookmarkStore implements BookmarkStore {
         return { kind: 'created' };
       } catch (error) {
         const reasons = cancellationReasons(error);
-        const [marker, user] = reasons ?? [];
+        const taken = record && takenKey<AnswerOutcome>(reasons?.[0]);
+        if (taken) return taken;
+        const [marker, user] = reasons?.slice(record ? 1 : 0) ?? [];
         if (marker?.Code === 'ConditionalCheckFailed' && marker.Item) {
           const saved = unmarshall(marker.Item);
           return { kind: 'exists', bookmarkId: saved.bookmarkId, noteId: saved.noteId };
@@ -76,8 +81,19 @@ export class DynamoBookmarkStore implements BookmarkStore {
     ref: { bookmarkId: string; noteId: string },
     change: (note: Note) => NoteChange | null,
     updated: string,
-  ): Promise<{ bookmark: Bookmark; note: Note }> {
-    return this.updateNote(() => this.loadBookmarkAndNote(ref), change, updated);
+    record: ((bookmark: Bookmark) => SaveRecord) | null,
+  ): Promise<NoteUpdate> {
+    return this.updateNote(() => this.loadBookmarkAndNote(ref), change, updated, record);
+  }
+
+  async keepAnswer(record: SaveRecord): Promise<KeyTaken | null> {
+    try {
+      await this.doc.send(new PutCommand(idempotencyRecordPut(this.tableName, record)));
+      return null;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException && error.Item) return { kind: 'key-taken', stored: storedAnswer(error.Item) };
+      throw error;
+    }
   }
 
   /**
@@ -93,6 +109,7 @@ export class DynamoBookmarkStore implements BookmarkStore {
           return body === null ? null : { body, tags: current.tags, lastHighlight: current.lastHighlight };
         },
         isoTimestamp(new Date()),
+        null,
       );
     } catch (error) {
       if (!(error instanceof NoteNotFoundError)) throw error;
@@ -101,24 +118,29 @@ export class DynamoBookmarkStore implements BookmarkStore {
 
   /**
    * The optimistic update loop: (re)load, apply `change`, write conditional on the version read.
-   * When `load` also brings the note's bookmark, the bookmark's update time moves with the note's.
+   * When `load` also brings the note's bookmark, the bookmark's update time moves with the note's,
+   * and `record` (an Idempotency-Key record for the updated bookmark) is written with them.
    */
   private async updateNote<B extends Bookmark | null>(
     load: () => Promise<{ bookmark: B; note: Note }>,
     change: (note: Note) => NoteChange | null,
     updated: string,
-  ): Promise<{ bookmark: B; note: Note }> {
+    record: ((bookmark: Bookmark) => SaveRecord) | null,
+  ): Promise<{ kind: 'updated' | 'unchanged'; bookmark: B; note: Note } | KeyTaken> {
     const TableName = this.tableName;
     for (let attempt = 1; ; attempt++) {
       const { bookmark, note } = await load();
       const next = change(note);
-      if (!next) return { bookmark, note };
+      if (!next) return { kind: 'unchanged', bookmark, note };
       const written: Note = { ...note, ...next, updated, version: note.version + 1 };
+      const updatedBookmark = (bookmark ? { ...bookmark, updated } : bookmark) as B;
+      const keyed = record && updatedBookmark ? record(updatedBookmark as Bookmark) : null;
       try {
         await retryOnConflict(() =>
           this.doc.send(
             new TransactWriteCommand({
               TransactItems: [
+                ...(keyed ? [{ Put: idempotencyRecordPut(TableName, keyed) }] : []),
                 {
                   Update: {
                     TableName,
@@ -154,9 +176,12 @@ export class DynamoBookmarkStore implements BookmarkStore {
             }),
           ),
         );
-        return { bookmark: (bookmark ? { ...bookmark, updated } : bookmark) as B, note: written };
+        return { kind: 'updated', bookmark: updatedBookmark, note: written };
       } catch (error) {
-        const lostRace = cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed';
+        const reasons = cancellationReasons(error);
+        const taken = keyed && takenKey<AnswerOutcome>(reasons?.[0]);
+        if (taken) return taken;
+        const lostRace = reasons?.[keyed ? 1 : 0]?.Code === 'ConditionalCheckFailed';
         if (!lostRace || attempt >= MAX_NOTE_UPDATE_ATTEMPTS) throw error;
         await backoff(Math.min(attempt, 6));
       }

@@ -15,10 +15,11 @@ import { createHash } from 'node:crypto';
  * | rate-limit window   | RL#<bounded(subject)>   | W#<windowStart>    |                            |                      |
  * | site (favicon)      | SITE#<bounded(host)>    | SITE               |                            |                      |
  * | icon bytes          | ICON#<sha256>           | ICON               |                            |                      |
+ * | idempotency record  | IDEMPOTENCY#<tokenId>   | KEY#<sha256(key)>  |                            |                      |
  *
  * DynamoDB refuses a partition key over 2048 bytes and a sort key over 1024 bytes with an error, so
- * every part that comes from outside (URLs, hosts, tags, client addresses) is hashed or bounded:
- * see `bounded` and the key-size unit test.
+ * every part that comes from outside (URLs, hosts, tags, client addresses, Idempotency-Key values)
+ * is hashed or bounded: see `bounded` and the key-size unit test.
  */
 export type Key = { pk: string; sk: string };
 
@@ -27,14 +28,14 @@ const KEY_PART_MAX_BYTES = 512;
 
 /** `value` as written when short (readable keys), else its SHA-256, so no input can overflow a key. */
 function bounded(value: string): string {
-  return Buffer.byteLength(value, 'utf8') <= KEY_PART_MAX_BYTES ? value : `sha256:${createHash('sha256').update(value).digest('hex')}`;
+  return Buffer.byteLength(value, 'utf8') <= KEY_PART_MAX_BYTES ? value : `sha256:${sha256(value)}`;
 }
 
 export const keys = {
   user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'USER' }),
   savedUrl: (userId: string, normalizedUrl: string): Key => ({
     pk: `USER#${userId}`,
-    sk: `URL#${createHash('sha256').update(normalizedUrl).digest('hex')}`,
+    sk: `URL#${sha256(normalizedUrl)}`,
   }),
   token: (tokenHash: string): Key => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' }),
   tokenIdIndex: (tokenId: string) => ({ gsi1pk: `TOKENID#${tokenId}`, gsi1sk: 'TOKEN' }),
@@ -59,7 +60,13 @@ export const keys = {
   rateLimitWindow: (subject: string, windowStart: number): Key => ({ pk: `RL#${bounded(subject)}`, sk: `W#${windowStart}` }),
   site: (host: string): Key => ({ pk: `SITE#${bounded(host)}`, sk: 'SITE' }),
   icon: (hash: string): Key => ({ pk: `ICON#${hash}`, sk: 'ICON' }),
+  /** Idempotency-Keys are per access token: another token's same key is another record. */
+  idempotency: (tokenId: string, key: string): Key => ({ pk: `IDEMPOTENCY#${tokenId}`, sk: `KEY#${sha256(key)}` }),
 };
+
+function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
 
 /** Prefix of every rate-limit key; the CDK stack limits the feed functions' writes to it. */
 export const RATE_LIMIT_KEY_PREFIX = 'RL#';
