@@ -40,11 +40,11 @@ chrome.runtime.onInstalled.addListener((details) => {
     chrome.contextMenus.create({ id: MENU_SAVE_PAGE, title: 'Save page to Gleaner', contexts: ['page'] });
   });
   if (details.reason === 'install') void chrome.runtime.openOptionsPage();
-  void afterwards(outbox.flush());
+  void outbox.flush().then(afterwards);
 });
-chrome.runtime.onStartup.addListener(() => void afterwards(outbox.flush()));
+chrome.runtime.onStartup.addListener(() => void outbox.flush().then(afterwards));
 chrome.alarms.onAlarm.addListener((alarm) => {
-  if (alarm.name === FLUSH_ALARM) void afterwards(outbox.flush());
+  if (alarm.name === FLUSH_ALARM) void outbox.flush().then(afterwards);
 });
 chrome.contextMenus.onClicked.addListener((info, tab) => void handleMenuClick(info, tab));
 chrome.commands.onCommand.addListener((command, tab) => void handleCommand(command, tab));
@@ -60,21 +60,21 @@ chrome.runtime.onMessage.addListener((request: WorkerRequest, _sender, reply) =>
 async function answer(request: WorkerRequest): Promise<unknown> {
   switch (request.type) {
     case 'save': {
-      const delivery = await outbox.add(request.request, 'popup');
+      const { delivery, sent } = await outbox.add(request.request, 'popup');
       // The popup shows this save's outcome itself; other saves sent along are notified as usual.
-      await afterwards(Promise.resolve([]), { quietFor: delivery.item.id });
+      await afterwards(sent, { quietFor: delivery.item.id });
       return delivery;
     }
     case 'outbox':
       return outbox.state();
     case 'retry-now':
-      return afterwards(outbox.retryNow());
+      return afterwards(await outbox.retryNow());
     case 'discard':
       await outbox.discard(request.id);
-      await afterwards(Promise.resolve([]));
+      await afterwards([]);
       return outbox.state();
     case 'settings-saved':
-      return afterwards(outbox.resume());
+      return afterwards(await outbox.resume());
   }
 }
 
@@ -99,23 +99,23 @@ async function saveTab(tab: chrome.tabs.Tab, source: SaveSource, hint: { selecti
   if (!page.readable) {
     notify('info-unreadable', 'Saving the address only', 'This browser does not let extensions read this page, so no selection could be read. The address and title are saved.');
   }
-  return afterwards(outbox.add(page.request, source), { flashSaved: true });
+  const { delivery, sent } = await outbox.add(page.request, source);
+  await afterwards(sent, { flashSaved: delivery.kind === 'saved' });
+  return delivery;
 }
 
 /**
  * After any outbox operation: notifications for saves that need the person, the badge, and the alarm
  * for the next retry.
  */
-async function afterwards<T extends Delivery | Delivery[]>(operation: Promise<T>, options: { quietFor?: string; flashSaved?: boolean } = {}): Promise<T> {
-  const outcome = await operation;
-  const deliveries = Array.isArray(outcome) ? outcome : [outcome];
+async function afterwards(deliveries: Delivery[], options: { quietFor?: string; flashSaved?: boolean } = {}): Promise<Delivery[]> {
   for (const delivery of deliveries) if (delivery.item.id !== options.quietFor) notifyAbout(delivery);
   const state = await outbox.state();
-  await showBadge(state, options.flashSaved === true && deliveries.some((delivery) => delivery.kind === 'saved'));
+  await showBadge(state, options.flashSaved === true);
   const wake = Outbox.nextWake(state);
   if (wake === null) await chrome.alarms.clear(FLUSH_ALARM);
   else await chrome.alarms.create(FLUSH_ALARM, { when: Math.max(wake, Date.now() + 1_000) });
-  return outcome;
+  return deliveries;
 }
 
 function notifyAbout(delivery: Delivery): void {

@@ -77,16 +77,19 @@ export class Outbox {
     return (await this.ports.load()) ?? EMPTY_OUTBOX;
   }
 
-  /** Adds a save and sends what is due, this save included; answers what became of it. */
-  add(request: SaveRequest, source: SaveSource): Promise<Delivery> {
+  /**
+   * Adds a save and sends what is due, this save included: what became of it (`delivery`), and of
+   * every save sent along (`sent`, older ones first).
+   */
+  add(request: SaveRequest, source: SaveSource): Promise<{ delivery: Delivery; sent: Delivery[] }> {
     return this.exclusive(async () => {
       const now = this.ports.now();
       const item: OutboxItem = { id: this.ports.newId(), createdAt: now, source, request, attempts: 0, nextAttemptAt: now, held: false, problem: null };
       const state = await this.state();
       // A person saving is a good moment to try what waits for backoff too; order is kept.
       await this.ports.store({ ...state, items: [...state.items.map((queued) => (queued.held ? queued : { ...queued, nextAttemptAt: now })), item] });
-      const deliveries = await this.sendDue();
-      return deliveries.find((delivery) => delivery.item.id === item.id) ?? (await this.waiting(item.id));
+      const sent = await this.sendDue();
+      return { delivery: sent.find((delivery) => delivery.item.id === item.id) ?? (await this.waiting(item.id)), sent };
     });
   }
 

@@ -93,6 +93,12 @@ describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () =>
     return results.violations.map((violation) => `${violation.id}: ${violation.help}`);
   }
 
+  it('opens its options page when installed', async () => {
+    const optionsUrl = `chrome-extension://${extensionId}/options.html`;
+    await expect.poll(() => context.pages().some((page) => page.url() === optionsUrl)).toBe(true);
+    await Promise.all(context.pages().filter((page) => page.url() === optionsUrl).map((page) => page.close()));
+  });
+
   it('is set up in the options page, which checks the token and tests the connection', async () => {
     const options = await extensionPage('options.html');
     const status = options.getByRole('status');

@@ -24,8 +24,11 @@ function harness(answers: Answer[] = []) {
     random: () => 0.5,
     newId: () => `save-${++ids}`,
   };
+  const outbox = new Outbox(ports);
   return {
-    outbox: new Outbox(ports),
+    outbox,
+    /** Adds a save; what became of it. */
+    add: async (request: SaveRequest, source: OutboxItem['source']) => (await outbox.add(request, source)).delivery,
     ports,
     sent,
     answers,
@@ -51,7 +54,7 @@ const refused = (status: number, detail: unknown, retryAfterSeconds: number | nu
 describe('the extension outbox', () => {
   it('sends a save at once and leaves nothing behind', async () => {
     const h = harness([saved({ appended: true })]);
-    const delivery = await h.outbox.add(page('a'), 'popup');
+    const delivery = await h.add(page('a'), 'popup');
     expect(delivery).toMatchObject({ kind: 'saved', result: { selection_appended: true } });
     expect(h.sent).toEqual([{ id: 'save-1', url: 'https://example.com/a', append: true }]);
     expect(h.stored.items).toEqual([]);
@@ -59,7 +62,7 @@ describe('the extension outbox', () => {
 
   it('retries a network failure with exponential backoff, with append: false and the same idempotency key', async () => {
     const h = harness([unreachable, unreachable, unreachable]);
-    const first = await h.outbox.add(page('a'), 'command');
+    const first = await h.add(page('a'), 'command');
     expect(first).toMatchObject({ kind: 'queued', retryAt: h.now + RETRY_BASE_MS, reason: expect.stringContaining('Server unreachable') });
 
     expect(await h.outbox.flush()).toEqual([]);
@@ -86,23 +89,34 @@ describe('the extension outbox', () => {
 
   it('sends saves in the order they were made, and a failure holds back the ones behind it', async () => {
     const h = harness([unreachable]);
-    await h.outbox.add(page('first'), 'command');
-    const second = await h.outbox.add(page('second'), 'command');
+    await h.add(page('first'), 'command');
+    const second = await h.add(page('second'), 'command');
     // A new save makes everything waiting due: the first goes first.
     expect(second).toMatchObject({ kind: 'saved' });
     expect(h.sent.map((send) => send.url)).toEqual(['https://example.com/first', 'https://example.com/first', 'https://example.com/second']);
   });
 
+  it('reports every save a new one sent along, oldest first', async () => {
+    const h = harness([unreachable]);
+    await h.add(page('first'), 'command');
+    const { delivery, sent } = await h.outbox.add(page('second'), 'popup');
+    expect(sent.map((each) => [each.kind, each.item.request.url])).toEqual([
+      ['saved', 'https://example.com/first'],
+      ['saved', 'https://example.com/second'],
+    ]);
+    expect(delivery).toBe(sent[1]);
+  });
+
   it('serialises saves that arrive together', async () => {
     const h = harness();
-    await Promise.all([h.outbox.add(page('1'), 'command'), h.outbox.add(page('2'), 'context-menu'), h.outbox.flush(), h.outbox.add(page('3'), 'popup')]);
+    await Promise.all([h.add(page('1'), 'command'), h.add(page('2'), 'context-menu'), h.outbox.flush(), h.add(page('3'), 'popup')]);
     expect(h.sent.map((send) => send.url)).toEqual(['1', '2', '3'].map((path) => `https://example.com/${path}`));
   });
 
   it('waits the Retry-After of a 429 before sending anything again', async () => {
     const h = harness([refused(429, { code: 'rate_limited', message: 'Rate limit exceeded', retry_after: 17 }, 17)]);
-    expect(await h.outbox.add(page('a'), 'command')).toMatchObject({ kind: 'queued', retryAt: h.now + 17_000 });
-    expect(await h.outbox.add(page('b'), 'command')).toMatchObject({ kind: 'queued', reason: 'Waiting for the rate limit to reset' });
+    expect(await h.add(page('a'), 'command')).toMatchObject({ kind: 'queued', retryAt: h.now + 17_000 });
+    expect(await h.add(page('b'), 'command')).toMatchObject({ kind: 'queued', reason: 'Waiting for the rate limit to reset' });
     expect(h.sent).toHaveLength(1);
     h.advance(16_999);
     await h.outbox.retryNow();
@@ -113,8 +127,8 @@ describe('the extension outbox', () => {
 
   it('sends nothing while RateLimit-Remaining is 0, until RateLimit-Reset', async () => {
     const h = harness([saved({ remaining: 0, resetSeconds: 9 })]);
-    expect(await h.outbox.add(page('a'), 'command')).toMatchObject({ kind: 'saved' });
-    expect(await h.outbox.add(page('b'), 'command')).toMatchObject({ kind: 'queued', retryAt: h.now + 9_000 });
+    expect(await h.add(page('a'), 'command')).toMatchObject({ kind: 'saved' });
+    expect(await h.add(page('b'), 'command')).toMatchObject({ kind: 'queued', retryAt: h.now + 9_000 });
     expect(Outbox.nextWake(h.stored)).toBe(h.now + 9_000);
     h.advance(9_000);
     expect(await h.outbox.flush()).toMatchObject([{ kind: 'saved' }]);
@@ -122,8 +136,8 @@ describe('the extension outbox', () => {
 
   it('stops the queue on a 401 until new settings are saved', async () => {
     const h = harness([refused(401, 'Invalid or revoked token')]);
-    expect(await h.outbox.add(page('a'), 'command')).toMatchObject({ kind: 'token-refused' });
-    expect(await h.outbox.add(page('b'), 'command')).toMatchObject({ kind: 'token-refused' });
+    expect(await h.add(page('a'), 'command')).toMatchObject({ kind: 'token-refused' });
+    expect(await h.add(page('b'), 'command')).toMatchObject({ kind: 'token-refused' });
     h.advance(3_600_000);
     expect(await h.outbox.flush()).toEqual([]);
     expect(Outbox.nextWake(h.stored)).toBeNull();
@@ -136,8 +150,8 @@ describe('the extension outbox', () => {
 
   it('holds a save refused by the note cap with the server’s message, while other saves go on', async () => {
     const h = harness([refused(402, { code: 'note_limit', message: 'Note limit reached: your plan allows 1,000 notes.', used: 1000, limit: 1000 })]);
-    expect(await h.outbox.add(page('a'), 'command')).toMatchObject({ kind: 'held', reason: 'Note limit reached: your plan allows 1,000 notes.' });
-    expect(await h.outbox.add(page('b'), 'command')).toMatchObject({ kind: 'saved' });
+    expect(await h.add(page('a'), 'command')).toMatchObject({ kind: 'held', reason: 'Note limit reached: your plan allows 1,000 notes.' });
+    expect(await h.add(page('b'), 'command')).toMatchObject({ kind: 'saved' });
     expect(h.stored.items).toMatchObject([{ id: 'save-1', held: true }]);
     expect(Outbox.nextWake(h.stored)).toBeNull();
 
@@ -146,24 +160,24 @@ describe('the extension outbox', () => {
 
   it('drops a save refused with 422 and names the field', async () => {
     const h = harness([refused(422, [{ loc: ['body', 'url'], msg: "URL scheme should be 'http' or 'https'", type: 'url_scheme' }])]);
-    expect(await h.outbox.add(page('a'), 'context-menu')).toMatchObject({ kind: 'dropped', field: 'url', reason: "url: URL scheme should be 'http' or 'https'" });
+    expect(await h.add(page('a'), 'context-menu')).toMatchObject({ kind: 'dropped', field: 'url', reason: "url: URL scheme should be 'http' or 'https'" });
     expect(h.stored.items).toEqual([]);
   });
 
   it('retries a 5xx, waiting at least its Retry-After', async () => {
     const h = harness([refused(503, 'Service Unavailable', 600)]);
-    expect(await h.outbox.add(page('a'), 'command')).toMatchObject({ kind: 'queued', retryAt: h.now + 600_000, reason: 'Server error 503: Service Unavailable' });
+    expect(await h.add(page('a'), 'command')).toMatchObject({ kind: 'queued', retryAt: h.now + 600_000, reason: 'Server error 503: Service Unavailable' });
   });
 
   it('holds saves made before the extension is set up, and sends them once it is', async () => {
     const h = harness([{ kind: 'not-configured' }]);
-    expect(await h.outbox.add(page('a'), 'command')).toMatchObject({ kind: 'held', reason: expect.stringContaining('not set up') });
+    expect(await h.add(page('a'), 'command')).toMatchObject({ kind: 'held', reason: expect.stringContaining('not set up') });
     expect(await h.outbox.resume()).toMatchObject([{ kind: 'saved' }]);
   });
 
   it('asks a person to check the address when the server answers something that is not Gleaner', async () => {
     const h = harness([refused(404, 'Not Found')]);
-    expect(await h.outbox.add(page('a'), 'command')).toMatchObject({ kind: 'held', reason: expect.stringContaining('check the server address') });
+    expect(await h.add(page('a'), 'command')).toMatchObject({ kind: 'held', reason: expect.stringContaining('check the server address') });
   });
 
   it('picks up after the worker was stopped mid-send: the save goes again, as a retry', async () => {
@@ -182,7 +196,7 @@ describe('the extension outbox', () => {
 
   it('discards a waiting save', async () => {
     const h = harness([unreachable]);
-    const { item } = await h.outbox.add(page('a'), 'command');
+    const { item } = await h.add(page('a'), 'command');
     await h.outbox.discard(item.id);
     expect(h.stored.items).toEqual([]);
     expect(Outbox.nextWake(h.stored)).toBeNull();
