@@ -7,7 +7,7 @@
  * - `feed-conditional-get.ts`: `feedValidators`, `isNotModified` (ETag / Last-Modified / 304)
  * - `markdown-text.ts`: `markdownToPlainText` (note body → entry text)
  *
- * Exports (types `Feed`, `FeedNote`, `TagFilter`, `FeedEntry`, `PublishedFeed`):
+ * Exports (types `Feed`, `FeedNote`, `TagFilter`; `FeedEntry` and `PublishedFeed` are in contract.ts):
  * - `noteMatchesFilter(noteTags, filter): boolean`
  * - `sortNewestFirst(notes): FeedNote[]` (by `updated`, undated last, ties by id)
  * - `selectFeedEntries(notes, filter, max): FeedNote[]` (filter, order, keep the newest `max`)
@@ -18,6 +18,7 @@
  * Typical handler flow: `selectFeedEntries` → `feedValidators` → `isNotModified` ? 304 :
  * `buildPublishedFeed` / `renderRss`, all fed the same selected notes.
  */
+import type { FeedEntry, PublishedFeed } from './contract';
 import { markdownToPlainText } from './markdown-text';
 
 export type TagMatch = 'any' | 'all';
@@ -51,21 +52,6 @@ export interface FeedNote {
   readonly created: string;
 }
 
-export interface FeedEntry {
-  id: string;
-  title: string;
-  text: string;
-  updated: string | null;
-}
-
-export interface PublishedFeed {
-  id: string;
-  title: string;
-  description: string | null;
-  author: string;
-  rss_url: string;
-  entries: FeedEntry[];
-}
 
 /**
  * Tags compare case-insensitively. A filter without tags matches nothing, so a feed whose filter

@@ -1,5 +1,6 @@
 /** The records Gleaner keeps, as the domain sees them (storage keys live in the DynamoDB adapter). */
 
+import type { BookmarkResource } from './contract';
 import type { FeedSharing, TagMatch } from './feed';
 
 export type Plan = 'free' | 'pro';
@@ -72,7 +73,7 @@ export interface FeedRecord {
 export const MAX_TAGS_PER_NOTE = 50;
 
 /** The contract's Bookmark resource. */
-export function bookmarkResource(bookmark: Bookmark) {
+export function bookmarkResource(bookmark: Bookmark): BookmarkResource {
   return {
     id: bookmark.id,
     note_id: bookmark.noteId,

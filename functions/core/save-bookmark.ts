@@ -1,3 +1,4 @@
+import type { BookmarkSaveResult } from './contract';
 import type { EnrichmentRequest } from './enrichment';
 import { extractHashtags } from './hashtags';
 import { IDEMPOTENCY_TTL_SECONDS, requestFingerprint, type IdempotencyRecord, type StoredAnswer } from './idempotency';
@@ -221,7 +222,7 @@ async function requestEnrichment(ports: SaveBookmarkPorts, request: EnrichmentRe
 }
 
 /** The contract's BookmarkSaveResult. */
-export function saveResult(outcome: Extract<AnswerOutcome, { kind: 'saved' }>) {
+export function saveResult(outcome: Extract<AnswerOutcome, { kind: 'saved' }>): BookmarkSaveResult {
   return {
     bookmark: bookmarkResource(outcome.bookmark),
     note_id: outcome.bookmark.noteId,

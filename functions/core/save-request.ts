@@ -35,10 +35,13 @@ const URL_PROBLEMS: Record<UrlProblem, PydanticIssueParams> = {
 
 const optionalText = (max?: number) => z.pipe(z.nullish(max ? z.string().check(z.maxLength(max)) : z.string()), z.transform(storableText));
 
-// zod/mini: the same validation as classic zod at a fraction of the bundle size.
-const schema = z.object({
+/**
+ * The save request body. zod/mini: the same validation as classic zod at a fraction of the bundle
+ * size. The OpenAPI document describes its input side; the metadata states what the transforms check.
+ */
+export const saveRequestSchema = z.object({
   url: z.pipe(
-    z.string(),
+    z.string().register(z.globalRegistry, { format: 'uri', maxLength: URL_MAX_LENGTH, description: 'An http or https URL with a host.' }),
     z.transform((value: string, ctx) => {
       const parsed = parseBookmarkUrl(value);
       if (parsed.ok) return parsed.url;
@@ -50,8 +53,11 @@ const schema = z.object({
   title: optionalText(SAVE_LIMITS.title),
   selection: optionalText(SAVE_LIMITS.selection),
   comment: optionalText(SAVE_LIMITS.comment),
-  description: z.pipe(optionalText(), z.transform((value: string | null) => (value === null ? null : truncate(value, SAVE_LIMITS.description)))),
-  append: z.pipe(z.nullish(z.boolean()), z.transform((value) => value ?? false)),
+  description: z.pipe(
+    optionalText().register(z.globalRegistry, { description: `Longer values are truncated to ${SAVE_LIMITS.description} characters, not rejected.` }),
+    z.transform((value: string | null) => (value === null ? null : truncate(value, SAVE_LIMITS.description))),
+  ),
+  append: z.pipe(z.nullish(z.boolean()).register(z.globalRegistry, { default: false }), z.transform((value) => value ?? false)),
 });
 
 export type SaveRequestParse = { ok: true; request: SaveRequest } | { ok: false; issues: ValidationIssue[] };
@@ -70,7 +76,7 @@ export function parseSaveRequest(rawBody: string | null | undefined): SaveReques
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     return { ok: false, issues: [{ loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', type: 'model_attributes_type' }] };
   }
-  const result = schema.safeParse(data, { reportInput: true });
+  const result = saveRequestSchema.safeParse(data, { reportInput: true });
   return result.success ? { ok: true, request: result.data } : { ok: false, issues: toValidationIssues('body', result.error.issues) };
 }
 

@@ -1,15 +1,11 @@
 import type { core } from 'zod/mini';
+import type { ValidationError } from './contract';
 
 /**
  * Validation errors in the FastAPI / pydantic v2 form the contract calls HTTPValidationError:
  * `{"detail": [{"loc": ["body", "url"], "msg": "...", "type": "url_scheme"}]}`.
  */
-export interface ValidationIssue {
-  readonly loc: (string | number)[];
-  readonly msg: string;
-  readonly type: string;
-  readonly ctx?: Record<string, unknown>;
-}
+export type ValidationIssue = ValidationError;
 
 /** Zod issue params that carry a pydantic error type and message for custom checks. */
 export interface PydanticIssueParams {

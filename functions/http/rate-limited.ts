@@ -1,4 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { RateLimitError } from '../core/contract';
 import type { RateLimitDecision } from '../core/rate-limit';
 import { errorResponse, type Headers } from './responses';
 
@@ -6,7 +7,11 @@ import { errorResponse, type Headers } from './responses';
 export function rateLimited(limit: RateLimitDecision, headers: Headers = {}): APIGatewayProxyResult {
   return errorResponse(
     429,
-    { code: 'rate_limited', message: `Rate limit exceeded: ${limit.policy.limit} requests per ${limit.policy.windowSeconds} seconds.`, retry_after: limit.resetSeconds },
+    {
+      code: 'rate_limited',
+      message: `Rate limit exceeded: ${limit.policy.limit} requests per ${limit.policy.windowSeconds} seconds.`,
+      retry_after: limit.resetSeconds,
+    } satisfies RateLimitError['detail'],
     { ...headers, 'Retry-After': String(limit.resetSeconds) },
   );
 }

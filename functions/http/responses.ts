@@ -1,13 +1,8 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { ValidationIssue } from '../core/validation';
+import type { ErrorBody, HTTPValidationError, NoteLimitError, RateLimitError } from '../core/contract';
 
-/** Every non-2xx JSON answer of the contract has a top-level `detail`: a string or an ErrorDetail. */
-export interface ErrorDetail {
-  readonly code: string;
-  readonly message: string;
-  readonly hint?: string;
-  readonly [context: string]: unknown;
-}
+/** Every non-2xx JSON answer of the contract has a top-level `detail`: one of the contract's error bodies. */
+type ErrorDetail = (ErrorBody | HTTPValidationError | NoteLimitError | RateLimitError)['detail'];
 
 export type Headers = Record<string, string>;
 
@@ -19,7 +14,7 @@ export function jsonResponse(statusCode: number, body: unknown, headers: Headers
   };
 }
 
-export function errorResponse(statusCode: number, detail: string | ErrorDetail | ValidationIssue[], headers: Headers = {}): APIGatewayProxyResult {
+export function errorResponse(statusCode: number, detail: ErrorDetail, headers: Headers = {}): APIGatewayProxyResult {
   return jsonResponse(statusCode, { detail }, headers);
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { NoteLimitError } from '../core/contract';
 import { keyReusedIssue, parseIdempotencyKey } from '../core/idempotency';
 import type { RateLimitPolicy } from '../core/rate-limit';
 import { parseRetirement, type Retirement } from '../core/retirement';
@@ -114,7 +115,7 @@ function answer(outcome: AnswerOutcome): APIGatewayProxyResult {
           hint: 'Delete notes you no longer need, or upgrade your plan, to save new pages.',
           used: outcome.used,
           limit: outcome.limit,
-        },
+        } satisfies NoteLimitError['detail'],
       );
     case 'note-full':
       return errorResponse(

@@ -1,0 +1,164 @@
+import * as z from 'zod/mini';
+import { contractSchemas } from '../core/contract';
+import { saveRequestSchema } from '../core/save-request';
+import { routes, type RouteDefinition } from './routes';
+
+/**
+ * The OpenAPI 3.1 description of the contract's three operations, built from the route table and
+ * the zod schemas the handlers use. `npm run openapi` writes it to openapi.json (committed, served
+ * at GET /openapi.json); a test fails when that file is stale.
+ */
+
+type JsonObject = Record<string, unknown>;
+
+const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'] as const;
+
+const headers: Record<string, JsonObject> = {
+  'RateLimit-Limit': { description: 'Requests allowed in the current window.', required: true, schema: { type: 'integer', minimum: 1 } },
+  'RateLimit-Remaining': { description: 'Requests remaining in the current window.', required: true, schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Reset': { description: 'Seconds until the window resets.', required: true, schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Policy': {
+    description: 'The quota the numbers refer to: `quota;w=window-seconds` (draft-ietf-httpapi-ratelimit-headers-06).',
+    required: true,
+    schema: { type: 'string', pattern: '^\\d+;w=\\d+$' },
+  },
+  'Retry-After': { description: 'Seconds to wait before retrying; equals `detail.retry_after`.', required: true, schema: { type: 'integer', minimum: 0 } },
+  'WWW-Authenticate': { description: 'The bearer challenge (RFC 6750).', required: true, schema: { type: 'string', pattern: '^Bearer\\b' } },
+  ETag: { description: 'Strong validator of this representation; send it back as If-None-Match.', required: true, schema: { type: 'string', pattern: '^"[^"]*"$' } },
+  'Last-Modified': { description: 'When the feed or one of its entries last changed (HTTP-date); absent when nothing is dated.', schema: { type: 'string' } },
+  'Cache-Control': { description: 'How long shared caches and readers may keep the answer.', required: true, schema: { type: 'string' } },
+};
+
+const rateLimited = (extra: Record<string, JsonObject> = {}) => ({
+  ...Object.fromEntries(RATE_LIMIT_HEADERS.map((name) => [name, headerRef(name)])),
+  ...extra,
+});
+
+function jsonResponse(description: string, schema: string, extraHeaders: Record<string, JsonObject> = {}): JsonObject {
+  return { description, headers: rateLimited(extraHeaders), content: { 'application/json': { schema: schemaRef(schema) } } };
+}
+
+const tooManyRequests = jsonResponse('Rate limit exceeded: wait Retry-After seconds.', 'RateLimitError', { 'Retry-After': headerRef('Retry-After') });
+
+const feedIdParameter = {
+  name: 'feed_id',
+  in: 'path',
+  required: true,
+  description: 'The feed UUID (any case, with or without hyphens).',
+  schema: { type: 'string', format: 'uuid' },
+};
+
+const conditionalGetParameters = [
+  { name: 'If-None-Match', in: 'header', required: false, description: 'An ETag from an earlier answer: 304 when it still matches.', schema: { type: 'string' } },
+  {
+    name: 'If-Modified-Since',
+    in: 'header',
+    required: false,
+    description: 'A Last-Modified from an earlier answer: 304 when nothing changed since (ignored when If-None-Match is sent).',
+    schema: { type: 'string' },
+  },
+];
+
+const feedCacheHeaders = { ETag: headerRef('ETag'), 'Last-Modified': headerRef('Last-Modified'), 'Cache-Control': headerRef('Cache-Control') };
+
+function feedOperation(operationId: string, summary: string, representation: JsonObject): JsonObject {
+  return {
+    operationId,
+    summary,
+    tags: ['feeds'],
+    parameters: [feedIdParameter, ...conditionalGetParameters],
+    responses: {
+      200: { description: 'The feed is public or link-only.', headers: rateLimited(feedCacheHeaders), content: representation },
+      304: { description: 'Not modified since the validators sent.', headers: rateLimited(feedCacheHeaders) },
+      404: jsonResponse('Unknown feed, or a private or unpublished one (the service never confirms a private feed exists).', 'Error', {
+        'Cache-Control': headerRef('Cache-Control'),
+      }),
+      422: jsonResponse('feed_id is not a UUID.', 'HTTPValidationError'),
+      429: tooManyRequests,
+    },
+  };
+}
+
+const saveOperation: JsonObject = {
+  operationId: 'saveBookmark',
+  summary: 'Save a page as a bookmark, or append to the note of a saved one',
+  description:
+    'A new URL creates a bookmark and its note; a URL already in the workspace (same normalised URL) reuses its note and appends the selection as another quoted highlight. Hashtags in the comment become tags.',
+  tags: ['bookmarks'],
+  security: [{ personalAccessToken: [] }],
+  requestBody: { required: true, content: { 'application/json': { schema: schemaRef('BookmarkSaveRequest') } } },
+  responses: {
+    200: jsonResponse('Bookmark created or note appended.', 'BookmarkSaveResult'),
+    401: jsonResponse('Token missing, malformed, unknown or revoked.', 'Error', { 'WWW-Authenticate': headerRef('WWW-Authenticate') }),
+    402: jsonResponse('The note cap of the account is reached.', 'NoteLimitError'),
+    422: jsonResponse('Invalid body: not JSON, not an object, a non-http(s) url, a wrong type, too long.', 'HTTPValidationError'),
+    429: tooManyRequests,
+  },
+};
+
+/** Operations by route id: the route table gives each its method and path. */
+const operations: Record<string, JsonObject> = {
+  SaveBookmark: saveOperation,
+  GetPublishedFeed: feedOperation('getPublishedFeed', 'A published feed as JSON', { 'application/json': { schema: schemaRef('PublishedFeed') } }),
+  GetPublishedFeedRss: feedOperation('getPublishedFeedRss', 'A published feed as RSS 2.0', { 'application/rss+xml': { schema: { type: 'string', description: 'An RSS 2.0 document.' } } }),
+};
+
+/** zod's JSON Schema of each component, less the `$schema`/`$id` a standalone schema carries. */
+function componentSchemas(): Record<string, JsonObject> {
+  const { schemas } = z.toJSONSchema(contractSchemas, { target: 'draft-2020-12', uri: (id) => schemaRef(id).$ref });
+  const request = z.toJSONSchema(saveRequestSchema, { target: 'draft-2020-12', io: 'input' });
+  const all: Record<string, JsonObject> = {
+    ...schemas,
+    BookmarkSaveRequest: { ...request, description: 'Unknown fields are ignored; blank strings count as absent.' },
+  };
+  return Object.fromEntries(
+    Object.entries(all)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, { $schema: _dialect, $id: _id, ...schema }]) => [name, schema]),
+  );
+}
+
+function pathsOf(table: readonly RouteDefinition[]): JsonObject {
+  const paths: Record<string, JsonObject> = {};
+  for (const route of table) {
+    const operation = operations[route.id];
+    if (operation) paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation };
+  }
+  return paths;
+}
+
+export function buildOpenApiDocument(): JsonObject {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Gleaner: bookmark capture and published feeds',
+      version: '1.1.0',
+      description:
+        'Save a web page as a bookmark-backed note with a personal access token, and read published feeds as JSON or RSS 2.0 without authentication. Every answer carries the four RateLimit headers (draft-ietf-httpapi-ratelimit-headers-06). Paths are relative to the address this document is served from.',
+    },
+    tags: [
+      { name: 'bookmarks', description: 'The capture path (personal access tokens).' },
+      { name: 'feeds', description: 'Published feeds, for feed readers and site embeds (no credentials).' },
+    ],
+    paths: pathsOf(routes),
+    components: {
+      schemas: componentSchemas(),
+      headers,
+      securitySchemes: {
+        personalAccessToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A personal access token (`gln_…`), minted in the application settings under API tokens; it authenticates the save only.',
+        },
+      },
+    },
+  };
+}
+
+/** The document as committed: two-space indented JSON with a final newline. */
+export function serializeOpenApiDocument(document: JsonObject = buildOpenApiDocument()): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}

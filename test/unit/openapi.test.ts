@@ -1,0 +1,34 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { buildOpenApiDocument, serializeOpenApiDocument } from '../../functions/platform/openapi';
+
+const committed = readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8');
+
+describe('openapi.json', () => {
+  it('is what `npm run openapi` generates from the route table and the zod schemas', () => {
+    // On failure: run `npm run openapi` and commit openapi.json.
+    expect(committed).toBe(serializeOpenApiDocument());
+  });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    await expect(SwaggerParser.validate(JSON.parse(committed))).resolves.toBeDefined();
+  });
+
+  it('describes exactly the three operations of the contract, at version 1.1.0', () => {
+    const document = buildOpenApiDocument() as { info: { version: string }; paths: Record<string, Record<string, { operationId: string }>> };
+    expect(document.info.version).toBe('1.1.0');
+    const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => `${method} ${path} ${op.operationId}`));
+    expect(operations.sort()).toEqual([
+      'get /api/v2/publisher/feeds/{feed_id}/public getPublishedFeed',
+      'get /api/v2/publisher/feeds/{feed_id}/rss getPublishedFeedRss',
+      'post /api/v1/bookmarks/save saveBookmark',
+    ]);
+  });
+
+  it('rejects a document with a dangling reference (the validator really validates)', async () => {
+    const broken = JSON.parse(committed);
+    broken.paths['/api/v1/bookmarks/save'].post.responses['200'].content['application/json'].schema = { $ref: '#/components/schemas/Missing' };
+    await expect(SwaggerParser.validate(broken)).rejects.toThrow(/Missing/);
+  });
+});
