@@ -18,7 +18,7 @@ export interface RouteDefinition {
    */
   readonly entry: string;
   /** Which quota in cdk.json context (`throttle.<name>`) API Gateway applies to this route. */
-  readonly throttle: 'save' | 'feed' | 'icon';
+  readonly throttle: 'save' | 'feed' | 'icon' | 'openapi';
   /** Answered for browser extensions with CORS preflight (Authorization allowed). */
   readonly cors: boolean;
   /** Served to the public through CloudFront (cached by the origin's Cache-Control). */
@@ -82,6 +82,17 @@ export const routes: readonly RouteDefinition[] = [
     cdn: true,
     answersHead: true,
     access: ['table:read'],
+  },
+  {
+    // The OpenAPI description of the routes above; not itself one of the contract's operations.
+    id: 'GetOpenApiDocument',
+    method: 'GET',
+    path: '/openapi.json',
+    entry: 'functions/get-openapi-document/handler.ts',
+    throttle: 'openapi',
+    cors: false,
+    cdn: true,
+    access: [],
   },
 ];
 

@@ -198,7 +198,7 @@ describe('REST API', () => {
       const method = methods.find((candidate) => candidate.path === route.path && candidate.httpMethod === route.method)!;
       expect(method.properties.ApiKeyRequired, route.id).toBe(route.cdn);
     }
-    expect(cdnRoutes.map((route) => route.id).sort()).toEqual(['GetIcon', 'GetPublishedFeed', 'GetPublishedFeedRss']);
+    expect(cdnRoutes.map((route) => route.id).sort()).toEqual(['GetIcon', 'GetOpenApiDocument', 'GetPublishedFeed', 'GetPublishedFeedRss']);
   });
 
   it('takes the API key value from a generated secret, never from the template', () => {
@@ -419,7 +419,7 @@ describe('scheduled tasks', () => {
 });
 
 describe('CloudFront', () => {
-  const cachedPatterns = ['/api/v2/publisher/feeds/*', '/icons/*'];
+  const cachedPatterns = ['/api/v2/publisher/feeds/*', '/icons/*', '/openapi.json'];
   const cachedBehaviors = () => distributionConfig().CacheBehaviors as Record<string, any>[];
 
   it('serves over HTTPS only, HTTP/2 and 3, compressed', () => {
@@ -448,6 +448,20 @@ describe('CloudFront', () => {
         },
       });
     }
+  });
+
+  it('serves GET /openapi.json from its own function, which touches no data, cached under its own exact path', () => {
+    const route = routes.find((candidate) => candidate.id === 'GetOpenApiDocument')!;
+    expect(route).toMatchObject({ method: 'GET', path: '/openapi.json', cdn: true });
+    const method = apiMethods(built.template).find((candidate) => candidate.path === '/openapi.json' && candidate.httpMethod === 'GET');
+    expect(method?.properties).toMatchObject({ ApiKeyRequired: true, Integration: { Type: 'AWS_PROXY' } });
+    const fn = routeFunction(route);
+    expect(environmentOf(fn)).not.toHaveProperty('TABLE_NAME');
+    expect(grantsOf(fn).flatMap((grant) => grant.actions).filter((action) => /^(dynamodb|sqs):/.test(action))).toEqual([]);
+
+    const behavior = cachedBehaviors().find((candidate) => candidate.PathPattern === '/openapi.json');
+    expect(behavior).toMatchObject({ AllowedMethods: ['GET', 'HEAD'], ViewerProtocolPolicy: 'redirect-to-https', Compress: true });
+    expect(behavior!.CachePolicyId).toEqual(cachedBehaviors().find((candidate) => candidate.PathPattern === '/icons/*')!.CachePolicyId);
   });
 
   it('forwards to the cached routes only the reader address and the host readers used', () => {

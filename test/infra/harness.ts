@@ -21,6 +21,7 @@ export const testContext = {
     save: { rateLimit: 3, burstLimit: 7 },
     feed: { rateLimit: 31, burstLimit: 62 },
     icon: { rateLimit: 41, burstLimit: 82 },
+    openapi: { rateLimit: 5, burstLimit: 9 },
   },
   rateLimits: { save: '42;w=30', feed: '420;w=30' },
   corsAllowedOrigins: ['https://extension.example'],
