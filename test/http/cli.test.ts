@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeLocalState } from '../../local/state';
+import { contractFetch } from '../support/contract';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 import { gleaner } from '../support/processes';
 
@@ -71,15 +72,15 @@ describe('gleaner CLI against the running local stack', () => {
       json_url: `${t.stack.baseUrl}/api/v2/publisher/feeds/${created.id}/public`,
       rss_url: `${t.stack.baseUrl}/api/v2/publisher/feeds/${created.id}/rss`,
     });
-    expect((await fetch(created.json_url)).status).toBe(404);
+    expect((await contractFetch(created.json_url)).status).toBe(404);
 
     const updated = parse((await gleaner(['feeds', 'update', created.id, '--sharing', 'public', '--match', 'all', '--description', 'Mine', '--json'], env)).stdout);
     expect(updated).toMatchObject({ id: created.id, sharing: 'public', match: 'all', description: 'Mine', tags: ['aws', 'reading'] });
-    expect((await fetch(created.rss_url)).status).toBe(200);
+    expect((await contractFetch(created.rss_url)).status).toBe(200);
 
     expect(parse((await gleaner(['feeds', 'list', '--user', user.id, '--json'], env)).stdout)).toEqual({ feeds: [updated] });
     expect(parse((await gleaner(['feeds', 'delete', created.id, '--json'], env)).stdout)).toEqual({ id: created.id, deleted: true });
-    expect((await fetch(created.json_url)).status).toBe(404);
+    expect((await contractFetch(created.json_url)).status).toBe(404);
     expect((await gleaner(['feeds', 'delete', created.id, '--json'], env)).stderr).toMatch(/no feed with id/);
   });
 

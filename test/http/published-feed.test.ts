@@ -4,6 +4,7 @@ import { SaxesParser } from 'saxes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { newFeedRecord, updateFeedRecord, type FeedSettings } from '../../functions/core/feeds';
+import { contractFetch } from '../support/contract';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 
 let t: TestStack;
@@ -37,7 +38,7 @@ describe('a published feed', () => {
     await t.save(token, { url: 'https://example.com/one', title: 'One', selection: 'quoted *text*', comment: 'good #reading' });
     await t.save(token, { url: 'https://example.com/other', title: 'Other', comment: '#unrelated' });
 
-    const response = await fetch(feedUrl(feed.id, 'public'));
+    const response = await contractFetch(feedUrl(feed.id, 'public'));
     expect(response.status).toBe(200);
     expect(response.headers.get('Content-Type')).toBe('application/json');
     expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*');
@@ -54,7 +55,7 @@ describe('a published feed', () => {
     });
     expect(body.entries[0].text).not.toMatch(/^>|\*|\]\(/m);
 
-    const rss = await fetch(feedUrl(feed.id, 'rss'));
+    const rss = await contractFetch(feedUrl(feed.id, 'rss'));
     expect(rss.headers.get('Content-Type')).toBe('application/rss+xml; charset=utf-8');
     const xml = await rss.text();
     parseXmlStrictly(xml);
@@ -71,7 +72,7 @@ describe('a published feed', () => {
     const feed = await createFeed(user.id, { title: 'Order', tags: ['x'], sharing: 'link' });
     for (const name of ['a', 'b', 'c', 'd']) await t.save(token, { url: `https://example.com/${name}`, title: name, comment: '#x' });
     await t.save(token, { url: 'https://example.com/b', selection: 'touch b again' });
-    const body = await json(await fetch(feedUrl(feed.id, 'public')));
+    const body = await json(await contractFetch(feedUrl(feed.id, 'public')));
     expect(body.entries.map((entry: { title: string }) => entry.title)).toEqual(['b', 'd', 'c']);
   });
 
@@ -82,7 +83,7 @@ describe('a published feed', () => {
     await t.save(token, { url: 'https://example.com/pq', title: 'pq', comment: '#p #q' });
     const any = await createFeed(user.id, { title: 'any', tags: ['p', 'q'], match: 'any', sharing: 'public' });
     const all = await createFeed(user.id, { title: 'all', tags: ['p', 'q'], match: 'all', sharing: 'public' });
-    const titles = async (id: string) => (await json(await fetch(feedUrl(id, 'public')))).entries.map((entry: { title: string }) => entry.title).sort();
+    const titles = async (id: string) => (await json(await contractFetch(feedUrl(id, 'public')))).entries.map((entry: { title: string }) => entry.title).sort();
     expect(await titles(any.id)).toEqual(['p', 'pq', 'q']);
     expect(await titles(all.id)).toEqual(['pq']);
   });
@@ -90,8 +91,8 @@ describe('a published feed', () => {
   it('answers the same 404 for unknown, private and deleted feeds, and appears once made public', async () => {
     const { user } = await t.createUser();
     const feed = await createFeed(user.id, { title: 'Secret', tags: ['s'] });
-    const unknown = await fetch(feedUrl(randomUUID(), 'rss'));
-    const hidden = await fetch(feedUrl(feed.id, 'rss'));
+    const unknown = await contractFetch(feedUrl(randomUUID(), 'rss'));
+    const hidden = await contractFetch(feedUrl(feed.id, 'rss'));
     expect(unknown.status).toBe(404);
     expect(hidden.status).toBe(404);
     const body = await hidden.text();
@@ -100,13 +101,13 @@ describe('a published feed', () => {
     expect(hidden.headers.get('Cache-Control')).toMatch(/max-age=([0-9]|[1-5][0-9])$/);
 
     await feeds.replaceFeed(feed, updateFeedRecord(feed, { sharing: 'public' }, new Date()));
-    expect((await fetch(feedUrl(feed.id, 'rss'))).status).toBe(200);
+    expect((await contractFetch(feedUrl(feed.id, 'rss'))).status).toBe(200);
     await feeds.deleteFeed(feed.id);
-    expect(await (await fetch(feedUrl(feed.id, 'public'))).text()).toBe(body);
+    expect(await (await contractFetch(feedUrl(feed.id, 'public'))).text()).toBe(body);
   });
 
   it('answers 422 HTTPValidationError for a feed_id that is not a UUID', async () => {
-    const response = await fetch(feedUrl('not-a-uuid', 'public'));
+    const response = await contractFetch(feedUrl('not-a-uuid', 'public'));
     expect(response.status).toBe(422);
     expect(await json(response)).toEqual({ detail: [{ loc: ['path', 'feed_id'], msg: expect.any(String), type: 'uuid_parsing' }] });
     expect(response.headers.get('RateLimit-Limit')).toBe('600');
@@ -117,7 +118,7 @@ describe('a published feed', () => {
     const feed = await createFeed(user.id, { title: 'Hostile ]]> <b>', tags: ['h'], sharing: 'public' });
     const nasty = `]]> <script>alert(1)</script> & \u0000\u0001\u000b ok 😀 שלום \u202eevil ${'x'.repeat(15_000)}`;
     await t.save(token, { url: 'https://example.com/hostile?a=1&b=<2>', title: `T ${nasty.slice(0, 200)}`, selection: nasty, comment: `${nasty.slice(0, 4000)} #h` });
-    const xml = await (await fetch(feedUrl(feed.id, 'rss'))).text();
+    const xml = await (await contractFetch(feedUrl(feed.id, 'rss'))).text();
     parseXmlStrictly(xml);
     const parsed = parseFeed(xml);
     expect(parsed.items).toHaveLength(1);
@@ -132,20 +133,20 @@ describe('conditional GET for feed readers', () => {
     const feed = await createFeed(user.id, { title: 'Cached', tags: ['c'], sharing: 'public' });
     await t.save(token, { url: 'https://example.com/c', comment: '#c' });
     for (const variant of ['public', 'rss'] as const) {
-      const first = await fetch(feedUrl(feed.id, variant));
+      const first = await contractFetch(feedUrl(feed.id, variant));
       const etag = first.headers.get('ETag')!;
       const lastModified = first.headers.get('Last-Modified')!;
       expect(etag).toMatch(/^"[^"]+"$/);
       expect(new Date(lastModified).toUTCString()).toBe(lastModified);
 
-      const revalidated = await fetch(feedUrl(feed.id, variant), { headers: { 'If-None-Match': etag } });
+      const revalidated = await contractFetch(feedUrl(feed.id, variant), { headers: { 'If-None-Match': etag } });
       expect(revalidated.status).toBe(304);
       expect(await revalidated.text()).toBe('');
       expect(revalidated.headers.get('ETag')).toBe(etag);
 
-      expect((await fetch(feedUrl(feed.id, variant), { headers: { 'If-Modified-Since': lastModified } })).status).toBe(304);
+      expect((await contractFetch(feedUrl(feed.id, variant), { headers: { 'If-Modified-Since': lastModified } })).status).toBe(304);
       // If-None-Match wins when both are sent.
-      const mismatched = await fetch(feedUrl(feed.id, variant), { headers: { 'If-None-Match': '"stale"', 'If-Modified-Since': lastModified } });
+      const mismatched = await contractFetch(feedUrl(feed.id, variant), { headers: { 'If-None-Match': '"stale"', 'If-Modified-Since': lastModified } });
       expect(mismatched.status).toBe(200);
     }
   });
@@ -154,9 +155,9 @@ describe('conditional GET for feed readers', () => {
     const { user, token } = await t.createUser();
     const feed = await createFeed(user.id, { title: 'Changing', tags: ['e'], sharing: 'public' });
     await t.save(token, { url: 'https://example.com/e', comment: '#e' });
-    const before = (await fetch(feedUrl(feed.id, 'rss'))).headers.get('ETag')!;
+    const before = (await contractFetch(feedUrl(feed.id, 'rss'))).headers.get('ETag')!;
     await t.save(token, { url: 'https://example.com/e', selection: 'new highlight' });
-    const after = await fetch(feedUrl(feed.id, 'rss'), { headers: { 'If-None-Match': before } });
+    const after = await contractFetch(feedUrl(feed.id, 'rss'), { headers: { 'If-None-Match': before } });
     expect(after.status).toBe(200);
     expect(after.headers.get('ETag')).not.toBe(before);
   });
@@ -189,7 +190,7 @@ describe('feed rate limit', () => {
     const limited = await startTestStack({ FEED_RATE_LIMIT: '3;w=60' });
     try {
       const url = `${limited.stack.baseUrl}/api/v2/publisher/feeds/${randomUUID()}/public`;
-      const statuses = await Promise.all(Array.from({ length: 6 }, () => fetch(url).then(async (response) => ({ response, body: await response.text() }))));
+      const statuses = await Promise.all(Array.from({ length: 6 }, () => contractFetch(url).then(async (response) => ({ response, body: await response.text() }))));
       expect(statuses.filter(({ response }) => response.status === 404)).toHaveLength(3);
       const rejected = statuses.filter(({ response }) => response.status === 429);
       expect(rejected).toHaveLength(3);

@@ -4,6 +4,7 @@ import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-st
 import { newAccessToken, newUser } from '../../functions/core/accounts';
 import type { Environment } from '../../functions/platform/env';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../local/stack';
+import { contractFetch } from './contract';
 import { createTestTable } from './dynamo';
 
 export type TestStack = Awaited<ReturnType<typeof startTestStack>>;
@@ -33,7 +34,7 @@ export async function startTestStack(env: Environment = {}, options: Pick<LocalS
   }
 
   function save(token: string | null, body: unknown, headers: Record<string, string> = {}) {
-    return fetch(`${stack.baseUrl}/api/v1/bookmarks/save`, {
+    return contractFetch(`${stack.baseUrl}/api/v1/bookmarks/save`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}), ...headers },
       body: typeof body === 'string' ? body : JSON.stringify(body),
