@@ -30,7 +30,23 @@ export function parseBookmarkUrl(input: string): { ok: true; url: URL } | { ok: 
   if (url.hostname.replace(/\.$/, '').length > HOST_MAX_LENGTH) return { ok: false, problem: 'host_too_long' };
   url.username = '';
   url.password = '';
-  return { ok: true, url };
+  return { ok: true, url: escapeOutsideUriSyntax(url) };
+}
+
+/** A `%` that starts no escape, or a character RFC 3986 allows nowhere in a path, query or fragment. */
+const NOT_URI_SYNTAX = /%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$&'()*+,;=:@/?#%]/g;
+
+/**
+ * WHATWG URL parsing leaves `|`, `^`, `{`, `[`, a stray `%` and others as written, so its href is not
+ * always an RFC 3986 URI (which the contract promises for `url`). Escaping them names the same page.
+ */
+function escapeOutsideUriSyntax(url: URL): URL {
+  const escaped = new URL(url.href);
+  const escape = (part: string) => part.replace(NOT_URI_SYNTAX, (char) => encodeURIComponent(char));
+  escaped.pathname = escape(url.pathname);
+  escaped.search = escape(url.search);
+  escaped.hash = escape(url.hash);
+  return escaped;
 }
 
 /**

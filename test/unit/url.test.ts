@@ -30,6 +30,17 @@ describe('parseBookmarkUrl', () => {
     });
   });
 
+  describe('escapes what WHATWG parsing leaves but RFC 3986 forbids, so the URL is a valid URI', () => {
+    it.each([
+      ['https://x.test/%zz/100%', 'https://x.test/%25zz/100%25'],
+      ['https://x.test/a|b^c[d]?q={x}|y#f|g', 'https://x.test/a%7Cb%5Ec%5Bd%5D?q=%7Bx%7D%7Cy#f%7Cg'],
+      ['https://x.test/kept%20escapes/ü?a=b&c=d;e', 'https://x.test/kept%20escapes/%C3%BC?a=b&c=d;e'],
+    ])('%j', (input, href) => {
+      const parsed = parseBookmarkUrl(input);
+      expect(parsed.ok && parsed.url.href).toBe(href);
+    });
+  });
+
   describe('rejects other schemes as url_scheme', () => {
     it.each([
       'javascript:alert(1)',
