@@ -41,7 +41,7 @@ const optionalText = (max?: number) => z.pipe(z.nullish(max ? z.string().check(z
  */
 export const saveRequestSchema = z.object({
   url: z.pipe(
-    z.string().register(z.globalRegistry, { format: 'uri', maxLength: URL_MAX_LENGTH, description: 'An http or https URL with a host.' }),
+    z.string().register(z.globalRegistry, { format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: URL_MAX_LENGTH, description: 'An http or https URL with a host.' }),
     z.transform((value: string, ctx) => {
       const parsed = parseBookmarkUrl(value);
       if (parsed.ok) return parsed.url;
