@@ -13,7 +13,7 @@ export const contractSchemas = z.registry<{ id: string; description?: string }>(
 const uuid = z.guid();
 const dateTime = z.iso.datetime({ offset: true });
 
-export const bookmarkSchema = z
+const bookmarkSchema = z
   .object({
     id: uuid,
     note_id: z.optional(z.nullable(uuid)),
@@ -25,7 +25,7 @@ export const bookmarkSchema = z
   })
   .register(contractSchemas, { id: 'Bookmark', description: 'A saved http(s) URL, backed by exactly one note.' });
 
-export const bookmarkSaveResultSchema = z
+const bookmarkSaveResultSchema = z
   .object({
     bookmark: bookmarkSchema,
     note_id: uuid,
@@ -34,7 +34,7 @@ export const bookmarkSaveResultSchema = z
   })
   .register(contractSchemas, { id: 'BookmarkSaveResult', description: 'The answer of a save.' });
 
-export const feedEntrySchema = z
+const feedEntrySchema = z
   .object({
     id: uuid,
     title: z.string(),
@@ -43,7 +43,7 @@ export const feedEntrySchema = z
   })
   .register(contractSchemas, { id: 'FeedEntry', description: 'A published note, its body as plain text.' });
 
-export const publishedFeedSchema = z
+const publishedFeedSchema = z
   .object({
     id: uuid,
     title: z.string(),
@@ -54,7 +54,7 @@ export const publishedFeedSchema = z
   })
   .register(contractSchemas, { id: 'PublishedFeed', description: "The publisher's notes matching the feed's tag filter, newest first." });
 
-export const errorDetailSchema = z
+const errorDetailSchema = z
   .looseObject({
     code: z.string(),
     message: z.string(),
@@ -62,11 +62,11 @@ export const errorDetailSchema = z
   })
   .register(contractSchemas, { id: 'ErrorDetail', description: 'A machine-actionable error; extra context fields are allowed.' });
 
-export const errorSchema = z
+const errorSchema = z
   .object({ detail: z.union([z.string(), errorDetailSchema]) })
   .register(contractSchemas, { id: 'Error', description: 'A plain message, or an ErrorDetail.' });
 
-export const noteLimitErrorSchema = z
+const noteLimitErrorSchema = z
   .object({
     detail: z.looseObject({
       code: z.literal('note_limit'),
@@ -78,7 +78,7 @@ export const noteLimitErrorSchema = z
   })
   .register(contractSchemas, { id: 'NoteLimitError', description: "The account's note cap is reached." });
 
-export const rateLimitErrorSchema = z
+const rateLimitErrorSchema = z
   .object({
     detail: z.looseObject({
       code: z.literal('rate_limited'),
@@ -88,7 +88,7 @@ export const rateLimitErrorSchema = z
   })
   .register(contractSchemas, { id: 'RateLimitError', description: 'Over the rate limit; retry_after mirrors the Retry-After header.' });
 
-export const validationErrorSchema = z
+const validationErrorSchema = z
   .object({
     loc: z.array(z.union([z.string(), z.int()])),
     msg: z.string(),
@@ -97,7 +97,7 @@ export const validationErrorSchema = z
   })
   .register(contractSchemas, { id: 'ValidationError', description: 'One invalid input, in the FastAPI / pydantic form.' });
 
-export const httpValidationErrorSchema = z
+const httpValidationErrorSchema = z
   .object({ detail: z.array(validationErrorSchema) })
   .register(contractSchemas, { id: 'HTTPValidationError', description: 'The request was invalid.' });
 
@@ -105,7 +105,6 @@ export type BookmarkResource = z.infer<typeof bookmarkSchema>;
 export type BookmarkSaveResult = z.infer<typeof bookmarkSaveResultSchema>;
 export type FeedEntry = z.infer<typeof feedEntrySchema>;
 export type PublishedFeed = z.infer<typeof publishedFeedSchema>;
-export type ErrorDetail = z.infer<typeof errorDetailSchema>;
 export type ErrorBody = z.infer<typeof errorSchema>;
 export type NoteLimitError = z.infer<typeof noteLimitErrorSchema>;
 export type RateLimitError = z.infer<typeof rateLimitErrorSchema>;
