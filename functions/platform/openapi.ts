@@ -32,6 +32,13 @@ const headers: Record<string, JsonObject> = {
   'Cache-Control': { description: 'How long shared caches and readers may keep the answer.', required: true, schema: { type: 'string' } },
 };
 
+/** Headers of every answer of a retiring route (functions/core/retirement.ts). */
+const retirementHeaders: Record<string, JsonObject> = {
+  Deprecation: { description: 'When the operation was deprecated (RFC 9745): `@` and epoch seconds.', required: true, schema: { type: 'string', pattern: '^@-?\\d+$' } },
+  Sunset: { description: 'When the operation stops answering (RFC 8594), at least six months after Deprecation.', required: true, schema: { type: 'string' } },
+  Link: { description: 'The retirement notice, as rel="deprecation" and rel="sunset".', required: true, schema: { type: 'string' } },
+};
+
 const rateLimited = (extra: Record<string, JsonObject> = {}) => ({
   ...Object.fromEntries(RATE_LIMIT_HEADERS.map((name) => [name, headerRef(name)])),
   ...extra,
@@ -92,9 +99,13 @@ const saveOperation: JsonObject = {
   requestBody: { required: true, content: { 'application/json': { schema: schemaRef('BookmarkSaveRequest') } } },
   responses: {
     200: jsonResponse('Bookmark created or note appended.', 'BookmarkSaveResult'),
-    401: jsonResponse('Token missing, malformed, unknown or revoked.', 'Error', { 'WWW-Authenticate': headerRef('WWW-Authenticate') }),
+    401: jsonResponse('Token missing, malformed, unknown or revoked, or several Authorization headers.', 'Error', { 'WWW-Authenticate': headerRef('WWW-Authenticate') }),
     402: jsonResponse('The note cap of the account is reached.', 'NoteLimitError'),
-    422: jsonResponse('Invalid body: not JSON, not an object, a non-http(s) url, a wrong type, too long.', 'HTTPValidationError'),
+    413: jsonResponse('The body is over 10 MB (API Gateway refuses it before the function runs).', 'Error'),
+    422: jsonResponse(
+      'Invalid body (not JSON, not an object, a non-http(s) url, a wrong type, too long), or a Content-Type other than application/json (`loc: ["header", "content-type"]`).',
+      'HTTPValidationError',
+    ),
     429: tooManyRequests,
   },
 };
@@ -121,16 +132,38 @@ function componentSchemas(): Record<string, JsonObject> {
   );
 }
 
+const unexpectedFailure = jsonResponse('An unexpected failure; the message names the request id it was logged under.', 'Error');
+
+/** What the route table adds to an operation: HEAD, a retirement, and the 500 every route may answer. */
+function routeOperation(route: RouteDefinition, operation: JsonObject): JsonObject {
+  const head = route.answersHead ? 'HEAD answers the same status and headers without a body.' : undefined;
+  const responses = { ...(operation.responses as Record<string, JsonObject>), 500: unexpectedFailure };
+  const retiring = route.retirement
+    ? {
+        deprecated: true,
+        responses: Object.fromEntries(
+          Object.entries(responses).map(([status, response]) => [
+            status,
+            { ...response, headers: { ...(response.headers as JsonObject), ...Object.fromEntries(Object.keys(retirementHeaders).map((name) => [name, headerRef(name)])) } },
+          ]),
+        ),
+      }
+    : { responses };
+  const description = [operation.description, head].filter(Boolean).join(' ');
+  return { ...operation, ...(description ? { description } : {}), ...retiring };
+}
+
 function pathsOf(table: readonly RouteDefinition[]): JsonObject {
   const paths: Record<string, JsonObject> = {};
   for (const route of table) {
     const operation = operations[route.id];
-    if (operation) paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation };
+    if (operation) paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: routeOperation(route, operation) };
   }
   return paths;
 }
 
-export function buildOpenApiDocument(): JsonObject {
+/** The document for a route table: the real one, or one with routes marked as retiring. */
+export function buildOpenApiDocument(table: readonly RouteDefinition[] = routes): JsonObject {
   return {
     openapi: '3.1.0',
     info: {
@@ -143,10 +176,10 @@ export function buildOpenApiDocument(): JsonObject {
       { name: 'bookmarks', description: 'The capture path (personal access tokens).' },
       { name: 'feeds', description: 'Published feeds, for feed readers and site embeds (no credentials).' },
     ],
-    paths: pathsOf(routes),
+    paths: pathsOf(table),
     components: {
       schemas: componentSchemas(),
-      headers,
+      headers: { ...headers, ...(table.some((route) => route.retirement) ? retirementHeaders : {}) },
       securitySchemes: {
         personalAccessToken: {
           type: 'http',

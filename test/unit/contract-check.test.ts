@@ -28,7 +28,7 @@ describe('the openapi.json answer check the HTTP tests use', () => {
   it('names a body that does not match the schema, an undocumented status and a wrong media type', () => {
     const headers = { ...rateLimit, ...json, 'WWW-Authenticate': 'Bearer' };
     expect(contractProblems('POST', save, answer(401, headers, { detail: 42 }))).toEqual([expect.stringMatching(/^body: /)]);
-    expect(contractProblems('POST', save, answer(500, headers, unauthorized))).toEqual(['status 500 is not documented for saveBookmark']);
+    expect(contractProblems('POST', save, answer(503, headers, unauthorized))).toEqual(['status 503 is not documented for saveBookmark']);
     expect(contractProblems('POST', save, answer(401, { ...headers, 'Content-Type': 'text/plain' }, unauthorized))).toEqual([
       'Content-Type text/plain is not one of application/json',
     ]);

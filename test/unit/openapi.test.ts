@@ -2,6 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../../functions/platform/openapi';
+import { routes } from '../../functions/platform/routes';
 
 const committed = readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8');
 
@@ -24,6 +25,17 @@ describe('openapi.json', () => {
       'get /api/v2/publisher/feeds/{feed_id}/rss getPublishedFeedRss',
       'post /api/v1/bookmarks/save saveBookmark',
     ]);
+  });
+
+  it('marks a retiring route deprecated, with Deprecation, Sunset and Link on every answer', async () => {
+    const retirement = { deprecatedAt: '2027-01-15T12:00:00Z', sunsetAt: '2027-07-16T00:00:00Z', link: 'https://docs.example/retiring' };
+    const table = routes.map((route) => (route.id === 'GetPublishedFeed' ? { ...route, retirement } : route));
+    const document = buildOpenApiDocument(table) as { paths: Record<string, Record<string, { deprecated?: boolean; responses: Record<string, { headers: object }> }>> };
+    const retiring = document.paths['/api/v2/publisher/feeds/{feed_id}/public']!.get!;
+    expect(retiring.deprecated).toBe(true);
+    for (const response of Object.values(retiring.responses)) expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
+    expect(document.paths['/api/v2/publisher/feeds/{feed_id}/rss']!.get!.deprecated).toBeUndefined();
+    await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
   });
 
   it('rejects a document with a dangling reference (the validator really validates)', async () => {
