@@ -95,7 +95,7 @@ function authorization(credential: Credential): [string, string][] {
   }
 }
 
-const JSON_TYPES = ['application/json', 'application/json; charset=utf-8'];
+const JSON_TYPES = ['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON'];
 
 const oddHeaders = fc.array(fc.tuple(fc.constantFrom('X-Fuzz', 'Accept', 'Origin', 'X-Forwarded-For', 'Cookie', 'User-Agent'), headerText), { maxLength: 3 });
 
@@ -107,7 +107,7 @@ const saveRequest: fc.Arbitrary<FuzzRequest> = fc
     credential: fc.constantFrom<Credential>('roomy', 'roomy', 'roomy', 'capped', 'throttled', 'revoked', 'absent', 'wrongPrefix', 'badChecksum', 'notBearer', 'emptyBearer', 'duplicate'),
     contentType: fc.oneof(
       { weight: 8, arbitrary: fc.constantFrom(...JSON_TYPES) },
-      { weight: 2, arbitrary: fc.constantFrom(null, 'text/plain', 'application/x-www-form-urlencoded', 'APPLICATION/JSON', 'multipart/form-data; boundary=x', 'application/jsonx') },
+      { weight: 2, arbitrary: fc.constantFrom(null, 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx') },
     ),
     body: fc.oneof(
       { weight: 5, arbitrary: valueOf(requestSchema).map((body) => ({ valid: true, text: JSON.stringify(body) as string | Buffer })) },
@@ -123,12 +123,12 @@ const saveRequest: fc.Arbitrary<FuzzRequest> = fc
       path: pathOf('SaveBookmark'),
       headers: [...authorization(credential), ...(contentType === null ? [] : [['Content-Type', contentType] as const]), ...extra],
       body: body.text,
-      expected: expectedSaveStatuses(credential, asJson && body.valid),
+      expected: expectedSaveStatuses(credential, !asJson ? 'notJson' : body.valid ? 'valid' : 'invalid'),
     };
   });
 
-/** What a save must answer where the credential (or a valid JSON body with a good one) settles it. */
-function expectedSaveStatuses(credential: Credential, validJson: boolean): number[] | undefined {
+/** What a save must answer where the credential (or, with a good one, the body) settles it. */
+function expectedSaveStatuses(credential: Credential, body: 'valid' | 'invalid' | 'notJson'): number[] | undefined {
   switch (credential) {
     case 'throttled':
       return [429];
@@ -138,12 +138,12 @@ function expectedSaveStatuses(credential: Credential, validJson: boolean): numbe
     case 'badChecksum':
     case 'notBearer':
     case 'emptyBearer':
+    case 'duplicate':
       return [401];
     case 'roomy':
-      return validJson ? [200] : undefined;
     case 'capped':
-      return validJson ? [200, 402] : undefined;
-    case 'duplicate':
+      if (body === 'notJson') return [422];
+      if (body === 'valid') return credential === 'roomy' ? [200] : [200, 402];
       return undefined;
   }
 }
@@ -161,10 +161,11 @@ const feedRequest: fc.Arbitrary<FuzzRequest> = fc
     conditional: fc.array(fc.tuple(fc.constantFrom('If-None-Match', 'If-Modified-Since'), fc.oneof(headerText, fc.constantFrom('*', 'W/"x"', new Date().toUTCString(), 'Thu, 01 Jan 1970 00:00:00 GMT'))), {
       maxLength: 2,
     }),
+    method: fc.constantFrom('GET', 'GET', 'HEAD'),
     extra: oddHeaders,
   })
-  .map(({ routeId, feed, conditional, extra }) => ({
-    method: 'GET',
+  .map(({ routeId, feed, method, conditional, extra }) => ({
+    method,
     path: pathOf(routeId).replace('{feed_id}', feed.segment),
     headers: [...conditional, ...extra],
     expected: feed.expected,
