@@ -33,7 +33,7 @@ function validator(ajv: Ajv2020, schema: object): ValidateFunction {
 }
 
 /** The documented operation for a request, or null when the document does not describe it. */
-export function operationFor(method: string, url: string): Operation | null {
+function operationFor(method: string, url: string): Operation | null {
   const { pathname } = new URL(url);
   const item = paths.find(({ pattern }) => pattern.test(pathname))?.item;
   // HEAD is answered as GET without a body (RFC 9110), so it is checked against the GET operation.
