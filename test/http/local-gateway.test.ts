@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contractFetch } from '../support/contract';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 
 /** The local stand-in for API Gateway with what real clients send it: odd names, bad bytes, broken requests. */
@@ -31,7 +32,7 @@ function rawExchange(raw: string): Promise<{ status: number; headers: string; bo
 
 describe('names that are also JavaScript object members', () => {
   it.each(['__proto__', 'constructor', 'hasOwnProperty', 'toString'])('treats a query parameter and a header named %s as any other', async (name) => {
-    const response = await fetch(`${t.stack.baseUrl}${feedPath(randomUUID())}?${name}=1&${name}=2`, { headers: { [name]: 'x' } });
+    const response = await contractFetch(`${t.stack.baseUrl}${feedPath(randomUUID())}?${name}=1&${name}=2`, { headers: { [name]: 'x' } });
     expect(response.status).toBe(404);
     expect(await json(response)).toEqual({ detail: { code: 'not_found', message: 'Feed not found' } });
   });
@@ -45,7 +46,7 @@ describe('names that are also JavaScript object members', () => {
 
 describe('a path parameter with bad percent-encoding', () => {
   it('reaches the handler as written and answers 422, not 502', async () => {
-    const response = await fetch(`${t.stack.baseUrl}${feedPath('%E0%A4%A')}`);
+    const response = await contractFetch(`${t.stack.baseUrl}${feedPath('%E0%A4%A')}`);
     expect(response.status).toBe(422);
     expect(await json(response)).toEqual({ detail: [{ loc: ['path', 'feed_id'], msg: 'Input should be a valid UUID', type: 'uuid_parsing' }] });
   });

@@ -169,19 +169,19 @@ describe('HEAD, for feed readers and link checkers', () => {
     const feed = await createFeed(user.id, { title: 'Headed', tags: ['hd'], sharing: 'public' });
     await t.save(token, { url: 'https://example.com/hd', comment: '#hd' });
     for (const variant of ['public', 'rss'] as const) {
-      const get = await fetch(feedUrl(feed.id, variant));
-      const head = await fetch(feedUrl(feed.id, variant), { method: 'HEAD' });
+      const get = await contractFetch(feedUrl(feed.id, variant));
+      const head = await contractFetch(feedUrl(feed.id, variant), { method: 'HEAD' });
       expect(head.status).toBe(200);
       expect(await head.text()).toBe('');
       for (const name of ['Content-Type', 'ETag', 'Last-Modified', 'Cache-Control', 'RateLimit-Policy']) expect(head.headers.get(name)).toBe(get.headers.get(name));
-      expect((await fetch(feedUrl(feed.id, variant), { method: 'HEAD', headers: { 'If-None-Match': get.headers.get('ETag')! } })).status).toBe(304);
+      expect((await contractFetch(feedUrl(feed.id, variant), { method: 'HEAD', headers: { 'If-None-Match': get.headers.get('ETag')! } })).status).toBe(304);
     }
   });
 
   it('answers 404 and 422 to HEAD as to GET, and the save route does not take HEAD', async () => {
-    expect((await fetch(feedUrl(randomUUID(), 'rss'), { method: 'HEAD' })).status).toBe(404);
-    expect((await fetch(feedUrl('not-a-uuid', 'rss'), { method: 'HEAD' })).status).toBe(422);
-    expect((await fetch(`${t.stack.baseUrl}/api/v1/bookmarks/save`, { method: 'HEAD' })).status).toBe(404);
+    expect((await contractFetch(feedUrl(randomUUID(), 'rss'), { method: 'HEAD' })).status).toBe(404);
+    expect((await contractFetch(feedUrl('not-a-uuid', 'rss'), { method: 'HEAD' })).status).toBe(422);
+    expect((await contractFetch(`${t.stack.baseUrl}/api/v1/bookmarks/save`, { method: 'HEAD' })).status).toBe(404);
   });
 });
 

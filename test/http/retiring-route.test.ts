@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Retirement } from '../../functions/core/retirement';
 import { routes, type RouteDefinition } from '../../functions/platform/routes';
 import { startLocalStack } from '../../local/stack';
+import { contractFetch } from '../support/contract';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
 /** The local stack with the save route and the JSON feed route marked as retiring in its route table. */
@@ -42,11 +43,11 @@ describe('a retiring route', () => {
 
   it('announces it on feed answers too, HEAD and 429 included, and exposes the headers to browsers', async () => {
     const answers = [
-      await fetch(feedUrl(randomUUID(), 'public')),
-      await fetch(feedUrl('not-a-uuid', 'public')),
-      await fetch(feedUrl(randomUUID(), 'public'), { method: 'HEAD' }),
-      await fetch(feedUrl(randomUUID(), 'public')),
-      await fetch(feedUrl(randomUUID(), 'public')),
+      await contractFetch(feedUrl(randomUUID(), 'public')),
+      await contractFetch(feedUrl('not-a-uuid', 'public')),
+      await contractFetch(feedUrl(randomUUID(), 'public'), { method: 'HEAD' }),
+      await contractFetch(feedUrl(randomUUID(), 'public')),
+      await contractFetch(feedUrl(randomUUID(), 'public')),
     ];
     expect(answers.map((response) => response.status)).toEqual([404, 422, 404, 404, 429]);
     for (const response of answers) expectRetirementHeaders(response);
@@ -54,7 +55,7 @@ describe('a retiring route', () => {
   });
 
   it('leaves routes that are not retiring alone', async () => {
-    const response = await fetch(feedUrl(randomUUID(), 'rss'));
+    const response = await contractFetch(feedUrl(randomUUID(), 'rss'));
     expect(response.headers.get('Deprecation')).toBeNull();
     expect(response.headers.get('Sunset')).toBeNull();
   });
