@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { contractSchemas } from '../core/contract';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_TTL_SECONDS } from '../core/idempotency';
 import { saveRequestSchema } from '../core/save-request';
 import { routes, type RouteDefinition } from './routes';
 
@@ -89,6 +90,14 @@ function feedOperation(operationId: string, summary: string, representation: Jso
   };
 }
 
+const idempotencyKeyParameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: `draft-ietf-httpapi-idempotency-key-header: a fresh value per save (a UUID, say), 1–${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters, bare or as a quoted string ("…"), sent once. The same key with the same request within ${IDEMPOTENCY_TTL_SECONDS / 3600} hours answers the first answer again and does nothing; with another request it is a 422 (idempotency_key_reused). Keys are per token.`,
+  schema: { type: 'string', pattern: '^[\\x20-\\x7e]+$' },
+};
+
 const saveOperation: JsonObject = {
   operationId: 'saveBookmark',
   summary: 'Save a page as a bookmark, or append to the note of a saved one',
@@ -96,6 +105,7 @@ const saveOperation: JsonObject = {
     'A new URL creates a bookmark and its note; a URL already in the workspace (same normalised URL) reuses its note and appends the selection as another quoted highlight. Hashtags in the comment become tags.',
   tags: ['bookmarks'],
   security: [{ personalAccessToken: [] }],
+  parameters: [idempotencyKeyParameter],
   requestBody: { required: true, content: { 'application/json': { schema: schemaRef('BookmarkSaveRequest') } } },
   responses: {
     200: jsonResponse('Bookmark created or note appended.', 'BookmarkSaveResult'),
@@ -103,7 +113,7 @@ const saveOperation: JsonObject = {
     402: jsonResponse('The note cap of the account is reached.', 'NoteLimitError'),
     413: jsonResponse('The body is over 10 MB (API Gateway refuses it before the function runs).', 'Error'),
     422: jsonResponse(
-      'Invalid body (not JSON, not an object, a non-http(s) url, a wrong type, too long), or a Content-Type other than application/json (`loc: ["header", "content-type"]`).',
+      'Invalid body (not JSON, not an object, a non-http(s) url, a wrong type, too long), a Content-Type other than application/json (`loc: ["header", "content-type"]`), a malformed Idempotency-Key, or a key already used with another request.',
       'HTTPValidationError',
     ),
     429: tooManyRequests,

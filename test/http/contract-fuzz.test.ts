@@ -102,6 +102,14 @@ const oddHeaders = fc.array(fc.tuple(fc.constantFrom('X-Fuzz', 'Accept', 'Origin
 const requestSchema = openapi.components.schemas.BookmarkSaveRequest as JsonSchema;
 const pathOf = (routeId: string) => routes.find((route) => route.id === routeId)!.path;
 
+/** A few keys reused across different bodies (replays and 422 reuses), fresh ones and malformed ones. */
+const idempotencyKey = fc.oneof(fc.constantFrom('fuzz-1', '"fuzz-1"', 'fuzz-2', '', ' ', '"broken', 'ü', 'x'.repeat(300)), fc.uuid());
+const idempotencyKeys: fc.Arbitrary<string[]> = fc.oneof(
+  { weight: 6, arbitrary: fc.constant<string[]>([]) },
+  { weight: 3, arbitrary: idempotencyKey.map((key) => [key]) },
+  { weight: 1, arbitrary: fc.tuple(idempotencyKey, idempotencyKey) },
+);
+
 const saveRequest: fc.Arbitrary<FuzzRequest> = fc
   .record({
     credential: fc.constantFrom<Credential>('roomy', 'roomy', 'roomy', 'capped', 'throttled', 'revoked', 'absent', 'wrongPrefix', 'badChecksum', 'notBearer', 'emptyBearer', 'duplicate'),
@@ -114,21 +122,28 @@ const saveRequest: fc.Arbitrary<FuzzRequest> = fc
       { weight: 4, arbitrary: mutatedObjectOf(requestSchema).map((body) => ({ valid: false, text: JSON.stringify(body) as string | Buffer })) },
       { weight: 1, arbitrary: malformedBody.map((text) => ({ valid: false, text })) },
     ),
+    keys: idempotencyKeys,
     extra: oddHeaders,
   })
-  .map(({ credential, contentType, body, extra }) => {
+  .map(({ credential, contentType, body, keys, extra }) => {
     const asJson = contentType !== null && JSON_TYPES.includes(contentType);
     return {
       method: 'POST',
       path: pathOf('SaveBookmark'),
-      headers: [...authorization(credential), ...(contentType === null ? [] : [['Content-Type', contentType] as const]), ...extra],
+      headers: [
+        ...authorization(credential),
+        ...(contentType === null ? [] : [['Content-Type', contentType] as const]),
+        ...keys.map((key) => ['Idempotency-Key', key] as const),
+        ...extra,
+      ],
       body: body.text,
-      expected: expectedSaveStatuses(credential, !asJson ? 'notJson' : body.valid ? 'valid' : 'invalid'),
+      // A key may have been used with another body (a 422), so only a valid save without one is certain.
+      expected: expectedSaveStatuses(credential, !asJson ? 'notJson' : body.valid && keys.length === 0 ? 'valid' : 'uncertain'),
     };
   });
 
 /** What a save must answer where the credential (or, with a good one, the body) settles it. */
-function expectedSaveStatuses(credential: Credential, body: 'valid' | 'invalid' | 'notJson'): number[] | undefined {
+function expectedSaveStatuses(credential: Credential, body: 'valid' | 'uncertain' | 'notJson'): number[] | undefined {
   switch (credential) {
     case 'throttled':
       return [429];
