@@ -92,6 +92,7 @@ export const routes: readonly RouteDefinition[] = [
     throttle: 'openapi',
     cors: false,
     cdn: true,
+    answersHead: true,
     access: [],
   },
 ];
