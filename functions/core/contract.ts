@@ -88,6 +88,19 @@ const rateLimitErrorSchema = z
   })
   .register(contractSchemas, { id: 'RateLimitError', description: 'Over the rate limit; retry_after mirrors the Retry-After header.' });
 
+const idempotencyInFlightErrorSchema = z
+  .object({
+    detail: z.looseObject({
+      code: z.literal('idempotency_in_flight'),
+      message: z.string(),
+      retry_after: z.int().check(z.nonnegative()),
+    }),
+  })
+  .register(contractSchemas, {
+    id: 'IdempotencyInFlightError',
+    description: 'A request with the same Idempotency-Key is still being processed; retry_after mirrors the Retry-After header.',
+  });
+
 const validationErrorSchema = z
   .object({
     loc: z.array(z.union([z.string(), z.int()])),
@@ -108,5 +121,6 @@ export type PublishedFeed = z.infer<typeof publishedFeedSchema>;
 export type ErrorBody = z.infer<typeof errorSchema>;
 export type NoteLimitError = z.infer<typeof noteLimitErrorSchema>;
 export type RateLimitError = z.infer<typeof rateLimitErrorSchema>;
+export type IdempotencyInFlightError = z.infer<typeof idempotencyInFlightErrorSchema>;
 export type ValidationError = z.infer<typeof validationErrorSchema>;
 export type HTTPValidationError = z.infer<typeof httpValidationErrorSchema>;

@@ -12,23 +12,42 @@ export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
 /**
- * The first answer to a request made with a key, kept with the request's fingerprint. A record is
- * written in the same transaction as the request's effects (or alone, for an answer that changed
- * nothing), so it exists exactly when they do: there is no in-flight state to lock or to expire.
+ * How long a claim holds its key while the request runs: longer than the save function's timeout
+ * (10 s), so a live request never loses its claim; a crashed one frees the key when it passes.
  */
-export interface IdempotencyRecord<Outcome> {
+export const IDEMPOTENCY_LEASE_SECONDS = 30;
+
+/**
+ * A request's hold on its key, taken before any of its work: a repeat meanwhile finds it and is
+ * told to retry (409) instead of running too. The request's answer later replaces it.
+ */
+export interface IdempotencyClaim {
   /** Whose key it is: keys are per access token (the token's id). */
   readonly scope: string;
   readonly key: string;
   readonly fingerprint: string;
+  /** This request's own id: only the request that claimed the key may complete or release it. */
+  readonly claimId: string;
   /** Epoch seconds. A record that has expired counts as absent (DynamoDB's TTL deletes it only eventually). */
   readonly createdAt: number;
+  readonly leaseUntil: number;
   readonly expiresAt: number;
+}
+
+/**
+ * The first answer to a request made with a key, kept with the request's fingerprint. It completes
+ * the request's claim in the same transaction as the request's effects (or alone, for an answer that
+ * changed nothing), so the answer exists exactly when they do.
+ */
+export interface IdempotencyRecord<Outcome> extends Omit<IdempotencyClaim, 'leaseUntil'> {
   readonly outcome: Outcome;
 }
 
-/** What a repeated key finds: the answer stored for it, and the request that answer was for. */
-export type StoredAnswer<Outcome> = Pick<IdempotencyRecord<Outcome>, 'fingerprint' | 'outcome'>;
+/** What a repeated key finds: the request holding it, and its answer (null while it is still in flight). */
+export interface StoredAnswer<Outcome> {
+  readonly fingerprint: string;
+  readonly outcome: Outcome | null;
+}
 
 export type IdempotencyKeyParse = { ok: true; key: string | null } | { ok: false; issues: ValidationIssue[] };
 

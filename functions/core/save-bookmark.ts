@@ -1,7 +1,7 @@
 import type { BookmarkSaveResult } from './contract';
 import type { EnrichmentRequest } from './enrichment';
 import { extractHashtags } from './hashtags';
-import { IDEMPOTENCY_TTL_SECONDS, requestFingerprint, type IdempotencyRecord, type StoredAnswer } from './idempotency';
+import { IDEMPOTENCY_LEASE_SECONDS, IDEMPOTENCY_TTL_SECONDS, requestFingerprint, type IdempotencyClaim, type IdempotencyRecord, type StoredAnswer } from './idempotency';
 import { bookmarkResource, mergeTags, type Bookmark, type Note } from './model';
 import { appendHighlight, bodyFits, buildNoteBody, endsWithParagraph, sameHighlight } from './note-body';
 import type { SaveRequest } from './save-request';
@@ -13,7 +13,7 @@ import { normalizeUrl } from './url';
  * workspace (same normalised URL) gets the selection appended to its note instead.
  */
 
-/** The request's Idempotency-Key was taken first by another request (or an earlier one). */
+/** The request's Idempotency-Key is held by another request (in flight or answered), or an earlier one. */
 export type KeyTaken = { readonly kind: 'key-taken'; readonly stored: StoredAnswer<AnswerOutcome> };
 
 export type CreateBookmarkOutcome =
@@ -38,7 +38,8 @@ export interface BookmarkStore {
    * Writes bookmark, note and the (user, normalised URL) marker atomically, within the user's note
    * cap. With `enrichment`, the bookmark is also recorded as awaiting it (the outbox the sweeper
    * re-publishes from, should the publish after the commit fail). With `record`, the answer is
-   * kept for its Idempotency-Key in the same transaction, unless the key is taken (`key-taken`).
+   * kept for its Idempotency-Key in the same transaction, completing the request's claim, unless
+   * the claim is no longer the request's (`key-taken`: its lease passed and another request took it).
    */
   createBookmark(bookmark: Bookmark, note: Note, enrichment: EnrichmentRequest | null, record: SaveRecord | null): Promise<CreateBookmarkOutcome>;
   /**
@@ -52,8 +53,12 @@ export interface BookmarkStore {
     updated: string,
     record: ((bookmark: Bookmark) => SaveRecord) | null,
   ): Promise<NoteUpdate>;
-  /** Keeps the answer of a save that wrote nothing, unless the key is taken meanwhile (returns what it holds). */
+  /** Claims the key for a request about to run, unless another request holds it (returns what holds it). */
+  claimKey(claim: IdempotencyClaim): Promise<KeyTaken | null>;
+  /** Keeps the answer of a save that wrote nothing, unless its claim was taken meanwhile (returns what holds the key). */
   keepAnswer(record: SaveRecord): Promise<KeyTaken | null>;
+  /** Gives up a claim (unless taken over already), so a retry of a failed request runs anew. */
+  releaseClaim(claim: IdempotencyClaim): Promise<void>;
 }
 
 export interface EnrichmentPublisher {
@@ -84,16 +89,35 @@ export type SaveOutcome =
   /** A repeat of an earlier request with the same key and body: its answer, and nothing done. */
   | { readonly kind: 'replayed'; readonly first: AnswerOutcome }
   /** The key was used before with another body. */
-  | { readonly kind: 'key-reused' };
+  | { readonly kind: 'key-reused' }
+  /** A request with the same key and body is still running: nothing done, retry shortly. */
+  | { readonly kind: 'in-flight' };
 
-export async function saveBookmark(
-  ports: SaveBookmarkPorts,
-  input: { userId: string; request: SaveRequest; siteIcon: string | null; idempotency: { scope: string; key: string } | null },
-): Promise<SaveOutcome> {
-  const { request, userId, siteIcon } = input;
+interface SaveInput {
+  readonly userId: string;
+  readonly request: SaveRequest;
+  readonly siteIcon: string | null;
+  readonly idempotency: { scope: string; key: string } | null;
+}
+
+export async function saveBookmark(ports: SaveBookmarkPorts, input: SaveInput): Promise<SaveOutcome> {
   const clock = ports.now();
+  const keyed = keyedSave(input.idempotency, input.request, clock, ports.newId);
+  if (!keyed) return save(ports, input, clock, null);
+  // Claimed before any work, so a repeat meanwhile finds it in flight instead of running too.
+  const holder = await ports.store.claimKey(keyed.claim);
+  if (holder) return repeated(holder, keyed);
+  try {
+    return await save(ports, input, clock, keyed);
+  } catch (error) {
+    await releaseClaim(ports, keyed.claim);
+    throw error;
+  }
+}
+
+async function save(ports: SaveBookmarkPorts, input: SaveInput, clock: Date, keyed: KeyedSave | null): Promise<SaveOutcome> {
+  const { request, userId, siteIcon } = input;
   const now = isoTimestamp(clock);
-  const keyed = keyedSave(input.idempotency, request, clock);
   const url = request.url.href;
   const title = request.title?.trim() || url;
   const bookmark: Bookmark = {
@@ -141,22 +165,40 @@ export async function saveBookmark(
   }
 }
 
-/** A save under an Idempotency-Key: the request's fingerprint, and the record of an answer to it. */
+/** A save under an Idempotency-Key: the request's claim on the key, and the record of an answer to it. */
 interface KeyedSave {
-  readonly fingerprint: string;
+  readonly claim: IdempotencyClaim;
   of(outcome: AnswerOutcome): SaveRecord;
 }
 
-function keyedSave(idempotency: { scope: string; key: string } | null, request: SaveRequest, now: Date): KeyedSave | null {
+function keyedSave(idempotency: SaveInput['idempotency'], request: SaveRequest, now: Date, newId: () => string): KeyedSave | null {
   if (!idempotency) return null;
   const createdAt = Math.floor(now.getTime() / 1000);
-  const fingerprint = requestFingerprint([request.url.href, request.title, request.selection, request.comment, request.description, request.append]);
-  return { fingerprint, of: (outcome) => ({ ...idempotency, fingerprint, createdAt, expiresAt: createdAt + IDEMPOTENCY_TTL_SECONDS, outcome }) };
+  const claim: IdempotencyClaim = {
+    ...idempotency,
+    fingerprint: requestFingerprint([request.url.href, request.title, request.selection, request.comment, request.description, request.append]),
+    claimId: newId(),
+    createdAt,
+    leaseUntil: createdAt + IDEMPOTENCY_LEASE_SECONDS,
+    expiresAt: createdAt + IDEMPOTENCY_TTL_SECONDS,
+  };
+  return { claim, of: (outcome) => ({ ...claim, outcome }) };
 }
 
-/** A key already taken: the same request gets the stored answer, another request a refusal. */
+/** A key held by another request: the same request gets its answer (or, still running, a 409), another request a refusal. */
 function repeated(taken: KeyTaken, save: KeyedSave): SaveOutcome {
-  return taken.stored.fingerprint === save.fingerprint ? { kind: 'replayed', first: taken.stored.outcome } : { kind: 'key-reused' };
+  const { fingerprint, outcome } = taken.stored;
+  if (fingerprint !== save.claim.fingerprint) return { kind: 'key-reused' };
+  return outcome ? { kind: 'replayed', first: outcome } : { kind: 'in-flight' };
+}
+
+/** Best effort: should the release fail too, the claim's lease frees the key. */
+async function releaseClaim(ports: SaveBookmarkPorts, claim: IdempotencyClaim): Promise<void> {
+  try {
+    await ports.store.releaseClaim(claim);
+  } catch (error) {
+    ports.logger.warn('Releasing the Idempotency-Key claim of a failed save failed; its lease will free the key', { error: String(error) });
+  }
 }
 
 /** An answer that wrote nothing is kept with a write of its own (only on those rarer paths). */

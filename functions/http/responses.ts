@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { ErrorBody, HTTPValidationError, NoteLimitError, RateLimitError } from '../core/contract';
+import type { ErrorBody, HTTPValidationError, IdempotencyInFlightError, NoteLimitError, RateLimitError } from '../core/contract';
 
 /** Every non-2xx JSON answer of the contract has a top-level `detail`: one of the contract's error bodies. */
-type ErrorDetail = (ErrorBody | HTTPValidationError | NoteLimitError | RateLimitError)['detail'];
+type ErrorDetail = (ErrorBody | HTTPValidationError | IdempotencyInFlightError | NoteLimitError | RateLimitError)['detail'];
 
 export type Headers = Record<string, string>;
 

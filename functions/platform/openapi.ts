@@ -94,7 +94,7 @@ const idempotencyKeyParameter = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description: `draft-ietf-httpapi-idempotency-key-header: a fresh value per save (a UUID, say), 1–${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters, bare or as a quoted string ("…"), sent once. The same key with the same request within ${IDEMPOTENCY_TTL_SECONDS / 3600} hours answers the first answer again and does nothing; with another request it is a 422 (idempotency_key_reused). Keys are per token.`,
+  description: `draft-ietf-httpapi-idempotency-key-header: a fresh value per save (a UUID, say), 1–${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters, bare or as a quoted string ("…"), sent once. The same key with the same request within ${IDEMPOTENCY_TTL_SECONDS / 3600} hours answers the first answer again and does nothing; with another request it is a 422 (idempotency_key_reused); while the first request with the key is still being processed, a repeat is a 409 (retry after Retry-After). Keys are per token.`,
   schema: { type: 'string', pattern: '^[\\x20-\\x7e]+$' },
 };
 
@@ -111,6 +111,9 @@ const saveOperation: JsonObject = {
     200: jsonResponse('Bookmark created or note appended.', 'BookmarkSaveResult'),
     401: jsonResponse('Token missing, malformed, unknown or revoked, or several Authorization headers.', 'Error', { 'WWW-Authenticate': headerRef('WWW-Authenticate') }),
     402: jsonResponse('The note cap of the account is reached.', 'NoteLimitError'),
+    409: jsonResponse('A request with the same Idempotency-Key and body is still being processed: nothing was done; retry after Retry-After seconds.', 'IdempotencyInFlightError', {
+      'Retry-After': headerRef('Retry-After'),
+    }),
     413: jsonResponse('The body is over 10 MB (API Gateway refuses it before the function runs).', 'Error'),
     422: jsonResponse(
       'Invalid body (not JSON, not an object, a non-http(s) url, a wrong type, too long), a Content-Type other than application/json (`loc: ["header", "content-type"]`), a malformed Idempotency-Key, or a key already used with another request.',

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { NoteLimitError } from '../core/contract';
+import type { IdempotencyInFlightError, NoteLimitError } from '../core/contract';
 import { keyReusedIssue, parseIdempotencyKey } from '../core/idempotency';
 import type { RateLimitPolicy } from '../core/rate-limit';
 import { parseRetirement, type Retirement } from '../core/retirement';
@@ -90,6 +90,9 @@ async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyE
     case 'key-reused':
       count(deps.metrics, 'IdempotencyKeyReused');
       return errorResponse(422, [keyReusedIssue]);
+    case 'in-flight':
+      count(deps.metrics, 'IdempotencyKeyInFlight');
+      return errorResponse(409, IN_FLIGHT, { 'Retry-After': String(IN_FLIGHT.retry_after) });
     case 'saved':
       count(deps.metrics, outcome.isNewBookmark ? 'BookmarkCreated' : 'NoteAppended');
       return answer(outcome);
@@ -100,6 +103,13 @@ async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyE
       return answer(outcome);
   }
 }
+
+/** A repeat of a save still running: the draft's 409, with a second's wait (a save takes well under one). */
+const IN_FLIGHT = {
+  code: 'idempotency_in_flight',
+  message: 'A request with this Idempotency-Key is still being processed; retry shortly.',
+  retry_after: 1,
+} as const satisfies IdempotencyInFlightError['detail'];
 
 /** The HTTP answer to a save's outcome, the first time and on every replay. */
 function answer(outcome: AnswerOutcome): APIGatewayProxyResult {

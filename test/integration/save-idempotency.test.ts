@@ -7,7 +7,7 @@ import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-st
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { newAccessToken, newUser } from '../../functions/core/accounts';
 import type { EnrichmentRequest } from '../../functions/core/enrichment';
-import { IDEMPOTENCY_TTL_SECONDS } from '../../functions/core/idempotency';
+import { IDEMPOTENCY_LEASE_SECONDS, IDEMPOTENCY_TTL_SECONDS } from '../../functions/core/idempotency';
 import type { BookmarkStore } from '../../functions/core/save-bookmark';
 import { makeHandler, type SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
@@ -37,7 +37,7 @@ async function createUser(noteCap?: number) {
 async function save(handler: ReturnType<typeof makeHandler>, token: string, body: unknown, key?: string) {
   const headers: Record<string, string> = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...(key ? { 'Idempotency-Key': key } : {}) };
   const response = await handler(proxyEvent({ headers, body: JSON.stringify(body) }), context());
-  return { status: response.statusCode, body: response.body, json: JSON.parse(response.body) };
+  return { status: response.statusCode, retryAfter: response.headers?.['Retry-After'], body: response.body, json: JSON.parse(response.body) };
 }
 
 /** A promise the test resolves when it chooses: holds one request at a chosen step, without timers. */
@@ -69,8 +69,11 @@ beforeEach(() => {
   table.requests.reset();
 });
 
+/** A save's round trips with the claim of its key added: one Put, after the token lookup and the rate limit. */
+const withClaim = (operations: readonly string[]) => [...operations.slice(0, 2), 'PutItemCommand', ...operations.slice(2)];
+
 describe('round trips', () => {
-  it('costs a first save with a key no more DynamoDB round trips than one without', async () => {
+  it('costs a first save with a key one round trip more than one without: the Put claiming the key', async () => {
     const { token } = await createUser();
     const handler = makeHandler(deps());
     table.requests.reset();
@@ -79,11 +82,11 @@ describe('round trips', () => {
     table.requests.reset();
     const response = await save(handler, token, { url: 'https://example.com/with-key', selection: 'x' }, 'first-save');
     expect(response.status).toBe(200);
-    expect(table.requests.operations).toEqual(withoutKey);
     expect(withoutKey).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'TransactWriteItemsCommand']);
+    expect(table.requests.operations).toEqual(withClaim(withoutKey));
   });
 
-  it('costs an append with a key no more round trips than one without', async () => {
+  it('costs an append with a key one round trip more than one without', async () => {
     const { token } = await createUser();
     const handler = makeHandler(deps());
     await save(handler, token, { url: 'https://example.com/append' });
@@ -92,10 +95,10 @@ describe('round trips', () => {
     const withoutKey = [...table.requests.operations];
     table.requests.reset();
     await save(handler, token, { url: 'https://example.com/append', selection: 'two' }, 'append-key');
-    expect(table.requests.operations).toEqual(withoutKey);
+    expect(table.requests.operations).toEqual(withClaim(withoutKey));
   });
 
-  it('replays in as many round trips as the first save, writing nothing, and counts it as a replay', async () => {
+  it('replays from the failed claim alone, with no transaction, and counts it as a replay', async () => {
     const { token } = await createUser();
     const metrics = new Metrics({ namespace: 'Test' });
     const added = vi.spyOn(metrics, 'addMetric');
@@ -104,32 +107,44 @@ describe('round trips', () => {
     table.requests.reset();
     const again = await save(handler, token, { url: 'https://example.com/replay-cost' }, 'replay-cost');
     expect(again.body).toBe(first.body);
-    expect(table.requests.operations).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'TransactWriteItemsCommand']);
+    expect(table.requests.operations).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'PutItemCommand']);
     expect(published).toHaveLength(1);
     expect(added.mock.calls.map(([name]) => name)).toEqual(['BookmarkCreated', 'SaveReplayed']);
   });
 });
 
+/** The 409 a repeat gets while the request with its key is still being processed. */
+function expectInFlight(response: Awaited<ReturnType<typeof save>>) {
+  expect(response.status).toBe(409);
+  expect(response.retryAfter).toBe('1');
+  expect(response.json).toEqual({
+    detail: { code: 'idempotency_in_flight', message: 'A request with this Idempotency-Key is still being processed; retry shortly.', retry_after: 1 },
+  });
+}
+
 describe('a duplicate that arrives while the first is in flight', () => {
-  it('gets the answer of whichever commits first, and the save happens once', async () => {
+  it('is a 409 with Retry-After, doing nothing; once the first is done, a repeat replays it', async () => {
     const { token } = await createUser();
     const release = gate();
     const held = heldAt('createBookmark', release.opened);
     const body = { url: 'https://example.com/in-flight', selection: 'once' };
-    // The first request stops just before its transaction; the duplicate runs to completion meanwhile.
+    // The first request stops just after claiming the key, before its transaction.
     const first = save(makeHandler(deps({ store: held.store })), token, body, 'in-flight');
     await held.reached;
+    table.requests.reset();
     const duplicate = await save(makeHandler(deps()), token, body, 'in-flight');
+    expectInFlight(duplicate);
+    expect(table.requests.operations).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'PutItemCommand']);
     release.open();
     const original = await first;
-    expect([original.status, duplicate.status]).toEqual([200, 200]);
-    expect(original.body).toBe(duplicate.body);
-    expect(duplicate.json.is_new_bookmark).toBe(true);
+    expect(original.status).toBe(200);
+    expect(original.json.is_new_bookmark).toBe(true);
+    expect((await save(makeHandler(deps()), token, body, 'in-flight')).body).toBe(original.body);
     expect(published).toHaveLength(1);
-    expect((await store.getNote(duplicate.json.note_id))?.body.match(/> once/g)).toHaveLength(1);
+    expect((await store.getNote(original.json.note_id))?.body.match(/> once/g)).toHaveLength(1);
   });
 
-  it('does the same on the append path: one quote appended, one answer', async () => {
+  it('does the same on the append path: one quote appended', async () => {
     const { token } = await createUser();
     const url = 'https://example.com/in-flight-append';
     const { json: saved } = await save(makeHandler(deps()), token, { url, selection: 'first' });
@@ -138,15 +153,15 @@ describe('a duplicate that arrives while the first is in flight', () => {
     const body = { url, selection: 'appended once', append: true };
     const first = save(makeHandler(deps({ store: held.store })), token, body, 'in-flight-append');
     await held.reached;
-    const duplicate = await save(makeHandler(deps()), token, body, 'in-flight-append');
+    expectInFlight(await save(makeHandler(deps()), token, body, 'in-flight-append'));
     release.open();
     const original = await first;
-    expect(original.body).toBe(duplicate.body);
-    expect(duplicate.json).toMatchObject({ is_new_bookmark: false, selection_appended: true });
+    expect(original.json).toMatchObject({ is_new_bookmark: false, selection_appended: true });
+    expect((await save(makeHandler(deps()), token, body, 'in-flight-append')).body).toBe(original.body);
     expect((await store.getNote(saved.note_id))?.body.match(/> appended once/g)).toHaveLength(1);
   });
 
-  it('refuses the other one with 422 when the two bodies differ', async () => {
+  it('refuses another body with 422 while the first is in flight', async () => {
     const { token } = await createUser();
     const release = gate();
     const held = heldAt('createBookmark', release.opened);
@@ -154,10 +169,53 @@ describe('a duplicate that arrives while the first is in flight', () => {
     await held.reached;
     const other = await save(makeHandler(deps()), token, { url: 'https://example.com/two' }, 'contested');
     release.open();
-    const original = await first;
-    expect(other.status).toBe(200);
-    expect(original.status).toBe(422);
-    expect(original.json.detail).toEqual([expect.objectContaining({ loc: ['header', 'idempotency-key'], type: 'idempotency_key_reused' })]);
+    expect(other.status).toBe(422);
+    expect(other.json.detail).toEqual([expect.objectContaining({ loc: ['header', 'idempotency-key'], type: 'idempotency_key_reused' })]);
+    expect((await first).status).toBe(200);
+  });
+
+  it('takes over a claim whose lease has passed (its request crashed); the late first then gets the new answer', async () => {
+    const { token } = await createUser();
+    const start = Date.now();
+    const release = gate();
+    const held = heldAt('createBookmark', release.opened);
+    const body = { url: 'https://example.com/lease', selection: 'leased' };
+    const first = save(makeHandler(deps({ store: held.store, now: () => new Date(start) })), token, body, 'lease');
+    await held.reached;
+    const at = (seconds: number) => makeHandler(deps({ now: () => new Date(start + seconds * 1000) }));
+    expectInFlight(await save(at(IDEMPOTENCY_LEASE_SECONDS - 1), token, body, 'lease'));
+    const takeover = await save(at(IDEMPOTENCY_LEASE_SECONDS), token, body, 'lease');
+    expect(takeover.status).toBe(200);
+    release.open();
+    // Its claim is no longer its own, so its transaction fails and it answers what the key now holds.
+    expect((await first).body).toBe(takeover.body);
+    expect((await store.getNote(takeover.json.note_id))?.body.match(/> leased/g)).toHaveLength(1);
+  });
+});
+
+describe('a save that fails after claiming its key', () => {
+  it('answers 500 and releases the claim, so a retry runs anew', async () => {
+    const { token } = await createUser();
+    const failing = Object.create(store) as BookmarkStore;
+    failing.createBookmark = () => Promise.reject(new Error('DynamoDB is down'));
+    const body = { url: 'https://example.com/failing', selection: 'retried' };
+    expect((await save(makeHandler(deps({ store: failing })), token, body, 'failing')).status).toBe(500);
+    const retry = await save(makeHandler(deps()), token, body, 'failing');
+    expect(retry.status).toBe(200);
+    expect((await store.getNote(retry.json.note_id))?.body.match(/> retried/g)).toHaveLength(1);
+  });
+
+  it('still answers 500 when the release fails too; the lease then frees the key', async () => {
+    const { token } = await createUser();
+    const failing = Object.create(store) as BookmarkStore;
+    failing.createBookmark = () => Promise.reject(new Error('DynamoDB is down'));
+    failing.releaseClaim = () => Promise.reject(new Error('still down'));
+    const start = Date.now();
+    const body = { url: 'https://example.com/unreleased' };
+    expect((await save(makeHandler(deps({ store: failing, now: () => new Date(start) })), token, body, 'unreleased')).status).toBe(500);
+    const at = (seconds: number) => makeHandler(deps({ now: () => new Date(start + seconds * 1000) }));
+    expectInFlight(await save(at(1), token, body, 'unreleased'));
+    expect((await save(at(IDEMPOTENCY_LEASE_SECONDS), token, body, 'unreleased')).status).toBe(200);
   });
 });
 

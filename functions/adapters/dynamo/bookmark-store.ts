@@ -1,12 +1,13 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EnrichmentRequest, PageOutcome } from '../../core/enrichment';
 import type { Bookmark, Note } from '../../core/model';
 import { insertDescription } from '../../core/note-body';
+import type { IdempotencyClaim } from '../../core/idempotency';
 import type { AnswerOutcome, BookmarkStore, CreateBookmarkOutcome, KeyTaken, NoteChange, NoteUpdate, SaveRecord } from '../../core/save-bookmark';
 import { isoTimestamp } from '../../core/text';
-import { idempotencyRecordPut, storedAnswer, takenKey } from './idempotency-records';
+import { idempotencyClaimDelete, idempotencyClaimPut, idempotencyRecordPut, storedAnswer, takenKey } from './idempotency-records';
 import { keys } from './keys';
 import { backoff, cancellationReasons, retryOnConflict } from './transactions';
 
@@ -86,9 +87,27 @@ export class DynamoBookmarkStore implements BookmarkStore {
     return this.updateNote(() => this.loadBookmarkAndNote(ref), change, updated, record);
   }
 
-  async keepAnswer(record: SaveRecord): Promise<KeyTaken | null> {
+  claimKey(claim: IdempotencyClaim): Promise<KeyTaken | null> {
+    return this.putIdempotencyRecord(idempotencyClaimPut(this.tableName, claim));
+  }
+
+  keepAnswer(record: SaveRecord): Promise<KeyTaken | null> {
+    return this.putIdempotencyRecord(idempotencyRecordPut(this.tableName, record));
+  }
+
+  async releaseClaim(claim: IdempotencyClaim): Promise<void> {
     try {
-      await this.doc.send(new PutCommand(idempotencyRecordPut(this.tableName, record)));
+      await this.doc.send(new DeleteCommand(idempotencyClaimDelete(this.tableName, claim)));
+    } catch (error) {
+      // Taken over already (its lease had passed): the key is another request's now.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  /** A conditional Put of a claim or an answer; when the key is held otherwise, what holds it. */
+  private async putIdempotencyRecord(put: ConstructorParameters<typeof PutCommand>[0]): Promise<KeyTaken | null> {
+    try {
+      await this.doc.send(new PutCommand(put));
       return null;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException && error.Item) return { kind: 'key-taken', stored: storedAnswer(error.Item) };

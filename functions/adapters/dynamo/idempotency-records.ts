@@ -1,12 +1,26 @@
 import type { AttributeValue, CancellationReason } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { IdempotencyRecord, StoredAnswer } from '../../core/idempotency';
+import type { IdempotencyClaim, IdempotencyRecord, StoredAnswer } from '../../core/idempotency';
 import { keys } from './keys';
 
 /**
- * The Put of an Idempotency-Key record, for a transaction or on its own. It succeeds only while no
- * live record holds the key: an expired one is overwritten, as DynamoDB's TTL deletes it only
- * eventually. When it fails, the record that holds the key comes back with the failure.
+ * The Put of a claim on an Idempotency-Key. It succeeds only while no live record holds the key: an
+ * expired one is overwritten (DynamoDB's TTL deletes it only eventually), and so is a claim whose
+ * lease has passed (its request crashed). When it fails, the record that holds the key comes back.
+ */
+export function idempotencyClaimPut(TableName: string, claim: IdempotencyClaim) {
+  return {
+    TableName,
+    Item: { ...keys.idempotency(claim.scope, claim.key), type: 'IdempotencyRecord', ...recordFields(claim), leaseUntil: claim.leaseUntil },
+    ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now OR (attribute_not_exists(outcome) AND leaseUntil <= :now)',
+    ExpressionAttributeValues: { ':now': claim.createdAt },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+}
+
+/**
+ * The Put that turns a request's claim into its answer, for a transaction or on its own. It succeeds
+ * only while the claim is still this request's; otherwise the record now holding the key comes back.
  */
 export function idempotencyRecordPut<Outcome>(TableName: string, record: IdempotencyRecord<Outcome>) {
   return {
@@ -14,25 +28,35 @@ export function idempotencyRecordPut<Outcome>(TableName: string, record: Idempot
     Item: {
       ...keys.idempotency(record.scope, record.key),
       type: 'IdempotencyRecord',
-      fingerprint: record.fingerprint,
-      createdAt: record.createdAt,
-      expiresAt: record.expiresAt,
+      ...recordFields(record),
       // JSON text, so a replay renders exactly what the first answer did.
       outcome: JSON.stringify(record.outcome),
     },
-    ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now',
-    ExpressionAttributeValues: { ':now': record.createdAt },
+    ...claimedBy(record),
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
 }
 
-/** The answer held by the record that made an `idempotencyRecordPut` fail, from the failure's item. */
-export function storedAnswer<Outcome>(item: Record<string, AttributeValue>): StoredAnswer<Outcome> {
-  const record = unmarshall(item);
-  return { fingerprint: record.fingerprint as string, outcome: JSON.parse(record.outcome as string) as Outcome };
+/** The Delete that gives up a request's claim (its request failed), unless the claim is no longer its own. */
+export function idempotencyClaimDelete(TableName: string, claim: IdempotencyClaim) {
+  return { TableName, Key: keys.idempotency(claim.scope, claim.key), ...claimedBy(claim) };
 }
 
-/** The stored answer when a transaction was cancelled because its idempotency record's key is taken. */
+function recordFields(record: Omit<IdempotencyClaim, 'leaseUntil'>) {
+  return { fingerprint: record.fingerprint, claimId: record.claimId, createdAt: record.createdAt, expiresAt: record.expiresAt };
+}
+
+function claimedBy(claim: Pick<IdempotencyClaim, 'claimId'>) {
+  return { ConditionExpression: 'claimId = :claimId', ExpressionAttributeValues: { ':claimId': claim.claimId } };
+}
+
+/** What holds the key, from the item returned by a failed claim or completion. */
+export function storedAnswer<Outcome>(item: Record<string, AttributeValue>): StoredAnswer<Outcome> {
+  const record = unmarshall(item);
+  return { fingerprint: record.fingerprint as string, outcome: record.outcome === undefined ? null : (JSON.parse(record.outcome as string) as Outcome) };
+}
+
+/** What holds the key when a transaction was cancelled because its request's claim is no longer its own. */
 export function takenKey<Outcome>(reason: CancellationReason | undefined): { kind: 'key-taken'; stored: StoredAnswer<Outcome> } | null {
   return reason?.Code === 'ConditionalCheckFailed' && reason.Item ? { kind: 'key-taken', stored: storedAnswer(reason.Item) } : null;
 }
