@@ -76,14 +76,38 @@ describe('a repeated save with the same Idempotency-Key', () => {
     expect((await t.bookmarks.getNote(first.note_id))?.body.match(/> again/g)).toHaveLength(2);
   });
 
-  it('gives two identical requests sent at once one save and the same answer', async () => {
+  it('gives two identical requests sent at once one save: the other is its replay, or a 409 if it came while the first ran', async () => {
     const { token } = await t.createUser();
     const body = { url: 'https://example.com/at-once', selection: 'at once' };
     const responses = await Promise.all([1, 2].map(() => t.save(token, body, { 'Idempotency-Key': 'at-once' }).then(answer)));
-    expect(responses.map((response) => response.status)).toEqual([200, 200]);
-    expect(responses[1]!.body).toBe(responses[0]!.body);
-    const { note_id } = JSON.parse(responses[0]!.body);
+    const saved = responses.find((response) => response.status === 200)!;
+    const other = responses.find((response) => response !== saved)!;
+    if (other.status === 409) expect(JSON.parse(other.body).detail.code).toBe('idempotency_in_flight');
+    else expect(other.body).toBe(saved.body);
+    const { note_id } = JSON.parse(saved.body);
     expect((await t.bookmarks.getNote(note_id))?.body.match(/> at once/g)).toHaveLength(1);
+  });
+
+  it('answers 409 with Retry-After while the request holding the key is still being processed', async () => {
+    const { token, tokenId } = await t.createUser();
+    const body = { url: 'https://example.com/still-running', selection: 'running' };
+    await t.save(token, body, { 'Idempotency-Key': 'running' });
+    // The stored answer made back into a live claim: what a repeat finds while the first still runs.
+    await t.table.doc.send(
+      new UpdateCommand({
+        TableName: t.table.tableName,
+        Key: keys.idempotency(tokenId, 'running'),
+        UpdateExpression: 'REMOVE outcome SET leaseUntil = :later',
+        ExpressionAttributeValues: { ':later': Math.floor(Date.now() / 1000) + 60 },
+      }),
+    );
+    const response = await t.save(token, body, { 'Idempotency-Key': 'running' });
+    expect(response.status).toBe(409);
+    expect(response.headers.get('Retry-After')).toBe('1');
+    expect(response.headers.get('RateLimit-Remaining')).not.toBeNull();
+    expect(await json(response)).toEqual({
+      detail: { code: 'idempotency_in_flight', message: 'A request with this Idempotency-Key is still being processed; retry shortly.', retry_after: 1 },
+    });
   });
 });
 
