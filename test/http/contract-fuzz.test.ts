@@ -6,6 +6,7 @@ import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { newFeedRecord } from '../../functions/core/feeds';
+import { parseIdempotencyKey } from '../../functions/core/idempotency';
 import { currentWindow, parseRateLimitPolicy } from '../../functions/core/rate-limit';
 import { routes } from '../../functions/platform/routes';
 import openapi from '../../openapi.json' with { type: 'json' };
@@ -68,6 +69,8 @@ interface FuzzRequest {
   readonly body?: string | Buffer;
   /** Statuses the request must get, where the outcome is certain. */
   readonly expected?: readonly number[];
+  /** The credential and Idempotency-Key a save sends a valid key with: what it would claim. */
+  readonly claims?: string;
 }
 
 type Credential = 'roomy' | 'capped' | 'throttled' | 'revoked' | 'absent' | 'wrongPrefix' | 'badChecksum' | 'notBearer' | 'emptyBearer' | 'duplicate';
@@ -127,6 +130,7 @@ const saveRequest: fc.Arbitrary<FuzzRequest> = fc
   })
   .map(({ credential, contentType, body, keys, extra }) => {
     const asJson = contentType !== null && JSON_TYPES.includes(contentType);
+    const key = parseIdempotencyKey(keys);
     return {
       method: 'POST',
       path: pathOf('SaveBookmark'),
@@ -139,6 +143,7 @@ const saveRequest: fc.Arbitrary<FuzzRequest> = fc
       body: body.text,
       // A key may have been used with another body (a 422), so only a valid save without one is certain.
       expected: expectedSaveStatuses(credential, !asJson ? 'notJson' : body.valid && keys.length === 0 ? 'valid' : 'uncertain'),
+      claims: key.ok && key.key !== null ? `${credential} ${key.key}` : undefined,
     };
   });
 
@@ -195,7 +200,8 @@ function variantOf(id: string, form: string): string {
 let sent = 0;
 const statuses = new Map<number, number>();
 
-async function send(fuzz: FuzzRequest): Promise<void> {
+/** `contested`: another request of the batch claims the same key, so this one may find it in flight (409). */
+async function send(fuzz: FuzzRequest, contested: boolean): Promise<void> {
   const url = `${t.stack.baseUrl}${fuzz.path}`;
   const response = await request(url, { method: fuzz.method as 'GET', headers: fuzz.headers.flat(), body: fuzz.body });
   const body = await response.body.text();
@@ -206,6 +212,7 @@ async function send(fuzz: FuzzRequest): Promise<void> {
   const what = `${fuzz.method} ${fuzz.path} ${JSON.stringify(fuzz.headers)} ${String(fuzz.body ?? '').slice(0, 300)}`;
   expect(response.statusCode, `5xx for ${what}: ${body}`).toBeLessThan(500);
   if (fuzz.expected) expect(fuzz.expected, `status ${response.statusCode} for ${what}: ${body}`).toContain(response.statusCode);
+  if (response.statusCode === 409) expect(contested, `409 for ${what} without a concurrent request of the same key: ${body}`).toBe(true);
   assertMatchesContract(fuzz.method, url, { status: response.statusCode, headers, body });
 }
 
@@ -214,7 +221,8 @@ describe('fuzzing the three operations from openapi.json', () => {
     const batch = fc.array(fc.oneof({ weight: 3, arbitrary: saveRequest }, { weight: 2, arbitrary: feedRequest }), { minLength: 1, maxLength: 9 });
     await fc.assert(
       fc.asyncProperty(batch, async (requests) => {
-        await Promise.all(requests.map(send));
+        const claims = requests.map((fuzz) => fuzz.claims);
+        await Promise.all(requests.map((fuzz, i) => send(fuzz, fuzz.claims !== undefined && claims.some((other, j) => j !== i && other === fuzz.claims))));
       }),
       { seed: SEED, numRuns: BATCHES },
     );
