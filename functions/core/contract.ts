@@ -78,28 +78,25 @@ const noteLimitErrorSchema = z
   })
   .register(contractSchemas, { id: 'NoteLimitError', description: "The account's note cap is reached." });
 
-const rateLimitErrorSchema = z
-  .object({
+/** An error a client retries after `retry_after` seconds, the value of the answer's Retry-After header. */
+const retryLaterErrorSchema = <Code extends string>(code: Code) =>
+  z.object({
     detail: z.looseObject({
-      code: z.literal('rate_limited'),
+      code: z.literal(code),
       message: z.string(),
       retry_after: z.int().check(z.nonnegative()),
     }),
-  })
-  .register(contractSchemas, { id: 'RateLimitError', description: 'Over the rate limit; retry_after mirrors the Retry-After header.' });
-
-const idempotencyInFlightErrorSchema = z
-  .object({
-    detail: z.looseObject({
-      code: z.literal('idempotency_in_flight'),
-      message: z.string(),
-      retry_after: z.int().check(z.nonnegative()),
-    }),
-  })
-  .register(contractSchemas, {
-    id: 'IdempotencyInFlightError',
-    description: 'A request with the same Idempotency-Key is still being processed; retry_after mirrors the Retry-After header.',
   });
+
+const rateLimitErrorSchema = retryLaterErrorSchema('rate_limited').register(contractSchemas, {
+  id: 'RateLimitError',
+  description: 'Over the rate limit; retry_after mirrors the Retry-After header.',
+});
+
+const idempotencyInFlightErrorSchema = retryLaterErrorSchema('idempotency_in_flight').register(contractSchemas, {
+  id: 'IdempotencyInFlightError',
+  description: 'A request with the same Idempotency-Key is still being processed; retry_after mirrors the Retry-After header.',
+});
 
 const validationErrorSchema = z
   .object({
