@@ -57,7 +57,7 @@ export interface BookmarkStore {
   claimKey(claim: IdempotencyClaim): Promise<KeyTaken | null>;
   /** Keeps the answer of a save that wrote nothing, unless its claim was taken meanwhile (returns what holds the key). */
   keepAnswer(record: SaveRecord): Promise<KeyTaken | null>;
-  /** Gives up a claim (unless taken over already), so a retry of a failed request runs anew. */
+  /** Gives up an unanswered claim (unless taken over meanwhile), so a retry of a failed request runs anew. */
   releaseClaim(claim: IdempotencyClaim): Promise<void>;
 }
 

@@ -99,7 +99,7 @@ export class DynamoBookmarkStore implements BookmarkStore {
     try {
       await this.doc.send(new DeleteCommand(idempotencyClaimDelete(this.tableName, claim)));
     } catch (error) {
-      // Taken over already (its lease had passed): the key is another request's now.
+      // Taken over (its lease had passed) or answered already: not this failure's to give up.
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   }

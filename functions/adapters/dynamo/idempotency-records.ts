@@ -37,9 +37,13 @@ export function idempotencyRecordPut<Outcome>(TableName: string, record: Idempot
   };
 }
 
-/** The Delete that gives up a request's claim (its request failed), unless the claim is no longer its own. */
+/**
+ * The Delete that gives up a request's claim (its request failed), unless the claim is no longer its
+ * own, or already holds its answer (which a retry must get, not run again).
+ */
 export function idempotencyClaimDelete(TableName: string, claim: IdempotencyClaim) {
-  return { TableName, Key: keys.idempotency(claim.scope, claim.key), ...claimedBy(claim) };
+  const { ConditionExpression, ExpressionAttributeValues } = claimedBy(claim);
+  return { TableName, Key: keys.idempotency(claim.scope, claim.key), ConditionExpression: `${ConditionExpression} AND attribute_not_exists(outcome)`, ExpressionAttributeValues };
 }
 
 function recordFields(record: Omit<IdempotencyClaim, 'leaseUntil'>) {
