@@ -59,8 +59,8 @@ async function save(page: CapturedPage): Promise<void> {
     request: { ...page.request, title: text('title'), selection: text('selection'), comment: text('comment') },
   });
   show(deliveryMessage(delivery), tone(delivery));
-  // A save that was sent or refused for good is done; one that waits can be left to the outbox.
-  button.disabled = delivery.kind === 'saved';
+  // Anything but a refusal of this input is done or in the outbox; a second click would save it twice.
+  button.disabled = delivery.kind !== 'dropped';
   await showQueue();
 }
 
