@@ -20,7 +20,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { parseRateLimitPolicy, rateLimitHeaders } from '../functions/core/rate-limit';
-import { checkRouteTable, corsPreflight, rateLimitSetting, routeEnvironment, routeMethods, type RouteDefinition } from '../functions/platform/routes';
+import { checkRouteTable, CORS_PREFLIGHT_MAX_AGE_SECONDS, corsAllowedOrigins, rateLimitSetting, routeEnvironment, routeMethods, type CorsSettings, type RouteDefinition } from '../functions/platform/routes';
 import { AppFunction, type AccessTargets } from './app-function';
 import type { GleanerSettings, Throttle } from './settings';
 
@@ -83,7 +83,7 @@ export class Api extends Construct {
     this.restApi.deploymentStage.node.addDependency(executionLogs);
 
     const methodThrottles: ThrottlingPerMethod[] = [];
-    const corsMethods = new Map<IResource, string[]>();
+    const corsMethods = new Map<IResource, { cors: CorsSettings; methods: string[] }>();
     for (const route of routes) {
       const fn = this.addRouteFunction(route, settings, targets);
       const resource = this.restApi.root.resourceForPath(route.path);
@@ -94,14 +94,14 @@ export class Api extends Construct {
         methodThrottles.push({ method, throttle: quotaOf(route) });
         acknowledgeAuthInFunction(method);
       }
-      if (route.cors) corsMethods.set(resource, [...(corsMethods.get(resource) ?? []), route.method]);
+      if (route.cors) corsMethods.set(resource, { cors: route.cors, methods: [...(corsMethods.get(resource)?.methods ?? []), route.method] });
     }
-    for (const [resource, methods] of corsMethods) {
+    for (const [resource, { cors, methods }] of corsMethods) {
       const preflight = resource.addCorsPreflight({
-        allowOrigins: [...settings.corsAllowedOrigins],
-        allowHeaders: [...corsPreflight.allowHeaders],
+        allowOrigins: [...corsAllowedOrigins(cors, settings.corsAllowedOrigins)],
+        allowHeaders: [...cors.allowHeaders],
         allowMethods: ['OPTIONS', ...methods],
-        maxAge: Duration.seconds(corsPreflight.maxAgeSeconds),
+        maxAge: Duration.seconds(CORS_PREFLIGHT_MAX_AGE_SECONDS),
       });
       // With binaryMediaTypes */* the preflight's empty body counts as binary, which its mock
       // integration's request template cannot transform (a 500) unless it is converted to text.
@@ -147,7 +147,7 @@ export class Api extends Construct {
     const rateLimit = settings.rateLimits[route.throttle];
     if (rateLimit) fn.function.addEnvironment(rateLimitSetting(route.throttle), rateLimit);
     for (const [name, value] of Object.entries(routeEnvironment(route))) fn.function.addEnvironment(name, value);
-    if (route.cors) fn.function.addEnvironment('CORS_ALLOWED_ORIGINS', settings.corsAllowedOrigins.join(','));
+    if (route.cors?.origins === 'configured') fn.function.addEnvironment('CORS_ALLOWED_ORIGINS', settings.corsAllowedOrigins.join(','));
     if (route.cdn) {
       // Only CloudFront can call these methods (API key), so its viewer-address and host headers are true.
       fn.function.addEnvironment('TRUST_CDN_HEADERS', 'true');

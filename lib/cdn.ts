@@ -54,7 +54,8 @@ export class Cdn extends Construct {
         customHeaders: { 'x-api-key': api.cdnOriginKey.secretValue.unsafeUnwrap() },
       }),
       viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
-      allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
+      // OPTIONS for the feeds' CORS preflight, which API Gateway answers (never cached: no Cache-Control).
+      allowedMethods: AllowedMethods.ALLOW_GET_HEAD_OPTIONS,
       cachedMethods: CachedMethods.CACHE_GET_HEAD,
       compress: true,
       cachePolicy: new CachePolicy(this, 'OriginCacheControl', {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { compileRoutePath, corsPreflight, routeMethods, type RouteDefinition } from '../functions/platform/routes';
+import { compileRoutePath, CORS_PREFLIGHT_MAX_AGE_SECONDS, corsAllowedOrigins, routeMethods, type CorsSettings, type RouteDefinition } from '../functions/platform/routes';
 import { lambdaContext } from './queue';
 
 /**
@@ -75,8 +75,9 @@ async function dispatch(
     return match ? [{ route, pathParameters: Object.fromEntries(params.map((name, i) => [name, decodePathSegment(match[i + 1]!)])) }] : [];
   });
 
-  if (request.method === 'OPTIONS' && candidates.some(({ route }) => route.definition.cors)) {
-    return send(response, preflight(options.corsOrigins, request, candidates.map(({ route }) => route.definition.method)));
+  const cors = candidates.find(({ route }) => route.definition.cors)?.route.definition.cors;
+  if (request.method === 'OPTIONS' && cors) {
+    return send(response, preflight(corsAllowedOrigins(cors, options.corsOrigins), cors, request, candidates.map(({ route }) => route.definition.method)));
   }
   const found = candidates.find(({ route }) => routeMethods(route.definition).includes(request.method ?? ''));
   // API Gateway answers unknown resources and methods alike (the stack maps both to this 404).
@@ -173,7 +174,7 @@ function decodePathSegment(segment: string): string {
   }
 }
 
-function preflight(corsOrigins: readonly string[], request: IncomingMessage, methods: string[]): APIGatewayProxyResult {
+function preflight(corsOrigins: readonly string[], cors: CorsSettings, request: IncomingMessage, methods: string[]): APIGatewayProxyResult {
   const origin = request.headers.origin;
   const allowed = corsOrigins.includes('*') ? '*' : origin && corsOrigins.includes(origin) ? origin : null;
   return {
@@ -181,8 +182,8 @@ function preflight(corsOrigins: readonly string[], request: IncomingMessage, met
     headers: {
       ...(allowed ? { 'Access-Control-Allow-Origin': allowed } : {}),
       'Access-Control-Allow-Methods': ['OPTIONS', ...methods].join(','),
-      'Access-Control-Allow-Headers': corsPreflight.allowHeaders.join(','),
-      'Access-Control-Max-Age': String(corsPreflight.maxAgeSeconds),
+      'Access-Control-Allow-Headers': cors.allowHeaders.join(','),
+      'Access-Control-Max-Age': String(CORS_PREFLIGHT_MAX_AGE_SECONDS),
       ...(allowed === '*' ? {} : { Vary: 'Origin' }),
     },
     body: '',

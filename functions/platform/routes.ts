@@ -19,8 +19,8 @@ export interface RouteDefinition {
   readonly entry: string;
   /** Which quota in cdk.json context (`throttle.<name>`) API Gateway applies to this route. */
   readonly throttle: 'save' | 'feed' | 'icon' | 'openapi';
-  /** Answered for browser extensions with CORS preflight (Authorization allowed). */
-  readonly cors: boolean;
+  /** Set when browsers may call the route from other origins: API Gateway and the local stack answer its CORS preflight. */
+  readonly cors?: CorsSettings;
   /** Served to the public through CloudFront (cached by the origin's Cache-Control). */
   readonly cdn: boolean;
   /** A GET route that also answers HEAD (the same answer without its body), for feed readers and link checkers. */
@@ -39,6 +39,16 @@ export interface RouteDefinition {
  */
 export type ResourceAccess = 'table:read' | 'table:write' | 'table:rate-limit' | 'queue:enrichment' | 'queue:favicon';
 
+export interface CorsSettings {
+  /** `configured`: the origins in CORS_ALLOWED_ORIGINS (the browser extension); `any`: every site (public feeds, embedded anywhere). */
+  readonly origins: 'configured' | 'any';
+  /** Request headers a preflight allows. */
+  readonly allowHeaders: readonly string[];
+}
+
+/** Site embeds revalidate with conditional GET, whose headers make the browser send a preflight. */
+const feedCors: CorsSettings = { origins: 'any', allowHeaders: ['If-None-Match', 'If-Modified-Since'] };
+
 export const routes: readonly RouteDefinition[] = [
   {
     id: 'SaveBookmark',
@@ -46,7 +56,7 @@ export const routes: readonly RouteDefinition[] = [
     path: '/api/v1/bookmarks/save',
     entry: 'functions/save-bookmark/handler.ts',
     throttle: 'save',
-    cors: true,
+    cors: { origins: 'configured', allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'] },
     cdn: false,
     access: ['table:read', 'table:write', 'queue:enrichment'],
   },
@@ -56,7 +66,7 @@ export const routes: readonly RouteDefinition[] = [
     path: '/api/v2/publisher/feeds/{feed_id}/public',
     entry: 'functions/published-feed-json/handler.ts',
     throttle: 'feed',
-    cors: false,
+    cors: feedCors,
     cdn: true,
     answersHead: true,
     access: ['table:read', 'table:rate-limit'],
@@ -67,7 +77,7 @@ export const routes: readonly RouteDefinition[] = [
     path: '/api/v2/publisher/feeds/{feed_id}/rss',
     entry: 'functions/published-feed-rss/handler.ts',
     throttle: 'feed',
-    cors: false,
+    cors: feedCors,
     cdn: true,
     answersHead: true,
     access: ['table:read', 'table:rate-limit'],
@@ -78,7 +88,6 @@ export const routes: readonly RouteDefinition[] = [
     path: '/icons/{icon_file}',
     entry: 'functions/get-icon/handler.ts',
     throttle: 'icon',
-    cors: false,
     cdn: true,
     answersHead: true,
     access: ['table:read'],
@@ -90,7 +99,6 @@ export const routes: readonly RouteDefinition[] = [
     path: '/openapi.json',
     entry: 'functions/get-openapi-document/handler.ts',
     throttle: 'openapi',
-    cors: false,
     cdn: true,
     answersHead: true,
     access: [],
@@ -130,11 +138,13 @@ export function checkRouteTable(table: readonly RouteDefinition[]): void {
   for (const route of table) if (route.retirement) checkRetirement(route.id, route.retirement);
 }
 
-/** CORS preflight answers for routes with `cors: true`, in API Gateway and in the local stack alike. */
-export const corsPreflight = {
-  allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
-  maxAgeSeconds: 600,
-} as const;
+/** How long browsers may cache a preflight answer, in API Gateway and in the local stack alike. */
+export const CORS_PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+/** The origins a route's preflight admits, given the configured ones. */
+export function corsAllowedOrigins(cors: CorsSettings, configured: readonly string[]): readonly string[] {
+  return cors.origins === 'any' ? ['*'] : configured;
+}
 
 /** The absolute URL of a route, e.g. the RSS address of a feed. */
 export function routeUrl(baseUrl: string, routeId: string, params: Record<string, string>): string {

@@ -163,6 +163,28 @@ describe('conditional GET for feed readers', () => {
   });
 });
 
+describe('CORS for site embeds', () => {
+  it('answers the preflight of a conditional GET from any origin, and exposes the validators and rate-limit headers', async () => {
+    const { user } = await t.createUser();
+    const feed = await createFeed(user.id, { title: 'Embedded', tags: ['embed'], sharing: 'public' });
+    for (const variant of ['public', 'rss'] as const) {
+      const preflight = await fetch(feedUrl(feed.id, variant), {
+        method: 'OPTIONS',
+        headers: { Origin: 'https://blog.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'if-none-match' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('Access-Control-Allow-Origin')).toBe('*');
+      expect(preflight.headers.get('Access-Control-Allow-Methods')).toBe('OPTIONS,GET');
+      expect(preflight.headers.get('Access-Control-Allow-Headers')).toBe('If-None-Match,If-Modified-Since');
+      expect(preflight.headers.get('Access-Control-Max-Age')).toBe('600');
+
+      const answer = await contractFetch(feedUrl(feed.id, variant), { headers: { Origin: 'https://blog.example' } });
+      const exposed = answer.headers.get('Access-Control-Expose-Headers')!.split(/,\s*/);
+      expect(exposed).toEqual(expect.arrayContaining(['ETag', 'Last-Modified', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy']));
+    }
+  });
+});
+
 describe('HEAD, for feed readers and link checkers', () => {
   it('answers like GET without the body, on both feed routes', async () => {
     const { user, token } = await t.createUser();

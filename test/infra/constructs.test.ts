@@ -21,7 +21,6 @@ const feedRoute: RouteDefinition = {
   path: '/api/v2/publisher/feeds/{feed_id}/public',
   entry: saveRoute.entry,
   throttle: 'feed',
-  cors: false,
   cdn: true,
   access: ['table:read', 'table:rate-limit'],
 };

@@ -188,6 +188,19 @@ describe('REST API', () => {
     expect(preflight?.properties.Integration.ContentHandling).toBe('CONVERT_TO_TEXT');
   });
 
+  it.each(['GetPublishedFeed', 'GetPublishedFeedRss'])('answers CORS preflight on %s from any origin, for conditional GET', (routeId) => {
+    const route = routes.find((candidate) => candidate.id === routeId)!;
+    const preflight = apiMethods(built.template).find((method) => method.path === route.path && method.httpMethod === 'OPTIONS');
+    expect(preflight?.properties.Integration.IntegrationResponses[0].ResponseParameters).toMatchObject({
+      'method.response.header.Access-Control-Allow-Headers': "'If-None-Match,If-Modified-Since'",
+      'method.response.header.Access-Control-Allow-Methods': "'OPTIONS,GET'",
+      'method.response.header.Access-Control-Allow-Origin': "'*'",
+      'method.response.header.Access-Control-Max-Age': "'600'",
+    });
+    expect(preflight?.properties.Integration.ContentHandling).toBe('CONVERT_TO_TEXT');
+    expect(environmentOf(routeFunction(route))).not.toHaveProperty('CORS_ALLOWED_ORIGINS');
+  });
+
   it('serves base64 bodies from the functions (icons) as bytes', () => {
     built.template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
   });
@@ -430,10 +443,10 @@ describe('CloudFront', () => {
     }
   });
 
-  it('caches the feeds and icons, GET and HEAD only, by the origin Cache-Control with nothing per reader in the key', () => {
+  it('caches the feeds and icons, GET and HEAD only (OPTIONS passed for the preflight), by the origin Cache-Control with nothing per reader in the key', () => {
     expect(cachedBehaviors().map((behavior) => behavior.PathPattern).sort()).toEqual(cachedPatterns);
     for (const behavior of cachedBehaviors()) {
-      expect(behavior).toMatchObject({ AllowedMethods: ['GET', 'HEAD'], CachedMethods: ['GET', 'HEAD'] });
+      expect(behavior).toMatchObject({ AllowedMethods: ['GET', 'HEAD', 'OPTIONS'], CachedMethods: ['GET', 'HEAD'] });
       const policy = built.template.toJSON().Resources[behavior.CachePolicyId.Ref];
       expect(policy.Properties.CachePolicyConfig).toMatchObject({
         MinTTL: 0,
@@ -460,7 +473,7 @@ describe('CloudFront', () => {
     expect(grantsOf(fn).flatMap((grant) => grant.actions).filter((action) => /^(dynamodb|sqs):/.test(action))).toEqual([]);
 
     const behavior = cachedBehaviors().find((candidate) => candidate.PathPattern === '/openapi.json');
-    expect(behavior).toMatchObject({ AllowedMethods: ['GET', 'HEAD'], ViewerProtocolPolicy: 'redirect-to-https', Compress: true });
+    expect(behavior).toMatchObject({ AllowedMethods: ['GET', 'HEAD', 'OPTIONS'], ViewerProtocolPolicy: 'redirect-to-https', Compress: true });
     expect(behavior!.CachePolicyId).toEqual(cachedBehaviors().find((candidate) => candidate.PathPattern === '/icons/*')!.CachePolicyId);
   });
 
