@@ -28,8 +28,8 @@ export interface RouteOptions {
   readonly retirement?: Retirement | null;
 }
 
-/** Response headers a browser client may read: the rate-limit state, when to retry, the route's retirement. */
-const EXPOSED_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After', 'ETag', 'Last-Modified', 'Deprecation', 'Sunset', 'Link'];
+/** Response headers a browser client may read: the rate-limit state, when to retry, the validators, the bearer challenge, the route's retirement. */
+const EXPOSED_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After', 'ETag', 'Last-Modified', 'WWW-Authenticate', 'Deprecation', 'Sunset', 'Link'];
 
 /**
  * The middleware every HTTP route shares: structured logs with the request id, metrics flushed per

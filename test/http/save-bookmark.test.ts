@@ -323,6 +323,9 @@ describe('CORS for the browser extension', () => {
     const response = await t.save(null, {}, { Origin: 'chrome-extension://abc' });
     expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*');
     expect(response.headers.get('Access-Control-Expose-Headers')).toMatch(/RateLimit-Remaining/);
+    // A browser client may read the bearer challenge of a refused token.
+    expect(response.status).toBe(401);
+    expect(response.headers.get('Access-Control-Expose-Headers')!.split(/,\s*/)).toContain('WWW-Authenticate');
   });
 });
 
