@@ -8,6 +8,7 @@ import {
   EndpointType,
   LambdaIntegration,
   LogGroupLogDestination,
+  MockIntegration,
   MethodLoggingLevel,
   ResponseType,
   RestApi,
@@ -20,7 +21,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { parseRateLimitPolicy, rateLimitHeaders } from '../functions/core/rate-limit';
-import { checkRouteTable, CORS_PREFLIGHT_MAX_AGE_SECONDS, corsAllowedOrigins, rateLimitSetting, routeEnvironment, routeMethods, type CorsSettings, type RouteDefinition } from '../functions/platform/routes';
+import { checkRouteTable, CORS_PREFLIGHT_MAX_AGE_SECONDS, corsAllowedOrigins, pathMethods, rateLimitSetting, routeEnvironment, routeMethods, type CorsSettings, type RouteDefinition } from '../functions/platform/routes';
 import { AppFunction, type AccessTargets } from './app-function';
 import type { GleanerSettings, Throttle } from './settings';
 
@@ -108,6 +109,8 @@ export class Api extends Construct {
       (preflight.node.defaultChild as CfnMethod).addPropertyOverride('Integration.ContentHandling', 'CONVERT_TO_TEXT');
     }
 
+    for (const path of new Set(routes.map((route) => route.path))) this.refuseOtherMethods(path, pathMethods(routes, path));
+
     // Generated once and resolved by CloudFormation (a dynamic reference) into both the API key and
     // CloudFront's origin header, so the value appears in neither the template nor the code.
     this.cdnOriginKey = new Secret(this, 'CdnOriginKey', {
@@ -133,6 +136,33 @@ export class Api extends Construct {
 
     this.addErrorResponses(settings.corsAllowedOrigins, bodyRateLimitHeaders(routes, settings));
     this.acknowledgeNagFindings();
+  }
+
+  /**
+   * 405 with `Allow` for the methods a route's path does not take (API Gateway would answer 403
+   * "Missing Authentication Token"): ANY catches every method the path defines no method for.
+   */
+  private refuseOtherMethods(path: string, allowed: readonly string[]): void {
+    const method = this.restApi.root.resourceForPath(path).addMethod(
+      'ANY',
+      new MockIntegration({
+        requestTemplates: { 'application/json': '{"statusCode": 405}' },
+        integrationResponses: [
+          {
+            statusCode: '405',
+            responseParameters: { 'method.response.header.Allow': `'${allowed.join(', ')}'` },
+            responseTemplates: { 'application/json': detail('Method Not Allowed') },
+          },
+        ],
+      }),
+      { methodResponses: [{ statusCode: '405', responseParameters: { 'method.response.header.Allow': true } }] },
+    );
+    // As for the preflight: a request body counts as binary (*/*), which the mock's template cannot transform.
+    (method.node.defaultChild as CfnMethod).addPropertyOverride('Integration.ContentHandling', 'CONVERT_TO_TEXT');
+    Validations.of(method).acknowledge(
+      { id: 'AwsSolutions-APIG4', reason: 'A mock that only answers 405; it reaches no function and no data.' },
+      { id: 'AwsSolutions-COG4', reason: 'A mock that only answers 405; it reaches no function and no data.' },
+    );
   }
 
   /** The route's function, with the grants and settings its `access`, quota and CDN use call for. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { compileRoutePath, CORS_PREFLIGHT_MAX_AGE_SECONDS, corsAllowedOrigins, routeMethods, type CorsSettings, type RouteDefinition } from '../functions/platform/routes';
+import { compileRoutePath, CORS_PREFLIGHT_MAX_AGE_SECONDS, corsAllowedOrigins, pathMethods, routeMethods, type CorsSettings, type RouteDefinition } from '../functions/platform/routes';
 import { lambdaContext } from './queue';
 
 /**
@@ -80,7 +80,12 @@ async function dispatch(
     return send(response, preflight(corsAllowedOrigins(cors, options.corsOrigins), cors, request, candidates.map(({ route }) => route.definition.method)));
   }
   const found = candidates.find(({ route }) => routeMethods(route.definition).includes(request.method ?? ''));
-  // API Gateway answers unknown resources and methods alike (the stack maps both to this 404).
+  if (!found && candidates.length) {
+    // As the stack's mock method for the methods a route's path does not take.
+    const allow = pathMethods(candidates.map(({ route }) => route.definition), candidates[0]!.route.definition.path);
+    return send(response, { statusCode: 405, headers: { Allow: allow.join(', ') }, body: JSON.stringify({ detail: 'Method Not Allowed' }) });
+  }
+  // The stack maps API Gateway's answer to an unknown resource to this 404.
   if (!found) return send(response, { statusCode: 404, body: JSON.stringify({ detail: 'Not Found' }) });
 
   const body = await readBody(request);

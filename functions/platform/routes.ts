@@ -133,6 +133,15 @@ export function routeMethods(route: RouteDefinition): string[] {
   return route.answersHead ? [route.method, 'HEAD'] : [route.method];
 }
 
+/**
+ * Every method answered on a path, preflight included: what a 405 for another method lists in `Allow`,
+ * in API Gateway and in the local stack alike.
+ */
+export function pathMethods(table: readonly RouteDefinition[], path: string): string[] {
+  const onPath = table.filter((route) => route.path === path);
+  return [...onPath.flatMap(routeMethods), ...(onPath.some((route) => route.cors) ? ['OPTIONS'] : [])];
+}
+
 /** Refuses a route table that breaks the contract's promises (a retirement with less than six months' notice). */
 export function checkRouteTable(table: readonly RouteDefinition[]): void {
   for (const route of table) if (route.retirement) checkRetirement(route.id, route.retirement);

@@ -200,10 +200,10 @@ describe('HEAD, for feed readers and link checkers', () => {
     }
   });
 
-  it('answers 404 and 422 to HEAD as to GET, and the save route does not take HEAD', async () => {
+  it('answers 404 and 422 to HEAD as to GET, and the save route refuses HEAD', async () => {
     expect((await contractFetch(feedUrl(randomUUID(), 'rss'), { method: 'HEAD' })).status).toBe(404);
     expect((await contractFetch(feedUrl('not-a-uuid', 'rss'), { method: 'HEAD' })).status).toBe(422);
-    expect((await contractFetch(`${t.stack.baseUrl}/api/v1/bookmarks/save`, { method: 'HEAD' })).status).toBe(404);
+    expect((await contractFetch(`${t.stack.baseUrl}/api/v1/bookmarks/save`, { method: 'HEAD' })).status).toBe(405);
   });
 });
 

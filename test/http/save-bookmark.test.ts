@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -335,13 +336,24 @@ async function countItems(): Promise<number> {
 }
 
 describe('routes that do not exist', () => {
-  it.each([
-    ['an unknown path', 'GET', '/api/v1/nothing'],
-    ['a known path with another method', 'GET', '/api/v1/bookmarks/save'],
-  ])('answers %s with 404 in the contract shape, as the API Gateway response does', async (_, method, path) => {
-    const response = await fetch(`${t.stack.baseUrl}${path}`, { method });
+  it('answers an unknown path with 404 in the contract shape, as the API Gateway response does', async () => {
+    const response = await fetch(`${t.stack.baseUrl}/api/v1/nothing`);
     expect(response.status).toBe(404);
     expect(await json(response)).toEqual({ detail: 'Not Found' });
+  });
+
+  it.each(['GET', 'PUT', 'DELETE', 'HEAD'])('answers %s on the save route with 405 and the methods it takes', async (method) => {
+    const response = await fetch(`${t.stack.baseUrl}/api/v1/bookmarks/save`, { method });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('Allow')).toBe('POST, OPTIONS');
+    if (method !== 'HEAD') expect(await json(response)).toEqual({ detail: 'Method Not Allowed' });
+  });
+
+  it('answers a method a feed route does not take with 405, listing GET, HEAD and the preflight', async () => {
+    const response = await fetch(`${t.stack.baseUrl}/api/v2/publisher/feeds/${randomUUID()}/rss`, { method: 'DELETE' });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('Allow')).toBe('GET, HEAD, OPTIONS');
+    expect(await json(response)).toEqual({ detail: 'Method Not Allowed' });
   });
 });
 

@@ -29,8 +29,10 @@ describe('adding a route to the route table', () => {
   const template = buildApi([saveRoute, feedRoute]);
   const [, feedFunction] = onlyResource(template, 'AWS::Lambda::Function', { Description: 'GET /api/v2/publisher/feeds/{feed_id}/public' });
 
-  it('adds its method under nested resources with a path parameter', () => {
+  it('adds its method under nested resources with a path parameter, and the 405 for the others', () => {
     expect(apiMethods(template).map(({ httpMethod, path }) => `${httpMethod} ${path}`).sort()).toEqual([
+      'ANY /api/v1/bookmarks/save',
+      'ANY /api/v2/publisher/feeds/{feed_id}/public',
       'GET /api/v2/publisher/feeds/{feed_id}/public',
       'OPTIONS /api/v1/bookmarks/save',
       'POST /api/v1/bookmarks/save',

@@ -201,6 +201,30 @@ describe('REST API', () => {
     expect(environmentOf(routeFunction(route))).not.toHaveProperty('CORS_ALLOWED_ORIGINS');
   });
 
+  it('answers the methods a route path does not take with 405 and Allow, from a mock', () => {
+    const methods = apiMethods(built.template);
+    const refusal = (path: string) => methods.find((method) => method.path === path && method.httpMethod === 'ANY')?.properties;
+    expect(refusal(saveRoute.path)).toMatchObject({
+      AuthorizationType: 'NONE',
+      MethodResponses: [{ StatusCode: '405', ResponseParameters: { 'method.response.header.Allow': true } }],
+      Integration: {
+        Type: 'MOCK',
+        ContentHandling: 'CONVERT_TO_TEXT',
+        RequestTemplates: { 'application/json': '{"statusCode": 405}' },
+        IntegrationResponses: [
+          {
+            StatusCode: '405',
+            ResponseParameters: { 'method.response.header.Allow': "'POST, OPTIONS'" },
+            ResponseTemplates: { 'application/json': '{"detail":"Method Not Allowed"}' },
+          },
+        ],
+      },
+    });
+    for (const route of routes) expect(refusal(route.path), route.id).toBeDefined();
+    const rss = routes.find((route) => route.id === 'GetPublishedFeedRss')!;
+    expect(refusal(rss.path)?.Integration.IntegrationResponses[0].ResponseParameters['method.response.header.Allow']).toBe("'GET, HEAD, OPTIONS'");
+  });
+
   it('serves base64 bodies from the functions (icons) as bytes', () => {
     built.template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
   });
