@@ -3,7 +3,6 @@
  *
  * - `renderRss(feed, notes, options: RssOptions): string` — `notes` are already selected (see
  *   `selectFeedEntries` in `feed.ts`); items come out newest first.
- * - `stripInvalidXmlChars(text): string` — drops what XML 1.0 cannot carry.
  *
  * Mapping: channel `title`, `link` (site), `description` (the feed's, else a summary of its filter;
  * RSS requires one), `atom:link rel="self"`, `lastBuildDate` (newest change, when known),
@@ -24,6 +23,7 @@ import {
   sortNewestFirst,
   toFeedEntry,
 } from './feed';
+import { sanitizeText } from './text';
 
 const ATOM_NAMESPACE = 'http://www.w3.org/2005/Atom';
 
@@ -41,23 +41,13 @@ export interface RssOptions {
 }
 
 /**
- * Characters outside XML 1.0's `Char` production: C0 controls other than tab, LF and CR,
- * U+FFFE/U+FFFF and unpaired surrogates (the `u` flag makes a lone surrogate one code point).
- */
-const INVALID_XML_CHARS = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
-
-export function stripInvalidXmlChars(text: string): string {
-  return text.replace(INVALID_XML_CHARS, '');
-}
-
-/**
  * A text or attribute value for xmlbuilder2. Its serializer leaves entity-looking `&…;` as written
  * (a note's `&nbsp;` would be an undefined entity, and `&amp;` would read back as `&`), and parsers
  * turn a raw CR into LF. Escaping every `&` and CR here makes the output exact: the serializer
  * leaves `&amp;`/`&#13;` alone and still escapes `<` and `>` (and so `]]>`).
  */
 function xmlText(text: string): string {
-  return stripInvalidXmlChars(text).replace(/&/g, '&amp;').replace(/\r/g, '&#13;');
+  return sanitizeText(text).replace(/&/g, '&amp;').replace(/\r/g, '&#13;');
 }
 
 function escapeHtml(text: string): string {

@@ -3,7 +3,8 @@
  * (`PublishedFeed` in spec/interface.md). Pure: no AWS, no I/O.
  *
  * Sibling modules:
- * - `feed-rss.ts`: `renderRss`, `stripInvalidXmlChars` (RSS 2.0 representation)
+ * - `feed-rss.ts`: `renderRss` (RSS 2.0 representation)
+ * - `text.ts`: `sanitizeText` (what every representation does to user text)
  * - `feed-conditional-get.ts`: `feedValidators`, `isNotModified` (ETag / Last-Modified / 304)
  * - `markdown-text.ts`: `markdownToPlainText` (note body → entry text)
  *
@@ -20,6 +21,7 @@
  */
 import type { FeedEntry, PublishedFeed } from './contract';
 import { markdownToPlainText } from './markdown-text';
+import { sanitizeText } from './text';
 
 export type TagMatch = 'any' | 'all';
 export type FeedSharing = 'public' | 'link' | 'private';
@@ -92,7 +94,7 @@ export function selectFeedEntries(notes: readonly FeedNote[], filter: TagFilter,
 }
 
 export function toFeedEntry(note: FeedNote): FeedEntry {
-  return { id: note.id, title: note.title, text: markdownToPlainText(note.body), updated: note.updated };
+  return { id: note.id, title: sanitizeText(note.title), text: sanitizeText(markdownToPlainText(note.body)), updated: note.updated };
 }
 
 /** The JSON representation; `notes` are already selected (see `selectFeedEntries`). */
@@ -103,9 +105,9 @@ export function buildPublishedFeed(
 ): PublishedFeed {
   return {
     id: feed.id,
-    title: feed.title,
-    description: feed.description,
-    author: feed.author,
+    title: sanitizeText(feed.title),
+    description: feed.description === null ? null : sanitizeText(feed.description),
+    author: sanitizeText(feed.author),
     rss_url: options.rssUrl,
     entries: sortNewestFirst(notes).map(toFeedEntry),
   };

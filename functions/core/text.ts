@@ -9,3 +9,16 @@ export function truncate(value: string, max: number): string {
 export function isoTimestamp(date: Date): string {
   return date.toISOString().replace('Z', '+00:00');
 }
+
+/** C0 controls but tab, LF and CR; DEL; C1 controls; and U+FFFE/U+FFFF, which XML cannot carry either. */
+const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]/g;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text as every published representation shows it, JSON and RSS alike: no control characters (a
+ * NUL or an ANSI escape would reach every embed), lone surrogates as U+FFFD. What remains is
+ * valid XML 1.0 character data.
+ */
+export function sanitizeText(text: string): string {
+  return text.replace(CONTROL_CHARS, '').replace(LONE_SURROGATE, '\uFFFD');
+}

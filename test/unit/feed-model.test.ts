@@ -9,6 +9,8 @@ import {
   sortNewestFirst,
   toRfc822,
 } from '../../functions/core/feed';
+import { renderRss } from '../../functions/core/feed-rss';
+import { sanitizeText } from '../../functions/core/text';
 
 const feed: Feed = {
   id: '0b5c3a52-7a55-4a1c-9a39-2f3f1f0d9c11',
@@ -116,6 +118,32 @@ describe('buildPublishedFeed', () => {
     const body = 'Source: [A \\[b\\] c](https://example.com/x)\n\n> quoted *line*';
     const [entry] = buildPublishedFeed(feed, [{ ...note('n', null), body }], { rssUrl }).entries;
     expect(entry!.text).toBe('Source: A [b] c (https://example.com/x)\n\nquoted line');
+  });
+});
+
+describe('sanitizeText', () => {
+  it('removes C0 controls but tab, LF and CR, DEL, C1 controls and U+FFFE/U+FFFF; lone surrogates become U+FFFD', () => {
+    expect(sanitizeText('a\u0000b\u001b[31mred\u007f\u0085\u009f\uFFFEc')).toBe('ab[31mredc');
+    expect(sanitizeText('x\uD800y\uDFFFz\uDC00\uD800')).toBe('x\uFFFDy\uFFFDz\uFFFD\uFFFD');
+    const kept = 'tab\t lf\n cr\r \u00A0 \uD7FF \uE000 \uFFFD 😀 \u{10FFFF} \u202Eevil\u202C';
+    expect(sanitizeText(kept)).toBe(kept);
+  });
+
+  it('is what the JSON feed and the RSS feed both show', () => {
+    const hostile = 'Red \u001b[31malert\u0000 \u0085\uD800 end';
+    const shown = 'Red [31malert \uFFFD end';
+    const published = buildPublishedFeed(
+      { ...feed, title: hostile, description: hostile, author: hostile },
+      [{ ...note('n', null), title: hostile, body: hostile }],
+      { rssUrl: 'https://gleaner.example/rss' },
+    );
+    expect(published).toMatchObject({ title: shown, description: shown, author: shown, entries: [{ title: shown, text: shown }] });
+    const rss = renderRss({ ...feed, title: hostile }, [{ ...note('n', null), title: hostile }], {
+      selfUrl: 'https://gleaner.example/rss',
+      siteUrl: 'https://gleaner.example/rss',
+      entryLink: () => 'https://gleaner.example/n',
+    });
+    expect(rss).toContain(`<title>${shown}</title>`);
   });
 });
 

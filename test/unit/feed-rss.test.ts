@@ -2,12 +2,15 @@ import { parseFeed } from '@rowanmanning/feed-parser';
 import { SaxesParser } from 'saxes';
 import { describe, expect, it } from 'vitest';
 import type { Feed, FeedNote } from '../../functions/core/feed';
-import { renderRss, stripInvalidXmlChars } from '../../functions/core/feed-rss';
+import { renderRss } from '../../functions/core/feed-rss';
 
 /** Characters XML 1.0 forbids; each lone surrogate sits next to ASCII or a control, never its partner. */
 const FORBIDDEN = '\uDFFF\u0000\u0001\u0008\u000B\u000C\u001F\uFFFE\uFFFF\uD800';
 
-/** Hostile text with `forbidden` spliced in; `hostile('')` is what a parser must read back. */
+/** What sanitizeText leaves of FORBIDDEN: its two lone surrogates, as U+FFFD. */
+const SANITIZED = '\uFFFD\uFFFD';
+
+/** Hostile text with `forbidden` spliced in; `hostile(SANITIZED)` is what a parser must read back. */
 function hostile(forbidden: string): string {
   return (
     `]]> <script>alert(1)</script> & "quotes" 'apos' ${forbidden}` +
@@ -28,7 +31,7 @@ const FEED: Feed = {
 /** One paragraph of plain (Markdown-inert) hostile text; ~200 B, so 500 of them make a 100 KB body. */
 const PARAGRAPH = (forbidden: string) => `Paragraph ${hostile(forbidden)} end`;
 const BIG_BODY = Array.from({ length: 500 }, () => PARAGRAPH(FORBIDDEN)).join('\n\n');
-const BIG_BODY_TEXT = Array.from({ length: 500 }, () => PARAGRAPH('')).join('\n\n');
+const BIG_BODY_TEXT = Array.from({ length: 500 }, () => PARAGRAPH(SANITIZED)).join('\n\n');
 
 const HOSTILE_NOTE: FeedNote = {
   id: '1f0e2d3c-4b5a-4697-8877-665544332211',
@@ -114,14 +117,6 @@ function childTexts(element: XmlElement, name: string): string[] {
   return element.children.filter((c) => c.name === name).map((c) => c.text);
 }
 
-describe('stripInvalidXmlChars', () => {
-  it('removes exactly what XML 1.0 forbids', () => {
-    expect(stripInvalidXmlChars(`a${FORBIDDEN}b`)).toBe('ab');
-    expect(stripInvalidXmlChars('\uDC00\uD800')).toBe(''); // a reversed pair is two lone surrogates
-    const allowed = 'tab\t lf\n cr\r \u0085 \u007F \uD7FF \uE000 \uFFFD 😀 \u{10FFFF} \u202E';
-    expect(stripInvalidXmlChars(allowed)).toBe(allowed);
-  });
-});
 
 describe('renderRss', () => {
   const xml = renderRss(FEED, [LEGACY_NOTE, HOSTILE_NOTE, NEWER_NOTE], OPTIONS);
@@ -144,7 +139,7 @@ describe('renderRss', () => {
 
   it('is well-formed for hostile content and reads back exactly, minus forbidden characters (saxes)', () => {
     const channel = child(parseStrictXml(xml).root, 'channel');
-    expect(child(channel, 'title').text).toBe(`Feed ${hostile('')}`);
+    expect(child(channel, 'title').text).toBe(`Feed ${hostile(SANITIZED)}`);
     expect(child(channel, 'link').text).toBe(OPTIONS.siteUrl);
     expect(child(channel, 'description').text).toBe('Notes tagged #web and #reading by Ann Example');
     const self = child(channel, 'atom:link');
@@ -160,26 +155,26 @@ describe('renderRss', () => {
     const items = channel.children.filter((c) => c.name === 'item');
     expect(items.map((item) => child(item, 'guid').text)).toEqual([NEWER_NOTE.id, HOSTILE_NOTE.id, LEGACY_NOTE.id]);
     const item = items[1]!;
-    expect(child(item, 'title').text).toBe(`Title ${hostile('')}\rwith CR`);
+    expect(child(item, 'title').text).toBe(`Title ${hostile(SANITIZED)}\rwith CR`);
     expect(child(item, 'link').text).toBe(HOSTILE_NOTE.url);
     expect(child(item, 'guid').attributes.isPermaLink?.value).toBe('false');
     expect(child(item, 'pubDate').text).toBe('Sat, 21 Nov 2026 10:00:00 GMT');
     expect(child(item, 'description').text).toBe(htmlEscaped(BIG_BODY_TEXT));
-    expect(childTexts(item, 'category')).toEqual([`tag ${hostile('')}`, 'web']);
+    expect(childTexts(item, 'category')).toEqual([`tag ${hostile(SANITIZED)}`, 'web']);
   });
 
   it('reads back the same through a feed parser', () => {
     const parsed = parseFeed(xml);
-    expect(parsed.title).toBe(`Feed ${hostile('')}`);
+    expect(parsed.title).toBe(`Feed ${hostile(SANITIZED)}`);
     expect(parsed.url).toBe(OPTIONS.siteUrl);
     expect(parsed.self).toBe(OPTIONS.selfUrl);
     expect(parsed.items.map((i) => i.id)).toEqual([NEWER_NOTE.id, HOSTILE_NOTE.id, LEGACY_NOTE.id]);
     const item = parsed.items[1]!;
-    expect(item.title).toBe(`Title ${hostile('')}\rwith CR`);
+    expect(item.title).toBe(`Title ${hostile(SANITIZED)}\rwith CR`);
     expect(item.url).toBe(HOSTILE_NOTE.url);
     expect(item.description).toBe(BIG_BODY_TEXT);
     expect(item.published?.toISOString()).toBe('2026-11-21T10:00:00.000Z');
-    expect(item.categories.map((c) => c.term)).toEqual([`tag ${hostile('')}`, 'web']);
+    expect(item.categories.map((c) => c.term)).toEqual([`tag ${hostile(SANITIZED)}`, 'web']);
   });
 
   it('keeps entity-looking text literal instead of letting it become markup', () => {
