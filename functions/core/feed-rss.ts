@@ -5,13 +5,14 @@
  *   `selectFeedEntries` in `feed.ts`); items come out newest first.
  *
  * Mapping: channel `title`, `link` (site), `description` (the feed's, else a summary of its filter;
- * RSS requires one), `atom:link rel="self"`, `lastBuildDate` (newest change, when known),
+ * RSS requires one), `language`, `atom:link rel="self"`, `lastBuildDate` (newest change, when known),
  * `generator`; per note an `item` with `title`, `link` (the bookmarked URL, else the entry page),
  * `guid isPermaLink="false"` (note id), `pubDate` (from `updated`, omitted when unknown),
  * `description`, one `category` per tag.
  *
- * Item descriptions are HTML by RSS convention, so the plain entry text is HTML-escaped inside
- * them: a reader shows `<script>` as text instead of dropping or running it.
+ * Readers take titles and descriptions as HTML (RSS convention, and feedparser's guess for any text
+ * that looks like markup), so every one of them, channel and items alike, is HTML-escaped inside the
+ * XML: a reader shows `Tom & Jerry <b>` and a literal `&amp;` as typed, never as markup or an entity.
  */
 import { create } from 'xmlbuilder2';
 import {
@@ -26,6 +27,8 @@ import {
 import { sanitizeText } from './text';
 
 const ATOM_NAMESPACE = 'http://www.w3.org/2005/Atom';
+/** Feeds have no language setting yet; the texts Gleaner writes itself (the fallback description) are English. */
+const CHANNEL_LANGUAGE = 'en';
 
 type XmlElement = ReturnType<typeof create>;
 
@@ -68,9 +71,10 @@ export function renderRss(feed: Feed, notes: readonly FeedNote[], options: RssOp
     'xmlns:atom': ATOM_NAMESPACE,
   });
   const channel = rss.ele('channel');
-  addText(channel, 'title', feed.title);
+  addHtmlText(channel, 'title', feed.title);
   addText(channel, 'link', options.siteUrl);
-  addText(channel, 'description', feed.description?.trim() || fallbackDescription(feed));
+  addHtmlText(channel, 'description', feed.description?.trim() || fallbackDescription(feed));
+  addText(channel, 'language', CHANNEL_LANGUAGE);
   channel.ele(ATOM_NAMESPACE, 'atom:link', {
     href: xmlText(options.selfUrl),
     rel: 'self',
@@ -85,15 +89,20 @@ export function renderRss(feed: Feed, notes: readonly FeedNote[], options: RssOp
 
 function addItem(channel: XmlElement, note: FeedNote, options: RssOptions): void {
   const item = channel.ele('item');
-  addText(item, 'title', note.title);
+  addHtmlText(item, 'title', note.title);
   addText(item, 'link', note.url ?? options.entryLink(note));
   item.ele('guid', { isPermaLink: 'false' }).txt(xmlText(note.id));
   const updated = parseInstant(note.updated);
   if (updated !== null) addText(item, 'pubDate', formatRfc822(updated));
-  addText(item, 'description', escapeHtml(toFeedEntry(note).text));
+  addHtmlText(item, 'description', toFeedEntry(note).text);
   for (const tag of note.tags) addText(item, 'category', tag);
 }
 
 function addText(parent: XmlElement, name: string, text: string): void {
   parent.ele(name).txt(xmlText(text));
+}
+
+/** Plain text in an element readers take as HTML. */
+function addHtmlText(parent: XmlElement, name: string, text: string): void {
+  addText(parent, name, escapeHtml(text));
 }

@@ -131,15 +131,15 @@ describe('renderRss', () => {
       'title',
       'link',
       'description',
+      'language',
       'atom:link',
       'lastBuildDate',
-      'generator',
     ]);
   });
 
   it('is well-formed for hostile content and reads back exactly, minus forbidden characters (saxes)', () => {
     const channel = child(parseStrictXml(xml).root, 'channel');
-    expect(child(channel, 'title').text).toBe(`Feed ${hostile(SANITIZED)}`);
+    expect(child(channel, 'title').text).toBe(htmlEscaped(`Feed ${hostile(SANITIZED)}`));
     expect(child(channel, 'link').text).toBe(OPTIONS.siteUrl);
     expect(child(channel, 'description').text).toBe('Notes tagged #web and #reading by Ann Example');
     const self = child(channel, 'atom:link');
@@ -155,7 +155,7 @@ describe('renderRss', () => {
     const items = channel.children.filter((c) => c.name === 'item');
     expect(items.map((item) => child(item, 'guid').text)).toEqual([NEWER_NOTE.id, HOSTILE_NOTE.id, LEGACY_NOTE.id]);
     const item = items[1]!;
-    expect(child(item, 'title').text).toBe(`Title ${hostile(SANITIZED)}\rwith CR`);
+    expect(child(item, 'title').text).toBe(htmlEscaped(`Title ${hostile(SANITIZED)}\rwith CR`));
     expect(child(item, 'link').text).toBe(HOSTILE_NOTE.url);
     expect(child(item, 'guid').attributes.isPermaLink?.value).toBe('false');
     expect(child(item, 'pubDate').text).toBe('Sat, 21 Nov 2026 10:00:00 GMT');
@@ -182,8 +182,8 @@ describe('renderRss', () => {
     const note: FeedNote = { ...NEWER_NOTE, title: tricky, body: tricky, tags: [tricky], url: `https://a.example/?q=${tricky}` };
     const channel = child(parseStrictXml(renderRss({ ...FEED, title: tricky }, [note], OPTIONS)).root, 'channel');
     const item = child(channel, 'item');
-    expect(child(channel, 'title').text).toBe(tricky);
-    expect(child(item, 'title').text).toBe(tricky);
+    expect(child(channel, 'title').text).toBe(htmlEscaped(tricky));
+    expect(child(item, 'title').text).toBe(htmlEscaped(tricky));
     expect(child(item, 'link').text).toBe(note.url);
     expect(childTexts(item, 'category')).toEqual([tricky]);
     expect(child(item, 'description').text).toBe(htmlEscaped(tricky));
@@ -201,7 +201,7 @@ describe('renderRss', () => {
   it("uses the feed's own description, and falls back to one that is never empty", () => {
     const description = (feed: Feed) =>
       child(child(parseStrictXml(renderRss(feed, [], OPTIONS)).root, 'channel'), 'description').text;
-    expect(description({ ...FEED, description: 'Mine & yours' })).toBe('Mine & yours');
+    expect(description({ ...FEED, description: 'Mine & yours' })).toBe('Mine &amp; yours');
     expect(description({ ...FEED, description: '  ', match: 'any', author: '' })).toBe('Notes tagged #web or #reading');
     expect(description({ ...FEED, tags: [], author: '' })).toBe('Notes');
   });

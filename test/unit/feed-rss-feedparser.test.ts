@@ -1,0 +1,46 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import type { Feed, FeedNote } from '../../functions/core/feed';
+import { renderRss } from '../../functions/core/feed-rss';
+
+/** Debian's python3-feedparser, the parser behind many feed readers, through the system interpreter. */
+const PYTHON = '/usr/bin/python3';
+
+function feedparserAvailable(): boolean {
+  if (spawnSync(PYTHON, ['-c', 'import feedparser']).status === 0) return true;
+  const message = `feedparser was not found for ${PYTHON}: install Debian's package (apt-get install -y python3-feedparser).`;
+  if (process.env.CI === 'true') throw new Error(`${message} CI does not skip the feedparser test.`);
+  console.warn(`Skipping the feedparser test. ${message}`);
+  return false;
+}
+
+/**
+ * What a reader shows of each text field: HTML (feedparser's type for anything that looks like
+ * markup) is shown rendered, so it must hold no tags and reads as its unescaped text.
+ */
+const SHOWN = `
+import feedparser, html, json, sys
+def shown(detail):
+    if detail.type != 'text/html': return detail.value
+    return None if '<' in detail.value else html.unescape(detail.value)
+feed = feedparser.parse(sys.stdin.read())
+print(json.dumps({
+  'title': shown(feed.feed.title_detail),
+  'description': shown(feed.feed.subtitle_detail),
+  'language': feed.feed.get('language'),
+  'items': [{'title': shown(e.title_detail), 'description': shown(e.summary_detail)} for e in feed.entries],
+}))
+`;
+
+const HOSTILE = ['Tom & Jerry <b>bold</b>', 'AT&amp;T &lt;i&gt; &nbsp;', '<script>alert(1)</script> 5 < 6 > 4', 'Plain & simple'];
+
+describe.skipIf(!feedparserAvailable())('RSS through feedparser', () => {
+  it.each(HOSTILE)('shows the channel and items exactly as typed: %s', (typed) => {
+    const feed: Feed = { id: 'f', title: typed, description: typed, author: '', tags: ['t'], match: 'any', sharing: 'public' };
+    const note: FeedNote = { id: 'n', title: typed, body: typed.replace(/[<>&*_`[\]\\]/g, '\\$&'), tags: ['t'], url: null, updated: null, created: '2026-01-01T00:00:00Z' };
+    const xml = renderRss(feed, [note], { selfUrl: 'https://g.example/rss', siteUrl: 'https://g.example/rss', entryLink: () => 'https://g.example/n' });
+    const parsed = spawnSync(PYTHON, ['-c', SHOWN], { input: xml, encoding: 'utf8' });
+    expect(parsed.stderr).toBe('');
+    expect(JSON.parse(parsed.stdout)).toEqual({ title: typed, description: typed, language: 'en', items: [{ title: typed, description: typed }] });
+  });
+});
