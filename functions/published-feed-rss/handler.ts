@@ -7,7 +7,8 @@ const rss: FeedRepresentation = {
   variant: 'rss',
   contentType: 'application/rss+xml; charset=utf-8',
   render: (feed, notes, urls, feedUpdated) =>
-    renderRss(feed, notes, { selfUrl: urls.rss, siteUrl: urls.json, entryLink: (note) => `${urls.json}#${note.id}`, feedUpdated }),
+    // The channel link names a page for people; until there is one, the feed's own address.
+    renderRss(feed, notes, { selfUrl: urls.rss, siteUrl: urls.rss, entryLink: (note) => `${urls.json}#${note.id}`, feedUpdated }),
 };
 
 export const makeHandler = (deps: PublishedFeedDeps) => makePublishedFeedHandler(deps, rss);

@@ -61,6 +61,8 @@ describe('a published feed', () => {
     parseXmlStrictly(xml);
     const parsed = parseFeed(xml);
     expect(parsed.title).toBe('Grace reads');
+    // No public page yet: the channel links to the feed itself, not to the JSON API.
+    expect(parsed.url).toBe(feedUrl(feed.id, 'rss'));
     expect(parsed.items.map((item) => item.title)).toEqual(['One']);
     expect(parsed.items[0]!.url).toBe('https://example.com/one');
     expect(xml).toContain(`<atom:link href="${feedUrl(feed.id, 'rss')}" rel="self" type="application/rss+xml"/>`);
