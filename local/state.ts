@@ -35,7 +35,7 @@ export function readLocalState(dataDir: string): LocalStackState | null {
   return isAlive(state.pid) ? state : null;
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,10 +1,11 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../local/dynamodb-local';
+import { isAlive } from '../../local/state';
 import { repositoryRoot } from '../support/processes';
 
 /** `npm start` as a newcomer runs it: a real process, DynamoDB Local on disk, the printed curl command. */
@@ -12,8 +13,12 @@ import { repositoryRoot } from '../support/processes';
 const dataDir = mkdtempSync(join(tmpdir(), 'gleaner-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function start(env: Record<string, string>): { child: ChildProcess; output: () => string; stderr: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], { cwd: repositoryRoot, env: { ...process.env, ...env }, stdio: 'pipe' });
+type Started = { child: ChildProcess; output: () => string; stderr: () => string; exited: Promise<number | null> };
+
+/** The start script itself, or with `viaNpm` the `npm start` a person or a process manager runs. */
+function start(env: Record<string, string>, viaNpm = false): Started {
+  const [command, args] = viaNpm ? ['npm', ['start']] : [process.execPath, ['--import', 'tsx', 'local/start.ts']];
+  const child = spawn(command, args, { cwd: repositoryRoot, env: { ...process.env, ...env }, stdio: 'pipe' });
   let output = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -31,6 +36,10 @@ async function waitFor(predicate: () => boolean, timeoutMs = 60_000): Promise<vo
     if (Date.now() > deadline) throw new Error('timed out');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+function readState(folder: string): { pid: number; dynamoPid: number; dynamoEndpoint: string } {
+  return JSON.parse(readFileSync(join(folder, 'local-stack.json'), 'utf8')) as { pid: number; dynamoPid: number; dynamoEndpoint: string };
 }
 
 function runPrintedCurl(output: string): Promise<string> {
@@ -58,6 +67,8 @@ describe('npm start', () => {
     await waitFor(() => first.output().includes('Stop with Ctrl-C'));
     expect(first.output()).toContain(`Gleaner is running at http://127.0.0.1:${port}`);
     expect(first.output()).toContain('(created now)');
+    // The line a second shell needs so that `npx gleaner` finds this stack.
+    expect(first.output()).toContain(`export GLEANER_DATA_DIR=${dataDir}`);
     const dynamoEndpoint = /DynamoDB Local at (http:\/\/\S+)\)/.exec(first.output())![1]!;
     expect(JSON.parse(await runPrintedCurl(first.output()))).toMatchObject({ is_new_bookmark: true });
     first.child.kill('SIGINT');
@@ -90,6 +101,83 @@ describe('npm start', () => {
     expect(await run.exited).toBe(1);
     expect(run.output()).toMatch(new RegExp(`port ${port} is already in use`));
     blocker.close();
+  });
+
+  it('refuses a second start on the same data folder, and leaves the first one running', async () => {
+    const env = { GLEANER_DATA_DIR: join(dataDir, 'twice'), GLEANER_ENRICHMENT: 'off' };
+    const first = start({ ...env, PORT: String(await findFreePort()) });
+    await waitFor(() => first.output().includes('Stop with Ctrl-C'));
+    const second = start({ ...env, PORT: String(await findFreePort()) });
+    expect(await second.exited).toBe(1);
+    expect(second.stderr()).toContain(`${env.GLEANER_DATA_DIR} is in use by another npm start (pid ${first.child.pid})`);
+    // The refused start neither deleted the first one's state nor stopped its database.
+    const state = readState(env.GLEANER_DATA_DIR);
+    expect(state.pid).toBe(first.child.pid);
+    expect(await portOpen(state.dynamoEndpoint)).toBe(true);
+    first.child.kill('SIGINT');
+    expect(await first.exited).toBe(0);
+  }, 120_000);
+
+  it('stops the whole tree, DynamoDB Local included, when a process manager sends npm start SIGTERM', async () => {
+    const env = { PORT: String(await findFreePort()), GLEANER_DATA_DIR: join(dataDir, 'sigterm'), GLEANER_ENRICHMENT: 'off' };
+    const run = start(env, true);
+    await waitFor(() => run.output().includes('Stop with Ctrl-C'));
+    const state = readState(env.GLEANER_DATA_DIR);
+    run.child.kill('SIGTERM');
+    await waitFor(() => !isAlive(state.pid) && !isAlive(state.dynamoPid));
+    expect(await portOpen(`http://127.0.0.1:${env.PORT}`)).toBe(false);
+    expect(await portOpen(state.dynamoEndpoint)).toBe(false);
+  }, 120_000);
+
+  it('stops on SIGHUP, as when its terminal closes', async () => {
+    const env = { PORT: String(await findFreePort()), GLEANER_DATA_DIR: join(dataDir, 'sighup'), GLEANER_ENRICHMENT: 'off' };
+    const run = start(env);
+    await waitFor(() => run.output().includes('Stop with Ctrl-C'));
+    const state = readState(env.GLEANER_DATA_DIR);
+    run.child.kill('SIGHUP');
+    expect(await run.exited).toBe(0);
+    expect(isAlive(state.dynamoPid)).toBe(false);
+  }, 120_000);
+
+  it('stops the DynamoDB Local a killed (kill -9) start left behind on its data folder, then starts', async () => {
+    const env = { GLEANER_DATA_DIR: join(dataDir, 'orphan'), GLEANER_ENRICHMENT: 'off' };
+    const killed = start({ ...env, PORT: String(await findFreePort()) });
+    await waitFor(() => killed.output().includes('Stop with Ctrl-C'));
+    const orphan = readState(env.GLEANER_DATA_DIR).dynamoPid;
+    killed.child.kill('SIGKILL');
+    await killed.exited;
+    expect(isAlive(orphan)).toBe(true);
+
+    const next = start({ ...env, PORT: String(await findFreePort()) });
+    await waitFor(() => next.output().includes('Stop with Ctrl-C'));
+    expect(next.stderr()).toContain(`stopping DynamoDB Local (pid ${orphan}) left running on ${env.GLEANER_DATA_DIR}`);
+    expect(isAlive(orphan)).toBe(false);
+    expect(JSON.parse(await runPrintedCurl(next.output()))).toMatchObject({ bookmark: { title: 'Serverless notes' } });
+    next.child.kill('SIGINT');
+    expect(await next.exited).toBe(0);
+  }, 120_000);
+
+  it('says what PORT must be when it is not a port', async () => {
+    for (const port of ['abc', '70000', '0']) {
+      const run = start({ PORT: port, GLEANER_DATA_DIR: join(dataDir, 'badport') });
+      expect(await run.exited).toBe(1);
+      expect(run.stderr()).toContain(`PORT must be a whole number from 1 to 65535 (got "${port}")`);
+    }
+  });
+
+  it('says Java 17 or newer is needed, and which version it found, when Java is too old', async () => {
+    // A stand-in for Java 11: what it prints when asked to run DynamoDB Local's Java 17 classes.
+    const oldJava = mkdtempSync(join(tmpdir(), 'gleaner-old-java-'));
+    writeFileSync(
+      join(oldJava, 'java'),
+      `#!/bin/sh\necho 'Error: LinkageError occurred while loading main class com.amazonaws.services.dynamodbv2.local.main.ServerRunner' >&2\necho '\tjava.lang.UnsupportedClassVersionError: com/amazonaws/services/dynamodbv2/local/main/ServerRunner has been compiled by a more recent version of the Java Runtime (class file version 61.0), this version of the Java Runtime only recognizes class file versions up to 55.0' >&2\nexit 1\n`,
+      { mode: 0o755 },
+    );
+    const run = start({ PORT: String(await findFreePort()), GLEANER_DATA_DIR: join(dataDir, 'oldjava'), PATH: `${oldJava}:${process.env.PATH}` });
+    expect(await run.exited).toBe(1);
+    expect(run.stderr()).toContain('DynamoDB Local needs Java 17 or newer');
+    expect(run.stderr()).toContain('found Java 11');
+    expect(run.stderr()).not.toContain('UnsupportedClassVersionError');
   });
 
   it('exits non-zero with a clear message when Java is missing', async () => {
