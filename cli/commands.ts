@@ -53,6 +53,7 @@ export const commands: Record<string, Command> = {
 
   'feeds create': async ({ options, feeds, baseUrl }) => {
     const settings = feedSettings(options);
+    requiredOption(options, 'tags');
     const feed = newFeedRecord({ id: randomUUID(), userId: requiredOption(options, 'user'), settings: { ...settings, title: requiredOption(options, 'title') }, now: new Date() });
     await feeds.createFeed(feed);
     return feedResource(feed, baseUrl);
@@ -67,8 +68,10 @@ export const commands: Record<string, Command> = {
     return feedResource(updated, baseUrl);
   },
 
-  'feeds list': async ({ options, feeds, baseUrl }) => {
-    const list = await feeds.listFeeds(requiredOption(options, 'user'));
+  'feeds list': async ({ options, accounts, feeds, baseUrl }) => {
+    const userId = requiredOption(options, 'user');
+    if (!(await accounts.getUser(userId))) throw new NotFoundError(`no user with id ${userId}`);
+    const list = await feeds.listFeeds(userId);
     return { feeds: list.map((feed) => feedResource(feed, baseUrl)) };
   },
 

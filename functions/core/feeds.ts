@@ -71,6 +71,8 @@ function checked(feed: FeedRecord): FeedRecord {
   if ((feed.description?.length ?? 0) > FEED_DESCRIPTION_MAX_LENGTH) {
     throw new InvalidFeedSettingsError(`the description may have at most ${FEED_DESCRIPTION_MAX_LENGTH} characters`);
   }
+  // A feed lists the notes carrying its tags: without one it could never show anything.
+  if (feed.tags.length === 0) throw new InvalidFeedSettingsError('a feed needs at least one tag');
   if (feed.tags.length > FEED_MAX_TAGS) throw new InvalidFeedSettingsError(`a feed filters on at most ${FEED_MAX_TAGS} tags`);
   return { ...feed, title, description: feed.description?.trim() || null };
 }

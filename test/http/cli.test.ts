@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeLocalState } from '../../local/state';
 import { contractFetch } from '../support/contract';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
-import { gleaner } from '../support/processes';
+import { gleaner, repositoryRoot } from '../support/processes';
 
 let t: TestStack;
 let env: Record<string, string>;
@@ -49,8 +49,9 @@ describe('gleaner CLI against the running local stack', () => {
     [['notes', 'get', '00000000-0000-4000-8000-000000000000', '--json'], /no note with id/],
     [['bookmarks', 'get', '00000000-0000-4000-8000-000000000000', '--json'], /no bookmark with id/],
     [['tokens', 'revoke', '00000000-0000-4000-8000-000000000000', '--json'], /no token with id/],
-    [['tokens', 'create', '--user', '00000000-0000-4000-8000-000000000000', '--json'], /No user with id/],
-    [['feeds', 'create', '--user', '00000000-0000-4000-8000-000000000000', '--title', 'x', '--json'], /No user with id/],
+    [['tokens', 'create', '--user', '00000000-0000-4000-8000-000000000000', '--json'], /no user with id/],
+    [['feeds', 'create', '--user', '00000000-0000-4000-8000-000000000000', '--title', 'x', '--tags', 'x', '--json'], /no user with id/],
+    [['feeds', 'list', '--user', '00000000-0000-4000-8000-000000000000', '--json'], /no user with id/],
     [['feeds', 'update', '00000000-0000-4000-8000-000000000000', '--title', 'x', '--json'], /no feed with id/],
   ])('fails clearly for an unknown id: %j', async (args, message) => {
     const result = await gleaner(args, env);
@@ -84,10 +85,50 @@ describe('gleaner CLI against the running local stack', () => {
     expect((await gleaner(['feeds', 'delete', created.id, '--json'], env)).stderr).toMatch(/no feed with id/);
   });
 
-  it('rejects bad usage with exit code 2', async () => {
-    const result = await gleaner(['users', 'create', '--plan', 'gold', '--name', 'x'], env);
+  it.each([
+    [['users', 'create', '--plan', 'gold', '--name', 'x'], 'gleaner: --plan must be free or pro'],
+    [['feeds', 'create', '--user', 'u', '--title', 'No tags'], 'gleaner: --tags is required'],
+    [['feeds', 'create', '--user', 'u', '--title', 'No tags', '--tags', ' , '], 'gleaner: a feed needs at least one tag'],
+    [['feeds', 'frobnicate'], 'gleaner: unknown command "feeds frobnicate"; feeds takes create, update, list, delete'],
+    [['frobnicate'], 'gleaner: unknown command "frobnicate"; the commands are users, tokens, notes, bookmarks, feeds'],
+    [['feeds'], 'gleaner: "feeds" needs one of create, update, list, delete'],
+    [['feeds', 'list', '--colour'], 'gleaner: unknown option --colour'],
+    [['feeds', 'list', '--user'], 'gleaner: --user needs a value'],
+    [[], 'gleaner: no command given'],
+  ])('rejects bad usage with exit code 2, naming what was wrong: %j', async (args, message) => {
+    const result = await gleaner(args, env);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/--plan must be free or pro/);
+    expect(result.stderr).toBe(`${message}\nRun \`gleaner help\` for the commands and their options.\n`);
+  });
+
+  it.each([['help'], ['--help'], ['feeds', 'list', '-h']])('prints the usage and exits 0 for %j', async (...args) => {
+    const result = await gleaner(args, env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: gleaner <command>/);
+    expect(result.stderr).toBe('');
+  });
+
+  it.each([['--version'], ['version']])('prints its version for %s', async (flag) => {
+    const { version } = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8')) as { version: string };
+    expect(await gleaner([flag], env)).toEqual({ code: 0, stdout: `gleaner ${version}\n`, stderr: '' });
+  });
+
+  it('prints key: value lines and tables for people, JSON only with --json', async () => {
+    const user = (await gleaner(['users', 'create', '--name', 'Reader'], env)).stdout;
+    expect(user).toMatch(/^id: {7}[0-9a-f-]{36}\nname: {5}Reader\nplan: {5}free\nnote_cap: 1000\n$/);
+    const userId = /^id: +(\S+)/.exec(user)![1]!;
+    await gleaner(['feeds', 'create', '--user', userId, '--title', 'Reading', '--tags', 'reading,aws'], env);
+    await gleaner(['feeds', 'create', '--user', userId, '--title', 'Later', '--tags', 'later', '--sharing', 'public'], env);
+    const lines = (await gleaner(['feeds', 'list', '--user', userId], env)).stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^id +title +description +tags +match +sharing +json_url +rss_url$/);
+    expect(lines.slice(1).map((line) => line.split(/ {2,}/).slice(1, 6))).toEqual(
+      expect.arrayContaining([
+        ['Reading', '-', 'reading, aws', 'any', 'private'],
+        ['Later', '-', 'later', 'any', 'public'],
+      ]),
+    );
+    const none = parse((await gleaner(['users', 'create', '--name', 'Nobody', '--json'], env)).stdout);
+    expect((await gleaner(['feeds', 'list', '--user', none.id], env)).stdout).toBe('(no feeds)\n');
   });
 
   it('explains how to start the stack when none is running', async () => {

@@ -50,7 +50,7 @@ export class DynamoAccountStore {
         }),
       );
     } catch (error) {
-      if ((error as Error).name === 'TransactionCanceledException') throw new UserNotFoundError(`No user with id ${token.userId}`);
+      if ((error as Error).name === 'TransactionCanceledException') throw new UserNotFoundError(`no user with id ${token.userId}`);
       throw error;
     }
   }

@@ -28,7 +28,7 @@ export class DynamoFeedStore {
         }),
       );
     } catch (error) {
-      if ((error as Error).name === 'TransactionCanceledException') throw new UserNotFoundError(`No user with id ${feed.userId}`);
+      if ((error as Error).name === 'TransactionCanceledException') throw new UserNotFoundError(`no user with id ${feed.userId}`);
       throw error;
     }
   }

@@ -1,0 +1,31 @@
+/**
+ * What the CLI prints for people (without --json): a resource as aligned `key: value` lines, a list
+ * of resources as a table with one row each.
+ */
+export function humanReadable(result: Record<string, unknown>): string {
+  const entries = Object.entries(result);
+  const [only] = entries;
+  if (entries.length === 1 && Array.isArray(only![1])) {
+    const rows = only![1] as Record<string, unknown>[];
+    return rows.length === 0 ? `(no ${only![0]})` : table(rows);
+  }
+  const width = Math.max(...entries.map(([key]) => key.length));
+  return entries.map(([key, value]) => `${`${key}:`.padEnd(width + 1)} ${cell(value, true)}`).join('\n');
+}
+
+function table(rows: Record<string, unknown>[]): string {
+  const columns = Object.keys(rows[0]!);
+  const cells = [columns, ...rows.map((row) => columns.map((column) => cell(row[column], false)))];
+  const widths = columns.map((_, index) => Math.max(...cells.map((line) => line[index]!.length)));
+  return cells.map((line) => line.map((text, index) => (index === line.length - 1 ? text : text.padEnd(widths[index]!))).join('  ')).join('\n');
+}
+
+/** One value as text: lists comma-separated, nothing as "-", multi-line text indented under its key. */
+function cell(value: unknown, multiline: boolean): string {
+  if (value === null || value === undefined || value === '') return '-';
+  if (Array.isArray(value)) return value.length ? value.map((item) => cell(item, false)).join(', ') : '-';
+  if (typeof value === 'object') return JSON.stringify(value);
+  const text = String(value);
+  if (!text.includes('\n')) return text;
+  return multiline ? `\n${text.replace(/^/gm, '  ')}` : text.replace(/\s*\n\s*/g, ' ⏎ ');
+}
