@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,37 +6,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../local/dynamodb-local';
 import { isAlive } from '../../local/state';
-import { repositoryRoot } from '../support/processes';
+import { startService as start, waitFor } from '../support/processes';
 
 /** `npm start` as a newcomer runs it: a real process, DynamoDB Local on disk, the printed curl command. */
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gleaner-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-type Started = { child: ChildProcess; output: () => string; stderr: () => string; exited: Promise<number | null> };
-
-/** The start script itself, or with `viaNpm` the `npm start` a person or a process manager runs. */
-function start(env: Record<string, string>, viaNpm = false): Started {
-  const [command, args] = viaNpm ? ['npm', ['start']] : [process.execPath, ['--import', 'tsx', 'local/start.ts']];
-  const child = spawn(command, args, { cwd: repositoryRoot, env: { ...process.env, ...env }, stdio: 'pipe' });
-  let output = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => output, stderr: () => stderr, exited };
-}
-
-async function waitFor(predicate: () => boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 function readState(folder: string): { pid: number; dynamoPid: number; dynamoEndpoint: string } {
   return JSON.parse(readFileSync(join(folder, 'local-stack.json'), 'utf8')) as { pid: number; dynamoPid: number; dynamoEndpoint: string };
