@@ -14,11 +14,15 @@ export function isoTimestamp(date: Date): string {
 const CONTROL_CHARS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]/g;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
+/** U+FFFD marks text already lost to an encoding error; feed validators flag it as a bad character. */
+const REPLACEMENT_CHAR = /\uFFFD/g;
+
 /**
  * Text as every published representation shows it, JSON and RSS alike: no control characters (a
- * NUL or an ANSI escape would reach every embed), lone surrogates as U+FFFD. What remains is
- * valid XML 1.0 character data.
+ * NUL or an ANSI escape would reach every embed), no lone surrogates and no U+FFFD (the save path
+ * stores a lone surrogate as U+FFFD). What remains is valid XML 1.0 character data that the W3C
+ * feed validator finds no bad character in.
  */
 export function sanitizeText(text: string): string {
-  return text.replace(CONTROL_CHARS, '').replace(LONE_SURROGATE, '\uFFFD');
+  return text.replace(CONTROL_CHARS, '').replace(LONE_SURROGATE, '').replace(REPLACEMENT_CHAR, '');
 }

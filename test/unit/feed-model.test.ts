@@ -122,16 +122,16 @@ describe('buildPublishedFeed', () => {
 });
 
 describe('sanitizeText', () => {
-  it('removes C0 controls but tab, LF and CR, DEL, C1 controls and U+FFFE/U+FFFF; lone surrogates become U+FFFD', () => {
+  it('removes C0 controls but tab, LF and CR, DEL, C1 controls, U+FFFE/U+FFFF, lone surrogates and U+FFFD', () => {
     expect(sanitizeText('a\u0000b\u001b[31mred\u007f\u0085\u009f\uFFFEc')).toBe('ab[31mredc');
-    expect(sanitizeText('x\uD800y\uDFFFz\uDC00\uD800')).toBe('x\uFFFDy\uFFFDz\uFFFD\uFFFD');
-    const kept = 'tab\t lf\n cr\r \u00A0 \uD7FF \uE000 \uFFFD 😀 \u{10FFFF} \u202Eevil\u202C';
+    expect(sanitizeText('x\uD800y\uDFFFz\uDC00\uD800 \uFFFD.')).toBe('xyz .');
+    const kept = 'tab\t lf\n cr\r \u00A0 \uD7FF \uE000 \uFFFC 😀 \u{10FFFF} \u202Eevil\u202C';
     expect(sanitizeText(kept)).toBe(kept);
   });
 
   it('is what the JSON feed and the RSS feed both show', () => {
     const hostile = 'Red \u001b[31malert\u0000 \u0085\uD800 end';
-    const shown = 'Red [31malert \uFFFD end';
+    const shown = 'Red [31malert  end';
     const published = buildPublishedFeed(
       { ...feed, title: hostile, description: hostile, author: hostile },
       [{ ...note('n', null), title: hostile, body: hostile }],
@@ -143,7 +143,7 @@ describe('sanitizeText', () => {
       siteUrl: 'https://gleaner.example/rss',
       entryLink: () => 'https://gleaner.example/n',
     });
-    expect(rss).toContain(`<title>${shown}</title>`);
+    expect(rss).toContain(`<title><![CDATA[${shown}]]></title>`);
   });
 });
 

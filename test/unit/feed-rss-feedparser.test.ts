@@ -2,17 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { Feed, FeedNote } from '../../functions/core/feed';
 import { renderRss } from '../../functions/core/feed-rss';
-
-/** Debian's python3-feedparser, the parser behind many feed readers, through the system interpreter. */
-const PYTHON = '/usr/bin/python3';
-
-function feedparserAvailable(): boolean {
-  if (spawnSync(PYTHON, ['-c', 'import feedparser']).status === 0) return true;
-  const message = `feedparser was not found for ${PYTHON}: install Debian's package (apt-get install -y python3-feedparser).`;
-  if (process.env.CI === 'true') throw new Error(`${message} CI does not skip the feedparser test.`);
-  console.warn(`Skipping the feedparser test. ${message}`);
-  return false;
-}
+import { PYTHON, pythonModuleAvailable } from '../support/python';
 
 /**
  * What a reader shows of each text field: HTML (feedparser's type for anything that looks like
@@ -34,7 +24,8 @@ print(json.dumps({
 
 const HOSTILE = ['Tom & Jerry <b>bold</b>', 'AT&amp;T &lt;i&gt; &nbsp;', '<script>alert(1)</script> 5 < 6 > 4', 'Plain & simple'];
 
-describe.skipIf(!feedparserAvailable())('RSS through feedparser', () => {
+// Debian's python3-feedparser, the parser behind many feed readers, through the system interpreter.
+describe.skipIf(!pythonModuleAvailable('feedparser', 'python3-feedparser', 'feedparser test'))('RSS through feedparser', () => {
   it.each(HOSTILE)('shows the channel and items exactly as typed: %s', (typed) => {
     const feed: Feed = { id: 'f', title: typed, description: typed, author: '', tags: ['t'], match: 'any', sharing: 'public' };
     const note: FeedNote = { id: 'n', title: typed, body: typed.replace(/[<>&*_`[\]\\]/g, '\\$&'), tags: ['t'], url: null, updated: null, created: '2026-01-01T00:00:00Z' };

@@ -7,8 +7,8 @@ import { renderRss } from '../../functions/core/feed-rss';
 /** Characters XML 1.0 forbids; each lone surrogate sits next to ASCII or a control, never its partner. */
 const FORBIDDEN = '\uDFFF\u0000\u0001\u0008\u000B\u000C\u001F\uFFFE\uFFFF\uD800';
 
-/** What sanitizeText leaves of FORBIDDEN: its two lone surrogates, as U+FFFD. */
-const SANITIZED = '\uFFFD\uFFFD';
+/** What sanitizeText leaves of FORBIDDEN: nothing. */
+const SANITIZED = '';
 
 /** Hostile text with `forbidden` spliced in; `hostile(SANITIZED)` is what a parser must read back. */
 function hostile(forbidden: string): string {
@@ -67,8 +67,9 @@ const OPTIONS = {
 };
 
 /** Item descriptions are HTML; this is the escaping a reader undoes. */
+/** Plain text as the RSS carries it in HTML-read elements: hexadecimal references only. */
 function htmlEscaped(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return text.replace(/&/g, '&#x26;').replace(/</g, '&#x3C;').replace(/>/g, '&#x3E;').replace(/\r/g, '&#xD;');
 }
 
 interface XmlElement {
@@ -201,7 +202,7 @@ describe('renderRss', () => {
   it("uses the feed's own description, and falls back to one that is never empty", () => {
     const description = (feed: Feed) =>
       child(child(parseStrictXml(renderRss(feed, [], OPTIONS)).root, 'channel'), 'description').text;
-    expect(description({ ...FEED, description: 'Mine & yours' })).toBe('Mine &amp; yours');
+    expect(description({ ...FEED, description: 'Mine & yours' })).toBe('Mine &#x26; yours');
     expect(description({ ...FEED, description: '  ', match: 'any', author: '' })).toBe('Notes tagged #web or #reading');
     expect(description({ ...FEED, tags: [], author: '' })).toBe('Notes');
   });
