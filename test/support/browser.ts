@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Worker } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Worker } from 'playwright-core';
 
 /**
  * Debian's Chromium, driven by playwright-core (no browser download). Without it the browser tests
@@ -18,21 +18,26 @@ export function chromiumAvailable(): boolean {
   return false;
 }
 
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  // This machine has no network beyond loopback: keep Chromium from trying.
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/** A headless Chromium without extensions, as a visitor of a web page runs it. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+}
+
 /** A fresh headless Chromium profile with one unpacked extension loaded, and its service worker. */
 export async function launchWithExtension(extensionDir: string): Promise<{ context: BrowserContext; worker: Worker; extensionId: string }> {
   const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'gleaner-chromium-')), {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: [
-      '--no-sandbox',
-      `--disable-extensions-except=${extensionDir}`,
-      `--load-extension=${extensionDir}`,
-      // This machine has no network beyond loopback: keep Chromium from trying.
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
+    args: [...CHROMIUM_ARGS, `--disable-extensions-except=${extensionDir}`, `--load-extension=${extensionDir}`],
   });
   const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
   return { context, worker, extensionId: new URL(worker.url()).host };
