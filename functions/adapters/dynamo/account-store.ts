@@ -1,7 +1,9 @@
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { AccessToken, User } from '../../core/model';
+import { batchGetAll } from './batch-get';
 import { keys } from './keys';
+import { transactForUser } from './user-transaction';
 
 /** What the save route needs before it can write, read in one round trip. */
 export interface SaveContext {
@@ -32,27 +34,17 @@ export class DynamoAccountStore {
     return Item ? toUser(Item) : null;
   }
 
-  /** Stores a token for an existing user; fails with UserNotFoundError otherwise. */
+  /** Stores a token of an existing user; fails with UserNotFoundError otherwise. */
   async createToken(token: AccessToken, tokenHash: string): Promise<void> {
-    try {
-      await this.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { ConditionCheck: { TableName: this.tableName, Key: keys.user(token.userId), ConditionExpression: 'attribute_exists(pk)' } },
-            {
-              Put: {
-                TableName: this.tableName,
-                Item: { ...keys.token(tokenHash), ...keys.tokenIdIndex(token.id), type: 'AccessToken', ...token },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-          ],
-        }),
-      );
-    } catch (error) {
-      if ((error as Error).name === 'TransactionCanceledException') throw new UserNotFoundError(`no user with id ${token.userId}`);
-      throw error;
-    }
+    await transactForUser(this.doc, this.tableName, token.userId, [
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: { ...keys.token(tokenHash), ...keys.tokenIdIndex(token.id), type: 'AccessToken', ...token },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ]);
   }
 
   /** Marks a token revoked; returns false when no token has that id. */
@@ -84,20 +76,21 @@ export class DynamoAccountStore {
     }
   }
 
+  /**
+   * The token and the host's icon in one BatchGetItem. Keys DynamoDB leaves unprocessed (throttling)
+   * are read again, so a token is only ever "unknown" when DynamoDB said so.
+   */
   async loadSaveContext(tokenHash: string, host: string | null): Promise<SaveContext> {
     const wanted = [keys.token(tokenHash), ...(host ? [keys.site(host)] : [])];
-    const { Responses } = await this.doc.send(
-      // Strongly consistent: a token revoked a moment ago must no longer authenticate.
-      new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: wanted, ConsistentRead: true } } }),
-    );
-    const items = Responses?.[this.tableName] ?? [];
+    // Strongly consistent: a token revoked a moment ago must no longer authenticate.
+    const items = await batchGetAll(this.doc, this.tableName, wanted, { consistentRead: true });
     const token = items.find((item) => item.type === 'AccessToken');
     const site = items.find((item) => item.type === 'Site');
     return { token: token ? toAccessToken(token) : null, siteIcon: (site?.icon as string | undefined) ?? null };
   }
 }
 
-export class UserNotFoundError extends Error {}
+export { UserNotFoundError } from './user-transaction';
 
 function toUser(item: Record<string, unknown>): User {
   return {

@@ -1,6 +1,6 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EnrichmentRequest, PageOutcome } from '../../core/enrichment';
 import type { Bookmark, Note } from '../../core/model';
 import { insertDescription } from '../../core/note-body';
@@ -8,6 +8,7 @@ import type { IdempotencyClaim } from '../../core/idempotency';
 import type { AnswerOutcome, BookmarkStore, CreateBookmarkOutcome, KeyTaken, NoteChange, NoteUpdate, SaveRecord } from '../../core/save-bookmark';
 import { isoTimestamp } from '../../core/text';
 import { idempotencyClaimDelete, idempotencyClaimPut, idempotencyRecordPut, storedAnswer, takenKey } from './idempotency-records';
+import { batchGetAll } from './batch-get';
 import { keys } from './keys';
 import { backoff, cancellationReasons, retryOnConflict } from './transactions';
 
@@ -271,13 +272,9 @@ export class DynamoBookmarkStore implements BookmarkStore {
     return note;
   }
 
+  /** Both in one BatchGetItem; unprocessed keys are read again, so "missing" means missing. */
   private async loadBookmarkAndNote(ref: { bookmarkId: string; noteId: string }): Promise<{ bookmark: Bookmark; note: Note }> {
-    const { Responses } = await this.doc.send(
-      new BatchGetCommand({
-        RequestItems: { [this.tableName]: { Keys: [keys.bookmark(ref.bookmarkId), keys.note(ref.noteId)], ConsistentRead: true } },
-      }),
-    );
-    const items = Responses?.[this.tableName] ?? [];
+    const items = await batchGetAll(this.doc, this.tableName, [keys.bookmark(ref.bookmarkId), keys.note(ref.noteId)], { consistentRead: true });
     const bookmark = items.find((item) => item.type === 'Bookmark');
     const note = items.find((item) => item.type === 'Note');
     if (!bookmark || !note) throw new NoteNotFoundError(`Bookmark ${ref.bookmarkId} or its note ${ref.noteId} is missing`);

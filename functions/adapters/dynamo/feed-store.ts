@@ -1,8 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FeedNote } from '../../core/feed';
 import type { FeedRecord } from '../../core/model';
-import { UserNotFoundError } from './account-store';
+import { transactForUser } from './user-transaction';
 import { batchGetAll } from './batch-get';
 import { keys } from './keys';
 import { toNote } from './bookmark-store';
@@ -17,20 +17,11 @@ export class DynamoFeedStore {
     private readonly tableName: string,
   ) {}
 
+  /** Stores a feed of an existing user; fails with UserNotFoundError otherwise. */
   async createFeed(feed: FeedRecord): Promise<void> {
-    try {
-      await this.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { ConditionCheck: { TableName: this.tableName, Key: keys.user(feed.userId), ConditionExpression: 'attribute_exists(pk)' } },
-            { Put: { TableName: this.tableName, Item: feedItem(feed), ConditionExpression: 'attribute_not_exists(pk)' } },
-          ],
-        }),
-      );
-    } catch (error) {
-      if ((error as Error).name === 'TransactionCanceledException') throw new UserNotFoundError(`no user with id ${feed.userId}`);
-      throw error;
-    }
+    await transactForUser(this.doc, this.tableName, feed.userId, [
+      { Put: { TableName: this.tableName, Item: feedItem(feed), ConditionExpression: 'attribute_not_exists(pk)' } },
+    ]);
   }
 
   /** Replaces a feed unless it changed (or was deleted) since `previous` was read; false then. */
