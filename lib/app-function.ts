@@ -6,7 +6,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ResourceAccess } from '../functions/platform/routes';
+import { ROUTE_TIMEOUT_SECONDS, type ResourceAccess } from '../functions/platform/routes';
 import type { QueueName } from '../functions/platform/workers';
 import type { DataTable, TableAccess } from './data';
 import type { GleanerSettings } from './settings';
@@ -24,7 +24,7 @@ export interface AppFunctionProps {
   readonly description?: string;
   readonly logRetention: RetentionDays;
   readonly logLevel: GleanerSettings['logLevel'];
-  /** @default 10 seconds */
+  /** @default ROUTE_TIMEOUT_SECONDS */
   readonly timeout?: Duration;
 }
 
@@ -59,7 +59,7 @@ export class AppFunction extends Construct implements IGrantable {
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: 512,
-      timeout: props.timeout ?? Duration.seconds(10),
+      timeout: props.timeout ?? Duration.seconds(ROUTE_TIMEOUT_SECONDS),
       tracing: Tracing.ACTIVE,
       role: this.role,
       logGroup: this.logGroup,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { compileRoutePath, CORS_PREFLIGHT_MAX_AGE_SECONDS, corsAllowedOrigins, pathMethods, routeMethods, type CorsSettings, type RouteDefinition } from '../functions/platform/routes';
+import { compileRoutePath, CORS_PREFLIGHT_MAX_AGE_SECONDS, corsAllowedOrigins, ROUTE_TIMEOUT_SECONDS, pathMethods, routeMethods, type CorsSettings, type RouteDefinition } from '../functions/platform/routes';
 import { lambdaContext } from './queue';
 
 /**
@@ -93,7 +93,7 @@ async function dispatch(
     return send(response, { statusCode: 413, headers: { ...found.route.gatewayHeaders(), Connection: 'close' }, body: JSON.stringify({ detail: 'Request body too large' }) });
   }
   const event = proxyEvent(request, url, found.route.definition, found.pathParameters, body);
-  send(response, await found.route.handler(event, lambdaContext(found.route.definition.id)));
+  send(response, await found.route.handler(event, lambdaContext(found.route.definition.id, ROUTE_TIMEOUT_SECONDS * 1000)));
 }
 
 function proxyEvent(

@@ -8,6 +8,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { fullQuota, rateLimitHeaders, type RateLimitDecision, type RateLimitPolicy } from '../core/rate-limit';
 import { retirementHeaders, type Retirement } from '../core/retirement';
 import type { RateLimiter } from '../adapters/dynamo/rate-limiter';
+import { withInvocationDeadline } from '../platform/request-deadline';
 import { errorResponse, type Headers } from './responses';
 
 /** What a route's own code gets besides the event: its rate limiter, bound to the route's policy. */
@@ -33,7 +34,8 @@ const EXPOSED_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Re
 
 /**
  * The middleware every HTTP route shares: structured logs with the request id, metrics flushed per
- * invocation, CORS headers on every answer, a last-resort 500 in the contract's shape with no stack
+ * invocation, the request's deadline (retries stop in time to answer: see request-deadline.ts),
+ * CORS headers on every answer, a last-resort 500 in the contract's shape with no stack
  * trace, and the headers the contract wants on every answer of a route, errors included: the four
  * RateLimit headers (the limiter's last answer, or the full quota when it never answered) and, on a
  * retiring route, Deprecation/Sunset/Link. A HEAD request gets the GET answer without its body.
@@ -43,7 +45,7 @@ export function httpRoute(handler: RouteHandler, options: RouteOptions) {
     const limits = new RequestRateLimit(options.rateLimit);
     let response: APIGatewayProxyResult;
     try {
-      response = await handler(event, limits);
+      response = await withInvocationDeadline(context, () => handler(event, limits));
     } catch (error) {
       response = internalError(options.logger, error, context.awsRequestId);
     }

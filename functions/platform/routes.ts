@@ -150,6 +150,9 @@ export function checkRouteTable(table: readonly RouteDefinition[]): void {
 /** How long browsers may cache a preflight answer, in API Gateway and in the local stack alike. */
 export const CORS_PREFLIGHT_MAX_AGE_SECONDS = 600;
 
+/** Every route's function timeout, deployed and local alike: the budget of a request's retries. */
+export const ROUTE_TIMEOUT_SECONDS = 10;
+
 /** The origins a route's preflight admits, given the configured ones. */
 export function corsAllowedOrigins(cors: CorsSettings, configured: readonly string[]): readonly string[] {
   return cors.origins === 'any' ? ['*'] : configured;

@@ -7,6 +7,7 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { RetryLaterError, retryDelaySeconds, type Attempt } from '../core/enrichment';
 import { count } from '../platform/observability';
+import { withInvocationDeadline } from '../platform/request-deadline';
 
 /**
  * An SQS-triggered worker: each record is processed on its own and failures are reported per record
@@ -51,7 +52,7 @@ export function sqsWorker<T>(options: SqsWorkerOptions<T>) {
   };
   return middy(
     (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-      processPartialResponse(event, processRecord, processor, { context, throwOnFullBatchFailure: false }),
+      withInvocationDeadline(context, () => processPartialResponse(event, processRecord, processor, { context, throwOnFullBatchFailure: false })),
   )
     .use(injectLambdaContext(options.logger, { resetKeys: true }))
     .use(logMetrics(options.metrics));

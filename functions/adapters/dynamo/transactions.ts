@@ -1,16 +1,19 @@
 import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import type { Deadline } from '../../core/deadline';
+import { requestDeadline } from '../../platform/request-deadline';
 
 /**
  * Runs a DynamoDB transaction-based operation, retrying (with jittered exponential backoff) when it
- * was cancelled because another transaction touched the same items at the same moment.
+ * was cancelled because another transaction touched the same items at the same moment, for as long
+ * as the request's deadline allows.
  */
-export async function retryOnConflict<T>(operation: (attempt: number) => Promise<T>, maxAttempts = 12): Promise<T> {
+export async function retryOnConflict<T>(operation: (attempt: number) => Promise<T>, maxAttempts = 12, deadline = requestDeadline()): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await operation(attempt);
     } catch (error) {
       if (attempt >= maxAttempts || !isConflict(error)) throw error;
-      await backoff(attempt);
+      await backoff(attempt, deadline);
     }
   }
 }
@@ -26,7 +29,10 @@ function isConflict(error: unknown): boolean {
   );
 }
 
-export function backoff(attempt: number): Promise<void> {
+/** Waits before retry `attempt`, unless the request's deadline would pass (DeadlineExceededError). */
+export function backoff(attempt: number, deadline: Deadline = requestDeadline()): Promise<void> {
   const ceiling = Math.min(1000, 10 * 2 ** attempt);
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+  const waitMs = Math.random() * ceiling;
+  deadline.allowWait(waitMs, `retry ${attempt}`);
+  return new Promise((resolve) => setTimeout(resolve, waitMs));
 }
