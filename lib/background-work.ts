@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Construct } from 'constructs';
-import type { ScheduledTaskDefinition, WorkerDefinition } from '../functions/platform/workers';
+import { SOURCE_QUEUE_URL_ENV, type ScheduledTaskDefinition, type WorkerDefinition } from '../functions/platform/workers';
 import { AppFunction, type AccessTargets } from './app-function';
 import type { GleanerSettings } from './settings';
 import { workerTimeout } from './work-queue';
@@ -36,6 +36,7 @@ export class BackgroundWork extends Construct {
       const fn = addFunction(worker, `${worker.id}: drains the ${worker.queue} queue`);
       fn.function.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
       fn.function.addEnvironment('ICON_REFRESH_DAYS', String(settings.iconRefreshDays));
+      fn.function.addEnvironment(SOURCE_QUEUE_URL_ENV, targets.queues[worker.queue].queue.queueUrl);
       targets.queues[worker.queue].addWorker(fn, settings.workers);
     }
 

@@ -8,7 +8,7 @@ import type { Environment } from '../functions/platform/env';
 import { fullQuota, rateLimitHeaders } from '../functions/core/rate-limit';
 import { retirementHeaders } from '../functions/core/retirement';
 import { checkRouteTable, isRateLimited, rateLimitPolicy, routeEnvironment, routes, type RouteDefinition } from '../functions/platform/routes';
-import { queues, scheduledTasks, workers, type QueueName } from '../functions/platform/workers';
+import { queues, scheduledTasks, SOURCE_QUEUE_URL_ENV, workers, type QueueName } from '../functions/platform/workers';
 import { createApiServer, type LocalRoute, type ProxyHandler } from './api-server';
 import { LocalQueue, type SqsConsumer } from './queue';
 import { LocalSqsEndpoint } from './sqs-endpoint';
@@ -88,7 +88,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     })),
   );
   if (options.startWorkers !== false) {
-    for (const worker of workers) localQueues[worker.queue].attachConsumer(await load<SqsConsumer>(worker.entry), { batchSize: 5 });
+    for (const worker of workers) {
+      const consumer = await load<SqsConsumer>(worker.entry, { ...env, [SOURCE_QUEUE_URL_ENV]: sqs.queueUrl(localQueues[worker.queue]) });
+      localQueues[worker.queue].attachConsumer(consumer, { batchSize: 5 });
+    }
   }
   const tasks = new Map(await Promise.all(scheduledTasks.map(async (task) => [task.id, await load<() => Promise<unknown>>(task.entry)] as const)));
   const timers = [...tasks.values()].map((run) => {

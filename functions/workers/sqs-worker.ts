@@ -17,7 +17,7 @@ import { withInvocationDeadline } from '../platform/request-deadline';
  */
 export interface SqsWorkerOptions<T> {
   readonly logger: Logger;
-  /** Counts MessagesProcessed, MessagesRetried and MessagesFailed. */
+  /** Counts MessagesProcessed, MessagesRetried, MessagesFailed and RedeliveryDelayFailed. */
   readonly metrics: Metrics;
   readonly parse: (body: string) => T;
   readonly process: (message: T, attempt: Attempt) => Promise<unknown>;
@@ -40,9 +40,11 @@ export function sqsWorker<T>(options: SqsWorkerOptions<T>) {
         const seconds = retryDelaySeconds(attempt.number, options.retryBaseSeconds);
         count(options.metrics, 'MessagesRetried');
         options.logger.info('Retrying message later', { messageId: record.messageId, attempt: attempt.number, reason: error.message, seconds });
-        await options.delayRedelivery(record, seconds).catch((delayError: unknown) =>
-          options.logger.warn('Could not delay redelivery', { messageId: record.messageId, error: String(delayError) }),
-        );
+        await options.delayRedelivery(record, seconds).catch((delayError: unknown) => {
+          // The message then comes back after the queue's visibility timeout instead: worth an alarm.
+          count(options.metrics, 'RedeliveryDelayFailed');
+          options.logger.warn('Could not delay redelivery', { messageId: record.messageId, error: String(delayError) });
+        });
       } else {
         count(options.metrics, 'MessagesFailed');
         options.logger.error('Processing the message failed', { messageId: record.messageId, attempt: attempt.number, error: error as Error });

@@ -5,13 +5,14 @@ import { createSafeFetcher, FetchFailedError, FetchRefusedError, parseFetchAllow
 import { createSqsClient, delayRedelivery } from '../adapters/sqs/sqs';
 import { integerSetting, requireEnv, type Environment } from '../platform/env';
 import { createLogger, createMetrics } from '../platform/observability';
-import { MAX_FETCH_ATTEMPTS } from '../platform/workers';
+import { MAX_FETCH_ATTEMPTS, SOURCE_QUEUE_URL_ENV } from '../platform/workers';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** What both enrichment workers are built from, read from their environment. */
 export function workerContext(env: Environment) {
   const sqs = createSqsClient({ endpoint: env.SQS_ENDPOINT });
+  const sourceQueueUrl = requireEnv(env, SOURCE_QUEUE_URL_ENV);
   // GLEANER_FETCH_ALLOW exempts local fixture servers from the address rules; the stack never sets it.
   const fetcher = createSafeFetcher({ allow: parseFetchAllow(env.GLEANER_FETCH_ALLOW) });
   return {
@@ -24,16 +25,10 @@ export function workerContext(env: Environment) {
     worker: {
       maxAttempts: MAX_FETCH_ATTEMPTS,
       retryBaseSeconds: integerSetting(env, 'RETRY_BASE_SECONDS', 30),
-      delayRedelivery: (record: SQSRecord, seconds: number) => delayRedelivery(sqs, queueUrlOf(record.eventSourceARN, env.SQS_ENDPOINT), record.receiptHandle, seconds),
+      delayRedelivery: (record: SQSRecord, seconds: number) => delayRedelivery(sqs, sourceQueueUrl, record.receiptHandle, seconds),
     },
     fetch: (url: string, request: SafeFetchRequest) => fetchOutcome(() => fetcher.fetch(url, request)),
   };
-}
-
-/** The queue URL of an SQS ARN (`arn:aws:sqs:<region>:<account>:<name>`). */
-function queueUrlOf(arn: string, endpoint?: string): string {
-  const [, , , region, account, name] = arn.split(':');
-  return `${endpoint ?? `https://sqs.${region}.amazonaws.com`}/${account}/${name}`;
 }
 
 /** The fetcher's answer in the domain's terms: refusals are final, failures say if they may pass. */

@@ -3,7 +3,7 @@ import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/platform/routes';
 import { tableDefinition } from '../../functions/platform/table-definition';
-import { queues, scheduledTasks, workers } from '../../functions/platform/workers';
+import { queues, scheduledTasks, SOURCE_QUEUE_URL_ENV, workers } from '../../functions/platform/workers';
 import { acknowledgments, apiMethods, buildGleanerStack, nagViolations, onlyResource, testContext, testSettings } from './harness';
 
 let built: ReturnType<typeof buildGleanerStack>;
@@ -429,6 +429,10 @@ describe('workers', () => {
     });
     const faviconEnvironment = environmentOf(backgroundFunction(faviconWorker.id));
     expect(faviconEnvironment).not.toHaveProperty(queues.enrichment.urlEnv);
+    // The URL of the queue each drains, as CloudFormation knows it (right in every partition, aws-cn too).
+    for (const worker of workers) {
+      expect(environmentOf(backgroundFunction(worker.id))[SOURCE_QUEUE_URL_ENV], worker.id).toEqual({ Ref: queueIds(worker.queue).queueId });
+    }
     for (const worker of workers) {
       expect(environmentOf(backgroundFunction(worker.id)).PUBLIC_BASE_URL, worker.id).toEqual({
         'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/^CdnDistribution/), 'DomainName'] }]],

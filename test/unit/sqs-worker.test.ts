@@ -46,8 +46,10 @@ function worker(delayRedelivery = vi.fn<DelayRedelivery>(async () => {})) {
   });
   const metrics = new Metrics({ namespace: 'Test' });
   const counted = vi.spyOn(metrics, 'addMetric');
+  const logger = new Logger({ logLevel: 'SILENT' });
+  const warned = vi.spyOn(logger, 'warn');
   const handler = sqsWorker<Job>({
-    logger: new Logger({ logLevel: 'SILENT' }),
+    logger,
     metrics,
     parse: (body) => JSON.parse(body) as Job,
     process,
@@ -56,7 +58,7 @@ function worker(delayRedelivery = vi.fn<DelayRedelivery>(async () => {})) {
     retryBaseSeconds: RETRY_BASE_SECONDS,
   });
   const invoke = (...records: SQSRecord[]) => handler({ Records: records } satisfies SQSEvent, lambdaContext('test-worker'));
-  return { invoke, process, delayRedelivery, counted };
+  return { invoke, process, delayRedelivery, counted, warned };
 }
 
 const failedIds = (response: { batchItemFailures: { itemIdentifier: string }[] }) => response.batchItemFailures.map((failure) => failure.itemIdentifier).sort();
@@ -84,14 +86,16 @@ describe('sqsWorker', () => {
     expect(delayRedelivery.mock.calls[0]![1]).toBe(120);
   });
 
-  it('still reports a retried record as failed when its redelivery cannot be delayed', async () => {
+  it('still reports a retried record as failed when its redelivery cannot be delayed, and says so in a metric and a warning', async () => {
     const delayRedelivery = vi.fn<DelayRedelivery>(async () => {
       throw new Error('SQS unavailable');
     });
-    const { invoke } = worker(delayRedelivery);
+    const { invoke, counted, warned } = worker(delayRedelivery);
     const response = await invoke(jobRecord('m1', 'retry'), jobRecord('m2', 'ok'), jobRecord('m3', 'ok'));
     expect(failedIds(response)).toEqual(['m1']);
     expect(delayRedelivery).toHaveBeenCalledOnce();
+    expect(counted.mock.calls.map(([name]) => name)).toContain('RedeliveryDelayFailed');
+    expect(warned).toHaveBeenCalledWith('Could not delay redelivery', { messageId: 'm1', error: 'Error: SQS unavailable' });
   });
 
   it('returns every id when the whole batch fails, instead of throwing', async () => {
