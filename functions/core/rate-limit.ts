@@ -1,3 +1,5 @@
+import ipaddr from 'ipaddr.js';
+
 /**
  * Fixed-window rate limiting in the header form of draft-ietf-httpapi-ratelimit-headers-06:
  * RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset and RateLimit-Policy (`120;w=60`).
@@ -51,4 +53,17 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
     'RateLimit-Reset': String(decision.resetSeconds),
     'RateLimit-Policy': `${decision.policy.limit};w=${decision.policy.windowSeconds}`,
   };
+}
+
+/**
+ * The quota key of a client address. One IPv6 subscriber gets a whole /64 and may rotate through it
+ * at will, so IPv6 addresses count by their /64 prefix; IPv4 addresses, and IPv4-mapped IPv6 ones
+ * (`::ffff:203.0.113.7`), count by the IPv4 address. Anything unparsable counts as itself.
+ */
+export function clientQuotaKey(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const prefix = (parsed as ipaddr.IPv6).parts.slice(0, 4);
+  return `${new ipaddr.IPv6([...prefix, 0, 0, 0, 0]).toString()}/64`;
 }

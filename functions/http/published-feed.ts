@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Feed, FeedNote } from '../core/feed';
 import { feedValidators, isNotModified, type FeedVariant } from '../core/feed-conditional-get';
 import type { FeedRecord, User } from '../core/model';
-import type { RateLimitPolicy } from '../core/rate-limit';
+import { clientQuotaKey, type RateLimitPolicy } from '../core/rate-limit';
 import { parseRetirement, type Retirement } from '../core/retirement';
 import { parseUuidParameter } from '../core/validation';
 import { createDynamoClients } from '../adapters/dynamo/client';
@@ -68,7 +68,7 @@ async function readPublishedFeed(
   event: APIGatewayProxyEvent,
   request: RouteRequest,
 ): Promise<APIGatewayProxyResult> {
-  const limit = await request.rateLimit(`feed:${clientAddress(event, deps.trustCdnHeaders)}`);
+  const limit = await request.rateLimit(`feed:${clientQuotaKey(clientAddress(event, deps.trustCdnHeaders))}`);
   if (!limit.allowed) return rateLimited(limit, { 'Cache-Control': 'no-store' });
 
   const feedId = parseUuidParameter('feed_id', event.pathParameters?.feed_id);

@@ -4,7 +4,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { IdempotencyInFlightError, NoteLimitError } from '../core/contract';
 import { keyReusedIssue, parseIdempotencyKey } from '../core/idempotency';
-import type { RateLimitPolicy } from '../core/rate-limit';
+import { clientQuotaKey, type RateLimitPolicy } from '../core/rate-limit';
 import { parseRetirement, type Retirement } from '../core/retirement';
 import { saveBookmark, saveResult, type AnswerOutcome, type SaveBookmarkPorts } from '../core/save-bookmark';
 import { parseSaveRequest, type SaveRequestParse } from '../core/save-request';
@@ -55,8 +55,8 @@ async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyE
       : { token: null, siteIcon: null };
   const caller = context.token && !context.token.revoked ? context.token : null;
 
-  // Quota per token; callers without a valid token share their IP address's quota.
-  const limit = await request.rateLimit(caller ? `token:${caller.id}` : `ip:${event.requestContext.identity.sourceIp}`);
+  // Quota per token; callers without a valid token share their address's quota (an IPv6 /64's).
+  const limit = await request.rateLimit(caller ? `token:${caller.id}` : `ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`);
   if (!limit.allowed) {
     count(deps.metrics, 'SaveRateLimited');
     return rateLimited(limit);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { currentWindow, parseRateLimitPolicy, rateLimitHeaders } from '../../functions/core/rate-limit';
+import { clientQuotaKey, currentWindow, parseRateLimitPolicy, rateLimitHeaders } from '../../functions/core/rate-limit';
 
 describe('parseRateLimitPolicy', () => {
   it.each([
@@ -71,5 +71,20 @@ describe('rateLimitHeaders', () => {
     const headers = rateLimitHeaders({ allowed: true, policy, remaining: 1, resetSeconds: 10 });
     expect(headers['RateLimit-Policy']).toBe('300;w=3600');
     expect(parseRateLimitPolicy(headers['RateLimit-Policy']!)).toEqual(policy);
+  });
+});
+
+describe('clientQuotaKey', () => {
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['::ffff:203.0.113.7', '203.0.113.7'],
+    ['2001:db8:1:2::1', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:db8:1:2::/64'],
+    ['2001:0DB8:0001:0002:0000:0000:0000:0009', '2001:db8:1:2::/64'],
+    ['2001:db8:1:3::1', '2001:db8:1:3::/64'],
+    ['::1', '::/64'],
+    ['not an address', 'not an address'],
+  ])('%s counts as %s', (address, key) => {
+    expect(clientQuotaKey(address)).toBe(key);
   });
 });
