@@ -3,6 +3,7 @@
  * Pure functions over bytes and strings; no network, nothing from AWS.
  */
 import { parseHTML } from 'linkedom';
+import { DESCRIPTION_MAX_LENGTH } from './note-body';
 import { truncate } from './text';
 
 export interface PageMetadata {
@@ -10,8 +11,6 @@ export interface PageMetadata {
   /** Absolute http(s) URLs, best first; always ends with the origin's /favicon.ico. */
   iconCandidates: string[];
 }
-
-export const DESCRIPTION_MAX_LENGTH = 500;
 
 /**
  * Characters of a page handed to the parser. Metadata lives in the head, near the top; the cap keeps
@@ -87,7 +86,7 @@ function metaEncoding(body: Buffer): string | null {
  * only the first HTML_PARSE_LIMIT characters are parsed.
  *
  * description: the first non-empty of meta description, og:description, twitter:description (keys
- * taken from `name` or `property`, case-insensitive), whitespace collapsed, cut to 500 characters.
+ * taken from `name` or `property`, case-insensitive), whitespace collapsed, cut to DESCRIPTION_MAX_LENGTH characters.
  *
  * iconCandidates: `rel` icon links (this covers "shortcut icon"), then apple-touch-icon(-precomposed)
  * links; within each group the icon whose declared `sizes` is closest to 32–64 px comes first (no sizes

@@ -13,6 +13,8 @@
  */
 
 export const SOURCE_LINE_PREFIX = 'Source: ';
+/** A note's description, supplied with a save or scraped from the page, is cut to this many characters. */
+export const DESCRIPTION_MAX_LENGTH = 500;
 /** DynamoDB items hold 400 KB; the body gets most of it, the rest is left for the note's other attributes. */
 export const NOTE_BODY_MAX_BYTES = 300 * 1024;
 

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { DESCRIPTION_MAX_LENGTH } from './note-body';
 import { truncate } from './text';
 import { HOST_MAX_LENGTH, parseBookmarkUrl, URL_MAX_LENGTH, type UrlProblem } from './url';
 import { toValidationIssues, type PydanticIssueParams, type ValidationIssue } from './validation';
@@ -8,7 +9,7 @@ export const SAVE_LIMITS = {
   title: 1_000,
   selection: 20_000,
   comment: 5_000,
-  description: 500,
+  description: DESCRIPTION_MAX_LENGTH,
 } as const;
 
 export interface SaveRequest {
@@ -16,7 +17,7 @@ export interface SaveRequest {
   readonly title: string | null;
   readonly selection: string | null;
   readonly comment: string | null;
-  /** Already truncated to 500 characters; null when omitted or blank (then it is scraped later). */
+  /** Already truncated to DESCRIPTION_MAX_LENGTH characters; null when omitted or blank (then it is scraped later). */
   readonly description: string | null;
   readonly append: boolean;
 }

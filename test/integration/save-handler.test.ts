@@ -98,15 +98,19 @@ describe('save handler against DynamoDB Local', () => {
 
   it('still answers 200 when publishing to SQS fails', async () => {
     const sqs = mockClient(SQSClient);
-    sqs.on(SendMessageCommand).rejects(new Error('SQS unavailable'));
-    const logger = new Logger({ serviceName: 'test', logLevel: 'SILENT' });
-    const warn = vi.spyOn(logger, 'warn');
-    const enrichment = new SqsJsonPublisher(new SQSClient({ region: 'local' }), 'https://sqs.local/queue');
-    const response = await save(makeHandler(deps({ enrichment, logger })), { url: 'https://example.com/sqs-down' });
-    expect(response.statusCode).toBe(200);
-    expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(1);
-    expect(warn).toHaveBeenCalledWith('Publishing the enrichment request failed; the sweeper will retry it', expect.objectContaining({ bookmarkId: expect.any(String) }));
-    sqs.restore();
+    // Restored whatever happens: a mock left behind would answer every later test's SQS calls.
+    try {
+      sqs.on(SendMessageCommand).rejects(new Error('SQS unavailable'));
+      const logger = new Logger({ serviceName: 'test', logLevel: 'SILENT' });
+      const warn = vi.spyOn(logger, 'warn');
+      const enrichment = new SqsJsonPublisher(new SQSClient({ region: 'local' }), 'https://sqs.local/queue');
+      const response = await save(makeHandler(deps({ enrichment, logger })), { url: 'https://example.com/sqs-down' });
+      expect(response.statusCode).toBe(200);
+      expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(1);
+      expect(warn).toHaveBeenCalledWith('Publishing the enrichment request failed; the sweeper will retry it', expect.objectContaining({ bookmarkId: expect.any(String) }));
+    } finally {
+      sqs.restore();
+    }
   });
 
   it('answers an unexpected failure with a 500 detail and no stack trace, leaving nothing half-written', async () => {

@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocum
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { AccessToken, User } from '../../core/model';
 import { batchGetAll } from './batch-get';
-import { keys } from './keys';
+import { keys, LOOKUP_INDEX } from './keys';
 import { transactForUser } from './user-transaction';
 
 /** What the save route needs before it can write, read in one round trip. */
@@ -52,7 +52,7 @@ export class DynamoAccountStore {
     const { Items } = await this.doc.send(
       new QueryCommand({
         TableName: this.tableName,
-        IndexName: 'gsi1',
+        IndexName: LOOKUP_INDEX,
         KeyConditionExpression: 'gsi1pk = :id',
         ExpressionAttributeValues: { ':id': keys.tokenIdIndex(tokenId).gsi1pk },
       }),

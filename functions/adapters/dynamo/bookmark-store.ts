@@ -9,7 +9,7 @@ import type { AnswerOutcome, BookmarkStore, CreateBookmarkOutcome, KeyTaken, Not
 import { isoTimestamp } from '../../core/text';
 import { idempotencyClaimDelete, idempotencyClaimPut, idempotencyRecordPut, storedAnswer, takenKey } from './idempotency-records';
 import { batchGetAll } from './batch-get';
-import { keys } from './keys';
+import { keys, LOOKUP_INDEX } from './keys';
 import { backoff, cancellationReasons, retryOnConflict } from './transactions';
 
 /** Optimistic note updates give up after this many lost races (each retry re-reads the note). */
@@ -228,7 +228,7 @@ export class DynamoBookmarkStore implements BookmarkStore {
         this.doc.send(
           new QueryCommand({
             TableName: this.tableName,
-            IndexName: 'gsi1',
+            IndexName: LOOKUP_INDEX,
             KeyConditionExpression: 'gsi1pk = :shard AND gsi1sk < :before',
             ExpressionAttributeValues: { ':shard': shard, ':before': before },
             Limit: limitPerShard,

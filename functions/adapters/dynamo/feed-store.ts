@@ -4,7 +4,7 @@ import type { FeedNote } from '../../core/feed';
 import type { FeedRecord } from '../../core/model';
 import { transactForUser } from './user-transaction';
 import { batchGetAll } from './batch-get';
-import { keys } from './keys';
+import { keys, LOOKUP_INDEX } from './keys';
 import { toNote } from './bookmark-store';
 
 /** Index entries read per query page when an `all` filter has to skip notes lacking other tags. */
@@ -59,7 +59,7 @@ export class DynamoFeedStore {
       const page = await this.doc.send(
         new QueryCommand({
           TableName: this.tableName,
-          IndexName: 'gsi1',
+          IndexName: LOOKUP_INDEX,
           KeyConditionExpression: 'gsi1pk = :pk',
           ExpressionAttributeValues: { ':pk': keys.userFeedsIndex(userId).gsi1pk },
           ExclusiveStartKey,
@@ -112,7 +112,7 @@ export class DynamoFeedStore {
     const { Items, LastEvaluatedKey } = await this.doc.send(
       new QueryCommand({
         TableName: this.tableName,
-        IndexName: 'gsi1',
+        IndexName: LOOKUP_INDEX,
         KeyConditionExpression: 'gsi1pk = :pk',
         ExpressionAttributeValues: { ':pk': keys.tagIndex(userId, tag).gsi1pk, ...Object.fromEntries(others.map((other, i) => [`:t${i}`, other])) },
         ...(others.length ? { FilterExpression: others.map((_, i) => `contains(tags, :t${i})`).join(' AND ') } : {}),

@@ -1,7 +1,7 @@
 import type { AttributeValue, CancellationReason } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { IdempotencyClaim, IdempotencyRecord, StoredAnswer } from '../../core/idempotency';
-import { keys } from './keys';
+import { keys, TTL_ATTRIBUTE } from './keys';
 
 /**
  * The Put of a claim on an Idempotency-Key. It succeeds only while no live record holds the key: an
@@ -12,7 +12,8 @@ export function idempotencyClaimPut(TableName: string, claim: IdempotencyClaim) 
   return {
     TableName,
     Item: { ...keys.idempotency(claim.scope, claim.key), type: 'IdempotencyRecord', ...recordFields(claim), leaseUntil: claim.leaseUntil },
-    ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now OR (attribute_not_exists(outcome) AND leaseUntil <= :now)',
+    ConditionExpression: 'attribute_not_exists(pk) OR #ttl <= :now OR (attribute_not_exists(outcome) AND leaseUntil <= :now)',
+    ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
     ExpressionAttributeValues: { ':now': claim.createdAt },
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
@@ -47,7 +48,7 @@ export function idempotencyClaimDelete(TableName: string, claim: IdempotencyClai
 }
 
 function recordFields(record: Omit<IdempotencyClaim, 'leaseUntil'>) {
-  return { fingerprint: record.fingerprint, claimId: record.claimId, createdAt: record.createdAt, expiresAt: record.expiresAt };
+  return { fingerprint: record.fingerprint, claimId: record.claimId, createdAt: record.createdAt, [TTL_ATTRIBUTE]: record.expiresAt };
 }
 
 function claimedBy(claim: Pick<IdempotencyClaim, 'claimId'>) {

@@ -1,4 +1,10 @@
 import { createHash } from 'node:crypto';
+import { tableDefinition } from '../../platform/table-definition';
+
+/** The overloaded lookup index (`gsi1pk`/`gsi1sk` below), named as the table definition names it. */
+export const LOOKUP_INDEX = tableDefinition.globalSecondaryIndexes[0].indexName;
+/** The attribute DynamoDB's TTL reads (epoch seconds), named as the table definition names it. */
+export const TTL_ATTRIBUTE = tableDefinition.timeToLiveAttribute;
 
 /**
  * Key design of the single table (entity-prefixed keys, `#` separators):

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { currentWindow, type RateLimitDecision, type RateLimitPolicy } from '../../core/rate-limit';
-import { keys } from './keys';
+import { keys, TTL_ATTRIBUTE } from './keys';
 
 export interface RateLimiter {
   /** Counts one request by `subject` against `policy`; over quota it counts nothing and denies. */
@@ -32,8 +32,9 @@ export class DynamoRateLimiter implements RateLimiter {
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.rateLimitWindow(subject, window.start),
-          UpdateExpression: 'ADD hits :one SET expiresAt = if_not_exists(expiresAt, :expiresAt)',
+          UpdateExpression: 'ADD hits :one SET #ttl = if_not_exists(#ttl, :expiresAt)',
           ConditionExpression: 'attribute_not_exists(hits) OR hits < :limit',
+          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
           ExpressionAttributeValues: { ':one': 1, ':limit': policy.limit, ':expiresAt': window.start + policy.windowSeconds * 2 },
           ReturnValues: 'UPDATED_NEW',
         }),
