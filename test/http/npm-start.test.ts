@@ -105,6 +105,17 @@ describe('npm start', () => {
     expect(await portOpen(state.dynamoEndpoint)).toBe(false);
   }, 120_000);
 
+  // npm does not pass SIGHUP on, and nothing passes on a SIGKILL: node notices that npm is gone.
+  it.each(['SIGHUP', 'SIGKILL'] as const)('stops the whole tree when npm itself dies of %s', async (signal) => {
+    const env = { PORT: String(await findFreePort()), GLEANER_DATA_DIR: join(dataDir, `npm-${signal}`), GLEANER_ENRICHMENT: 'off' };
+    const run = start(env, true);
+    await waitFor(() => run.output().includes('Stop with Ctrl-C'));
+    const state = readState(env.GLEANER_DATA_DIR);
+    run.child.kill(signal);
+    await waitFor(() => !isAlive(state.pid) && !isAlive(state.dynamoPid));
+    expect(await portOpen(`http://127.0.0.1:${env.PORT}`)).toBe(false);
+  }, 120_000);
+
   it('stops on SIGHUP, as when its terminal closes', async () => {
     const env = { PORT: String(await findFreePort()), GLEANER_DATA_DIR: join(dataDir, 'sighup'), GLEANER_ENRICHMENT: 'off' };
     const run = start(env);
