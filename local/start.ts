@@ -37,14 +37,17 @@ async function main(): Promise<void> {
   rateLimitPolicy('save', process.env);
   rateLimitPolicy('feed', process.env);
   const lock = lockDataFolder(dataDir);
-  let dynamo: DynamoDbLocal | undefined;
+  // Aborted by shutdown: a DynamoDB Local still starting is stopped too, not left running.
+  const startup = new AbortController();
+  let dynamoStarting: Promise<DynamoDbLocal> | undefined;
   let stack: LocalStack | undefined;
   let stopping: Promise<void> | undefined;
   const shutdown = (code: number) =>
     (stopping ??= (async () => {
+      startup.abort();
       removeLocalState(dataDir);
       await stack?.stop();
-      await dynamo?.stop();
+      await dynamoStarting?.then((dynamo) => dynamo.stop(), () => undefined);
       lock.release();
       process.exit(code);
     })());
@@ -60,7 +63,8 @@ async function main(): Promise<void> {
       await stopProcess(pid);
     }
     await assertPortFree(port);
-    dynamo = await startDynamoDbLocal({ dataDir });
+    dynamoStarting = startDynamoDbLocal({ dataDir, signal: startup.signal });
+    const dynamo = await dynamoStarting;
     // Without its database every request would be a 500: say why and stop, rather than serve errors.
     dynamo.onUnexpectedExit((reason) => {
       console.error(`gleaner: DynamoDB Local stopped unexpectedly (${reason}); stopping too. The data is kept in ${dataDir}: run npm start again.`);
@@ -78,6 +82,8 @@ async function main(): Promise<void> {
     writeLocalState(dataDir, { pid: process.pid, baseUrl: stack.baseUrl, dynamoEndpoint: dynamo.endpoint, dynamoPid: dynamo.pid, tableName: LOCAL_TABLE_NAME });
     await printWelcome(stack, dynamo, dataDir);
   } catch (error) {
+    // Told to stop while starting: shutdown is already under way, and this is no failure to report.
+    if (startup.signal.aborted) return;
     console.error(`gleaner: could not start: ${error instanceof Error ? error.message : String(error)}`);
     await shutdown(1);
   }

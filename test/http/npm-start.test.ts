@@ -4,6 +4,7 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { dynamoDbLocalsServing } from '../../local/data-lock';
 import { findFreePort } from '../../local/dynamodb-local';
 import { isAlive } from '../../local/state';
 import { startService as start, waitFor } from '../support/processes';
@@ -104,6 +105,17 @@ describe('npm start', () => {
     expect(await portOpen(state.dynamoEndpoint)).toBe(false);
   }, 120_000);
 
+  // npm does not pass SIGHUP on, and nothing passes on a SIGKILL: node notices that npm is gone.
+  it.each(['SIGHUP', 'SIGKILL'] as const)('stops the whole tree when npm itself dies of %s', async (signal) => {
+    const env = { PORT: String(await findFreePort()), GLEANER_DATA_DIR: join(dataDir, `npm-${signal}`), GLEANER_ENRICHMENT: 'off' };
+    const run = start(env, true);
+    await waitFor(() => run.output().includes('Stop with Ctrl-C'));
+    const state = readState(env.GLEANER_DATA_DIR);
+    run.child.kill(signal);
+    await waitFor(() => !isAlive(state.pid) && !isAlive(state.dynamoPid));
+    expect(await portOpen(`http://127.0.0.1:${env.PORT}`)).toBe(false);
+  }, 120_000);
+
   it('stops on SIGHUP, as when its terminal closes', async () => {
     const env = { PORT: String(await findFreePort()), GLEANER_DATA_DIR: join(dataDir, 'sighup'), GLEANER_ENRICHMENT: 'off' };
     const run = start(env);
@@ -112,6 +124,19 @@ describe('npm start', () => {
     run.child.kill('SIGHUP');
     expect(await run.exited).toBe(0);
     expect(isAlive(state.dynamoPid)).toBe(false);
+  }, 120_000);
+
+  it('stops DynamoDB Local too when SIGTERM comes while it is still starting', async () => {
+    const env = { PORT: String(await findFreePort()), GLEANER_DATA_DIR: join(dataDir, 'sigterm-starting'), GLEANER_ENRICHMENT: 'off' };
+    const run = start(env);
+    // Java is running but the banner is not out yet: DynamoDB Local takes seconds to answer.
+    await waitFor(() => dynamoDbLocalsServing(env.GLEANER_DATA_DIR).length > 0);
+    const [starting] = dynamoDbLocalsServing(env.GLEANER_DATA_DIR);
+    expect(run.output()).not.toContain('Stop with Ctrl-C');
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+    expect(isAlive(starting!)).toBe(false);
+    expect(run.stderr()).not.toContain('could not start');
   }, 120_000);
 
   it('stops the DynamoDB Local a killed (kill -9) start left behind on its data folder, then starts', async () => {
