@@ -4,8 +4,8 @@ import { QueueUnavailableError, type LocalQueue } from './queue';
 
 /**
  * Speaks the SQS JSON protocol (the one @aws-sdk/client-sqs uses) for the local queues, so the
- * handlers' real SQS adapter runs unchanged against them: SendMessage, SendMessageBatch and
- * ChangeMessageVisibility.
+ * handlers' real SQS adapter runs unchanged against them: SendMessage and ChangeMessageVisibility,
+ * the two calls Gleaner makes.
  */
 export class LocalSqsEndpoint {
   private constructor(
@@ -15,7 +15,12 @@ export class LocalSqsEndpoint {
 
   static async start(queues: readonly LocalQueue[]): Promise<LocalSqsEndpoint> {
     const byName = new Map(queues.map((queue) => [queue.name, queue]));
-    const server = createServer((request, response) => void handle(byName, request, response));
+    // A request this endpoint cannot make sense of is an error answer, never a crash of `npm start`.
+    const server = createServer((request, response) =>
+      handle(byName, request, response).catch((error: unknown) => {
+        if (!response.headersSent) reply(response, 500, { __type: 'com.amazonaws.sqs#InternalError', message: String(error) });
+      }),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     return new LocalSqsEndpoint(server, `http://127.0.0.1:${port}`);
@@ -33,40 +38,43 @@ export class LocalSqsEndpoint {
 
 type Input = Record<string, unknown> & { QueueUrl?: string };
 
+function reply(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.0' });
+  response.end(JSON.stringify(body));
+}
+
+function parseInput(text: string): Input | null {
+  try {
+    const input = JSON.parse(text || '{}') as unknown;
+    return input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Input) : null;
+  } catch {
+    return null;
+  }
+}
+
 async function handle(queues: Map<string, LocalQueue>, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  const reply = (status: number, body: unknown) => {
-    response.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.0' });
-    response.end(JSON.stringify(body));
-  };
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   const action = String(request.headers['x-amz-target'] ?? '').replace('AmazonSQS.', '');
-  const input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Input;
+  const input = parseInput(Buffer.concat(chunks).toString('utf8'));
+  if (!input) return reply(response, 400, { __type: 'com.amazonaws.sqs#InvalidRequest', message: 'The request body is not a JSON object.' });
   const queue = queues.get(String(input.QueueUrl ?? '').split('/').pop() ?? '');
-  if (!queue) return reply(400, { __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: 'The specified queue does not exist.' });
+  if (!queue) return reply(response, 400, { __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: 'The specified queue does not exist.' });
   try {
     switch (action) {
       case 'SendMessage': {
         const sent = queue.send(String(input.MessageBody), Number(input.DelaySeconds ?? 0));
-        return reply(200, { MessageId: sent.id, MD5OfMessageBody: sent.md5 });
-      }
-      case 'SendMessageBatch': {
-        const entries = (input.Entries ?? []) as { Id: string; MessageBody: string; DelaySeconds?: number }[];
-        const Successful = entries.map((entry) => {
-          const sent = queue.send(entry.MessageBody, entry.DelaySeconds ?? 0);
-          return { Id: entry.Id, MessageId: sent.id, MD5OfMessageBody: sent.md5 };
-        });
-        return reply(200, { Successful, Failed: [] });
+        return reply(response, 200, { MessageId: sent.id, MD5OfMessageBody: sent.md5 });
       }
       case 'ChangeMessageVisibility': {
         const changed = queue.changeVisibility(String(input.ReceiptHandle), Number(input.VisibilityTimeout));
-        return changed ? reply(200, {}) : reply(400, { __type: 'com.amazonaws.sqs#ReceiptHandleIsInvalid', message: 'The receipt handle is not valid.' });
+        return changed ? reply(response, 200, {}) : reply(response, 400, { __type: 'com.amazonaws.sqs#ReceiptHandleIsInvalid', message: 'The receipt handle is not valid.' });
       }
       default:
-        return reply(400, { __type: 'com.amazonaws.sqs#InvalidAction', message: `The local queue does not implement ${action}.` });
+        return reply(response, 400, { __type: 'com.amazonaws.sqs#InvalidAction', message: `The local queue does not implement ${action}.` });
     }
   } catch (error) {
-    if (error instanceof QueueUnavailableError) return reply(503, { __type: 'com.amazonaws.sqs#ServiceUnavailable', message: error.message });
+    if (error instanceof QueueUnavailableError) return reply(response, 503, { __type: 'com.amazonaws.sqs#ServiceUnavailable', message: error.message });
     throw error;
   }
 }

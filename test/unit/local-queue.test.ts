@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LocalQueue, type LocalQueueOptions, QueueUnavailableError } from '../../local/queue';
+import { LocalSqsEndpoint } from '../../local/sqs-endpoint';
 
 const queues: LocalQueue[] = [];
 
@@ -209,5 +210,25 @@ describe('whenEmpty', () => {
     const deliveries = consume(queue, (_, delivery) => (delivery === 1 ? ['flaky'] : []));
     await queue.whenEmpty();
     expect(receiveCounts(deliveries.at(-1))).toEqual(['2']);
+  });
+});
+
+describe('the local SQS endpoint', () => {
+  it('answers a malformed request with an SQS error and keeps serving', async () => {
+    const queue = makeQueue();
+    const endpoint = await LocalSqsEndpoint.start([queue]);
+    try {
+      const call = (body: string) =>
+        fetch(endpoint.endpoint, { method: 'POST', headers: { 'X-Amz-Target': 'AmazonSQS.SendMessage', 'Content-Type': 'application/x-amz-json-1.0' }, body });
+      for (const body of ['{not json', '[1,2]', 'null']) {
+        const answer = await call(body);
+        expect(answer.status).toBe(400);
+        expect(await answer.json()).toMatchObject({ __type: 'com.amazonaws.sqs#InvalidRequest' });
+      }
+      const sent = await call(JSON.stringify({ QueueUrl: endpoint.queueUrl(queue), MessageBody: 'still here' }));
+      expect(sent.status).toBe(200);
+    } finally {
+      await endpoint.stop();
+    }
   });
 });
