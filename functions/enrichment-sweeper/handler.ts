@@ -10,7 +10,7 @@ import { count, createLogger, createMetrics } from '../platform/observability';
 export function createHandler(env: Environment) {
   const { doc } = createDynamoClients({ endpoint: env.DYNAMODB_ENDPOINT });
   const logger = createLogger(env);
-  const metrics = createMetrics();
+  const metrics = createMetrics(logger);
   const ports = {
     bookmarks: new DynamoBookmarkStore(doc, requireEnv(env, 'TABLE_NAME')),
     enrichment: new SqsJsonPublisher<EnrichmentRequest>(createSqsClient({ endpoint: env.SQS_ENDPOINT }), requireEnv(env, 'ENRICHMENT_QUEUE_URL')),

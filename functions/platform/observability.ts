@@ -22,10 +22,11 @@ function redactCredentials(key: string, value: unknown): unknown {
 
 /**
  * CloudWatch metrics in embedded metric format (Powertools), namespace `Gleaner`; flushed once per
- * invocation. POWERTOOLS_METRICS_DISABLED=true (the local stack, tests) turns them off.
+ * invocation. POWERTOOLS_METRICS_DISABLED=true (the local stack, tests) turns them off. Their own
+ * warnings (an invocation that counted nothing) go through `logger`, as structured logs at its level.
  */
-export function createMetrics(): Metrics {
-  return new Metrics({ namespace: 'Gleaner', serviceName: 'gleaner' });
+export function createMetrics(logger: Logger): Metrics {
+  return new Metrics({ namespace: 'Gleaner', serviceName: 'gleaner', logger });
 }
 
 /** Counts one occurrence of a named event. */

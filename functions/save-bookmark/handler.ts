@@ -143,6 +143,7 @@ function parseRequestBody(event: APIGatewayProxyEvent): SaveRequestParse {
 
 export function createHandler(env: Environment) {
   const tableName = requireEnv(env, 'TABLE_NAME');
+  const logger = createLogger(env);
   const { doc } = createDynamoClients({ endpoint: env.DYNAMODB_ENDPOINT });
   return makeHandler({
     accounts: new DynamoAccountStore(doc, tableName),
@@ -152,8 +153,8 @@ export function createHandler(env: Environment) {
     rateLimitPolicy: rateLimitPolicy('save', env),
     retirement: parseRetirement(env.ROUTE_RETIREMENT),
     corsOrigins: corsOrigins(env.CORS_ALLOWED_ORIGINS),
-    logger: createLogger(env),
-    metrics: createMetrics(),
+    logger,
+    metrics: createMetrics(logger),
     newId: randomUUID,
     now: () => new Date(),
   });

@@ -13,14 +13,15 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export function workerContext(env: Environment) {
   const sqs = createSqsClient({ endpoint: env.SQS_ENDPOINT });
   const sourceQueueUrl = requireEnv(env, SOURCE_QUEUE_URL_ENV);
+  const logger = createLogger(env);
   // GLEANER_FETCH_ALLOW exempts local fixture servers from the address rules; the stack never sets it.
   const fetcher = createSafeFetcher({ allow: parseFetchAllow(env.GLEANER_FETCH_ALLOW) });
   return {
     tableName: requireEnv(env, 'TABLE_NAME'),
     ...createDynamoClients({ endpoint: env.DYNAMODB_ENDPOINT }),
     sqs,
-    logger: createLogger(env),
-    metrics: createMetrics(),
+    logger,
+    metrics: createMetrics(logger),
     iconRefreshMs: integerSetting(env, 'ICON_REFRESH_DAYS', 7) * DAY_MS,
     worker: {
       maxAttempts: MAX_FETCH_ATTEMPTS,

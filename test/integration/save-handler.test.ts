@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -16,6 +15,7 @@ import { makeHandler, type SaveBookmarkDeps } from '../../functions/save-bookmar
 import { createTestTable } from '../support/dynamo';
 import { saveHandlerDeps } from '../support/save-deps';
 import { context, proxyEvent } from '../support/events';
+import { testMetrics } from '../support/observability';
 
 let table: Awaited<ReturnType<typeof createTestTable>>;
 let token: string;
@@ -56,7 +56,7 @@ describe('save handler against DynamoDB Local', () => {
   });
 
   it('counts outcomes as CloudWatch metrics', async () => {
-    const metrics = new Metrics({ namespace: 'Test' });
+    const metrics = testMetrics();
     const added = vi.spyOn(metrics, 'addMetric');
     const handler = makeHandler(deps({ metrics }));
     await save(handler, { url: 'https://example.com/metrics' });

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
@@ -13,6 +12,7 @@ import { makeHandler, type SaveBookmarkDeps } from '../../functions/save-bookmar
 import { createTestTable } from '../support/dynamo';
 import { saveHandlerDeps } from '../support/save-deps';
 import { context, proxyEvent } from '../support/events';
+import { testMetrics } from '../support/observability';
 
 /** The save handler against DynamoDB Local with an Idempotency-Key: round trips, races and expiry. */
 
@@ -100,7 +100,7 @@ describe('round trips', () => {
 
   it('replays from the failed claim alone, with no transaction, and counts it as a replay', async () => {
     const { token } = await createUser();
-    const metrics = new Metrics({ namespace: 'Test' });
+    const metrics = testMetrics();
     const added = vi.spyOn(metrics, 'addMetric');
     const handler = makeHandler(deps({ metrics }));
     const first = await save(handler, token, { url: 'https://example.com/replay-cost' }, 'replay-cost');

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { DynamoRateLimiter } from '../../functions/adapters/dynamo/rate-limiter';
@@ -8,6 +7,7 @@ import type { EnrichmentRequest } from '../../functions/core/enrichment';
 import { parseRateLimitPolicy } from '../../functions/core/rate-limit';
 import type { SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
 import type { createTestTable } from './dynamo';
+import { testMetrics } from './observability';
 
 /** The save handler's dependencies on a test table, with enrichment requests collected in `published`. */
 export function saveHandlerDeps(
@@ -23,7 +23,7 @@ export function saveHandlerDeps(
     rateLimitPolicy: parseRateLimitPolicy('1000;w=60'),
     corsOrigins: ['*'],
     logger: new Logger({ serviceName: 'test', logLevel: 'SILENT' }),
-    metrics: new Metrics({ namespace: 'Test' }),
+    metrics: testMetrics(),
     newId: randomUUID,
     now: () => new Date(),
     ...overrides,

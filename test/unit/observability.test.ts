@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeHandler } from '../../functions/get-icon/handler';
-import { createLogger } from '../../functions/platform/observability';
+import { createLogger, createMetrics } from '../../functions/platform/observability';
 import { context, proxyEvent } from '../support/events';
 
 const TOKEN = 'gln_0123456789abcdefghijABCDEFGHIJ012345';
@@ -48,5 +48,20 @@ describe('logs never hold credentials', () => {
     createLogger({ LOG_LEVEL: 'INFO' }).error('Unhandled error', { request: { headers: { AUTHORIZATION: TOKEN } } });
     expect(logs()).toContain('"AUTHORIZATION":"[redacted]"');
     expect(logs()).not.toContain(TOKEN);
+  });
+});
+
+describe('createMetrics', () => {
+  it('says an invocation counted nothing through the structured logger, not on the console', () => {
+    const logger = createLogger({ LOG_LEVEL: 'SILENT' });
+    const warned = vi.spyOn(logger, 'warn');
+    const consoleWarned = vi.spyOn(console, 'warn');
+    try {
+      createMetrics(logger).publishStoredMetrics();
+      expect(warned).toHaveBeenCalledWith(expect.stringMatching(/^No application metrics to publish/));
+      expect(consoleWarned).not.toHaveBeenCalled();
+    } finally {
+      consoleWarned.mockRestore();
+    }
   });
 });

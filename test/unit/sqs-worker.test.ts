@@ -1,10 +1,10 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { RetryLaterError, retryDelaySeconds, type Attempt } from '../../functions/core/enrichment';
 import { sqsWorker, type SqsWorkerOptions } from '../../functions/workers/sqs-worker';
 import { lambdaContext } from '../../local/queue';
+import { testMetrics } from '../support/observability';
 
 interface Job {
   readonly name: string;
@@ -44,7 +44,7 @@ function worker(delayRedelivery = vi.fn<DelayRedelivery>(async () => {})) {
     if (job.result === 'retry') throw new RetryLaterError(`${job.name} is not ready`);
     return { status: 'done' };
   });
-  const metrics = new Metrics({ namespace: 'Test' });
+  const metrics = testMetrics();
   const counted = vi.spyOn(metrics, 'addMetric');
   const logger = new Logger({ logLevel: 'SILENT' });
   const warned = vi.spyOn(logger, 'warn');
