@@ -7,12 +7,12 @@ import * as z from 'zod/mini';
  * All are idempotent: a message processed twice changes nothing more.
  */
 
-/** What a save asks the page worker to do (the enrichment queue's message). */
+/**
+ * What a save asks the page worker to do (the enrichment queue's message): intent only. The worker
+ * reads the bookmark (its URL and note) when it runs, so a message never carries stale copies.
+ */
 export interface EnrichmentRequest {
   readonly bookmarkId: string;
-  readonly noteId: string;
-  readonly userId: string;
-  readonly url: string;
   /** The save omitted the description: scrape it from the page into the note. */
   readonly scrapeDescription: boolean;
   /** The site's favicon is not known yet. */
@@ -59,11 +59,9 @@ export function retryDelaySeconds(attempt: number, baseSeconds: number): number 
   return Math.min(12 * 60 * 60, Math.round(baseSeconds * 2 ** (attempt - 1)));
 }
 
+// Unknown keys are dropped: messages queued before requests carried intent only still parse.
 const enrichmentRequestSchema = z.object({
   bookmarkId: z.string(),
-  noteId: z.string(),
-  userId: z.string(),
-  url: z.string(),
   scrapeDescription: z.boolean(),
   fetchIcon: z.boolean(),
 });

@@ -148,7 +148,7 @@ async function save(ports: SaveBookmarkPorts, input: SaveInput, clock: Date, key
   const scrapeDescription = request.description === null;
   const fetchIcon = siteIcon === null;
   const enrichment: EnrichmentRequest | null =
-    scrapeDescription || fetchIcon ? { bookmarkId: bookmark.id, noteId: note.id, userId, url, scrapeDescription, fetchIcon } : null;
+    scrapeDescription || fetchIcon ? { bookmarkId: bookmark.id, scrapeDescription, fetchIcon } : null;
 
   const saved: AnswerOutcome = { kind: 'saved', bookmark, isNewBookmark: true, selectionAppended: false };
   const created = await ports.store.createBookmark(bookmark, note, enrichment, keyed?.of(saved) ?? null);

@@ -102,7 +102,7 @@ describe('background enrichment', () => {
     // `localhost` is another site than `127.0.0.1`: its favicon is unknown, so the page is fetched.
     const saved = await json(await t.save(token, { url: `${otherSite}/described`, description: 'Mine' }));
     const item = await settled(saved.bookmark.id);
-    expect(item.enrichment).toMatchObject({ scrapeDescription: false, fetchIcon: true });
+    expect(item.enrichment).toEqual({ scrapeDescription: false, fetchIcon: true });
     expect((await t.bookmarks.getNote(saved.note_id))?.body).toBe(`Mine\n\nSource: [${otherSite}/described](${otherSite}/described)`);
   });
 

@@ -79,7 +79,8 @@ describe('save handler against DynamoDB Local', () => {
     await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.site('icons.example'), type: 'Site', icon: 'https://gleaner.test/icons/abc.png' } }));
     const response = await save(makeHandler(deps()), { url: 'https://icons.example/page' });
     expect(JSON.parse(response.body).bookmark.icon).toBe('https://gleaner.test/icons/abc.png');
-    expect(published).toEqual([expect.objectContaining({ scrapeDescription: true, fetchIcon: false, url: 'https://icons.example/page' })]);
+    // Intent only: the worker reads the bookmark's URL and note itself.
+    expect(published).toEqual([{ bookmarkId: JSON.parse(response.body).bookmark.id, scrapeDescription: true, fetchIcon: false }]);
   });
 
   it('publishes nothing when the description was given and the favicon is known', async () => {

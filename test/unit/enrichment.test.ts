@@ -47,14 +47,7 @@ const bookmark: StoredBookmark = {
   pageStatus: 'pending',
 };
 
-const request: EnrichmentRequest = {
-  bookmarkId: bookmark.id,
-  noteId: bookmark.noteId,
-  userId: bookmark.userId,
-  url: PAGE_URL,
-  scrapeDescription: true,
-  fetchIcon: true,
-};
+const request: EnrichmentRequest = { bookmarkId: bookmark.id, scrapeDescription: true, fetchIcon: true };
 
 type FetchResponse = Extract<FetchOutcome, { ok: true }>;
 
@@ -460,7 +453,7 @@ describe('parsing queue messages', () => {
   it.each([
     ['malformed JSON', '{"bookmarkId":'],
     ['JSON null', 'null'],
-    ['a missing field', JSON.stringify({ ...request, noteId: undefined })],
+    ['a missing field', JSON.stringify({ ...request, scrapeDescription: undefined })],
     ['a field of the wrong type', JSON.stringify({ ...request, fetchIcon: 'yes' })],
   ])('rejects an enrichment request with %s', (_, body) => {
     expect(() => parseEnrichmentRequest(body)).toThrow();
@@ -473,5 +466,12 @@ describe('parsing queue messages', () => {
     ['candidates that are not strings', JSON.stringify({ ...faviconRequest, candidates: [1] })],
   ])('rejects a favicon request with %s', (_, body) => {
     expect(() => parseFaviconRequest(body)).toThrow();
+  });
+});
+
+describe('the enrichment message', () => {
+  it('carries intent only, and a message queued with the old copies of url, note and user still parses', () => {
+    const old = JSON.stringify({ bookmarkId: 'b1', noteId: 'n1', userId: 'u1', url: 'https://example.com/', scrapeDescription: true, fetchIcon: false });
+    expect(parseEnrichmentRequest(old)).toEqual({ bookmarkId: 'b1', scrapeDescription: true, fetchIcon: false });
   });
 });

@@ -236,7 +236,7 @@ export class DynamoBookmarkStore implements BookmarkStore {
         ),
       ),
     );
-    return shards.flatMap((page) => page.Items ?? []).map((item) => ({ request: item.enrichment as EnrichmentRequest, sweeps: Number(item.sweeps ?? 0) }));
+    return shards.flatMap((page) => page.Items ?? []).map((item) => ({ request: pendingRequest(item), sweeps: Number(item.sweeps ?? 0) }));
   }
 
   /** Moves a re-published request to the back of the outbox, counting the attempt. */
@@ -282,9 +282,16 @@ export class DynamoBookmarkStore implements BookmarkStore {
   }
 }
 
+/** A bookmark in the enrichment outbox keeps what is to be done; the request is rebuilt from it. */
 function bookmarkItem(bookmark: Bookmark, enrichment: EnrichmentRequest | null) {
-  const outbox = enrichment ? { ...keys.enrichmentOutbox(bookmark.id, bookmark.created), enrichment, pageStatus: 'pending' } : {};
+  const intent = enrichment && { scrapeDescription: enrichment.scrapeDescription, fetchIcon: enrichment.fetchIcon };
+  const outbox = intent ? { ...keys.enrichmentOutbox(bookmark.id, bookmark.created), enrichment: intent, pageStatus: 'pending' } : {};
   return { ...keys.bookmark(bookmark.id), type: 'Bookmark', ...bookmark, ...outbox };
+}
+
+function pendingRequest(item: Record<string, unknown>): EnrichmentRequest {
+  const intent = item.enrichment as { scrapeDescription: boolean; fetchIcon: boolean };
+  return { bookmarkId: item.id as string, scrapeDescription: intent.scrapeDescription, fetchIcon: intent.fetchIcon };
 }
 
 function noteItem(note: Note) {
