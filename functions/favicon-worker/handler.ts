@@ -4,27 +4,21 @@ import { ICON_MAX_BYTES } from '../core/icons';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { DynamoSiteStore } from '../adapters/dynamo/site-store';
 import { deferred, requireEnv, type Environment } from '../platform/env';
-import { sqsWorker } from '../workers/sqs-worker';
-import { workerContext } from '../workers/worker-context';
+import { enrichmentWorker } from '../queue-consumer/enrichment-worker';
 
 /** Favicon queue → the site's icon stored once by content hash and set on the bookmark. */
 export function createHandler(env: Environment) {
-  const context = workerContext(env);
-  const ports: FetchFaviconPorts = {
-    bookmarks: new DynamoBookmarkStore(context.doc, context.tableName),
-    sites: new DynamoSiteStore(context.doc, context.tableName),
-    // One byte over the cap tells a too-large icon from one of exactly the maximum size.
-    fetchIcon: (url) => context.fetch(url, { accept: 'image/*', maxBytes: ICON_MAX_BYTES + 1 }),
-    publicBaseUrl: requireEnv(env, 'PUBLIC_BASE_URL'),
-    iconRefreshMs: context.iconRefreshMs,
-    now: () => new Date(),
-  };
-  return sqsWorker({
-    ...context.worker,
-    logger: context.logger,
-    metrics: context.metrics,
-    parse: parseFaviconRequest,
-    process: (request, attempt) => fetchFavicon(ports, request, attempt),
+  return enrichmentWorker(env, parseFaviconRequest, (context) => {
+    const ports: FetchFaviconPorts = {
+      bookmarks: new DynamoBookmarkStore(context.doc, context.tableName),
+      sites: new DynamoSiteStore(context.doc, context.tableName),
+      // One byte over the cap tells a too-large icon from one of exactly the maximum size.
+      fetchIcon: (url) => context.fetch(url, { accept: 'image/*', maxBytes: ICON_MAX_BYTES + 1 }),
+      publicBaseUrl: requireEnv(env, 'PUBLIC_BASE_URL'),
+      iconRefreshMs: context.iconRefreshMs,
+      now: () => new Date(),
+    };
+    return (request, attempt) => fetchFavicon(ports, request, attempt);
   });
 }
 

@@ -4,28 +4,22 @@ import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { DynamoSiteStore } from '../adapters/dynamo/site-store';
 import { SqsJsonPublisher } from '../adapters/sqs/sqs';
 import { deferred, requireEnv, type Environment } from '../platform/env';
-import { sqsWorker } from '../workers/sqs-worker';
-import { workerContext } from '../workers/worker-context';
+import { enrichmentWorker } from '../queue-consumer/enrichment-worker';
 
 /** Enrichment queue → the page's description into the note, its favicon candidates to the favicon queue. */
 export function createHandler(env: Environment) {
-  const context = workerContext(env);
-  const bookmarks = new DynamoBookmarkStore(context.doc, context.tableName);
-  const ports: EnrichPagePorts = {
-    bookmarks,
-    notes: bookmarks,
-    sites: new DynamoSiteStore(context.doc, context.tableName),
-    favicons: new SqsJsonPublisher<FaviconRequest>(context.sqs, requireEnv(env, 'FAVICON_QUEUE_URL')),
-    fetchPage: (url) => context.fetch(url, { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1', stopAtHeadEnd: true }),
-    iconRefreshMs: context.iconRefreshMs,
-    now: () => new Date(),
-  };
-  return sqsWorker({
-    ...context.worker,
-    logger: context.logger,
-    metrics: context.metrics,
-    parse: parseEnrichmentRequest,
-    process: (request, attempt) => enrichPage(ports, request, attempt),
+  return enrichmentWorker(env, parseEnrichmentRequest, (context) => {
+    const bookmarks = new DynamoBookmarkStore(context.doc, context.tableName);
+    const ports: EnrichPagePorts = {
+      bookmarks,
+      notes: bookmarks,
+      sites: new DynamoSiteStore(context.doc, context.tableName),
+      favicons: new SqsJsonPublisher<FaviconRequest>(context.sqs, requireEnv(env, 'FAVICON_QUEUE_URL')),
+      fetchPage: (url) => context.fetch(url, { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1', stopAtHeadEnd: true }),
+      iconRefreshMs: context.iconRefreshMs,
+      now: () => new Date(),
+    };
+    return (request, attempt) => enrichPage(ports, request, attempt);
   });
 }
 

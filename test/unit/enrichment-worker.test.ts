@@ -3,7 +3,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SOURCE_QUEUE_URL_ENV } from '../../functions/platform/workers';
-import { workerContext } from '../../functions/workers/worker-context';
+import { workerContext } from '../../functions/queue-consumer/enrichment-worker';
 
 const sqs = mockClient(SQSClient);
 afterAll(() => sqs.restore());

@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { RetryLaterError, retryDelaySeconds, type Attempt } from '../../functions/core/enrichment';
-import { sqsWorker, type SqsWorkerOptions } from '../../functions/workers/sqs-worker';
+import { sqsWorker, type SqsWorkerOptions } from '../../functions/queue-consumer/sqs-batch-handler';
 import { lambdaContext } from '../../local/queue';
 import { testMetrics } from '../support/observability';
 

@@ -1,13 +1,30 @@
 import type { SQSRecord } from 'aws-lambda';
-import type { FetchOutcome } from '../core/enrichment';
+import type { Attempt, FetchOutcome } from '../core/enrichment';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { createSafeFetcher, FetchFailedError, FetchRefusedError, parseFetchAllow, type SafeFetchRequest, type SafeResponse } from '../adapters/safe-fetch';
 import { createSqsClient, delayRedelivery } from '../adapters/sqs/sqs';
 import { integerSetting, requireEnv, type Environment } from '../platform/env';
 import { createLogger, createMetrics } from '../platform/observability';
 import { MAX_FETCH_ATTEMPTS, SOURCE_QUEUE_URL_ENV } from '../platform/workers';
+import { sqsWorker } from './sqs-batch-handler';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+export type WorkerContext = ReturnType<typeof workerContext>;
+
+/**
+ * An enrichment worker (page or favicon): the SQS batch handler around one step of the domain,
+ * wired from the environment the same way for both. Messages are read with `parse`; `step` gets the
+ * shared context (table, queues, fetcher, settings) and returns what to do with each message.
+ */
+export function enrichmentWorker<T>(
+  env: Environment,
+  parse: (body: string) => T,
+  step: (context: WorkerContext) => (message: T, attempt: Attempt) => Promise<unknown>,
+) {
+  const context = workerContext(env);
+  return sqsWorker({ ...context.worker, logger: context.logger, metrics: context.metrics, parse, process: step(context) });
+}
 
 /** What both enrichment workers are built from, read from their environment. */
 export function workerContext(env: Environment) {
