@@ -2,6 +2,9 @@ import type { Attempt, EnrichmentRequest, FaviconRequest, FetchOutcome, PageOutc
 import { isFresh, isTransientStatus, RetryLaterError } from './enrichment';
 import { decodeHtml, extractPageMetadata } from './html-metadata';
 import type { Bookmark } from './model';
+import { insertDescription } from './note-body';
+import { NoteNotFoundError, type BookmarkStore } from './save-bookmark';
+import { isoTimestamp } from './text';
 
 /** The page worker's step: fetch the saved page once, put its description into the note, hand its favicon candidates on. */
 
@@ -11,8 +14,7 @@ export interface EnrichPagePorts {
     setIcon(bookmarkId: string, icon: string): Promise<void>;
     recordPageOutcome(bookmarkId: string, outcome: PageOutcome): Promise<void>;
   };
-  /** Places the description above the source line unless the note already has text there. */
-  readonly notes: { addDescription(noteId: string, description: string): Promise<void> };
+  readonly notes: Pick<BookmarkStore, 'updateSavedNote'>;
   readonly sites: { getSite(host: string): Promise<{ icon: string | null; fetchedAt: string | null } | null> };
   readonly favicons: { publish(request: FaviconRequest): Promise<void> };
   readonly fetchPage: (url: string) => Promise<FetchOutcome>;
@@ -27,7 +29,7 @@ export async function enrichPage(ports: EnrichPagePorts, request: EnrichmentRequ
 
   const page = await fetchHtml(ports.fetchPage, bookmark.url, attempt);
   const metadata = page.status === 'done' ? extractPageMetadata(page.html, page.url) : null;
-  if (request.scrapeDescription && metadata?.description) await ports.notes.addDescription(bookmark.noteId, metadata.description);
+  if (request.scrapeDescription && metadata?.description) await addDescription(ports, bookmark, metadata.description);
 
   if (request.fetchIcon && !bookmark.icon) {
     const host = new URL(bookmark.url).host;
@@ -43,6 +45,27 @@ export async function enrichPage(ports: EnrichPagePorts, request: EnrichmentRequ
   const outcome: PageOutcome = page.status === 'done' ? { status: 'done' } : page;
   await ports.bookmarks.recordPageOutcome(bookmark.id, outcome);
   return outcome;
+}
+
+/**
+ * Places a scraped description above the note's source line, unless the note already has text there
+ * (a supplied description, or the user's own words); a note deleted meanwhile is left deleted. The
+ * bookmark's update time moves with the note's, as on any other change.
+ */
+async function addDescription(ports: EnrichPagePorts, bookmark: Bookmark, description: string): Promise<void> {
+  try {
+    await ports.notes.updateSavedNote(
+      { bookmarkId: bookmark.id, noteId: bookmark.noteId },
+      (note) => {
+        const body = insertDescription(note.body, description);
+        return body === null ? null : { body, tags: note.tags, lastHighlight: note.lastHighlight };
+      },
+      isoTimestamp(ports.now()),
+      null,
+    );
+  } catch (error) {
+    if (!(error instanceof NoteNotFoundError)) throw error;
+  }
 }
 
 async function fetchHtml(

@@ -24,6 +24,9 @@ export type CreateBookmarkOutcome =
 
 export type NoteUpdate = { readonly kind: 'updated' | 'unchanged'; readonly bookmark: Bookmark; readonly note: Note } | KeyTaken;
 
+/** The bookmark or note a change was meant for no longer exists (deleted meanwhile). */
+export class NoteNotFoundError extends Error {}
+
 /** A save's answer kept for its Idempotency-Key. */
 export type SaveRecord = IdempotencyRecord<AnswerOutcome>;
 

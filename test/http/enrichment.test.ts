@@ -71,6 +71,9 @@ describe('background enrichment', () => {
     expect(note?.body).toBe(`An article & more.\n\nSource: [Article](${origin}/article)\n\n> quote`);
     const bookmark = await t.bookmarks.getBookmark(saved.bookmark.id);
     expect(bookmark?.icon).toMatch(new RegExp(`^${t.stack.baseUrl}/icons/[0-9a-f]{64}\\.png$`));
+    // The description changed the note, so the bookmark's update time moved with it, as on an append.
+    expect(note!.updated).not.toBe(saved.bookmark.updated);
+    expect(bookmark?.updated).toBe(note!.updated);
 
     const icon = await fetch(bookmark!.icon!);
     expect(icon.status).toBe(200);

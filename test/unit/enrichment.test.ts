@@ -13,7 +13,8 @@ import {
 import { MAX_OUTBOX_SWEEPS, sweepOutbox, type SweepOutboxPorts } from '../../functions/core/enrichment-outbox';
 import { fetchFavicon, type FetchFaviconPorts } from '../../functions/core/favicon';
 import { ICON_MAX_BYTES } from '../../functions/core/icons';
-import type { Bookmark } from '../../functions/core/model';
+import type { Bookmark, Note } from '../../functions/core/model';
+import { isoTimestamp } from '../../functions/core/text';
 import { enrichPage, type EnrichPagePorts } from '../../functions/core/page-enrichment';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
@@ -74,13 +75,31 @@ function pagePorts(options: { stored?: StoredBookmark | null; site?: Site | null
       setIcon: vi.fn<EnrichPagePorts['bookmarks']['setIcon']>(async () => {}),
       recordPageOutcome: vi.fn<EnrichPagePorts['bookmarks']['recordPageOutcome']>(async () => {}),
     },
-    notes: { addDescription: vi.fn<EnrichPagePorts['notes']['addDescription']>(async () => {}) },
+    notes: { updateSavedNote: vi.fn<EnrichPagePorts['notes']['updateSavedNote']>(async () => ({ kind: 'unchanged' }) as never) },
     sites: { getSite: vi.fn<EnrichPagePorts['sites']['getSite']>(async (host) => (host === HOST ? site : null)) },
     favicons: { publish: vi.fn<EnrichPagePorts['favicons']['publish']>(async () => {}) },
     fetchPage: vi.fn<EnrichPagePorts['fetchPage']>(async () => page),
     iconRefreshMs: ICON_REFRESH_MS,
     now: () => NOW,
   } satisfies EnrichPagePorts;
+}
+
+/** A note as the save wrote it, with no description yet. */
+const SAVED_NOTE: Note = {
+  id: 'note-1', userId: 'user-1', bookmarkId: 'bookmark-1', url: PAGE_URL, title: 'A post',
+  body: `Source: [A post](${PAGE_URL})\n\n> a quote`, tags: [], lastHighlight: 'a quote',
+  created: bookmark.created, updated: bookmark.updated, version: 1,
+};
+
+/** The descriptions the page step put into the note of bookmark-1 (through the store's note update, dated by its clock). */
+function descriptionsAdded(ports: ReturnType<typeof pagePorts>): string[] {
+  return ports.notes.updateSavedNote.mock.calls.map(([ref, change, updated]) => {
+    expect(ref).toEqual({ bookmarkId: 'bookmark-1', noteId: 'note-1' });
+    expect(updated).toBe(isoTimestamp(NOW));
+    const body = change(SAVED_NOTE)!.body;
+    expect(change({ ...SAVED_NOTE, body })).toBeNull(); // a second delivery changes nothing
+    return body.slice(0, body.indexOf('\n\nSource: '));
+  });
 }
 
 describe('enrichPage: which bookmarks are worked on', () => {
@@ -95,7 +114,7 @@ describe('enrichPage: which bookmarks are worked on', () => {
     const ports = pagePorts({ stored: { ...bookmark, pageStatus } });
     await expect(enrichPage(ports, request, FIRST)).resolves.toBe('skipped');
     expect(ports.fetchPage).not.toHaveBeenCalled();
-    expect(ports.notes.addDescription).not.toHaveBeenCalled();
+    expect(ports.notes.updateSavedNote).not.toHaveBeenCalled();
     expect(ports.favicons.publish).not.toHaveBeenCalled();
     expect(ports.bookmarks.recordPageOutcome).not.toHaveBeenCalled();
   });
@@ -106,21 +125,21 @@ describe('enrichPage: description', () => {
     const ports = pagePorts();
     await expect(enrichPage(ports, request, FIRST)).resolves.toEqual({ status: 'done' });
     expect(ports.fetchPage).toHaveBeenCalledWith(PAGE_URL);
-    expect(ports.notes.addDescription).toHaveBeenCalledExactlyOnceWith('note-1', 'What the post is about.');
+    expect(descriptionsAdded(ports)).toEqual(['What the post is about.']);
     expect(ports.bookmarks.recordPageOutcome).toHaveBeenCalledExactlyOnceWith('bookmark-1', { status: 'done' });
   });
 
   it('leaves the note alone when the save supplied its own description', async () => {
     const ports = pagePorts();
     await expect(enrichPage(ports, { ...request, scrapeDescription: false }, FIRST)).resolves.toEqual({ status: 'done' });
-    expect(ports.notes.addDescription).not.toHaveBeenCalled();
+    expect(ports.notes.updateSavedNote).not.toHaveBeenCalled();
     expect(ports.bookmarks.recordPageOutcome).toHaveBeenCalledWith('bookmark-1', { status: 'done' });
   });
 
   it('adds nothing when the page has no description', async () => {
     const ports = pagePorts({ page: htmlPage('<title>No description</title>') });
     await expect(enrichPage(ports, request, FIRST)).resolves.toEqual({ status: 'done' });
-    expect(ports.notes.addDescription).not.toHaveBeenCalled();
+    expect(ports.notes.updateSavedNote).not.toHaveBeenCalled();
   });
 });
 
@@ -128,7 +147,7 @@ describe('enrichPage: failed fetches', () => {
   it('records a 404 as failed on the first attempt', async () => {
     const ports = pagePorts({ page: response(404, 'text/html', 'Not found') });
     await expect(enrichPage(ports, request, FIRST)).resolves.toEqual({ status: 'failed', reason: 'HTTP 404' });
-    expect(ports.notes.addDescription).not.toHaveBeenCalled();
+    expect(ports.notes.updateSavedNote).not.toHaveBeenCalled();
     expect(ports.bookmarks.recordPageOutcome).toHaveBeenCalledExactlyOnceWith('bookmark-1', { status: 'failed', reason: 'HTTP 404' });
   });
 
@@ -165,13 +184,13 @@ describe('enrichPage: failed fetches', () => {
   ])('records content type %j as a final failure at once', async (contentType, reason) => {
     const ports = pagePorts({ page: response(200, contentType, '%PDF-1.7 <meta name="description" content="no">') });
     await expect(enrichPage(ports, request, FIRST)).resolves.toEqual({ status: 'failed', reason });
-    expect(ports.notes.addDescription).not.toHaveBeenCalled();
+    expect(ports.notes.updateSavedNote).not.toHaveBeenCalled();
   });
 
   it('reads XHTML pages', async () => {
     const ports = pagePorts({ page: htmlPage(DESCRIBED_HEAD, 'application/xhtml+xml') });
     await expect(enrichPage(ports, request, FIRST)).resolves.toEqual({ status: 'done' });
-    expect(ports.notes.addDescription).toHaveBeenCalledWith('note-1', 'What the post is about.');
+    expect(descriptionsAdded(ports)).toEqual(['What the post is about.']);
   });
 });
 

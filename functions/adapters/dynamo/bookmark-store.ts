@@ -3,9 +3,8 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EnrichmentRequest, PageOutcome } from '../../core/enrichment';
 import type { Bookmark, Note } from '../../core/model';
-import { insertDescription } from '../../core/note-body';
 import type { IdempotencyClaim } from '../../core/idempotency';
-import type { AnswerOutcome, BookmarkStore, CreateBookmarkOutcome, KeyTaken, NoteChange, NoteUpdate, SaveRecord } from '../../core/save-bookmark';
+import { NoteNotFoundError, type AnswerOutcome, type BookmarkStore, type CreateBookmarkOutcome, type KeyTaken, type NoteChange, type NoteUpdate, type SaveRecord } from '../../core/save-bookmark';
 import { isoTimestamp } from '../../core/text';
 import { idempotencyClaimDelete, idempotencyClaimPut, idempotencyRecordPut, storedAnswer, takenKey } from './idempotency-records';
 import { batchGetAll } from './batch-get';
@@ -14,8 +13,6 @@ import { backoff, cancellationReasons, retryOnConflict } from './transactions';
 
 /** Optimistic note updates give up after this many lost races (each retry re-reads the note). */
 const MAX_NOTE_UPDATE_ATTEMPTS = 40;
-
-export class NoteNotFoundError extends Error {}
 
 /** Bookmarks, their notes and the notes' tag index in the single table. */
 export class DynamoBookmarkStore implements BookmarkStore {
@@ -85,7 +82,7 @@ export class DynamoBookmarkStore implements BookmarkStore {
     updated: string,
     record: ((bookmark: Bookmark) => SaveRecord) | null,
   ): Promise<NoteUpdate> {
-    return this.updateNote(() => this.loadBookmarkAndNote(ref), change, updated, record);
+    return this.updateNote(ref, change, updated, record);
   }
 
   claimKey(claim: IdempotencyClaim): Promise<KeyTaken | null> {
@@ -117,44 +114,24 @@ export class DynamoBookmarkStore implements BookmarkStore {
   }
 
   /**
-   * Inserts a scraped description above the note's source line. A note that already has text there
-   * (a supplied description, or the user's own words) is left as it is; so is a deleted one.
+   * The optimistic update loop: (re)load the bookmark and its note, apply `change`, write conditional
+   * on the version read. The bookmark's update time moves with the note's, and `record` (an
+   * Idempotency-Key record for the updated bookmark) is written with them.
    */
-  async addDescription(noteId: string, description: string): Promise<void> {
-    try {
-      await this.updateNote(
-        async () => ({ bookmark: null, note: await this.loadNote(noteId) }),
-        (current) => {
-          const body = insertDescription(current.body, description);
-          return body === null ? null : { body, tags: current.tags, lastHighlight: current.lastHighlight };
-        },
-        isoTimestamp(new Date()),
-        null,
-      );
-    } catch (error) {
-      if (!(error instanceof NoteNotFoundError)) throw error;
-    }
-  }
-
-  /**
-   * The optimistic update loop: (re)load, apply `change`, write conditional on the version read.
-   * When `load` also brings the note's bookmark, the bookmark's update time moves with the note's,
-   * and `record` (an Idempotency-Key record for the updated bookmark) is written with them.
-   */
-  private async updateNote<B extends Bookmark | null>(
-    load: () => Promise<{ bookmark: B; note: Note }>,
+  private async updateNote(
+    ref: { bookmarkId: string; noteId: string },
     change: (note: Note) => NoteChange | null,
     updated: string,
     record: ((bookmark: Bookmark) => SaveRecord) | null,
-  ): Promise<{ kind: 'updated' | 'unchanged'; bookmark: B; note: Note } | KeyTaken> {
+  ): Promise<NoteUpdate> {
     const TableName = this.tableName;
     for (let attempt = 1; ; attempt++) {
-      const { bookmark, note } = await load();
+      const { bookmark, note } = await this.loadBookmarkAndNote(ref);
       const next = change(note);
       if (!next) return { kind: 'unchanged', bookmark, note };
       const written: Note = { ...note, ...next, updated, version: note.version + 1 };
-      const updatedBookmark = (bookmark ? { ...bookmark, updated } : bookmark) as B;
-      const keyed = record && updatedBookmark ? record(updatedBookmark as Bookmark) : null;
+      const updatedBookmark: Bookmark = { ...bookmark, updated };
+      const keyed = record ? record(updatedBookmark) : null;
       try {
         await retryOnConflict(() =>
           this.doc.send(
@@ -177,19 +154,15 @@ export class DynamoBookmarkStore implements BookmarkStore {
                     },
                   },
                 },
-                ...(bookmark
-                  ? [
-                      {
-                        Update: {
-                          TableName,
-                          Key: keys.bookmark(bookmark.id),
-                          UpdateExpression: 'SET updated = :updated',
-                          ConditionExpression: 'attribute_exists(pk)',
-                          ExpressionAttributeValues: { ':updated': updated },
-                        },
-                      },
-                    ]
-                  : []),
+                {
+                  Update: {
+                    TableName,
+                    Key: keys.bookmark(bookmark.id),
+                    UpdateExpression: 'SET updated = :updated',
+                    ConditionExpression: 'attribute_exists(pk)',
+                    ExpressionAttributeValues: { ':updated': updated },
+                  },
+                },
                 // Every tag entry carries the note's update time: feeds list notes newest first per tag.
                 ...written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } })),
               ],
