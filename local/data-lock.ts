@@ -27,12 +27,12 @@ export function lockDataFolder(dataDir: string, pid = process.pid): DataFolderLo
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
       const holder = lockHolder(dataDir);
-      if (holder !== null && isAlive(holder)) {
+      if (holder !== null && holder !== pid && isNpmStart(holder)) {
         throw new DataFolderInUseError(
           `${dataDir} is in use by another npm start (pid ${holder}). Stop that one first, or give this one its own folder: GLEANER_DATA_DIR=/some/other/folder npm start`,
         );
       }
-      // Left by a start that was killed: take it over.
+      // Left by a start that was killed (its pid gone, or reused by another program): take it over.
       rmSync(lockPath(dataDir), { force: true });
     }
   }
@@ -52,20 +52,42 @@ function releaseIfOwned(dataDir: string, pid: number): void {
 }
 
 /**
+ * Whether `pid` is a running `npm start`. After a reboot or in a fresh container a dead start's pid
+ * is soon another program's, or this very process's, and must not keep the folder locked.
+ */
+function isNpmStart(pid: number): boolean {
+  if (!isAlive(pid)) return false;
+  const lines = commandLines();
+  // Without `ps` any live process counts: better a refusal than two starts on one folder.
+  return lines === null || (lines.get(pid)?.includes(START_SCRIPT) ?? false);
+}
+
+const START_SCRIPT = 'local/start.ts';
+
+/**
  * DynamoDB Local processes serving `dataDir`: after `kill -9` of `npm start` its Java child keeps
  * running (a killed parent cannot stop it). Found by the `-dbPath` argument it was started with.
  */
 export function dynamoDbLocalsServing(dataDir: string): number[] {
+  // Without `ps` there is nothing to find; a leftover then shows as DynamoDB Local failing to start.
+  return [...(commandLines() ?? new Map<number, string>())]
+    .filter(([, args]) => args.includes('DynamoDBLocal.jar') && ` ${args} `.includes(` -dbPath ${dataDir} `))
+    .map(([pid]) => pid);
+}
+
+/** Every process's command line by pid, or null when there is no `ps` to ask. */
+function commandLines(): Map<number, string> | null {
   let listing: string;
   try {
     listing = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
   } catch {
-    return []; // no `ps`: nothing to find; a leftover then shows as DynamoDB Local failing to start
+    return null;
   }
-  return listing
-    .split('\n')
-    .map((line) => /^\s*(\d+)\s+(.*)$/.exec(line))
-    .filter((match): match is RegExpExecArray => match !== null)
-    .filter(([, , args]) => args!.includes('DynamoDBLocal.jar') && ` ${args} `.includes(` -dbPath ${dataDir} `))
-    .map(([, pid]) => Number(pid));
+  return new Map(
+    listing
+      .split('\n')
+      .map((line) => /^\s*(\d+)\s+(.*)$/.exec(line))
+      .filter((match): match is RegExpExecArray => match !== null)
+      .map(([, pid, args]) => [Number(pid), args!]),
+  );
 }

@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,6 +92,23 @@ describe('npm start', () => {
     expect(await portOpen(state.dynamoEndpoint)).toBe(true);
     first.child.kill('SIGINT');
     expect(await first.exited).toBe(0);
+  }, 120_000);
+
+  it('takes over a lock whose pid is now another program, as after a reboot', async () => {
+    const env = { PORT: String(await findFreePort()), GLEANER_DATA_DIR: join(dataDir, 'reused-pid'), GLEANER_ENRICHMENT: 'off' };
+    const otherProgram = spawn('sleep', ['120']);
+    mkdirSync(env.GLEANER_DATA_DIR, { recursive: true });
+    writeFileSync(join(env.GLEANER_DATA_DIR, 'npm-start.lock'), `${otherProgram.pid}\n`);
+    const run = start(env);
+    try {
+      await waitFor(() => run.output().includes('Stop with Ctrl-C') || run.child.exitCode !== null);
+      expect(run.stderr()).not.toContain('is in use by another npm start');
+      expect(run.output()).toContain('Gleaner is running at');
+    } finally {
+      otherProgram.kill();
+      run.child.kill('SIGINT');
+      await run.exited;
+    }
   }, 120_000);
 
   it('stops the whole tree, DynamoDB Local included, when a process manager sends npm start SIGTERM', async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { newFeedRecord, updateFeedRecord, type FeedSettings } from '../../functions/core/feeds';
 import { contractFetch } from '../support/contract';
+import { feedValidatorRulesAvailable, feedValidatorWarnings } from '../support/feed-validator';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 
 let t: TestStack;
@@ -126,6 +127,15 @@ describe('a published feed', () => {
     expect(parsed.items).toHaveLength(1);
     expect(parsed.items[0]!.title).toContain('😀 שלום');
     expect(parsed.items[0]!.title).not.toContain('\u0000');
+  });
+
+  it.skipIf(!feedValidatorRulesAvailable('served feed validator test'))('serves RSS the W3C feed validator has no warning for, from hostile feed and note text', async () => {
+    const { user, token } = await t.createUser({ name: 'Tom & Jerry <i>' });
+    const hostile = 'Tom & Jerry <b>bold</b> <script>x</script> a literal &amp; DEL\u007F NEL\u0085 C1\u009B NUL\u0000 ESC\u001b[31m lone \uD800 end';
+    const feed = await createFeed(user.id, { title: hostile, description: hostile, tags: ['h'], sharing: 'public' });
+    await t.save(token, { url: 'https://example.com/hostile?a=1&b=2', title: hostile, selection: hostile, comment: `${hostile} #h` });
+    const xml = await (await contractFetch(feedUrl(feed.id, 'rss'))).text();
+    expect(feedValidatorWarnings(xml)).toEqual([]);
   });
 });
 

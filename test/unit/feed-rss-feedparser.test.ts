@@ -27,11 +27,22 @@ const HOSTILE = ['Tom & Jerry <b>bold</b>', 'AT&amp;T &lt;i&gt; &nbsp;', '<scrip
 // Debian's python3-feedparser, the parser behind many feed readers, through the system interpreter.
 describe.skipIf(!pythonModuleAvailable('feedparser', 'python3-feedparser', 'feedparser test'))('RSS through feedparser', () => {
   it.each(HOSTILE)('shows the channel and items exactly as typed: %s', (typed) => {
-    const feed: Feed = { id: 'f', title: typed, description: typed, author: '', tags: ['t'], match: 'any', sharing: 'public' };
-    const note: FeedNote = { id: 'n', title: typed, body: typed.replace(/[<>&*_`[\]\\]/g, '\\$&'), tags: ['t'], url: null, updated: null, created: '2026-01-01T00:00:00Z' };
-    const xml = renderRss(feed, [note], { selfUrl: 'https://g.example/rss', siteUrl: 'https://g.example/rss', entryLink: () => 'https://g.example/n' });
-    const parsed = spawnSync(PYTHON, ['-c', SHOWN], { input: xml, encoding: 'utf8' });
-    expect(parsed.stderr).toBe('');
-    expect(JSON.parse(parsed.stdout)).toEqual({ title: typed, description: typed, language: 'en', items: [{ title: typed, description: typed }] });
+    expect(shownByFeedparser(typed)).toEqual({ title: typed, description: typed, language: 'en', items: [{ title: typed, description: typed }] });
+  });
+
+  it('shows typed text without its control characters and lone surrogates, and nothing else lost', () => {
+    const typed = 'Tom & Jerry DEL\u007F NEL\u0085 C1\u009B NUL\u0000 ESC\u001b[31m BEL\u0007 tab\t lone \uD800 and \uDFFF, 🎉 kept';
+    const shown = 'Tom & Jerry DEL NEL C1 NUL ESC[31m BEL tab\t lone  and , 🎉 kept';
+    expect(shownByFeedparser(typed)).toEqual({ title: shown, description: shown, language: 'en', items: [{ title: shown, description: shown }] });
   });
 });
+
+/** What feedparser shows of a feed and its one note, both titled and described with `typed`. */
+function shownByFeedparser(typed: string): unknown {
+  const feed: Feed = { id: 'f', title: typed, description: typed, author: '', tags: ['t'], match: 'any', sharing: 'public' };
+  const note: FeedNote = { id: 'n', title: typed, body: typed.replace(/[<>&*_`[\]\\]/g, '\\$&'), tags: ['t'], url: null, updated: null, created: '2026-01-01T00:00:00Z' };
+  const xml = renderRss(feed, [note], { selfUrl: 'https://g.example/rss', siteUrl: 'https://g.example/rss', entryLink: () => 'https://g.example/n' });
+  const parsed = spawnSync(PYTHON, ['-c', SHOWN], { input: xml, encoding: 'utf8' });
+  expect(parsed.stderr).toBe('');
+  return JSON.parse(parsed.stdout);
+}

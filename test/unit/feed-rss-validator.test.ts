@@ -1,19 +1,9 @@
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Feed, FeedNote } from '../../functions/core/feed';
 import { renderRss } from '../../functions/core/feed-rss';
-import { PYTHON, pythonModuleAvailable } from '../support/python';
+import { feedValidatorRulesAvailable, feedValidatorWarnings } from '../support/feed-validator';
 
 /** The W3C feed validator's checks on text (test/support/feed-validator-rules.py) over hostile feeds. */
-const RULES = fileURLToPath(new URL('../support/feed-validator-rules.py', import.meta.url));
-
-function validatorWarnings(xml: string): string[] {
-  const run = spawnSync(PYTHON, [RULES], { input: xml, encoding: 'utf8' });
-  expect(run.stderr).toBe('');
-  return JSON.parse(run.stdout) as string[];
-}
-
 const HOSTILE_TEXTS = [
   'Tom & Jerry <b>bold</b>',
   '<script>x</script> and a literal &amp; and &lt;i&gt;',
@@ -37,9 +27,9 @@ function hostileFeed(text: string): string {
   return renderRss(feed, [note], { selfUrl: 'https://g.example/feeds/f/rss?x=1&y=2', siteUrl: 'https://g.example/feeds/f/rss', entryLink: () => 'https://g.example/n' });
 }
 
-describe.skipIf(!pythonModuleAvailable('xml.sax', 'python3', 'feed validator rules test'))('RSS as the W3C feed validator checks it', () => {
+describe.skipIf(!feedValidatorRulesAvailable('feed validator rules test'))('RSS as the W3C feed validator checks it', () => {
   it.each(HOSTILE_TEXTS)('has no warning for a feed whose every text is %j', (text) => {
-    expect(validatorWarnings(hostileFeed(text))).toEqual([]);
+    expect(feedValidatorWarnings(hostileFeed(text))).toEqual([]);
   });
 
   it('the rules do warn where the validator does (so an empty list means something)', () => {
@@ -49,7 +39,7 @@ describe.skipIf(!pythonModuleAvailable('xml.sax', 'python3', 'feed validator rul
 <link>https://x.example/</link>
 <item><title>a &lt;i</title><description>&lt;script&gt;x&lt;/script&gt;</description><category>bad\u0085</category></item>
 </channel></rss>`;
-    expect(validatorWarnings(flawed)).toEqual([
+    expect(feedValidatorWarnings(flawed)).toEqual([
       'channel/title should not contain HTML',
       'channel/description should not contain HTML',
       'item/title: Encode "&" and "<" in plain text using hexadecimal character references.',
