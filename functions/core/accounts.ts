@@ -23,3 +23,7 @@ export function newAccessToken(input: { id: string; userId: string; label?: stri
   const record: AccessToken = { id: input.id, userId: input.userId, label: input.label ?? null, revoked: false, created: isoTimestamp(input.now) };
   return { record, secret, hash: hashToken(secret) };
 }
+
+export interface UserReader {
+  getUser(userId: string): Promise<User | null>;
+}

@@ -1,17 +1,12 @@
 import type { Attempt, FaviconRequest, FetchOutcome } from './enrichment';
 import { isFresh, isTransientStatus, RetryLaterError } from './enrichment';
-import { iconFileName, iconMediaType, iconUrl, ICON_MAX_BYTES } from './icons';
+import { iconFileName, iconMediaType, iconUrl, ICON_MAX_BYTES, type SiteStore } from './icons';
 
 /** The favicon worker's step: a site's icon, fetched at most once per refresh period and stored by content hash. */
 
 export interface FetchFaviconPorts {
   readonly bookmarks: { setIcon(bookmarkId: string, icon: string): Promise<void> };
-  readonly sites: {
-    getSite(host: string): Promise<{ icon: string | null; fetchedAt: string | null } | null>;
-    claimFetch(host: string, now: Date, staleBefore: Date, claimSeconds: number): Promise<boolean>;
-    recordFetch(host: string, icon: string | null, fetchedAt: Date): Promise<void>;
-    putIcon(icon: { hash: string; mediaType: string; bytes: Uint8Array }): Promise<void>;
-  };
+  readonly sites: Pick<SiteStore, 'getSite' | 'claimFetch' | 'recordFetch' | 'putIcon'>;
   readonly fetchIcon: (url: string) => Promise<FetchOutcome>;
   readonly publicBaseUrl: string;
   readonly iconRefreshMs: number;

@@ -21,6 +21,7 @@
  */
 import type { FeedEntry, PublishedFeed } from './contract';
 import { markdownToPlainText } from './markdown-text';
+import type { FeedRecord } from './model';
 import { sanitizeText } from './text';
 
 export type TagMatch = 'any' | 'all';
@@ -52,6 +53,13 @@ export interface FeedNote {
   /** ISO 8601 with offset; null only on legacy notes. */
   readonly updated: string | null;
   readonly created: string;
+}
+
+/** Reading a published feed (the port; DynamoDB implements it with the per-tag index). */
+export interface PublishedFeedStore {
+  getFeed(feedId: string): Promise<FeedRecord | null>;
+  /** The feed owner's notes that match its tag filter, newest first, at most `max`. */
+  matchingNotes(feed: FeedRecord, max: number): Promise<FeedNote[]>;
 }
 
 

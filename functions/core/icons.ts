@@ -7,6 +7,29 @@ import { createHash } from 'node:crypto';
 
 export const ICON_MAX_BYTES = 100 * 1024;
 
+export interface StoredIcon {
+  readonly hash: string;
+  readonly mediaType: string;
+  readonly bytes: Uint8Array;
+}
+
+/** A site's favicon as last fetched: the icon URL (null when the site had none) and when. */
+export interface SiteIcon {
+  readonly icon: string | null;
+  readonly fetchedAt: string | null;
+}
+
+/** Favicons by host (fetched at most once per host per refresh period) and icon bytes by content hash. */
+export interface SiteStore {
+  getSite(host: string): Promise<SiteIcon | null>;
+  /** Takes the right to fetch `host`'s favicon now, unless it is fresh or another worker holds it. */
+  claimFetch(host: string, now: Date, staleBefore: Date, claimSeconds: number): Promise<boolean>;
+  recordFetch(host: string, icon: string | null, fetchedAt: Date): Promise<void>;
+  /** Stores icon bytes once per content hash (a second store of the same bytes changes nothing). */
+  putIcon(icon: StoredIcon): Promise<void>;
+  getIcon(hash: string): Promise<StoredIcon | null>;
+}
+
 /** Image types accepted as favicons, with the file extension each is served under. */
 const EXTENSIONS: Record<string, string> = {
   'image/png': 'png',

@@ -1,6 +1,7 @@
 import type { Attempt, EnrichmentRequest, FaviconRequest, FetchOutcome, PageOutcome } from './enrichment';
 import { isFresh, isTransientStatus, RetryLaterError } from './enrichment';
 import { decodeHtml, extractPageMetadata } from './html-metadata';
+import type { SiteStore } from './icons';
 import type { Bookmark } from './model';
 import { insertDescription } from './note-body';
 import { NoteNotFoundError, type BookmarkStore } from './save-bookmark';
@@ -15,7 +16,7 @@ export interface EnrichPagePorts {
     recordPageOutcome(bookmarkId: string, outcome: PageOutcome): Promise<void>;
   };
   readonly notes: Pick<BookmarkStore, 'updateSavedNote'>;
-  readonly sites: { getSite(host: string): Promise<{ icon: string | null; fetchedAt: string | null } | null> };
+  readonly sites: Pick<SiteStore, 'getSite'>;
   readonly favicons: { publish(request: FaviconRequest): Promise<void> };
   readonly fetchPage: (url: string) => Promise<FetchOutcome>;
   readonly iconRefreshMs: number;

@@ -24,6 +24,12 @@ export interface RateLimitDecision {
   readonly resetSeconds: number;
 }
 
+/** Counts requests against quotas (the port; DynamoDB implements it). */
+export interface RateLimiter {
+  /** Counts one request by `subject` against `policy`; over quota it counts nothing and denies. */
+  hit(subject: string, policy: RateLimitPolicy): Promise<RateLimitDecision>;
+}
+
 /** Parses `120;w=60` (quota 120 requests per 60-second window). */
 export function parseRateLimitPolicy(value: string): RateLimitPolicy {
   const match = /^\s*(\d+)\s*;\s*w\s*=\s*(\d+)\s*$/.exec(value);

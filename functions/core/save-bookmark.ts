@@ -2,7 +2,7 @@ import type { BookmarkSaveResult } from './contract';
 import type { EnrichmentRequest } from './enrichment';
 import { extractHashtags } from './hashtags';
 import { IDEMPOTENCY_LEASE_SECONDS, IDEMPOTENCY_TTL_SECONDS, requestFingerprint, type IdempotencyClaim, type IdempotencyRecord, type StoredAnswer } from './idempotency';
-import { bookmarkResource, mergeTags, type Bookmark, type Note } from './model';
+import { bookmarkResource, mergeTags, type AccessToken, type Bookmark, type Note } from './model';
 import { appendHighlight, bodyFits, buildNoteBody, endsWithParagraph, sameHighlight } from './note-body';
 import type { SaveRequest } from './save-request';
 import { isoTimestamp } from './text';
@@ -23,6 +23,16 @@ export type CreateBookmarkOutcome =
   | KeyTaken;
 
 export type NoteUpdate = { readonly kind: 'updated' | 'unchanged'; readonly bookmark: Bookmark; readonly note: Note } | KeyTaken;
+
+/** What the save needs before it can write, read in one round trip: the token and the host's known favicon. */
+export interface SaveContext {
+  readonly token: AccessToken | null;
+  readonly siteIcon: string | null;
+}
+
+export interface SaveContextReader {
+  loadSaveContext(tokenHash: string, host: string | null): Promise<SaveContext>;
+}
 
 /** The bookmark or note a change was meant for no longer exists (deleted meanwhile). */
 export class NoteNotFoundError extends Error {}

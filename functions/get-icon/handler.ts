@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { iconHeaders, parseIconFileName } from '../core/icons';
+import { iconHeaders, parseIconFileName, type SiteStore } from '../core/icons';
 import { parseRetirement, type Retirement } from '../core/retirement';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoSiteStore } from '../adapters/dynamo/site-store';
@@ -12,7 +12,7 @@ import { createLogger } from '../platform/observability';
 /** GET /icons/{icon_file} — a stored favicon, immutable (its name is its content hash). */
 
 export interface GetIconDeps {
-  readonly icons: Pick<DynamoSiteStore, 'getIcon'>;
+  readonly icons: Pick<SiteStore, 'getIcon'>;
   readonly logger: Logger;
   readonly retirement?: Retirement | null;
 }

@@ -5,9 +5,8 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { fullQuota, rateLimitHeaders, type RateLimitDecision, type RateLimitPolicy } from '../core/rate-limit';
+import { fullQuota, rateLimitHeaders, type RateLimitDecision, type RateLimiter, type RateLimitPolicy } from '../core/rate-limit';
 import { retirementHeaders, type Retirement } from '../core/retirement';
-import type { RateLimiter } from '../adapters/dynamo/rate-limiter';
 import { withInvocationDeadline } from '../platform/request-deadline';
 import { errorResponse, type Headers } from './responses';
 

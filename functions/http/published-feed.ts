@@ -1,15 +1,16 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { Feed, FeedNote } from '../core/feed';
+import type { UserReader } from '../core/accounts';
+import type { Feed, FeedNote, PublishedFeedStore } from '../core/feed';
 import { feedValidators, isNotModified, type FeedVariant } from '../core/feed-conditional-get';
 import type { FeedRecord, User } from '../core/model';
-import { clientQuotaKey, type RateLimitPolicy } from '../core/rate-limit';
+import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/rate-limit';
 import { parseRetirement, type Retirement } from '../core/retirement';
 import { parseUuidParameter } from '../core/validation';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoAccountStore } from '../adapters/dynamo/account-store';
 import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
-import { DynamoRateLimiter, type RateLimiter } from '../adapters/dynamo/rate-limiter';
+import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { integerSetting, requireEnv, type Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
 import { rateLimitPolicy, routeUrl } from '../platform/routes';
@@ -35,8 +36,8 @@ export interface FeedUrls {
 }
 
 export interface PublishedFeedDeps {
-  readonly feeds: Pick<DynamoFeedStore, 'getFeed' | 'matchingNotes'>;
-  readonly users: { getUser(userId: string): Promise<User | null> };
+  readonly feeds: PublishedFeedStore;
+  readonly users: UserReader;
   readonly rateLimiter: RateLimiter;
   readonly rateLimitPolicy: RateLimitPolicy;
   readonly maxEntries: number;

@@ -4,17 +4,17 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { IdempotencyInFlightError, NoteLimitError } from '../core/contract';
 import { keyReusedIssue, parseIdempotencyKey } from '../core/idempotency';
-import { clientQuotaKey, type RateLimitPolicy } from '../core/rate-limit';
+import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/rate-limit';
 import { parseRetirement, type Retirement } from '../core/retirement';
-import { saveBookmark, saveResult, type AnswerOutcome, type SaveBookmarkPorts } from '../core/save-bookmark';
+import { saveBookmark, saveResult, type AnswerOutcome, type SaveBookmarkPorts, type SaveContextReader } from '../core/save-bookmark';
 import { parseSaveRequest, type SaveRequestParse } from '../core/save-request';
 import { jsonContentTypeIssues } from '../core/validation';
 import { bearerToken, hashToken } from '../core/token';
 import { isWellFormedToken } from '../core/token-format';
-import { DynamoAccountStore, type SaveContext } from '../adapters/dynamo/account-store';
+import { DynamoAccountStore } from '../adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../adapters/dynamo/client';
-import { DynamoRateLimiter, type RateLimiter } from '../adapters/dynamo/rate-limiter';
+import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
 import { corsOrigins, httpRoute, type RouteRequest } from '../http/middleware';
 import { rateLimited } from '../http/rate-limited';
@@ -26,7 +26,7 @@ import { rateLimitPolicy } from '../platform/routes';
 /** POST /api/v1/bookmarks/save — the one operation personal access tokens authenticate. */
 
 export interface SaveBookmarkDeps extends Omit<SaveBookmarkPorts, 'logger'> {
-  readonly accounts: { loadSaveContext(tokenHash: string, host: string | null): Promise<SaveContext> };
+  readonly accounts: SaveContextReader;
   readonly rateLimiter: RateLimiter;
   readonly rateLimitPolicy: RateLimitPolicy;
   readonly corsOrigins: readonly string[];

@@ -1,19 +1,14 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { UserReader } from '../../core/accounts';
 import type { AccessToken, User } from '../../core/model';
+import type { SaveContext, SaveContextReader } from '../../core/save-bookmark';
 import { batchGetAll } from './batch-get';
 import { keys, LOOKUP_INDEX } from './keys';
 import { transactForUser } from './user-transaction';
 
-/** What the save route needs before it can write, read in one round trip. */
-export interface SaveContext {
-  readonly token: AccessToken | null;
-  /** The favicon already stored for the page's host, if any. */
-  readonly siteIcon: string | null;
-}
-
 /** Users and their personal access tokens (only token hashes are stored). */
-export class DynamoAccountStore {
+export class DynamoAccountStore implements SaveContextReader, UserReader {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,

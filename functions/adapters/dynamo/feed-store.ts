@@ -1,17 +1,17 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { FeedNote } from '../../core/feed';
+import type { FeedNote, PublishedFeedStore } from '../../core/feed';
 import type { FeedRecord } from '../../core/model';
 import { transactForUser } from './user-transaction';
 import { batchGetAll } from './batch-get';
 import { keys, LOOKUP_INDEX } from './keys';
-import { toNote } from './bookmark-store';
+import { toNote } from './items';
 
 /** Index entries read per query page when an `all` filter has to skip notes lacking other tags. */
 const ALL_MATCH_PAGE_SIZE = 100;
 
 /** Published feeds, and the notes a feed shows, read through the per-tag index. */
-export class DynamoFeedStore {
+export class DynamoFeedStore implements PublishedFeedStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,

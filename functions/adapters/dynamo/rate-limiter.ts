@@ -1,12 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { currentWindow, type RateLimitDecision, type RateLimitPolicy } from '../../core/rate-limit';
+import { currentWindow, type RateLimitDecision, type RateLimiter, type RateLimitPolicy } from '../../core/rate-limit';
 import { keys, TTL_ATTRIBUTE } from './keys';
-
-export interface RateLimiter {
-  /** Counts one request by `subject` against `policy`; over quota it counts nothing and denies. */
-  hit(subject: string, policy: RateLimitPolicy): Promise<RateLimitDecision>;
-}
 
 /**
  * Fixed-window counter per subject: one atomic `ADD` guarded by `hits < limit`, so N parallel

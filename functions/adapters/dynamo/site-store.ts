@@ -1,22 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SiteIcon, SiteStore, StoredIcon } from '../../core/icons';
 import { keys } from './keys';
 
-/** A site's favicon as last fetched: the icon URL (null when the site had none) and when. */
-export interface SiteIcon {
-  readonly host: string;
-  readonly icon: string | null;
-  readonly fetchedAt: string | null;
-}
-
-export interface StoredIcon {
-  readonly hash: string;
-  readonly mediaType: string;
-  readonly bytes: Uint8Array;
-}
-
 /** Favicons by host (fetched at most once per host per refresh period) and icon bytes by content hash. */
-export class DynamoSiteStore {
+export class DynamoSiteStore implements SiteStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -24,7 +12,7 @@ export class DynamoSiteStore {
 
   async getSite(host: string): Promise<SiteIcon | null> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.site(host), ConsistentRead: true }));
-    return Item ? { host, icon: (Item.icon as string | undefined) ?? null, fetchedAt: (Item.fetchedAt as string | undefined) ?? null } : null;
+    return Item ? { icon: (Item.icon as string | undefined) ?? null, fetchedAt: (Item.fetchedAt as string | undefined) ?? null } : null;
   }
 
   /**

@@ -1,0 +1,34 @@
+import type { Bookmark, Note } from '../../core/model';
+
+/** Table items as the domain's records, shared by every store that reads them. */
+
+export function toBookmark(item: Record<string, unknown>): Bookmark & { pageStatus: string | null } {
+  return {
+    pageStatus: (item.pageStatus as string | undefined) ?? null,
+    id: item.id as string,
+    userId: item.userId as string,
+    noteId: item.noteId as string,
+    title: item.title as string,
+    url: item.url as string,
+    normalizedUrl: item.normalizedUrl as string,
+    icon: (item.icon as string | undefined) ?? null,
+    created: item.created as string,
+    updated: item.updated as string,
+  };
+}
+
+export function toNote(item: Record<string, unknown>): Note {
+  return {
+    id: item.id as string,
+    userId: item.userId as string,
+    bookmarkId: (item.bookmarkId as string | undefined) ?? null,
+    url: (item.url as string | undefined) ?? null,
+    title: item.title as string,
+    body: (item.body as string | undefined) ?? '',
+    tags: (item.tags as string[] | undefined) ?? [],
+    lastHighlight: (item.lastHighlight as string | undefined) ?? null,
+    created: item.created as string,
+    updated: (item.updated as string | undefined) ?? null,
+    version: Number(item.version ?? 0),
+  };
+}
