@@ -16,7 +16,7 @@ export interface RequestCounter {
   /** DynamoDB API calls (round trips) made through the clients since the last reset. */
   readonly count: number;
   readonly operations: string[];
-  /** Items returned by reads (GetItem, Query, Scan, BatchGetItem) since the last reset. */
+  /** Items read (GetItem, BatchGetItem; Query and Scan: every item evaluated) since the last reset. */
   readonly itemsRead: number;
   reset(): void;
 }
@@ -28,8 +28,10 @@ function countRequests({ client }: DynamoClients): RequestCounter {
     (next, context) => async (args) => {
       operations.push(context.commandName ?? 'unknown');
       const result = await next(args);
-      const output = result.output as { Item?: unknown; Items?: unknown[]; Responses?: Record<string, unknown[]> };
-      itemsRead += (output.Item ? 1 : 0) + (output.Items?.length ?? 0) + Object.values(output.Responses ?? {}).reduce((sum, items) => sum + items.length, 0);
+      const output = result.output as { Item?: unknown; Items?: unknown[]; ScannedCount?: number; Responses?: Record<string, unknown[]> };
+      // A filtered Query reads (and bills) every item it evaluates, not only those it returns.
+      const queried = output.ScannedCount ?? output.Items?.length ?? 0;
+      itemsRead += (output.Item ? 1 : 0) + queried + Object.values(output.Responses ?? {}).reduce((sum, items) => sum + items.length, 0);
       return result;
     },
     { step: 'initialize', name: 'countRequests' },

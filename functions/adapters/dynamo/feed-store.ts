@@ -9,6 +9,8 @@ import { toNote } from './items';
 
 /** Index entries read per query page when an `all` filter has to skip notes lacking other tags. */
 const ALL_MATCH_PAGE_SIZE = 100;
+/** Pages read per tag for an `all` feed at most; see entriesWithAllTags. */
+const ALL_MATCH_MAX_ROUNDS = 10;
 
 /** Published feeds, and the notes a feed shows, read through the per-tag index. */
 export class DynamoFeedStore implements PublishedFeedStore {
@@ -74,8 +76,8 @@ export class DynamoFeedStore implements PublishedFeedStore {
   /**
    * The newest `max` notes of the feed's owner that match its filter. Reads only the tag index
    * (newest first) and then the matching notes, so the cost does not grow with the workspace:
-   * `any` reads at most `max` index entries per tag; `all` walks the first tag's entries, skipping
-   * those without the other tags, and stops at `max` matches.
+   * `any` reads at most `max` index entries per tag; `all` walks every tag's entries in parallel,
+   * keeping those with the other tags, and stops at the rarest tag's end or at `max` matches.
    */
   async matchingNotes(feed: FeedRecord, max: number): Promise<FeedNote[]> {
     if (feed.tags.length === 0 || max <= 0) return [];
@@ -91,16 +93,29 @@ export class DynamoFeedStore implements PublishedFeedStore {
     return newestFirst.filter((entry) => !seen.has(entry.noteId) && seen.add(entry.noteId)).slice(0, max);
   }
 
+  /**
+   * `all`: the notes carrying every tag are the entries of any one tag that carry the others, so the
+   * rarest tag gives them cheapest. Which tag is rarest is not stored, so every tag's index is walked
+   * a page at a time in parallel, each keeping only entries with the other tags, until one tag's index
+   * is exhausted (its matches are all of them) or one walk has `max` matches (newest first, so the
+   * newest `max`). At most ALL_MATCH_MAX_ROUNDS pages per tag: past that the furthest walk's matches
+   * are served, so a read's cost stays bounded however large the workspace.
+   */
   private async entriesWithAllTags(feed: FeedRecord, max: number): Promise<TagIndexEntry[]> {
-    const [first, ...others] = feed.tags as [string, ...string[]];
-    const found: TagIndexEntry[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.queryTagIndex(feed.userId, first, { limit: ALL_MATCH_PAGE_SIZE, alsoTagged: others, startKey });
-      found.push(...page.entries);
-      startKey = page.lastKey;
-    } while (startKey && found.length < max);
-    return found.slice(0, max);
+    const walks = feed.tags.map((tag) => ({ tag, others: feed.tags.filter((other) => other !== tag), found: [] as TagIndexEntry[], startKey: undefined as Record<string, unknown> | undefined, done: false }));
+    for (let round = 0; round < ALL_MATCH_MAX_ROUNDS; round++) {
+      await Promise.all(
+        walks.map(async (walk) => {
+          const page = await this.queryTagIndex(feed.userId, walk.tag, { limit: ALL_MATCH_PAGE_SIZE, alsoTagged: walk.others, startKey: walk.startKey });
+          walk.found.push(...page.entries);
+          walk.startKey = page.lastKey;
+          walk.done = page.lastKey === undefined;
+        }),
+      );
+      const finished = walks.find((walk) => walk.done || walk.found.length >= max);
+      if (finished) return finished.found.slice(0, max);
+    }
+    return walks.reduce((best, walk) => (walk.found.length > best.found.length ? walk : best)).found.slice(0, max);
   }
 
   private async queryTagIndex(
