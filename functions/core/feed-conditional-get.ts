@@ -2,15 +2,16 @@
  * Conditional GET for feed readers (RFC 9110 §13): validators for a feed representation, and whether
  * a request's preconditions allow answering 304 Not Modified. Pure apart from hashing.
  *
- * - `feedValidators(feed, notes, { variant, feedUpdated }): FeedValidators` — computed from the inputs,
- *   so a handler can answer 304 without rendering; `notes` are the selected entries.
+ * - `feedValidators(feed, entries, variant): FeedValidators` — from the feed and its index entries
+ *   alone, so a handler answers 304 without reading a note or rendering.
  * - `isNotModified(request: ConditionalRequest, validators): boolean`
  *
- * The ETag covers everything in the feed and its notes that the renderers read, but not the
- * deployment's own URLs (`rss_url`, self/site links), which do not vary between requests.
+ * The ETag covers what changes the answer: the feed's settings and author, and which notes it lists
+ * and when each last changed (every change of a note moves its update time); not the deployment's
+ * own URLs (`rss_url`, self/site links), which do not vary between requests.
  */
 import { createHash } from 'node:crypto';
-import { type Feed, type FeedNote, formatRfc822, lastChangedAt, sortNewestFirst } from './feed';
+import { type Feed, type FeedIndexEntry, formatRfc822, lastChangedAt } from './feed';
 
 export type FeedVariant = 'json' | 'rss';
 
@@ -28,24 +29,19 @@ export interface ConditionalRequest {
 }
 
 /** Bump when the renderers change their output for the same input, so cached copies revalidate. */
-const RENDERING_REVISION = 1;
+const RENDERING_REVISION = 2;
 /** 22 base64url characters: 132 bits of SHA-256. */
 const ETAG_LENGTH = 22;
 
-export function feedValidators(
-  feed: Feed,
-  notes: readonly FeedNote[],
-  options: { variant: FeedVariant; feedUpdated?: string | null },
-): FeedValidators {
+export function feedValidators(feed: Feed, entries: readonly FeedIndexEntry[], variant: FeedVariant): FeedValidators {
   const fingerprint = JSON.stringify([
     RENDERING_REVISION,
-    options.variant,
-    [feed.id, feed.title, feed.description, feed.author, feed.tags, feed.match],
-    options.feedUpdated ?? null,
-    sortNewestFirst(notes).map((note) => [note.id, note.title, note.body, note.url, note.tags, note.updated]),
+    variant,
+    [feed.id, feed.title, feed.description, feed.author, feed.tags, feed.match, feed.updated],
+    entries.map((entry) => [entry.noteId, entry.updated]),
   ]);
   const hash = createHash('sha256').update(fingerprint).digest('base64url').slice(0, ETAG_LENGTH);
-  const lastChange = lastChangedAt(notes, options.feedUpdated);
+  const lastChange = lastChangedAt(entries, feed);
   return { etag: `"${hash}"`, lastModified: lastChange === null ? null : formatRfc822(lastChange) };
 }
 

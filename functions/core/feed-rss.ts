@@ -1,8 +1,7 @@
 /**
  * The RSS 2.0 representation of a published feed. Pure: no AWS, no I/O.
  *
- * - `renderRss(feed, notes, options: RssOptions): string` — `notes` are already selected (see
- *   `selectFeedEntries` in `feed.ts`); items come out newest first.
+ * - `renderRss(feed, notes, options: RssOptions): string` — the feed's notes; items come out newest first.
  *
  * Mapping: channel `title`, `link` (site), `description` (the feed's, else a summary of its filter;
  * RSS requires one), `language`, `atom:link rel="self"`, `lastBuildDate` (newest change, when known),
@@ -42,8 +41,6 @@ export interface RssOptions {
   readonly siteUrl: string;
   /** Page for a note that bookmarks no URL. */
   readonly entryLink: (note: FeedNote) => string;
-  /** When the feed itself last changed; with the notes it dates `lastBuildDate`. */
-  readonly feedUpdated?: string | null;
 }
 
 /**
@@ -87,7 +84,7 @@ export function renderRss(feed: Feed, notes: readonly FeedNote[], options: RssOp
     rel: 'self',
     type: 'application/rss+xml',
   });
-  const lastChange = lastChangedAt(notes, options.feedUpdated);
+  const lastChange = lastChangedAt(notes, feed);
   if (lastChange !== null) addText(channel, 'lastBuildDate', formatRfc822(lastChange));
   addText(channel, 'generator', 'Gleaner');
   for (const note of sortNewestFirst(notes)) addItem(channel, note, options);

@@ -8,16 +8,9 @@
  * - `feed-conditional-get.ts`: `feedValidators`, `isNotModified` (ETag / Last-Modified / 304)
  * - `markdown-text.ts`: `markdownToPlainText` (note body → entry text)
  *
- * Exports (types `Feed`, `FeedNote`, `TagFilter`; `FeedEntry` and `PublishedFeed` are in contract.ts):
- * - `noteMatchesFilter(noteTags, filter): boolean`
- * - `sortNewestFirst(notes): FeedNote[]` (by `updated`, undated last, ties by id)
- * - `selectFeedEntries(notes, filter, max): FeedNote[]` (filter, order, keep the newest `max`)
- * - `buildPublishedFeed(feed, notes, { rssUrl }): PublishedFeed`; `toFeedEntry(note): FeedEntry`
- * - `toRfc822(iso): string` (throws RangeError on an unparseable date), `formatRfc822(ms): string`
- * - `parseInstant(iso): number | null`, `lastChangedAt(notes, feedUpdated): number | null`
- *
- * Typical handler flow: `selectFeedEntries` → `feedValidators` → `isNotModified` ? 304 :
- * `buildPublishedFeed` / `renderRss`, all fed the same selected notes.
+ * A read (functions/http/published-feed.ts): the store's `matchingEntries` (index entries only) →
+ * `feedValidators` → `isNotModified` ? 304 : the store's `notesOf` → `buildPublishedFeed` /
+ * `renderRss`. A 304 reads no note.
  */
 import type { FeedEntry, PublishedFeed } from './contract';
 import { markdownToPlainText } from './markdown-text';
@@ -39,6 +32,8 @@ export interface Feed extends TagFilter {
   /** Owner's display name; may be empty. */
   readonly author: string;
   readonly sharing: FeedSharing;
+  /** When the feed's own settings last changed (ISO 8601); null when unknown. */
+  readonly updated: string | null;
 }
 
 /** A note as a feed sees it. */
@@ -55,24 +50,22 @@ export interface FeedNote {
   readonly created: string;
 }
 
+/** A note in a feed's tag index: enough to date the feed and validate a cached copy, without its body. */
+export interface FeedIndexEntry {
+  readonly noteId: string;
+  /** The note's last update (ISO 8601): every change of a note moves it. */
+  readonly updated: string | null;
+}
+
 /** Reading a published feed (the port; DynamoDB implements it with the per-tag index). */
 export interface PublishedFeedStore {
   getFeed(feedId: string): Promise<FeedRecord | null>;
-  /** The feed owner's notes that match its tag filter, newest first, at most `max`. */
-  matchingNotes(feed: FeedRecord, max: number): Promise<FeedNote[]>;
+  /** The index entries of the owner's notes matching the feed's tag filter, newest first, at most `max`. */
+  matchingEntries(feed: FeedRecord, max: number): Promise<FeedIndexEntry[]>;
+  /** The notes of `entries`, in their order (a note deleted since is left out). */
+  notesOf(entries: readonly FeedIndexEntry[]): Promise<FeedNote[]>;
 }
 
-
-/**
- * Tags compare case-insensitively. A filter without tags matches nothing, so a feed whose filter
- * was never set up cannot publish the whole workspace.
- */
-export function noteMatchesFilter(noteTags: readonly string[], filter: TagFilter): boolean {
-  if (filter.tags.length === 0) return false;
-  const tags = new Set(noteTags.map((tag) => tag.toLowerCase()));
-  const wanted = filter.tags.map((tag) => tag.toLowerCase());
-  return filter.match === 'all' ? wanted.every((tag) => tags.has(tag)) : wanted.some((tag) => tags.has(tag));
-}
 
 /** Epoch milliseconds of an ISO date, or null when absent or unparseable. */
 export function parseInstant(iso: string | null | undefined): number | null {
@@ -95,17 +88,11 @@ export function sortNewestFirst(notes: readonly FeedNote[]): FeedNote[] {
   return keyed.map(({ note }) => note);
 }
 
-/** The notes a feed publishes: those matching its filter, newest first, at most `max`. */
-export function selectFeedEntries(notes: readonly FeedNote[], filter: TagFilter, max: number): FeedNote[] {
-  const matching = notes.filter((note) => noteMatchesFilter(note.tags, filter));
-  return sortNewestFirst(matching).slice(0, Math.max(0, max));
-}
-
 export function toFeedEntry(note: FeedNote): FeedEntry {
   return { id: note.id, title: sanitizeText(note.title), text: sanitizeText(markdownToPlainText(note.body)), updated: note.updated };
 }
 
-/** The JSON representation; `notes` are already selected (see `selectFeedEntries`). */
+/** The JSON representation of the feed's notes (as the store matched them). */
 export function buildPublishedFeed(
   feed: Feed,
   notes: readonly FeedNote[],
@@ -125,8 +112,8 @@ export function buildPublishedFeed(
  * The newest change among the entries and the feed itself. The feed's own time counts even when
  * entries exist: renaming a feed changes the output without touching any note.
  */
-export function lastChangedAt(notes: readonly FeedNote[], feedUpdated?: string | null): number | null {
-  return [feedUpdated, ...notes.map((note) => note.updated)]
+export function lastChangedAt(entries: readonly { updated: string | null }[], feed: Pick<Feed, 'updated'>): number | null {
+  return [feed.updated, ...entries.map((entry) => entry.updated)]
     .map(parseInstant)
     .reduce<number | null>((newest, ms) => (ms !== null && (newest === null || ms > newest) ? ms : newest), null);
 }

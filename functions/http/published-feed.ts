@@ -27,7 +27,7 @@ import { rateLimited } from './rate-limited';
 export interface FeedRepresentation {
   readonly variant: FeedVariant;
   readonly contentType: string;
-  render(feed: Feed, notes: readonly FeedNote[], urls: FeedUrls, feedUpdated: string): string;
+  render(feed: Feed, notes: readonly FeedNote[], urls: FeedUrls): string;
 }
 
 export interface FeedUrls {
@@ -79,17 +79,19 @@ async function readPublishedFeed(
   // Private and unknown feeds answer alike: the service never confirms a private feed exists.
   if (!record || record.sharing === 'private') return errorResponse(404, NOT_FOUND, { 'Cache-Control': NOT_FOUND_CACHE });
 
-  const [notes, owner] = await Promise.all([deps.feeds.matchingNotes(record, deps.maxEntries), deps.users.getUser(record.userId)]);
+  const [entries, owner] = await Promise.all([deps.feeds.matchingEntries(record, deps.maxEntries), deps.users.getUser(record.userId)]);
   const feed = publishedFeed(record, owner);
-  const validators = feedValidators(feed, notes, { variant: representation.variant, feedUpdated: record.updated });
+  const validators = feedValidators(feed, entries, representation.variant);
   const cacheHeaders: Headers = {
     ETag: validators.etag,
     ...(validators.lastModified ? { 'Last-Modified': validators.lastModified } : {}),
     'Cache-Control': `public, max-age=${deps.cacheSeconds}`,
   };
   const conditional = { ifNoneMatch: header(event.headers, 'If-None-Match'), ifModifiedSince: header(event.headers, 'If-Modified-Since') };
+  // A reader's cached copy is current: answered from the index alone, no note read.
   if (isNotModified(conditional, validators)) return { statusCode: 304, headers: cacheHeaders, body: '' };
 
+  const notes = await deps.feeds.notesOf(entries);
   const baseUrl = deps.publicBaseUrl ?? requestBaseUrl(event, deps.trustCdnHeaders);
   const urls: FeedUrls = {
     json: routeUrl(baseUrl, 'GetPublishedFeed', { feed_id: record.id }),
@@ -98,12 +100,21 @@ async function readPublishedFeed(
   return {
     statusCode: 200,
     headers: { ...cacheHeaders, 'Content-Type': representation.contentType },
-    body: representation.render(feed, notes, urls, record.updated),
+    body: representation.render(feed, notes, urls),
   };
 }
 
 function publishedFeed(record: FeedRecord, owner: User | null): Feed {
-  return { id: record.id, title: record.title, description: record.description, author: owner?.name ?? '', tags: record.tags, match: record.match, sharing: record.sharing };
+  return {
+    id: record.id,
+    title: record.title,
+    description: record.description,
+    author: owner?.name ?? '',
+    tags: record.tags,
+    match: record.match,
+    sharing: record.sharing,
+    updated: record.updated,
+  };
 }
 
 /** The reader's address: CloudFront's viewer address when behind it (the source IP is an edge's). */

@@ -4,8 +4,6 @@ import {
   type Feed,
   type FeedNote,
   lastChangedAt,
-  noteMatchesFilter,
-  selectFeedEntries,
   sortNewestFirst,
   toRfc822,
 } from '../../functions/core/feed';
@@ -20,33 +18,12 @@ const feed: Feed = {
   tags: ['Reading', 'web'],
   match: 'any',
   sharing: 'public',
+  updated: null,
 };
 
 function note(id: string, updated: string | null, tags: string[] = ['reading']): FeedNote {
   return { id, title: `Note ${id}`, body: `Body of **${id}**`, tags, url: null, updated, created: '2026-01-01T00:00:00Z' };
 }
-
-describe('noteMatchesFilter', () => {
-  it('any: one shared tag is enough, compared case-insensitively', () => {
-    expect(noteMatchesFilter(['WEB'], { tags: ['reading', 'Web'], match: 'any' })).toBe(true);
-    expect(noteMatchesFilter(['cooking'], { tags: ['reading', 'web'], match: 'any' })).toBe(false);
-  });
-
-  it('all: every filter tag must be on the note, compared case-insensitively', () => {
-    expect(noteMatchesFilter(['Reading', 'WEB', 'extra'], { tags: ['reading', 'web'], match: 'all' })).toBe(true);
-    expect(noteMatchesFilter(['reading'], { tags: ['reading', 'web'], match: 'all' })).toBe(false);
-  });
-
-  it('a filter without tags matches nothing, whatever the mode', () => {
-    expect(noteMatchesFilter(['reading'], { tags: [], match: 'all' })).toBe(false);
-    expect(noteMatchesFilter(['reading'], { tags: [], match: 'any' })).toBe(false);
-  });
-
-  it('a note without tags matches no tagged filter', () => {
-    expect(noteMatchesFilter([], { tags: ['reading'], match: 'any' })).toBe(false);
-    expect(noteMatchesFilter([], { tags: ['reading'], match: 'all' })).toBe(false);
-  });
-});
 
 describe('sortNewestFirst', () => {
   it('orders by instant (not by string), undated last, ties by id', () => {
@@ -65,20 +42,6 @@ describe('sortNewestFirst', () => {
     const notes = [note('a', null), note('b', '2026-01-01T00:00:00Z')];
     sortNewestFirst(notes);
     expect(notes.map((n) => n.id)).toEqual(['a', 'b']);
-  });
-});
-
-describe('selectFeedEntries', () => {
-  it('keeps matching notes, newest first, at most max (the newest ones)', () => {
-    const notes = [
-      note('old', '2026-01-01T00:00:00Z'),
-      note('other', '2026-12-01T00:00:00Z', ['cooking']),
-      note('new', '2026-06-01T00:00:00Z', ['WEB']),
-      note('mid', '2026-03-01T00:00:00Z'),
-    ];
-    expect(selectFeedEntries(notes, feed, 2).map((n) => n.id)).toEqual(['new', 'mid']);
-    expect(selectFeedEntries(notes, feed, 10).map((n) => n.id)).toEqual(['new', 'mid', 'old']);
-    expect(selectFeedEntries(notes, feed, 0)).toEqual([]);
   });
 });
 
@@ -150,10 +113,10 @@ describe('sanitizeText', () => {
 describe('lastChangedAt', () => {
   it('is the newest of the notes and the feed itself, ignoring undated and unparseable values', () => {
     const notes = [note('a', '2026-01-01T00:00:00Z'), note('b', null), note('c', 'garbage')];
-    expect(lastChangedAt(notes)).toBe(Date.parse('2026-01-01T00:00:00Z'));
-    expect(lastChangedAt(notes, '2026-05-01T00:00:00+02:00')).toBe(Date.parse('2026-04-30T22:00:00Z'));
-    expect(lastChangedAt(notes, '2025-01-01T00:00:00Z')).toBe(Date.parse('2026-01-01T00:00:00Z'));
-    expect(lastChangedAt([note('b', null)])).toBeNull();
+    expect(lastChangedAt(notes, { updated: null })).toBe(Date.parse('2026-01-01T00:00:00Z'));
+    expect(lastChangedAt(notes, { updated: '2026-05-01T00:00:00+02:00' })).toBe(Date.parse('2026-04-30T22:00:00Z'));
+    expect(lastChangedAt(notes, { updated: '2025-01-01T00:00:00Z' })).toBe(Date.parse('2026-01-01T00:00:00Z'));
+    expect(lastChangedAt([note('b', null)], { updated: null })).toBeNull();
   });
 });
 

@@ -39,7 +39,7 @@ describe.skipIf(!pythonModuleAvailable('feedparser', 'python3-feedparser', 'feed
 
 /** What feedparser shows of a feed and its one note, both titled and described with `typed`. */
 function shownByFeedparser(typed: string): unknown {
-  const feed: Feed = { id: 'f', title: typed, description: typed, author: '', tags: ['t'], match: 'any', sharing: 'public' };
+  const feed: Feed = { id: 'f', title: typed, description: typed, author: '', tags: ['t'], match: 'any', sharing: 'public', updated: null };
   const note: FeedNote = { id: 'n', title: typed, body: typed.replace(/[<>&*_`[\]\\]/g, '\\$&'), tags: ['t'], url: null, updated: null, created: '2026-01-01T00:00:00Z' };
   const xml = renderRss(feed, [note], { selfUrl: 'https://g.example/rss', siteUrl: 'https://g.example/rss', entryLink: () => 'https://g.example/n' });
   const parsed = spawnSync(PYTHON, ['-c', SHOWN], { input: xml, encoding: 'utf8' });

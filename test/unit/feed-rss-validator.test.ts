@@ -14,7 +14,7 @@ const HOSTILE_TEXTS = [
 ];
 
 function hostileFeed(text: string): string {
-  const feed: Feed = { id: 'f', title: text, description: text, author: text, tags: ['t'], match: 'any', sharing: 'public' };
+  const feed: Feed = { id: 'f', title: text, description: text, author: text, tags: ['t'], match: 'any', sharing: 'public', updated: null };
   const note: FeedNote = {
     id: '6b1c3c3e-2a8a-4c41-9b8e-4d6a1c1f0a01',
     title: text,

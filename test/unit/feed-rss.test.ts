@@ -26,6 +26,7 @@ const FEED: Feed = {
   tags: ['web', 'reading'],
   match: 'all',
   sharing: 'public',
+  updated: null,
 };
 
 /** One paragraph of plain (Markdown-inert) hostile text; ~200 B, so 500 of them make a 100 KB body. */
@@ -209,7 +210,7 @@ describe('renderRss', () => {
 
   it('dates lastBuildDate by the feed itself when it changed last, and omits it when nothing is dated', () => {
     const channelOf = (xmlText: string) => child(parseStrictXml(xmlText).root, 'channel');
-    const renamed = channelOf(renderRss(FEED, [NEWER_NOTE], { ...OPTIONS, feedUpdated: '2027-01-01T00:00:00Z' }));
+    const renamed = channelOf(renderRss({ ...FEED, updated: '2027-01-01T00:00:00Z' }, [NEWER_NOTE], OPTIONS));
     expect(child(renamed, 'lastBuildDate').text).toBe('Fri, 01 Jan 2027 00:00:00 GMT');
     const undated = channelOf(renderRss(FEED, [LEGACY_NOTE], OPTIONS));
     expect(undated.children.map((c) => c.name)).not.toContain('lastBuildDate');

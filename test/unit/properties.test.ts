@@ -79,7 +79,7 @@ describe('renderRss', () => {
   it('is well-formed XML whatever the feed and notes hold', () => {
     fc.assert(
       fc.property(anyText, anyText, fc.array(fc.tuple(anyText, anyText, fc.array(anyText, { maxLength: 3 })), { maxLength: 4 }), (title, description, notes) => {
-        const feed: Feed = { id: 'f', title, description, author: title, tags: ['t'], match: 'any', sharing: 'public' };
+        const feed: Feed = { id: 'f', title, description, author: title, tags: ['t'], match: 'any', sharing: 'public', updated: null };
         const entries: FeedNote[] = notes.map(([noteTitle, body, tags], index) => ({
           id: `n${index}`,
           title: noteTitle,

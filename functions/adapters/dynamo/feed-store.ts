@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { FeedNote, PublishedFeedStore } from '../../core/feed';
+import type { FeedIndexEntry, FeedNote, PublishedFeedStore } from '../../core/feed';
 import type { FeedRecord } from '../../core/model';
 import { transactForUser } from './user-transaction';
 import { batchGetAll } from './batch-get';
@@ -79,11 +79,19 @@ export class DynamoFeedStore implements PublishedFeedStore {
    * `any` reads at most `max` index entries per tag; `all` walks every tag's entries in parallel,
    * keeping those with the other tags, and stops at the rarest tag's end or at `max` matches.
    */
-  async matchingNotes(feed: FeedRecord, max: number): Promise<FeedNote[]> {
+  async matchingEntries(feed: FeedRecord, max: number): Promise<FeedIndexEntry[]> {
     if (feed.tags.length === 0 || max <= 0) return [];
     const entries = feed.match === 'all' ? await this.entriesWithAllTags(feed, max) : await this.entriesWithAnyTag(feed, max);
-    const notes = await batchGetAll(this.doc, this.tableName, entries.map((entry) => keys.note(entry.noteId)));
-    return notes.map(toNote).map((note) => ({ id: note.id, title: note.title, body: note.body, tags: note.tags, url: note.url, updated: note.updated, created: note.created }));
+    return entries.map((entry) => ({ noteId: entry.noteId, updated: entry.sortKey.slice(0, entry.sortKey.lastIndexOf('#')) || null }));
+  }
+
+  async notesOf(entries: readonly FeedIndexEntry[]): Promise<FeedNote[]> {
+    const items = await batchGetAll(this.doc, this.tableName, entries.map((entry) => keys.note(entry.noteId)));
+    const byId = new Map(items.map(toNote).map((note) => [note.id, note]));
+    return entries.flatMap((entry) => {
+      const note = byId.get(entry.noteId);
+      return note ? [{ id: note.id, title: note.title, body: note.body, tags: note.tags, url: note.url, updated: note.updated, created: note.created }] : [];
+    });
   }
 
   private async entriesWithAnyTag(feed: FeedRecord, max: number): Promise<TagIndexEntry[]> {
