@@ -37,7 +37,7 @@ export class BackgroundWork extends Construct {
       fn.function.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
       fn.function.addEnvironment('ICON_REFRESH_DAYS', String(settings.iconRefreshDays));
       fn.function.addEnvironment(SOURCE_QUEUE_URL_ENV, targets.queues[worker.queue].queue.queueUrl);
-      targets.queues[worker.queue].addWorker(fn, settings.workers);
+      targets.queues[worker.queue].addWorker(fn.function, settings.workers);
     }
 
     for (const task of scheduledTasks) {

@@ -1,10 +1,10 @@
 import { Duration } from 'aws-cdk-lib';
 import { ComparisonOperator, Stats, TreatMissingData, type Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { queues, type QueueDefinition, type QueueName } from '../functions/platform/workers';
-import type { AppFunction } from './app-function';
 import type { GleanerSettings } from './settings';
 
 /** The longest a worker may spend on one batch. */
@@ -55,11 +55,11 @@ export class WorkQueue extends Construct {
   }
 
   /** Subscribes a worker that reports failed records (Powertools batch), so only those are retried. */
-  addWorker(worker: AppFunction, { batchSize, maxConcurrency }: GleanerSettings['workers']): void {
-    const timeout = worker.function.timeout;
+  addWorker(worker: LambdaFunction, { batchSize, maxConcurrency }: GleanerSettings['workers']): void {
+    const timeout = worker.timeout;
     if (!timeout || timeout.toSeconds() > workerTimeout.toSeconds()) {
       throw new Error(`Worker ${worker.node.path} must time out within ${workerTimeout.toHumanString()}, the basis of the queue's visibility timeout.`);
     }
-    worker.function.addEventSource(new SqsEventSource(this.queue, { batchSize, maxConcurrency, reportBatchItemFailures: true }));
+    worker.addEventSource(new SqsEventSource(this.queue, { batchSize, maxConcurrency, reportBatchItemFailures: true }));
   }
 }

@@ -115,7 +115,7 @@ describe('queue workers', () => {
   it('consume the queue and report failed records one by one', () => {
     const stack = new Stack(testApp(), 'WorkerTest');
     const enrichment = new WorkQueue(stack, 'Enrichment', queues.enrichment);
-    enrichment.addWorker(new AppFunction(stack, 'Worker', { ...workerProps, timeout: workerTimeout }), { batchSize: 2, maxConcurrency: 3 });
+    enrichment.addWorker(new AppFunction(stack, 'Worker', { ...workerProps, timeout: workerTimeout }).function, { batchSize: 2, maxConcurrency: 3 });
     const template = Template.fromStack(stack);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^EnrichmentQueue'), 'Arn'] },
@@ -129,7 +129,7 @@ describe('queue workers', () => {
     const stack = new Stack(testApp(), 'SlowWorkerTest');
     const enrichment = new WorkQueue(stack, 'Enrichment', queues.enrichment);
     const slowWorker = new AppFunction(stack, 'Worker', { ...workerProps, timeout: Duration.minutes(1) });
-    expect(() => enrichment.addWorker(slowWorker, { batchSize: 2, maxConcurrency: 3 })).toThrow(/must time out within 30 seconds/);
+    expect(() => enrichment.addWorker(slowWorker.function, { batchSize: 2, maxConcurrency: 3 })).toThrow(/must time out within 30 seconds/);
   });
 });
 
