@@ -4,7 +4,7 @@ import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
 import { newAccessToken, newUser } from '../functions/core/accounts';
-import { newFeedRecord } from '../functions/core/feeds';
+import { newFeedRecord } from '../functions/core/feed-settings';
 import { routes, routeUrl } from '../functions/platform/routes';
 import { scheduledTasks, workers } from '../functions/platform/workers';
 import { startDynamoDbLocal } from '../local/dynamodb-local';

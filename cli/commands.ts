@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { newAccessToken, newUser } from '../functions/core/accounts';
-import { InvalidFeedSettingsError, newFeedRecord, parseMatch, parseSharing, parseTagList, updateFeedRecord, type FeedSettings } from '../functions/core/feeds';
+import { InvalidFeedSettingsError, newFeedRecord, parseMatch, parseSharing, parseTagList, updateFeedRecord, type FeedSettings } from '../functions/core/feed-settings';
 import { bookmarkResource, type FeedRecord, type Plan } from '../functions/core/model';
 import { routeUrl } from '../functions/platform/routes';
 import type { Connection } from './connection';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { InvalidFeedSettingsError } from '../functions/core/feeds';
+import { InvalidFeedSettingsError } from '../functions/core/feed-settings';
 import { commands, UsageError } from './commands';
 import { connect } from './connection';
 import { humanReadable } from './output';

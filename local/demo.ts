@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
 import type { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
 import { newAccessToken, newUser } from '../functions/core/accounts';
-import { newFeedRecord } from '../functions/core/feeds';
+import { newFeedRecord } from '../functions/core/feed-settings';
 
 /**
  * The demo account `npm start` creates on first start: a user, a token and a public feed of the

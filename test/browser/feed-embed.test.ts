@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
-import { newFeedRecord } from '../../functions/core/feeds';
+import { newFeedRecord } from '../../functions/core/feed-settings';
 import { routeUrl } from '../../functions/platform/routes';
 import { chromiumAvailable, launchChromium } from '../support/browser';
 import { startTestStack, type TestStack } from '../support/local-stack';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { keys } from '../../functions/adapters/dynamo/keys';
-import { newFeedRecord } from '../../functions/core/feeds';
+import { newFeedRecord } from '../../functions/core/feed-settings';
 import { parseIdempotencyKey } from '../../functions/core/idempotency';
 import { currentWindow, parseRateLimitPolicy } from '../../functions/core/rate-limit';
 import { routes } from '../../functions/platform/routes';

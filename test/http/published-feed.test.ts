@@ -3,7 +3,7 @@ import { parseFeed } from '@rowanmanning/feed-parser';
 import { SaxesParser } from 'saxes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
-import { newFeedRecord, updateFeedRecord, type FeedSettings } from '../../functions/core/feeds';
+import { newFeedRecord, updateFeedRecord, type FeedSettings } from '../../functions/core/feed-settings';
 import { contractFetch } from '../support/contract';
 import { feedValidatorRulesAvailable, feedValidatorWarnings } from '../support/feed-validator';
 import { json, startTestStack, type TestStack } from '../support/local-stack';

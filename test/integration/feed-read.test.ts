@@ -5,7 +5,7 @@ import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { DynamoRateLimiter } from '../../functions/adapters/dynamo/rate-limiter';
 import { newAccessToken, newUser } from '../../functions/core/accounts';
 import type { EnrichmentRequest } from '../../functions/core/enrichment';
-import { newFeedRecord } from '../../functions/core/feeds';
+import { newFeedRecord } from '../../functions/core/feed-settings';
 import { parseRateLimitPolicy } from '../../functions/core/rate-limit';
 import { makeHandler as makeRssFeedHandler } from '../../functions/published-feed-rss/handler';
 import { makeHandler as makeSaveHandler } from '../../functions/save-bookmark/handler';

@@ -9,7 +9,7 @@ import { DynamoRateLimiter } from '../../functions/adapters/dynamo/rate-limiter'
 import { DynamoSiteStore } from '../../functions/adapters/dynamo/site-store';
 import { newAccessToken, newUser } from '../../functions/core/accounts';
 import type { EnrichmentRequest } from '../../functions/core/enrichment';
-import { newFeedRecord } from '../../functions/core/feeds';
+import { newFeedRecord } from '../../functions/core/feed-settings';
 import { parseRateLimitPolicy } from '../../functions/core/rate-limit';
 import { makeHandler as makeIconHandler } from '../../functions/get-icon/handler';
 import type { PublishedFeedDeps } from '../../functions/http/published-feed';

@@ -3,7 +3,7 @@ import { normalizeTag } from './hashtags';
 import type { FeedRecord } from './model';
 import { isoTimestamp } from './text';
 
-/** Managing published feeds (the `gleaner feeds` commands); reading them is in feed.ts. */
+/** A feed's settings (title, tag filter, sharing), as the `gleaner feeds` commands manage them; reading a feed is feed.ts. */
 
 /** A feed filters on at most this many tags (each is one indexed query when the feed is read). */
 export const FEED_MAX_TAGS = 10;
