@@ -21,7 +21,8 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { parseRateLimitPolicy, rateLimitHeaders } from '../functions/core/rate-limit';
-import { checkRouteTable, CORS_PREFLIGHT_MAX_AGE_SECONDS, corsAllowedOrigins, pathMethods, rateLimitSetting, routeEnvironment, routeMethods, type CorsSettings, type RouteDefinition } from '../functions/platform/routes';
+import { checkRouteTable, CORS_PREFLIGHT_MAX_AGE_SECONDS, corsAllowedOrigins, isRateLimited, pathMethods, routeEnvironment, routeMethods, type CorsSettings, type RouteDefinition } from '../functions/platform/routes';
+import { rateLimitSettings, settings as handlerSettings } from '../functions/platform/settings';
 import { AppFunction, type AccessTargets } from './app-function';
 import type { GleanerSettings, Throttle } from './settings';
 
@@ -175,15 +176,15 @@ export class Api extends Construct {
     });
     fn.bindAccess(route.access, targets);
     const rateLimit = settings.rateLimits[route.throttle];
-    if (rateLimit) fn.function.addEnvironment(rateLimitSetting(route.throttle), rateLimit);
+    if (rateLimit && isRateLimited(route.throttle)) fn.function.addEnvironment(rateLimitSettings[route.throttle].name, rateLimit);
     for (const [name, value] of Object.entries(routeEnvironment(route))) fn.function.addEnvironment(name, value);
-    if (route.cors?.origins === 'configured') fn.function.addEnvironment('CORS_ALLOWED_ORIGINS', settings.corsAllowedOrigins.join(','));
+    if (route.cors?.origins === 'configured') fn.function.addEnvironment(handlerSettings.corsAllowedOrigins.name, settings.corsAllowedOrigins.join(','));
     if (route.cdn) {
       // Only CloudFront can call these methods (API key), so its viewer-address and host headers are true.
-      fn.function.addEnvironment('TRUST_CDN_HEADERS', 'true');
+      fn.function.addEnvironment(handlerSettings.trustCdnHeaders.name, 'true');
       // Without a custom domain the function takes the address from X-Forwarded-Host: the
       // distribution's domain cannot be passed in, as the distribution depends on this API.
-      if (settings.publicBaseUrl) fn.function.addEnvironment('PUBLIC_BASE_URL', settings.publicBaseUrl);
+      if (settings.publicBaseUrl) fn.function.addEnvironment(handlerSettings.publicBaseUrl.name, settings.publicBaseUrl);
     }
     return fn;
   }

@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ROUTE_TIMEOUT_SECONDS, type ResourceAccess } from '../functions/platform/routes';
+import { METRICS_NAMESPACE, SERVICE_NAME, settings as handlerSettings } from '../functions/platform/settings';
 import type { QueueName } from '../functions/platform/workers';
 import type { DataTable, TableAccess } from './data';
 import type { GleanerSettings } from './settings';
@@ -65,9 +66,9 @@ export class AppFunction extends Construct implements IGrantable {
       logGroup: this.logGroup,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: 'gleaner',
-        POWERTOOLS_METRICS_NAMESPACE: 'Gleaner',
-        LOG_LEVEL: props.logLevel,
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        [handlerSettings.logLevel.name]: props.logLevel,
       },
       bundling: {
         format: OutputFormat.ESM,
@@ -97,7 +98,7 @@ export class AppFunction extends Construct implements IGrantable {
   /** Grants `access` to the table and tells the function its name (`TABLE_NAME`). */
   bindTable(data: DataTable, access: TableAccess): void {
     data.grant(this, access);
-    this.function.addEnvironment('TABLE_NAME', data.table.tableName);
+    this.function.addEnvironment(handlerSettings.tableName.name, data.table.tableName);
     if (access !== 'table:rate-limit') {
       const tableId = Stack.of(data).getLogicalId(data.table.node.defaultChild as CfnElement);
       this.acknowledgeWildcard(

@@ -2,7 +2,8 @@ import { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Construct } from 'constructs';
-import { SOURCE_QUEUE_URL_ENV, type ScheduledTaskDefinition, type WorkerDefinition } from '../functions/platform/workers';
+import { settings as handlerSettings } from '../functions/platform/settings';
+import type { ScheduledTaskDefinition, WorkerDefinition } from '../functions/platform/workers';
 import { AppFunction, type AccessTargets } from './app-function';
 import type { GleanerSettings } from './settings';
 import { workerTimeout } from './work-queue';
@@ -34,9 +35,9 @@ export class BackgroundWork extends Construct {
 
     for (const worker of workers) {
       const fn = addFunction(worker, `${worker.id}: drains the ${worker.queue} queue`);
-      fn.function.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
-      fn.function.addEnvironment('ICON_REFRESH_DAYS', String(settings.iconRefreshDays));
-      fn.function.addEnvironment(SOURCE_QUEUE_URL_ENV, targets.queues[worker.queue].queue.queueUrl);
+      fn.function.addEnvironment(handlerSettings.publicBaseUrl.name, publicBaseUrl);
+      fn.function.addEnvironment(handlerSettings.iconRefreshDays.name, String(settings.iconRefreshDays));
+      fn.function.addEnvironment(handlerSettings.sourceQueueUrl.name, targets.queues[worker.queue].queue.queueUrl);
       targets.queues[worker.queue].addWorker(fn.function, settings.workers);
     }
 

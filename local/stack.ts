@@ -3,12 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { ensureTable } from '../functions/adapters/dynamo/create-table';
-import { corsOrigins } from '../functions/http/middleware';
 import type { Environment } from '../functions/platform/env';
 import { fullQuota, rateLimitHeaders } from '../functions/core/rate-limit';
 import { retirementHeaders } from '../functions/core/retirement';
-import { checkRouteTable, isRateLimited, rateLimitPolicy, routeEnvironment, routes, type RouteDefinition } from '../functions/platform/routes';
-import { queues, scheduledTasks, SOURCE_QUEUE_URL_ENV, workers, type QueueName } from '../functions/platform/workers';
+import { checkRouteTable, isRateLimited, routeEnvironment, routes, type RouteDefinition } from '../functions/platform/routes';
+import { rateLimitSettings, setting, settings } from '../functions/platform/settings';
+import { queues, scheduledTasks, workers, type QueueName } from '../functions/platform/workers';
 import { createApiServer, type LocalRoute, type ProxyHandler } from './api-server';
 import { LocalQueue, type SqsConsumer } from './queue';
 import { LocalSqsEndpoint } from './sqs-endpoint';
@@ -66,7 +66,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // Retries back off from 1 s instead of 30 s, and the outbox is swept after 30 s instead of 2 min.
   const handlerEnv: Environment = { LOG_LEVEL: 'WARN', RETRY_BASE_SECONDS: '1', OUTBOX_GRACE_SECONDS: '30', ...options.env };
   let localRoutes: LocalRoute[] = [];
-  const server = createApiServer({ routes: () => localRoutes, corsOrigins: corsOrigins(handlerEnv.CORS_ALLOWED_ORIGINS), log: options.log });
+  const server = createApiServer({ routes: () => localRoutes, corsOrigins: setting(handlerEnv, settings.corsAllowedOrigins), log: options.log });
   const port = await listen(server, options.port ?? 0);
   const baseUrl = `http://127.0.0.1:${port}`;
 
@@ -89,7 +89,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   );
   if (options.startWorkers !== false) {
     for (const worker of workers) {
-      const consumer = await load<SqsConsumer>(worker.entry, { ...env, [SOURCE_QUEUE_URL_ENV]: sqs.queueUrl(localQueues[worker.queue]) });
+      const consumer = await load<SqsConsumer>(worker.entry, { ...env, [settings.sourceQueueUrl.name]: sqs.queueUrl(localQueues[worker.queue]) });
       localQueues[worker.queue].attachConsumer(consumer, { batchSize: 5 });
     }
   }
@@ -125,7 +125,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
  */
 function gatewayHeaders(route: RouteDefinition, env: Environment): Record<string, string> {
   return {
-    ...(isRateLimited(route.throttle) ? rateLimitHeaders(fullQuota(rateLimitPolicy(route.throttle, env), Date.now())) : {}),
+    ...(isRateLimited(route.throttle) ? rateLimitHeaders(fullQuota(setting(env, rateLimitSettings[route.throttle]), Date.now())) : {}),
     ...(route.retirement ? retirementHeaders(route.retirement) : {}),
   };
 }

@@ -2,7 +2,8 @@ import { createServer } from 'node:net';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
 import { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
-import { rateLimitPolicy, routeUrl } from '../functions/platform/routes';
+import { routeUrl } from '../functions/platform/routes';
+import { rateLimitSettings, setting, settings, type Setting } from '../functions/platform/settings';
 import { DEMO_FEED_TAG, ensureDemo, saveCommand } from './demo';
 import { DataFolderInUseError, dynamoDbLocalsServing, lockDataFolder } from './data-lock';
 import { startDynamoDbLocal, stopProcess, type DynamoDbLocal } from './dynamodb-local';
@@ -11,16 +12,16 @@ import { dataDirectory, LOCAL_TABLE_NAME, removeLocalState, writeLocalState } fr
 
 /** `npm start`: Gleaner on one machine. Configuration by environment variables (see the README). */
 
-/** Settings passed on to the handlers when set; the same names the Lambda functions read. */
+/** Settings an operator may give `npm start`, passed on to the handlers when set (the names the Lambda functions read). */
 const HANDLER_SETTINGS = [
-  'SAVE_RATE_LIMIT',
-  'FEED_RATE_LIMIT',
-  'FEED_MAX_ENTRIES',
-  'FEED_CACHE_SECONDS',
-  'CORS_ALLOWED_ORIGINS',
-  'GLEANER_FETCH_ALLOW',
-  'ICON_REFRESH_DAYS',
-];
+  rateLimitSettings.save,
+  rateLimitSettings.feed,
+  settings.feedMaxEntries,
+  settings.feedCacheSeconds,
+  settings.corsAllowedOrigins,
+  settings.fetchAllow,
+  settings.iconRefreshDays,
+].map((definition) => definition.name);
 
 function handlerSettings(): Record<string, string> {
   return Object.fromEntries(HANDLER_SETTINGS.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
@@ -33,9 +34,9 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 async function main(): Promise<void> {
   const port = listenPort(process.env.PORT);
   const dataDir = dataDirectory();
-  // A malformed policy fails here, before DynamoDB Local starts.
-  rateLimitPolicy('save', process.env);
-  rateLimitPolicy('feed', process.env);
+  // A malformed setting fails here, before DynamoDB Local starts.
+  const checked: Setting<unknown>[] = [...Object.values(rateLimitSettings), settings.feedMaxEntries, settings.feedCacheSeconds, settings.iconRefreshDays];
+  for (const definition of checked) setting(process.env, definition);
   const lock = lockDataFolder(dataDir);
   // Aborted by shutdown: a DynamoDB Local still starting is stopped too, not left running.
   const startup = new AbortController();

@@ -3,18 +3,19 @@ import { sweepOutbox } from '../core/enrichment-outbox';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
-import { deferred, integerSetting, requireEnv, type Environment } from '../platform/env';
+import { deferred, type Environment } from '../platform/env';
 import { count, createLogger, createMetrics } from '../platform/observability';
+import { setting, settings } from '../platform/settings';
 
 /** Scheduled: publishes again the enrichment requests of saves whose publish did not get through. */
 export function createHandler(env: Environment) {
-  const { doc } = createDynamoClients({ endpoint: env.DYNAMODB_ENDPOINT });
+  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint) });
   const logger = createLogger(env);
   const metrics = createMetrics(logger);
   const ports = {
-    bookmarks: new DynamoBookmarkStore(doc, requireEnv(env, 'TABLE_NAME')),
-    enrichment: new SqsJsonPublisher<EnrichmentRequest>(createSqsClient({ endpoint: env.SQS_ENDPOINT }), requireEnv(env, 'ENRICHMENT_QUEUE_URL')),
-    graceSeconds: integerSetting(env, 'OUTBOX_GRACE_SECONDS', 120),
+    bookmarks: new DynamoBookmarkStore(doc, setting(env, settings.tableName)),
+    enrichment: new SqsJsonPublisher<EnrichmentRequest>(createSqsClient({ endpoint: setting(env, settings.sqsEndpoint) }), setting(env, settings.enrichmentQueueUrl)),
+    graceSeconds: setting(env, settings.outboxGraceSeconds),
     now: () => new Date(),
   };
   return async () => {

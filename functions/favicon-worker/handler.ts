@@ -3,8 +3,9 @@ import { fetchFavicon, type FetchFaviconPorts } from '../core/favicon';
 import { ICON_MAX_BYTES } from '../core/icons';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { DynamoSiteStore } from '../adapters/dynamo/site-store';
-import { deferred, requireEnv, type Environment } from '../platform/env';
+import { deferred, type Environment } from '../platform/env';
 import { enrichmentWorker } from '../queue-consumer/enrichment-worker';
+import { setting, settings } from '../platform/settings';
 
 /** Favicon queue → the site's icon stored once by content hash and set on the bookmark. */
 export function createHandler(env: Environment) {
@@ -14,7 +15,7 @@ export function createHandler(env: Environment) {
       sites: new DynamoSiteStore(context.doc, context.tableName),
       // One byte over the cap tells a too-large icon from one of exactly the maximum size.
       fetchIcon: (url) => context.fetch(url, { accept: 'image/*', maxBytes: ICON_MAX_BYTES + 1 }),
-      publicBaseUrl: requireEnv(env, 'PUBLIC_BASE_URL'),
+      publicBaseUrl: setting(env, settings.publicBaseUrl),
       iconRefreshMs: context.iconRefreshMs,
       now: () => new Date(),
     };

@@ -6,8 +6,9 @@ import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoSiteStore } from '../adapters/dynamo/site-store';
 import { httpRoute } from '../http/middleware';
 import { errorResponse } from '../http/responses';
-import { deferred, requireEnv, type Environment } from '../platform/env';
+import { deferred, type Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
+import { setting, settings } from '../platform/settings';
 
 /** GET /icons/{icon_file} — a stored favicon, immutable (its name is its content hash). */
 
@@ -31,11 +32,11 @@ async function getIcon(deps: GetIconDeps, event: APIGatewayProxyEvent): Promise<
 }
 
 export function createHandler(env: Environment) {
-  const { doc } = createDynamoClients({ endpoint: env.DYNAMODB_ENDPOINT });
+  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint) });
   return makeHandler({
-    icons: new DynamoSiteStore(doc, requireEnv(env, 'TABLE_NAME')),
+    icons: new DynamoSiteStore(doc, setting(env, settings.tableName)),
     logger: createLogger(env),
-    retirement: parseRetirement(env.ROUTE_RETIREMENT),
+    retirement: parseRetirement(setting(env, settings.routeRetirement)),
   });
 }
 

@@ -99,9 +99,3 @@ function internalError(logger: Logger, error: unknown, requestId: string): APIGa
   logger.error('Unhandled error', { error: error as Error, requestId });
   return errorResponse(500, `Internal server error (request id ${requestId})`);
 }
-
-/** Comma-separated origins from the environment; any origin when unset. */
-export function corsOrigins(value: string | undefined): string[] {
-  const origins = (value ?? '*').split(',').map((origin) => origin.trim()).filter(Boolean);
-  return origins.length ? origins : ['*'];
-}

@@ -11,12 +11,13 @@ import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoAccountStore } from '../adapters/dynamo/account-store';
 import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
-import { integerSetting, requireEnv, type Environment } from '../platform/env';
+import { type Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
-import { rateLimitPolicy, routeUrl } from '../platform/routes';
+import { routeUrl } from '../platform/routes';
 import { httpRoute, type RouteRequest } from './middleware';
 import { errorResponse, header, type Headers } from './responses';
 import { rateLimited } from './rate-limited';
+import { rateLimitSettings, setting, settings } from '../platform/settings';
 
 /**
  * The read path both feed routes share (GET …/{feed_id}/public and …/rss): per-client rate limit,
@@ -132,18 +133,18 @@ function requestBaseUrl(event: APIGatewayProxyEvent, trustCdnHeaders: boolean): 
 }
 
 export function publishedFeedDeps(env: Environment): PublishedFeedDeps {
-  const tableName = requireEnv(env, 'TABLE_NAME');
-  const { doc } = createDynamoClients({ endpoint: env.DYNAMODB_ENDPOINT });
+  const tableName = setting(env, settings.tableName);
+  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint) });
   return {
     feeds: new DynamoFeedStore(doc, tableName),
     users: new DynamoAccountStore(doc, tableName),
     rateLimiter: new DynamoRateLimiter(doc, tableName),
-    rateLimitPolicy: rateLimitPolicy('feed', env),
-    retirement: parseRetirement(env.ROUTE_RETIREMENT),
-    maxEntries: integerSetting(env, 'FEED_MAX_ENTRIES', 50),
-    cacheSeconds: integerSetting(env, 'FEED_CACHE_SECONDS', 300),
-    publicBaseUrl: env.PUBLIC_BASE_URL || null,
-    trustCdnHeaders: env.TRUST_CDN_HEADERS === 'true',
+    rateLimitPolicy: setting(env, rateLimitSettings.feed),
+    retirement: parseRetirement(setting(env, settings.routeRetirement)),
+    maxEntries: setting(env, settings.feedMaxEntries),
+    cacheSeconds: setting(env, settings.feedCacheSeconds),
+    publicBaseUrl: setting(env, settings.publicBaseUrl) ?? null,
+    trustCdnHeaders: setting(env, settings.trustCdnHeaders),
     logger: createLogger(env),
   };
 }

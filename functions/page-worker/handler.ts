@@ -3,8 +3,9 @@ import { enrichPage, type EnrichPagePorts } from '../core/page-enrichment';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { DynamoSiteStore } from '../adapters/dynamo/site-store';
 import { SqsJsonPublisher } from '../adapters/sqs/sqs';
-import { deferred, requireEnv, type Environment } from '../platform/env';
+import { deferred, type Environment } from '../platform/env';
 import { enrichmentWorker } from '../queue-consumer/enrichment-worker';
+import { setting, settings } from '../platform/settings';
 
 /** Enrichment queue → the page's description into the note, its favicon candidates to the favicon queue. */
 export function createHandler(env: Environment) {
@@ -14,7 +15,7 @@ export function createHandler(env: Environment) {
       bookmarks,
       notes: bookmarks,
       sites: new DynamoSiteStore(context.doc, context.tableName),
-      favicons: new SqsJsonPublisher<FaviconRequest>(context.sqs, requireEnv(env, 'FAVICON_QUEUE_URL')),
+      favicons: new SqsJsonPublisher<FaviconRequest>(context.sqs, setting(env, settings.faviconQueueUrl)),
       fetchPage: (url) => context.fetch(url, { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1', stopAtHeadEnd: true }),
       iconRefreshMs: context.iconRefreshMs,
       now: () => new Date(),

@@ -1,6 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Environment } from './env';
+import { METRICS_NAMESPACE, SERVICE_NAME, setting, settings } from './settings';
 
 type LogLevel = ConstructorParameters<typeof Logger>[0] extends infer O ? (O extends { logLevel?: infer L } ? L : never) : never;
 
@@ -13,7 +14,7 @@ const SECRET_KEYS = new Set(['authorization', 'x-api-key', 'cookie']);
  * event logged by POWERTOOLS_LOGGER_LOG_EVENT=true, in `headers` and `multiValueHeaders` alike).
  */
 export function createLogger(env: Environment): Logger {
-  return new Logger({ serviceName: 'gleaner', logLevel: (env.LOG_LEVEL as LogLevel | undefined) ?? 'INFO', jsonReplacerFn: redactCredentials });
+  return new Logger({ serviceName: SERVICE_NAME, logLevel: setting(env, settings.logLevel) as LogLevel, jsonReplacerFn: redactCredentials });
 }
 
 function redactCredentials(key: string, value: unknown): unknown {
@@ -26,7 +27,7 @@ function redactCredentials(key: string, value: unknown): unknown {
  * warnings (an invocation that counted nothing) go through `logger`, as structured logs at its level.
  */
 export function createMetrics(logger: Logger): Metrics {
-  return new Metrics({ namespace: 'Gleaner', serviceName: 'gleaner', logger });
+  return new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, logger });
 }
 
 /** Counts one occurrence of a named event. */

@@ -1,6 +1,5 @@
-import { parseRateLimitPolicy, type RateLimitPolicy } from '../core/rate-limit';
 import { checkRetirement, type Retirement } from '../core/retirement';
-import type { Environment } from './env';
+import { rateLimitSettings, settings } from './settings';
 
 /**
  * The HTTP route table: one entry per API Gateway route, each on its own Lambda.
@@ -105,27 +104,15 @@ export const routes: readonly RouteDefinition[] = [
   },
 ];
 
-/** Application rate limits per quota when the environment sets none (`SAVE_RATE_LIMIT`, `FEED_RATE_LIMIT`); icons have none. */
-const DEFAULT_RATE_LIMITS = { save: '120;w=60', feed: '600;w=60' } as const;
-
-export type RateLimitedQuota = keyof typeof DEFAULT_RATE_LIMITS;
-
-/** The environment variable that carries a quota's rate-limit policy, in Lambda and locally alike. */
-export function rateLimitSetting(quota: RouteDefinition['throttle']): string {
-  return `${quota.toUpperCase()}_RATE_LIMIT`;
-}
-
-export function rateLimitPolicy(quota: RateLimitedQuota, env: Environment): RateLimitPolicy {
-  return parseRateLimitPolicy(env[rateLimitSetting(quota)] || DEFAULT_RATE_LIMITS[quota]);
-}
+export type RateLimitedQuota = keyof typeof rateLimitSettings;
 
 export function isRateLimited(quota: RouteDefinition['throttle']): quota is RateLimitedQuota {
-  return quota in DEFAULT_RATE_LIMITS;
+  return quota in rateLimitSettings;
 }
 
 /** Settings a route's function gets from its table entry (besides its grants), in the CDK stack and locally. */
 export function routeEnvironment(route: RouteDefinition): Record<string, string> {
-  return route.retirement ? { ROUTE_RETIREMENT: JSON.stringify(route.retirement) } : {};
+  return route.retirement ? { [settings.routeRetirement.name]: JSON.stringify(route.retirement) } : {};
 }
 
 /** The methods API Gateway and the local stack answer on a route's path. */

@@ -32,13 +32,6 @@ export interface WorkerDefinition extends BackgroundFunctionDefinition {
   readonly queue: QueueName;
 }
 
-/**
- * Environment variable that tells a worker the URL of the queue it drains, for ChangeMessageVisibility.
- * Set by whoever creates the queue (CloudFormation knows the partition's host, e.g. amazonaws.com.cn),
- * never rebuilt from the event's ARN.
- */
-export const SOURCE_QUEUE_URL_ENV = 'SOURCE_QUEUE_URL';
-
 export const workers: readonly WorkerDefinition[] = [
   { id: 'PageWorker', entry: 'functions/page-worker/handler.ts', queue: 'enrichment', access: ['table:read', 'table:write', 'queue:favicon'] },
   { id: 'FaviconWorker', entry: 'functions/favicon-worker/handler.ts', queue: 'favicon', access: ['table:read', 'table:write'] },

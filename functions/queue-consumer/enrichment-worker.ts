@@ -3,10 +3,11 @@ import type { Attempt, FetchOutcome } from '../core/enrichment';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { createSafeFetcher, FetchFailedError, FetchRefusedError, parseFetchAllow, type SafeFetchRequest, type SafeResponse } from '../adapters/safe-fetch';
 import { createSqsClient, delayRedelivery } from '../adapters/sqs/sqs';
-import { integerSetting, requireEnv, type Environment } from '../platform/env';
+import { type Environment } from '../platform/env';
 import { createLogger, createMetrics } from '../platform/observability';
-import { MAX_FETCH_ATTEMPTS, SOURCE_QUEUE_URL_ENV } from '../platform/workers';
+import { MAX_FETCH_ATTEMPTS } from '../platform/workers';
 import { sqsWorker } from './sqs-batch-handler';
+import { setting, settings } from '../platform/settings';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -28,21 +29,21 @@ export function enrichmentWorker<T>(
 
 /** What both enrichment workers are built from, read from their environment. */
 export function workerContext(env: Environment) {
-  const sqs = createSqsClient({ endpoint: env.SQS_ENDPOINT });
-  const sourceQueueUrl = requireEnv(env, SOURCE_QUEUE_URL_ENV);
+  const sqs = createSqsClient({ endpoint: setting(env, settings.sqsEndpoint) });
+  const sourceQueueUrl = setting(env, settings.sourceQueueUrl);
   const logger = createLogger(env);
   // GLEANER_FETCH_ALLOW exempts local fixture servers from the address rules; the stack never sets it.
-  const fetcher = createSafeFetcher({ allow: parseFetchAllow(env.GLEANER_FETCH_ALLOW) });
+  const fetcher = createSafeFetcher({ allow: parseFetchAllow(setting(env, settings.fetchAllow)) });
   return {
-    tableName: requireEnv(env, 'TABLE_NAME'),
-    ...createDynamoClients({ endpoint: env.DYNAMODB_ENDPOINT }),
+    tableName: setting(env, settings.tableName),
+    ...createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint) }),
     sqs,
     logger,
     metrics: createMetrics(logger),
-    iconRefreshMs: integerSetting(env, 'ICON_REFRESH_DAYS', 7) * DAY_MS,
+    iconRefreshMs: setting(env, settings.iconRefreshDays) * DAY_MS,
     worker: {
       maxAttempts: MAX_FETCH_ATTEMPTS,
-      retryBaseSeconds: integerSetting(env, 'RETRY_BASE_SECONDS', 30),
+      retryBaseSeconds: setting(env, settings.retryBaseSeconds),
       delayRedelivery: (record: SQSRecord, seconds: number) => delayRedelivery(sqs, sourceQueueUrl, record.receiptHandle, seconds),
     },
     fetch: (url: string, request: SafeFetchRequest) => fetchOutcome(() => fetcher.fetch(url, request)),

@@ -16,12 +16,12 @@ import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
-import { corsOrigins, httpRoute, type RouteRequest } from '../http/middleware';
+import { httpRoute, type RouteRequest } from '../http/middleware';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, headerValues, jsonResponse } from '../http/responses';
-import { deferred, requireEnv, type Environment } from '../platform/env';
+import { deferred, type Environment } from '../platform/env';
 import { count, createLogger, createMetrics } from '../platform/observability';
-import { rateLimitPolicy } from '../platform/routes';
+import { rateLimitSettings, setting, settings } from '../platform/settings';
 
 /** POST /api/v1/bookmarks/save — the one operation personal access tokens authenticate. */
 
@@ -142,17 +142,17 @@ function parseRequestBody(event: APIGatewayProxyEvent): SaveRequestParse {
 }
 
 export function createHandler(env: Environment) {
-  const tableName = requireEnv(env, 'TABLE_NAME');
+  const tableName = setting(env, settings.tableName);
   const logger = createLogger(env);
-  const { doc } = createDynamoClients({ endpoint: env.DYNAMODB_ENDPOINT });
+  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint) });
   return makeHandler({
     accounts: new DynamoAccountStore(doc, tableName),
     store: new DynamoBookmarkStore(doc, tableName),
     rateLimiter: new DynamoRateLimiter(doc, tableName),
-    enrichment: new SqsJsonPublisher(createSqsClient({ endpoint: env.SQS_ENDPOINT }), requireEnv(env, 'ENRICHMENT_QUEUE_URL')),
-    rateLimitPolicy: rateLimitPolicy('save', env),
-    retirement: parseRetirement(env.ROUTE_RETIREMENT),
-    corsOrigins: corsOrigins(env.CORS_ALLOWED_ORIGINS),
+    enrichment: new SqsJsonPublisher(createSqsClient({ endpoint: setting(env, settings.sqsEndpoint) }), setting(env, settings.enrichmentQueueUrl)),
+    rateLimitPolicy: setting(env, rateLimitSettings.save),
+    retirement: parseRetirement(setting(env, settings.routeRetirement)),
+    corsOrigins: setting(env, settings.corsAllowedOrigins),
     logger,
     metrics: createMetrics(logger),
     newId: randomUUID,

@@ -3,7 +3,8 @@ import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/platform/routes';
 import { tableDefinition } from '../../functions/platform/table-definition';
-import { queues, scheduledTasks, SOURCE_QUEUE_URL_ENV, workers } from '../../functions/platform/workers';
+import { rateLimitSettings, settings } from '../../functions/platform/settings';
+import { queues, scheduledTasks, workers } from '../../functions/platform/workers';
 import { acknowledgments, apiMethods, buildGleanerStack, nagViolations, onlyResource, testContext, testSettings } from './harness';
 
 let built: ReturnType<typeof buildGleanerStack>;
@@ -431,7 +432,7 @@ describe('workers', () => {
     expect(faviconEnvironment).not.toHaveProperty(queues.enrichment.urlEnv);
     // The URL of the queue each drains, as CloudFormation knows it (right in every partition, aws-cn too).
     for (const worker of workers) {
-      expect(environmentOf(backgroundFunction(worker.id))[SOURCE_QUEUE_URL_ENV], worker.id).toEqual({ Ref: queueIds(worker.queue).queueId });
+      expect(environmentOf(backgroundFunction(worker.id))[settings.sourceQueueUrl.name], worker.id).toEqual({ Ref: queueIds(worker.queue).queueId });
     }
     for (const worker of workers) {
       expect(environmentOf(backgroundFunction(worker.id)).PUBLIC_BASE_URL, worker.id).toEqual({
@@ -598,3 +599,21 @@ describe('stack', () => {
 function secretReference(secretId: string) {
   return { 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] };
 }
+
+describe('settings', () => {
+  it('sets only variables of the contract on its functions', () => {
+    const known = new Set([
+      ...Object.values(settings).map((definition) => definition.name),
+      ...Object.values(rateLimitSettings).map((definition) => definition.name),
+      ...Object.values(queues).map((queue) => queue.urlEnv),
+      // Read by Powertools and Node themselves.
+      'POWERTOOLS_SERVICE_NAME',
+      'POWERTOOLS_METRICS_NAMESPACE',
+      'NODE_OPTIONS',
+    ]);
+    const functions = Object.values(built.template.findResources('AWS::Lambda::Function')) as { Properties: { Environment?: { Variables: Record<string, unknown> } } }[];
+    const names = new Set(functions.flatMap((fn) => Object.keys(fn.Properties.Environment?.Variables ?? {})));
+    expect(names.size).toBeGreaterThan(5);
+    expect([...names].filter((name) => !known.has(name))).toEqual([]);
+  });
+});

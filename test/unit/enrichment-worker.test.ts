@@ -2,7 +2,7 @@ import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SOURCE_QUEUE_URL_ENV } from '../../functions/platform/workers';
+import { settings } from '../../functions/platform/settings';
 import { workerContext } from '../../functions/queue-consumer/enrichment-worker';
 
 const sqs = mockClient(SQSClient);
@@ -12,7 +12,7 @@ describe('a worker delaying a redelivery', () => {
   it('changes the visibility at the URL of the queue it drains, in whatever partition (aws-cn here)', async () => {
     sqs.on(ChangeMessageVisibilityCommand).resolves({});
     const queueUrl = 'https://sqs.cn-north-1.amazonaws.com.cn/123456789012/Gleaner-EnrichmentQueue';
-    const { worker } = workerContext({ TABLE_NAME: 't', AWS_REGION: 'cn-north-1', [SOURCE_QUEUE_URL_ENV]: queueUrl });
+    const { worker } = workerContext({ TABLE_NAME: 't', AWS_REGION: 'cn-north-1', [settings.sourceQueueUrl.name]: queueUrl });
     const record = { receiptHandle: 'r1', eventSourceARN: 'arn:aws-cn:sqs:cn-north-1:123456789012:Gleaner-EnrichmentQueue' } as SQSRecord;
     await worker.delayRedelivery(record, 60);
     expect(sqs.commandCalls(ChangeMessageVisibilityCommand).map((call) => call.args[0].input)).toEqual([
@@ -21,6 +21,6 @@ describe('a worker delaying a redelivery', () => {
   });
 
   it('is not built without the queue URL, rather than guess one from the region', () => {
-    expect(() => workerContext({ TABLE_NAME: 't' })).toThrow(SOURCE_QUEUE_URL_ENV);
+    expect(() => workerContext({ TABLE_NAME: 't' })).toThrow(settings.sourceQueueUrl.name);
   });
 });
