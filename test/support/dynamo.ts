@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { createDynamoClients, type DynamoClients } from '../../functions/adapters/dynamo/client';
 import { ensureTable } from '../../functions/adapters/dynamo/create-table';
-import { countRoundTrips, type RoundTripCounter } from './round-trips';
+import { countRoundTrips, type RoundTripChain } from './round-trips';
 
 /** A fresh table in the run's DynamoDB Local, so test files never see each other's data. */
 export async function createTestTable(): Promise<DynamoClients & { tableName: string; endpoint: string; requests: RequestCounter }> {
@@ -13,7 +13,7 @@ export async function createTestTable(): Promise<DynamoClients & { tableName: st
   return { ...clients, tableName, endpoint, requests: countRequests(clients) };
 }
 
-export interface RequestCounter extends RoundTripCounter {
+export interface RequestCounter extends Pick<RoundTripChain, 'operations' | 'serial' | 'reset'> {
   /** DynamoDB API calls (round trips) made through the clients since the last reset. */
   readonly count: number;
   /** Items read (GetItem, BatchGetItem; Query and Scan: every item evaluated) since the last reset. */

@@ -1,47 +1,51 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
-export interface RoundTripCounter {
-  /** DynamoDB API calls made since the last reset, by command name, in the order they started. */
-  readonly operations: string[];
-  /**
-   * The longest chain of calls of which each started only after the previous one finished: the
-   * round trips a caller waits for one after another. Calls that overlap count once.
-   */
-  readonly serial: number;
-  reset(): void;
+/**
+ * The round trips a caller waits for one after another. A call's depth is one more than the deepest
+ * call that had finished before it started (anything finished earlier may have been waited for), so
+ * parallel calls share a depth and dependent ones add to it; `serial` is the deepest.
+ */
+export class RoundTripChain {
+  /** Calls since the last reset, by operation name, in the order they started. */
+  readonly operations: string[] = [];
+  /** The operations started at each depth: `steps[0]` are those nothing was waited for before. */
+  readonly steps: string[][] = [];
+  private finishedDepth = 0;
+
+  get serial(): number {
+    return this.steps.length;
+  }
+
+  /** Records a call starting now; call the answer when it finishes. */
+  start(operation: string): () => void {
+    this.operations.push(operation);
+    const depth = this.finishedDepth + 1;
+    (this.steps[depth - 1] ??= []).push(operation);
+    return () => {
+      this.finishedDepth = Math.max(this.finishedDepth, depth);
+    };
+  }
+
+  reset(): void {
+    this.operations.splice(0);
+    this.steps.splice(0);
+    this.finishedDepth = 0;
+  }
 }
 
-/**
- * Records every call through `client` with its position in the chain of waits: a call's depth is one
- * more than the deepest call that had finished before it started (anything finished earlier may have
- * been waited for), so parallel calls share a depth and dependent ones add to it.
- */
-export function countRoundTrips(client: DynamoDBClient): RoundTripCounter {
-  const operations: string[] = [];
-  let finishedDepth = 0;
-  let serial = 0;
+/** Records every call made through `client`, by command name. */
+export function countRoundTrips(client: DynamoDBClient): RoundTripChain {
+  const chain = new RoundTripChain();
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      operations.push(context.commandName ?? 'unknown');
-      const depth = finishedDepth + 1;
-      serial = Math.max(serial, depth);
+      const finished = chain.start(context.commandName ?? 'unknown');
       try {
         return await next(args);
       } finally {
-        finishedDepth = Math.max(finishedDepth, depth);
+        finished();
       }
     },
     { step: 'initialize', name: 'countRoundTrips' },
   );
-  return {
-    operations,
-    get serial() {
-      return serial;
-    },
-    reset: () => {
-      operations.splice(0);
-      finishedDepth = 0;
-      serial = 0;
-    },
-  };
+  return chain;
 }
