@@ -1,24 +1,19 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
-import { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
 import { keys } from '../functions/adapters/dynamo/keys';
-import { newAccessToken, newUser } from '../functions/core/accounts';
-import { newFeedRecord } from '../functions/core/feed-settings';
-import { routes, routeUrl } from '../functions/platform/routes';
+import { routes } from '../functions/platform/routes';
 import { scheduledTasks, workers } from '../functions/platform/workers';
 import { lambdaBundling } from '../lib/app-function';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
-import { startLocalStack, type LocalStack } from '../local/stack';
-import { RoundTripChain } from '../test/support/round-trips';
+import { startLocalStack } from '../local/stack';
+import { startDynamoRecorder } from './dynamo-recorder';
+import { fixture, operations, succeed, type OperationName } from './operations';
 
 /**
  * `npm run bench`, in one run: module init of each function's deployed bundle beside an SDK-only
@@ -105,63 +100,6 @@ const kib = (file: string) => `${(statSync(file).size / 1024).toFixed(0)} KiB`;
 
 // ---- Round trips and latency through the local stack -------------------------------------------
 
-/** A pass-through proxy in front of DynamoDB Local recording each call's place in the chain of waits. */
-async function roundTripRecorder(upstream: string) {
-  const chain = new RoundTripChain();
-  const target = new URL(upstream);
-  const server = createServer((incoming, answer) => {
-    const operation = String(incoming.headers['x-amz-target'] ?? 'unknown').replace(/^DynamoDB_\d+\./, '');
-    const finished = chain.start(operation);
-    const forward = httpRequest({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (response) => {
-      answer.writeHead(response.statusCode ?? 502, response.headers);
-      response.pipe(answer);
-      response.on('end', finished);
-    });
-    incoming.pipe(forward);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { chain, endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(resolve)) };
-}
-
-interface Fixture {
-  readonly token: string;
-  readonly feedId: string;
-}
-
-async function fixture(doc: DynamoDBDocumentClient, tableName: string): Promise<Fixture> {
-  const accounts = new DynamoAccountStore(doc, tableName);
-  const user = newUser({ id: randomUUID(), name: 'Bench', plan: 'pro', now: new Date() });
-  await accounts.createUser(user);
-  const token = newAccessToken({ id: randomUUID(), userId: user.id, now: new Date() });
-  await accounts.createToken(token.record, token.hash);
-  const feed = newFeedRecord({ id: randomUUID(), userId: user.id, settings: { title: 'Bench', tags: ['bench'], sharing: 'public' }, now: new Date() });
-  await new DynamoFeedStore(doc, tableName).createFeed(feed);
-  return { token: token.secret, feedId: feed.id };
-}
-
-/** The operations measured, each a request through the local stack that must succeed. */
-function operations(stack: LocalStack, { token, feedId }: Fixture) {
-  const save = (body: object) =>
-    fetch(`${stack.baseUrl}/api/v1/bookmarks/save`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-  return {
-    'save, new page': (i: number) => save({ url: `https://bench.test/page/${randomUUID()}/${i}`, selection: `highlight ${i}`, comment: '#bench', description: 'd' }),
-    'save, same page again': (i: number) => save({ url: 'https://bench.test/page/again', selection: `again ${i}` }),
-    'feed JSON (50 entries)': () => fetch(routeUrl(stack.baseUrl, 'GetPublishedFeed', { feed_id: feedId })),
-    'feed RSS (50 entries)': () => fetch(routeUrl(stack.baseUrl, 'GetPublishedFeedRss', { feed_id: feedId })),
-  };
-}
-type OperationName = keyof ReturnType<typeof operations>;
-
-async function succeed(name: string, response: Promise<Response>): Promise<void> {
-  const answer = await response;
-  await answer.arrayBuffer();
-  if (answer.status >= 400) throw new Error(`${name}: HTTP ${answer.status}`);
-}
-
 async function latencies(count: number, call: (i: number) => Promise<unknown>): Promise<number[]> {
   const durations: number[] = [];
   for (let i = 0; i < count; i++) {
@@ -187,7 +125,7 @@ function rawCalls(doc: DynamoDBDocumentClient, TableName: string): Record<string
 
 async function throughTheStack(): Promise<void> {
   const dynamo = await startDynamoDbLocal();
-  const recorder = await roundTripRecorder(dynamo.endpoint);
+  const recorder = await startDynamoRecorder(dynamo.endpoint);
   const tableName = `bench-${randomUUID()}`;
   const env = { LOG_LEVEL: 'SILENT', SAVE_RATE_LIMIT: '100000;w=60', FEED_RATE_LIMIT: '100000;w=60' };
   // Two stacks on one table: one behind the recorder counts round trips, the other is timed untouched.
@@ -200,7 +138,7 @@ async function throughTheStack(): Promise<void> {
     const countedOperations = operations(counted, data);
     for (const [name, call] of Object.entries(countedOperations) as [OperationName, (i: number) => Promise<Response>][]) {
       await succeed(name, call(0)); // warm the handler and, for "same page again", create the page
-      recorder.chain.reset();
+      recorder.reset();
       await succeed(name, call(1));
       steps.set(name, recorder.chain.steps.map((step) => [...step]));
       row(`round trips, ${name}`, `${recorder.chain.serial} serial  ${recorder.chain.steps.map((step) => step.join(' ‖ ')).join(' → ')}`);

@@ -35,6 +35,9 @@ export const lambdaBundling = {
   banner: esmRequireBanner,
 } as const satisfies BundlingOptions;
 
+/** Memory of every function (`npm run cost` prices Lambda time at it). */
+export const FUNCTION_MEMORY_MB = 512;
+
 export interface AppFunctionProps {
   /** Handler module relative to the repository root; it exports `handler`. */
   readonly entry: string;
@@ -75,7 +78,7 @@ export class AppFunction extends Construct implements IGrantable {
       description: props.description,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
-      memorySize: 512,
+      memorySize: FUNCTION_MEMORY_MB,
       timeout: props.timeout ?? Duration.seconds(ROUTE_TIMEOUT_SECONDS),
       tracing: Tracing.ACTIVE,
       role: this.role,

@@ -5,7 +5,7 @@ import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-stor
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { DynamoRateLimiter } from '../../functions/adapters/dynamo/rate-limiter';
 import { newUser } from '../../functions/core/accounts';
-import { newFeedRecord } from '../../functions/core/feeds';
+import { newFeedRecord } from '../../functions/core/feed-settings';
 import { parseRateLimitPolicy, type RateLimitPolicy } from '../../functions/core/rate-limit';
 import { makeHandler as makeJsonFeedHandler } from '../../functions/published-feed-json/handler';
 import { createTestTable } from '../support/dynamo';
