@@ -1,102 +1,201 @@
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { build } from 'esbuild';
-import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { build, type BuildOptions } from 'esbuild';
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
-import { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
-import { newAccessToken, newUser } from '../functions/core/accounts';
-import { newFeedRecord } from '../functions/core/feed-settings';
-import { routes, routeUrl } from '../functions/platform/routes';
+import { keys } from '../functions/adapters/dynamo/keys';
+import { createSqsClient } from '../functions/adapters/sqs/sqs';
+import { routes } from '../functions/platform/routes';
 import { scheduledTasks, workers } from '../functions/platform/workers';
+import { lambdaBundling } from '../lib/app-function';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
-import { startLocalStack } from '../local/stack';
+import { startLocalStack, type LocalStack } from '../local/stack';
+import { startDynamoRecorder } from './dynamo-recorder';
+import { fixture, operations, succeed, type OperationName } from './operations';
 
 /**
- * `npm run bench`: latency of the HTTP routes through the local stack (DynamoDB Local on this
- * machine, so absolute numbers are the laptop's, not Lambda's) and the size of each Lambda bundle.
- * Prints a table and exits 1 when a target is missed.
+ * `npm run bench`, in one run: module init of each function's deployed bundle beside an SDK-only
+ * bundle; the serial DynamoDB round trips of each operation; save and feed latency through the local
+ * stack beside bare DynamoDB Local calls measured alongside (the floor). Absolute numbers are this
+ * machine's, not Lambda's: the targets are ratios. Prints a table and exits 1 when a target is missed.
  */
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
-interface Result {
+const INIT_RUNS = Number(process.env.BENCH_INIT_RUNS ?? 9);
+/** Targets from issue 11: init within 1.3× of the SDK alone; a save within 1.6× of its round trips' floor. */
+const INIT_TARGET = 1.3;
+const SAVE_TARGET = 1.6;
+
+interface Row {
   readonly name: string;
-  readonly value: number;
-  readonly unit: string;
-  readonly target: number;
+  readonly value: string;
+  readonly target?: { readonly met: boolean; readonly text: string };
+}
+const rows: Row[] = [];
+const row = (name: string, value: string, target?: Row['target']) => rows.push({ name, value, target });
+
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const quantile = (values: readonly number[], q: number) => [...values].sort((a, b) => a - b)[Math.floor(values.length * q)]!;
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+// ---- Init of the deployed bundles -------------------------------------------------------------
+
+/** The esbuild options the CDK derives from `lambdaBundling` (lib/app-function.ts). */
+const bundleOptions: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  format: lambdaBundling.format,
+  mainFields: [...lambdaBundling.mainFields],
+  target: lambdaBundling.target,
+  minify: lambdaBundling.minify,
+  sourcemap: lambdaBundling.sourceMap,
+  banner: { js: lambdaBundling.banner },
+  external: lambdaBundling.bundleAwsSDK ? [] : ['@aws-sdk/*'],
+  logLevel: 'silent',
+};
+
+/** The SDK clients the functions use and nothing else: the least any function's init can be. */
+const SDK_ONLY = `
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+export const handler = () => [DynamoDBClient, DynamoDBDocumentClient, SQSClient];
+`;
+
+/** Median milliseconds a fresh Node process takes to import `file` (module init, as a cold start pays it). */
+function importTime(file: string): number {
+  const script = `const started = performance.now(); await import(${JSON.stringify(file)}); console.log(performance.now() - started);`;
+  const runs = Array.from({ length: INIT_RUNS }, () => {
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    if (run.status !== 0) throw new Error(`importing ${file} failed: ${run.stderr}`);
+    return Number(run.stdout.trim());
+  });
+  return median(runs);
 }
 
-const results: Result[] = [];
+async function bundleInit(): Promise<void> {
+  const outdir = mkdtempSync(path.join(tmpdir(), 'gleaner-bench-'));
+  try {
+    const baselineFile = path.join(outdir, 'sdk-only', 'index.mjs');
+    await build({ ...bundleOptions, stdin: { contents: SDK_ONLY, resolveDir: process.cwd(), loader: 'ts' }, outfile: baselineFile });
+    const baseline = importTime(baselineFile);
+    row('init, SDK-only bundle (baseline)', `${ms(baseline)}  ${kib(baselineFile)}`);
+    for (const { id, entry } of [...routes, ...workers, ...scheduledTasks]) {
+      const file = path.join(outdir, id.replace(/\W+/g, '-'), 'index.mjs');
+      await build({ ...bundleOptions, entryPoints: [entry], outfile: file });
+      const init = importTime(file);
+      const ratio = init / baseline;
+      row(`init ${id}`, `${ms(init)}  ${kib(file)}  ${ratio.toFixed(2)}×`, { met: ratio <= INIT_TARGET, text: `≤ ${INIT_TARGET}× baseline` });
+    }
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
 
-async function timed(name: string, count: number, target: number, request: (i: number) => Promise<Response>): Promise<void> {
+const kib = (file: string) => `${(statSync(file).size / 1024).toFixed(0)} KiB`;
+
+// ---- Round trips and latency through the local stack -------------------------------------------
+
+async function latencies(count: number, call: (i: number) => Promise<unknown>): Promise<number[]> {
   const durations: number[] = [];
   for (let i = 0; i < count; i++) {
     const started = performance.now();
-    const response = await request(i);
-    await response.arrayBuffer();
-    if (response.status >= 400) throw new Error(`${name}: HTTP ${response.status}`);
+    await call(i);
     durations.push(performance.now() - started);
   }
-  durations.sort((a, b) => a - b);
-  results.push({ name: `${name} p50`, value: durations[Math.floor(count * 0.5)]!, unit: 'ms', target: target / 2 });
-  results.push({ name: `${name} p95`, value: durations[Math.floor(count * 0.95)]!, unit: 'ms', target });
+  return durations;
 }
 
-async function latency(): Promise<void> {
-  const dynamo = await startDynamoDbLocal();
-  const tableName = `bench-${randomUUID()}`;
-  const stack = await startLocalStack({ dynamoEndpoint: dynamo.endpoint, tableName, startWorkers: false, env: { LOG_LEVEL: 'SILENT', SAVE_RATE_LIMIT: '100000;w=60', FEED_RATE_LIMIT: '100000;w=60' } });
-  try {
-    const { doc } = createDynamoClients({ endpoint: dynamo.endpoint, region: 'local' });
-    const accounts = new DynamoAccountStore(doc, tableName);
-    const user = newUser({ id: randomUUID(), name: 'Bench', plan: 'pro', now: new Date() });
-    await accounts.createUser(user);
-    const token = newAccessToken({ id: randomUUID(), userId: user.id, now: new Date() });
-    await accounts.createToken(token.record, token.hash);
-    const feed = newFeedRecord({ id: randomUUID(), userId: user.id, settings: { title: 'Bench', tags: ['bench'], sharing: 'public' }, now: new Date() });
-    await new DynamoFeedStore(doc, tableName).createFeed(feed);
+/** Bare DynamoDB Local calls of each kind the operations make, on items of the bench's table. */
+function rawCalls(doc: DynamoDBDocumentClient, TableName: string): Record<string, (i: number) => Promise<unknown>> {
+  const key = (i: number) => keys.rateLimitWindow(`bench-raw-${i % 50}`, 0);
+  return {
+    GetItem: (i) => doc.send(new GetCommand({ TableName, Key: key(i) })),
+    BatchGetItem: (i) => doc.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [key(i), key(i + 1)] } } })),
+    UpdateItem: (i) => doc.send(new UpdateCommand({ TableName, Key: key(i), UpdateExpression: 'ADD hits :one', ExpressionAttributeValues: { ':one': 1 } })),
+    TransactWriteItems: (i) =>
+      doc.send(new TransactWriteCommand({ TransactItems: [0, 1, 2].map((n) => ({ Put: { TableName, Item: { ...keys.rateLimitWindow(`bench-tx-${i}-${n}`, 0), hits: 1 } } })) })),
+    Query: () => doc.send(new QueryCommand({ TableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': key(0).pk }, Limit: 50 })),
+  };
+}
 
-    const save = (body: object) =>
-      fetch(`${stack.baseUrl}/api/v1/bookmarks/save`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${token.secret}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-    await timed('save, new page', 200, 150, (i) => save({ url: `https://bench.test/page/${i}`, selection: `highlight ${i}`, comment: '#bench', description: 'd' }));
-    await timed('save, same page again', 100, 150, (i) => save({ url: 'https://bench.test/page/0', selection: `again ${i}` }));
-    await timed('feed JSON (50 entries)', 100, 150, () => fetch(routeUrl(stack.baseUrl, 'GetPublishedFeed', { feed_id: feed.id })));
-    await timed('feed RSS (50 entries)', 100, 150, () => fetch(routeUrl(stack.baseUrl, 'GetPublishedFeedRss', { feed_id: feed.id })));
+const queueDepth = (stack: LocalStack) => Object.values(stack.queues).reduce((sum, queue) => sum + queue.depth, 0);
+
+/** A bare SendMessage to the local stack's SQS endpoint, as a save's enrichment request is sent. */
+function rawSend(stack: LocalStack): (i: number) => Promise<unknown> {
+  const sqs = createSqsClient({ endpoint: stack.env.SQS_ENDPOINT });
+  return (i) => sqs.send(new SendMessageCommand({ QueueUrl: stack.env.ENRICHMENT_QUEUE_URL, MessageBody: JSON.stringify({ bench: i }) }));
+}
+
+async function throughTheStack(): Promise<void> {
+  const dynamo = await startDynamoDbLocal();
+  const recorder = await startDynamoRecorder(dynamo.endpoint);
+  const tableName = `bench-${randomUUID()}`;
+  const env = { LOG_LEVEL: 'SILENT', SAVE_RATE_LIMIT: '100000;w=60', FEED_RATE_LIMIT: '100000;w=60' };
+  // Two stacks on one table: one behind the recorder counts round trips, the other is timed untouched.
+  const counted = await startLocalStack({ dynamoEndpoint: recorder.endpoint, tableName, startWorkers: false, env });
+  const timedStack = await startLocalStack({ dynamoEndpoint: dynamo.endpoint, tableName, startWorkers: false, env });
+  const { client, doc } = createDynamoClients({ endpoint: dynamo.endpoint, region: 'local' });
+  try {
+    const data = await fixture(doc, tableName);
+    const steps = new Map<OperationName, string[][]>();
+    const countedOperations = operations(counted, data);
+    for (const [name, call] of Object.entries(countedOperations) as [OperationName, (i: number) => Promise<Response>][]) {
+      await succeed(name, call(0)); // warm the handler and, for "same page again", create the page
+      recorder.reset();
+      const queued = queueDepth(counted);
+      await succeed(name, call(1));
+      // The recorder sees DynamoDB only; an enrichment request is sent to SQS after the save's transaction.
+      const sent = Array.from({ length: queueDepth(counted) - queued }, () => ['SendMessage']);
+      const chain = [...recorder.chain.steps.map((step) => [...step]), ...sent];
+      steps.set(name, chain);
+      row(`round trips, ${name}`, `${recorder.chain.serial} DynamoDB serial  ${chain.map((step) => step.join(' ‖ ')).join(' → ')}`);
+    }
+
+    // Interleaved, so a slow patch of the machine weighs on the floor and the routes alike.
+    const raw = { ...rawCalls(doc, tableName), SendMessage: rawSend(timedStack) };
+    const timedOperations = operations(timedStack, data);
+    for (const call of [...Object.values(raw), ...Object.values(timedOperations)]) await call(0);
+    const rawTimes = new Map<string, number[]>(Object.keys(raw).map((name) => [name, []]));
+    const routeTimes = new Map<OperationName, number[]>();
+    for (let round = 0; round < 10; round++) {
+      for (const [name, call] of Object.entries(raw)) rawTimes.get(name)!.push(...(await latencies(10, call)));
+      for (const [name, call] of Object.entries(timedOperations) as [OperationName, (i: number) => Promise<Response>][]) {
+        const times = await latencies(10, (i) => succeed(name, call(round * 10 + i)));
+        routeTimes.set(name, [...(routeTimes.get(name) ?? []), ...times]);
+      }
+    }
+    const rawP50 = new Map([...rawTimes].map(([name, times]) => [name, median(times)]));
+    for (const [name, p50] of rawP50) row(`bare ${name} p50`, ms(p50));
+    for (const [name, times] of routeTimes) {
+      // The floor: each step of the chain waits for its slowest call; the steps add up.
+      const floor = steps.get(name)!.reduce((sum, step) => sum + Math.max(...step.map((operation) => rawP50.get(operation) ?? 0)), 0);
+      const p50 = median(times);
+      const ratio = p50 / floor;
+      const isFirstSave = name === 'save, new page';
+      row(`${name} p50 / p95`, `${ms(p50)} / ${ms(quantile(times, 0.95))}  floor ${ms(floor)}  ${ratio.toFixed(2)}× floor`, isFirstSave ? { met: ratio <= SAVE_TARGET, text: `≤ ${SAVE_TARGET}× floor` } : undefined);
+    }
   } finally {
-    await stack.stop();
+    client.destroy();
+    await counted.stop();
+    await timedStack.stop();
+    await recorder.close();
     await dynamo.stop();
   }
 }
 
-/** Bundled as the CDK stack bundles them (ESM, minified; the AWS SDK comes with the runtime). */
-async function bundleSizes(): Promise<void> {
-  for (const { id, entry } of [...routes, ...workers, ...scheduledTasks]) {
-    const output = await build({
-      entryPoints: [entry],
-      bundle: true,
-      minify: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      mainFields: ['module', 'main'],
-      external: ['@aws-sdk/*'],
-      write: false,
-      logLevel: 'silent',
-    });
-    results.push({ name: `bundle ${id}`, value: output.outputFiles[0]!.contents.length / 1024, unit: 'KiB', target: 1024 });
-  }
-}
-
-await bundleSizes();
-await latency();
+await bundleInit();
+await throughTheStack();
+const width = Math.max(...rows.map(({ name }) => name.length));
 let missed = 0;
-for (const { name, value, unit, target } of results) {
-  const over = value > target;
-  if (over) missed++;
-  console.log(`${name.padEnd(34)} ${value.toFixed(1).padStart(9)} ${unit.padEnd(4)} target ≤ ${target} ${over ? '  MISSED' : ''}`);
+for (const { name, value, target } of rows) {
+  if (target && !target.met) missed++;
+  console.log(`${name.padEnd(width)}  ${value}${target ? `   target ${target.text}: ${target.met ? 'pass' : 'MISSED'}` : ''}`);
 }
 process.exit(missed ? 1 : 0);

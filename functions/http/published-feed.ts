@@ -70,13 +70,15 @@ async function readPublishedFeed(
   event: APIGatewayProxyEvent,
   request: RouteRequest,
 ): Promise<APIGatewayProxyResult> {
-  const limit = await request.rateLimit(`feed:${clientQuotaKey(clientAddress(event, deps.trustCdnHeaders))}`);
-  if (!limit.allowed) return rateLimited(limit, { 'Cache-Control': 'no-store' });
-
   const feedId = parseUuidParameter('feed_id', event.pathParameters?.feed_id);
+  // The feed is read while the request is counted, so neither waits for the other; a refusal still comes first.
+  const [limit, record] = await Promise.all([
+    request.rateLimit(`feed:${clientQuotaKey(clientAddress(event, deps.trustCdnHeaders))}`),
+    feedId.ok ? deps.feeds.getFeed(feedId.value) : null,
+  ]);
+  if (!limit.allowed) return rateLimited(limit, { 'Cache-Control': 'no-store' });
   if (!feedId.ok) return errorResponse(422, feedId.issues, { 'Cache-Control': 'no-store' });
 
-  const record = await deps.feeds.getFeed(feedId.value);
   // Private and unknown feeds answer alike: the service never confirms a private feed exists.
   if (!record || record.sharing === 'private') return errorResponse(404, NOT_FOUND, { 'Cache-Control': NOT_FOUND_CACHE });
 

@@ -7,6 +7,7 @@ import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { newFeedRecord } from '../../functions/core/feed-settings';
 import { parseIdempotencyKey } from '../../functions/core/idempotency';
+import { hashToken } from '../../functions/core/token';
 import { currentWindow, parseRateLimitPolicy } from '../../functions/core/rate-limit';
 import { routes } from '../../functions/platform/routes';
 import openapi from '../../openapi.json' with { type: 'json' };
@@ -37,7 +38,7 @@ beforeAll(async () => {
   const revoked = await t.createUser();
   await t.accounts.revokeToken(revoked.tokenId);
   const throttled = await t.createUser();
-  await exhaustQuota(`token:${throttled.tokenId}`);
+  await exhaustQuota(`token:${hashToken(throttled.token)}`);
   Object.assign(tokens, { roomy: roomy.token, capped: capped.token, revoked: revoked.token, throttled: throttled.token });
 
   const feeds = new DynamoFeedStore(t.table.doc, t.table.tableName);

@@ -111,7 +111,6 @@ describe('functions', () => {
   it('configures the save function from its access list and the settings', () => {
     const [, fn] = routeFunction();
     expect(fn.Properties.Environment.Variables).toEqual({
-      NODE_OPTIONS: '--enable-source-maps',
       POWERTOOLS_SERVICE_NAME: 'gleaner',
       POWERTOOLS_METRICS_NAMESPACE: 'Gleaner',
       LOG_LEVEL: 'DEBUG',

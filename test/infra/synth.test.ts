@@ -11,7 +11,7 @@ const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const outdir = mkdtempSync(path.join(tmpdir(), 'gleaner-synth-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-it('synthesizes the app with the CLI, bundling every function as ESM', () => {
+it('synthesizes the app with the CLI, bundling every function as ESM with the AWS SDK inside', () => {
   const synth = spawnSync('npx', ['cdk', 'synth', '--quiet', '-o', outdir], {
     cwd: projectRoot,
     env: { ...process.env, CI: 'true' },
@@ -31,8 +31,12 @@ it('synthesizes the app with the CLI, bundling every function as ESM', () => {
     const assetHash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
     const bundle = path.join(outdir, `asset.${assetHash}`, 'index.mjs');
     expect(existsSync(bundle), fn.Properties.Description).toBe(true);
-    expect(readFileSync(bundle, 'utf8')).toMatch(
-      /^import \{ createRequire \} from 'module'; const require = createRequire\(import\.meta\.url\);/,
-    );
+    const code = readFileSync(bundle, 'utf8');
+    expect(code).toMatch(/^import \{ createRequire \} from 'module'; const require = createRequire\(import\.meta\.url\);/);
+    // The locked AWS SDK is inside the bundle: nothing is left for the runtime's own copy to supply.
+    expect(/(?:from|import\()\s*["']@aws-sdk\/[\w-]+["']/.exec(code)?.[0] ?? null, fn.Properties.Description).toBeNull();
+    // The source map ships for reading stack traces offline, but no start-up flag parses it on a cold start.
+    expect(existsSync(`${bundle}.map`), fn.Properties.Description).toBe(true);
+    expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain('enable-source-maps');
   }
 }, 150_000);

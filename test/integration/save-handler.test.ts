@@ -9,7 +9,7 @@ import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-st
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { SqsJsonPublisher } from '../../functions/adapters/sqs/sqs';
 import { newAccessToken, newUser } from '../../functions/core/accounts';
-import type { RateLimitPolicy } from '../../functions/core/rate-limit';
+import { parseRateLimitPolicy, type RateLimitPolicy } from '../../functions/core/rate-limit';
 import type { EnrichmentRequest } from '../../functions/core/enrichment';
 import { makeHandler, type SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
@@ -49,10 +49,25 @@ beforeEach(() => {
 });
 
 describe('save handler against DynamoDB Local', () => {
-  it('saves a new page in at most 3 DynamoDB round trips', async () => {
+  it('saves a new page in 2 serial DynamoDB round trips: the token read beside the rate-limit write, then the transaction', async () => {
     const response = await save(makeHandler(deps()), { url: 'https://example.com/round-trips', selection: 'x', comment: '#a #b #c' });
     expect(response.statusCode).toBe(200);
     expect(table.requests.operations).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'TransactWriteItemsCommand']);
+    expect(table.requests.serial).toBe(2);
+  });
+
+  it('counts a refused token against the client address, after its lookup', async () => {
+    const refused = newAccessToken({ id: randomUUID(), userId: randomUUID(), now: new Date() });
+    const handler = makeHandler(deps({ rateLimitPolicy: parseRateLimitPolicy('1;w=60') }));
+    const fromOneAddress = (secret: string) =>
+      handler(proxyEvent({ sourceIp: '198.51.100.23', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${secret}` }, body: '{"url":"https://example.com"}' }), context());
+    const first = await fromOneAddress(refused.secret);
+    expect(first.statusCode).toBe(401);
+    expect(table.requests.operations).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'UpdateItemCommand']);
+    expect(table.requests.serial).toBe(2);
+    // Another unknown token from the same address has a quota of its own, but the address's is spent.
+    const another = newAccessToken({ id: randomUUID(), userId: randomUUID(), now: new Date() });
+    expect((await fromOneAddress(another.secret)).statusCode).toBe(429);
   });
 
   it('counts outcomes as CloudWatch metrics', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { createDynamoClients, type DynamoClients } from '../../functions/adapters/dynamo/client';
 import { ensureTable } from '../../functions/adapters/dynamo/create-table';
+import { countRoundTrips, type RoundTripChain } from './round-trips';
 
 /** A fresh table in the run's DynamoDB Local, so test files never see each other's data. */
 export async function createTestTable(): Promise<DynamoClients & { tableName: string; endpoint: string; requests: RequestCounter }> {
@@ -12,21 +13,18 @@ export async function createTestTable(): Promise<DynamoClients & { tableName: st
   return { ...clients, tableName, endpoint, requests: countRequests(clients) };
 }
 
-export interface RequestCounter {
+export interface RequestCounter extends Pick<RoundTripChain, 'operations' | 'serial' | 'reset'> {
   /** DynamoDB API calls (round trips) made through the clients since the last reset. */
   readonly count: number;
-  readonly operations: string[];
   /** Items read (GetItem, BatchGetItem; Query and Scan: every item evaluated) since the last reset. */
   readonly itemsRead: number;
-  reset(): void;
 }
 
 function countRequests({ client }: DynamoClients): RequestCounter {
-  const operations: string[] = [];
+  const roundTrips = countRoundTrips(client);
   let itemsRead = 0;
   client.middlewareStack.add(
-    (next, context) => async (args) => {
-      operations.push(context.commandName ?? 'unknown');
+    (next) => async (args) => {
       const result = await next(args);
       const output = result.output as { Item?: unknown; Items?: unknown[]; ScannedCount?: number; Responses?: Record<string, unknown[]> };
       // A filtered Query reads (and bills) every item it evaluates, not only those it returns.
@@ -34,18 +32,21 @@ function countRequests({ client }: DynamoClients): RequestCounter {
       itemsRead += (output.Item ? 1 : 0) + queried + Object.values(output.Responses ?? {}).reduce((sum, items) => sum + items.length, 0);
       return result;
     },
-    { step: 'initialize', name: 'countRequests' },
+    { step: 'initialize', name: 'countItemsRead' },
   );
   return {
     get count() {
-      return operations.length;
+      return roundTrips.operations.length;
     },
     get itemsRead() {
       return itemsRead;
     },
-    operations,
+    get serial() {
+      return roundTrips.serial;
+    },
+    operations: roundTrips.operations,
     reset: () => {
-      operations.splice(0);
+      roundTrips.reset();
       itemsRead = 0;
     },
   };

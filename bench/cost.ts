@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { createDynamoClients } from '../functions/adapters/dynamo/client';
+import { FUNCTION_MEMORY_MB } from '../lib/app-function';
+import { startDynamoDbLocal } from '../local/dynamodb-local';
+import { startLocalStack } from '../local/stack';
+import { startDynamoRecorder } from './dynamo-recorder';
+import { fixture, operations, type OperationName } from './operations';
+
+/**
+ * `npm run cost`: dollars per million saves and per million feed reads, from what one run through
+ * the local stack measures (DynamoDB capacity units, item sizes, handler durations, answer sizes)
+ * and the published us-east-1 prices below. Lambda durations are this machine's, a stand-in for
+ * Lambda's at the configured memory on arm64.
+ */
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+
+/** Published us-east-1 list prices (on-demand, beyond free tiers), as of this date. Re-check before relying on them. */
+const PRICES_AS_OF = '2024-11-01';
+const PRICES = {
+  lambdaArmGbSecond: 0.0000133334,
+  lambdaRequest: 0.2 / 1e6,
+  dynamoWriteUnit: 0.625 / 1e6,
+  dynamoReadUnit: 0.125 / 1e6,
+  apiGatewayRestRequest: 3.5 / 1e6,
+  sqsRequest: 0.4 / 1e6,
+  cloudFrontHttpsRequest: 0.01 / 1e4,
+  cloudFrontTransferGb: 0.085,
+} as const;
+const perMillion = (price: number) => `$${(price * 1e6).toFixed(3)} per million`;
+const PRICE_UNITS: Record<keyof typeof PRICES, (price: number) => string> = {
+  lambdaArmGbSecond: (price) => `$${price} per GB-second`,
+  lambdaRequest: perMillion,
+  dynamoWriteUnit: perMillion,
+  dynamoReadUnit: perMillion,
+  apiGatewayRestRequest: perMillion,
+  sqsRequest: perMillion,
+  cloudFrontHttpsRequest: perMillion,
+  cloudFrontTransferGb: (price) => `$${price} per GB`,
+};
+/** Share of feed reads CloudFront answers from its cache (they never reach API Gateway or Lambda). */
+const CDN_HIT_RATIO = 0.9;
+const SAMPLES = 30;
+
+interface Measured {
+  readUnits: number;
+  writeUnits: number;
+  durationMs: number;
+  answerBytes: number;
+}
+
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** DynamoDB's item size: attribute names plus values (numbers ~1 byte per 2 digits, +1). */
+function itemBytes(item: Record<string, AttributeValue>): number {
+  return Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + valueBytes(value), 0);
+}
+function valueBytes(value: AttributeValue): number {
+  if (value.S !== undefined) return Buffer.byteLength(value.S);
+  if (value.N !== undefined) return Math.ceil(value.N.replace(/^-|\./g, '').length / 2) + 1;
+  if (value.B !== undefined) return value.B.length;
+  if (value.SS) return value.SS.reduce((sum, entry) => sum + Buffer.byteLength(entry), 0);
+  if (value.L) return 3 + value.L.reduce((sum, entry) => sum + 1 + valueBytes(entry), 0);
+  if (value.M) return 3 + itemBytes(value.M) + Object.keys(value.M).length;
+  return 1;
+}
+
+const dynamo = await startDynamoDbLocal();
+const recorder = await startDynamoRecorder(dynamo.endpoint);
+const tableName = `cost-${randomUUID()}`;
+const stack = await startLocalStack({
+  dynamoEndpoint: recorder.endpoint,
+  tableName,
+  startWorkers: false,
+  env: { LOG_LEVEL: 'SILENT', SAVE_RATE_LIMIT: '100000;w=60', FEED_RATE_LIMIT: '100000;w=60' },
+});
+const { client, doc } = createDynamoClients({ endpoint: dynamo.endpoint, region: 'local' });
+const measured = new Map<OperationName, Measured>();
+let itemSizes: [string, number][] = [];
+try {
+  const calls = operations(stack, await fixture(doc, tableName));
+  // Enough saves first that the feeds answer a full 50 entries.
+  for (let i = 0; i < 50; i++) await (await calls['save, new page'](i)).arrayBuffer();
+  for (const [name, call] of Object.entries(calls) as [OperationName, (i: number) => Promise<Response>][]) {
+    await (await call(-1)).arrayBuffer();
+    recorder.reset();
+    const durations: number[] = [];
+    let answerBytes = 0;
+    for (let i = 0; i < SAMPLES; i++) {
+      const started = performance.now();
+      const response = await call(i);
+      answerBytes += (await response.arrayBuffer()).byteLength;
+      durations.push(performance.now() - started);
+      if (response.status >= 400) throw new Error(`${name}: HTTP ${response.status}`);
+    }
+    measured.set(name, { readUnits: recorder.units.read / SAMPLES, writeUnits: recorder.units.write / SAMPLES, durationMs: median(durations), answerBytes: answerBytes / SAMPLES });
+  }
+  const { Items = [] } = await client.send(new ScanCommand({ TableName: tableName }));
+  const byType = new Map<string, number[]>();
+  for (const item of Items) {
+    const type = item.type?.S ?? 'RateLimitWindow';
+    byType.set(type, [...(byType.get(type) ?? []), itemBytes(item)]);
+  }
+  itemSizes = [...byType].map(([type, sizes]) => [type, sizes.reduce((a, b) => a + b, 0) / sizes.length]);
+} finally {
+  client.destroy();
+  await stack.stop();
+  await recorder.close();
+  await dynamo.stop();
+}
+
+const lambda = (durationMs: number) => PRICES.lambdaRequest + (Math.ceil(durationMs) / 1000) * (FUNCTION_MEMORY_MB / 1024) * PRICES.lambdaArmGbSecond;
+const dynamoCost = ({ readUnits, writeUnits }: Measured) => readUnits * PRICES.dynamoReadUnit + writeUnits * PRICES.dynamoWriteUnit;
+
+/** Per request reaching the origin: API Gateway, Lambda, DynamoDB (and SQS for a new page's enrichment request). */
+function originCost(name: OperationName): { perRequest: number; parts: string } {
+  const m = measured.get(name)!;
+  const sqs = name === 'save, new page' ? PRICES.sqsRequest : 0;
+  const parts = { apiGateway: PRICES.apiGatewayRestRequest, lambda: lambda(m.durationMs), dynamo: dynamoCost(m), sqs };
+  return { perRequest: Object.values(parts).reduce((a, b) => a + b, 0), parts: Object.entries(parts).filter(([, v]) => v).map(([k, v]) => `${k} $${(v * 1e6).toFixed(2)}`).join(', ') };
+}
+
+/** A feed read: every read pays CloudFront; only the misses reach the origin. */
+function feedCost(name: OperationName): { perRequest: number; parts: string } {
+  const m = measured.get(name)!;
+  const cdn = PRICES.cloudFrontHttpsRequest + (m.answerBytes / 1024 ** 3) * PRICES.cloudFrontTransferGb;
+  const origin = originCost(name);
+  return { perRequest: cdn + (1 - CDN_HIT_RATIO) * origin.perRequest, parts: `CloudFront $${(cdn * 1e6).toFixed(2)}, ${((1 - CDN_HIT_RATIO) * 100).toFixed(0)}% misses × (${origin.parts})` };
+}
+
+console.log(`Measured through the local stack (median of ${SAMPLES}; Lambda ${FUNCTION_MEMORY_MB} MB arm64):`);
+for (const [name, m] of measured) {
+  console.log(`  ${name.padEnd(24)} ${m.readUnits.toFixed(1)} RRU  ${m.writeUnits.toFixed(1)} WRU  ${m.durationMs.toFixed(1)} ms  ${(m.answerBytes / 1024).toFixed(1)} KiB answer`);
+}
+console.log('Average item sizes:');
+for (const [type, bytes] of itemSizes) console.log(`  ${type.padEnd(24)} ${bytes.toFixed(0)} B`);
+console.log(`\nPrices (us-east-1, published list prices as of ${PRICES_AS_OF}):`);
+for (const [name, price] of Object.entries(PRICES)) console.log(`  ${name.padEnd(24)} ${PRICE_UNITS[name as keyof typeof PRICES](price)}`);
+console.log('\nDollars per million:');
+for (const [label, cost] of [
+  ['saves (new page)', originCost('save, new page')],
+  ['saves (same page again)', originCost('save, same page again')],
+  [`feed reads JSON (${CDN_HIT_RATIO * 100}% CDN hits)`, feedCost('feed JSON (50 entries)')],
+  [`feed reads RSS (${CDN_HIT_RATIO * 100}% CDN hits)`, feedCost('feed RSS (50 entries)')],
+] as const) {
+  console.log(`  ${label.padEnd(34)} $${(cost.perRequest * 1e6).toFixed(2).padStart(7)}   ${cost.parts}`);
+}
