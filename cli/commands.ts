@@ -1,11 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { newAccessToken, newUser } from '../functions/core/accounts';
+import { readFileSync } from 'node:fs';
+import { bookmarkFileEntries, exportWorkspace } from '../functions/core/export-workspace';
+import { importBookmarks } from '../functions/core/import-bookmarks';
+import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../functions/core/netscape-bookmarks';
+import { changedPlan, newAccessToken, newUser } from '../functions/core/accounts';
 import { InvalidFeedSettingsError, newFeedRecord, parseMatch, parseSharing, parseTagList, updateFeedRecord, type FeedSettings } from '../functions/core/feed-settings';
-import { bookmarkResource, type FeedRecord, type Plan } from '../functions/core/model';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from '../functions/core/listing';
+import { DEFAULT_ROTATION_GRACE, expiryAfter, expiryAfterRotation, InvalidDurationError, parseDuration, tokenAccepted } from '../functions/core/token-lifecycle';
+import { bookmarkResource, type AccessToken, type FeedRecord, type Note, type Plan, type User } from '../functions/core/model';
 import { routeUrl } from '../functions/platform/routes';
 import type { Connection } from './connection';
 
 export class UsageError extends Error {}
+
+/** A command's answer that is a document (an export): printed as it is, or inside one JSON object with --json. */
+export class DocumentOutput {
+  constructor(
+    readonly text: string,
+    readonly json: Record<string, unknown>,
+  ) {}
+}
 export class NotFoundError extends Error {}
 
 interface Invocation extends Connection {
@@ -13,22 +27,57 @@ interface Invocation extends Connection {
   readonly args: string[];
 }
 
-type Command = (invocation: Invocation) => Promise<Record<string, unknown>>;
+type Command = (invocation: Invocation) => Promise<Record<string, unknown> | DocumentOutput>;
 
 export const commands: Record<string, Command> = {
   'users create': async ({ options, accounts }) => {
     const name = requiredOption(options, 'name');
-    const plan = (options.plan as string | undefined) ?? 'free';
-    if (plan !== 'free' && plan !== 'pro') throw new UsageError('--plan must be free or pro');
-    const user = newUser({ id: randomUUID(), name, plan: plan as Plan, noteCap: optionalCount(options, 'note-cap'), now: new Date() });
+    const user = newUser({ id: randomUUID(), name, plan: optionalPlan(options), noteCap: optionalCount(options, 'note-cap'), now: new Date() });
     await accounts.createUser(user);
-    return { id: user.id, name: user.name, plan: user.plan, note_cap: user.noteCap };
+    return userResource(user);
+  },
+
+  'users list': async ({ options, accounts }) => {
+    const page = await accounts.listUsers(pageRequest(options));
+    return { users: page.items.map(userResource), cursor: page.cursor };
+  },
+
+  'users update': async ({ args, options, accounts }) => {
+    const userId = requiredArgument(args, 'USER_ID');
+    const change = { plan: optionalPlan(options), noteCap: optionalCount(options, 'note-cap') };
+    if (change.plan === undefined && change.noteCap === undefined) throw new UsageError('give --plan or --note-cap (or both)');
+    const user = await accounts.getUser(userId);
+    const updated = user && (await accounts.updatePlan(userId, changedPlan(user, change)));
+    if (!updated) throw new NotFoundError(`no user with id ${userId}`);
+    return userResource(updated);
   },
 
   'tokens create': async ({ options, accounts }) => {
-    const token = newAccessToken({ id: randomUUID(), userId: requiredOption(options, 'user'), label: options.label as string | undefined, now: new Date() });
+    const now = new Date();
+    const expires = expiryAfter(now, optionalDuration(options, 'expires-in'));
+    const token = newAccessToken({ id: randomUUID(), userId: requiredOption(options, 'user'), label: options.label as string | undefined, expires, now });
     await accounts.createToken(token.record, token.hash);
-    return { id: token.record.id, token: token.secret, user_id: token.record.userId };
+    return { id: token.record.id, token: token.secret, user_id: token.record.userId, expires };
+  },
+
+  'tokens list': async ({ options, accounts }) => {
+    const tokens = await accounts.listTokens(await existingUser(options, accounts));
+    return { tokens: tokens.map(tokenResource) };
+  },
+
+  'tokens rotate': async ({ args, options, accounts }) => {
+    const tokenId = requiredArgument(args, 'TOKEN_ID');
+    const graceMs = optionalDuration(options, 'grace') ?? parseDuration(DEFAULT_ROTATION_GRACE, '--grace');
+    const found = await accounts.findToken(tokenId);
+    if (!found) throw new NotFoundError(`no token with id ${tokenId}`);
+    const now = new Date();
+    if (!tokenAccepted(found.token, now)) throw new UsageError(`token ${tokenId} is revoked or expired already; create a new one instead`);
+    const oldExpires = expiryAfterRotation(found.token, now, graceMs);
+    const replacement = newAccessToken({ id: randomUUID(), userId: found.token.userId, label: found.token.label, now });
+    if (!(await accounts.rotateToken({ tokenHash: found.tokenHash, expires: oldExpires }, replacement.record, replacement.hash))) {
+      throw new Error(`token ${tokenId} was revoked meanwhile; nothing was changed`);
+    }
+    return { id: replacement.record.id, token: replacement.secret, user_id: replacement.record.userId, label: replacement.record.label, replaces: tokenId, replaced_expires: oldExpires };
   },
 
   'tokens revoke': async ({ args, accounts }) => {
@@ -41,7 +90,26 @@ export const commands: Record<string, Command> = {
     const noteId = requiredArgument(args, 'NOTE_ID');
     const note = await bookmarks.getNote(noteId);
     if (!note) throw new NotFoundError(`no note with id ${noteId}`);
-    return { id: note.id, title: note.title, body: note.body, tags: note.tags, created: note.created, updated: note.updated };
+    return noteResource(note);
+  },
+
+  'notes list': async ({ options, accounts, bookmarks }) => {
+    const [filter, request] = [tagFilter(options), pageRequest(options)];
+    const page = await bookmarks.listNotes(await existingUser(options, accounts), filter, request);
+    return { notes: page.items.map(noteResource), cursor: page.cursor };
+  },
+
+  'notes delete': async ({ args, bookmarks }) => {
+    const noteId = requiredArgument(args, 'NOTE_ID');
+    const note = await bookmarks.deleteNote(noteId);
+    if (!note) throw new NotFoundError(`no note with id ${noteId}`);
+    return { id: noteId, bookmark_id: note.bookmarkId, deleted: true };
+  },
+
+  'bookmarks list': async ({ options, accounts, bookmarks }) => {
+    const [filter, request] = [tagFilter(options), pageRequest(options)];
+    const page = await bookmarks.listBookmarks(await existingUser(options, accounts), filter, request);
+    return { bookmarks: page.items.map(bookmarkResource), cursor: page.cursor };
   },
 
   'bookmarks get': async ({ args, bookmarks }) => {
@@ -49,6 +117,35 @@ export const commands: Record<string, Command> = {
     const bookmark = await bookmarks.getBookmark(bookmarkId);
     if (!bookmark) throw new NotFoundError(`no bookmark with id ${bookmarkId}`);
     return bookmarkResource(bookmark);
+  },
+
+  import: async ({ args, options, accounts, bookmarks }) => {
+    const file = requiredArgument(args, 'FILE');
+    let html: string;
+    try {
+      html = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+    const userId = await existingUser(options, accounts);
+    const entries = parseNetscapeBookmarks(html);
+    const progress = process.stderr.isTTY ? (done: number, total: number) => process.stderr.write(`\rimporting ${done}/${total}`) : undefined;
+    // Enrichment stays in the outbox, which the sweeper drains at a bounded rate (SWEEP_BATCH_PER_SHARD).
+    const ports = { store: bookmarks, enrichment: { publish: async () => {} }, newId: randomUUID, now: () => new Date(), logger: { warn: () => {} } };
+    const report = await importBookmarks(ports, userId, entries, progress);
+    if (progress) process.stderr.write('\n');
+    if (report.over_cap) process.stderr.write(`gleaner: stopped at the note cap (${report.note_cap}): ${report.over_cap} links not imported; delete notes or raise the cap, then run the import again\n`);
+    return { user_id: userId, ...report };
+  },
+
+  export: async ({ options, accounts, bookmarks }) => {
+    const format = (options.format as string | undefined) ?? 'netscape';
+    if (format !== 'netscape' && format !== 'json') throw new UsageError('--format must be netscape or json');
+    const userId = await existingUser(options, accounts);
+    const exported = await exportWorkspace(bookmarks, userId);
+    if (format === 'json') return { user_id: userId, bookmarks: exported };
+    const document = renderNetscapeBookmarks(bookmarkFileEntries(exported));
+    return new DocumentOutput(document, { user_id: userId, format, document });
   },
 
   'feeds create': async ({ options, feeds, baseUrl }) => {
@@ -69,8 +166,7 @@ export const commands: Record<string, Command> = {
   },
 
   'feeds list': async ({ options, accounts, feeds, baseUrl }) => {
-    const userId = requiredOption(options, 'user');
-    if (!(await accounts.getUser(userId))) throw new NotFoundError(`no user with id ${userId}`);
+    const userId = await existingUser(options, accounts);
     const list = await feeds.listFeeds(userId);
     return { feeds: list.map((feed) => feedResource(feed, baseUrl)) };
   },
@@ -111,6 +207,65 @@ function feedResource(feed: FeedRecord, baseUrl: string | null) {
     json_url: routeUrl(base, 'GetPublishedFeed', { feed_id: feed.id }),
     rss_url: routeUrl(base, 'GetPublishedFeedRss', { feed_id: feed.id }),
   };
+}
+
+/** A token as `tokens list` shows it: everything but the secret (which is never stored). */
+function tokenResource(token: AccessToken) {
+  return {
+    id: token.id,
+    label: token.label,
+    created: token.created,
+    last_used: token.lastUsed,
+    last_used_by: token.lastUsedAgent,
+    expires: token.expires,
+    revoked: token.revoked,
+  };
+}
+
+function optionalDuration(options: Invocation['options'], name: string): number | undefined {
+  const value = options[name];
+  if (value === undefined) return undefined;
+  try {
+    return parseDuration(String(value), `--${name}`);
+  } catch (error) {
+    if (error instanceof InvalidDurationError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+function userResource(user: User) {
+  return { id: user.id, name: user.name, plan: user.plan, note_cap: user.noteCap, note_count: user.noteCount };
+}
+
+function noteResource(note: Note) {
+  return { id: note.id, title: note.title, body: note.body, tags: note.tags, created: note.created, updated: note.updated };
+}
+
+/** The --user option's id, once the user is known to exist. */
+async function existingUser(options: Invocation['options'], accounts: Connection['accounts']): Promise<string> {
+  const userId = requiredOption(options, 'user');
+  if (!(await accounts.getUser(userId))) throw new NotFoundError(`no user with id ${userId}`);
+  return userId;
+}
+
+function optionalPlan(options: Invocation['options']): Plan | undefined {
+  const plan = options.plan;
+  if (plan === undefined) return undefined;
+  if (plan !== 'free' && plan !== 'pro') throw new UsageError('--plan must be free or pro');
+  return plan;
+}
+
+function tagFilter(options: Invocation['options']): { tag?: string } {
+  if (options.tag === undefined) return {};
+  const tags = parseTagList(String(options.tag));
+  if (tags.length !== 1) throw new UsageError('--tag takes one tag');
+  return { tag: tags[0]! };
+}
+
+function pageRequest(options: Invocation['options']): PageRequest {
+  const limit = optionalCount(options, 'limit') ?? DEFAULT_PAGE_SIZE;
+  if (limit < 1 || limit > MAX_PAGE_SIZE) throw new UsageError(`--limit must be from 1 to ${MAX_PAGE_SIZE}`);
+  return { limit, cursor: options.cursor as string | undefined };
 }
 
 function requiredOption(options: Invocation['options'], name: string): string {

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { InvalidFeedSettingsError } from '../functions/core/feed-settings';
-import { commands, UsageError } from './commands';
+import { DEFAULT_PAGE_SIZE, InvalidCursorError, MAX_PAGE_SIZE } from '../functions/core/listing';
+import { DEFAULT_ROTATION_GRACE } from '../functions/core/token-lifecycle';
+import { commands, DocumentOutput, UsageError } from './commands';
 import { connect } from './connection';
 import { humanReadable } from './output';
 
@@ -13,10 +15,19 @@ const usage = `Usage: gleaner <command> [options] [--json] [--table NAME --regio
 
 Commands:
   users create --name NAME [--plan free|pro] [--note-cap N]
-  tokens create --user USER_ID [--label TEXT]
+  users list [--limit N] [--cursor C]
+  users update USER_ID [--plan free|pro] [--note-cap N]
+  tokens create --user USER_ID [--label TEXT] [--expires-in 90d]
+  tokens list --user USER_ID
+  tokens rotate TOKEN_ID [--grace 24h]
   tokens revoke TOKEN_ID
   notes get NOTE_ID
+  notes list --user USER_ID [--tag TAG] [--limit N] [--cursor C]
+  notes delete NOTE_ID
   bookmarks get BOOKMARK_ID
+  bookmarks list --user USER_ID [--tag TAG] [--limit N] [--cursor C]
+  import --user USER_ID FILE      (a Netscape bookmark file, as browsers export)
+  export --user USER_ID [--format netscape|json]
   feeds create --user USER_ID --title TITLE --tags a,b [--description TEXT]
                [--match any|all] [--sharing public|link|private]
   feeds update FEED_ID [--title ...] [--description ...] [--tags ...] [--match ...] [--sharing ...]
@@ -27,14 +38,22 @@ Without --table the command talks to the local stack started by \`npm start\`
 (found through GLEANER_DATA_DIR, default ./.gleaner). Feed addresses use the
 local base URL, or --base-url / GLEANER_BASE_URL (the stack's BaseUrl output).
 
+Lists are newest first (notes and bookmarks by last update), ${DEFAULT_PAGE_SIZE} a page unless
+--limit says otherwise (at most ${MAX_PAGE_SIZE}); pass the printed cursor as --cursor for the next page.
+Durations are a number and m, h or d (30m, 24h, 90d). A rotated token keeps working for the
+grace period (default ${DEFAULT_ROTATION_GRACE}), then is refused; the new one has the same label.
+A changed --plan brings that plan's note cap unless --note-cap is given too.
+\`notes delete\` also deletes the note's bookmark and frees its place under the note cap.
+
 Without --json the answer is printed for people: key: value lines, or a table.
   help, --help       this text
   version, --version the version`;
 
-/** The resources and their actions, for telling which word of a mistyped command was unknown. */
+/** The resources and their actions (none for one-word commands), for telling which word of a mistyped command was unknown. */
 const actionsByResource = Object.keys(commands).reduce<Record<string, string[]>>((byResource, name) => {
-  const [resource, action] = name.split(' ') as [string, string];
-  (byResource[resource] ??= []).push(action);
+  const [resource, action] = name.split(' ') as [string, string | undefined];
+  byResource[resource] ??= [];
+  if (action) byResource[resource].push(action);
   return byResource;
 }, {});
 
@@ -50,12 +69,15 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (!resource) throw new UsageError('no command given');
-  const command = commands[`${resource} ${action}`];
+  const oneWord = commands[resource];
+  const command = oneWord ?? commands[`${resource} ${action}`];
   if (!command) throw new UsageError(unknownCommand(resource, action));
+  const args = oneWord ? [action, ...rest].filter((arg): arg is string => arg !== undefined) : rest;
   const connection = connect({ table: values.table, region: values.region, baseUrl: values['base-url'] });
   try {
-    const result = await command({ options: values, args: rest, ...connection });
-    process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${humanReadable(result)}\n`);
+    const result = await command({ options: values, args, ...connection });
+    if (result instanceof DocumentOutput) process.stdout.write(values.json ? `${JSON.stringify(result.json)}\n` : result.text);
+    else process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${humanReadable(result)}\n`);
     return 0;
   } finally {
     connection.close();
@@ -84,6 +106,12 @@ function parseCommandLine(argv: string[]) {
         tags: { type: 'string' },
         match: { type: 'string' },
         sharing: { type: 'string' },
+        tag: { type: 'string' },
+        limit: { type: 'string' },
+        cursor: { type: 'string' },
+        'expires-in': { type: 'string' },
+        grace: { type: 'string' },
+        format: { type: 'string' },
       },
     });
   } catch (error) {
@@ -109,7 +137,7 @@ function packageVersion(): string {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const usageError = error instanceof UsageError || error instanceof InvalidFeedSettingsError;
+    const usageError = error instanceof UsageError || error instanceof InvalidFeedSettingsError || error instanceof InvalidCursorError;
     process.stderr.write(`gleaner: ${error instanceof Error ? error.message : String(error)}\n`);
     if (usageError) process.stderr.write(`Run \`gleaner help\` for the commands and their options.\n`);
     process.exit(usageError ? 2 : 1);

@@ -1,14 +1,18 @@
 /**
  * What the CLI prints for people (without --json): a resource as aligned `key: value` lines, a list
- * of resources as a table with one row each.
+ * of resources as a table with one row each, followed by the list's other fields (its next-page
+ * cursor) as `key: value` lines when they have a value.
  */
 export function humanReadable(result: Record<string, unknown>): string {
   const entries = Object.entries(result);
-  const [only] = entries;
-  if (entries.length === 1 && Array.isArray(only![1])) {
-    const rows = only![1] as Record<string, unknown>[];
-    return rows.length === 0 ? `(no ${only![0]})` : table(rows);
-  }
+  const list = entries.find(([, value]) => Array.isArray(value));
+  if (!list) return keyValueLines(entries);
+  const [name, rows] = list as [string, Record<string, unknown>[]];
+  const rest = entries.filter(([key, value]) => key !== name && value !== null && value !== undefined);
+  return [rows.length === 0 ? `(no ${name})` : table(rows), ...(rest.length ? [keyValueLines(rest)] : [])].join('\n');
+}
+
+function keyValueLines(entries: [string, unknown][]): string {
   const width = Math.max(...entries.map(([key]) => key.length));
   return entries.map(([key, value]) => `${`${key}:`.padEnd(width + 1)} ${cell(value, true)}`).join('\n');
 }

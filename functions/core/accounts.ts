@@ -11,16 +11,38 @@ export function newUser(input: { id: string; name: string; plan?: Plan; noteCap?
     id: input.id,
     name: input.name,
     plan,
-    noteCap: input.noteCap ?? (plan === 'free' ? FREE_PLAN_NOTE_CAP : PRO_PLAN_NOTE_CAP),
+    noteCap: input.noteCap ?? planNoteCap(plan),
     noteCount: 0,
     created: isoTimestamp(input.now),
   };
 }
 
+function planNoteCap(plan: Plan): number {
+  return plan === 'free' ? FREE_PLAN_NOTE_CAP : PRO_PLAN_NOTE_CAP;
+}
+
+/**
+ * A user's plan and cap after `gleaner users update`: a new plan brings its own cap unless one is
+ * given. A cap below the notes already kept is allowed; it only stops new notes until some are deleted.
+ */
+export function changedPlan(user: Pick<User, 'plan' | 'noteCap'>, change: { plan?: Plan; noteCap?: number }): Pick<User, 'plan' | 'noteCap'> {
+  const plan = change.plan ?? user.plan;
+  return { plan, noteCap: change.noteCap ?? (change.plan === undefined ? user.noteCap : planNoteCap(plan)) };
+}
+
 /** A new token: the record to store, its hash (the storage key) and the secret to show once. */
-export function newAccessToken(input: { id: string; userId: string; label?: string | null; now: Date }) {
+export function newAccessToken(input: { id: string; userId: string; label?: string | null; expires?: string | null; now: Date }) {
   const secret = mintToken();
-  const record: AccessToken = { id: input.id, userId: input.userId, label: input.label ?? null, revoked: false, created: isoTimestamp(input.now) };
+  const record: AccessToken = {
+    id: input.id,
+    userId: input.userId,
+    label: input.label ?? null,
+    revoked: false,
+    created: isoTimestamp(input.now),
+    expires: input.expires ?? null,
+    lastUsed: null,
+    lastUsedAgent: null,
+  };
   return { record, secret, hash: hashToken(secret) };
 }
 

@@ -23,6 +23,11 @@ export interface AccessToken {
   readonly label: string | null;
   readonly revoked: boolean;
   readonly created: string;
+  /** Refused from this time on; null for a token that does not expire. */
+  readonly expires: string | null;
+  /** When it last authenticated a save (recorded at most hourly), and the client's User-Agent family. */
+  readonly lastUsed: string | null;
+  readonly lastUsedAgent: string | null;
 }
 
 export interface Bookmark {

@@ -32,6 +32,8 @@ export interface SaveContext {
 
 export interface SaveContextReader {
   loadSaveContext(tokenHash: string, host: string | null): Promise<SaveContext>;
+  /** Records that the token authenticated a request now, unless a use within the hour is on record. */
+  recordTokenUse(tokenHash: string, at: Date, agentFamily: string | null): Promise<void>;
 }
 
 /** The bookmark or note a change was meant for no longer exists (deleted meanwhile). */
@@ -111,6 +113,8 @@ interface SaveInput {
   readonly request: SaveRequest;
   readonly siteIcon: string | null;
   readonly idempotency: { scope: string; key: string } | null;
+  /** A link from a bookmark file (`gleaner import`): its tags, and when it was first bookmarked. */
+  readonly imported?: { readonly tags: readonly string[]; readonly added: Date | null };
 }
 
 export async function saveBookmark(ports: SaveBookmarkPorts, input: SaveInput): Promise<SaveOutcome> {
@@ -129,8 +133,10 @@ export async function saveBookmark(ports: SaveBookmarkPorts, input: SaveInput): 
 }
 
 async function save(ports: SaveBookmarkPorts, input: SaveInput, clock: Date, keyed: KeyedSave | null): Promise<SaveOutcome> {
-  const { request, userId, siteIcon } = input;
+  const { request, userId, siteIcon, imported } = input;
   const now = isoTimestamp(clock);
+  const created = imported?.added ? isoTimestamp(imported.added) : now;
+  const tags = mergeTags(imported?.tags ?? [], extractHashtags(request.comment));
   const url = request.url.href;
   const title = request.title?.trim() || url;
   const bookmark: Bookmark = {
@@ -141,7 +147,7 @@ async function save(ports: SaveBookmarkPorts, input: SaveInput, clock: Date, key
     url,
     normalizedUrl: normalizeUrl(request.url),
     icon: siteIcon,
-    created: now,
+    created,
     updated: now,
   };
   const note: Note = {
@@ -151,9 +157,9 @@ async function save(ports: SaveBookmarkPorts, input: SaveInput, clock: Date, key
     url,
     title,
     body: buildNoteBody({ ...request, title, url }),
-    tags: mergeTags([], extractHashtags(request.comment)),
+    tags,
     lastHighlight: request.selection,
-    created: now,
+    created,
     updated: now,
     version: 1,
   };
@@ -164,17 +170,18 @@ async function save(ports: SaveBookmarkPorts, input: SaveInput, clock: Date, key
     scrapeDescription || fetchIcon ? { bookmarkId: bookmark.id, scrapeDescription, fetchIcon } : null;
 
   const saved: AnswerOutcome = { kind: 'saved', bookmark, isNewBookmark: true, selectionAppended: false };
-  const created = await ports.store.createBookmark(bookmark, note, enrichment, keyed?.of(saved) ?? null);
-  switch (created.kind) {
+  const outcome = await ports.store.createBookmark(bookmark, note, enrichment, keyed?.of(saved) ?? null);
+  switch (outcome.kind) {
     case 'key-taken':
-      return repeated(created, keyed!);
+      return repeated(outcome, keyed!);
     case 'note-limit':
-      return keepAnswer(ports, keyed, { kind: 'note-limit', used: created.used, limit: created.limit });
+      return keepAnswer(ports, keyed, { kind: 'note-limit', used: outcome.used, limit: outcome.limit });
     case 'created':
       if (enrichment) await requestEnrichment(ports, enrichment);
       return saved;
     case 'exists':
-      return appendToSavedNote(ports, created, request, now, keyed);
+      // Deleted meanwhile: the URL is new again, so the save starts over and creates it.
+      return (await appendToSavedNote(ports, outcome, request, tags, now, keyed)) ?? save(ports, input, clock, keyed);
   }
 }
 
@@ -225,9 +232,10 @@ async function appendToSavedNote(
   ports: SaveBookmarkPorts,
   ref: { bookmarkId: string; noteId: string },
   request: SaveRequest,
+  addedTags: readonly string[],
   now: string,
   keyed: KeyedSave | null,
-): Promise<SaveOutcome> {
+): Promise<SaveOutcome | null> {
   let selectionAppended = false;
   let full = false;
   const appended = (bookmark: Bookmark): AnswerOutcome => ({ kind: 'saved', bookmark, isNewBookmark: false, selectionAppended });
@@ -241,7 +249,7 @@ async function appendToSavedNote(
         !request.append &&
         (request.selection ? sameHighlight(note.lastHighlight, request.selection) : endsWithParagraph(note.body, request.comment));
       const highlight = retry ? { selection: null, comment: null } : request;
-      const tags = mergeTags(note.tags, extractHashtags(request.comment));
+      const tags = mergeTags(note.tags, addedTags);
       if (!highlight.selection && !highlight.comment && tags.length === note.tags.length) return null;
       const body = appendHighlight(note.body, highlight);
       if (!bodyFits(body)) {
@@ -253,7 +261,12 @@ async function appendToSavedNote(
     },
     now,
     keyed && ((bookmark) => keyed.of(appended(bookmark))),
-  );
+  ).catch((error: unknown) => {
+    // Deleted since the URL was found taken (`gleaner notes delete`): the caller saves it anew.
+    if (error instanceof NoteNotFoundError) return null;
+    throw error;
+  });
+  if (!update) return null;
   switch (update.kind) {
     case 'key-taken':
       return repeated(update, keyed!);

@@ -109,7 +109,7 @@ const saveOperation: JsonObject = {
   requestBody: { required: true, content: { 'application/json': { schema: schemaRef('BookmarkSaveRequest') } } },
   responses: {
     200: jsonResponse('Bookmark created or note appended.', 'BookmarkSaveResult'),
-    401: jsonResponse('Token missing, malformed, unknown or revoked, or several Authorization headers.', 'Error', { 'WWW-Authenticate': headerRef('WWW-Authenticate') }),
+    401: jsonResponse('Token missing, malformed, unknown, expired or revoked, or several Authorization headers.', 'Error', { 'WWW-Authenticate': headerRef('WWW-Authenticate') }),
     402: jsonResponse('The note cap of the account is reached.', 'NoteLimitError'),
     409: jsonResponse('A request with the same Idempotency-Key and body is still being processed: nothing was done; retry after Retry-After seconds.', 'IdempotencyInFlightError', {
       'Retry-After': headerRef('Retry-After'),

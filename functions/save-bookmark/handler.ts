@@ -11,6 +11,7 @@ import { parseSaveRequest, type SaveRequestParse } from '../core/save-request';
 import { jsonContentTypeIssues } from '../core/validation';
 import { bearerToken, hashToken } from '../core/token';
 import { isWellFormedToken } from '../core/token-format';
+import { lastUseDue, tokenAccepted, userAgentFamily } from '../core/token-lifecycle';
 import { DynamoAccountStore } from '../adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../adapters/dynamo/client';
@@ -59,54 +60,68 @@ async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyE
         request.rateLimit(`token:${tokenHash}`),
       ])
     : [{ token: null, siteIcon: null }, null];
-  const caller = context.token && !context.token.revoked ? context.token : null;
+  const now = deps.now();
+  const caller = context.token && tokenAccepted(context.token, now) ? context.token : null;
+  // Off the critical path: written while the save runs, at most hourly, and never failing the save.
+  const recordingUse = caller && tokenHash && lastUseDue(caller, now) ? recordTokenUse(deps, tokenHash, now, event) : null;
+  try {
+    // Callers without a valid token share their address's quota (an IPv6 /64's): a refused token counts there too.
+    const limit = caller && tokenLimit ? tokenLimit : await request.rateLimit(addressQuota);
+    if (!limit.allowed) {
+      count(deps.metrics, 'SaveRateLimited');
+      return rateLimited(limit);
+    }
+    if (!caller) {
+      count(deps.metrics, 'SaveUnauthorized');
+      const detail = ambiguous
+        ? 'Ambiguous credentials: send exactly one Authorization header'
+        : token === null
+          ? 'Not authenticated: send Authorization: Bearer <token>'
+          : 'Invalid, expired or revoked token';
+      return errorResponse(401, detail, { 'WWW-Authenticate': 'Bearer realm="gleaner"' });
+    }
+    const idempotencyKey = parseIdempotencyKey(headerValues(event, 'Idempotency-Key'));
+    if (!parsed.ok || !idempotencyKey.ok) {
+      count(deps.metrics, 'SaveInvalid');
+      return errorResponse(422, [...(parsed.ok ? [] : parsed.issues), ...(idempotencyKey.ok ? [] : idempotencyKey.issues)]);
+    }
 
-  // Callers without a valid token share their address's quota (an IPv6 /64's): a refused token counts there too.
-  const limit = caller && tokenLimit ? tokenLimit : await request.rateLimit(addressQuota);
-  if (!limit.allowed) {
-    count(deps.metrics, 'SaveRateLimited');
-    return rateLimited(limit);
+    const outcome = await saveBookmark(deps, {
+      userId: caller.userId,
+      request: parsed.request,
+      siteIcon: context.siteIcon,
+      idempotency: idempotencyKey.key === null ? null : { scope: caller.id, key: idempotencyKey.key },
+    });
+    switch (outcome.kind) {
+      case 'replayed':
+        // The first answer again; the middleware adds this request's rate-limit headers.
+        count(deps.metrics, 'SaveReplayed');
+        return answer(outcome.first);
+      case 'key-reused':
+        count(deps.metrics, 'IdempotencyKeyReused');
+        return errorResponse(422, [keyReusedIssue]);
+      case 'in-flight':
+        count(deps.metrics, 'IdempotencyKeyInFlight');
+        return errorResponse(409, IN_FLIGHT, { 'Retry-After': String(IN_FLIGHT.retry_after) });
+      case 'saved':
+        count(deps.metrics, outcome.isNewBookmark ? 'BookmarkCreated' : 'NoteAppended');
+        return answer(outcome);
+      case 'note-limit':
+        count(deps.metrics, 'NoteLimitReached');
+        return answer(outcome);
+      case 'note-full':
+        return answer(outcome);
+    }
+  } finally {
+    await recordingUse;
   }
-  if (!caller) {
-    count(deps.metrics, 'SaveUnauthorized');
-    const detail = ambiguous
-      ? 'Ambiguous credentials: send exactly one Authorization header'
-      : token === null
-        ? 'Not authenticated: send Authorization: Bearer <token>'
-        : 'Invalid or revoked token';
-    return errorResponse(401, detail, { 'WWW-Authenticate': 'Bearer realm="gleaner"' });
-  }
-  const idempotencyKey = parseIdempotencyKey(headerValues(event, 'Idempotency-Key'));
-  if (!parsed.ok || !idempotencyKey.ok) {
-    count(deps.metrics, 'SaveInvalid');
-    return errorResponse(422, [...(parsed.ok ? [] : parsed.issues), ...(idempotencyKey.ok ? [] : idempotencyKey.issues)]);
-  }
+}
 
-  const outcome = await saveBookmark(deps, {
-    userId: caller.userId,
-    request: parsed.request,
-    siteIcon: context.siteIcon,
-    idempotency: idempotencyKey.key === null ? null : { scope: caller.id, key: idempotencyKey.key },
-  });
-  switch (outcome.kind) {
-    case 'replayed':
-      // The first answer again; the middleware adds this request's rate-limit headers.
-      count(deps.metrics, 'SaveReplayed');
-      return answer(outcome.first);
-    case 'key-reused':
-      count(deps.metrics, 'IdempotencyKeyReused');
-      return errorResponse(422, [keyReusedIssue]);
-    case 'in-flight':
-      count(deps.metrics, 'IdempotencyKeyInFlight');
-      return errorResponse(409, IN_FLIGHT, { 'Retry-After': String(IN_FLIGHT.retry_after) });
-    case 'saved':
-      count(deps.metrics, outcome.isNewBookmark ? 'BookmarkCreated' : 'NoteAppended');
-      return answer(outcome);
-    case 'note-limit':
-      count(deps.metrics, 'NoteLimitReached');
-      return answer(outcome);
-    case 'note-full':
-      return answer(outcome);
+async function recordTokenUse(deps: SaveBookmarkDeps, tokenHash: string, now: Date, event: APIGatewayProxyEvent): Promise<void> {
+  try {
+    await deps.accounts.recordTokenUse(tokenHash, now, userAgentFamily(header(event.headers, 'User-Agent')));
+  } catch (error) {
+    deps.logger.warn('Recording the token\'s last use failed; the next use records it', { error: String(error) });
   }
 }
 

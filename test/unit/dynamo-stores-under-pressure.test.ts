@@ -20,7 +20,7 @@ const { doc } = createDynamoClients({ region: 'us-east-1', endpoint: 'http://127
 const dynamo = mockClient(DynamoDBDocumentClient);
 afterEach(() => dynamo.reset());
 
-const TOKEN: AccessToken = { id: 't1', userId: 'u1', label: null, revoked: false, created: '2026-11-20T00:00:00+00:00' };
+const TOKEN: AccessToken = { id: 't1', userId: 'u1', label: null, revoked: false, created: '2026-11-20T00:00:00+00:00', expires: null, lastUsed: null, lastUsedAgent: null };
 const tokenItem = { ...keys.token('hash'), type: 'AccessToken', ...TOKEN };
 
 describe('BatchGetItem results DynamoDB left unprocessed', () => {

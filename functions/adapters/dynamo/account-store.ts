@@ -1,10 +1,15 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { UserReader } from '../../core/accounts';
+import type { Page, PageRequest } from '../../core/listing';
 import type { AccessToken, User } from '../../core/model';
 import type { SaveContext, SaveContextReader } from '../../core/save-bookmark';
+import { isoTimestamp } from '../../core/text';
+import { LAST_USE_INTERVAL_MS } from '../../core/token-lifecycle';
 import { batchGetAll } from './batch-get';
 import { keys, LOOKUP_INDEX } from './keys';
+import { queryIndexPage } from './index-page';
+import { cancellationReasons } from './transactions';
 import { transactForUser } from './user-transaction';
 
 /** Users and their personal access tokens (only token hashes are stored). */
@@ -18,7 +23,7 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
     await this.doc.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: { ...keys.user(user.id), type: 'User', ...user },
+        Item: { ...keys.user(user.id), ...keys.usersIndex(user.created, user.id), type: 'User', ...user },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -29,9 +34,65 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
     return Item ? toUser(Item) : null;
   }
 
+  /** A page of all users, oldest first. */
+  async listUsers(page: PageRequest): Promise<Page<User>> {
+    const { items, cursor } = await queryIndexPage(this.doc, this.tableName, keys.usersIndex().gsi1pk, page, 'oldest first');
+    return { items: items.map(toUser), cursor };
+  }
+
+  /** Sets the user's plan and note cap; returns the user as updated, or null when there is none. */
+  async updatePlan(userId: string, change: Pick<User, 'plan' | 'noteCap'>): Promise<User | null> {
+    try {
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.user(userId),
+          UpdateExpression: 'SET #plan = :plan, noteCap = :cap',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#plan': 'plan' },
+          ExpressionAttributeValues: { ':plan': change.plan, ':cap': change.noteCap },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toUser(Attributes!);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return null;
+      throw error;
+    }
+  }
+
   /** Stores a token of an existing user; fails with UserNotFoundError otherwise. */
   async createToken(token: AccessToken, tokenHash: string): Promise<void> {
-    await transactForUser(this.doc, this.tableName, token.userId, [
+    await transactForUser(this.doc, this.tableName, token.userId, this.tokenPuts(token, tokenHash));
+  }
+
+  /**
+   * Stores the replacement of a token, which it names and which keeps working until `oldExpires`;
+   * returns false when the old token is gone or revoked meanwhile.
+   */
+  async rotateToken(old: { tokenHash: string; expires: string }, replacement: AccessToken, replacementHash: string): Promise<boolean> {
+    try {
+      await transactForUser(this.doc, this.tableName, replacement.userId, [
+        ...this.tokenPuts(replacement, replacementHash),
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: keys.token(old.tokenHash),
+            UpdateExpression: 'SET expires = :expires',
+            ConditionExpression: 'attribute_exists(pk) AND revoked = :false',
+            ExpressionAttributeValues: { ':expires': old.expires, ':false': false },
+          },
+        },
+      ]);
+      return true;
+    } catch (error) {
+      if (cancellationReasons(error)?.[3]?.Code === 'ConditionalCheckFailed') return false;
+      throw error;
+    }
+  }
+
+  private tokenPuts(token: AccessToken, tokenHash: string) {
+    return [
       {
         Put: {
           TableName: this.tableName,
@@ -39,11 +100,12 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
-    ]);
+      { Put: { TableName: this.tableName, Item: { ...keys.userToken(token.userId, token.id), type: 'UserToken', tokenId: token.id, tokenHash } } },
+    ];
   }
 
-  /** Marks a token revoked; returns false when no token has that id. */
-  async revokeToken(tokenId: string): Promise<boolean> {
+  /** The token with this id and its hash (the storage key), or null. */
+  async findToken(tokenId: string): Promise<{ token: AccessToken; tokenHash: string } | null> {
     const { Items } = await this.doc.send(
       new QueryCommand({
         TableName: this.tableName,
@@ -53,12 +115,38 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
       }),
     );
     const item = Items?.[0];
-    if (!item) return false;
+    return item ? { token: toAccessToken(item), tokenHash: (item.pk as string).slice('TOKEN#'.length) } : null;
+  }
+
+  /** Every token of the user, oldest first. */
+  async listTokens(userId: string): Promise<AccessToken[]> {
+    const refs: Record<string, unknown>[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :user AND begins_with(sk, :tokens)',
+          ExpressionAttributeValues: { ':user': keys.user(userId).pk, ':tokens': 'TOKEN#' },
+          ExclusiveStartKey,
+        }),
+      );
+      refs.push(...(page.Items ?? []));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    const items = await batchGetAll(this.doc, this.tableName, refs.map((ref) => keys.token(ref.tokenHash as string)));
+    return items.map(toAccessToken).sort((a, b) => a.created.localeCompare(b.created) || a.id.localeCompare(b.id));
+  }
+
+  /** Marks a token revoked; returns false when no token has that id. */
+  async revokeToken(tokenId: string): Promise<boolean> {
+    const found = await this.findToken(tokenId);
+    if (!found) return false;
     try {
       await this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: { pk: item.pk, sk: item.sk },
+          Key: keys.token(found.tokenHash),
           UpdateExpression: 'SET revoked = :true',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':true': true },
@@ -68,6 +156,27 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
+    }
+  }
+
+  /**
+   * Records that the token authenticated a request, unless a use within the last hour is recorded
+   * already (then the conditional write changes nothing: a busy token costs one write an hour).
+   */
+  async recordTokenUse(tokenHash: string, at: Date, agentFamily: string | null): Promise<void> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.token(tokenHash),
+          UpdateExpression: 'SET lastUsed = :at, lastUsedAgent = :agent',
+          // A new token stores lastUsed as NULL; tokens from before it was kept have none.
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(lastUsed) OR attribute_type(lastUsed, :null) OR lastUsed <= :due)',
+          ExpressionAttributeValues: { ':at': isoTimestamp(at), ':agent': agentFamily, ':null': 'NULL', ':due': isoTimestamp(new Date(at.getTime() - LAST_USE_INTERVAL_MS)) },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   }
 
@@ -105,5 +214,8 @@ function toAccessToken(item: Record<string, unknown>): AccessToken {
     label: (item.label as string | undefined) ?? null,
     revoked: item.revoked === true,
     created: item.created as string,
+    expires: (item.expires as string | undefined) ?? null,
+    lastUsed: (item.lastUsed as string | undefined) ?? null,
+    lastUsedAgent: (item.lastUsedAgent as string | undefined) ?? null,
   };
 }

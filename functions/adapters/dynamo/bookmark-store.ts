@@ -2,6 +2,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EnrichmentRequest, PageOutcome } from '../../core/enrichment';
+import type { Page, PageRequest } from '../../core/listing';
 import type { Bookmark, Note } from '../../core/model';
 import type { IdempotencyClaim } from '../../core/idempotency';
 import { NoteNotFoundError, type AnswerOutcome, type BookmarkStore, type CreateBookmarkOutcome, type KeyTaken, type NoteChange, type NoteUpdate, type SaveRecord } from '../../core/save-bookmark';
@@ -11,6 +12,7 @@ import { batchGetAll } from './batch-get';
 import { toBookmark, toNote } from './items';
 import { keys, LOOKUP_INDEX } from './keys';
 import { backoff, cancellationReasons, retryOnConflict } from './transactions';
+import { queryIndexPage } from './index-page';
 
 /** Optimistic note updates give up after this many lost races (each retry re-reads the note). */
 const MAX_NOTE_UPDATE_ATTEMPTS = 40;
@@ -77,7 +79,7 @@ export class DynamoBookmarkStore implements BookmarkStore {
     });
   }
 
-  updateSavedNote(
+  async updateSavedNote(
     ref: { bookmarkId: string; noteId: string },
     change: (note: Note) => NoteChange | null,
     updated: string,
@@ -133,6 +135,7 @@ export class DynamoBookmarkStore implements BookmarkStore {
       const written: Note = { ...note, ...next, updated, version: note.version + 1 };
       const updatedBookmark: Bookmark = { ...bookmark, updated };
       const keyed = record ? record(updatedBookmark) : null;
+      const notesIndex = keys.userNotesIndex(note.userId, updated, note.id);
       try {
         await retryOnConflict(() =>
           this.doc.send(
@@ -143,9 +146,13 @@ export class DynamoBookmarkStore implements BookmarkStore {
                   Update: {
                     TableName,
                     Key: keys.note(note.id),
-                    UpdateExpression: 'SET body = :body, tags = :tags, lastHighlight = :lastHighlight, updated = :updated, version = :next',
+                    UpdateExpression:
+                      'SET body = :body, tags = :tags, lastHighlight = :lastHighlight, updated = :updated, version = :next, gsi1pk = :notesIndex, gsi1sk = :notesIndexSort',
                     ConditionExpression: 'version = :version',
                     ExpressionAttributeValues: {
+                      // The user's notes index sorts by update time, so it moves with the note.
+                      ':notesIndex': notesIndex.gsi1pk,
+                      ':notesIndexSort': notesIndex.gsi1sk,
                       ':body': written.body,
                       ':tags': written.tags,
                       ':lastHighlight': written.lastHighlight,
@@ -176,6 +183,81 @@ export class DynamoBookmarkStore implements BookmarkStore {
         const taken = keyed && takenKey<AnswerOutcome>(reasons?.[0]);
         if (taken) return taken;
         const lostRace = reasons?.[keyed ? 1 : 0]?.Code === 'ConditionalCheckFailed';
+        if (!lostRace || attempt >= MAX_NOTE_UPDATE_ATTEMPTS) throw error;
+        await backoff(Math.min(attempt, 6));
+      }
+    }
+  }
+
+  /**
+   * A page of the user's notes (only those tagged `tag`, given one), most recently updated first.
+   * Without a tag the index holds the notes themselves; with one, its entries name the notes to read.
+   */
+  async listNotes(userId: string, filter: { tag?: string }, page: PageRequest): Promise<Page<Note>> {
+    const partition = filter.tag === undefined ? keys.userNotesIndex(userId).gsi1pk : keys.tagIndex(userId, filter.tag).gsi1pk;
+    const { items, cursor } = await queryIndexPage(this.doc, this.tableName, partition, page, 'newest first');
+    const notes = filter.tag === undefined ? items.map(toNote) : await this.notesInOrder(items.map((entry) => entry.noteId as string));
+    return { items: notes, cursor };
+  }
+
+  /** A page of the user's bookmarks, in the order of their notes (see listNotes). */
+  async listBookmarks(userId: string, filter: { tag?: string }, page: PageRequest): Promise<Page<Bookmark>> {
+    const notes = await this.listNotes(userId, filter, page);
+    return { items: await this.getBookmarks(notes.items.flatMap((note) => (note.bookmarkId ? [note.bookmarkId] : []))), cursor: notes.cursor };
+  }
+
+  /** The bookmarks with these ids that exist, in the order given. */
+  async getBookmarks(ids: readonly string[]): Promise<Bookmark[]> {
+    const found = new Map((await batchGetAll(this.doc, this.tableName, ids.map(keys.bookmark))).map((item) => [item.id as string, toBookmark(item)]));
+    return ids.flatMap((id) => found.get(id) ?? []);
+  }
+
+  private async notesInOrder(noteIds: string[]): Promise<Note[]> {
+    const found = new Map((await batchGetAll(this.doc, this.tableName, noteIds.map(keys.note))).map((item) => [item.id as string, toNote(item)]));
+    return noteIds.flatMap((id) => found.get(id) ?? []);
+  }
+
+  /**
+   * Deletes the note and everything that exists because of it (its bookmark, the saved-URL marker,
+   * its tag index entries) and gives its place under the note cap back, in one transaction
+   * conditional on the note's version, so a save appending to it meanwhile makes it start over
+   * rather than leave an entry behind. Returns the deleted note, or null when there was none.
+   */
+  async deleteNote(noteId: string): Promise<Note | null> {
+    const TableName = this.tableName;
+    for (let attempt = 1; ; attempt++) {
+      const note = await this.getNote(noteId);
+      if (!note) return null;
+      const bookmark = note.bookmarkId ? await this.getBookmark(note.bookmarkId) : null;
+      try {
+        await retryOnConflict(() =>
+          this.doc.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                { Delete: { TableName, Key: keys.note(note.id), ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': note.version } } },
+                {
+                  Update: {
+                    TableName,
+                    Key: keys.user(note.userId),
+                    UpdateExpression: 'SET noteCount = noteCount - :one',
+                    ConditionExpression: 'attribute_exists(pk)',
+                    ExpressionAttributeValues: { ':one': 1 },
+                  },
+                },
+                ...(bookmark
+                  ? [
+                      { Delete: { TableName, Key: keys.bookmark(bookmark.id) } },
+                      { Delete: { TableName, Key: keys.savedUrl(note.userId, bookmark.normalizedUrl) } },
+                    ]
+                  : []),
+                ...note.tags.map((tag) => ({ Delete: { TableName, Key: keys.noteTag(note.id, tag) } })),
+              ],
+            }),
+          ),
+        );
+        return note;
+      } catch (error) {
+        const lostRace = cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed';
         if (!lostRace || attempt >= MAX_NOTE_UPDATE_ATTEMPTS) throw error;
         await backoff(Math.min(attempt, 6));
       }
@@ -269,7 +351,7 @@ function pendingRequest(item: Record<string, unknown>): EnrichmentRequest {
 }
 
 function noteItem(note: Note) {
-  return { ...keys.note(note.id), type: 'Note', ...note, tags: [...note.tags] };
+  return { ...keys.note(note.id), ...keys.userNotesIndex(note.userId, note.updated ?? note.created, note.id), type: 'Note', ...note, tags: [...note.tags] };
 }
 
 function noteTagItem(note: Note, tag: string) {

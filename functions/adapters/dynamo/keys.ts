@@ -11,11 +11,12 @@ export const TTL_ATTRIBUTE = tableDefinition.timeToLiveAttribute;
  *
  * | item                | pk                      | sk                 | gsi1pk                     | gsi1sk               |
  * |---------------------|-------------------------|--------------------|----------------------------|----------------------|
- * | user                | USER#<userId>           | USER               |                            |                      |
+ * | user                | USER#<userId>           | USER               | USERS                      | <created>#<userId>   |
  * | saved-URL marker    | USER#<userId>           | URL#<sha256(url)>  |                            |                      |
  * | access token        | TOKEN#<sha256(token)>   | TOKEN              | TOKENID#<tokenId>          | TOKEN                |
+ * | user's token (ref)  | USER#<userId>           | TOKEN#<tokenId>    |                            |                      |
  * | bookmark            | BOOKMARK#<bookmarkId>   | BOOKMARK           | OUTBOX#<shard> (pending)   | <since>#<bookmarkId> |
- * | note                | NOTE#<noteId>           | NOTE               |                            |                      |
+ * | note                | NOTE#<noteId>           | NOTE               | USER#<userId>#NOTES        | <updated>#<noteId>   |
  * | note tag (index)    | NOTE#<noteId>           | TAG#<tag>          | USER#<userId>#TAG#<tag>    | <updated>#<noteId>   |
  * | feed                | FEED#<feedId>           | FEED               | USER#<userId>#FEEDS        | <created>#<feedId>   |
  * | rate-limit window   | RL#<bounded(subject)>   | W#<windowStart>    |                            |                      |
@@ -39,11 +40,15 @@ function bounded(value: string): string {
 
 export const keys = {
   user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'USER' }),
+  /** Every user, oldest first (one partition: users are few and written once, for `gleaner users list`). */
+  usersIndex: (created?: string, userId?: string) => ({ gsi1pk: 'USERS', gsi1sk: created && userId ? `${created}#${userId}` : '' }),
   savedUrl: (userId: string, normalizedUrl: string): Key => ({
     pk: `USER#${userId}`,
     sk: `URL#${sha256(normalizedUrl)}`,
   }),
   token: (tokenHash: string): Key => ({ pk: `TOKEN#${tokenHash}`, sk: 'TOKEN' }),
+  /** Names a user's token (its id and hash, never the secret), so `tokens list` finds them all. */
+  userToken: (userId: string, tokenId: string): Key => ({ pk: `USER#${userId}`, sk: `TOKEN#${tokenId}` }),
   tokenIdIndex: (tokenId: string) => ({ gsi1pk: `TOKENID#${tokenId}`, gsi1sk: 'TOKEN' }),
   bookmark: (bookmarkId: string): Key => ({ pk: `BOOKMARK#${bookmarkId}`, sk: 'BOOKMARK' }),
   /**
@@ -53,6 +58,11 @@ export const keys = {
   enrichmentOutbox: (bookmarkId: string, since: string) => ({ gsi1pk: `OUTBOX#${bookmarkId[0]}`, gsi1sk: `${since}#${bookmarkId}` }),
   enrichmentOutboxShards: [...'0123456789abcdef'].map((digit) => `OUTBOX#${digit}`),
   note: (noteId: string): Key => ({ pk: `NOTE#${noteId}`, sk: 'NOTE' }),
+  /** A user's notes, most recently updated first (the same order as the tag index). */
+  userNotesIndex: (userId: string, updated?: string, noteId?: string) => ({
+    gsi1pk: `USER#${userId}#NOTES`,
+    gsi1sk: updated && noteId ? `${updated}#${noteId}` : '',
+  }),
   noteTag: (noteId: string, tag: string): Key => ({ pk: `NOTE#${noteId}`, sk: `TAG#${tag}` }),
   tagIndex: (userId: string, tag: string, updated?: string, noteId?: string) => ({
     gsi1pk: `USER#${userId}#TAG#${tag}`,

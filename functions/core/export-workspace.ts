@@ -1,0 +1,42 @@
+import { MAX_PAGE_SIZE, type Page, type PageRequest } from './listing';
+import type { Bookmark, Note } from './model';
+import type { BookmarkFileEntry } from './netscape-bookmarks';
+
+/** `gleaner export`: a user's whole workspace, for another tool or for `gleaner import`. */
+
+export interface WorkspaceReader {
+  listNotes(userId: string, filter: { tag?: string }, page: PageRequest): Promise<Page<Note>>;
+  getBookmarks(ids: readonly string[]): Promise<Bookmark[]>;
+}
+
+/** One bookmark with its note, as the JSON export writes it. */
+export interface ExportedBookmark {
+  readonly url: string;
+  readonly title: string;
+  readonly created: string;
+  readonly updated: string;
+  readonly tags: readonly string[];
+  /** The note's Markdown: its description, highlights and comments. */
+  readonly note: string;
+}
+
+/** Every bookmark of the user with its note, oldest first (the order browsers write their files in). */
+export async function exportWorkspace(reader: WorkspaceReader, userId: string): Promise<ExportedBookmark[]> {
+  const exported: ExportedBookmark[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await reader.listNotes(userId, {}, { limit: MAX_PAGE_SIZE, cursor });
+    const bookmarks = new Map((await reader.getBookmarks(page.items.flatMap((note) => note.bookmarkId ?? []))).map((bookmark) => [bookmark.id, bookmark]));
+    for (const note of page.items) {
+      const bookmark = note.bookmarkId ? bookmarks.get(note.bookmarkId) : undefined;
+      if (bookmark) exported.push({ url: bookmark.url, title: bookmark.title, created: bookmark.created, updated: bookmark.updated, tags: note.tags, note: note.body });
+    }
+    cursor = page.cursor ?? undefined;
+  } while (cursor);
+  return exported.sort((a, b) => a.created.localeCompare(b.created) || a.url.localeCompare(b.url));
+}
+
+/** The export as bookmark file entries (a file keeps the links, titles, tags and dates; notes go in the JSON export). */
+export function bookmarkFileEntries(exported: readonly ExportedBookmark[]): BookmarkFileEntry[] {
+  return exported.map((bookmark) => ({ url: bookmark.url, title: bookmark.title, tags: [...bookmark.tags], added: new Date(bookmark.created), description: null }));
+}

@@ -1,0 +1,24 @@
+/** Paged lists of a workspace (`gleaner notes list`, `bookmarks list`, `users list`). */
+
+/** One page of a list, and the cursor that reads the next one (null on the last page). */
+export interface Page<T> {
+  readonly items: T[];
+  readonly cursor: string | null;
+}
+
+export interface PageRequest {
+  readonly limit: number;
+  /** The previous page's cursor; absent for the first page. */
+  readonly cursor?: string;
+}
+
+export const DEFAULT_PAGE_SIZE = 50;
+/** One page stays within one BatchGetItem (100 keys). */
+export const MAX_PAGE_SIZE = 100;
+
+/** A cursor that is not one this list handed out (mistyped, truncated, or from another list). */
+export class InvalidCursorError extends Error {
+  constructor() {
+    super('the cursor is not one this list gave out; start again without --cursor');
+  }
+}

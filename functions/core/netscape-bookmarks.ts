@@ -1,0 +1,90 @@
+import { parseHTML } from 'linkedom';
+import { normalizeTag } from './hashtags';
+import { MAX_TAGS_PER_NOTE, mergeTags } from './model';
+
+/**
+ * The Netscape bookmark file every browser exports (and linkding, Pinboard and Raindrop too):
+ * `<DT><H3>folder</H3><DL>…</DL>` for folders, `<DT><A HREF ADD_DATE TAGS>title</A>` for links, an
+ * optional `<DD>` description after a link.
+ */
+
+export interface BookmarkFileEntry {
+  readonly url: string;
+  readonly title: string | null;
+  /** Folder names (outermost first) and the link's `TAGS=`, as tags. */
+  readonly tags: string[];
+  /** `ADD_DATE` (epoch seconds); null when absent or not a date. */
+  readonly added: Date | null;
+  readonly description: string | null;
+}
+
+export function parseNetscapeBookmarks(html: string): BookmarkFileEntry[] {
+  const { document } = parseHTML(html);
+  return [...(document.querySelectorAll('a') as Iterable<Element>)].flatMap((link) => {
+    const url = attribute(link, 'href')?.trim();
+    if (!url) return [];
+    const listed = (attribute(link, 'tags') ?? '').split(',');
+    const tags = mergeTags([], [...folderNames(link), ...listed].flatMap((name) => asTag(name) ?? []));
+    const seconds = Number(attribute(link, 'add_date'));
+    const next = link.parentElement?.nextElementSibling;
+    const description = next?.tagName === 'DD' ? next.textContent.trim() : '';
+    return [{ url, title: link.textContent.trim() || null, tags, added: seconds > 0 ? new Date(seconds * 1000) : null, description: description || null }];
+  });
+}
+
+/** A Netscape bookmark file of `entries`, flat (folders become `TAGS=`), that browsers and this parser read back. */
+export function renderNetscapeBookmarks(entries: readonly BookmarkFileEntry[]): string {
+  const lines = entries.map((entry) => {
+    const added = entry.added ? ` ADD_DATE="${Math.floor(entry.added.getTime() / 1000)}"` : '';
+    const tags = entry.tags.length ? ` TAGS="${escape(entry.tags.join(','))}"` : '';
+    const description = entry.description ? `\n    <DD>${escape(entry.description)}` : '';
+    return `    <DT><A HREF="${escape(entry.url)}"${added}${tags}>${escape(entry.title ?? entry.url)}</A>${description}`;
+  });
+  return [
+    '<!DOCTYPE NETSCAPE-Bookmark-file-1>',
+    '<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=UTF-8">',
+    '<TITLE>Bookmarks</TITLE>',
+    '<H1>Bookmarks</H1>',
+    '<DL><p>',
+    ...lines,
+    '</DL><p>',
+    '',
+  ].join('\n');
+}
+
+/** The parts of linkedom's DOM used here (its typings need the DOM lib, which this project leaves out). */
+interface Element {
+  readonly tagName: string;
+  readonly textContent: string;
+  readonly attributes: ArrayLike<{ readonly name: string; readonly value: string }>;
+  readonly parentElement: Element | null;
+  readonly previousElementSibling: Element | null;
+  readonly nextElementSibling: Element | null;
+}
+
+/** Attribute names are matched whatever their case: files write them upper-case. */
+function attribute(element: Element, name: string): string | undefined {
+  return Array.from(element.attributes).find((attr) => attr.name.toLowerCase() === name)?.value;
+}
+
+/** The names of the folders holding `link`, outermost first: each enclosing `<DL>` follows its `<H3>`. */
+function folderNames(link: Element): string[] {
+  const names: string[] = [];
+  for (let element = link.parentElement; element; element = element.parentElement) {
+    if (element.tagName !== 'DL') continue;
+    let heading = element.previousElementSibling;
+    while (heading?.tagName === 'P') heading = heading.previousElementSibling;
+    if (heading?.tagName === 'H3') names.unshift(heading.textContent);
+  }
+  return names.slice(-MAX_TAGS_PER_NOTE);
+}
+
+/** A folder name or listed tag as a tag: `Reading List` → `reading-list`. */
+function asTag(name: string): string | null {
+  const words = name.trim().replace(/^#/, '').replace(/[^\p{L}\p{N}\p{M}_-]+/gu, '-').replace(/^-+/, '');
+  return words ? normalizeTag(words) : null;
+}
+
+function escape(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
