@@ -5,7 +5,10 @@
  */
 export function humanReadable(result: Record<string, unknown>): string {
   const entries = Object.entries(result);
-  const list = entries.find(([, value]) => Array.isArray(value));
+  // A list answer holds its rows (objects) beside at most a cursor; a resource's own arrays (tags) are values.
+  const isRows = (value: unknown) =>
+    Array.isArray(value) && (value.length ? value.every((row) => row !== null && typeof row === 'object' && !Array.isArray(row)) : entries.length <= 2);
+  const list = entries.find(([, value]) => isRows(value));
   if (!list) return keyValueLines(entries);
   const [name, rows] = list as [string, Record<string, unknown>[]];
   const rest = entries.filter(([key, value]) => key !== name && value !== null && value !== undefined);
