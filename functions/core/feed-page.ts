@@ -28,7 +28,7 @@ const STYLE = `
 :root{color-scheme:light dark;--fg:#1b1b1f;--bg:#fdfdfc;--muted:#55575e;--accent:#0b57d0;--rule:#d9d9de;--quote:#f1f1f4}
 @media (prefers-color-scheme:dark){:root{--fg:#e6e6ea;--bg:#16171b;--muted:#a9abb3;--accent:#8ab4f8;--rule:#3a3b42;--quote:#22232a}}
 *{box-sizing:border-box}
-body{margin:0;background:var(--bg);color:var(--fg);font:1.0625rem/1.6 system-ui,-apple-system,"Segoe UI",sans-serif}
+body{margin:0;overflow-wrap:anywhere;background:var(--bg);color:var(--fg);font:1.0625rem/1.6 system-ui,-apple-system,"Segoe UI",sans-serif}
 main,header,footer{max-width:42rem;margin:0 auto;padding:1rem}
 a{color:var(--accent)}
 h1{font-size:1.9rem;line-height:1.2;margin:1.5rem 0 .5rem}
@@ -165,7 +165,7 @@ ${entries || '<p class="muted">Nothing here yet.</p>'}
 <input id="rss-address" type="text" readonly value="${escapeHtml(links.rss)}">
 <button type="button" data-copy="rss-address" hidden>Copy the RSS address</button>
 <label for="embed-snippet">Show the latest entries on your site</label>
-<textarea id="embed-snippet" readonly rows="3">${escapeHtml(embedSnippet(links))}</textarea>
+<textarea id="embed-snippet" readonly rows="4">${escapeHtml(embedSnippet(links))}</textarea>
 </section>
 </main>
 <footer class="meta">Published with Gleaner.</footer>`;

@@ -51,7 +51,7 @@ describe("a feed's public page", () => {
     expect(article.querySelector('time')?.getAttribute('datetime')).toMatch(/^\d{4}-/);
     expect((document.querySelector('#rss-address') as unknown as { value: string }).value).toBe(routeUrl(t.stack.baseUrl, 'GetPublishedFeedRss', { feed_id: feed.id }));
     // The snippet is text in a textarea (RCDATA: the browser decodes these references; linkedom does not).
-    expect(html).toContain(`<textarea id="embed-snippet" readonly rows="3">&lt;script src=&quot;${routeUrl(t.stack.baseUrl, 'GetFeedEmbedScript', {})}&quot;`);
+    expect(html).toContain(`<textarea id="embed-snippet" readonly rows="4">&lt;script src=&quot;${routeUrl(t.stack.baseUrl, 'GetFeedEmbedScript', {})}&quot;`);
   });
 
   it('answers one 404 page, byte for byte, for unknown, private and deleted feeds', async () => {
