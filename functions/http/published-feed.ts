@@ -20,7 +20,7 @@ import { rateLimited } from './rate-limited';
 import { rateLimitSettings, setting, settings } from '../platform/settings';
 
 /**
- * The read path both feed routes share (GET …/{feed_id}/public and …/rss): per-client rate limit,
+ * The read path the feed routes share (GET …/{feed_id}/public, …/rss and the page /feeds/{feed_id}): per-client rate limit,
  * UUID check, 404 for anything not published, then the representation with validators for
  * conditional GET. Only the rendering differs between the two Lambdas.
  */
@@ -29,11 +29,16 @@ export interface FeedRepresentation {
   readonly variant: FeedVariant;
   readonly contentType: string;
   render(feed: Feed, notes: readonly FeedNote[], urls: FeedUrls): string;
+  /** The body of the 404 for a feed that is not published (people get a page); the contract's error JSON when unset. */
+  readonly notFoundPage?: string;
 }
 
 export interface FeedUrls {
   readonly json: string;
   readonly rss: string;
+  /** The feed's public page (GET /feeds/{feed_id}). */
+  readonly page: string;
+  readonly embedScript: string;
 }
 
 export interface PublishedFeedDeps {
@@ -80,7 +85,7 @@ async function readPublishedFeed(
   if (!feedId.ok) return errorResponse(422, feedId.issues, { 'Cache-Control': 'no-store' });
 
   // Private and unknown feeds answer alike: the service never confirms a private feed exists.
-  if (!record || record.sharing === 'private') return errorResponse(404, NOT_FOUND, { 'Cache-Control': NOT_FOUND_CACHE });
+  if (!record || record.sharing === 'private') return notFound(representation);
 
   const [entries, owner] = await Promise.all([deps.feeds.matchingEntries(record, deps.maxEntries), deps.users.getUser(record.userId)]);
   const feed = publishedFeed(record, owner);
@@ -99,12 +104,19 @@ async function readPublishedFeed(
   const urls: FeedUrls = {
     json: routeUrl(baseUrl, 'GetPublishedFeed', { feed_id: record.id }),
     rss: routeUrl(baseUrl, 'GetPublishedFeedRss', { feed_id: record.id }),
+    page: routeUrl(baseUrl, 'GetFeedPage', { feed_id: record.id }),
+    embedScript: routeUrl(baseUrl, 'GetFeedEmbedScript', {}),
   };
   return {
     statusCode: 200,
     headers: { ...cacheHeaders, 'Content-Type': representation.contentType },
     body: representation.render(feed, notes, urls),
   };
+}
+
+function notFound(representation: FeedRepresentation): APIGatewayProxyResult {
+  if (representation.notFoundPage === undefined) return errorResponse(404, NOT_FOUND, { 'Cache-Control': NOT_FOUND_CACHE });
+  return { statusCode: 404, headers: { 'Content-Type': representation.contentType, 'Cache-Control': NOT_FOUND_CACHE }, body: representation.notFoundPage };
 }
 
 function publishedFeed(record: FeedRecord, owner: User | null): Feed {

@@ -82,6 +82,27 @@ export const routes: readonly RouteDefinition[] = [
     access: ['table:read', 'table:rate-limit'],
   },
   {
+    // Listed before GetFeedPage: the local stack takes the first match, as API Gateway prefers a literal segment.
+    id: 'GetFeedEmbedScript',
+    method: 'GET',
+    path: '/feeds/embed.js',
+    entry: 'functions/feed-embed-script/handler.ts',
+    throttle: 'feed',
+    cdn: true,
+    answersHead: true,
+    access: [],
+  },
+  {
+    id: 'GetFeedPage',
+    method: 'GET',
+    path: '/feeds/{feed_id}',
+    entry: 'functions/feed-page/handler.ts',
+    throttle: 'feed',
+    cdn: true,
+    answersHead: true,
+    access: ['table:read', 'table:rate-limit'],
+  },
+  {
     id: 'GetIcon',
     method: 'GET',
     path: '/icons/{icon_file}',

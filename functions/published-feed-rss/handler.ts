@@ -7,8 +7,8 @@ const rss: FeedRepresentation = {
   variant: 'rss',
   contentType: 'application/rss+xml; charset=utf-8',
   render: (feed, notes, urls) =>
-    // The channel link names a page for people; until there is one, the feed's own address.
-    renderRss(feed, notes, { selfUrl: urls.rss, siteUrl: urls.rss, entryLink: (note) => `${urls.json}#${note.id}` }),
+    // The channel link names the page for people.
+    renderRss(feed, notes, { selfUrl: urls.rss, siteUrl: urls.page, entryLink: (note) => `${urls.json}#${note.id}` }),
 };
 
 export const makeHandler = (deps: PublishedFeedDeps) => makePublishedFeedHandler(deps, rss);

@@ -62,8 +62,8 @@ describe('a published feed', () => {
     parseXmlStrictly(xml);
     const parsed = parseFeed(xml);
     expect(parsed.title).toBe('Grace reads');
-    // No public page yet: the channel links to the feed itself, not to the JSON API.
-    expect(parsed.url).toBe(feedUrl(feed.id, 'rss'));
+    // The channel links to the feed's page for people, not to the JSON API.
+    expect(parsed.url).toBe(`${t.stack.baseUrl}/feeds/${feed.id}`);
     expect(parsed.items.map((item) => item.title)).toEqual(['One']);
     expect(parsed.items[0]!.url).toBe('https://example.com/one');
     expect(xml).toContain(`<atom:link href="${feedUrl(feed.id, 'rss')}" rel="self" type="application/rss+xml"/>`);

@@ -235,7 +235,7 @@ describe('REST API', () => {
       const method = methods.find((candidate) => candidate.path === route.path && candidate.httpMethod === route.method)!;
       expect(method.properties.ApiKeyRequired, route.id).toBe(route.cdn);
     }
-    expect(cdnRoutes.map((route) => route.id).sort()).toEqual(['GetIcon', 'GetOpenApiDocument', 'GetPublishedFeed', 'GetPublishedFeedRss']);
+    expect(cdnRoutes.map((route) => route.id).sort()).toEqual(['GetFeedEmbedScript', 'GetFeedPage', 'GetIcon', 'GetOpenApiDocument', 'GetPublishedFeed', 'GetPublishedFeedRss']);
   });
 
   it('takes the API key value from a generated secret, never from the template', () => {
@@ -460,7 +460,7 @@ describe('scheduled tasks', () => {
 });
 
 describe('CloudFront', () => {
-  const cachedPatterns = ['/api/v2/publisher/feeds/*', '/icons/*', '/openapi.json'];
+  const cachedPatterns = ['/api/v2/publisher/feeds/*', '/feeds/*', '/feeds/embed.js', '/icons/*', '/openapi.json'];
   const cachedBehaviors = () => distributionConfig().CacheBehaviors as Record<string, any>[];
 
   it('serves over HTTPS only, HTTP/2 and 3, compressed', () => {
@@ -503,6 +503,20 @@ describe('CloudFront', () => {
     const behavior = cachedBehaviors().find((candidate) => candidate.PathPattern === '/openapi.json');
     expect(behavior).toMatchObject({ AllowedMethods: ['GET', 'HEAD', 'OPTIONS'], ViewerProtocolPolicy: 'redirect-to-https', Compress: true });
     expect(behavior!.CachePolicyId).toEqual(cachedBehaviors().find((candidate) => candidate.PathPattern === '/icons/*')!.CachePolicyId);
+  });
+
+  it("caches the feed's public page and the embed script like the feed routes, and gives the script no data access", () => {
+    const feedBehavior = cachedBehaviors().find((candidate) => candidate.PathPattern === '/api/v2/publisher/feeds/*')!;
+    for (const pattern of ['/feeds/*', '/feeds/embed.js']) {
+      const behavior = cachedBehaviors().find((candidate) => candidate.PathPattern === pattern);
+      expect(behavior, pattern).toMatchObject({ AllowedMethods: ['GET', 'HEAD', 'OPTIONS'], CachedMethods: ['GET', 'HEAD'], Compress: true });
+      expect(behavior!.CachePolicyId).toEqual(feedBehavior.CachePolicyId);
+      expect(behavior!.OriginRequestPolicyId).toEqual(feedBehavior.OriginRequestPolicyId);
+    }
+    const page = routes.find((candidate) => candidate.id === 'GetFeedPage')!;
+    expect(environmentOf(routeFunction(page))).toMatchObject({ TRUST_CDN_HEADERS: 'true', TABLE_NAME: expect.anything() });
+    const script = routes.find((candidate) => candidate.id === 'GetFeedEmbedScript')!;
+    expect(grantsOf(routeFunction(script)).flatMap((grant) => grant.actions).filter((action) => /^(dynamodb|sqs):/.test(action))).toEqual([]);
   });
 
   it('forwards to the cached routes only the reader address and the host readers used', () => {
