@@ -135,7 +135,7 @@ describe('queue workers', () => {
 
 describe('cached path patterns', () => {
   it('cover each cached resource prefix once, and a route without parameters by its exact path', () => {
-    expect(cachedPathPatterns(routes)).toEqual(['/api/v2/publisher/feeds/*', '/icons/*', '/openapi.json']);
+    expect(cachedPathPatterns(routes)).toEqual(['/api/v2/publisher/feeds/*', '/feeds/embed.js', '/feeds/*', '/icons/*', '/openapi.json']);
   });
 
   it('refuse a route that is not cached under a cached prefix', () => {
