@@ -143,7 +143,10 @@ export const commands: Record<string, Command> = {
     if (format !== 'netscape' && format !== 'json') throw new UsageError('--format must be netscape or json');
     const userId = await existingUser(options, accounts);
     const exported = await exportWorkspace(bookmarks, userId);
-    if (format === 'json') return { user_id: userId, bookmarks: exported };
+    if (format === 'json') {
+      const json = { user_id: userId, bookmarks: exported };
+      return new DocumentOutput(`${JSON.stringify(json, null, 2)}\n`, json);
+    }
     const document = renderNetscapeBookmarks(bookmarkFileEntries(exported));
     return new DocumentOutput(document, { user_id: userId, format, document });
   },

@@ -1,18 +1,14 @@
 /**
  * What the CLI prints for people (without --json): a resource as aligned `key: value` lines, a list
- * of resources as a table with one row each, followed by the list's other fields (its next-page
- * cursor) as `key: value` lines when they have a value.
+ * of resources as a table with one row each, followed by the next page's cursor when there is one.
  */
 export function humanReadable(result: Record<string, unknown>): string {
-  const entries = Object.entries(result);
-  // A list answer holds its rows (objects) beside at most a cursor; a resource's own arrays (tags) are values.
-  const isRows = (value: unknown) =>
-    Array.isArray(value) && (value.length ? value.every((row) => row !== null && typeof row === 'object' && !Array.isArray(row)) : entries.length <= 2);
-  const list = entries.find(([, value]) => isRows(value));
-  if (!list) return keyValueLines(entries);
-  const [name, rows] = list as [string, Record<string, unknown>[]];
-  const rest = entries.filter(([key, value]) => key !== name && value !== null && value !== undefined);
-  return [rows.length === 0 ? `(no ${name})` : table(rows), ...(rest.length ? [keyValueLines(rest)] : [])].join('\n');
+  const [first, ...rest] = Object.entries(result);
+  const isList = first && Array.isArray(first[1]) && rest.every(([key]) => key === 'cursor');
+  if (!isList) return keyValueLines(Object.entries(result));
+  const [name, rows] = first as [string, Record<string, unknown>[]];
+  const next = rest.filter(([, value]) => value !== null && value !== undefined);
+  return [rows.length === 0 ? `(no ${name})` : table(rows), ...(next.length ? [keyValueLines(next)] : [])].join('\n');
 }
 
 function keyValueLines(entries: [string, unknown][]): string {

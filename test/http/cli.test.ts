@@ -33,6 +33,8 @@ describe('gleaner CLI against the running local stack', () => {
     const saved = await json(await t.save(minted.token, { url: 'https://example.com/cli', selection: 'hello', comment: '#cli' }));
     const note = parse((await gleaner(['notes', 'get', saved.note_id, '--json'], env)).stdout);
     expect(note).toEqual({ id: saved.note_id, title: 'https://example.com/cli', body: expect.stringContaining('> hello'), tags: ['cli'], created: expect.any(String), updated: expect.any(String) });
+    // A resource with a list field (its tags) is still key: value lines, not a table.
+    expect((await gleaner(['notes', 'get', saved.note_id], env)).stdout).toMatch(/^id: +\S+\n(?:.*\n)*tags: +cli\n/);
     const bookmark = parse((await gleaner(['bookmarks', 'get', saved.bookmark.id, '--json'], env)).stdout);
     expect(bookmark).toEqual(saved.bookmark);
 
