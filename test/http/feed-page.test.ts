@@ -1,27 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { parseHTML } from 'linkedom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { FEED_EMBED_SCRIPT } from '../../functions/core/feed-embed-script';
-import { newFeedRecord, updateFeedRecord, type FeedSettings } from '../../functions/core/feed-settings';
+import { updateFeedRecord } from '../../functions/core/feed-settings';
 import { routeUrl } from '../../functions/platform/routes';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
 /** The feed's public page (GET /feeds/{feed_id}) and the embed script, through the local stack. */
 
 let t: TestStack;
-let feeds: DynamoFeedStore;
 beforeAll(async () => {
   t = await startTestStack({ FEED_CACHE_SECONDS: '120' });
-  feeds = new DynamoFeedStore(t.table.doc, t.table.tableName);
 });
 afterAll(() => t.stop());
 
-async function createFeed(userId: string, settings: FeedSettings & { title: string }) {
-  const feed = newFeedRecord({ id: randomUUID(), userId, settings, now: new Date() });
-  await feeds.createFeed(feed);
-  return feed;
-}
+const createFeed: TestStack['createFeed'] = (userId, settings) => t.createFeed(userId, settings);
 
 const pageUrl = (id: string) => routeUrl(t.stack.baseUrl, 'GetFeedPage', { feed_id: id });
 
@@ -66,9 +59,9 @@ describe("a feed's public page", () => {
     expect(body).toContain('<h1>Feed not found</h1>');
     expect(body).not.toContain('Secret diary');
 
-    await feeds.replaceFeed(feed, updateFeedRecord(feed, { sharing: 'link' }, new Date()));
+    await t.feeds.replaceFeed(feed, updateFeedRecord(feed, { sharing: 'link' }, new Date()));
     expect((await fetch(pageUrl(feed.id))).status).toBe(200);
-    await feeds.deleteFeed(feed.id);
+    await t.feeds.deleteFeed(feed.id);
     expect(await (await fetch(pageUrl(feed.id))).text()).toBe(body);
   });
 

@@ -2,25 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { parseFeed } from '@rowanmanning/feed-parser';
 import { SaxesParser } from 'saxes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
-import { newFeedRecord, updateFeedRecord, type FeedSettings } from '../../functions/core/feed-settings';
+import { updateFeedRecord } from '../../functions/core/feed-settings';
 import { contractFetch } from '../support/contract';
 import { feedValidatorRulesAvailable, feedValidatorWarnings } from '../support/feed-validator';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 
 let t: TestStack;
-let feeds: DynamoFeedStore;
 beforeAll(async () => {
   t = await startTestStack({ FEED_MAX_ENTRIES: '3', FEED_CACHE_SECONDS: '120' });
-  feeds = new DynamoFeedStore(t.table.doc, t.table.tableName);
 });
 afterAll(() => t.stop());
 
-async function createFeed(userId: string, settings: FeedSettings & { title: string }) {
-  const feed = newFeedRecord({ id: randomUUID(), userId, settings, now: new Date() });
-  await feeds.createFeed(feed);
-  return feed;
-}
+const createFeed: TestStack['createFeed'] = (userId, settings) => t.createFeed(userId, settings);
 
 const feedUrl = (id: string, variant: 'public' | 'rss') => `${t.stack.baseUrl}/api/v2/publisher/feeds/${id}/${variant}`;
 
@@ -103,9 +96,9 @@ describe('a published feed', () => {
     expect(JSON.parse(body)).toEqual({ detail: { code: 'not_found', message: 'Feed not found' } });
     expect(hidden.headers.get('Cache-Control')).toMatch(/max-age=([0-9]|[1-5][0-9])$/);
 
-    await feeds.replaceFeed(feed, updateFeedRecord(feed, { sharing: 'public' }, new Date()));
+    await t.feeds.replaceFeed(feed, updateFeedRecord(feed, { sharing: 'public' }, new Date()));
     expect((await contractFetch(feedUrl(feed.id, 'rss'))).status).toBe(200);
-    await feeds.deleteFeed(feed.id);
+    await t.feeds.deleteFeed(feed.id);
     expect(await (await contractFetch(feedUrl(feed.id, 'public'))).text()).toBe(body);
   });
 

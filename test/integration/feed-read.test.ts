@@ -1,18 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
-import { DynamoRateLimiter } from '../../functions/adapters/dynamo/rate-limiter';
-import { newAccessToken, newUser } from '../../functions/core/accounts';
 import type { EnrichmentRequest } from '../../functions/core/enrichment';
 import { newFeedRecord } from '../../functions/core/feed-settings';
-import { parseRateLimitPolicy } from '../../functions/core/rate-limit';
 import { makeHandler as makeRssFeedHandler } from '../../functions/published-feed-rss/handler';
 import { makeHandler as makeSaveHandler } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
 import { context, proxyEvent } from '../support/events';
-import { silentLogger } from '../support/observability';
-import { saveHandlerDeps } from '../support/save-deps';
+import { newTestAccount, publishedFeedTestDeps, saveHandlerDeps } from '../support/save-deps';
 
 /** A feed reader revalidating its copy costs the feed read and the tag index, never the notes. */
 
@@ -24,30 +19,16 @@ afterAll(() => table.client.destroy());
 
 describe('a conditional feed read', () => {
   it('answers 304 from the feed and its tag index alone, and 200 once a note changes', async () => {
-    const accounts = new DynamoAccountStore(table.doc, table.tableName);
+    const { userId, token } = await newTestAccount(table, 'Reader');
     const now = new Date();
-    const user = newUser({ id: randomUUID(), name: 'Reader', now });
-    await accounts.createUser(user);
-    const token = newAccessToken({ id: randomUUID(), userId: user.id, now });
-    await accounts.createToken(token.record, token.hash);
     const save = makeSaveHandler(saveHandlerDeps(table, [] as EnrichmentRequest[]));
     const saveBody = (body: unknown) =>
-      save(proxyEvent({ headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token.secret}` }, body: JSON.stringify(body) }), context());
+      save(proxyEvent({ headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify(body) }), context());
     for (let i = 0; i < 5; i++) await saveBody({ url: `https://example.com/${i}`, selection: 'x'.repeat(10_000), comment: '#long' });
-    const feed = newFeedRecord({ id: randomUUID(), userId: user.id, settings: { title: 'Long reads', tags: ['long'], sharing: 'public' }, now });
+    const feed = newFeedRecord({ id: randomUUID(), userId, settings: { title: 'Long reads', tags: ['long'], sharing: 'public' }, now });
     await new DynamoFeedStore(table.doc, table.tableName).createFeed(feed);
 
-    const read = makeRssFeedHandler({
-      feeds: new DynamoFeedStore(table.doc, table.tableName),
-      users: accounts,
-      rateLimiter: new DynamoRateLimiter(table.doc, table.tableName),
-      rateLimitPolicy: parseRateLimitPolicy('1000;w=60'),
-      maxEntries: 50,
-      cacheSeconds: 60,
-      publicBaseUrl: 'https://gleaner.test',
-      trustCdnHeaders: false,
-      logger: silentLogger(),
-    });
+    const read = makeRssFeedHandler(publishedFeedTestDeps(table));
     const get = (headers: Record<string, string> = {}) => read(proxyEvent({ httpMethod: 'GET', headers, pathParameters: { feed_id: feed.id } }), context());
 
     const first = await get();

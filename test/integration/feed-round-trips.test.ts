@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
-import { DynamoRateLimiter } from '../../functions/adapters/dynamo/rate-limiter';
 import { newUser } from '../../functions/core/accounts';
 import { newFeedRecord } from '../../functions/core/feed-settings';
 import { parseRateLimitPolicy, type RateLimitPolicy } from '../../functions/core/rate-limit';
 import { makeHandler as makeJsonFeedHandler } from '../../functions/published-feed-json/handler';
 import { createTestTable } from '../support/dynamo';
 import { context, proxyEvent } from '../support/events';
+import { publishedFeedTestDeps } from '../support/save-deps';
 
 /** A feed read waits for two DynamoDB round trips: the feed beside the rate-limit write, then its notes beside its owner. */
 
@@ -25,19 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => table.client.destroy());
 
-function feedHandler(rateLimitPolicy: RateLimitPolicy) {
-  return makeJsonFeedHandler({
-    feeds: new DynamoFeedStore(table.doc, table.tableName),
-    users: new DynamoAccountStore(table.doc, table.tableName),
-    rateLimiter: new DynamoRateLimiter(table.doc, table.tableName),
-    rateLimitPolicy,
-    maxEntries: 50,
-    cacheSeconds: 60,
-    publicBaseUrl: 'https://gleaner.test',
-    trustCdnHeaders: false,
-    logger: new Logger({ serviceName: 'test', logLevel: 'SILENT' }),
-  });
-}
+const feedHandler = (rateLimitPolicy: RateLimitPolicy) => makeJsonFeedHandler(publishedFeedTestDeps(table, { rateLimitPolicy }));
 
 const read = (handler: ReturnType<typeof feedHandler>, id: string, sourceIp: string) =>
   handler(proxyEvent({ httpMethod: 'GET', sourceIp, pathParameters: { feed_id: id } }), context());

@@ -1,16 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Logger } from '@aws-lambda-powertools/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
-import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
-import { DynamoRateLimiter } from '../../functions/adapters/dynamo/rate-limiter';
 import { parseRateLimitPolicy } from '../../functions/core/rate-limit';
 import { makeHandler as makeJsonFeedHandler } from '../../functions/published-feed-json/handler';
 import { makeHandler as makeSaveHandler } from '../../functions/save-bookmark/handler';
 import type { EnrichmentRequest } from '../../functions/core/enrichment';
 import { createTestTable } from '../support/dynamo';
 import { context, proxyEvent } from '../support/events';
-import { saveHandlerDeps } from '../support/save-deps';
+import { publishedFeedTestDeps, saveHandlerDeps } from '../support/save-deps';
 
 /** A client rotating through the addresses of its IPv6 /64 stays within one quota. */
 
@@ -39,17 +35,7 @@ describe('per-client quotas over IPv6', () => {
   });
 
   it('counts feed reads behind CloudFront by the viewer address /64', async () => {
-    const read = makeJsonFeedHandler({
-      feeds: new DynamoFeedStore(table.doc, table.tableName),
-      users: new DynamoAccountStore(table.doc, table.tableName),
-      rateLimiter: new DynamoRateLimiter(table.doc, table.tableName),
-      rateLimitPolicy: QUOTA,
-      maxEntries: 50,
-      cacheSeconds: 60,
-      publicBaseUrl: 'https://gleaner.test',
-      trustCdnHeaders: true,
-      logger: new Logger({ serviceName: 'test', logLevel: 'SILENT' }),
-    });
+    const read = makeJsonFeedHandler(publishedFeedTestDeps(table, { rateLimitPolicy: QUOTA, trustCdnHeaders: true }));
     const from = (viewer: string) =>
       read(proxyEvent({ httpMethod: 'GET', sourceIp: '130.176.0.1', headers: { 'CloudFront-Viewer-Address': viewer }, pathParameters: { feed_id: randomUUID() } }), context());
     expect((await from('2001:db8:bb:1::1:443')).statusCode).toBe(404);

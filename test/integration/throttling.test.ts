@@ -5,14 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
-import { DynamoRateLimiter } from '../../functions/adapters/dynamo/rate-limiter';
 import { DynamoSiteStore } from '../../functions/adapters/dynamo/site-store';
-import { newAccessToken, newUser } from '../../functions/core/accounts';
 import type { EnrichmentRequest } from '../../functions/core/enrichment';
 import { newFeedRecord } from '../../functions/core/feed-settings';
-import { parseRateLimitPolicy } from '../../functions/core/rate-limit';
 import { makeHandler as makeIconHandler } from '../../functions/get-icon/handler';
-import type { PublishedFeedDeps } from '../../functions/http/published-feed';
 import { makeHandler as makeJsonFeedHandler } from '../../functions/published-feed-json/handler';
 import { makeHandler as makeRssFeedHandler } from '../../functions/published-feed-rss/handler';
 import { makeHandler as makeSaveHandler } from '../../functions/save-bookmark/handler';
@@ -21,7 +17,7 @@ import { ANSWER_MARGIN_MS } from '../../functions/platform/request-deadline';
 import { lambdaContext } from '../../local/queue';
 import { context, proxyEvent } from '../support/events';
 import { cancelled, injectFaults, nothingProcessed, throttled, type Fault } from '../support/fault-injection';
-import { saveHandlerDeps } from '../support/save-deps';
+import { newTestAccount, publishedFeedTestDeps, saveHandlerDeps } from '../support/save-deps';
 
 /**
  * DynamoDB throttling on every call of the save, feed and icon paths, one call at a time (a refused
@@ -42,33 +38,13 @@ beforeAll(async () => {
 });
 afterAll(() => table.client.destroy());
 
-async function newAccount() {
-  const accounts = new DynamoAccountStore(table.doc, table.tableName);
-  const now = new Date();
-  const user = newUser({ id: randomUUID(), name: 'Throttled', now });
-  await accounts.createUser(user);
-  const token = newAccessToken({ id: randomUUID(), userId: user.id, now });
-  await accounts.createToken(token.record, token.hash);
-  return { userId: user.id, token: token.secret, accounts };
-}
+const newAccount = () => newTestAccount(table, 'Throttled');
 
 const saveHandler = () => makeSaveHandler(saveHandlerDeps(table, published));
 const save = (token: string, body: unknown, headers: Record<string, string> = {}) =>
   saveHandler()(proxyEvent({ headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}`, ...headers }, body: JSON.stringify(body) }), context());
 
-function feedDeps(): PublishedFeedDeps {
-  return {
-    feeds: new DynamoFeedStore(table.doc, table.tableName),
-    users: new DynamoAccountStore(table.doc, table.tableName),
-    rateLimiter: new DynamoRateLimiter(table.doc, table.tableName),
-    rateLimitPolicy: parseRateLimitPolicy('1000;w=60'),
-    maxEntries: 50,
-    cacheSeconds: 60,
-    publicBaseUrl: 'https://gleaner.test',
-    trustCdnHeaders: false,
-    logger,
-  };
-}
+const feedDeps = () => publishedFeedTestDeps(table, { logger });
 
 /** A path of the service: `prepare` makes fresh state (no faults then) and returns the request. */
 interface Path {

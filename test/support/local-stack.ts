@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
+import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
+import { newFeedRecord, type FeedSettings } from '../../functions/core/feed-settings';
 import { newAccessToken, newUser } from '../../functions/core/accounts';
 import type { Environment } from '../../functions/platform/env';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../local/stack';
@@ -22,6 +24,14 @@ export async function startTestStack(env: Environment = {}, options: Pick<LocalS
   let running = true;
   const accounts = new DynamoAccountStore(table.doc, table.tableName);
   const bookmarks = new DynamoBookmarkStore(table.doc, table.tableName);
+  const feeds = new DynamoFeedStore(table.doc, table.tableName);
+
+  /** A feed of `userId`'s notes, stored as the CLI stores it. */
+  async function createFeed(userId: string, settings: FeedSettings & { title: string }) {
+    const feed = newFeedRecord({ id: randomUUID(), userId, settings, now: new Date() });
+    await feeds.createFeed(feed);
+    return feed;
+  }
 
   /** A user with a fresh token; `noteCap` defaults to the free plan's. */
   async function createUser(options: { noteCap?: number; name?: string } = {}) {
@@ -48,7 +58,9 @@ export async function startTestStack(env: Environment = {}, options: Pick<LocalS
     table,
     accounts,
     bookmarks,
+    feeds,
     createUser,
+    createFeed,
     save,
     /** Takes the API down (the server goes away, the data stays), as when `npm start` is stopped. */
     takeDown: async () => {
