@@ -21,7 +21,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { parseRateLimitPolicy, rateLimitHeaders } from '../functions/core/rate-limit';
-import { checkRouteTable, CORS_PREFLIGHT_MAX_AGE_SECONDS, corsAllowedOrigins, isRateLimited, pathMethods, routeEnvironment, routeMethods, type CorsSettings, type RouteDefinition } from '../functions/platform/routes';
+import { checkRouteTable, CORS_PREFLIGHT_MAX_AGE_SECONDS, corsAllowedOrigins, isRateLimited, pathMethods, routeEnvironment, routeMethods, type PreflightSettings, type RouteDefinition } from '../functions/platform/routes';
 import { rateLimitSettings, settings as handlerSettings } from '../functions/platform/settings';
 import { AppFunction, type AccessTargets } from './app-function';
 import type { GleanerSettings, Throttle } from './settings';
@@ -85,7 +85,7 @@ export class Api extends Construct {
     this.restApi.deploymentStage.node.addDependency(executionLogs);
 
     const methodThrottles: ThrottlingPerMethod[] = [];
-    const corsMethods = new Map<IResource, { cors: CorsSettings; methods: string[] }>();
+    const preflightMethods = new Map<IResource, { preflight: PreflightSettings; methods: string[] }>();
     for (const route of routes) {
       const fn = this.addRouteFunction(route, settings, targets);
       const resource = this.restApi.root.resourceForPath(route.path);
@@ -96,18 +96,18 @@ export class Api extends Construct {
         methodThrottles.push({ method, throttle: quotaOf(route) });
         acknowledgeAuthInFunction(method);
       }
-      if (route.cors) corsMethods.set(resource, { cors: route.cors, methods: [...(corsMethods.get(resource)?.methods ?? []), route.method] });
+      if (route.preflight) preflightMethods.set(resource, { preflight: route.preflight, methods: [...(preflightMethods.get(resource)?.methods ?? []), route.method] });
     }
-    for (const [resource, { cors, methods }] of corsMethods) {
-      const preflight = resource.addCorsPreflight({
-        allowOrigins: [...corsAllowedOrigins(cors, settings.corsAllowedOrigins)],
-        allowHeaders: [...cors.allowHeaders],
+    for (const [resource, { preflight, methods }] of preflightMethods) {
+      const preflightMethod = resource.addCorsPreflight({
+        allowOrigins: [...corsAllowedOrigins(preflight, settings.corsAllowedOrigins)],
+        allowHeaders: [...preflight.allowHeaders],
         allowMethods: ['OPTIONS', ...methods],
         maxAge: Duration.seconds(CORS_PREFLIGHT_MAX_AGE_SECONDS),
       });
       // With binaryMediaTypes */* the preflight's empty body counts as binary, which its mock
       // integration's request template cannot transform (a 500) unless it is converted to text.
-      (preflight.node.defaultChild as CfnMethod).addPropertyOverride('Integration.ContentHandling', 'CONVERT_TO_TEXT');
+      (preflightMethod.node.defaultChild as CfnMethod).addPropertyOverride('Integration.ContentHandling', 'CONVERT_TO_TEXT');
     }
 
     for (const path of new Set(routes.map((route) => route.path))) this.refuseOtherMethods(path, pathMethods(routes, path));
@@ -178,7 +178,7 @@ export class Api extends Construct {
     const rateLimit = settings.rateLimits[route.throttle];
     if (rateLimit && isRateLimited(route.throttle)) fn.function.addEnvironment(rateLimitSettings[route.throttle].name, rateLimit);
     for (const [name, value] of Object.entries(routeEnvironment(route))) fn.function.addEnvironment(name, value);
-    if (route.cors?.origins === 'configured') fn.function.addEnvironment(handlerSettings.corsAllowedOrigins.name, settings.corsAllowedOrigins.join(','));
+    if (route.preflight?.origins === 'configured') fn.function.addEnvironment(handlerSettings.corsAllowedOrigins.name, settings.corsAllowedOrigins.join(','));
     if (route.cdn) {
       // Only CloudFront can call these methods (API key), so its viewer-address and host headers are true.
       fn.function.addEnvironment(handlerSettings.trustCdnHeaders.name, 'true');

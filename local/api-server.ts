@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { compileRoutePath, CORS_PREFLIGHT_MAX_AGE_SECONDS, corsAllowedOrigins, ROUTE_TIMEOUT_SECONDS, pathMethods, routeMethods, type CorsSettings, type RouteDefinition } from '../functions/platform/routes';
+import { compileRoutePath, CORS_PREFLIGHT_MAX_AGE_SECONDS, corsAllowedOrigins, ROUTE_TIMEOUT_SECONDS, pathMethods, routeMethods, type PreflightSettings, type RouteDefinition } from '../functions/platform/routes';
 import { lambdaContext } from './queue';
 
 /**
@@ -75,9 +75,9 @@ async function dispatch(
     return match ? [{ route, pathParameters: Object.fromEntries(params.map((name, i) => [name, decodePathSegment(match[i + 1]!)])) }] : [];
   });
 
-  const cors = candidates.find(({ route }) => route.definition.cors)?.route.definition.cors;
-  if (request.method === 'OPTIONS' && cors) {
-    return send(response, preflight(corsAllowedOrigins(cors, options.corsOrigins), cors, request, candidates.map(({ route }) => route.definition.method)));
+  const preflight = candidates.find(({ route }) => route.definition.preflight)?.route.definition.preflight;
+  if (request.method === 'OPTIONS' && preflight) {
+    return send(response, preflightAnswer(corsAllowedOrigins(preflight, options.corsOrigins), preflight, request, candidates.map(({ route }) => route.definition.method)));
   }
   const found = candidates.find(({ route }) => routeMethods(route.definition).includes(request.method ?? ''));
   if (!found && candidates.length) {
@@ -179,7 +179,7 @@ function decodePathSegment(segment: string): string {
   }
 }
 
-function preflight(corsOrigins: readonly string[], cors: CorsSettings, request: IncomingMessage, methods: string[]): APIGatewayProxyResult {
+function preflightAnswer(corsOrigins: readonly string[], preflight: PreflightSettings, request: IncomingMessage, methods: string[]): APIGatewayProxyResult {
   const origin = request.headers.origin;
   const allowed = corsOrigins.includes('*') ? '*' : origin && corsOrigins.includes(origin) ? origin : null;
   return {
@@ -187,7 +187,7 @@ function preflight(corsOrigins: readonly string[], cors: CorsSettings, request: 
     headers: {
       ...(allowed ? { 'Access-Control-Allow-Origin': allowed } : {}),
       'Access-Control-Allow-Methods': ['OPTIONS', ...methods].join(','),
-      'Access-Control-Allow-Headers': cors.allowHeaders.join(','),
+      'Access-Control-Allow-Headers': preflight.allowHeaders.join(','),
       'Access-Control-Max-Age': String(CORS_PREFLIGHT_MAX_AGE_SECONDS),
       ...(allowed === '*' ? {} : { Vary: 'Origin' }),
     },

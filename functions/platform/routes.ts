@@ -18,8 +18,11 @@ export interface RouteDefinition {
   readonly entry: string;
   /** Which quota in cdk.json context (`throttle.<name>`) API Gateway applies to this route. */
   readonly throttle: 'save' | 'feed' | 'icon' | 'openapi';
-  /** Set when browsers may call the route from other origins: API Gateway and the local stack answer its CORS preflight. */
-  readonly cors?: CorsSettings;
+  /**
+   * Set when browsers call the route with headers that need a CORS preflight: API Gateway and the
+   * local stack then answer its OPTIONS. (The handler sends the CORS headers of its own answers.)
+   */
+  readonly preflight?: PreflightSettings;
   /** Served to the public through CloudFront (cached by the origin's Cache-Control). */
   readonly cdn: boolean;
   /** A GET route that also answers HEAD (the same answer without its body), for feed readers and link checkers. */
@@ -38,7 +41,7 @@ export interface RouteDefinition {
  */
 export type ResourceAccess = 'table:read' | 'table:write' | 'table:rate-limit' | 'queue:enrichment' | 'queue:favicon';
 
-export interface CorsSettings {
+export interface PreflightSettings {
   /** `configured`: the origins in CORS_ALLOWED_ORIGINS (the browser extension); `any`: every site (public feeds, embedded anywhere). */
   readonly origins: 'configured' | 'any';
   /** Request headers a preflight allows. */
@@ -46,7 +49,7 @@ export interface CorsSettings {
 }
 
 /** Site embeds revalidate with conditional GET, whose headers make the browser send a preflight. */
-const feedCors: CorsSettings = { origins: 'any', allowHeaders: ['If-None-Match', 'If-Modified-Since'] };
+const feedPreflight: PreflightSettings = { origins: 'any', allowHeaders: ['If-None-Match', 'If-Modified-Since'] };
 
 export const routes: readonly RouteDefinition[] = [
   {
@@ -55,7 +58,7 @@ export const routes: readonly RouteDefinition[] = [
     path: '/api/v1/bookmarks/save',
     entry: 'functions/save-bookmark/handler.ts',
     throttle: 'save',
-    cors: { origins: 'configured', allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'] },
+    preflight: { origins: 'configured', allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'] },
     cdn: false,
     access: ['table:read', 'table:write', 'queue:enrichment'],
   },
@@ -65,7 +68,7 @@ export const routes: readonly RouteDefinition[] = [
     path: '/api/v2/publisher/feeds/{feed_id}/public',
     entry: 'functions/published-feed-json/handler.ts',
     throttle: 'feed',
-    cors: feedCors,
+    preflight: feedPreflight,
     cdn: true,
     answersHead: true,
     access: ['table:read', 'table:rate-limit'],
@@ -76,7 +79,7 @@ export const routes: readonly RouteDefinition[] = [
     path: '/api/v2/publisher/feeds/{feed_id}/rss',
     entry: 'functions/published-feed-rss/handler.ts',
     throttle: 'feed',
-    cors: feedCors,
+    preflight: feedPreflight,
     cdn: true,
     answersHead: true,
     access: ['table:read', 'table:rate-limit'],
@@ -147,7 +150,7 @@ export function routeMethods(route: RouteDefinition): string[] {
  */
 export function pathMethods(table: readonly RouteDefinition[], path: string): string[] {
   const onPath = table.filter((route) => route.path === path);
-  return [...onPath.flatMap(routeMethods), ...(onPath.some((route) => route.cors) ? ['OPTIONS'] : [])];
+  return [...onPath.flatMap(routeMethods), ...(onPath.some((route) => route.preflight) ? ['OPTIONS'] : [])];
 }
 
 /** Refuses a route table that breaks the contract's promises (a retirement with less than six months' notice). */
@@ -162,8 +165,8 @@ export const CORS_PREFLIGHT_MAX_AGE_SECONDS = 600;
 export const ROUTE_TIMEOUT_SECONDS = 10;
 
 /** The origins a route's preflight admits, given the configured ones. */
-export function corsAllowedOrigins(cors: CorsSettings, configured: readonly string[]): readonly string[] {
-  return cors.origins === 'any' ? ['*'] : configured;
+export function corsAllowedOrigins(preflight: PreflightSettings, configured: readonly string[]): readonly string[] {
+  return preflight.origins === 'any' ? ['*'] : configured;
 }
 
 /** The absolute URL of a route, e.g. the RSS address of a feed. */
