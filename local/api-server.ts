@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { compileRoutePath, CORS_PREFLIGHT_MAX_AGE_SECONDS, corsAllowedOrigins, ROUTE_TIMEOUT_SECONDS, pathMethods, routeMethods, type PreflightSettings, type RouteDefinition } from '../functions/platform/routes';
-import { lambdaContext } from './queue';
+import { lambdaContext, restProxyEvent } from './lambda-runtime';
 
 /**
  * The local stand-in for API Gateway (REST, Lambda proxy integration): matches a request against the
@@ -120,54 +119,24 @@ function proxyEvent(
     (multiQuery[name] ??= []).push(value);
   }
   const hasQuery = Object.keys(query).length > 0;
-  const sourceIp = (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
   const text = body.length ? body.toString('utf8') : null;
   // Bodies that are not valid UTF-8 reach Lambda base64-encoded, as with API Gateway binary media types.
   const binary = text !== null && !Buffer.from(text, 'utf8').equals(body);
-  return {
+  return restProxyEvent({
+    httpMethod: request.method ?? 'GET',
     resource: route.path,
     path: url.pathname,
-    httpMethod: request.method ?? 'GET',
+    resourceId: route.id,
     headers,
     multiValueHeaders,
     queryStringParameters: hasQuery ? query : null,
     multiValueQueryStringParameters: hasQuery ? multiQuery : null,
     pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
-    stageVariables: null,
     body: binary ? body.toString('base64') : text,
     isBase64Encoded: binary,
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'local',
-      authorizer: null,
-      domainName: headers.Host ?? headers.host ?? 'localhost',
-      httpMethod: request.method ?? 'GET',
-      path: url.pathname,
-      protocol: `HTTP/${request.httpVersion}`,
-      requestId: randomUUID(),
-      requestTimeEpoch: Date.now(),
-      resourceId: route.id,
-      resourcePath: route.path,
-      stage: 'local',
-      identity: {
-        sourceIp,
-        userAgent: headers['User-Agent'] ?? headers['user-agent'] ?? null,
-        accessKey: null,
-        accountId: null,
-        apiKey: null,
-        apiKeyId: null,
-        caller: null,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        user: null,
-        userArn: null,
-      },
-    },
-  };
+    sourceIp: (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, ''),
+    protocol: `HTTP/${request.httpVersion}`,
+  });
 }
 
 /** A path parameter decoded as API Gateway passes it; a malformed escape stays as written, for the handler to refuse. */

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { lambdaContext, sqsRecord } from './lambda-runtime';
 
 /**
  * An in-process queue with the SQS semantics the workers rely on: at-least-once delivery in batches,
@@ -143,22 +144,15 @@ export class LocalQueue {
   }
 
   private toRecord(message: StoredMessage): SQSRecord {
-    return {
+    return sqsRecord({
       messageId: message.id,
       receiptHandle: message.receiptHandle!,
       body: message.body,
-      attributes: {
-        ApproximateReceiveCount: String(message.receiveCount),
-        SentTimestamp: String(message.sentAt),
-        SenderId: 'local',
-        ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt),
-      },
-      messageAttributes: {},
-      md5OfBody: createHash('md5').update(message.body).digest('hex'),
-      eventSource: 'aws:sqs',
-      eventSourceARN: this.arn,
-      awsRegion: 'local',
-    };
+      receiveCount: message.receiveCount,
+      sentAt: message.sentAt,
+      firstReceivedAt: message.firstReceivedAt!,
+      queueArn: this.arn,
+    });
   }
 
   private notifyIfEmpty(): void {
@@ -168,22 +162,3 @@ export class LocalQueue {
 }
 
 export class QueueUnavailableError extends Error {}
-
-/** The parts of the Lambda context the handlers read, for a local invocation with a 30 s budget. */
-export function lambdaContext(functionName: string, timeoutMs = 30_000): Context {
-  const deadline = Date.now() + timeoutMs;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}

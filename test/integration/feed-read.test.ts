@@ -6,7 +6,7 @@ import { newFeedRecord } from '../../functions/core/feed-settings';
 import { makeHandler as makeRssFeedHandler } from '../../functions/published-feed-rss/handler';
 import { makeHandler as makeSaveHandler } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
-import { context, proxyEvent } from '../support/events';
+import { context, proxyEvent } from '../support/factories';
 import { newTestAccount, publishedFeedTestDeps, saveHandlerDeps } from '../support/save-deps';
 
 /** A feed reader revalidating its copy costs the feed read and the tag index, never the notes. */

@@ -7,7 +7,7 @@ import { newFeedRecord } from '../../functions/core/feed-settings';
 import { parseRateLimitPolicy, type RateLimitPolicy } from '../../functions/core/rate-limit';
 import { makeHandler as makeJsonFeedHandler } from '../../functions/published-feed-json/handler';
 import { createTestTable } from '../support/dynamo';
-import { context, proxyEvent } from '../support/events';
+import { context, proxyEvent } from '../support/factories';
 import { publishedFeedTestDeps } from '../support/save-deps';
 
 /** A feed read waits for two DynamoDB round trips: the feed beside the rate-limit write, then its notes beside its owner. */

@@ -5,7 +5,7 @@ import { makeHandler as makeJsonFeedHandler } from '../../functions/published-fe
 import { makeHandler as makeSaveHandler } from '../../functions/save-bookmark/handler';
 import type { EnrichmentRequest } from '../../functions/core/enrichment';
 import { createTestTable } from '../support/dynamo';
-import { context, proxyEvent } from '../support/events';
+import { context, proxyEvent } from '../support/factories';
 import { publishedFeedTestDeps, saveHandlerDeps } from '../support/save-deps';
 
 /** A client rotating through the addresses of its IPv6 /64 stays within one quota. */

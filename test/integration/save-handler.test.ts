@@ -14,7 +14,7 @@ import type { EnrichmentRequest } from '../../functions/core/enrichment';
 import { makeHandler, type SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
 import { saveHandlerDeps } from '../support/save-deps';
-import { context, proxyEvent } from '../support/events';
+import { context, proxyEvent } from '../support/factories';
 import { testMetrics } from '../support/observability';
 
 let table: Awaited<ReturnType<typeof createTestTable>>;

@@ -11,7 +11,7 @@ import type { BookmarkStore } from '../../functions/core/save-bookmark';
 import { makeHandler, type SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
 import { saveHandlerDeps } from '../support/save-deps';
-import { context, proxyEvent } from '../support/events';
+import { context, proxyEvent } from '../support/factories';
 import { testMetrics } from '../support/observability';
 
 /** The save handler against DynamoDB Local with an Idempotency-Key: round trips, races and expiry. */

@@ -14,8 +14,7 @@ import { makeHandler as makeRssFeedHandler } from '../../functions/published-fee
 import { makeHandler as makeSaveHandler } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
 import { ANSWER_MARGIN_MS } from '../../functions/platform/request-deadline';
-import { lambdaContext } from '../../local/queue';
-import { context, proxyEvent } from '../support/events';
+import { context, proxyEvent } from '../support/factories';
 import { cancelled, injectFaults, nothingProcessed, throttled, type Fault } from '../support/fault-injection';
 import { newTestAccount, publishedFeedTestDeps, saveHandlerDeps } from '../support/save-deps';
 
@@ -190,7 +189,7 @@ describe('retries under contention that never ends', () => {
     const before = await new DynamoBookmarkStore(table.doc, table.tableName).getNote(first.note_id);
 
     // A function with less time left than the answer needs: no retry may start, whatever the loop.
-    const invocation = lambdaContext('save', ANSWER_MARGIN_MS - 500);
+    const invocation = context('save', ANSWER_MARGIN_MS - 500);
     // Every write of the note (a transaction led by its conditional Update) loses.
     const noteUpdate = (input: Record<string, unknown>) => (input.TransactItems as { Update?: unknown }[] | undefined)?.[0]?.Update !== undefined;
     let noteWrites = 0;

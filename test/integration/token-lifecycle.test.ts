@@ -5,7 +5,7 @@ import { newAccessToken, newUser } from '../../functions/core/accounts';
 import { expiryAfter, expiryAfterRotation } from '../../functions/core/token-lifecycle';
 import { makeHandler, type SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
-import { context, proxyEvent } from '../support/events';
+import { context, proxyEvent } from '../support/factories';
 import { saveHandlerDeps } from '../support/save-deps';
 
 /** Token expiry, rotation and "last used", through the save handler against DynamoDB Local. */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { makeHandler } from '../../functions/get-icon/handler';
 import { createLogger, createMetrics } from '../../functions/platform/observability';
-import { context, proxyEvent } from '../support/events';
+import { context, proxyEvent } from '../support/factories';
 
 const TOKEN = 'gln_0123456789abcdefghijABCDEFGHIJ012345';
 const API_KEY = 'cloudfront-origin-key-0123456789';

@@ -3,7 +3,7 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { RetryLaterError, retryDelaySeconds, type Attempt } from '../../functions/core/enrichment';
 import { sqsWorker, type SqsWorkerOptions } from '../../functions/queue-consumer/sqs-batch-handler';
-import { lambdaContext } from '../../local/queue';
+import { context, sqsRecord } from '../support/factories';
 import { testMetrics } from '../support/observability';
 
 interface Job {
@@ -15,26 +15,7 @@ interface Job {
 const MAX_ATTEMPTS = 5;
 const RETRY_BASE_SECONDS = 30;
 
-function record(messageId: string, body: string, receiveCount = 1): SQSRecord {
-  return {
-    messageId,
-    receiptHandle: `receipt-${messageId}`,
-    body,
-    attributes: {
-      ApproximateReceiveCount: String(receiveCount),
-      SentTimestamp: '1780315200000',
-      SenderId: 'test',
-      ApproximateFirstReceiveTimestamp: '1780315200000',
-    },
-    messageAttributes: {},
-    md5OfBody: 'not-checked',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:local:000000000000:jobs',
-    awsRegion: 'local',
-  };
-}
-
-const jobRecord = (messageId: string, result: Job['result'], receiveCount = 1) => record(messageId, JSON.stringify({ name: messageId, result }), receiveCount);
+const jobRecord = (messageId: string, result: Job['result'], receiveCount = 1) => sqsRecord({ messageId, body: JSON.stringify({ name: messageId, result }), receiveCount });
 
 type DelayRedelivery = SqsWorkerOptions<Job>['delayRedelivery'];
 
@@ -57,7 +38,7 @@ function worker(delayRedelivery = vi.fn<DelayRedelivery>(async () => {})) {
     maxAttempts: MAX_ATTEMPTS,
     retryBaseSeconds: RETRY_BASE_SECONDS,
   });
-  const invoke = (...records: SQSRecord[]) => handler({ Records: records } satisfies SQSEvent, lambdaContext('test-worker'));
+  const invoke = (...records: SQSRecord[]) => handler({ Records: records } satisfies SQSEvent, context('test-worker'));
   return { invoke, process, delayRedelivery, counted, warned };
 }
 
@@ -123,7 +104,7 @@ describe('sqsWorker', () => {
 
   it('reports a record whose body cannot be parsed as failed, without processing it', async () => {
     const { invoke, process } = worker();
-    const response = await invoke(jobRecord('m1', 'ok'), record('m2', '{not json'), jobRecord('m3', 'ok'));
+    const response = await invoke(jobRecord('m1', 'ok'), sqsRecord({ messageId: 'm2', body: '{not json' }), jobRecord('m3', 'ok'));
     expect(failedIds(response)).toEqual(['m2']);
     expect(process.mock.calls.map(([job]) => job.name).sort()).toEqual(['m1', 'm3']);
   });
