@@ -5,7 +5,8 @@ import { routes } from '../../functions/platform/routes';
 import { tableDefinition } from '../../functions/platform/table-definition';
 import { rateLimitSettings, settings } from '../../functions/platform/settings';
 import { queues, scheduledTasks, workers } from '../../functions/platform/workers';
-import { acknowledgments, apiMethods, buildGleanerStack, nagViolations, onlyResource, testContext, testSettings } from './harness';
+import { workerTimeout } from '../../lib/work-queue';
+import { acknowledgments, apiMethods, buildGleanerStack, nagViolations, onlyResource, stageResourcePath, testContext, testSettings } from './harness';
 
 let built: ReturnType<typeof buildGleanerStack>;
 beforeAll(() => {
@@ -169,7 +170,7 @@ describe('REST API', () => {
     const feed = cdnRoutes.find((route) => route.id === 'GetPublishedFeedRss')!;
     built.template.hasResourceProperties('AWS::ApiGateway::Stage', {
       MethodSettings: Match.arrayWith([
-        Match.objectLike({ HttpMethod: 'HEAD', ResourcePath: `/${feed.path.replace(/\//g, '~1')}`, ThrottlingRateLimit: testContext.throttle.feed.rateLimit }),
+        Match.objectLike({ HttpMethod: 'HEAD', ResourcePath: stageResourcePath(feed.path), ThrottlingRateLimit: testContext.throttle.feed.rateLimit }),
       ]),
     });
     built.template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
@@ -270,7 +271,7 @@ describe('REST API', () => {
         }),
         Match.objectLike({
           HttpMethod: 'POST',
-          ResourcePath: '/~1api~1v1~1bookmarks~1save',
+          ResourcePath: stageResourcePath(saveRoute.path),
           ThrottlingRateLimit: save.rateLimit,
           ThrottlingBurstLimit: save.burstLimit,
         }),
@@ -404,7 +405,7 @@ describe('workers', () => {
       const [, fn] = backgroundFunction(worker.id);
       const queue = built.template.toJSON().Resources[queueIds(worker.queue).queueId];
       expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * fn.Properties.Timeout);
-      expect(fn.Properties.Timeout).toBe(30);
+      expect(fn.Properties.Timeout).toBe(workerTimeout.toSeconds());
     }
   });
 

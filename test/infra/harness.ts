@@ -84,6 +84,11 @@ export function apiMethods(template: Template) {
     .map(({ Properties }) => ({ httpMethod: Properties.HttpMethod as string, path: pathOf(Properties.ResourceId), properties: Properties }));
 }
 
+/** A method's resource path as a stage's MethodSettings write it (`/~1api~1v1~1bookmarks~1save`). */
+export function stageResourcePath(path: string): string {
+  return `/${path.replace(/\//g, '~1')}`;
+}
+
 /** The single resource of `type` whose properties match, by logical id. */
 export function onlyResource(template: Template, type: string, props?: unknown): [string, { Properties: Record<string, any> }] {
   const found = Object.entries(template.findResources(type, props ? { Properties: props } : undefined));
