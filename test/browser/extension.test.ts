@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -8,7 +6,7 @@ import type { BrowserContext, Page, Worker } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildExtension } from '../../extension/build';
 import { mintToken } from '../../functions/core/token';
-import { chromiumAvailable, launchWithExtension } from '../support/browser';
+import { chromiumAvailable, launchWithExtension, serveHtmlPage } from '../support/browser';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { repositoryRoot } from '../support/processes';
 
@@ -30,7 +28,7 @@ const ARTICLE = `<!doctype html><html lang="en"><head><title>Queues absorb burst
 
 describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () => {
   let t: TestStack;
-  let site: Server;
+  let site: Awaited<ReturnType<typeof serveHtmlPage>>;
   let siteUrl: string;
   let context: BrowserContext;
   let worker: Worker;
@@ -41,9 +39,8 @@ describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () =>
   beforeAll(async () => {
     t = await startTestStack();
     ({ token, user: { id: userId } } = await t.createUser());
-    site = createServer((_, response) => response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(ARTICLE));
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    site = await serveHtmlPage(ARTICLE);
+    siteUrl = `http://127.0.0.1:${site.port}`;
     // The options page asks for the server's origin; automation cannot answer that prompt, so this
     // build has loopback granted at install (the published build has no host permissions).
     const { outDir } = await buildExtension({ outDir: mkdtempSync(join(tmpdir(), 'gleaner-extension-')), testHostPermissions: ['http://127.0.0.1/*'], zip: false });

@@ -1,12 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
-import { newFeedRecord } from '../../functions/core/feed-settings';
 import { routeUrl } from '../../functions/platform/routes';
-import { chromiumAvailable, launchChromium } from '../support/browser';
+import { chromiumAvailable, launchChromium, serveHtmlPage } from '../support/browser';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
 /**
@@ -36,16 +31,15 @@ async function load(feedUrl) {
 
 describe.skipIf(!chromiumAvailable())('a feed embedded in a page on another origin, in Chromium', () => {
   let t: TestStack;
-  let site: Server;
+  let site: Awaited<ReturnType<typeof serveHtmlPage>>;
   let siteUrl: string;
   let browser: Browser;
 
   beforeAll(async () => {
     t = await startTestStack();
-    site = createServer((_, response) => response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(EMBED_PAGE));
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    site = await serveHtmlPage(EMBED_PAGE);
     // `localhost` against the API's 127.0.0.1: another origin even before the port differs.
-    siteUrl = `http://localhost:${(site.address() as AddressInfo).port}/`;
+    siteUrl = `http://localhost:${site.port}/`;
     browser = await launchChromium();
   }, 60_000);
 
@@ -58,8 +52,7 @@ describe.skipIf(!chromiumAvailable())('a feed embedded in a page on another orig
   it('reads the feed, then revalidates with If-None-Match and If-Modified-Since and gets 304s it can read', async () => {
     const { user, token } = await t.createUser({ name: 'Embedder' });
     expect((await t.save(token, { url: 'https://example.com/embedded', title: 'Embedded page', comment: '#blogroll' })).status).toBe(200);
-    const feed = newFeedRecord({ id: randomUUID(), userId: user.id, settings: { title: 'Blogroll', tags: ['blogroll'], sharing: 'public' }, now: new Date() });
-    await new DynamoFeedStore(t.table.doc, t.table.tableName).createFeed(feed);
+    const feed = await t.createFeed(user.id, { title: 'Blogroll', tags: ['blogroll'], sharing: 'public' });
     const feedUrl = routeUrl(t.stack.baseUrl, 'GetPublishedFeed', { feed_id: feed.id });
 
     const page = await browser.newPage();

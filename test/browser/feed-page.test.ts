@@ -1,15 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { embedSnippet } from '../../functions/core/feed-page';
-import { newFeedRecord } from '../../functions/core/feed-settings';
 import { routeUrl } from '../../functions/platform/routes';
-import { chromiumAvailable, launchChromium } from '../support/browser';
+import { chromiumAvailable, launchChromium, serveHtmlPage } from '../support/browser';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
 /**
@@ -23,8 +18,7 @@ const HOSTILE = `<img src=x onerror="window.pwned=1"><script>window.pwned=1</scr
 describe.skipIf(!chromiumAvailable())("a feed's public page, in Chromium", () => {
   let t: TestStack;
   let browser: Browser;
-  let site: Server;
-  let sitePage = '';
+  let site: Awaited<ReturnType<typeof serveHtmlPage>>;
   let feedId: string;
   /** A feed without the hostile note, for the README's screenshot. */
   let calmFeedId: string;
@@ -40,31 +34,16 @@ describe.skipIf(!chromiumAvailable())("a feed's public page, in Chromium", () =>
     });
     await t.save(token, { url: 'https://example.com/nanosecond', title: 'A nanosecond of wire', selection: 'Eleven point eight inches.', comment: '#reading #calm' });
     await t.save(token, { url: 'https://example.com/hostile', title: HOSTILE, selection: HOSTILE, comment: `${HOSTILE} #reading` });
-    const feed = newFeedRecord({
-      id: randomUUID(),
-      userId: user.id,
-      settings: { title: 'What Grace reads', description: 'Highlights from the reading pile.', tags: ['reading'], sharing: 'public' },
-      now: new Date(),
-    });
-    await new DynamoFeedStore(t.table.doc, t.table.tableName).createFeed(feed);
-    feedId = feed.id;
-    const calm = newFeedRecord({
-      id: randomUUID(),
-      userId: user.id,
-      settings: { title: 'What Grace reads', description: 'Highlights from the reading pile.', tags: ['calm'], sharing: 'public' },
-      now: new Date(),
-    });
-    await new DynamoFeedStore(t.table.doc, t.table.tableName).createFeed(calm);
-    calmFeedId = calm.id;
+    const feedSettings = { title: 'What Grace reads', description: 'Highlights from the reading pile.', sharing: 'public' } as const;
+    feedId = (await t.createFeed(user.id, { ...feedSettings, tags: ['reading'] })).id;
+    calmFeedId = (await t.createFeed(user.id, { ...feedSettings, tags: ['calm'] })).id;
     const links = {
       page: routeUrl(t.stack.baseUrl, 'GetFeedPage', { feed_id: feedId }),
       json: routeUrl(t.stack.baseUrl, 'GetPublishedFeed', { feed_id: feedId }),
       rss: routeUrl(t.stack.baseUrl, 'GetPublishedFeedRss', { feed_id: feedId }),
       embedScript: routeUrl(t.stack.baseUrl, 'GetFeedEmbedScript', {}),
     };
-    sitePage = `<!doctype html><html lang="en"><head><title>My blog</title></head><body><h1>What I read</h1>${embedSnippet(links)}</body></html>`;
-    site = createServer((_, response) => response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(sitePage));
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    site = await serveHtmlPage(`<!doctype html><html lang="en"><head><title>My blog</title></head><body><h1>What I read</h1>${embedSnippet(links)}</body></html>`);
     browser = await launchChromium();
   }, 60_000);
 
@@ -130,7 +109,7 @@ describe.skipIf(!chromiumAvailable())("a feed's public page, in Chromium", () =>
     page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
     page.on('pageerror', (error) => errors.push(error.message));
     // `localhost` against the API's 127.0.0.1: another origin even before the port differs.
-    await page.goto(`http://localhost:${(site.address() as AddressInfo).port}/`);
+    await page.goto(`http://localhost:${site.port}/`);
     const items = page.locator('.gleaner-feed li a');
     await expect.poll(() => items.count()).toBe(3);
     expect(await items.allTextContents()).toEqual([HOSTILE, 'A nanosecond of wire', 'On compilers']);

@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Worker } from 'playwright-core';
@@ -41,4 +42,11 @@ export async function launchWithExtension(extensionDir: string): Promise<{ conte
   });
   const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
   return { context, worker, extensionId: new URL(worker.url()).host };
+}
+
+/** A web site of one HTML page on a loopback port: the page a test visits, or embeds a feed in. */
+export async function serveHtmlPage(html: string): Promise<{ readonly port: number; close(): void }> {
+  const server = createServer((_, response) => response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as AddressInfo).port, close: () => server.close() };
 }
