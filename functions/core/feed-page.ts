@@ -6,11 +6,12 @@
  * - `renderFeedPage(feed, notes, links): string` — `notes` are already selected (see `selectFeedEntries`)
  * - `renderFeedNotFoundPage(): string`
  *
- * Every piece of user text goes through `escapeHtml`; no user text reaches a URL attribute except
- * the bookmarked http(s) URLs, which `safeHref` checks.
+ * Every piece of user text goes through `escapeHtml`, except note bodies, which `noteHtml` renders
+ * through its allow-list; no other user text reaches a URL attribute except the bookmarked http(s)
+ * URLs, which `safeHref` checks.
  */
 import { type Feed, type FeedNote, parseInstant, sortNewestFirst } from './feed';
-import { markdownToPlainText } from './markdown-text';
+import { noteHtml } from './note-html';
 import { sanitizeText } from './text';
 
 /** The addresses a feed's page links to; all derived from the route table by the handler. */
@@ -82,23 +83,6 @@ ${options.script ? `<script>${options.script}</script>\n` : ''}</body>
 `;
 }
 
-/** The note body as paragraphs: `>` blocks (the saved highlights) become quotes, the rest plain text. */
-function renderBody(body: string): string {
-  return body
-    .replace(/\r\n?/g, '\n')
-    .split(/\n{2,}/)
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      const lines = block.split('\n');
-      if (lines.every((line) => line.startsWith('>'))) {
-        const quoted = lines.map((line) => line.replace(/^>\s?/, '')).join('\n');
-        return `<blockquote><p>${escapeHtml(markdownToPlainText(quoted))}</p></blockquote>`;
-      }
-      return `<p>${escapeHtml(markdownToPlainText(block))}</p>`;
-    })
-    .join('\n');
-}
-
 function renderDate(iso: string | null): string {
   const ms = parseInstant(iso);
   if (ms === null) return '';
@@ -114,7 +98,7 @@ function renderEntry(note: FeedNote): string {
   return `<article id="entry-${escapeHtml(note.id)}">
 <h2>${href ? `<a href="${escapeHtml(href)}">${title}</a>` : title}</h2>
 <p class="meta">${renderDate(note.updated ?? note.created)}${href ? ` · <a href="${escapeHtml(href)}">${escapeHtml(hostOf(href))}</a>` : ''}</p>
-${renderBody(note.body)}
+${noteHtml(note.body)}
 ${tags}
 </article>`;
 }

@@ -7,7 +7,8 @@
  * RSS requires one), `language`, `atom:link rel="self"`, `lastBuildDate` (newest change, when known),
  * `generator`; per note an `item` with `title`, `link` (the bookmarked URL, else the entry page),
  * `guid isPermaLink="false"` (note id), `pubDate` (from `updated`, omitted when unknown),
- * `description`, one `category` per tag.
+ * `description` (plain text), `content:encoded` (the note as sanitised HTML, note-html.ts),
+ * `dc:creator` (the feed's author, when it has one), one `category` per tag.
  *
  * Readers take titles and descriptions as HTML (RSS convention, and feedparser's guess for any text
  * that looks like markup), so every one of them, channel and items alike, is HTML-escaped inside the
@@ -26,9 +27,12 @@ import {
   sortNewestFirst,
   toFeedEntry,
 } from './feed';
+import { noteHtml } from './note-html';
 import { sanitizeText } from './text';
 
 const ATOM_NAMESPACE = 'http://www.w3.org/2005/Atom';
+const CONTENT_NAMESPACE = 'http://purl.org/rss/1.0/modules/content/';
+const DUBLIN_CORE_NAMESPACE = 'http://purl.org/dc/elements/1.1/';
 /** Feeds have no language setting yet; the texts Gleaner writes itself (the fallback description) are English. */
 const CHANNEL_LANGUAGE = 'en';
 
@@ -73,6 +77,8 @@ export function renderRss(feed: Feed, notes: readonly FeedNote[], options: RssOp
   const rss = create({ version: '1.0', encoding: 'UTF-8' }).ele('rss', {
     version: '2.0',
     'xmlns:atom': ATOM_NAMESPACE,
+    'xmlns:content': CONTENT_NAMESPACE,
+    'xmlns:dc': DUBLIN_CORE_NAMESPACE,
   });
   const channel = rss.ele('channel');
   addHtmlText(channel, 'title', feed.title);
@@ -87,11 +93,11 @@ export function renderRss(feed: Feed, notes: readonly FeedNote[], options: RssOp
   const lastChange = lastChangedAt(notes, feed);
   if (lastChange !== null) addText(channel, 'lastBuildDate', formatRfc822(lastChange));
   addText(channel, 'generator', 'Gleaner');
-  for (const note of sortNewestFirst(notes)) addItem(channel, note, options);
+  for (const note of sortNewestFirst(notes)) addItem(channel, note, feed.author.trim(), options);
   return rss.end({ prettyPrint: true });
 }
 
-function addItem(channel: XmlElement, note: FeedNote, options: RssOptions): void {
+function addItem(channel: XmlElement, note: FeedNote, author: string, options: RssOptions): void {
   const item = channel.ele('item');
   addHtmlText(item, 'title', note.title);
   addText(item, 'link', note.url ?? options.entryLink(note));
@@ -99,6 +105,10 @@ function addItem(channel: XmlElement, note: FeedNote, options: RssOptions): void
   const updated = parseInstant(note.updated);
   if (updated !== null) addText(item, 'pubDate', formatRfc822(updated));
   addHtmlText(item, 'description', toFeedEntry(note).text);
+  // HTML has no `]]>` outside markup, and the renderer escapes every `>` of text: one CDATA section holds it.
+  item.ele(CONTENT_NAMESPACE, 'content:encoded').dat(noteHtml(note.body));
+  // Readers take dc:creator as plain text (feedparser shows it as written), so it is escaped only as XML.
+  if (author) item.ele(DUBLIN_CORE_NAMESPACE, 'dc:creator').txt(xmlText(author));
   for (const tag of note.tags) addText(item, 'category', tag);
 }
 

@@ -40,7 +40,7 @@ describe("a feed's public page", () => {
     );
     const article = document.querySelector('article')!;
     expect(article.querySelector('h2 a')?.getAttribute('href')).toBe('https://example.com/one');
-    expect(article.querySelector('blockquote')?.textContent).toBe('a quoted passage');
+    expect(article.querySelector('blockquote')?.textContent?.trim()).toBe('a quoted passage');
     expect(article.querySelector('time')?.getAttribute('datetime')).toMatch(/^\d{4}-/);
     expect((document.querySelector('#rss-address') as unknown as { value: string }).value).toBe(routeUrl(t.stack.baseUrl, 'GetPublishedFeedRss', { feed_id: feed.id }));
     // The snippet is text in a textarea (RCDATA: the browser decodes these references; linkedom does not).

@@ -20,7 +20,7 @@ p param picture pre progress q rp rt ruby s samp script section select small sou
 sub summary sup table tbody td template textarea tfoot th thead time title tr track u ul var video wbr
 font center big tt strike'''.split())
 PLAIN_TEXT = {('channel', 'title'), ('channel', 'description'), ('item', 'title'), ('item', 'category'), ('channel', 'category')}
-HTML_TEXT = {('item', 'description')}
+HTML_TEXT = {('item', 'description'), ('item', 'content:encoded')}
 ACTIVE = {'script', 'style', 'iframe', 'object', 'embed', 'form', 'meta', 'link', 'base'}
 
 warnings = []

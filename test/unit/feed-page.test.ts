@@ -34,7 +34,7 @@ describe('renderFeedPage', () => {
     expect(document.querySelector('meta[property="og:title"]')?.getAttribute('content')).toBe(HOSTILE);
     expect(document.querySelector('meta[property="og:description"]')?.getAttribute('content')).toBe(HOSTILE);
     expect(document.querySelector('article h2')?.textContent).toBe(HOSTILE);
-    expect(document.querySelector('article blockquote')?.textContent).toBe(HOSTILE);
+    expect(document.querySelector('article blockquote')?.textContent?.trim()).toBe(HOSTILE);
     expect(document.querySelector('article ul.tags li')?.textContent).toBe(`#${HOSTILE}`);
     expect(html).not.toMatch(/<script>alert|<img/);
   });

@@ -37,13 +37,14 @@ describe.skipIf(!feedValidatorRulesAvailable('feed validator rules test'))('RSS 
 <title>Tom &amp;amp; Jerry</title>
 <description>&lt;b&gt;bold&lt;/b&gt;</description>
 <link>https://x.example/</link>
-<item><title>a &lt;i</title><description>&lt;script&gt;x&lt;/script&gt;</description><category>bad\u0085</category></item>
+<item><title>a &lt;i</title><description>&lt;script&gt;x&lt;/script&gt;</description><content:encoded>&lt;p onclick="x"&gt;y&lt;/p&gt;</content:encoded><category>bad\u0085</category></item>
 </channel></rss>`;
     expect(feedValidatorWarnings(flawed)).toEqual([
       'channel/title should not contain HTML',
       'channel/description should not contain HTML',
       'item/title: Encode "&" and "<" in plain text using hexadecimal character references.',
       'item/description should not contain script',
+      'item/content:encoded should not contain p',
       'item/category contains bad characters',
       'channel should contain a language element',
     ]);

@@ -3,6 +3,7 @@ import { SaxesParser } from 'saxes';
 import { describe, expect, it } from 'vitest';
 import type { Feed, FeedNote } from '../../functions/core/feed';
 import { renderRss } from '../../functions/core/feed-rss';
+import { noteHtml } from '../../functions/core/note-html';
 
 /** Characters XML 1.0 forbids; each lone surrogate sits next to ASCII or a control, never its partner. */
 const FORBIDDEN = '\uDFFF\u0000\u0001\u0008\u000B\u000C\u001F\uFFFE\uFFFF\uD800';
@@ -163,6 +164,19 @@ describe('renderRss', () => {
     expect(child(item, 'pubDate').text).toBe('Sat, 21 Nov 2026 10:00:00 GMT');
     expect(child(item, 'description').text).toBe(htmlEscaped(BIG_BODY_TEXT));
     expect(childTexts(item, 'category')).toEqual([`tag ${hostile(SANITIZED)}`, 'web']);
+  });
+
+  it('adds each note as sanitised HTML in content:encoded and the feed author as dc:creator, in their namespaces', () => {
+    const items = child(parseStrictXml(xml).root, 'channel').children.filter((c) => c.name === 'item');
+    const item = items[1]!;
+    const encoded = child(item, 'content:encoded');
+    expect(encoded.uri).toBe('http://purl.org/rss/1.0/modules/content/');
+    expect(encoded.text).toBe(noteHtml(HOSTILE_NOTE.body));
+    const creator = child(item, 'dc:creator');
+    expect(creator.uri).toBe('http://purl.org/dc/elements/1.1/');
+    expect(creator.text).toBe(FEED.author);
+    const anonymous = child(child(parseStrictXml(renderRss({ ...FEED, author: '  ' }, [NEWER_NOTE], OPTIONS)).root, 'channel'), 'item');
+    expect(anonymous.children.map((c) => c.name)).not.toContain('dc:creator');
   });
 
   it('reads back the same through a feed parser', () => {
