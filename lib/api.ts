@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnParameter, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -47,8 +47,9 @@ export class Api extends Construct {
     checkRouteTable(routes);
     const apiName = Stack.of(this).stackName;
     const logging = { retention: settings.logRetentionDays, removalPolicy: RemovalPolicy.DESTROY };
+    const throttles = throttleParameters(Stack.of(this), settings.throttle);
     const quotaOf = (route: RouteDefinition): Throttle => {
-      const quota = settings.throttle[route.throttle];
+      const quota = throttles[route.throttle];
       if (!quota) throw new Error(`Route ${route.id} uses the quota "${route.throttle}", which cdk.json context gleaner.throttle lacks.`);
       return quota;
     };
@@ -68,12 +69,15 @@ export class Api extends Construct {
         tracingEnabled: true,
         accessLogDestination: new LogGroupLogDestination(new LogGroup(this, 'AccessLogs', logging)),
         accessLogFormat: accessLogFormat(),
-        loggingLevel: MethodLoggingLevel.ERROR,
-        dataTraceEnabled: false,
+        ...EXECUTION_LOGGING,
         metricsEnabled: false,
-        ...stageThrottling(settings.throttle.default),
+        ...stageThrottling(throttles.default!),
+        // A method's own settings replace the stage's rather than inherit them: each repeats the
+        // execution logging, and turns on the per-route metrics the alarms and dashboard read.
         methodOptions: Object.fromEntries(
-          routes.flatMap((route) => routeMethods(route).map((method) => [`${route.path}/${method}`, stageThrottling(quotaOf(route))])),
+          routes.flatMap((route) =>
+            routeMethods(route).map((method) => [`${route.path}/${method}`, { ...EXECUTION_LOGGING, metricsEnabled: true, ...stageThrottling(quotaOf(route)) }]),
+          ),
         ),
       },
     });
@@ -93,7 +97,8 @@ export class Api extends Construct {
       // HEAD goes to the same function, whose middleware drops the body.
       for (const httpMethod of routeMethods(route)) {
         const method = resource.addMethod(httpMethod, integration, { apiKeyRequired: route.cdn });
-        methodThrottles.push({ method, throttle: quotaOf(route) });
+        // A usage plan throttles only requests with an API key: the cached routes, which CloudFront calls.
+        if (route.cdn) methodThrottles.push({ method, throttle: quotaOf(route) });
         acknowledgeAuthInFunction(method);
       }
       if (route.preflight) preflightMethods.set(resource, { preflight: route.preflight, methods: [...(preflightMethods.get(resource)?.methods ?? []), route.method] });
@@ -129,8 +134,8 @@ export class Api extends Construct {
     // to the cached routes. The stage method settings above throttle every caller.
     const usagePlan = this.restApi.addUsagePlan('UsagePlan', {
       name: `${apiName}-throttles`,
-      description: 'Per-route throttles from cdk.json context gleaner.throttle for the requests CloudFront forwards with its API key (the cached routes); the stage method settings apply the same limits to all callers.',
-      throttle: settings.throttle.default,
+      description: 'Per-route throttles (the stack parameters Throttle*) for the requests CloudFront forwards with its API key (the cached routes); the stage method settings apply the same limits to all callers.',
+      throttle: throttles.default,
       apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage, throttle: methodThrottles }],
     });
     usagePlan.addApiKey(cdnApiKey);
@@ -268,6 +273,36 @@ function bodyRateLimitHeaders(routes: readonly RouteDefinition[], settings: Glea
   const headers = rateLimitHeaders({ allowed: true, policy, remaining: policy.limit, resetSeconds: policy.windowSeconds });
   // Gateway response header values are static strings in single quotes.
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`]));
+}
+
+/** Execution logging of the stage and of every method (a method's settings do not inherit the stage's). */
+const EXECUTION_LOGGING = { loggingLevel: MethodLoggingLevel.ERROR, dataTraceEnabled: false } as const;
+
+/**
+ * Each quota's rate and burst as stack parameters, defaulting to cdk.json context: an operator tunes
+ * them in the CloudFormation console (update the stack, keep its template), and `cdk deploy` keeps
+ * the values it finds, as it reuses a deployed stack's parameter values unless told otherwise.
+ */
+function throttleParameters(stack: Stack, quotas: GleanerSettings['throttle']): Record<string, Throttle> {
+  return Object.fromEntries(
+    Object.entries(quotas).map(([quota, { rateLimit, burstLimit }]) => {
+      const name = `Throttle${quota.charAt(0).toUpperCase()}${quota.slice(1)}`;
+      const scope = quota === 'default' ? 'every route without a quota of its own' : `the routes of the "${quota}" quota`;
+      const rate = new CfnParameter(stack, `${name}RateLimit`, {
+        type: 'Number',
+        default: rateLimit,
+        minValue: 0,
+        description: `Requests per second API Gateway admits on ${scope} (cdk.json context: ${rateLimit}).`,
+      });
+      const burst = new CfnParameter(stack, `${name}BurstLimit`, {
+        type: 'Number',
+        default: burstLimit,
+        minValue: 0,
+        description: `Requests API Gateway admits at once above that rate on ${scope} (cdk.json context: ${burstLimit}).`,
+      });
+      return [quota, { rateLimit: rate.valueAsNumber, burstLimit: burst.valueAsNumber }];
+    }),
+  );
 }
 
 function stageThrottling({ rateLimit, burstLimit }: Throttle): MethodDeploymentOptions {

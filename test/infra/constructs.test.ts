@@ -9,7 +9,7 @@ import { AppFunction } from '../../lib/app-function';
 import { cachedPathPatterns } from '../../lib/cdn';
 import { parseSettings } from '../../lib/settings';
 import { WorkQueue, workerTimeout } from '../../lib/work-queue';
-import { apiMethods, buildApi, cdkJson, onlyResource, stageResourcePath, testApp, testContext, testSettings } from './harness';
+import { apiMethods, buildApi, cdkJson, onlyResource, stageResourcePath, testApp, testContext, testSettings, throttleOf } from './harness';
 
 const saveRoute = routes.find((route) => route.id === 'SaveBookmark')!;
 
@@ -62,7 +62,7 @@ describe('adding a route to the route table', () => {
   });
 
   it('throttles it by its own quota at the stage and in the usage plan', () => {
-    const { feed } = testContext.throttle;
+    const feed = throttleOf('feed');
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       MethodSettings: Match.arrayWith([
         Match.objectLike({

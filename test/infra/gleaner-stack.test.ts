@@ -1,12 +1,12 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../functions/platform/routes';
+import { routeMethods, routes } from '../../functions/platform/routes';
 import { tableDefinition } from '../../functions/platform/table-definition';
 import { rateLimitSettings, settings } from '../../functions/platform/settings';
 import { queues, scheduledTasks, workers } from '../../functions/platform/workers';
 import { workerTimeout } from '../../lib/work-queue';
-import { acknowledgments, apiMethods, buildGleanerStack, nagViolations, onlyResource, stageResourcePath, testContext, testSettings } from './harness';
+import { acknowledgments, apiMethods, buildGleanerStack, nagViolations, onlyResource, stageResourcePath, testContext, testSettings, throttleOf } from './harness';
 
 let built: ReturnType<typeof buildGleanerStack>;
 beforeAll(() => {
@@ -170,11 +170,11 @@ describe('REST API', () => {
     const feed = cdnRoutes.find((route) => route.id === 'GetPublishedFeedRss')!;
     built.template.hasResourceProperties('AWS::ApiGateway::Stage', {
       MethodSettings: Match.arrayWith([
-        Match.objectLike({ HttpMethod: 'HEAD', ResourcePath: stageResourcePath(feed.path), ThrottlingRateLimit: testContext.throttle.feed.rateLimit }),
+        Match.objectLike({ HttpMethod: 'HEAD', ResourcePath: stageResourcePath(feed.path), ThrottlingRateLimit: throttleOf('feed').rateLimit }),
       ]),
     });
     built.template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
-      ApiStages: [Match.objectLike({ Throttle: Match.objectLike({ [`${feed.path}/HEAD`]: Match.objectLike({ RateLimit: testContext.throttle.feed.rateLimit }) }) })],
+      ApiStages: [Match.objectLike({ Throttle: Match.objectLike({ [`${feed.path}/HEAD`]: Match.objectLike({ RateLimit: throttleOf('feed').rateLimit }) }) })],
     });
   });
 
@@ -254,44 +254,53 @@ describe('REST API', () => {
     expect(plan.Properties.Description).toMatch(/API key/);
   });
 
-  it('throttles each route by its quota and the rest of the stage by the default one', () => {
-    const { save, default: stageDefault } = testContext.throttle;
-    const [, stage] = onlyResource(built.template, 'AWS::ApiGateway::Stage', {
-      StageName: 'test',
-      TracingEnabled: true,
-      MethodSettings: Match.arrayWith([
-        Match.objectLike({
-          HttpMethod: '*',
-          ResourcePath: '/*',
+  it('takes each quota\'s rate and burst from stack parameters that default to cdk.json context, so console edits survive deploys', () => {
+    const parameters = built.template.toJSON().Parameters as Record<string, { Type: string; Default: unknown }>;
+    for (const [quota, { rateLimit, burstLimit }] of Object.entries(testContext.throttle)) {
+      const refs = throttleOf(quota);
+      expect(parameters[refs.rateLimit.Ref]).toMatchObject({ Type: 'Number', Default: rateLimit });
+      expect(parameters[refs.burstLimit.Ref]).toMatchObject({ Type: 'Number', Default: burstLimit });
+    }
+  });
+
+  it('throttles each route by its quota and the rest of the stage by the default one, logging every method and metering each route', () => {
+    const [, stage] = onlyResource(built.template, 'AWS::ApiGateway::Stage', { StageName: 'test', TracingEnabled: true });
+    const settings = stage.Properties.MethodSettings as Record<string, unknown>[];
+    const stageDefault = throttleOf('default');
+    expect(settings.find((entry) => entry.ResourcePath === '/*')).toEqual({
+      HttpMethod: '*',
+      ResourcePath: '/*',
+      LoggingLevel: 'ERROR',
+      DataTraceEnabled: false,
+      MetricsEnabled: false,
+      ThrottlingRateLimit: stageDefault.rateLimit,
+      ThrottlingBurstLimit: stageDefault.burstLimit,
+    });
+    // A method's entry replaces the stage's settings, so each must carry the logging again.
+    const routeEntries = settings.filter((entry) => entry.ResourcePath !== '/*');
+    expect(routeEntries).toHaveLength(routes.flatMap(routeMethods).length);
+    for (const route of routes) {
+      for (const method of routeMethods(route)) {
+        expect(routeEntries).toContainEqual({
+          HttpMethod: method,
+          ResourcePath: stageResourcePath(route.path),
           LoggingLevel: 'ERROR',
           DataTraceEnabled: false,
-          MetricsEnabled: false,
-          ThrottlingRateLimit: stageDefault.rateLimit,
-          ThrottlingBurstLimit: stageDefault.burstLimit,
-        }),
-        Match.objectLike({
-          HttpMethod: 'POST',
-          ResourcePath: stageResourcePath(saveRoute.path),
-          ThrottlingRateLimit: save.rateLimit,
-          ThrottlingBurstLimit: save.burstLimit,
-        }),
-      ]),
-    });
+          MetricsEnabled: true,
+          ThrottlingRateLimit: throttleOf(route.throttle).rateLimit,
+          ThrottlingBurstLimit: throttleOf(route.throttle).burstLimit,
+        });
+      }
+    }
     expect(JSON.stringify(stage.Properties.AccessLogSetting.DestinationArn)).toMatch(/ApiAccessLogs/);
   });
 
-  it('shows the same throttles in a usage plan', () => {
-    const { save, default: stageDefault } = testContext.throttle;
-    built.template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
-      UsagePlanName: 'GleanerTest-throttles',
-      Description: Match.anyValue(),
-      Throttle: { RateLimit: stageDefault.rateLimit, BurstLimit: stageDefault.burstLimit },
-      ApiStages: [
-        Match.objectLike({
-          Throttle: Match.objectLike({ '/api/v1/bookmarks/save/POST': { RateLimit: save.rateLimit, BurstLimit: save.burstLimit } }),
-        }),
-      ],
-    });
+  it('throttles in the usage plan only what carries the API key: the cached routes, not the save route', () => {
+    const [, plan] = onlyResource(built.template, 'AWS::ApiGateway::UsagePlan', { UsagePlanName: 'GleanerTest-throttles' });
+    expect(plan.Properties.Throttle).toEqual({ RateLimit: throttleOf('default').rateLimit, BurstLimit: throttleOf('default').burstLimit });
+    const keyed = cdnRoutes.flatMap((route) => routeMethods(route).map((method) => `${route.path}/${method}`));
+    expect(Object.keys(plan.Properties.ApiStages[0].Throttle).sort()).toEqual(keyed.sort());
+    expect(plan.Properties.ApiStages[0].Throttle).not.toHaveProperty(`${saveRoute.path}/POST`);
   });
 
   it('answers gateway throttling like the application rate limiter', () => {

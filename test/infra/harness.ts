@@ -84,6 +84,12 @@ export function apiMethods(template: Template) {
     .map(({ Properties }) => ({ httpMethod: Properties.HttpMethod as string, path: pathOf(Properties.ResourceId), properties: Properties }));
 }
 
+/** What a quota's throttle is in the template: references to its two stack parameters. */
+export function throttleOf(quota: string) {
+  const name = `Throttle${quota.charAt(0).toUpperCase()}${quota.slice(1)}`;
+  return { rateLimit: { Ref: `${name}RateLimit` }, burstLimit: { Ref: `${name}BurstLimit` } };
+}
+
 /** A method's resource path as a stage's MethodSettings write it (`/~1api~1v1~1bookmarks~1save`). */
 export function stageResourcePath(path: string): string {
   return `/${path.replace(/\//g, '~1')}`;
