@@ -117,19 +117,12 @@ export class Api extends Construct {
 
     for (const path of new Set(routes.map((route) => route.path))) this.refuseOtherMethods(path, pathMethods(routes, path));
 
-    // Generated once and resolved by CloudFormation (a dynamic reference) into both the API key and
-    // CloudFront's origin header, so the value appears in neither the template nor the code.
-    this.cdnOriginKey = new Secret(this, 'CdnOriginKey', {
-      description: `Value of the API key CloudFront sends to the ${apiName} API for the cached routes`,
-      generateSecretString: { passwordLength: 40, excludePunctuation: true },
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    const cdnApiKey = new ApiKey(this, 'CdnApiKey', {
-      apiKeyName: `${apiName}-cloudfront`,
-      description: 'Sent by CloudFront as x-api-key: the cached routes accept requests from it only.',
-      // unsafeUnwrap gives the {{resolve:secretsmanager:…}} reference, not the secret itself.
-      value: this.cdnOriginKey.secretValue.unsafeUnwrap(),
-    });
+    // The origin key of the current version, which CloudFront sends, and of the one before it, which
+    // the API still accepts while the distribution's new origin header spreads to its edges (README,
+    // "Rotating the CloudFront origin key").
+    const version = settings.cdnOriginKeyVersion;
+    const originKeys = (version > 1 ? [version - 1, version] : [version]).map((keyVersion) => this.addOriginKey(keyVersion, apiName));
+    this.cdnOriginKey = originKeys.at(-1)!.secret;
     // Usage plans throttle only requests that carry an API key: here, everything CloudFront forwards
     // to the cached routes. The stage method settings above throttle every caller.
     const usagePlan = this.restApi.addUsagePlan('UsagePlan', {
@@ -138,10 +131,34 @@ export class Api extends Construct {
       throttle: throttles.default,
       apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage, throttle: methodThrottles }],
     });
-    usagePlan.addApiKey(cdnApiKey);
+    for (const { apiKey } of originKeys) usagePlan.addApiKey(apiKey);
 
     this.addErrorResponses(settings.corsAllowedOrigins, bodyRateLimitHeaders(routes, settings));
     this.acknowledgeNagFindings();
+  }
+
+  /**
+   * A generated secret and the API key it becomes. CloudFormation resolves the secret (a dynamic
+   * reference) into the key and CloudFront's origin header, so the value is in neither the template
+   * nor the code. The key has no name: CloudFormation replaces it when its value changes, which it
+   * cannot do for a named key.
+   */
+  private addOriginKey(version: number, apiName: string): { secret: Secret; apiKey: ApiKey } {
+    const secret = new Secret(this, `CdnOriginKeyV${version}`, {
+      description: `Value of the API key CloudFront sends to the ${apiName} API for the cached routes (origin key version ${version})`,
+      generateSecretString: { passwordLength: 40, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const apiKey = new ApiKey(this, `CdnApiKeyV${version}`, {
+      description: `Sent by CloudFront as x-api-key (origin key version ${version}): the cached routes accept requests from it only.`,
+      // unsafeUnwrap gives the {{resolve:secretsmanager:…}} reference, not the secret itself.
+      value: secret.secretValue.unsafeUnwrap(),
+    });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'CloudFormation copies this value into the API key and the CloudFront origin header only when it updates those resources, so a Secrets Manager rotation would leave them apart; it is rotated by raising gleaner.cdnOriginKeyVersion, which replaces it in a deployment.',
+    });
+    return { secret, apiKey };
   }
 
   /**
@@ -236,10 +253,6 @@ export class Api extends Construct {
     Validations.of(this.restApi.node.findChild('CloudWatchRole')).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       reason: 'The account-level API Gateway logging role uses the AWS-provided service-role policy made for it.',
-    });
-    Validations.of(this.cdnOriginKey).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason: 'CloudFormation copies this value into the API key and the CloudFront origin header only when it updates those resources, so a Secrets Manager rotation would leave them apart; it is rotated by replacing the secret in a deployment instead.',
     });
     Validations.of(this.restApi.deploymentStage).acknowledge({
       id: 'AwsSolutions-APIG3',

@@ -25,6 +25,11 @@ const settingsSchema = z.object({
     /** Concurrent invocations per queue (Lambda allows 2–1000): bounds the load on the sites fetched. */
     maxConcurrency: z.int().min(2).max(1000),
   }),
+  /**
+   * Raise by one to rotate the key CloudFront sends to the cached routes: a new key replaces the
+   * oldest, and the API accepts the previous one through the deployment.
+   */
+  cdnOriginKeyVersion: z.int().min(1).default(1),
   /** Days before a site's stored favicon is fetched again (`ICON_REFRESH_DAYS`). */
   iconRefreshDays: z.int().positive().default(7),
   /**

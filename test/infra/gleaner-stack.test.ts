@@ -245,6 +245,29 @@ describe('REST API', () => {
     expect(secret.Properties.GenerateSecretString.PasswordLength).toBeGreaterThanOrEqual(30);
     const [, apiKey] = onlyResource(built.template, 'AWS::ApiGateway::ApiKey');
     expect(apiKey.Properties.Value).toEqual(secretReference(secretId));
+    // A named key cannot be replaced, and a new value replaces the key.
+    expect(apiKey.Properties).not.toHaveProperty('Name');
+  });
+
+  it('rotates the origin key by version: a new secret and key CloudFront sends, the previous one still accepted, older ones gone', () => {
+    const keysAt = (cdnOriginKeyVersion: number) => {
+      const { template } = buildGleanerStack(testSettings({ cdnOriginKeyVersion }));
+      const secrets = Object.entries(template.findResources('AWS::SecretsManager::Secret'));
+      const versionOf = (secretId: string) => /origin key version (\d+)/.exec(secrets.find(([id]) => id === secretId)![1].Properties.Description)![1];
+      const referenced = (value: unknown) => secrets.filter(([id]) => JSON.stringify(value) === JSON.stringify(secretReference(id))).map(([id]) => versionOf(id));
+      const apiKeys = Object.entries(template.findResources('AWS::ApiGateway::ApiKey'));
+      for (const [, apiKey] of apiKeys) expect(apiKey.Properties).not.toHaveProperty('Name');
+      const planKeyIds = Object.values(template.findResources('AWS::ApiGateway::UsagePlanKey')).map((planKey) => planKey.Properties.KeyId.Ref as string);
+      const origins = onlyResource(template, 'AWS::CloudFront::Distribution')[1].Properties.DistributionConfig.Origins as Record<string, any>[];
+      return {
+        secrets: secrets.map(([id]) => versionOf(id)).sort(),
+        accepted: apiKeys.filter(([id]) => planKeyIds.includes(id)).flatMap(([, key]) => referenced(key.Properties.Value)).sort(),
+        sent: [...new Set(origins.flatMap((origin) => (origin.OriginCustomHeaders ?? []).flatMap((header: { HeaderValue: unknown }) => referenced(header.HeaderValue))))],
+      };
+    };
+    expect(keysAt(1)).toEqual({ secrets: ['1'], accepted: ['1'], sent: ['1'] });
+    expect(keysAt(2)).toEqual({ secrets: ['1', '2'], accepted: ['1', '2'], sent: ['2'] });
+    expect(keysAt(3)).toEqual({ secrets: ['2', '3'], accepted: ['2', '3'], sent: ['3'] });
   });
 
   it('throttles the keyed requests from CloudFront by the usage plan', () => {
