@@ -62,8 +62,9 @@ export class Api extends Construct {
       // Lambda proxy responses flagged isBase64Encoded (icons) go out as bytes whatever the Accept
       // header; request bodies arrive base64-encoded, which the save handler decodes.
       binaryMediaTypes: ['*/*'],
-      // API Gateway writes access and execution logs through this account-wide role.
-      cloudWatchRole: true,
+      // API Gateway writes execution logs through one role per account and region, which only one
+      // stack may own: the default stage's unless the settings say otherwise.
+      cloudWatchRole: settings.apiGatewayAccountRole,
       deployOptions: {
         stageName: settings.stage,
         tracingEnabled: true,
@@ -250,10 +251,13 @@ export class Api extends Construct {
       id: 'AwsSolutions-APIG2',
       reason: 'Each function validates its request itself so that invalid input gets the contract\'s 422 HTTPValidationError body.',
     });
-    Validations.of(this.restApi.node.findChild('CloudWatchRole')).acknowledge({
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-      reason: 'The account-level API Gateway logging role uses the AWS-provided service-role policy made for it.',
-    });
+    const accountRole = this.restApi.node.tryFindChild('CloudWatchRole');
+    if (accountRole) {
+      Validations.of(accountRole).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason: 'The account-level API Gateway logging role uses the AWS-provided service-role policy made for it.',
+      });
+    }
     Validations.of(this.restApi.deploymentStage).acknowledge({
       id: 'AwsSolutions-APIG3',
       reason: 'No WAF web ACL for now: abuse is bounded by the stage throttles and the per-subject rate limits in DynamoDB, and the public routes sit behind CloudFront, where a web ACL would belong.',

@@ -8,6 +8,9 @@ const throttleSchema = z.object({
   burstLimit: z.int().nonnegative(),
 });
 
+/** The stage of a deployment that names none (`cdk deploy` without `-c stage=…`): the stack `Gleaner`. */
+export const DEFAULT_STAGE = 'prod';
+
 const settingsSchema = z.object({
   /** API Gateway stage name; also names the stack's API and usage plan. */
   stage: z.string().regex(/^[A-Za-z0-9_-]+$/, 'use letters, digits, "-" and "_"'),
@@ -30,6 +33,11 @@ const settingsSchema = z.object({
    * oldest, and the API accepts the previous one through the deployment.
    */
   cdnOriginKeyVersion: z.int().min(1).default(1),
+  /**
+   * Whether this stack owns the account's API Gateway logging role (`AWS::ApiGateway::Account`, one
+   * per account and region). Default: the default stage does; other stages in the same account use it.
+   */
+  apiGatewayAccountRole: z.boolean().optional(),
   /** Days before a site's stored favicon is fetched again (`ICON_REFRESH_DAYS`). */
   iconRefreshDays: z.int().positive().default(7),
   /**
@@ -39,7 +47,7 @@ const settingsSchema = z.object({
   publicBaseUrl: z.url({ protocol: /^https$/ }).transform((url) => url.replace(/\/+$/, '')).optional(),
 });
 
-export type GleanerSettings = z.infer<typeof settingsSchema>;
+export type GleanerSettings = z.infer<typeof settingsSchema> & { readonly apiGatewayAccountRole: boolean };
 export type Throttle = z.infer<typeof throttleSchema>;
 
 /** Validates the operator-tunable settings (cdk.json context `gleaner` plus the stage). */
@@ -48,7 +56,7 @@ export function parseSettings(input: unknown): GleanerSettings {
   if (!result.success) {
     throw new Error(`Invalid Gleaner settings (cdk.json context "gleaner"):\n${z.prettifyError(result.error)}`);
   }
-  return result.data;
+  return { ...result.data, apiGatewayAccountRole: result.data.apiGatewayAccountRole ?? result.data.stage === DEFAULT_STAGE };
 }
 
 function isRateLimitPolicy(policy: string): boolean {

@@ -6,6 +6,7 @@ import { tableDefinition } from '../../functions/platform/table-definition';
 import { rateLimitSettings, settings } from '../../functions/platform/settings';
 import { queues, scheduledTasks, workers } from '../../functions/platform/workers';
 import { workerTimeout } from '../../lib/work-queue';
+import { DEFAULT_STAGE, parseSettings, type GleanerSettings } from '../../lib/settings';
 import { acknowledgments, apiMethods, buildGleanerStack, nagViolations, onlyResource, stageResourcePath, testContext, testSettings, throttleOf } from './harness';
 
 let built: ReturnType<typeof buildGleanerStack>;
@@ -268,6 +269,14 @@ describe('REST API', () => {
     expect(keysAt(1)).toEqual({ secrets: ['1'], accepted: ['1'], sent: ['1'] });
     expect(keysAt(2)).toEqual({ secrets: ['1', '2'], accepted: ['1', '2'], sent: ['2'] });
     expect(keysAt(3)).toEqual({ secrets: ['2', '3'], accepted: ['2', '3'], sent: ['3'] });
+  });
+
+  it("owns the account's API Gateway logging role only in the default stage, unless told otherwise", () => {
+    const accounts = (settings: GleanerSettings) => Object.keys(buildGleanerStack(settings).template.findResources('AWS::ApiGateway::Account')).length;
+    expect(accounts(parseSettings({ ...testContext, stage: DEFAULT_STAGE }))).toBe(1);
+    expect(accounts(parseSettings({ ...testContext, stage: 'dev' }))).toBe(0);
+    expect(accounts(parseSettings({ ...testContext, stage: 'dev', apiGatewayAccountRole: true }))).toBe(1);
+    expect(accounts(parseSettings({ ...testContext, stage: DEFAULT_STAGE, apiGatewayAccountRole: false }))).toBe(0);
   });
 
   it('throttles the keyed requests from CloudFront by the usage plan', () => {
