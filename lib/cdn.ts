@@ -12,11 +12,14 @@ import {
   FunctionCode,
   FunctionEventType,
   FunctionRuntime,
+  HeadersFrameOption,
+  HeadersReferrerPolicy,
   HttpVersion,
   OriginRequestCookieBehavior,
   OriginRequestHeaderBehavior,
   OriginRequestPolicy,
   OriginRequestQueryStringBehavior,
+  ResponseHeadersPolicy,
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { RestApiOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
@@ -46,6 +49,7 @@ export class Cdn extends Construct {
 
   constructor(scope: Construct, id: string, { api, routes, settings }: CdnProps) {
     super(scope, id);
+    const responseHeadersPolicy = this.securityHeaders();
     const cachedBehavior: BehaviorOptions = {
       // Its API key is the only way into the cached routes' methods, so the default behavior's
       // origin does not carry it.
@@ -80,6 +84,7 @@ export class Cdn extends Construct {
         queryStringBehavior: OriginRequestQueryStringBehavior.none(),
       }),
       functionAssociations: [{ eventType: FunctionEventType.VIEWER_REQUEST, function: this.forwardViewerHost() }],
+      responseHeadersPolicy,
     };
 
     this.distribution = new Distribution(this, 'Distribution', {
@@ -93,6 +98,7 @@ export class Cdn extends Construct {
         cachePolicy: CachePolicy.CACHING_DISABLED,
         // Authorization included (personal access tokens); Host is the API's own for API Gateway.
         originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        responseHeadersPolicy,
       },
       additionalBehaviors: Object.fromEntries(cachedPathPatterns(routes).map((pattern) => [pattern, cachedBehavior])),
       enableLogging: true,
@@ -122,6 +128,23 @@ export class Cdn extends Construct {
           '}',
         ].join('\n'),
       ),
+    });
+  }
+
+  /**
+   * The security headers every answer gets, as aws-solutions-constructs sets by default: HTTPS only
+   * for two years, no MIME sniffing, no framing (the embed is a script, not a frame), and no full
+   * URL in the Referer of links leaving the site.
+   */
+  private securityHeaders(): ResponseHeadersPolicy {
+    return new ResponseHeadersPolicy(this, 'SecurityHeaders', {
+      comment: 'Gleaner: HSTS, nosniff, frame options and referrer policy on every answer',
+      securityHeadersBehavior: {
+        strictTransportSecurity: { accessControlMaxAge: Duration.days(730), includeSubdomains: true, override: true },
+        contentTypeOptions: { override: true },
+        frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
+        referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.STRICT_ORIGIN_WHEN_CROSS_ORIGIN, override: true },
+      },
     });
   }
 

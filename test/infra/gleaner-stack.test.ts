@@ -608,6 +608,21 @@ describe('CloudFront', () => {
     }
   });
 
+  it('adds the security headers to every answer, cached or not', () => {
+    const [policyId] = onlyResource(built.template, 'AWS::CloudFront::ResponseHeadersPolicy', {
+      ResponseHeadersPolicyConfig: Match.objectLike({
+        SecurityHeadersConfig: {
+          StrictTransportSecurity: { AccessControlMaxAgeSec: 63_072_000, IncludeSubdomains: true, Override: true },
+          ContentTypeOptions: { Override: true },
+          FrameOptions: { FrameOption: 'DENY', Override: true },
+          ReferrerPolicy: { ReferrerPolicy: 'strict-origin-when-cross-origin', Override: true },
+        },
+      }),
+    });
+    const config = distributionConfig();
+    for (const behavior of [config.DefaultCacheBehavior, ...cachedBehaviors()]) expect(behavior.ResponseHeadersPolicyId).toEqual({ Ref: policyId });
+  });
+
   it('logs to a TLS-only bucket whose own access is logged', () => {
     const bucketId = distributionConfig().Logging.Bucket['Fn::GetAtt'][0] as string;
     const bucket = built.template.toJSON().Resources[bucketId];
