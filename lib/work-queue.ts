@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { ComparisonOperator, Stats, TreatMissingData, type Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
@@ -35,8 +35,9 @@ export class WorkQueue extends Construct {
     super(scope, id);
     this.definition = definition;
     const protection = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true };
-    // A dead-lettered message keeps its original enqueue time, so the DLQ must keep messages longer.
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', { ...protection, retentionPeriod: Duration.days(14) });
+    // A dead-lettered message keeps its original enqueue time, so the DLQ must keep messages longer;
+    // and it outlives the stack, as its messages are the evidence of what failed.
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', { ...protection, retentionPeriod: Duration.days(14), removalPolicy: RemovalPolicy.RETAIN });
     this.queue = new Queue(this, 'Queue', {
       ...protection,
       visibilityTimeout,

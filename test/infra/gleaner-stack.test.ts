@@ -398,7 +398,17 @@ describe('queues', () => {
       });
       expect(resources[deadLetterQueueId].Properties, name).toMatchObject({ SqsManagedSseEnabled: true });
     }
-    built.template.resourceCountIs('AWS::SQS::Queue', 2 * Object.keys(queues).length);
+    // Each work queue with its dead-letter queue, and each scheduled task's queue of failed runs.
+    built.template.resourceCountIs('AWS::SQS::Queue', 2 * Object.keys(queues).length + scheduledTasks.length);
+  });
+
+  it('keep their dead-letter queues when the stack is deleted, and delete the work queues', () => {
+    const resources = built.template.toJSON().Resources;
+    for (const name of Object.keys(queues)) {
+      const { queueId, deadLetterQueueId } = queueIds(name);
+      expect(resources[deadLetterQueueId]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+      expect(resources[queueId].DeletionPolicy).toBe('Delete');
+    }
   });
 
   it('refuse requests without TLS', () => {
@@ -411,7 +421,7 @@ describe('queues', () => {
         },
       },
     });
-    expect(Object.keys(policies)).toHaveLength(2 * Object.keys(queues).length);
+    expect(Object.keys(policies)).toHaveLength(2 * Object.keys(queues).length + scheduledTasks.length);
   });
 
   it('raise an alarm as soon as a message reaches a dead-letter queue', () => {
@@ -490,6 +500,31 @@ describe('scheduled tasks', () => {
         ScheduleExpression: `rate(${task.everyMinutes} minutes)`,
         Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [backgroundFunction(task.id)[0], 'Arn'] } })],
       });
+    }
+  });
+
+  it('send a failed run to a retained dead-letter queue, from the schedule and from the function alike, and alarm on it', () => {
+    for (const task of scheduledTasks) {
+      const [functionId] = backgroundFunction(task.id);
+      const [failedRunsId, failedRuns] = Object.entries(built.template.findResources('AWS::SQS::Queue')).find(([id]) => id.startsWith(`Background${task.id}FailedRuns`))!;
+      expect(failedRuns).toMatchObject({ DeletionPolicy: 'Retain', Properties: { SqsManagedSseEnabled: true } });
+      const [, rule] = onlyResource(built.template, 'AWS::Events::Rule', { ScheduleExpression: `rate(${task.everyMinutes} minutes)` });
+      expect(rule.Properties.Targets[0]).toMatchObject({
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [failedRunsId, 'Arn'] } },
+        RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: task.everyMinutes * 60 },
+      });
+      built.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+        FunctionName: { Ref: functionId },
+        MaximumRetryAttempts: 1,
+        MaximumEventAgeInSeconds: task.everyMinutes * 60,
+        DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [failedRunsId, 'Arn'] } } },
+      });
+      const [, alarm] = onlyResource(built.template, 'AWS::CloudWatch::Alarm', {
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [failedRunsId, 'QueueName'] } }],
+      });
+      expect(alarm.Properties).toMatchObject({ ComparisonOperator: 'GreaterThanThreshold', Threshold: 0 });
+      expect(alarm.Properties.AlarmDescription).toMatch(/log group/);
     }
   });
 
