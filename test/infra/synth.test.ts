@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
+import { cfnLintAvailable } from '../support/cfn-lint';
 import { routes } from '../../functions/platform/routes';
 import { scheduledTasks, workers } from '../../functions/platform/workers';
 
@@ -39,4 +40,16 @@ it('synthesizes the app with the CLI, bundling every function as ESM with the AW
     expect(existsSync(`${bundle}.map`), fn.Properties.Description).toBe(true);
     expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain('enable-source-maps');
   }
+}, 150_000);
+
+// Reads the template the test above wrote (vitest runs a file's tests in order).
+it.skipIf(!cfnLintAvailable())('passes cfn-lint with no finding but those .cfnlintrc.yaml gives a reason for', () => {
+  const lint = spawnSync('cfn-lint', ['--config-file', path.join(projectRoot, '.cfnlintrc.yaml'), '--format', 'json', path.join(outdir, 'Gleaner.template.json')], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  expect(lint.stderr).toBe('');
+  const findings = JSON.parse(lint.stdout) as { Rule: { Id: string }; Message: string; Location: { Path: unknown[] } }[];
+  expect(findings.map((finding) => `${finding.Rule.Id} ${finding.Message}`)).toEqual([]);
+  expect(lint.status).toBe(0);
 }, 150_000);
