@@ -1,9 +1,16 @@
 import type { EnrichmentRequest, PageOutcome } from './enrichment';
 import { isoTimestamp } from './text';
 
+export interface PendingEnrichment {
+  readonly request: EnrichmentRequest;
+  readonly sweeps: number;
+  readonly pendingSince: string;
+}
+
 export interface SweepOutboxPorts {
   readonly bookmarks: {
-    pendingEnrichments(before: string, limitPerShard: number): Promise<{ request: EnrichmentRequest; sweeps: number }[]>;
+    /** Requests waiting since before `before`; `pendingSince` is when the save asked for the enrichment. */
+    pendingEnrichments(before: string, limitPerShard: number): Promise<PendingEnrichment[]>;
     deferEnrichment(bookmarkId: string, since: string): Promise<void>;
     recordPageOutcome(bookmarkId: string, outcome: PageOutcome): Promise<void>;
   };
@@ -21,12 +28,20 @@ const SWEEP_BATCH_PER_SHARD = 25;
  * The outbox sweep: every bookmark still awaiting enrichment a while after its save (its publish
  * failed, or its messages were lost) is published again; the workers are idempotent.
  */
-export async function sweepOutbox(ports: SweepOutboxPorts): Promise<{ republished: number; abandoned: number }> {
+export interface SweepResult {
+  readonly republished: number;
+  readonly abandoned: number;
+  /** Age of the oldest request the sweep found still waiting (0 when none): what the outbox alarm watches. */
+  readonly oldestPendingSeconds: number;
+}
+
+export async function sweepOutbox(ports: SweepOutboxPorts): Promise<SweepResult> {
   const now = ports.now();
   const before = isoTimestamp(new Date(now.getTime() - ports.graceSeconds * 1000));
   const pending = await ports.bookmarks.pendingEnrichments(before, SWEEP_BATCH_PER_SHARD);
   let republished = 0;
   let abandoned = 0;
+  const oldest = Math.min(now.getTime(), ...pending.map(({ pendingSince }) => Date.parse(pendingSince)).filter((ms) => !Number.isNaN(ms)));
   for (const { request, sweeps } of pending) {
     if (sweeps >= MAX_OUTBOX_SWEEPS) {
       await ports.bookmarks.recordPageOutcome(request.bookmarkId, { status: 'failed', reason: 'enrichment did not complete' });
@@ -37,6 +52,6 @@ export async function sweepOutbox(ports: SweepOutboxPorts): Promise<{ republishe
     await ports.bookmarks.deferEnrichment(request.bookmarkId, isoTimestamp(now));
     republished++;
   }
-  return { republished, abandoned };
+  return { republished, abandoned, oldestPendingSeconds: Math.round((now.getTime() - oldest) / 1000) };
 }
 

@@ -4,7 +4,8 @@ import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
 import { deferred, type Environment } from '../platform/env';
-import { count, createLogger, createMetrics } from '../platform/observability';
+import { count, createLogger, createMetrics, measureSeconds } from '../platform/observability';
+import { metricNames } from '../platform/metric-names';
 import { setting, settings } from '../platform/settings';
 
 /** Scheduled: publishes again the enrichment requests of saves whose publish did not get through. */
@@ -20,9 +21,10 @@ export function createHandler(env: Environment) {
   };
   return async () => {
     const result = await sweepOutbox(ports);
-    logger.info('Swept the enrichment outbox', result);
+    logger.info('Swept the enrichment outbox', { ...result });
     count(metrics, 'OutboxRepublished', result.republished);
     count(metrics, 'OutboxAbandoned', result.abandoned);
+    measureSeconds(metrics, metricNames.outboxOldestPending, result.oldestPendingSeconds);
     metrics.publishStoredMetrics();
     return result;
   };

@@ -30,6 +30,11 @@ export function createMetrics(logger: Logger): Metrics {
   return new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, logger });
 }
 
+/** Records a duration in seconds (an age, a lag). */
+export function measureSeconds(metrics: Metrics, name: string, seconds: number): void {
+  metrics.addMetric(name, MetricUnit.Seconds, seconds);
+}
+
 /** Counts one occurrence of a named event. */
 export function count(metrics: Metrics, name: string, value = 1): void {
   metrics.addMetric(name, MetricUnit.Count, value);

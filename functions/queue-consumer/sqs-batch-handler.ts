@@ -6,6 +6,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { RetryLaterError, retryDelaySeconds, type Attempt } from '../core/enrichment';
+import { metricNames } from '../platform/metric-names';
 import { count } from '../platform/observability';
 import { withInvocationDeadline } from '../platform/request-deadline';
 
@@ -42,7 +43,7 @@ export function sqsWorker<T>(options: SqsWorkerOptions<T>) {
         options.logger.info('Retrying message later', { messageId: record.messageId, attempt: attempt.number, reason: error.message, seconds });
         await options.delayRedelivery(record, seconds).catch((delayError: unknown) => {
           // The message then comes back after the queue's visibility timeout instead: worth an alarm.
-          count(options.metrics, 'RedeliveryDelayFailed');
+          count(options.metrics, metricNames.redeliveryDelayFailed);
           options.logger.warn('Could not delay redelivery', { messageId: record.messageId, error: String(delayError) });
         });
       } else {

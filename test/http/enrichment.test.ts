@@ -148,6 +148,9 @@ describe('background enrichment', () => {
     const saved = await json(response);
     expect(t.stack.queues.enrichment.depth).toBe(0);
     t.stack.queues.enrichment.failNextSends = 0;
+    // It waits in the outbox since its save, which the sweep reports as the oldest wait (the outbox alarm's metric).
+    const pending = await t.bookmarks.pendingEnrichments(new Date(Date.now() + 60_000).toISOString(), 25);
+    expect(pending.find(({ request }) => request.bookmarkId === saved.bookmark.id)?.pendingSince).toBe(saved.bookmark.created);
 
     await t.stack.runScheduledTask('EnrichmentSweeper');
     const item = await settled(saved.bookmark.id);

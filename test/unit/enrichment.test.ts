@@ -10,7 +10,7 @@ import {
   type FaviconRequest,
   type FetchOutcome,
 } from '../../functions/core/enrichment';
-import { MAX_OUTBOX_SWEEPS, sweepOutbox, type SweepOutboxPorts } from '../../functions/core/enrichment-outbox';
+import { MAX_OUTBOX_SWEEPS, sweepOutbox, type PendingEnrichment, type SweepOutboxPorts } from '../../functions/core/enrichment-outbox';
 import { fetchFavicon, type FetchFaviconPorts } from '../../functions/core/favicon';
 import { ICON_MAX_BYTES } from '../../functions/core/icons';
 import type { Bookmark, Note } from '../../functions/core/model';
@@ -398,8 +398,9 @@ describe('fetchFavicon', () => {
 
 describe('sweepOutbox', () => {
   const pendingRequest = (bookmarkId: string): EnrichmentRequest => ({ ...request, bookmarkId });
+  const SAVED = '2026-06-01T11:50:00.000+00:00';
 
-  function sweepPorts(pending: { request: EnrichmentRequest; sweeps: number }[]) {
+  function sweepPorts(pending: PendingEnrichment[]) {
     return {
       bookmarks: {
         pendingEnrichments: vi.fn<SweepOutboxPorts['bookmarks']['pendingEnrichments']>(async () => pending),
@@ -414,16 +415,17 @@ describe('sweepOutbox', () => {
 
   it('looks only at requests older than the grace period', async () => {
     const ports = sweepPorts([]);
-    await expect(sweepOutbox(ports)).resolves.toEqual({ republished: 0, abandoned: 0 });
+    await expect(sweepOutbox(ports)).resolves.toEqual({ republished: 0, abandoned: 0, oldestPendingSeconds: 0 });
     expect(ports.bookmarks.pendingEnrichments).toHaveBeenCalledExactlyOnceWith('2026-06-01T11:58:00.000+00:00', expect.any(Number));
   });
 
   it('publishes pending requests again and defers them to now', async () => {
     const ports = sweepPorts([
-      { request: pendingRequest('b1'), sweeps: 0 },
-      { request: pendingRequest('b2'), sweeps: MAX_OUTBOX_SWEEPS - 1 },
+      { request: pendingRequest('b1'), sweeps: 0, pendingSince: SAVED },
+      { request: pendingRequest('b2'), sweeps: MAX_OUTBOX_SWEEPS - 1, pendingSince: '2026-06-01T11:00:00.000+00:00' },
     ]);
-    await expect(sweepOutbox(ports)).resolves.toEqual({ republished: 2, abandoned: 0 });
+    // The oldest waits since 11:00, an hour before NOW, whatever its place in the sweep.
+    await expect(sweepOutbox(ports)).resolves.toEqual({ republished: 2, abandoned: 0, oldestPendingSeconds: 3600 });
     expect(ports.enrichment.publish.mock.calls).toEqual([[pendingRequest('b1')], [pendingRequest('b2')]]);
     expect(ports.bookmarks.deferEnrichment.mock.calls).toEqual([
       ['b1', '2026-06-01T12:00:00.000+00:00'],
@@ -434,11 +436,11 @@ describe('sweepOutbox', () => {
 
   it(`abandons requests swept ${MAX_OUTBOX_SWEEPS} times already, recording them as failed`, async () => {
     const ports = sweepPorts([
-      { request: pendingRequest('b1'), sweeps: MAX_OUTBOX_SWEEPS },
-      { request: pendingRequest('b2'), sweeps: 3 },
-      { request: pendingRequest('b3'), sweeps: MAX_OUTBOX_SWEEPS + 5 },
+      { request: pendingRequest('b1'), sweeps: MAX_OUTBOX_SWEEPS, pendingSince: SAVED },
+      { request: pendingRequest('b2'), sweeps: 3, pendingSince: SAVED },
+      { request: pendingRequest('b3'), sweeps: MAX_OUTBOX_SWEEPS + 5, pendingSince: SAVED },
     ]);
-    await expect(sweepOutbox(ports)).resolves.toEqual({ republished: 1, abandoned: 2 });
+    await expect(sweepOutbox(ports)).resolves.toEqual({ republished: 1, abandoned: 2, oldestPendingSeconds: 600 });
     expect(ports.enrichment.publish).toHaveBeenCalledExactlyOnceWith(pendingRequest('b2'));
     expect(ports.bookmarks.deferEnrichment).toHaveBeenCalledExactlyOnceWith('b2', expect.any(String));
     expect(ports.bookmarks.recordPageOutcome.mock.calls).toEqual([

@@ -2,6 +2,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EnrichmentRequest, PageOutcome } from '../../core/enrichment';
+import type { PendingEnrichment } from '../../core/enrichment-outbox';
 import type { Page, PageRequest } from '../../core/listing';
 import type { Bookmark, Note } from '../../core/model';
 import type { IdempotencyClaim } from '../../core/idempotency';
@@ -278,7 +279,7 @@ export class DynamoBookmarkStore implements BookmarkStore {
   }
 
   /** Enrichment requests still in the outbox since before `before` (ISO time), oldest first. */
-  async pendingEnrichments(before: string, limitPerShard: number): Promise<{ request: EnrichmentRequest; sweeps: number }[]> {
+  async pendingEnrichments(before: string, limitPerShard: number): Promise<PendingEnrichment[]> {
     const shards = await Promise.all(
       keys.enrichmentOutboxShards.map((shard) =>
         this.doc.send(
@@ -292,7 +293,10 @@ export class DynamoBookmarkStore implements BookmarkStore {
         ),
       ),
     );
-    return shards.flatMap((page) => page.Items ?? []).map((item) => ({ request: pendingRequest(item), sweeps: Number(item.sweeps ?? 0) }));
+    // A bookmark enters the outbox when it is created (bookmarkItem), so that is when its request began to wait.
+    return shards
+      .flatMap((page) => page.Items ?? [])
+      .map((item) => ({ request: pendingRequest(item), sweeps: Number(item.sweeps ?? 0), pendingSince: item.created as string }));
   }
 
   /** Moves a re-published request to the back of the outbox, counting the attempt. */
