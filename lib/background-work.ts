@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { ComparisonOperator, Stats, TreatMissingData, type Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
@@ -22,9 +22,6 @@ export interface BackgroundWorkProps {
 
 /** The work done after a save: a function per queue worker and per scheduled task of the shared definitions. */
 export class BackgroundWork extends Construct {
-  /** Per scheduled task, the alarm on its failed runs. */
-  readonly taskFailureAlarms: Alarm[] = [];
-
   constructor(scope: Construct, id: string, { workers, scheduledTasks, settings, targets, publicBaseUrl }: BackgroundWorkProps) {
     super(scope, id);
     const addFunction = (definition: WorkerDefinition | ScheduledTaskDefinition, description: string) => {
@@ -65,15 +62,13 @@ export class BackgroundWork extends Construct {
         schedule: Schedule.rate(interval),
         targets: [new LambdaFunction(fn.function, { maxEventAge: interval, retryAttempts: 2, deadLetterQueue: failedRuns })],
       });
-      this.taskFailureAlarms.push(
-        failedRuns.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: Stats.MAXIMUM }).createAlarm(this, `${task.id}FailedRunsAlarm`, {
-          alarmDescription: `A ${task.id} run failed (its schedule could not invoke it, or it failed twice). Look first at the function's log group for the run's error, then at the messages in the ${task.id}FailedRuns queue (they name the request); purge them once understood.`,
-          threshold: 0,
-          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-          evaluationPeriods: 1,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
-        }),
-      );
+      failedRuns.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: Stats.MAXIMUM }).createAlarm(this, `${task.id}FailedRunsAlarm`, {
+        alarmDescription: `A ${task.id} run failed (its schedule could not invoke it, or it failed twice). Look first at the function's log group for the run's error, then at the messages in the ${task.id}FailedRuns queue (they name the request); purge them once understood.`,
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
     }
   }
 }

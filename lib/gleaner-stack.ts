@@ -3,6 +3,7 @@ import type { Construct } from 'constructs';
 import { routes } from '../functions/platform/routes';
 import { scheduledTasks, workers } from '../functions/platform/workers';
 import type { AccessTargets } from './app-function';
+import { Alarms } from './alarms';
 import { Api } from './api';
 import { BackgroundWork } from './background-work';
 import { Cdn } from './cdn';
@@ -24,6 +25,8 @@ export class GleanerStack extends Stack {
     const cdn = new Cdn(this, 'Cdn', { api, routes, settings });
     const publicBaseUrl = settings.publicBaseUrl ?? cdn.baseUrl;
     new BackgroundWork(this, 'Background', { workers, scheduledTasks, settings, targets, publicBaseUrl });
+    // Last: it alarms on every function and gives every alarm of the stack its topic.
+    new Alarms(this, 'Alarms', { settings, routes, api, cdn, data, queues: targets.queues });
 
     new CfnOutput(this, 'BaseUrl', { value: publicBaseUrl, description: 'Base URL of the service, for users, extensions and gleaner --base-url' });
     new CfnOutput(this, 'ApiBaseUrl', { value: api.restApi.url, description: 'Base URL of the API stage (the save route answers here too)' });

@@ -33,6 +33,25 @@ const settingsSchema = z.object({
    * oldest, and the API accepts the previous one through the deployment.
    */
   cdnOriginKeyVersion: z.int().min(1).default(1),
+  /** An address the alarm topic mails (it must confirm the subscription once); none: subscribe in the console. */
+  alarmEmail: z.email().optional(),
+  /** Alarm thresholds (lib/alarms.ts says what each watches). */
+  alarms: z
+    .object({
+      /** Share of API requests answered 5XX, over 5 minutes, in percent. */
+      apiErrorRatePercent: z.number().positive().max(100).default(1),
+      /** p99 latency of any one route, over 5 minutes. */
+      apiLatencyP99Ms: z.int().positive().default(3000),
+      /** p99 duration of any function, as a share of its timeout, in percent. */
+      durationPercentOfTimeout: z.int().min(1).max(100).default(80),
+      /** Age of the oldest message in a work queue. */
+      queueOldestMessageSeconds: z.int().positive().default(900),
+      /** Age of the oldest enrichment waiting in the outbox (the issue's 30 minutes). */
+      outboxOldestPendingSeconds: z.int().positive().default(1800),
+      /** Share of CloudFront answers that are 5xx, over 5 minutes, in percent. */
+      cdnErrorRatePercent: z.number().positive().max(100).default(1),
+    })
+    .prefault({}),
   /**
    * Whether this stack owns the account's API Gateway logging role (`AWS::ApiGateway::Account`, one
    * per account and region). Default: the default stage does; other stages in the same account use it.

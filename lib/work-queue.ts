@@ -47,7 +47,7 @@ export class WorkQueue extends Construct {
     this.deadLetterAlarm = this.deadLetterQueue
       .metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: Stats.MAXIMUM })
       .createAlarm(this, 'DeadLetterAlarm', {
-        alarmDescription: `Messages of the ${definition.name} queue failed ${definition.maxReceiveCount} times and wait in its dead-letter queue.`,
+        alarmDescription: `Messages of the ${definition.name} queue failed ${definition.maxReceiveCount} times and wait in its dead-letter queue. Look first at its worker's log group for their message ids, fix the cause, then redrive them (README, "Operating Gleaner").`,
         threshold: 0,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
