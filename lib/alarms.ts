@@ -1,5 +1,5 @@
-import { CfnCondition, CfnOutput, Duration, Fn, Stack, Validations, type CfnResource } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, MathExpression, Metric, Stats, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { CfnCondition, CfnOutput, Fn, Stack, Validations, type CfnResource } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, MathExpression, Stats, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -7,11 +7,11 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { metricNames } from '../functions/platform/metric-names';
 import type { RouteDefinition } from '../functions/platform/routes';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../functions/platform/settings';
 import type { Api } from './api';
 import { AppFunction } from './app-function';
 import type { Cdn } from './cdn';
 import type { DataTable } from './data';
+import { cdnMetric, CLOUDFRONT_METRICS_REGION, METRIC_PERIOD as PERIOD, routeMetric, serviceMetric } from './metrics';
 import type { GleanerSettings } from './settings';
 import type { WorkQueues } from './work-queue';
 
@@ -23,8 +23,6 @@ export interface AlarmsProps {
   readonly data: DataTable;
   readonly queues: WorkQueues;
 }
-
-const PERIOD = Duration.minutes(5);
 
 /** The operations the stores call, whose throttles and system errors the table alarms sum (an alarm takes ten metrics at most). */
 const TABLE_OPERATIONS = [
@@ -71,11 +69,11 @@ export class Alarms extends Construct {
         periods: 2,
       });
     }
-    this.alarm('OutboxOldestPending', customMetric(metricNames.outboxOldestPending, Stats.MAXIMUM), {
+    this.alarm('OutboxOldestPending', serviceMetric(metricNames.outboxOldestPending, Stats.MAXIMUM), {
       threshold: thresholds.outboxOldestPendingSeconds,
       description: `An enrichment has waited in the outbox over ${thresholds.outboxOldestPendingSeconds} s: saves are not being enriched. Look first at the enrichment queue's age and dead-letter queue, then at the page worker's log group and the sweeper's runs.`,
     });
-    this.alarm('RedeliveryDelayFailed', customMetric(metricNames.redeliveryDelayFailed, Stats.SUM), {
+    this.alarm('RedeliveryDelayFailed', serviceMetric(metricNames.redeliveryDelayFailed, Stats.SUM), {
       threshold: 0,
       description: 'A worker could not delay the redelivery of a message (ChangeMessageVisibility failed), so retries come back without their backoff. Look first at the workers\' warnings with the message id in their log groups, then at their SQS permissions.',
     });
@@ -101,14 +99,7 @@ export class Alarms extends Construct {
       datapoints: 2,
     });
     for (const route of routes) {
-      const latency = new Metric({
-        namespace: 'AWS/ApiGateway',
-        metricName: 'Latency',
-        dimensionsMap: { ApiName: restApi.restApiName, Stage: restApi.deploymentStage.stageName, Resource: route.path, Method: route.method },
-        statistic: Stats.p(99),
-        period: PERIOD,
-      });
-      this.alarm(`${route.id}LatencyP99`, latency, {
+      this.alarm(`${route.id}LatencyP99`, routeMetric(restApi, route, 'Latency', Stats.p(99)), {
         threshold: thresholds.apiLatencyP99Ms,
         description: `p99 latency of ${route.method} ${route.path} is over ${thresholds.apiLatencyP99Ms} ms. Look first at its function's duration and cold starts (X-Ray traces), then at DynamoDB latency and throttles.`,
         periods: 3,
@@ -154,16 +145,8 @@ export class Alarms extends Construct {
    * so this alarm exists only in stacks deployed there (a condition on the region).
    */
   private cdnAlarm(cdn: Cdn, thresholds: GleanerSettings['alarms']): void {
-    const inUsEast1 = new CfnCondition(this, 'InUsEast1', { expression: Fn.conditionEquals(Stack.of(this).region, 'us-east-1') });
-    // CloudFront's metrics carry Region=Global beside the distribution, which the construct's own metric omits.
-    const errorRate = new Metric({
-      namespace: 'AWS/CloudFront',
-      metricName: '5xxErrorRate',
-      dimensionsMap: { DistributionId: cdn.distribution.distributionId, Region: 'Global' },
-      statistic: Stats.AVERAGE,
-      period: PERIOD,
-    });
-    const alarm = this.alarm('Cdn5xxRate', errorRate, {
+    const inUsEast1 = new CfnCondition(this, 'InUsEast1', { expression: Fn.conditionEquals(Stack.of(this).region, CLOUDFRONT_METRICS_REGION) });
+    const alarm = this.alarm('Cdn5xxRate', cdnMetric(cdn.distribution, '5xxErrorRate', Stats.AVERAGE), {
       threshold: thresholds.cdnErrorRatePercent,
       description: `Over ${thresholds.cdnErrorRatePercent}% of CloudFront answers were 5xx. Look first at the API's 5XX alarm (an origin error), then at CloudFront's standard logs in the access log bucket (x-edge-result-type).`,
       periods: 3,
@@ -183,9 +166,4 @@ export class Alarms extends Construct {
       alarmDescription: options.description,
     });
   }
-}
-
-/** A metric the handlers emit through Powertools (namespace and `service` dimension of observability.ts). */
-function customMetric(metricName: string, statistic: string): Metric {
-  return new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service: SERVICE_NAME }, statistic, period: PERIOD });
 }

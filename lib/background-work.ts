@@ -22,6 +22,9 @@ export interface BackgroundWorkProps {
 
 /** The work done after a save: a function per queue worker and per scheduled task of the shared definitions. */
 export class BackgroundWork extends Construct {
+  /** Per scheduled task, the queue its failed runs land in. */
+  readonly failedRunQueues: Queue[] = [];
+
   constructor(scope: Construct, id: string, { workers, scheduledTasks, settings, targets, publicBaseUrl }: BackgroundWorkProps) {
     super(scope, id);
     const addFunction = (definition: WorkerDefinition | ScheduledTaskDefinition, description: string) => {
@@ -54,6 +57,7 @@ export class BackgroundWork extends Construct {
         retentionPeriod: Duration.days(14),
         removalPolicy: RemovalPolicy.RETAIN,
       });
+      this.failedRunQueues.push(failedRuns);
       Validations.of(failedRuns).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is itself the dead-letter queue of a schedule and its function.' });
       // A run that could not start before the next one is due is left to that one.
       fn.function.configureAsyncInvoke({ retryAttempts: 1, maxEventAge: interval, onFailure: new SqsDestination(failedRuns) });

@@ -7,6 +7,7 @@ import { Alarms } from './alarms';
 import { Api } from './api';
 import { BackgroundWork } from './background-work';
 import { Cdn } from './cdn';
+import { OperationsDashboard } from './dashboard';
 import { DataTable } from './data';
 import type { GleanerSettings } from './settings';
 import { createWorkQueues } from './work-queue';
@@ -24,9 +25,10 @@ export class GleanerStack extends Stack {
     const api = new Api(this, 'Api', { routes, settings, targets });
     const cdn = new Cdn(this, 'Cdn', { api, routes, settings });
     const publicBaseUrl = settings.publicBaseUrl ?? cdn.baseUrl;
-    new BackgroundWork(this, 'Background', { workers, scheduledTasks, settings, targets, publicBaseUrl });
-    // Last: it alarms on every function and gives every alarm of the stack its topic.
+    const background = new BackgroundWork(this, 'Background', { workers, scheduledTasks, settings, targets, publicBaseUrl });
+    // After everything else: it alarms on every function and gives every alarm of the stack its topic.
     new Alarms(this, 'Alarms', { settings, routes, api, cdn, data, queues: targets.queues });
+    new OperationsDashboard(this, 'Operations', { stage: settings.stage, routes, api, cdn, data, queues: targets.queues, failedRunQueues: background.failedRunQueues });
 
     new CfnOutput(this, 'BaseUrl', { value: publicBaseUrl, description: 'Base URL of the service, for users, extensions and gleaner --base-url' });
     new CfnOutput(this, 'ApiBaseUrl', { value: api.restApi.url, description: 'Base URL of the API stage (the save route answers here too)' });

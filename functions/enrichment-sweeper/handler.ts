@@ -22,8 +22,8 @@ export function createHandler(env: Environment) {
   return async () => {
     const result = await sweepOutbox(ports);
     logger.info('Swept the enrichment outbox', { ...result });
-    count(metrics, 'OutboxRepublished', result.republished);
-    count(metrics, 'OutboxAbandoned', result.abandoned);
+    count(metrics, metricNames.outboxRepublished, result.republished);
+    count(metrics, metricNames.outboxAbandoned, result.abandoned);
     measureSeconds(metrics, metricNames.outboxOldestPending, result.oldestPendingSeconds);
     metrics.publishStoredMetrics();
     return result;

@@ -34,12 +34,12 @@ export function sqsWorker<T>(options: SqsWorkerOptions<T>) {
     const attempt: Attempt = { number: Number(record.attributes.ApproximateReceiveCount) || 1, max: options.maxAttempts };
     try {
       const outcome = await options.process(options.parse(record.body), attempt);
-      count(options.metrics, 'MessagesProcessed');
+      count(options.metrics, metricNames.messagesProcessed);
       options.logger.info('Processed message', { messageId: record.messageId, attempt: attempt.number, outcome: outcome as Record<string, unknown> });
     } catch (error) {
       if (error instanceof RetryLaterError) {
         const seconds = retryDelaySeconds(attempt.number, options.retryBaseSeconds);
-        count(options.metrics, 'MessagesRetried');
+        count(options.metrics, metricNames.messagesRetried);
         options.logger.info('Retrying message later', { messageId: record.messageId, attempt: attempt.number, reason: error.message, seconds });
         await options.delayRedelivery(record, seconds).catch((delayError: unknown) => {
           // The message then comes back after the queue's visibility timeout instead: worth an alarm.
@@ -47,7 +47,7 @@ export function sqsWorker<T>(options: SqsWorkerOptions<T>) {
           options.logger.warn('Could not delay redelivery', { messageId: record.messageId, error: String(delayError) });
         });
       } else {
-        count(options.metrics, 'MessagesFailed');
+        count(options.metrics, metricNames.messagesFailed);
         options.logger.error('Processing the message failed', { messageId: record.messageId, attempt: attempt.number, error: error as Error });
       }
       throw error;

@@ -21,6 +21,7 @@ import { httpRoute, type RouteRequest } from '../http/middleware';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, headerValues, jsonResponse } from '../http/responses';
 import { deferred, type Environment } from '../platform/env';
+import { metricNames } from '../platform/metric-names';
 import { count, createLogger, createMetrics } from '../platform/observability';
 import { rateLimitSettings, setting, settings } from '../platform/settings';
 
@@ -68,11 +69,11 @@ async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyE
     // Callers without a valid token share their address's quota (an IPv6 /64's): a refused token counts there too.
     const limit = caller && tokenLimit ? tokenLimit : await request.rateLimit(addressQuota);
     if (!limit.allowed) {
-      count(deps.metrics, 'SaveRateLimited');
+      count(deps.metrics, metricNames.saveRateLimited);
       return rateLimited(limit);
     }
     if (!caller) {
-      count(deps.metrics, 'SaveUnauthorized');
+      count(deps.metrics, metricNames.saveUnauthorized);
       const detail = ambiguous
         ? 'Ambiguous credentials: send exactly one Authorization header'
         : token === null
@@ -82,7 +83,7 @@ async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyE
     }
     const idempotencyKey = parseIdempotencyKey(headerValues(event, 'Idempotency-Key'));
     if (!parsed.ok || !idempotencyKey.ok) {
-      count(deps.metrics, 'SaveInvalid');
+      count(deps.metrics, metricNames.saveInvalid);
       return errorResponse(422, [...(parsed.ok ? [] : parsed.issues), ...(idempotencyKey.ok ? [] : idempotencyKey.issues)]);
     }
 
@@ -95,19 +96,19 @@ async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyE
     switch (outcome.kind) {
       case 'replayed':
         // The first answer again; the middleware adds this request's rate-limit headers.
-        count(deps.metrics, 'SaveReplayed');
+        count(deps.metrics, metricNames.saveReplayed);
         return answer(outcome.first);
       case 'key-reused':
-        count(deps.metrics, 'IdempotencyKeyReused');
+        count(deps.metrics, metricNames.idempotencyKeyReused);
         return errorResponse(422, [keyReusedIssue]);
       case 'in-flight':
-        count(deps.metrics, 'IdempotencyKeyInFlight');
+        count(deps.metrics, metricNames.idempotencyKeyInFlight);
         return errorResponse(409, IN_FLIGHT, { 'Retry-After': String(IN_FLIGHT.retry_after) });
       case 'saved':
-        count(deps.metrics, outcome.isNewBookmark ? 'BookmarkCreated' : 'NoteAppended');
+        count(deps.metrics, outcome.isNewBookmark ? metricNames.bookmarkCreated : metricNames.noteAppended);
         return answer(outcome);
       case 'note-limit':
-        count(deps.metrics, 'NoteLimitReached');
+        count(deps.metrics, metricNames.noteLimitReached);
         return answer(outcome);
       case 'note-full':
         return answer(outcome);

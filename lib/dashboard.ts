@@ -1,0 +1,105 @@
+import { Duration, Stack, type CfnResource } from 'aws-cdk-lib';
+import { Alarm, AlarmStatusWidget, Dashboard, GraphWidget, MathExpression, Stats, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { metricNames } from '../functions/platform/metric-names';
+import type { RouteDefinition } from '../functions/platform/routes';
+import type { Api } from './api';
+import { AppFunction } from './app-function';
+import type { Cdn } from './cdn';
+import type { DataTable } from './data';
+import { cdnMetric, CLOUDFRONT_METRICS_REGION, METRIC_PERIOD as PERIOD, routeMetric, serviceMetric } from './metrics';
+import type { WorkQueues } from './work-queue';
+
+export interface OperationsDashboardProps {
+  readonly stage: string;
+  readonly routes: readonly RouteDefinition[];
+  readonly api: Api;
+  readonly cdn: Cdn;
+  readonly data: DataTable;
+  readonly queues: WorkQueues;
+  readonly failedRunQueues: readonly Queue[];
+}
+
+const WIDTH = 12;
+
+/**
+ * One CloudWatch dashboard for on-call: saves (created, appended, refused by reason), feed reads and
+ * CloudFront's cache hits, enrichment outcomes, latency per route, throttles, dead-letter depth, and
+ * every alarm's state. Built after the alarms, whose states it shows.
+ */
+export class OperationsDashboard extends Construct {
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, { stage, routes, api, cdn, data, queues, failedRunQueues }: OperationsDashboardProps) {
+    super(scope, id);
+    const restApi = api.restApi;
+    // A dashboard may show another region's metrics: CloudFront's are in us-east-1.
+    const cdnRequests = cdnMetric(cdn.distribution, 'Requests', Stats.SUM).with({ label: 'CloudFront requests', region: CLOUDFRONT_METRICS_REGION });
+    const cachedRoutes = routes.filter((route) => route.cdn);
+    const originRequests = Object.fromEntries(cachedRoutes.map((route, index) => [`origin${index}`, routeMetric(restApi, route, 'Count', Stats.SUM).with({ label: `${route.method} ${route.path}` })]));
+
+    const functions = Stack.of(this).node.findAll().filter((construct): construct is AppFunction => construct instanceof AppFunction);
+    // A conditional alarm (CloudFront's, in us-east-1 only) may not exist for the widget to name.
+    const alarms = Stack.of(this)
+      .node.findAll()
+      .filter((construct): construct is Alarm => construct instanceof Alarm && !(construct.node.defaultChild as CfnResource).cfnOptions.condition);
+
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName: `${Stack.of(this).stackName}-operations`,
+      defaultInterval: Duration.hours(6),
+      widgets: [
+        [new AlarmStatusWidget({ title: `Gleaner ${stage}: alarms`, alarms, width: 24, height: 4 })],
+        [
+          graph('Saves', [serviceMetric(metricNames.bookmarkCreated, Stats.SUM, 'created'), serviceMetric(metricNames.noteAppended, Stats.SUM, 'appended'), serviceMetric(metricNames.saveReplayed, Stats.SUM, 'replayed (Idempotency-Key)')]),
+          graph('Saves refused, by reason', [
+            serviceMetric(metricNames.saveUnauthorized, Stats.SUM, '401 token'),
+            serviceMetric(metricNames.saveInvalid, Stats.SUM, '422 invalid'),
+            serviceMetric(metricNames.saveRateLimited, Stats.SUM, '429 rate limited'),
+            serviceMetric(metricNames.noteLimitReached, Stats.SUM, '402 note cap'),
+            serviceMetric(metricNames.idempotencyKeyInFlight, Stats.SUM, '409 key in flight'),
+            serviceMetric(metricNames.idempotencyKeyReused, Stats.SUM, '422 key reused'),
+          ]),
+        ],
+        [
+          graph('Feed reads: CloudFront requests and those reaching the API', [cdnRequests, ...Object.values(originRequests)]),
+          graph('CloudFront cache hit ratio (%, requests not passed to the cached routes)', [
+            new MathExpression({
+              expression: `IF(requests > 0, 100 * (1 - (${Object.keys(originRequests).join(' + ')}) / requests), 100)`,
+              usingMetrics: { requests: cdnRequests, ...originRequests },
+              period: PERIOD,
+              label: 'hit ratio',
+            }),
+          ]),
+        ],
+        [
+          graph('Enrichment: messages', [serviceMetric(metricNames.messagesProcessed, Stats.SUM, 'processed'), serviceMetric(metricNames.messagesRetried, Stats.SUM, 'retried later'), serviceMetric(metricNames.messagesFailed, Stats.SUM, 'failed')]),
+          graph('Enrichment: outbox sweeps', [
+            serviceMetric(metricNames.outboxRepublished, Stats.SUM, 'republished'),
+            serviceMetric(metricNames.outboxAbandoned, Stats.SUM, 'abandoned'),
+            serviceMetric(metricNames.outboxOldestPending, Stats.MAXIMUM, 'oldest waiting (s)'),
+          ]),
+        ],
+        [graph('Latency p99 per route (ms)', routes.map((route) => routeMetric(restApi, route, 'Latency', Stats.p(99)).with({ label: `${route.method} ${route.path}` })), 24)],
+        [
+          graph('Throttles', [
+            ...functions.map((fn) => fn.function.metricThrottles({ period: PERIOD, statistic: Stats.SUM, label: `Lambda ${fn.node.id}` })),
+            data.table.metricThrottledRequestsForOperations({ period: PERIOD }),
+            restApi.metricClientError({ period: PERIOD, statistic: Stats.SUM, label: 'API 4XX (gateway 429s among them)' }),
+          ]),
+          graph('Dead-letter queues (messages)', [
+            ...Object.values(queues).map((workQueue) =>
+              workQueue.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: Stats.MAXIMUM, label: `${workQueue.definition.name} dead letters` }),
+            ),
+            ...failedRunQueues.map((queue) => queue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: Stats.MAXIMUM, label: `${queue.node.id}` })),
+          ]),
+        ],
+      ],
+    });
+  }
+}
+
+function graph(title: string, metrics: IMetric[], width = WIDTH): GraphWidget {
+  return new GraphWidget({ title, left: metrics, width, height: 6 });
+}
+
