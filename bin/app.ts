@@ -1,11 +1,11 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { GleanerStack } from '../lib/gleaner-stack';
-import { DEFAULT_STAGE, parseSettings } from '../lib/settings';
+import { DEFAULT_STAGE, settingsForStage } from '../lib/settings';
 
 const app = new App();
 const stage = app.node.tryGetContext('stage') as string | undefined;
-const settings = parseSettings({ ...app.node.tryGetContext('gleaner'), stage: stage ?? DEFAULT_STAGE });
+const settings = settingsForStage(app.node.tryGetContext('gleaner'), stage ?? DEFAULT_STAGE);
 
 new GleanerStack(app, stage ? `Gleaner-${stage}` : 'Gleaner', {
   description: 'Gleaner: bookmark capture and published feeds',

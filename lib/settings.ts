@@ -69,6 +69,30 @@ const settingsSchema = z.object({
 export type GleanerSettings = z.infer<typeof settingsSchema> & { readonly apiGatewayAccountRole: boolean };
 export type Throttle = z.infer<typeof throttleSchema>;
 
+/**
+ * The settings of one stage: cdk.json context `gleaner`, with `gleaner.stages.<stage>` laid over it
+ * (objects merged key by key, anything else replaced), e.g. lower throttles for `dev`.
+ */
+export function settingsForStage(context: unknown, stage: string): GleanerSettings {
+  const { stages, ...base } = (context ?? {}) as { stages?: Record<string, unknown> };
+  const overrides = stages?.[stage];
+  if (overrides !== undefined && !isRecord(overrides)) throw new Error(`Invalid Gleaner settings (cdk.json context "gleaner.stages.${stage}"): expected an object`);
+  return parseSettings({ ...deepMerge(base, overrides ?? {}), stage });
+}
+
+function deepMerge(base: Record<string, unknown>, overrides: Record<string, unknown>): Record<string, unknown> {
+  const merged = { ...base };
+  for (const [key, value] of Object.entries(overrides)) {
+    const current = merged[key];
+    merged[key] = isRecord(current) && isRecord(value) ? deepMerge(current, value) : value;
+  }
+  return merged;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** Validates the operator-tunable settings (cdk.json context `gleaner` plus the stage). */
 export function parseSettings(input: unknown): GleanerSettings {
   const result = settingsSchema.safeParse(input);

@@ -7,7 +7,7 @@ import { routes, type RouteDefinition } from '../../functions/platform/routes';
 import { queues } from '../../functions/platform/workers';
 import { AppFunction } from '../../lib/app-function';
 import { cachedPathPatterns } from '../../lib/cdn';
-import { parseSettings } from '../../lib/settings';
+import { parseSettings, settingsForStage } from '../../lib/settings';
 import { WorkQueue, workerTimeout } from '../../lib/work-queue';
 import { apiMethods, buildApi, cdkJson, onlyResource, stageResourcePath, testApp, testContext, testSettings, throttleOf } from './harness';
 
@@ -142,6 +142,18 @@ describe('settings', () => {
   it('rejects worker settings Lambda would refuse', () => {
     expect(() => parseSettings({ ...testContext, stage: 'prod', workers: { batchSize: 11, maxConcurrency: 5 } })).toThrow(/workers\.batchSize/);
     expect(() => parseSettings({ ...testContext, stage: 'prod', workers: { batchSize: 5, maxConcurrency: 1 } })).toThrow(/workers\.maxConcurrency/);
+  });
+
+  it('lays a stage\'s overrides (gleaner.stages.<stage>) over the shared settings, key by key', () => {
+    const context = { ...testContext, stages: { dev: { throttle: { save: { rateLimit: 1, burstLimit: 2 } }, logLevel: 'DEBUG', apiGatewayAccountRole: true } } };
+    const dev = settingsForStage(context, 'dev');
+    expect(dev.throttle.save).toEqual({ rateLimit: 1, burstLimit: 2 });
+    expect(dev.throttle.feed).toEqual(testContext.throttle.feed);
+    expect(dev).toMatchObject({ stage: 'dev', logLevel: 'DEBUG', apiGatewayAccountRole: true, corsAllowedOrigins: testContext.corsAllowedOrigins });
+    const prod = settingsForStage(context, 'prod');
+    expect(prod).toMatchObject({ stage: 'prod', throttle: testContext.throttle, logLevel: testContext.logLevel, apiGatewayAccountRole: true });
+    expect(() => settingsForStage({ ...testContext, stages: { dev: { workers: { batchSize: 50 } } } }, 'dev')).toThrow(/workers\.batchSize/);
+    expect(() => settingsForStage({ ...testContext, stages: { dev: 'fast' } }, 'dev')).toThrow(/gleaner\.stages\.dev/);
   });
 
   it('refreshes icons weekly unless told otherwise, and takes a public base URL only over HTTPS', () => {
