@@ -20,9 +20,13 @@ import {
   OriginRequestPolicy,
   OriginRequestQueryStringBehavior,
   ResponseHeadersPolicy,
+  SecurityPolicyProtocol,
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { RestApiOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { AaaaRecord, ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
+import { CloudFrontTarget } from 'aws-cdk-lib/aws-route53-targets';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type BucketProps } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { RouteDefinition } from '../functions/platform/routes';
@@ -90,6 +94,7 @@ export class Cdn extends Construct {
     this.distribution = new Distribution(this, 'Distribution', {
       comment: `Gleaner ${settings.stage}: public feeds and icons cached, the rest passed to the API`,
       httpVersion: HttpVersion.HTTP2_AND_3,
+      ...this.customDomain(settings),
       defaultBehavior: {
         origin: new RestApiOrigin(api.restApi),
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
@@ -106,7 +111,8 @@ export class Cdn extends Construct {
       logFilePrefix: 'cloudfront/',
     });
     this.baseUrl = `https://${this.distribution.distributionDomainName}`;
-    this.acknowledgeNagFindings();
+    if (settings.domainName && settings.hostedZoneId) this.addAliasRecords(settings.domainName, settings.hostedZoneId);
+    this.acknowledgeNagFindings(!settings.domainName);
   }
 
   /**
@@ -166,7 +172,27 @@ export class Cdn extends Construct {
     });
   }
 
-  private acknowledgeNagFindings(): void {
+  /** The custom domain's name and certificate, with TLS 1.2 (2021 ciphers) as the lowest protocol. */
+  private customDomain({ domainName, certificateArn }: GleanerSettings) {
+    if (!domainName || !certificateArn) return {};
+    return {
+      domainNames: [domainName],
+      certificate: Certificate.fromCertificateArn(this, 'Certificate', certificateArn),
+      minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
+    };
+  }
+
+  /** IPv4 and IPv6 alias records for the custom domain in its Route 53 zone. */
+  private addAliasRecords(domainName: string, hostedZoneId: string): void {
+    const zone = HostedZone.fromHostedZoneId(this, 'Zone', hostedZoneId);
+    const target = RecordTarget.fromAlias(new CloudFrontTarget(this.distribution));
+    // The fully qualified name (trailing dot), as the zone's own name is not known here.
+    const recordName = `${domainName}.`;
+    new ARecord(this, 'AliasIpv4', { zone, recordName, target });
+    new AaaaRecord(this, 'AliasIpv6', { zone, recordName, target });
+  }
+
+  private acknowledgeNagFindings(defaultCertificate: boolean): void {
     Validations.of(this.distribution).acknowledge(
       {
         id: 'AwsSolutions-CFR1',
@@ -176,11 +202,13 @@ export class Cdn extends Construct {
         id: 'AwsSolutions-CFR2',
         reason: 'No WAF web ACL for now: reads are cached and rate-limited per viewer address in DynamoDB, and the API stage throttles bound what reaches the functions.',
       },
-      {
-        id: 'AwsSolutions-CFR4',
-        reason: 'The distribution uses the default *.cloudfront.net certificate, with which CloudFront accepts no minimum protocol version (TLSv1 applies); a custom domain with its own certificate would set TLSv1.2_2021.',
-      },
     );
+    if (defaultCertificate) {
+      Validations.of(this.distribution).acknowledge({
+        id: 'AwsSolutions-CFR4',
+        reason: 'Without a custom domain the distribution uses the default *.cloudfront.net certificate, with which CloudFront accepts no minimum protocol version (TLSv1 applies); gleaner.domainName with its certificate sets TLSv1.2_2021.',
+      });
+    }
   }
 }
 

@@ -60,8 +60,19 @@ const settingsSchema = z.object({
   /** Days before a site's stored favicon is fetched again (`ICON_REFRESH_DAYS`). */
   iconRefreshDays: z.int().positive().default(7),
   /**
-   * The address users reach the service at, when an operator put a custom domain in front of the
-   * distribution; without it the CloudFront domain is used.
+   * A custom domain on the CloudFront distribution (e.g. `feeds.example.com`), with an ACM
+   * certificate for it in us-east-1 (CloudFront takes certificates from there only).
+   */
+  domainName: z.hostname().regex(/\./, 'a fully qualified domain name').optional(),
+  certificateArn: z
+    .string()
+    .regex(/^arn:aws[\w-]*:acm:us-east-1:\d{12}:certificate\/[\w-]+$/, 'an ACM certificate ARN in us-east-1, where CloudFront takes certificates from')
+    .optional(),
+  /** A Route 53 hosted zone for domainName: the stack then adds its alias records (A and AAAA). */
+  hostedZoneId: z.string().regex(/^Z[A-Z0-9]+$/, 'a Route 53 hosted zone id').optional(),
+  /**
+   * The address users reach the service at. Default: `https://<domainName>` with a custom domain,
+   * else the distribution's own domain. Set it when something else fronts CloudFront.
    */
   publicBaseUrl: z.url({ protocol: /^https$/ }).transform((url) => url.replace(/\/+$/, '')).optional(),
 });
@@ -99,7 +110,14 @@ export function parseSettings(input: unknown): GleanerSettings {
   if (!result.success) {
     throw new Error(`Invalid Gleaner settings (cdk.json context "gleaner"):\n${z.prettifyError(result.error)}`);
   }
-  return { ...result.data, apiGatewayAccountRole: result.data.apiGatewayAccountRole ?? result.data.stage === DEFAULT_STAGE };
+  const settings = result.data;
+  if (!!settings.domainName !== !!settings.certificateArn) throw new Error('Invalid Gleaner settings (cdk.json context "gleaner"): domainName and certificateArn go together');
+  if (settings.hostedZoneId && !settings.domainName) throw new Error('Invalid Gleaner settings (cdk.json context "gleaner"): hostedZoneId needs domainName');
+  return {
+    ...settings,
+    apiGatewayAccountRole: settings.apiGatewayAccountRole ?? settings.stage === DEFAULT_STAGE,
+    publicBaseUrl: settings.publicBaseUrl ?? (settings.domainName ? `https://${settings.domainName}` : undefined),
+  };
 }
 
 function isRateLimitPolicy(policy: string): boolean {

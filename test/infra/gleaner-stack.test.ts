@@ -670,7 +670,42 @@ describe('CloudFront', () => {
 });
 
 describe('with a custom domain', () => {
-  it('hands its address to the cached routes and the workers, and outputs it', () => {
+  const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/0f8f8c8e-1111-2222-3333-444455556666';
+  const domain = { domainName: 'feeds.example.com', certificateArn };
+
+  it('puts the domain on CloudFront with its certificate and TLS 1.2 (2021) at least, and passes the checks without the default-certificate acknowledgment', () => {
+    const custom = buildGleanerStack(testSettings(domain));
+    const [, distribution] = onlyResource(custom.template, 'AWS::CloudFront::Distribution');
+    expect(distribution.Properties.DistributionConfig).toMatchObject({
+      Aliases: ['feeds.example.com'],
+      ViewerCertificate: { AcmCertificateArn: certificateArn, MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' },
+    });
+    expect(nagViolations(custom.stack)).toEqual([]);
+    expect(acknowledgments(custom.stack).map((entry) => entry.id)).not.toContain('AwsSolutions-CFR4');
+    expect(custom.template.toJSON().Outputs.BaseUrl.Value).toBe('https://feeds.example.com');
+    for (const route of cdnRoutes) expect(environmentOf(routeFunction(route, custom.template)).PUBLIC_BASE_URL, route.id).toBe('https://feeds.example.com');
+    custom.template.resourceCountIs('AWS::Route53::RecordSet', 0);
+  });
+
+  it('adds IPv4 and IPv6 alias records when given the Route 53 zone', () => {
+    const { template } = buildGleanerStack(testSettings({ ...domain, hostedZoneId: 'Z0123456789ABCDEFGHIJ' }));
+    for (const Type of ['A', 'AAAA']) {
+      template.hasResourceProperties('AWS::Route53::RecordSet', {
+        Type,
+        Name: 'feeds.example.com.',
+        HostedZoneId: 'Z0123456789ABCDEFGHIJ',
+        AliasTarget: { DNSName: { 'Fn::GetAtt': [Match.stringLikeRegexp('^CdnDistribution'), 'DomainName'] } },
+      });
+    }
+  });
+
+  it('refuses a domain without a certificate in us-east-1, and a zone without a domain', () => {
+    expect(() => testSettings({ domainName: 'feeds.example.com' })).toThrow(/domainName and certificateArn go together/);
+    expect(() => testSettings({ ...domain, certificateArn: certificateArn.replace('us-east-1', 'eu-west-1') })).toThrow(/certificateArn/);
+    expect(() => testSettings({ hostedZoneId: 'Z0123456789ABCDEFGHIJ' })).toThrow(/hostedZoneId needs domainName/);
+  });
+
+  it('hands an address in front of CloudFront to the cached routes and the workers, and outputs it', () => {
     const publicBaseUrl = 'https://feeds.example';
     const custom = buildGleanerStack(testSettings({ publicBaseUrl }));
     for (const route of cdnRoutes) expect(environmentOf(routeFunction(route, custom.template)).PUBLIC_BASE_URL, route.id).toBe(publicBaseUrl);
