@@ -32,6 +32,7 @@ import { Construct } from 'constructs';
 import type { RouteDefinition } from '../functions/platform/routes';
 import type { Api } from './api';
 import type { GleanerSettings } from './settings';
+import { CdnWebAcl } from './waf';
 
 export interface CdnProps {
   readonly api: Api;
@@ -95,6 +96,7 @@ export class Cdn extends Construct {
       comment: `Gleaner ${settings.stage}: public feeds and icons cached, the rest passed to the API`,
       httpVersion: HttpVersion.HTTP2_AND_3,
       ...this.customDomain(settings),
+      webAclId: this.webAclArn(settings),
       defaultBehavior: {
         origin: new RestApiOrigin(api.restApi),
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
@@ -112,7 +114,7 @@ export class Cdn extends Construct {
     });
     this.baseUrl = `https://${this.distribution.distributionDomainName}`;
     if (settings.domainName && settings.hostedZoneId) this.addAliasRecords(settings.domainName, settings.hostedZoneId);
-    this.acknowledgeNagFindings(!settings.domainName);
+    this.acknowledgeNagFindings({ defaultCertificate: !settings.domainName, noWaf: !settings.waf && !settings.wafWebAclArn });
   }
 
   /**
@@ -192,17 +194,24 @@ export class Cdn extends Construct {
     new AaaaRecord(this, 'AliasIpv6', { zone, recordName, target });
   }
 
-  private acknowledgeNagFindings(defaultCertificate: boolean): void {
-    Validations.of(this.distribution).acknowledge(
-      {
-        id: 'AwsSolutions-CFR1',
-        reason: 'Published feeds and icons are meant for readers anywhere; there is no jurisdiction to keep them from.',
-      },
-      {
+  /** The web ACL gleaner.waf creates, or the one gleaner.wafWebAclArn names. */
+  private webAclArn(settings: GleanerSettings): string | undefined {
+    if (settings.wafWebAclArn) return settings.wafWebAclArn;
+    if (!settings.waf) return undefined;
+    return new CdnWebAcl(this, 'WebAcl', { name: `gleaner-${settings.stage}`, rateLimit: settings.wafRateLimit }).webAcl.attrArn;
+  }
+
+  private acknowledgeNagFindings({ defaultCertificate, noWaf }: { defaultCertificate: boolean; noWaf: boolean }): void {
+    Validations.of(this.distribution).acknowledge({
+      id: 'AwsSolutions-CFR1',
+      reason: 'Published feeds and icons are meant for readers anywhere; there is no jurisdiction to keep them from.',
+    });
+    if (noWaf) {
+      Validations.of(this.distribution).acknowledge({
         id: 'AwsSolutions-CFR2',
-        reason: 'No WAF web ACL for now: reads are cached and rate-limited per viewer address in DynamoDB, and the API stage throttles bound what reaches the functions.',
-      },
-    );
+        reason: 'gleaner.waf is off (its default, to spare its monthly cost): reads are cached and rate-limited per viewer address in DynamoDB, and the API stage throttles bound what reaches the functions.',
+      });
+    }
     if (defaultCertificate) {
       Validations.of(this.distribution).acknowledge({
         id: 'AwsSolutions-CFR4',

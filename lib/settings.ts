@@ -71,6 +71,16 @@ const settingsSchema = z.object({
   /** A Route 53 hosted zone for domainName: the stack then adds its alias records (A and AAAA). */
   hostedZoneId: z.string().regex(/^Z[A-Z0-9]+$/, 'a Route 53 hosted zone id').optional(),
   /**
+   * An AWS WAF web ACL on CloudFront: AWS's common rule set and a rate limit per client address.
+   * A CloudFront web ACL lives in us-east-1, so this needs the stack there; elsewhere, create one in
+   * us-east-1 and give its ARN as wafWebAclArn.
+   */
+  waf: z.boolean().default(false),
+  /** Requests one client address may make in 5 minutes before the web ACL blocks it. */
+  wafRateLimit: z.int().min(100).max(2_000_000_000).default(2000),
+  /** An existing CloudFront web ACL (in us-east-1) to attach instead. */
+  wafWebAclArn: z.string().regex(/^arn:aws[\w-]*:wafv2:us-east-1:\d{12}:global\/webacl\/.+$/, 'a global (CloudFront) web ACL ARN').optional(),
+  /**
    * The address users reach the service at. Default: `https://<domainName>` with a custom domain,
    * else the distribution's own domain. Set it when something else fronts CloudFront.
    */
@@ -112,6 +122,7 @@ export function parseSettings(input: unknown): GleanerSettings {
   }
   const settings = result.data;
   if (!!settings.domainName !== !!settings.certificateArn) throw new Error('Invalid Gleaner settings (cdk.json context "gleaner"): domainName and certificateArn go together');
+  if (settings.waf && settings.wafWebAclArn) throw new Error('Invalid Gleaner settings (cdk.json context "gleaner"): waf creates a web ACL and wafWebAclArn names one; choose one');
   if (settings.hostedZoneId && !settings.domainName) throw new Error('Invalid Gleaner settings (cdk.json context "gleaner"): hostedZoneId needs domainName');
   return {
     ...settings,

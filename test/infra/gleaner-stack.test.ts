@@ -669,6 +669,44 @@ describe('CloudFront', () => {
   });
 });
 
+/** The rule ids acknowledged below `scope` (cdk-nag writes them as `Annotation::<rule>`). */
+function acknowledgedRules(scope: Parameters<typeof acknowledgments>[0]): string[] {
+  return acknowledgments(scope).map((entry) => entry.id.replace(/^Annotation::/, ''));
+}
+
+describe('with a WAF web ACL', () => {
+  it('is off by default, with a reason for the finding', () => {
+    built.template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    expect(distributionConfig().WebACLId).toBeUndefined();
+    expect(acknowledgedRules(built.stack)).toContain('AwsSolutions-CFR2');
+  });
+
+  it('puts AWS common rules and a rate limit per client address on CloudFront, in us-east-1 only', () => {
+    const { stack, template } = buildGleanerStack(testSettings({ waf: true, wafRateLimit: 500 }));
+    const [aclId, acl] = onlyResource(template, 'AWS::WAFv2::WebACL', { Scope: 'CLOUDFRONT' });
+    expect(acl.Properties.DefaultAction).toEqual({ Allow: {} });
+    const [common, rate] = acl.Properties.Rules as Record<string, any>[];
+    expect(common.Statement.ManagedRuleGroupStatement).toMatchObject({ VendorName: 'AWS', Name: 'AWSManagedRulesCommonRuleSet' });
+    // Saves carry bodies over the set's 8 KB: that rule only counts.
+    expect(common.Statement.ManagedRuleGroupStatement.RuleActionOverrides).toContainEqual({ Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } });
+    expect(rate).toMatchObject({ Action: { Block: {} }, Statement: { RateBasedStatement: { Limit: 500, AggregateKeyType: 'IP' } } });
+    const [, distribution] = onlyResource(template, 'AWS::CloudFront::Distribution');
+    expect(distribution.Properties.DistributionConfig.WebACLId).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
+    const rules = Object.values(template.toJSON().Rules as Record<string, { Assertions: { Assert: unknown }[] }>);
+    expect(rules.flatMap((rule) => rule.Assertions.map((assertion) => assertion.Assert))).toContainEqual({ 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'] });
+    expect(nagViolations(stack)).toEqual([]);
+    expect(acknowledgedRules(stack)).not.toContain('AwsSolutions-CFR2');
+  });
+
+  it('attaches a web ACL made elsewhere by its ARN, and refuses both at once', () => {
+    const wafWebAclArn = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/shared/0f8f8c8e-1111-2222-3333-444455556666';
+    const { template } = buildGleanerStack(testSettings({ wafWebAclArn }));
+    template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    expect(onlyResource(template, 'AWS::CloudFront::Distribution')[1].Properties.DistributionConfig.WebACLId).toBe(wafWebAclArn);
+    expect(() => testSettings({ waf: true, wafWebAclArn })).toThrow(/choose one/);
+  });
+});
+
 describe('with a custom domain', () => {
   const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/0f8f8c8e-1111-2222-3333-444455556666';
   const domain = { domainName: 'feeds.example.com', certificateArn };
@@ -681,7 +719,7 @@ describe('with a custom domain', () => {
       ViewerCertificate: { AcmCertificateArn: certificateArn, MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' },
     });
     expect(nagViolations(custom.stack)).toEqual([]);
-    expect(acknowledgments(custom.stack).map((entry) => entry.id)).not.toContain('AwsSolutions-CFR4');
+    expect(acknowledgedRules(custom.stack)).not.toContain('AwsSolutions-CFR4');
     expect(custom.template.toJSON().Outputs.BaseUrl.Value).toBe('https://feeds.example.com');
     for (const route of cdnRoutes) expect(environmentOf(routeFunction(route, custom.template)).PUBLIC_BASE_URL, route.id).toBe('https://feeds.example.com');
     custom.template.resourceCountIs('AWS::Route53::RecordSet', 0);
