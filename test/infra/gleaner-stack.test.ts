@@ -685,7 +685,7 @@ describe('with a WAF web ACL', () => {
     const { stack, template } = buildGleanerStack(testSettings({ waf: true, wafRateLimit: 500 }));
     const [aclId, acl] = onlyResource(template, 'AWS::WAFv2::WebACL', { Scope: 'CLOUDFRONT' });
     expect(acl.Properties.DefaultAction).toEqual({ Allow: {} });
-    const [common, rate] = acl.Properties.Rules as Record<string, any>[];
+    const [common, rate] = acl.Properties.Rules as [Record<string, any>, Record<string, any>];
     expect(common.Statement.ManagedRuleGroupStatement).toMatchObject({ VendorName: 'AWS', Name: 'AWSManagedRulesCommonRuleSet' });
     // Saves carry bodies over the set's 8 KB: that rule only counts.
     expect(common.Statement.ManagedRuleGroupStatement.RuleActionOverrides).toContainEqual({ Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } });
