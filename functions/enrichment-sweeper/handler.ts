@@ -1,3 +1,5 @@
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import middy from '@middy/core';
 import type { EnrichmentRequest } from '../core/enrichment';
 import { sweepOutbox } from '../core/enrichment-outbox';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
@@ -5,21 +7,24 @@ import { createDynamoClients } from '../adapters/dynamo/client';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
 import { deferred, type Environment } from '../platform/env';
 import { count, createLogger, createMetrics, measureSeconds } from '../platform/observability';
+import { createTracer, traceClients } from '../platform/tracing';
 import { metricNames } from '../platform/metric-names';
 import { setting, settings } from '../platform/settings';
 
 /** Scheduled: publishes again the enrichment requests of saves whose publish did not get through. */
 export function createHandler(env: Environment) {
-  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint) });
+  const tracer = createTracer();
+  const instrument = traceClients(tracer);
+  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint), instrument });
   const logger = createLogger(env);
   const metrics = createMetrics(logger);
   const ports = {
     bookmarks: new DynamoBookmarkStore(doc, setting(env, settings.tableName)),
-    enrichment: new SqsJsonPublisher<EnrichmentRequest>(createSqsClient({ endpoint: setting(env, settings.sqsEndpoint) }), setting(env, settings.enrichmentQueueUrl)),
+    enrichment: new SqsJsonPublisher<EnrichmentRequest>(createSqsClient({ endpoint: setting(env, settings.sqsEndpoint), instrument }), setting(env, settings.enrichmentQueueUrl)),
     graceSeconds: setting(env, settings.outboxGraceSeconds),
     now: () => new Date(),
   };
-  return async () => {
+  return middy(async () => {
     const result = await sweepOutbox(ports);
     logger.info('Swept the enrichment outbox', { ...result });
     count(metrics, metricNames.outboxRepublished, result.republished);
@@ -27,7 +32,7 @@ export function createHandler(env: Environment) {
     measureSeconds(metrics, metricNames.outboxOldestPending, result.oldestPendingSeconds);
     metrics.publishStoredMetrics();
     return result;
-  };
+  }).use(captureLambdaHandler(tracer));
 }
 
 export const handler = deferred(() => createHandler(process.env));

@@ -4,6 +4,8 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { Tracer } from '@aws-lambda-powertools/tracer';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { fullQuota, rateLimitHeaders, type RateLimitDecision, type RateLimiter, type RateLimitPolicy } from '../core/rate-limit';
 import { retirementHeaders, type Retirement } from '../core/retirement';
@@ -21,6 +23,8 @@ export type RouteHandler = (event: APIGatewayProxyEvent, request: RouteRequest) 
 export interface RouteOptions {
   readonly logger: Logger;
   readonly metrics?: Metrics;
+  /** Traces the invocation (X-Ray); the route's AWS clients are traced where they are built. */
+  readonly tracer?: Tracer;
   readonly corsOrigins: readonly string[];
   /** The route's quota: every answer, a 500 included, then carries the four RateLimit headers. */
   readonly rateLimit?: { readonly limiter: RateLimiter; readonly policy: RateLimitPolicy };
@@ -32,8 +36,8 @@ export interface RouteOptions {
 const EXPOSED_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After', 'ETag', 'Last-Modified', 'WWW-Authenticate', 'Deprecation', 'Sunset', 'Link'];
 
 /**
- * The middleware every HTTP route shares: structured logs with the request id, metrics flushed per
- * invocation, the request's deadline (retries stop in time to answer: see request-deadline.ts),
+ * The middleware every HTTP route shares: an X-Ray segment, structured logs with the request id,
+ * metrics flushed per invocation, the request's deadline (retries stop in time to answer: see request-deadline.ts),
  * CORS headers on every answer, a last-resort 500 in the contract's shape with no stack
  * trace, and the headers the contract wants on every answer of a route, errors included: the four
  * RateLimit headers (the limiter's last answer, or the full quota when it never answered) and, on a
@@ -50,7 +54,10 @@ export function httpRoute(handler: RouteHandler, options: RouteOptions) {
     }
     return { ...response, headers: { ...response.headers, ...limits.headers() } };
   };
-  const route = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(answer).use(injectLambdaContext(options.logger, { resetKeys: true }));
+  const route = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(answer);
+  // Answers (feeds, icons) can be large: the trace keeps the timing, not the body.
+  if (options.tracer) route.use(captureLambdaHandler(options.tracer, { captureResponse: false }));
+  route.use(injectLambdaContext(options.logger, { resetKeys: true }));
   if (options.metrics) route.use(logMetrics(options.metrics));
   return route
     .use(httpCors({ origins: [...options.corsOrigins], exposeHeaders: EXPOSED_HEADERS.join(', ') }))

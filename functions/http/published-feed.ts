@@ -1,4 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { UserReader } from '../core/accounts';
 import type { Feed, FeedNote, PublishedFeedStore } from '../core/feed';
@@ -13,6 +14,7 @@ import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { type Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
+import { createTracer, traceClients } from '../platform/tracing';
 import { routeUrl } from '../platform/routes';
 import { httpRoute, type RouteRequest } from './middleware';
 import { errorResponse, header, type Headers } from './responses';
@@ -53,6 +55,7 @@ export interface PublishedFeedDeps {
   /** Behind CloudFront (the only way in when deployed): trust its viewer-address and host headers. */
   readonly trustCdnHeaders: boolean;
   readonly logger: Logger;
+  readonly tracer?: Tracer;
   readonly retirement?: Retirement | null;
 }
 
@@ -63,6 +66,7 @@ const NOT_FOUND = { code: 'not_found', message: 'Feed not found' };
 export function makePublishedFeedHandler(deps: PublishedFeedDeps, representation: FeedRepresentation) {
   return httpRoute((event, request) => readPublishedFeed(deps, representation, event, request), {
     logger: deps.logger,
+    tracer: deps.tracer,
     corsOrigins: ['*'],
     rateLimit: { limiter: deps.rateLimiter, policy: deps.rateLimitPolicy },
     retirement: deps.retirement,
@@ -148,7 +152,8 @@ function requestBaseUrl(event: APIGatewayProxyEvent, trustCdnHeaders: boolean): 
 
 export function publishedFeedDeps(env: Environment): PublishedFeedDeps {
   const tableName = setting(env, settings.tableName);
-  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint) });
+  const tracer = createTracer();
+  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint), instrument: traceClients(tracer) });
   return {
     feeds: new DynamoFeedStore(doc, tableName),
     users: new DynamoAccountStore(doc, tableName),
@@ -160,5 +165,6 @@ export function publishedFeedDeps(env: Environment): PublishedFeedDeps {
     publicBaseUrl: setting(env, settings.publicBaseUrl) ?? null,
     trustCdnHeaders: setting(env, settings.trustCdnHeaders),
     logger: createLogger(env),
+    tracer,
   };
 }

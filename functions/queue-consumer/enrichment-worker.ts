@@ -5,6 +5,7 @@ import { createSafeFetcher, FetchFailedError, FetchRefusedError, parseFetchAllow
 import { createSqsClient, delayRedelivery } from '../adapters/sqs/sqs';
 import { type Environment } from '../platform/env';
 import { createLogger, createMetrics } from '../platform/observability';
+import { createTracer, traceClients } from '../platform/tracing';
 import { MAX_FETCH_ATTEMPTS } from '../platform/workers';
 import { sqsWorker } from './sqs-batch-handler';
 import { setting, settings } from '../platform/settings';
@@ -24,22 +25,25 @@ export function enrichmentWorker<T>(
   step: (context: WorkerContext) => (message: T, attempt: Attempt) => Promise<unknown>,
 ) {
   const context = workerContext(env);
-  return sqsWorker({ ...context.worker, logger: context.logger, metrics: context.metrics, parse, process: step(context) });
+  return sqsWorker({ ...context.worker, logger: context.logger, metrics: context.metrics, tracer: context.tracer, parse, process: step(context) });
 }
 
 /** What both enrichment workers are built from, read from their environment. */
 export function workerContext(env: Environment) {
-  const sqs = createSqsClient({ endpoint: setting(env, settings.sqsEndpoint) });
+  const tracer = createTracer();
+  const instrument = traceClients(tracer);
+  const sqs = createSqsClient({ endpoint: setting(env, settings.sqsEndpoint), instrument });
   const sourceQueueUrl = setting(env, settings.sourceQueueUrl);
   const logger = createLogger(env);
   // GLEANER_FETCH_ALLOW exempts local fixture servers from the address rules; the stack never sets it.
   const fetcher = createSafeFetcher({ allow: parseFetchAllow(setting(env, settings.fetchAllow)) });
   return {
     tableName: setting(env, settings.tableName),
-    ...createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint) }),
+    ...createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint), instrument }),
     sqs,
     logger,
     metrics: createMetrics(logger),
+    tracer,
     iconRefreshMs: setting(env, settings.iconRefreshDays) * DAY_MS,
     worker: {
       maxAttempts: MAX_FETCH_ATTEMPTS,

@@ -3,6 +3,8 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { Tracer } from '@aws-lambda-powertools/tracer';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { RetryLaterError, retryDelaySeconds, type Attempt } from '../core/enrichment';
@@ -20,6 +22,8 @@ export interface SqsWorkerOptions<T> {
   readonly logger: Logger;
   /** Counts MessagesProcessed, MessagesRetried, MessagesFailed and RedeliveryDelayFailed. */
   readonly metrics: Metrics;
+  /** Traces each batch (X-Ray); the worker's AWS clients are traced where they are built. */
+  readonly tracer?: Tracer;
   readonly parse: (body: string) => T;
   readonly process: (message: T, attempt: Attempt) => Promise<unknown>;
   /** Makes a received message invisible for `seconds` (SQS ChangeMessageVisibility). */
@@ -53,10 +57,9 @@ export function sqsWorker<T>(options: SqsWorkerOptions<T>) {
       throw error;
     }
   };
-  return middy(
-    (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-      withInvocationDeadline(context, () => processPartialResponse(event, processRecord, processor, { context, throwOnFullBatchFailure: false })),
-  )
-    .use(injectLambdaContext(options.logger, { resetKeys: true }))
-    .use(logMetrics(options.metrics));
+  const worker = middy((event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
+    withInvocationDeadline(context, () => processPartialResponse(event, processRecord, processor, { context, throwOnFullBatchFailure: false })),
+  );
+  if (options.tracer) worker.use(captureLambdaHandler(options.tracer));
+  return worker.use(injectLambdaContext(options.logger, { resetKeys: true })).use(logMetrics(options.metrics));
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { IdempotencyInFlightError, NoteLimitError } from '../core/contract';
 import { keyReusedIssue, parseIdempotencyKey } from '../core/idempotency';
@@ -23,6 +24,7 @@ import { errorResponse, header, headerValues, jsonResponse } from '../http/respo
 import { deferred, type Environment } from '../platform/env';
 import { metricNames } from '../platform/metric-names';
 import { count, createLogger, createMetrics } from '../platform/observability';
+import { createTracer, traceClients } from '../platform/tracing';
 import { rateLimitSettings, setting, settings } from '../platform/settings';
 
 /** POST /api/v1/bookmarks/save — the one operation personal access tokens authenticate. */
@@ -34,6 +36,7 @@ export interface SaveBookmarkDeps extends Omit<SaveBookmarkPorts, 'logger'> {
   readonly corsOrigins: readonly string[];
   readonly logger: Logger;
   readonly metrics: Metrics;
+  readonly tracer?: Tracer;
   readonly retirement?: Retirement | null;
 }
 
@@ -166,17 +169,20 @@ function parseRequestBody(event: APIGatewayProxyEvent): SaveRequestParse {
 export function createHandler(env: Environment) {
   const tableName = setting(env, settings.tableName);
   const logger = createLogger(env);
-  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint) });
+  const tracer = createTracer();
+  const instrument = traceClients(tracer);
+  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint), instrument });
   return makeHandler({
     accounts: new DynamoAccountStore(doc, tableName),
     store: new DynamoBookmarkStore(doc, tableName),
     rateLimiter: new DynamoRateLimiter(doc, tableName),
-    enrichment: new SqsJsonPublisher(createSqsClient({ endpoint: setting(env, settings.sqsEndpoint) }), setting(env, settings.enrichmentQueueUrl)),
+    enrichment: new SqsJsonPublisher(createSqsClient({ endpoint: setting(env, settings.sqsEndpoint), instrument }), setting(env, settings.enrichmentQueueUrl)),
     rateLimitPolicy: setting(env, rateLimitSettings.save),
     retirement: parseRetirement(setting(env, settings.routeRetirement)),
     corsOrigins: setting(env, settings.corsAllowedOrigins),
     logger,
     metrics: createMetrics(logger),
+    tracer,
     newId: randomUUID,
     now: () => new Date(),
   });

@@ -9,15 +9,20 @@ export interface DynamoClients {
 /**
  * One place that builds the DynamoDB clients. An `endpoint` points them at DynamoDB Local, which
  * accepts any credentials, so fixed dummy ones are used there instead of the AWS credential chain.
+ * `instrument` (the Tracer's capture, from the handler) traces every call.
  */
-export function createDynamoClients(options: { endpoint?: string; region?: string; maxAttempts?: number } = {}): DynamoClients {
-  const client = new DynamoDBClient({
+export function createDynamoClients(
+  options: { endpoint?: string; region?: string; maxAttempts?: number; instrument?: <C>(client: C) => C } = {},
+): DynamoClients {
+  const instrument = options.instrument ?? ((client) => client);
+  // Instrumented before the document client is built on it, which shares its middleware stack.
+  const client = instrument(new DynamoDBClient({
     region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
     maxAttempts: options.maxAttempts,
     ...(options.endpoint
       ? { endpoint: options.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),
-  });
+  }));
   const doc = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });

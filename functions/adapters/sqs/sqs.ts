@@ -17,11 +17,15 @@ export async function delayRedelivery(sqs: SQSClient, queueUrl: string, receiptH
   await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }));
 }
 
-/** The SQS client; an `endpoint` points it at the local stack's queue emulation (any credentials). */
-export function createSqsClient(options: { endpoint?: string } = {}): SQSClient {
-  return new SQSClient(
+/**
+ * The SQS client; an `endpoint` points it at the local stack's queue emulation (any credentials).
+ * `instrument` (the Tracer's capture, from the handler) traces every call.
+ */
+export function createSqsClient(options: { endpoint?: string; instrument?: <C>(client: C) => C } = {}): SQSClient {
+  const client = new SQSClient(
     options.endpoint
       ? { endpoint: options.endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {},
   );
+  return options.instrument ? options.instrument(client) : client;
 }
