@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { type Feed, type FeedIndexEntry, formatRfc822, lastChangedAt } from './feed';
 
-export type FeedVariant = 'json' | 'rss' | 'html';
+export type FeedVariant = 'json' | 'rss' | 'html' | 'atom' | 'jsonfeed';
 
 export interface FeedValidators {
   /** Strong entity-tag, quoted, e.g. `"3q2-7wE…"`. */

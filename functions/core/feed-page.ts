@@ -19,9 +19,8 @@ export interface FeedPageLinks {
   readonly page: string;
   readonly json: string;
   readonly rss: string;
-  /** Atom and JSON Feed, once those routes exist (issue 9 §2); omitted links are not shown. */
-  readonly atom?: string;
-  readonly jsonFeed?: string;
+  readonly atom: string;
+  readonly jsonFeed: string;
   readonly embedScript: string;
 }
 
@@ -116,8 +115,8 @@ export function embedSnippet(links: FeedPageLinks): string {
 function alternates(links: FeedPageLinks): { label: string; type: string; href: string }[] {
   return [
     { label: 'RSS', type: 'application/rss+xml', href: links.rss },
-    ...(links.atom ? [{ label: 'Atom', type: 'application/atom+xml', href: links.atom }] : []),
-    ...(links.jsonFeed ? [{ label: 'JSON Feed', type: 'application/feed+json', href: links.jsonFeed }] : []),
+    { label: 'Atom', type: 'application/atom+xml', href: links.atom },
+    { label: 'JSON Feed', type: 'application/feed+json', href: links.jsonFeed },
   ];
 }
 

@@ -28,7 +28,7 @@ import {
   toFeedEntry,
 } from './feed';
 import { noteHtml } from './note-html';
-import { sanitizeText } from './text';
+import { sanitizeText, xmlText } from './text';
 
 const ATOM_NAMESPACE = 'http://www.w3.org/2005/Atom';
 const CONTENT_NAMESPACE = 'http://purl.org/rss/1.0/modules/content/';
@@ -45,16 +45,6 @@ export interface RssOptions {
   readonly siteUrl: string;
   /** Page for a note that bookmarks no URL. */
   readonly entryLink: (note: FeedNote) => string;
-}
-
-/**
- * A text or attribute value for xmlbuilder2. Its serializer leaves entity-looking `&…;` as written
- * (a note's `&nbsp;` would be an undefined entity, and `&amp;` would read back as `&`), and parsers
- * turn a raw CR into LF. Escaping every `&` and CR here makes the output exact: the serializer
- * leaves `&amp;`/`&#13;` alone and still escapes `<` and `>` (and so `]]>`).
- */
-function xmlText(text: string): string {
-  return sanitizeText(text).replace(/&/g, '&amp;').replace(/\r/g, '&#13;');
 }
 
 /**

@@ -22,9 +22,9 @@ import { rateLimited } from './rate-limited';
 import { rateLimitSettings, setting, settings } from '../platform/settings';
 
 /**
- * The read path the feed routes share (GET …/{feed_id}/public, …/rss and the page /feeds/{feed_id}): per-client rate limit,
- * UUID check, 404 for anything not published, then the representation with validators for
- * conditional GET. Only the rendering differs between the two Lambdas.
+ * The read path the feed routes share (GET …/{feed_id}/public, …/rss, the page /feeds/{feed_id}, its
+ * /atom and /feed.json): per-client rate limit, UUID check, 404 for anything not published, then the
+ * representation with validators for conditional GET. Only the rendering differs between the Lambdas.
  */
 
 export interface FeedRepresentation {
@@ -38,6 +38,8 @@ export interface FeedRepresentation {
 export interface FeedUrls {
   readonly json: string;
   readonly rss: string;
+  readonly atom: string;
+  readonly jsonFeed: string;
   /** The feed's public page (GET /feeds/{feed_id}). */
   readonly page: string;
   readonly embedScript: string;
@@ -108,6 +110,8 @@ async function readPublishedFeed(
   const urls: FeedUrls = {
     json: routeUrl(baseUrl, 'GetPublishedFeed', { feed_id: record.id }),
     rss: routeUrl(baseUrl, 'GetPublishedFeedRss', { feed_id: record.id }),
+    atom: routeUrl(baseUrl, 'GetFeedAtom', { feed_id: record.id }),
+    jsonFeed: routeUrl(baseUrl, 'GetJsonFeed', { feed_id: record.id }),
     page: routeUrl(baseUrl, 'GetFeedPage', { feed_id: record.id }),
     embedScript: routeUrl(baseUrl, 'GetFeedEmbedScript', {}),
   };

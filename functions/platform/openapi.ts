@@ -5,7 +5,8 @@ import { saveRequestSchema } from '../core/save-request';
 import { routes, type RouteDefinition } from './routes';
 
 /**
- * The OpenAPI 3.1 description of the contract's three operations, built from the route table and
+ * The OpenAPI 3.1 description of the contract's three operations and the feed formats beside them
+ * (Atom, JSON Feed), built from the route table and
  * the zod schemas the handlers use. `npm run openapi` writes it to openapi.json (committed, served
  * at GET /openapi.json); a test fails when that file is stale.
  */
@@ -128,6 +129,10 @@ const operations: Record<string, JsonObject> = {
   SaveBookmark: saveOperation,
   GetPublishedFeed: feedOperation('getPublishedFeed', 'A published feed as JSON', { 'application/json': { schema: schemaRef('PublishedFeed') } }),
   GetPublishedFeedRss: feedOperation('getPublishedFeedRss', 'A published feed as RSS 2.0', { 'application/rss+xml': { schema: { type: 'string', description: 'An RSS 2.0 document.' } } }),
+  GetFeedAtom: feedOperation('getFeedAtom', 'A published feed as Atom 1.0 (RFC 4287)', { 'application/atom+xml': { schema: { type: 'string', description: 'An Atom 1.0 feed document.' } } }),
+  GetJsonFeed: feedOperation('getJsonFeed', 'A published feed as JSON Feed 1.1', {
+    'application/feed+json': { schema: { type: 'object', description: 'A JSON Feed 1.1 document (https://jsonfeed.org/version/1.1).', required: ['version', 'title', 'items'] } },
+  }),
 };
 
 /** zod's JSON Schema of each component, less the `$schema`/`$id` a standalone schema carries. */
@@ -181,9 +186,9 @@ export function buildOpenApiDocument(table: readonly RouteDefinition[] = routes)
     openapi: '3.1.0',
     info: {
       title: 'Gleaner: bookmark capture and published feeds',
-      version: '1.1.0',
+      version: '1.2.0',
       description:
-        'Save a web page as a bookmark-backed note with a personal access token, and read published feeds as JSON or RSS 2.0 without authentication. Every answer carries the four RateLimit headers (draft-ietf-httpapi-ratelimit-headers-06). Paths are relative to the address this document is served from.',
+        'Save a web page as a bookmark-backed note with a personal access token, and read published feeds as JSON, RSS 2.0, Atom 1.0 or JSON Feed 1.1 without authentication. Every answer carries the four RateLimit headers (draft-ietf-httpapi-ratelimit-headers-06). Paths are relative to the address this document is served from.',
     },
     tags: [
       { name: 'bookmarks', description: 'The capture path (personal access tokens).' },

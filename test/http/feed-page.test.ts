@@ -35,8 +35,8 @@ describe("a feed's public page", () => {
     expect(document.querySelector('h1')?.textContent).toBe('Ada reads');
     expect(document.querySelector('meta[property="og:title"]')?.getAttribute('content')).toBe('Ada reads');
     expect(document.querySelector('meta[property="og:description"]')?.getAttribute('content')).toBe('Long reads');
-    expect(document.querySelector('link[rel="alternate"][type="application/rss+xml"]')?.getAttribute('href')).toBe(
-      routeUrl(t.stack.baseUrl, 'GetPublishedFeedRss', { feed_id: feed.id }),
+    expect([...document.querySelectorAll('link[rel="alternate"]')].map((link) => link.getAttribute('href'))).toEqual(
+      ['GetPublishedFeedRss', 'GetFeedAtom', 'GetJsonFeed'].map((routeId) => routeUrl(t.stack.baseUrl, routeId, { feed_id: feed.id })),
     );
     const article = document.querySelector('article')!;
     expect(article.querySelector('h2 a')?.getAttribute('href')).toBe('https://example.com/one');

@@ -3,8 +3,10 @@ import { parseFeed } from '@rowanmanning/feed-parser';
 import { SaxesParser } from 'saxes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateFeedRecord } from '../../functions/core/feed-settings';
+import { routeUrl } from '../../functions/platform/routes';
 import { contractFetch } from '../support/contract';
 import { feedValidatorRulesAvailable, feedValidatorWarnings } from '../support/feed-validator';
+import { jsonFeedSchemaProblems } from '../support/json-feed';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 
 let t: TestStack;
@@ -15,7 +17,11 @@ afterAll(() => t.stop());
 
 const createFeed: TestStack['createFeed'] = (userId, settings) => t.createFeed(userId, settings);
 
-const feedUrl = (id: string, variant: 'public' | 'rss') => `${t.stack.baseUrl}/api/v2/publisher/feeds/${id}/${variant}`;
+/** Every representation of a feed, by the route that serves it. */
+const FEED_ROUTES = { public: 'GetPublishedFeed', rss: 'GetPublishedFeedRss', atom: 'GetFeedAtom', 'feed.json': 'GetJsonFeed' } as const;
+type Variant = keyof typeof FEED_ROUTES;
+const VARIANTS = Object.keys(FEED_ROUTES) as Variant[];
+const feedUrl = (id: string, variant: Variant) => routeUrl(t.stack.baseUrl, FEED_ROUTES[variant], { feed_id: id });
 
 function parseXmlStrictly(xml: string): void {
   const parser = new SaxesParser({ xmlns: true });
@@ -63,6 +69,44 @@ describe('a published feed', () => {
     expect(xml).toMatch(/<guid isPermaLink="false">[0-9a-f-]{36}<\/guid>/);
   });
 
+  it('offers the same entries in the same order as Atom 1.0 and JSON Feed 1.1, with full content', async () => {
+    const { user, token } = await t.createUser({ name: 'Ada' });
+    const feed = await createFeed(user.id, { title: 'Ada reads', description: 'Notes & quotes', tags: ['formats'], sharing: 'link' });
+    for (const name of ['first', 'second', 'third']) await t.save(token, { url: `https://example.com/${name}`, title: name, selection: `a *${name}* quote`, comment: '#formats' });
+    await t.save(token, { url: 'https://example.com/first', selection: 'and more' });
+    const ids = (await json(await contractFetch(feedUrl(feed.id, 'public')))).entries.map((entry: { id: string }) => entry.id);
+    expect(ids).toHaveLength(3);
+
+    const atom = await contractFetch(feedUrl(feed.id, 'atom'));
+    expect(atom.headers.get('Content-Type')).toBe('application/atom+xml; charset=utf-8');
+    const xml = await atom.text();
+    parseXmlStrictly(xml);
+    const parsedAtom = parseFeed(xml);
+    expect(parsedAtom.title).toBe('Ada reads');
+    expect(parsedAtom.url).toBe(routeUrl(t.stack.baseUrl, 'GetFeedPage', { feed_id: feed.id }));
+    expect(parsedAtom.self).toBe(feedUrl(feed.id, 'atom'));
+    expect(parsedAtom.items.map((item) => item.id)).toEqual(ids.map((id: string) => `urn:uuid:${id}`));
+    expect(parsedAtom.items[0]!.title).toBe('first');
+    expect(parsedAtom.items[0]!.content).toContain('<blockquote>');
+    expect(parsedAtom.items[0]!.content).toContain('<em>first</em>');
+
+    const jsonFeed = await contractFetch(feedUrl(feed.id, 'feed.json'));
+    expect(jsonFeed.headers.get('Content-Type')).toBe('application/feed+json; charset=utf-8');
+    const document = await json(jsonFeed);
+    expect(jsonFeedSchemaProblems(document)).toEqual([]);
+    expect(document).toMatchObject({
+      version: 'https://jsonfeed.org/version/1.1',
+      title: 'Ada reads',
+      description: 'Notes & quotes',
+      home_page_url: routeUrl(t.stack.baseUrl, 'GetFeedPage', { feed_id: feed.id }),
+      feed_url: feedUrl(feed.id, 'feed.json'),
+      authors: [{ name: 'Ada' }],
+    });
+    expect(document.items.map((item: { id: string }) => item.id)).toEqual(ids);
+    expect(document.items[0]).toMatchObject({ url: 'https://example.com/first', title: 'first', tags: ['formats'], content_text: expect.stringContaining('and more') });
+    expect(document.items[0].content_html).toContain('<em>first</em>');
+  });
+
   it('lists matching notes newest first by last update, at most FEED_MAX_ENTRIES', async () => {
     const { user, token } = await t.createUser();
     const feed = await createFeed(user.id, { title: 'Order', tags: ['x'], sharing: 'link' });
@@ -87,17 +131,19 @@ describe('a published feed', () => {
   it('answers the same 404 for unknown, private and deleted feeds, and appears once made public', async () => {
     const { user } = await t.createUser();
     const feed = await createFeed(user.id, { title: 'Secret', tags: ['s'] });
-    const unknown = await contractFetch(feedUrl(randomUUID(), 'rss'));
-    const hidden = await contractFetch(feedUrl(feed.id, 'rss'));
-    expect(unknown.status).toBe(404);
-    expect(hidden.status).toBe(404);
-    const body = await hidden.text();
-    expect(body).toBe(await unknown.text());
-    expect(JSON.parse(body)).toEqual({ detail: { code: 'not_found', message: 'Feed not found' } });
-    expect(hidden.headers.get('Cache-Control')).toMatch(/max-age=([0-9]|[1-5][0-9])$/);
+    let body = '';
+    for (const variant of VARIANTS) {
+      const unknown = await contractFetch(feedUrl(randomUUID(), variant));
+      const hidden = await contractFetch(feedUrl(feed.id, variant));
+      expect([unknown.status, hidden.status], variant).toEqual([404, 404]);
+      body = await hidden.text();
+      expect(body).toBe(await unknown.text());
+      expect(JSON.parse(body)).toEqual({ detail: { code: 'not_found', message: 'Feed not found' } });
+      expect(hidden.headers.get('Cache-Control')).toMatch(/max-age=([0-9]|[1-5][0-9])$/);
+    }
 
     await t.feeds.replaceFeed(feed, updateFeedRecord(feed, { sharing: 'public' }, new Date()));
-    expect((await contractFetch(feedUrl(feed.id, 'rss'))).status).toBe(200);
+    for (const variant of VARIANTS) expect((await contractFetch(feedUrl(feed.id, variant))).status, variant).toBe(200);
     await t.feeds.deleteFeed(feed.id);
     expect(await (await contractFetch(feedUrl(feed.id, 'public'))).text()).toBe(body);
   });
@@ -137,7 +183,7 @@ describe('conditional GET for feed readers', () => {
     const { user, token } = await t.createUser();
     const feed = await createFeed(user.id, { title: 'Cached', tags: ['c'], sharing: 'public' });
     await t.save(token, { url: 'https://example.com/c', comment: '#c' });
-    for (const variant of ['public', 'rss'] as const) {
+    for (const variant of VARIANTS) {
       const first = await contractFetch(feedUrl(feed.id, variant));
       const etag = first.headers.get('ETag')!;
       const lastModified = first.headers.get('Last-Modified')!;
@@ -172,7 +218,7 @@ describe('CORS for site embeds', () => {
   it('answers the preflight of a conditional GET from any origin, and exposes the validators and rate-limit headers', async () => {
     const { user } = await t.createUser();
     const feed = await createFeed(user.id, { title: 'Embedded', tags: ['embed'], sharing: 'public' });
-    for (const variant of ['public', 'rss'] as const) {
+    for (const variant of VARIANTS) {
       const preflight = await fetch(feedUrl(feed.id, variant), {
         method: 'OPTIONS',
         headers: { Origin: 'https://blog.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'if-none-match' },
@@ -191,11 +237,11 @@ describe('CORS for site embeds', () => {
 });
 
 describe('HEAD, for feed readers and link checkers', () => {
-  it('answers like GET without the body, on both feed routes', async () => {
+  it('answers like GET without the body, on every feed route', async () => {
     const { user, token } = await t.createUser();
     const feed = await createFeed(user.id, { title: 'Headed', tags: ['hd'], sharing: 'public' });
     await t.save(token, { url: 'https://example.com/hd', comment: '#hd' });
-    for (const variant of ['public', 'rss'] as const) {
+    for (const variant of VARIANTS) {
       const get = await contractFetch(feedUrl(feed.id, variant));
       const head = await contractFetch(feedUrl(feed.id, variant), { method: 'HEAD' });
       expect(head.status).toBe(200);

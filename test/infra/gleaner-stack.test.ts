@@ -237,7 +237,7 @@ describe('REST API', () => {
       const method = methods.find((candidate) => candidate.path === route.path && candidate.httpMethod === route.method)!;
       expect(method.properties.ApiKeyRequired, route.id).toBe(route.cdn);
     }
-    expect(cdnRoutes.map((route) => route.id).sort()).toEqual(['GetFeedEmbedScript', 'GetFeedPage', 'GetIcon', 'GetOpenApiDocument', 'GetPublishedFeed', 'GetPublishedFeedRss']);
+    expect(cdnRoutes.map((route) => route.id).sort()).toEqual(['GetFeedAtom', 'GetFeedEmbedScript', 'GetFeedPage', 'GetIcon', 'GetJsonFeed', 'GetOpenApiDocument', 'GetPublishedFeed', 'GetPublishedFeedRss']);
   });
 
   it('takes the API key value from a generated secret, never from the template', () => {

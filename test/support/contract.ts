@@ -74,7 +74,7 @@ export function contractProblems(method: string, url: string, answer: Answer): s
   const media = spec.content![mediaType];
   if (!media) return [...problems, `Content-Type ${mediaType || '(none)'} is not one of ${Object.keys(spec.content!).join(', ')}`];
   let body: unknown = answer.body;
-  if (mediaType === 'application/json') {
+  if (mediaType === 'application/json' || mediaType.endsWith('+json')) {
     try {
       body = JSON.parse(answer.body);
     } catch {

@@ -16,13 +16,15 @@ describe('openapi.json', () => {
     await expect(SwaggerParser.validate(JSON.parse(committed))).resolves.toBeDefined();
   });
 
-  it('describes exactly the three operations of the contract, at version 1.1.0', () => {
+  it("describes the contract's three operations and the Atom and JSON Feed formats added beside them, at version 1.2.0", () => {
     const document = buildOpenApiDocument() as { info: { version: string }; paths: Record<string, Record<string, { operationId: string }>> };
-    expect(document.info.version).toBe('1.1.0');
+    expect(document.info.version).toBe('1.2.0');
     const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => `${method} ${path} ${op.operationId}`));
     expect(operations.sort()).toEqual([
       'get /api/v2/publisher/feeds/{feed_id}/public getPublishedFeed',
       'get /api/v2/publisher/feeds/{feed_id}/rss getPublishedFeedRss',
+      'get /feeds/{feed_id}/atom getFeedAtom',
+      'get /feeds/{feed_id}/feed.json getJsonFeed',
       'post /api/v1/bookmarks/save saveBookmark',
     ]);
   });
