@@ -68,12 +68,8 @@ export class Cdn extends Construct {
       cachedMethods: CachedMethods.CACHE_GET_HEAD,
       compress: true,
       cachePolicy: new CachePolicy(this, 'OriginCacheControl', {
+        ...CACHE_POLICY_TTLS,
         comment: 'Gleaner public routes: TTLs from the origin Cache-Control; one copy for every reader',
-        minTtl: Duration.seconds(0),
-        // A response without Cache-Control is not cached.
-        defaultTtl: Duration.seconds(0),
-        // Icons are immutable (named by their content hash) and say so for a year.
-        maxTtl: Duration.days(365),
         // Nothing per reader in the key: responses do not vary by reader, and If-None-Match /
         // If-Modified-Since are answered by CloudFront from the cached ETag and Last-Modified.
         headerBehavior: CacheHeaderBehavior.none(),
@@ -92,6 +88,28 @@ export class Cdn extends Construct {
       responseHeadersPolicy,
     };
 
+    // Routes answering pages by their query: the same behaviour, keyed on those parameters too
+    // (one cache policy per set of parameters).
+    const pagedPolicies = new Map<string, CachePolicy>();
+    const pagedPolicy = (queryKeys: readonly string[]) => {
+      const name = queryKeys.map((key) => key.charAt(0).toUpperCase() + key.slice(1)).join('');
+      let policy = pagedPolicies.get(name);
+      if (!policy) {
+        policy = new CachePolicy(this, `OriginCacheControlBy${name}`, {
+          ...CACHE_POLICY_TTLS,
+          comment: `Gleaner paged feeds: as the public routes, plus the query parameters ${queryKeys.join(', ')} in the key`,
+          headerBehavior: CacheHeaderBehavior.none(),
+          cookieBehavior: CacheCookieBehavior.none(),
+          queryStringBehavior: CacheQueryStringBehavior.allowList(...queryKeys),
+          enableAcceptEncodingGzip: true,
+          enableAcceptEncodingBrotli: true,
+        });
+        pagedPolicies.set(name, policy);
+      }
+      return policy;
+    };
+    const pagedBehaviors = pagedPathPatterns(routes).map(({ pattern, queryKeys }) => [pattern, { ...cachedBehavior, cachePolicy: pagedPolicy(queryKeys) }]);
+
     this.distribution = new Distribution(this, 'Distribution', {
       comment: `Gleaner ${settings.stage}: public feeds and icons cached, the rest passed to the API`,
       httpVersion: HttpVersion.HTTP2_AND_3,
@@ -107,7 +125,8 @@ export class Cdn extends Construct {
         originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
         responseHeadersPolicy,
       },
-      additionalBehaviors: Object.fromEntries(cachedPathPatterns(routes).map((pattern) => [pattern, cachedBehavior])),
+      // CloudFront takes the first pattern that matches: the paged routes' exact paths come before their prefix's.
+      additionalBehaviors: Object.fromEntries([...pagedBehaviors, ...cachedPathPatterns(routes).map((pattern) => [pattern, cachedBehavior])]),
       enableLogging: true,
       logBucket: this.accessLogBucket(settings),
       logFilePrefix: 'cloudfront/',
@@ -219,6 +238,20 @@ export class Cdn extends Construct {
       });
     }
   }
+}
+
+/** TTLs of the cached routes: the origin's Cache-Control decides. */
+const CACHE_POLICY_TTLS = {
+  minTtl: Duration.seconds(0),
+  // A response without Cache-Control is not cached.
+  defaultTtl: Duration.seconds(0),
+  // Icons are immutable (named by their content hash) and say so for a year.
+  maxTtl: Duration.days(365),
+};
+
+/** The exact path pattern (`{param}` as `*`) of each cached route whose answer its query selects, with those keys. */
+export function pagedPathPatterns(routes: readonly RouteDefinition[]): { pattern: string; queryKeys: readonly string[] }[] {
+  return routes.filter((route) => route.cdn && route.cacheQuery?.length).map((route) => ({ pattern: route.path.replace(/\{[^}]+\}/g, '*'), queryKeys: route.cacheQuery! }));
 }
 
 /**

@@ -20,8 +20,10 @@ const ATOM_NAMESPACE = 'http://www.w3.org/2005/Atom';
 const UNDATED = 0;
 
 export interface AtomOptions {
-  /** Address of this Atom document (`link rel="self"`). */
+  /** Address of this Atom document, this page of it (`link rel="self"`). */
   readonly selfUrl: string;
+  /** The page of older entries (RFC 5005 `link rel="next"`), when there is one. */
+  readonly nextUrl?: string | null;
   /** The feed's page for people (`link rel="alternate"`). */
   readonly pageUrl: string;
   /** Page for a note that bookmarks no URL. */
@@ -40,6 +42,7 @@ export function renderAtom(feed: Feed, notes: readonly FeedNote[], options: Atom
   addText(root.ele('author'), 'name', feed.author.trim() || 'Gleaner user');
   root.ele('link', { rel: 'self', type: 'application/atom+xml', href: xmlText(options.selfUrl) });
   root.ele('link', { rel: 'alternate', type: 'text/html', href: xmlText(options.pageUrl) });
+  if (options.nextUrl) root.ele('link', { rel: 'next', type: 'application/atom+xml', href: xmlText(options.nextUrl) });
   addText(root, 'generator', 'Gleaner');
   for (const note of sortNewestFirst(notes)) addEntry(root, note, options);
   return root.end({ prettyPrint: true });

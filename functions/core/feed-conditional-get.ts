@@ -2,7 +2,7 @@
  * Conditional GET for feed readers (RFC 9110 §13): validators for a feed representation, and whether
  * a request's preconditions allow answering 304 Not Modified. Pure apart from hashing.
  *
- * - `feedValidators(feed, entries, variant): FeedValidators` — from the feed and its index entries
+ * - `feedValidators(feed, entries, variant, page?): FeedValidators` — from the feed and its index entries
  *   alone, so a handler answers 304 without reading a note or rendering.
  * - `isNotModified(request: ConditionalRequest, validators): boolean`
  *
@@ -33,10 +33,12 @@ const RENDERING_REVISION = 2;
 /** 22 base64url characters: 132 bits of SHA-256. */
 const ETAG_LENGTH = 22;
 
-export function feedValidators(feed: Feed, entries: readonly FeedIndexEntry[], variant: FeedVariant): FeedValidators {
+/** `page`: what sets a paged representation's page apart (limit, position, next cursor); null when not paged. */
+export function feedValidators(feed: Feed, entries: readonly FeedIndexEntry[], variant: FeedVariant, page: unknown = null): FeedValidators {
   const fingerprint = JSON.stringify([
     RENDERING_REVISION,
     variant,
+    page,
     [feed.id, feed.title, feed.description, feed.author, feed.tags, feed.match, feed.updated],
     entries.map((entry) => [entry.noteId, entry.updated]),
   ]);

@@ -11,6 +11,8 @@ export const JSON_FEED_VERSION = 'https://jsonfeed.org/version/1.1';
 export interface JsonFeedOptions {
   /** Address of this document (`feed_url`). */
   readonly selfUrl: string;
+  /** The page of older items (`next_url`), when there is one. */
+  readonly nextUrl?: string | null;
   /** The feed's page for people (`home_page_url`). */
   readonly pageUrl: string;
   /** Page for a note that bookmarks no URL. */
@@ -33,6 +35,7 @@ export interface JsonFeed {
   readonly title: string;
   readonly home_page_url: string;
   readonly feed_url: string;
+  readonly next_url?: string;
   readonly description?: string;
   readonly authors?: readonly { readonly name: string }[];
   readonly language: string;
@@ -47,6 +50,7 @@ export function buildJsonFeed(feed: Feed, notes: readonly FeedNote[], options: J
     title: sanitizeText(feed.title),
     home_page_url: options.pageUrl,
     feed_url: options.selfUrl,
+    ...(options.nextUrl ? { next_url: options.nextUrl } : {}),
     ...(description ? { description } : {}),
     ...(author ? { authors: [{ name: author }] } : {}),
     language: 'en',

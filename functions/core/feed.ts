@@ -55,13 +55,15 @@ export interface FeedIndexEntry {
   readonly noteId: string;
   /** The note's last update (ISO 8601): every change of a note moves it. */
   readonly updated: string | null;
+  /** Where the entry sits in the feed's order (newest first); a later page starts below it. */
+  readonly position: string;
 }
 
 /** Reading a published feed (the port; DynamoDB implements it with the per-tag index). */
 export interface PublishedFeedStore {
   getFeed(feedId: string): Promise<FeedRecord | null>;
-  /** The index entries of the owner's notes matching the feed's tag filter, newest first, at most `max`. */
-  matchingEntries(feed: FeedRecord, max: number): Promise<FeedIndexEntry[]>;
+  /** The index entries of the owner's notes matching the feed's tag filter, newest first, at most `max`, below `before` when given. */
+  matchingEntries(feed: FeedRecord, max: number, before?: string | null): Promise<FeedIndexEntry[]>;
   /** The notes of `entries`, in their order (a note deleted since is left out). */
   notesOf(entries: readonly FeedIndexEntry[]): Promise<FeedNote[]>;
 }

@@ -6,7 +6,9 @@ import { deferred, type Environment } from '../platform/env';
 const atom: FeedRepresentation = {
   variant: 'atom',
   contentType: 'application/atom+xml; charset=utf-8',
-  render: (feed, notes, urls) => renderAtom(feed, notes, { selfUrl: urls.atom, pageUrl: urls.page, entryLink: (note) => `${urls.json}#${note.id}` }),
+  render: (feed, notes, urls) =>
+    renderAtom(feed, notes, { selfUrl: urls.currentPage ?? urls.atom, nextUrl: urls.nextPage ?? null, pageUrl: urls.page, entryLink: (note) => `${urls.json}#${note.id}` }),
+  paged: { self: (urls) => urls.atom },
 };
 
 export const makeHandler = (deps: PublishedFeedDeps) => makePublishedFeedHandler(deps, atom);

@@ -4,6 +4,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { UserReader } from '../core/accounts';
 import type { Feed, FeedNote, PublishedFeedStore } from '../core/feed';
 import { feedValidators, isNotModified, type FeedVariant } from '../core/feed-conditional-get';
+import { feedPageCursor, feedPageUrl, parseFeedPage } from '../core/feed-paging';
 import type { FeedRecord, User } from '../core/model';
 import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/rate-limit';
 import { parseRetirement, type Retirement } from '../core/retirement';
@@ -33,6 +34,8 @@ export interface FeedRepresentation {
   render(feed: Feed, notes: readonly FeedNote[], urls: FeedUrls): string;
   /** The body of the 404 for a feed that is not published (people get a page); the contract's error JSON when unset. */
   readonly notFoundPage?: string;
+  /** Served in pages (`?limit=`, `?cursor=`); `self` is the representation's own address among the feed's. */
+  readonly paged?: { readonly self: (urls: FeedUrls) => string };
 }
 
 export interface FeedUrls {
@@ -43,6 +46,9 @@ export interface FeedUrls {
   /** The feed's public page (GET /feeds/{feed_id}). */
   readonly page: string;
   readonly embedScript: string;
+  /** A paged representation's current page, and the next (older) one when there is one. */
+  readonly currentPage?: string;
+  readonly nextPage?: string | null;
 }
 
 export interface PublishedFeedDeps {
@@ -89,13 +95,22 @@ async function readPublishedFeed(
   ]);
   if (!limit.allowed) return rateLimited(limit, { 'Cache-Control': 'no-store' });
   if (!feedId.ok) return errorResponse(422, feedId.issues, { 'Cache-Control': 'no-store' });
+  const paging = representation.paged ? parseFeedPage(event.queryStringParameters, feedId.value) : null;
+  if (paging && !paging.ok) return errorResponse(422, paging.issues, { 'Cache-Control': 'no-store' });
+  const page = paging?.ok ? paging.page : null;
 
   // Private and unknown feeds answer alike: the service never confirms a private feed exists.
   if (!record || record.sharing === 'private') return notFound(representation);
 
-  const [entries, owner] = await Promise.all([deps.feeds.matchingEntries(record, deps.maxEntries), deps.users.getUser(record.userId)]);
+  // A page reads one entry more than it shows, to know whether an older page follows.
+  const [matched, owner] = await Promise.all([
+    deps.feeds.matchingEntries(record, page ? page.limit + 1 : deps.maxEntries, page?.before),
+    deps.users.getUser(record.userId),
+  ]);
+  const entries = page ? matched.slice(0, page.limit) : matched;
+  const nextCursor = page && matched.length > page.limit ? feedPageCursor(record.id, entries.at(-1)!.position) : null;
   const feed = publishedFeed(record, owner);
-  const validators = feedValidators(feed, entries, representation.variant);
+  const validators = feedValidators(feed, entries, representation.variant, page && [page.limit, page.before, nextCursor]);
   const cacheHeaders: Headers = {
     ETag: validators.etag,
     ...(validators.lastModified ? { 'Last-Modified': validators.lastModified } : {}),
@@ -107,7 +122,7 @@ async function readPublishedFeed(
 
   const notes = await deps.feeds.notesOf(entries);
   const baseUrl = deps.publicBaseUrl ?? requestBaseUrl(event, deps.trustCdnHeaders);
-  const urls: FeedUrls = {
+  const feedUrls: FeedUrls = {
     json: routeUrl(baseUrl, 'GetPublishedFeed', { feed_id: record.id }),
     rss: routeUrl(baseUrl, 'GetPublishedFeedRss', { feed_id: record.id }),
     atom: routeUrl(baseUrl, 'GetFeedAtom', { feed_id: record.id }),
@@ -115,6 +130,10 @@ async function readPublishedFeed(
     page: routeUrl(baseUrl, 'GetFeedPage', { feed_id: record.id }),
     embedScript: routeUrl(baseUrl, 'GetFeedEmbedScript', {}),
   };
+  const self = page && representation.paged?.self(feedUrls);
+  const urls: FeedUrls = self
+    ? { ...feedUrls, currentPage: feedPageUrl(self, page.limit, page.cursor), nextPage: nextCursor && feedPageUrl(self, page.limit, nextCursor) }
+    : feedUrls;
   return {
     statusCode: 200,
     headers: { ...cacheHeaders, 'Content-Type': representation.contentType },

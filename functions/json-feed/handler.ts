@@ -6,7 +6,9 @@ import { deferred, type Environment } from '../platform/env';
 const jsonFeed: FeedRepresentation = {
   variant: 'jsonfeed',
   contentType: 'application/feed+json; charset=utf-8',
-  render: (feed, notes, urls) => JSON.stringify(buildJsonFeed(feed, notes, { selfUrl: urls.jsonFeed, pageUrl: urls.page, entryLink: (note) => `${urls.json}#${note.id}` })),
+  render: (feed, notes, urls) =>
+    JSON.stringify(buildJsonFeed(feed, notes, { selfUrl: urls.jsonFeed, nextUrl: urls.nextPage ?? null, pageUrl: urls.page, entryLink: (note) => `${urls.json}#${note.id}` })),
+  paged: { self: (urls) => urls.jsonFeed },
 };
 
 export const makeHandler = (deps: PublishedFeedDeps) => makePublishedFeedHandler(deps, jsonFeed);

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { contractSchemas } from '../core/contract';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_TTL_SECONDS } from '../core/idempotency';
+import { FEED_PAGE_LIMIT } from '../core/feed-paging';
 import { saveRequestSchema } from '../core/save-request';
 import { routes, type RouteDefinition } from './routes';
 
@@ -73,19 +74,36 @@ const conditionalGetParameters = [
 
 const feedCacheHeaders = { ETag: headerRef('ETag'), 'Last-Modified': headerRef('Last-Modified'), 'Cache-Control': headerRef('Cache-Control') };
 
-function feedOperation(operationId: string, summary: string, representation: JsonObject): JsonObject {
+const pagingParameters = [
+  {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: 'Entries per page.',
+    schema: { type: 'integer', minimum: FEED_PAGE_LIMIT.min, maximum: FEED_PAGE_LIMIT.max, default: FEED_PAGE_LIMIT.default },
+  },
+  {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description: 'The older entries after a page: taken from the link to the next page (JSON Feed `next_url`, Atom `rel="next"`), never built by hand.',
+    schema: { type: 'string' },
+  },
+];
+
+function feedOperation(operationId: string, summary: string, representation: JsonObject, options: { paged?: boolean } = {}): JsonObject {
   return {
     operationId,
     summary,
     tags: ['feeds'],
-    parameters: [feedIdParameter, ...conditionalGetParameters],
+    parameters: [feedIdParameter, ...conditionalGetParameters, ...(options.paged ? pagingParameters : [])],
     responses: {
       200: { description: 'The feed is public or link-only.', headers: rateLimited(feedCacheHeaders), content: representation },
       304: { description: 'Not modified since the validators sent.', headers: rateLimited(feedCacheHeaders) },
       404: jsonResponse('Unknown feed, or a private or unpublished one (the service never confirms a private feed exists).', 'Error', {
         'Cache-Control': headerRef('Cache-Control'),
       }),
-      422: jsonResponse('feed_id is not a UUID.', 'HTTPValidationError'),
+      422: jsonResponse(options.paged ? 'feed_id is not a UUID, limit is not an integer from 1 to 100, or cursor is not one this feed gave out.' : 'feed_id is not a UUID.', 'HTTPValidationError'),
       429: tooManyRequests,
     },
   };
@@ -129,10 +147,13 @@ const operations: Record<string, JsonObject> = {
   SaveBookmark: saveOperation,
   GetPublishedFeed: feedOperation('getPublishedFeed', 'A published feed as JSON', { 'application/json': { schema: schemaRef('PublishedFeed') } }),
   GetPublishedFeedRss: feedOperation('getPublishedFeedRss', 'A published feed as RSS 2.0', { 'application/rss+xml': { schema: { type: 'string', description: 'An RSS 2.0 document.' } } }),
-  GetFeedAtom: feedOperation('getFeedAtom', 'A published feed as Atom 1.0 (RFC 4287)', { 'application/atom+xml': { schema: { type: 'string', description: 'An Atom 1.0 feed document.' } } }),
-  GetJsonFeed: feedOperation('getJsonFeed', 'A published feed as JSON Feed 1.1', {
-    'application/feed+json': { schema: { type: 'object', description: 'A JSON Feed 1.1 document (https://jsonfeed.org/version/1.1).', required: ['version', 'title', 'items'] } },
-  }),
+  GetFeedAtom: feedOperation('getFeedAtom', 'A published feed as Atom 1.0 (RFC 4287), in pages', { 'application/atom+xml': { schema: { type: 'string', description: 'An Atom 1.0 feed document; `link rel="next"` (RFC 5005) names the page of older entries.' } } }, { paged: true }),
+  GetJsonFeed: feedOperation(
+    'getJsonFeed',
+    'A published feed as JSON Feed 1.1, in pages',
+    { 'application/feed+json': { schema: { type: 'object', description: 'A JSON Feed 1.1 document (https://jsonfeed.org/version/1.1); `next_url` names the page of older items.', required: ['version', 'title', 'items'] } } },
+    { paged: true },
+  ),
 };
 
 /** zod's JSON Schema of each component, less the `$schema`/`$id` a standalone schema carries. */

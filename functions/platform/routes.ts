@@ -25,6 +25,8 @@ export interface RouteDefinition {
   readonly preflight?: PreflightSettings;
   /** Served to the public through CloudFront (cached by the origin's Cache-Control). */
   readonly cdn: boolean;
+  /** Query parameters that select the answer (a page): CloudFront keys its cache on them and passes them on; others are dropped. */
+  readonly cacheQuery?: readonly string[];
   /** A GET route that also answers HEAD (the same answer without its body), for feed readers and link checkers. */
   readonly answersHead?: boolean;
   /** Set when the route is retiring: every answer then carries Deprecation, Sunset and Link. */
@@ -103,6 +105,7 @@ export const routes: readonly RouteDefinition[] = [
     throttle: 'feed',
     preflight: feedPreflight,
     cdn: true,
+    cacheQuery: ['limit', 'cursor'],
     answersHead: true,
     access: ['table:read', 'table:rate-limit'],
   },
@@ -114,6 +117,7 @@ export const routes: readonly RouteDefinition[] = [
     throttle: 'feed',
     preflight: feedPreflight,
     cdn: true,
+    cacheQuery: ['limit', 'cursor'],
     answersHead: true,
     access: ['table:read', 'table:rate-limit'],
   },

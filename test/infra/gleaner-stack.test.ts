@@ -537,7 +537,9 @@ describe('scheduled tasks', () => {
 });
 
 describe('CloudFront', () => {
-  const cachedPatterns = ['/api/v2/publisher/feeds/*', '/feeds/*', '/feeds/embed.js', '/icons/*', '/openapi.json'];
+  const cachedPatterns = ['/api/v2/publisher/feeds/*', '/feeds/*', '/feeds/*/atom', '/feeds/*/feed.json', '/feeds/embed.js', '/icons/*', '/openapi.json'];
+  /** The paged formats, whose query selects the page. */
+  const pagedPatterns = ['/feeds/*/atom', '/feeds/*/feed.json'];
   const cachedBehaviors = () => distributionConfig().CacheBehaviors as Record<string, any>[];
 
   it('serves over HTTPS only, HTTP/2 and 3, compressed', () => {
@@ -560,12 +562,19 @@ describe('CloudFront', () => {
         ParametersInCacheKeyAndForwardedToOrigin: {
           CookiesConfig: { CookieBehavior: 'none' },
           HeadersConfig: { HeaderBehavior: 'none' },
-          QueryStringsConfig: { QueryStringBehavior: 'none' },
+          QueryStringsConfig: pagedPatterns.includes(behavior.PathPattern)
+            ? { QueryStringBehavior: 'whitelist', QueryStrings: ['limit', 'cursor'] }
+            : { QueryStringBehavior: 'none' },
           EnableAcceptEncodingGzip: true,
           EnableAcceptEncodingBrotli: true,
         },
       });
     }
+  });
+
+  it("matches the paged formats' exact paths before the prefix that covers them, keyed on their page", () => {
+    const patterns = cachedBehaviors().map((behavior) => behavior.PathPattern as string);
+    for (const paged of pagedPatterns) expect(patterns.indexOf(paged)).toBeLessThan(patterns.indexOf('/feeds/*'));
   });
 
   it('serves GET /openapi.json from its own function, which touches no data, cached under its own exact path', () => {

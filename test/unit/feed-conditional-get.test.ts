@@ -15,8 +15,8 @@ const FEED: Feed = {
 
 /** What the tag index tells of the feed's notes, newest first: no titles, no bodies. */
 const ENTRIES: FeedIndexEntry[] = [
-  { noteId: 'aaaaaaaa-0000-4000-8000-000000000001', updated: '2026-11-21T12:00:30.250+02:00' },
-  { noteId: 'aaaaaaaa-0000-4000-8000-000000000002', updated: null },
+  { noteId: 'aaaaaaaa-0000-4000-8000-000000000001', updated: '2026-11-21T12:00:30.250+02:00', position: '2026-11-21T12:00:30.250+02:00#aaaaaaaa-0000-4000-8000-000000000001' },
+  { noteId: 'aaaaaaaa-0000-4000-8000-000000000002', updated: null, position: '#aaaaaaaa-0000-4000-8000-000000000002' },
 ];
 
 const rss = (entries: readonly FeedIndexEntry[] = ENTRIES, feed: Feed = FEED) => feedValidators(feed, entries, 'rss');

@@ -79,10 +79,10 @@ export class DynamoFeedStore implements PublishedFeedStore {
    * `any` reads at most `max` index entries per tag; `all` walks every tag's entries in parallel,
    * keeping those with the other tags, and stops at the rarest tag's end or at `max` matches.
    */
-  async matchingEntries(feed: FeedRecord, max: number): Promise<FeedIndexEntry[]> {
+  async matchingEntries(feed: FeedRecord, max: number, before: string | null = null): Promise<FeedIndexEntry[]> {
     if (feed.tags.length === 0 || max <= 0) return [];
-    const entries = feed.match === 'all' ? await this.entriesWithAllTags(feed, max) : await this.entriesWithAnyTag(feed, max);
-    return entries.map((entry) => ({ noteId: entry.noteId, updated: entry.sortKey.slice(0, entry.sortKey.lastIndexOf('#')) || null }));
+    const entries = feed.match === 'all' ? await this.entriesWithAllTags(feed, max, before) : await this.entriesWithAnyTag(feed, max, before);
+    return entries.map((entry) => ({ noteId: entry.noteId, updated: entry.sortKey.slice(0, entry.sortKey.lastIndexOf('#')) || null, position: entry.sortKey }));
   }
 
   async notesOf(entries: readonly FeedIndexEntry[]): Promise<FeedNote[]> {
@@ -94,8 +94,8 @@ export class DynamoFeedStore implements PublishedFeedStore {
     });
   }
 
-  private async entriesWithAnyTag(feed: FeedRecord, max: number): Promise<TagIndexEntry[]> {
-    const perTag = await Promise.all(feed.tags.map((tag) => this.queryTagIndex(feed.userId, tag, { limit: max }).then((page) => page.entries)));
+  private async entriesWithAnyTag(feed: FeedRecord, max: number, before: string | null): Promise<TagIndexEntry[]> {
+    const perTag = await Promise.all(feed.tags.map((tag) => this.queryTagIndex(feed.userId, tag, { limit: max, before }).then((page) => page.entries)));
     const newestFirst = perTag.flat().sort((a, b) => (a.sortKey < b.sortKey ? 1 : a.sortKey > b.sortKey ? -1 : 0));
     const seen = new Set<string>();
     return newestFirst.filter((entry) => !seen.has(entry.noteId) && seen.add(entry.noteId)).slice(0, max);
@@ -109,12 +109,12 @@ export class DynamoFeedStore implements PublishedFeedStore {
    * newest `max`). At most ALL_MATCH_MAX_ROUNDS pages per tag: past that the furthest walk's matches
    * are served, so a read's cost stays bounded however large the workspace.
    */
-  private async entriesWithAllTags(feed: FeedRecord, max: number): Promise<TagIndexEntry[]> {
+  private async entriesWithAllTags(feed: FeedRecord, max: number, before: string | null): Promise<TagIndexEntry[]> {
     const walks = feed.tags.map((tag) => ({ tag, others: feed.tags.filter((other) => other !== tag), found: [] as TagIndexEntry[], startKey: undefined as Record<string, unknown> | undefined, done: false }));
     for (let round = 0; round < ALL_MATCH_MAX_ROUNDS; round++) {
       await Promise.all(
         walks.map(async (walk) => {
-          const page = await this.queryTagIndex(feed.userId, walk.tag, { limit: ALL_MATCH_PAGE_SIZE, alsoTagged: walk.others, startKey: walk.startKey });
+          const page = await this.queryTagIndex(feed.userId, walk.tag, { limit: ALL_MATCH_PAGE_SIZE, alsoTagged: walk.others, startKey: walk.startKey, before });
           walk.found.push(...page.entries);
           walk.startKey = page.lastKey;
           walk.done = page.lastKey === undefined;
@@ -129,15 +129,20 @@ export class DynamoFeedStore implements PublishedFeedStore {
   private async queryTagIndex(
     userId: string,
     tag: string,
-    options: { limit: number; alsoTagged?: readonly string[]; startKey?: Record<string, unknown> },
+    options: { limit: number; alsoTagged?: readonly string[]; startKey?: Record<string, unknown>; before?: string | null },
   ): Promise<{ entries: TagIndexEntry[]; lastKey?: Record<string, unknown> }> {
     const others = options.alsoTagged ?? [];
     const { Items, LastEvaluatedKey } = await this.doc.send(
       new QueryCommand({
         TableName: this.tableName,
         IndexName: LOOKUP_INDEX,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.tagIndex(userId, tag).gsi1pk, ...Object.fromEntries(others.map((other, i) => [`:t${i}`, other])) },
+        // A later page starts below the position of the last entry served (`<updated>#<noteId>`, newest first).
+        KeyConditionExpression: options.before ? 'gsi1pk = :pk AND gsi1sk < :before' : 'gsi1pk = :pk',
+        ExpressionAttributeValues: {
+          ':pk': keys.tagIndex(userId, tag).gsi1pk,
+          ...(options.before ? { ':before': options.before } : {}),
+          ...Object.fromEntries(others.map((other, i) => [`:t${i}`, other])),
+        },
         ...(others.length ? { FilterExpression: others.map((_, i) => `contains(tags, :t${i})`).join(' AND ') } : {}),
         ProjectionExpression: 'noteId, gsi1sk',
         ScanIndexForward: false,
