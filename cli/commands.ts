@@ -30,6 +30,11 @@ interface Invocation extends Connection {
 type Command = (invocation: Invocation) => Promise<Record<string, unknown> | DocumentOutput>;
 
 export const commands: Record<string, Command> = {
+  migrate: async ({ migrate }) => {
+    const results = await migrate();
+    return { migrations: results.map(({ name, description, changed }) => ({ name, description, ...changed })) };
+  },
+
   'users create': async ({ options, accounts }) => {
     const name = requiredOption(options, 'name');
     const user = newUser({ id: randomUUID(), name, plan: optionalPlan(options), noteCap: optionalCount(options, 'note-cap'), now: new Date() });

@@ -2,12 +2,15 @@ import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../functions/adapters/dynamo/bookmark-store';
 import { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
+import { runMigrations, type MigrationResult } from '../functions/adapters/dynamo/migrations';
 import { dataDirectory, readLocalState } from '../local/state';
 
 export interface Connection {
   readonly accounts: DynamoAccountStore;
   readonly bookmarks: DynamoBookmarkStore;
   readonly feeds: DynamoFeedStore;
+  /** Runs `gleaner migrate`'s migrations over the table. */
+  migrate(): Promise<MigrationResult[]>;
   /** Public base URL for the feed addresses the commands print; null when unknown. */
   readonly baseUrl: string | null;
   close(): void;
@@ -37,6 +40,7 @@ export function connect(target: { table?: string; region?: string; baseUrl?: str
     accounts: new DynamoAccountStore(clients.doc, tableName),
     bookmarks: new DynamoBookmarkStore(clients.doc, tableName),
     feeds: new DynamoFeedStore(clients.doc, tableName),
+    migrate: () => runMigrations(clients.doc, tableName),
     baseUrl,
     close: () => clients.client.destroy(),
   };

@@ -33,6 +33,7 @@ Commands:
   feeds update FEED_ID [--title ...] [--description ...] [--tags ...] [--match ...] [--sharing ...]
   feeds list --user USER_ID
   feeds delete FEED_ID
+  migrate                         (after an upgrade: brings items written earlier up to date)
 
 Without --table the command talks to the local stack started by \`npm start\`
 (found through GLEANER_DATA_DIR, default ./.gleaner). Feed addresses use the
@@ -44,6 +45,7 @@ Durations are a number and m, h or d (30m, 24h, 90d). A rotated token keeps work
 grace period (default ${DEFAULT_ROTATION_GRACE}), then is refused; the new one has the same label.
 A changed --plan brings that plan's note cap unless --note-cap is given too.
 \`notes delete\` also deletes the note's bookmark and frees its place under the note cap.
+\`migrate\` runs every migration, each safe to run again (a stopped run is finished by running it again).
 
 Without --json the answer is printed for people: key: value lines, or a table.
   help, --help       this text

@@ -42,6 +42,14 @@ describe('gleaner CLI against the running local stack', () => {
     expect((await t.save(minted.token, { url: 'https://example.com/cli' })).status).toBe(401);
   });
 
+  it('migrates, as many times as it is run', async () => {
+    for (let run = 0; run < 2; run++) {
+      const migrated = await gleaner(['migrate', '--json'], env);
+      expect(migrated.code).toBe(0);
+      expect(parse(migrated.stdout)).toEqual({ migrations: [{ name: 'list-indexes', description: expect.any(String), users: 0, tokens: 0, notes: 0 }] });
+    }
+  });
+
   it('creates pro users and custom caps', async () => {
     expect(parse((await gleaner(['users', 'create', '--name', 'Pro', '--plan', 'pro', '--json'], env)).stdout)).toMatchObject({ plan: 'pro' });
     expect(parse((await gleaner(['users', 'create', '--name', 'Small', '--note-cap', '3', '--json'], env)).stdout)).toMatchObject({ plan: 'free', note_cap: 3 });

@@ -1,0 +1,111 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { keys } from './keys';
+
+/**
+ * One-off changes to items written by an earlier version, run by `gleaner migrate`. Each migration
+ * is idempotent (conditional writes), so a run that stopped half-way is finished by running again,
+ * and a second run changes nothing.
+ */
+export interface Migration {
+  readonly name: string;
+  readonly description: string;
+  /** Runs over the whole table; counts what it changed, by kind. */
+  run(doc: DynamoDBDocumentClient, tableName: string): Promise<Record<string, number>>;
+}
+
+export interface MigrationResult {
+  readonly name: string;
+  readonly description: string;
+  readonly changed: Record<string, number>;
+}
+
+/** Items scanned per request: small enough to leave on-demand capacity to the service. */
+const SCAN_PAGE_SIZE = 200;
+
+/**
+ * The list indexes `users list`, `tokens list`, `notes list` and `bookmarks list` read: users,
+ * tokens and notes written before those commands existed lack them, so the lists left them out.
+ */
+const listIndexes: Migration = {
+  name: 'list-indexes',
+  description: 'Adds users, tokens and notes written before the list commands to the indexes those commands read',
+  async run(doc, tableName) {
+    const changed = { users: 0, tokens: 0, notes: 0 };
+    for await (const item of scanWithout(doc, tableName, 'gsi1pk', ['User', 'AccessToken', 'Note'])) {
+      if (item.type === 'User') {
+        if (await addIndex(doc, tableName, keys.user(item.id as string), keys.usersIndex(item.created as string, item.id as string))) changed.users++;
+      } else if (item.type === 'AccessToken') {
+        const tokenHash = (item.pk as string).slice('TOKEN#'.length);
+        const indexed = await addIndex(doc, tableName, keys.token(tokenHash), keys.tokenIdIndex(item.id as string));
+        const named = await putIfAbsent(doc, tableName, { ...keys.userToken(item.userId as string, item.id as string), type: 'UserToken', tokenId: item.id, tokenHash });
+        if (indexed || named) changed.tokens++;
+      } else if (item.type === 'Note') {
+        const listed = keys.userNotesIndex(item.userId as string, (item.updated ?? item.created) as string, item.id as string);
+        if (await addIndex(doc, tableName, keys.note(item.id as string), listed)) changed.notes++;
+      }
+    }
+    return changed;
+  },
+};
+
+/** Every migration, in the order they run. */
+export const migrations: readonly Migration[] = [listIndexes];
+
+/** Runs every migration over the table, in order. */
+export async function runMigrations(doc: DynamoDBDocumentClient, tableName: string): Promise<MigrationResult[]> {
+  const results: MigrationResult[] = [];
+  for (const migration of migrations) {
+    const changed = await migration.run(doc, tableName);
+    results.push({ name: migration.name, description: migration.description, changed });
+  }
+  return results;
+}
+
+/** The items of the given types that lack `attribute`, a Scan page at a time. */
+async function* scanWithout(doc: DynamoDBDocumentClient, tableName: string, attribute: string, types: readonly string[]) {
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: `attribute_not_exists(#attribute) AND #type IN (${types.map((_, i) => `:type${i}`).join(', ')})`,
+        ExpressionAttributeNames: { '#attribute': attribute, '#type': 'type' },
+        ExpressionAttributeValues: Object.fromEntries(types.map((type, i) => [`:type${i}`, type])),
+        Limit: SCAN_PAGE_SIZE,
+        ExclusiveStartKey,
+      }),
+    );
+    yield* page.Items ?? [];
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+}
+
+/** Sets an item's index attributes unless it has them (or is gone); true when it changed. */
+async function addIndex(doc: DynamoDBDocumentClient, tableName: string, key: Record<string, string>, index: { gsi1pk: string; gsi1sk: string }): Promise<boolean> {
+  return changedUnlessConditionFails(() =>
+    doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: key,
+        UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(gsi1pk)',
+        ExpressionAttributeValues: { ':pk': index.gsi1pk, ':sk': index.gsi1sk },
+      }),
+    ),
+  );
+}
+
+async function putIfAbsent(doc: DynamoDBDocumentClient, tableName: string, item: Record<string, unknown>): Promise<boolean> {
+  return changedUnlessConditionFails(() => doc.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' })));
+}
+
+async function changedUnlessConditionFails(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
+import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
+import { keys } from '../../functions/adapters/dynamo/keys';
+import { runMigrations } from '../../functions/adapters/dynamo/migrations';
+import { newAccessToken, newUser } from '../../functions/core/accounts';
+import type { Bookmark, Note } from '../../functions/core/model';
+import { createTestTable } from '../support/dynamo';
+
+/** `gleaner migrate` against DynamoDB Local: items written before the list commands join their lists. */
+
+let table: Awaited<ReturnType<typeof createTestTable>>;
+let accounts: DynamoAccountStore;
+let store: DynamoBookmarkStore;
+
+beforeAll(async () => {
+  table = await createTestTable();
+  accounts = new DynamoAccountStore(table.doc, table.tableName);
+  store = new DynamoBookmarkStore(table.doc, table.tableName);
+});
+afterAll(() => table.client.destroy());
+
+/** Takes an item back to how an earlier version wrote it: without the list index attributes. */
+const unindex = (key: Record<string, string>) => table.doc.send(new UpdateCommand({ TableName: table.tableName, Key: key, UpdateExpression: 'REMOVE gsi1pk, gsi1sk' }));
+
+/** A user with a token and a saved note, as written before the list commands existed. */
+async function legacyWorkspace() {
+  const now = new Date();
+  const user = newUser({ id: randomUUID(), name: 'Early adopter', now });
+  await accounts.createUser(user);
+  const token = newAccessToken({ id: randomUUID(), userId: user.id, label: 'laptop', now });
+  await accounts.createToken(token.record, token.hash);
+  const stamp = now.toISOString();
+  const bookmark: Bookmark = { id: randomUUID(), userId: user.id, noteId: randomUUID(), title: 't', url: 'https://example.com/', normalizedUrl: 'https://example.com/', icon: null, created: stamp, updated: stamp };
+  const note: Note = { id: bookmark.noteId, userId: user.id, bookmarkId: bookmark.id, url: bookmark.url, title: 't', body: 'b', tags: [], lastHighlight: null, created: stamp, updated: stamp, version: 1 };
+  await store.createBookmark(bookmark, note, null, null);
+
+  await unindex(keys.user(user.id));
+  await unindex(keys.token(token.hash));
+  await table.doc.send(new DeleteCommand({ TableName: table.tableName, Key: keys.userToken(user.id, token.record.id) }));
+  await unindex(keys.note(note.id));
+  return { user, token, note };
+}
+
+const listedUserIds = async () => (await accounts.listUsers({ limit: 100 })).items.map((user) => user.id);
+
+describe('gleaner migrate', () => {
+  it('adds earlier users, tokens and notes to the lists, and changes nothing when run again', async () => {
+    const { user, token, note } = await legacyWorkspace();
+    expect(await listedUserIds()).not.toContain(user.id);
+    expect(await accounts.listTokens(user.id)).toEqual([]);
+    expect(await accounts.findToken(token.record.id)).toBeNull();
+    expect((await store.listNotes(user.id, {}, { limit: 10 })).items).toEqual([]);
+
+    const [first] = await runMigrations(table.doc, table.tableName);
+    expect(first).toMatchObject({ name: 'list-indexes', changed: { users: 1, tokens: 1, notes: 1 } });
+
+    expect(await listedUserIds()).toContain(user.id);
+    expect((await accounts.listTokens(user.id)).map((listed) => listed.id)).toEqual([token.record.id]);
+    expect((await accounts.findToken(token.record.id))?.tokenHash).toBe(token.hash);
+    expect((await store.listNotes(user.id, {}, { limit: 10 })).items.map((listed) => listed.id)).toEqual([note.id]);
+    expect((await store.listBookmarks(user.id, {}, { limit: 10 })).items).toHaveLength(1);
+
+    const [second] = await runMigrations(table.doc, table.tableName);
+    expect(second!.changed).toEqual({ users: 0, tokens: 0, notes: 0 });
+  });
+
+  it('leaves items written by this version alone', async () => {
+    await runMigrations(table.doc, table.tableName);
+    const user = newUser({ id: randomUUID(), name: 'Recent', now: new Date() });
+    await accounts.createUser(user);
+    const [result] = await runMigrations(table.doc, table.tableName);
+    expect(result!.changed).toEqual({ users: 0, tokens: 0, notes: 0 });
+    expect(await listedUserIds()).toContain(user.id);
+  });
+});
