@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { bookmarkFileEntries, exportWorkspace } from '../functions/core/export-workspace';
+import { bookmarkFileEntries, exportWorkspace, InvalidExportError, parseWorkspaceExport } from '../functions/core/export-workspace';
 import { importBookmarks } from '../functions/core/import-bookmarks';
 import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../functions/core/netscape-bookmarks';
 import { changedPlan, newAccessToken, newUser } from '../functions/core/accounts';
@@ -126,14 +126,14 @@ export const commands: Record<string, Command> = {
 
   import: async ({ args, options, accounts, bookmarks }) => {
     const file = requiredArgument(args, 'FILE');
-    let html: string;
+    let text: string;
     try {
-      html = readFileSync(file, 'utf8');
+      text = readFileSync(file, 'utf8');
     } catch (error) {
       throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     }
     const userId = await existingUser(options, accounts);
-    const entries = parseNetscapeBookmarks(html);
+    const entries = importedEntries(file, text);
     const progress = process.stderr.isTTY ? (done: number, total: number) => process.stderr.write(`\rimporting ${done}/${total}`) : undefined;
     // Enrichment stays in the outbox, which the sweeper drains at a bounded rate (SWEEP_BATCH_PER_SHARD).
     const ports = { store: bookmarks, enrichment: { publish: async () => {} }, newId: randomUUID, now: () => new Date(), logger: { warn: () => {} } };
@@ -293,4 +293,15 @@ function optionalCount(options: Invocation['options'], name: string): number | u
   const count = Number(value);
   if (!Number.isInteger(count) || count < 0) throw new UsageError(`--${name} must be a whole number`);
   return count;
+}
+
+/** A JSON export (it starts with `{`) or a Netscape bookmark file (anything else). */
+function importedEntries(file: string, text: string) {
+  if (!text.trimStart().startsWith('{')) return parseNetscapeBookmarks(text);
+  try {
+    return parseWorkspaceExport(text);
+  } catch (error) {
+    if (error instanceof InvalidExportError) throw new UsageError(`${file} is not a Gleaner JSON export: ${error.message}`);
+    throw error;
+  }
 }

@@ -36,7 +36,50 @@ export async function exportWorkspace(reader: WorkspaceReader, userId: string): 
   return exported.sort((a, b) => a.created.localeCompare(b.created) || a.url.localeCompare(b.url));
 }
 
-/** The export as bookmark file entries (a file keeps the links, titles, tags and dates; notes go in the JSON export). */
+/** The export as bookmark file entries: links, titles, tags and dates, and each note whole (in `<DD>`). */
 export function bookmarkFileEntries(exported: readonly ExportedBookmark[]): BookmarkFileEntry[] {
-  return exported.map((bookmark) => ({ url: bookmark.url, title: bookmark.title, tags: [...bookmark.tags], added: new Date(bookmark.created), description: null }));
+  return exported.map((bookmark) => ({
+    url: bookmark.url,
+    title: bookmark.title,
+    tags: [...bookmark.tags],
+    added: new Date(bookmark.created),
+    description: null,
+    note: { body: bookmark.note, updated: new Date(bookmark.updated) },
+  }));
+}
+
+/** A JSON export (`gleaner export --format json`) read back for `gleaner import`; throws InvalidExportError. */
+export function parseWorkspaceExport(json: string): BookmarkFileEntry[] {
+  let document: unknown;
+  try {
+    document = JSON.parse(json);
+  } catch (error) {
+    throw new InvalidExportError(`not JSON: ${(error as Error).message}`);
+  }
+  const bookmarks = (document as { bookmarks?: unknown } | null)?.bookmarks;
+  if (!Array.isArray(bookmarks)) throw new InvalidExportError('no "bookmarks" list');
+  return bookmarks.map((bookmark, index) => {
+    const { url, title, created, updated, tags, note } = (bookmark ?? {}) as Partial<Record<keyof ExportedBookmark, unknown>>;
+    const problem =
+      typeof url !== 'string' ? 'url' : typeof title !== 'string' ? 'title' : !isDate(created) ? 'created' : !isDate(updated) ? 'updated' : !isStringList(tags) ? 'tags' : typeof note !== 'string' ? 'note' : null;
+    if (problem) throw new InvalidExportError(`bookmarks[${index}].${problem} is missing or of the wrong type`);
+    return {
+      url: url as string,
+      title: title as string,
+      tags: [...(tags as string[])],
+      added: new Date(created as string),
+      description: null,
+      note: { body: note as string, updated: new Date(updated as string) },
+    };
+  });
+}
+
+export class InvalidExportError extends Error {}
+
+function isDate(value: unknown): boolean {
+  return typeof value === 'string' && !Number.isNaN(Date.parse(value));
+}
+
+function isStringList(value: unknown): boolean {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }

@@ -80,7 +80,7 @@ function distinctLinks(entries: readonly BookmarkFileEntry[]): { links: Link[]; 
     byUrl.set(key, {
       url: byUrl.get(key)?.url ?? parsed.url,
       entry: first
-        ? { url: first.url, title: first.title ?? entry.title, tags: mergeTags(first.tags, entry.tags), added, description: first.description ?? entry.description }
+        ? { url: first.url, title: first.title ?? entry.title, tags: mergeTags(first.tags, entry.tags), added, description: first.description ?? entry.description, note: first.note ?? entry.note ?? null }
         : entry,
     });
   }
@@ -97,7 +97,7 @@ async function importOne(ports: SaveBookmarkPorts, userId: string, { url, entry 
     description: entry.description === null ? null : truncate(entry.description, SAVE_LIMITS.description),
     append: false,
   };
-  const outcome = await saveBookmark(ports, { userId, request, siteIcon: null, idempotency: null, imported: { tags: entry.tags, added: entry.added } });
+  const outcome = await saveBookmark(ports, { userId, request, siteIcon: null, idempotency: null, imported: { tags: entry.tags, added: entry.added, note: entry.note ?? null } });
   switch (outcome.kind) {
     case 'saved':
       return outcome.isNewBookmark ? 'imported' : 'merged';

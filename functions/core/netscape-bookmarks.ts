@@ -1,11 +1,13 @@
 import { parseHTML } from 'linkedom';
 import { normalizeTag } from './hashtags';
 import { MAX_TAGS_PER_NOTE, mergeTags } from './model';
+import { SOURCE_LINE_PREFIX } from './note-body';
 
 /**
  * The Netscape bookmark file every browser exports (and linkding, Pinboard and Raindrop too):
  * `<DT><H3>folder</H3><DL>…</DL>` for folders, `<DT><A HREF ADD_DATE TAGS>title</A>` for links, an
- * optional `<DD>` description after a link.
+ * optional `<DD>` description after a link. Gleaner's own export writes the whole note in `<DD>`
+ * (multi-line Markdown, escaped), which the import restores as the note.
  */
 
 export interface BookmarkFileEntry {
@@ -16,6 +18,8 @@ export interface BookmarkFileEntry {
   /** `ADD_DATE` (epoch seconds); null when absent or not a date. */
   readonly added: Date | null;
   readonly description: string | null;
+  /** The whole note, from a Gleaner export: its body (description, source line, highlights, comments) and last update. */
+  readonly note?: { readonly body: string; readonly updated: Date | null } | null;
 }
 
 export function parseNetscapeBookmarks(html: string): BookmarkFileEntry[] {
@@ -26,9 +30,14 @@ export function parseNetscapeBookmarks(html: string): BookmarkFileEntry[] {
     const listed = (attribute(link, 'tags') ?? '').split(',');
     const tags = mergeTags([], [...folderNames(link), ...listed].flatMap((name) => asTag(name) ?? []));
     const seconds = Number(attribute(link, 'add_date'));
+    const modified = Number(attribute(link, 'last_modified'));
     const next = link.parentElement?.nextElementSibling;
-    const description = next?.tagName === 'DD' ? next.textContent.trim() : '';
-    return [{ url, title: link.textContent.trim() || null, tags, added: seconds > 0 ? new Date(seconds * 1000) : null, description: description || null }];
+    const text = next?.tagName === 'DD' ? next.textContent.trim() : '';
+    const added = seconds > 0 ? new Date(seconds * 1000) : null;
+    const base = { url, title: link.textContent.trim() || null, tags, added };
+    // A Gleaner export writes the whole note there, source line included; a browser, a short description.
+    if (isNoteBody(text)) return [{ ...base, description: null, note: { body: text, updated: modified > 0 ? new Date(modified * 1000) : null } }];
+    return [{ ...base, description: text || null }];
   });
 }
 
@@ -36,9 +45,11 @@ export function parseNetscapeBookmarks(html: string): BookmarkFileEntry[] {
 export function renderNetscapeBookmarks(entries: readonly BookmarkFileEntry[]): string {
   const lines = entries.map((entry) => {
     const added = entry.added ? ` ADD_DATE="${Math.floor(entry.added.getTime() / 1000)}"` : '';
+    const modified = entry.note?.updated ? ` LAST_MODIFIED="${Math.floor(entry.note.updated.getTime() / 1000)}"` : '';
     const tags = entry.tags.length ? ` TAGS="${escape(entry.tags.join(','))}"` : '';
-    const description = entry.description ? `\n    <DD>${escape(entry.description)}` : '';
-    return `    <DT><A HREF="${escape(entry.url)}"${added}${tags}>${escape(entry.title ?? entry.url)}</A>${description}`;
+    const text = entry.note?.body ?? entry.description;
+    const description = text ? `\n    <DD>${escape(text)}` : '';
+    return `    <DT><A HREF="${escape(entry.url)}"${added}${modified}${tags}>${escape(entry.title ?? entry.url)}</A>${description}`;
   });
   return [
     '<!DOCTYPE NETSCAPE-Bookmark-file-1>',
@@ -50,6 +61,11 @@ export function renderNetscapeBookmarks(entries: readonly BookmarkFileEntry[]): 
     '</DL><p>',
     '',
   ].join('\n');
+}
+
+/** Whether a `<DD>` holds a Gleaner note's body (it has the note's source line) rather than a description. */
+function isNoteBody(text: string): boolean {
+  return text.split('\n').some((line) => line.startsWith(`${SOURCE_LINE_PREFIX}[`));
 }
 
 /** The parts of linkedom's DOM used here (its typings need the DOM lib, which this project leaves out). */

@@ -113,8 +113,11 @@ interface SaveInput {
   readonly request: SaveRequest;
   readonly siteIcon: string | null;
   readonly idempotency: { scope: string; key: string } | null;
-  /** A link from a bookmark file (`gleaner import`): its tags, and when it was first bookmarked. */
-  readonly imported?: { readonly tags: readonly string[]; readonly added: Date | null };
+  /**
+   * A link from a bookmark file or an export (`gleaner import`): its tags, when it was first
+   * bookmarked and, from an export, its note as it was (body and last update).
+   */
+  readonly imported?: { readonly tags: readonly string[]; readonly added: Date | null; readonly note?: { readonly body: string; readonly updated: Date | null } | null };
 }
 
 export async function saveBookmark(ports: SaveBookmarkPorts, input: SaveInput): Promise<SaveOutcome> {
@@ -136,6 +139,8 @@ async function save(ports: SaveBookmarkPorts, input: SaveInput, clock: Date, key
   const { request, userId, siteIcon, imported } = input;
   const now = isoTimestamp(clock);
   const created = imported?.added ? isoTimestamp(imported.added) : now;
+  const restored = imported?.note ?? null;
+  const updated = restored?.updated ? isoTimestamp(restored.updated) : now;
   const tags = mergeTags(imported?.tags ?? [], extractHashtags(request.comment));
   const url = request.url.href;
   const title = request.title?.trim() || url;
@@ -148,7 +153,7 @@ async function save(ports: SaveBookmarkPorts, input: SaveInput, clock: Date, key
     normalizedUrl: normalizeUrl(request.url),
     icon: siteIcon,
     created,
-    updated: now,
+    updated,
   };
   const note: Note = {
     id: bookmark.noteId,
@@ -156,15 +161,16 @@ async function save(ports: SaveBookmarkPorts, input: SaveInput, clock: Date, key
     bookmarkId: bookmark.id,
     url,
     title,
-    body: buildNoteBody({ ...request, title, url }),
+    body: restored?.body ?? buildNoteBody({ ...request, title, url }),
     tags,
     lastHighlight: request.selection,
     created,
-    updated: now,
+    updated,
     version: 1,
   };
 
-  const scrapeDescription = request.description === null;
+  // A restored note is as it was exported: its description, if it had one, is in its body.
+  const scrapeDescription = request.description === null && restored === null;
   const fetchIcon = siteIcon === null;
   const enrichment: EnrichmentRequest | null =
     scrapeDescription || fetchIcon ? { bookmarkId: bookmark.id, scrapeDescription, fetchIcon } : null;

@@ -118,7 +118,7 @@ describe('gleaner CLI against the running local stack', () => {
 
     const exported = await gleaner(['export', '--user', user.id], env);
     expect(exported.stdout).toMatch(/^<!DOCTYPE NETSCAPE-Bookmark-file-1>/);
-    expect(exported.stdout).toContain('<DT><A HREF="https://example.com/imported" ADD_DATE="1500000000" TAGS="reading,later">Imported</A>');
+    expect(exported.stdout).toMatch(/<DT><A HREF="https:\/\/example.com\/imported" ADD_DATE="1500000000" LAST_MODIFIED="\d+" TAGS="reading,later">Imported<\/A>\n    <DD>Source: \[Imported\]\(https:\/\/example.com\/imported\)\n/);
     const json = parse((await gleaner(['export', '--user', user.id, '--format', 'json', '--json'], env)).stdout);
     expect(json.bookmarks).toEqual([{ url: 'https://example.com/imported', title: 'Imported', created: expect.stringMatching(/^2017-07-14T02:40:00/), updated: expect.any(String), tags: ['reading', 'later'], note: expect.stringContaining('https://example.com/imported') }]);
 
@@ -127,6 +127,17 @@ describe('gleaner CLI against the running local stack', () => {
     await gleaner(['import', '--user', copy.id, file, '--json'], env);
     expect((await gleaner(['export', '--user', copy.id], env)).stdout).toBe(exported.stdout);
     expect((await gleaner(['import', '--user', copy.id, join(env.GLEANER_DATA_DIR!, 'missing.html')], env)).stderr).toMatch(/^gleaner: cannot read .*missing\.html: ENOENT/);
+
+    // The JSON export imports too; a JSON file that is not one is named as such (a usage error, exit 2).
+    const jsonFile = join(env.GLEANER_DATA_DIR!, 'export.json');
+    writeFileSync(jsonFile, JSON.stringify(json));
+    const fromJson = parse((await gleaner(['users', 'create', '--name', 'From JSON', '--json'], env)).stdout);
+    expect(parse((await gleaner(['import', '--user', fromJson.id, jsonFile, '--json'], env)).stdout)).toMatchObject({ imported: 1 });
+    expect(parse((await gleaner(['export', '--user', fromJson.id, '--format', 'json', '--json'], env)).stdout).bookmarks).toEqual(json.bookmarks);
+    writeFileSync(jsonFile, '{"bookmarks": [{"url": 1}]}');
+    const refused = await gleaner(['import', '--user', fromJson.id, jsonFile], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^gleaner: .*export\.json is not a Gleaner JSON export: bookmarks\[0\]\.url is missing or of the wrong type/);
   });
 
   it('lists users and changes their plan', async () => {

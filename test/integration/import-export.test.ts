@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { newUser } from '../../functions/core/accounts';
-import { bookmarkFileEntries, exportWorkspace } from '../../functions/core/export-workspace';
+import { bookmarkFileEntries, exportWorkspace, parseWorkspaceExport } from '../../functions/core/export-workspace';
 import { importBookmarks } from '../../functions/core/import-bookmarks';
 import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../../functions/core/netscape-bookmarks';
 import { createTestTable } from '../support/dynamo';
@@ -60,16 +60,46 @@ describe('import and export', () => {
     expect(await importBookmarks(ports(), userId, links)).toMatchObject({ imported: 7, merged: 3, over_cap: 0 });
   });
 
-  it('exports a workspace that imports into a fresh user as the same workspace', async () => {
+  it('exports a workspace that imports into a fresh user as the same workspace, notes and highlights included, in either format', async () => {
     const source = await user();
     await importBookmarks(ports(), source, parseNetscapeBookmarks(file));
-    const exported = renderNetscapeBookmarks(bookmarkFileEntries(await exportWorkspace(store, source)));
-    const copy = await user();
-    await importBookmarks(ports(), copy, parseNetscapeBookmarks(exported));
-    // A bookmark file dates links to the second (ADD_DATE).
-    const strip = (list: Awaited<ReturnType<typeof exportWorkspace>>) =>
-      list.map(({ url, title, created, tags }) => ({ url, title, created: Math.floor(Date.parse(created) / 1000), tags: [...tags].sort() }));
-    expect(strip(await exportWorkspace(store, copy))).toEqual(strip(await exportWorkspace(store, source)));
+    // Highlights and comments appended by later saves, and a description with markup-looking text.
+    const { saveBookmark } = await import('../../functions/core/save-bookmark');
+    const save = (url: string, selection: string | null, comment: string | null, description: string | null = null) =>
+      saveBookmark(ports(), { userId: source, request: { url: new URL(url), title: null, selection, comment, description, append: true }, siteIcon: null, idempotency: null });
+    await save('https://example.com/b', 'A quote\nover two lines & <b>markup</b>', 'Worth it #keep');
+    await save('https://example.com/b', 'A second highlight', null);
+    await save('https://example.com/c', 'Quoted', 'First note #new', 'A page about **things** < 5');
+    // Later changes happen later: the note's last update must survive the round trip, not be the import's time.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await save('https://example.com/c', 'A later highlight', null);
+    const original = await exportWorkspace(store, source);
+    expect(original.find((bookmark) => bookmark.url === 'https://example.com/b')?.note).toContain('> A second highlight');
+
+    // A bookmark file dates links to the second (ADD_DATE); JSON keeps the exact times.
+    const toSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+    const comparable = (list: typeof original, precision: (iso: string) => number | string) =>
+      list.map(({ url, title, created, updated, tags, note }) => ({ url, title, created: precision(created), updated: precision(updated), tags: [...tags].sort(), note }));
+
+    const fromFile = await user();
+    const html = renderNetscapeBookmarks(bookmarkFileEntries(original));
+    await importBookmarks(ports(), fromFile, parseNetscapeBookmarks(html));
+    expect(comparable(await exportWorkspace(store, fromFile), toSeconds)).toEqual(comparable(original, toSeconds));
+
+    const fromJson = await user();
+    const json = JSON.stringify({ user_id: source, bookmarks: original });
+    await importBookmarks(ports(), fromJson, parseWorkspaceExport(json));
+    expect(comparable(await exportWorkspace(store, fromJson), (iso) => iso)).toEqual(comparable(original, (iso) => iso));
+
+    // Importing the same export again creates nothing and repeats no highlight.
+    expect(await importBookmarks(ports(), fromJson, parseWorkspaceExport(json))).toMatchObject({ imported: 0, merged: original.length });
+    expect(comparable(await exportWorkspace(store, fromJson), (iso) => iso)).toEqual(comparable(original, (iso) => iso));
+  });
+
+  it('names what is wrong with a JSON file that is not an export', () => {
+    expect(() => parseWorkspaceExport('{"bookmarks": [{"url": "https://example.com/", "title": "t"}]}')).toThrow(/bookmarks\[0\]\.created/);
+    expect(() => parseWorkspaceExport('{"links": []}')).toThrow(/no "bookmarks" list/);
+    expect(() => parseWorkspaceExport('{oops')).toThrow(/not JSON/);
   });
 
   it('imports a 5,000-link file in one run', async () => {
