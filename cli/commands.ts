@@ -30,11 +30,6 @@ interface Invocation extends Connection {
 type Command = (invocation: Invocation) => Promise<Record<string, unknown> | DocumentOutput>;
 
 export const commands: Record<string, Command> = {
-  migrate: async ({ migrate }) => {
-    const results = await migrate();
-    return { migrations: results.map(({ name, description, changed }) => ({ name, description, ...changed })) };
-  },
-
   'users create': async ({ options, accounts }) => {
     const name = requiredOption(options, 'name');
     const user = newUser({ id: randomUUID(), name, plan: optionalPlan(options), noteCap: optionalCount(options, 'note-cap'), now: new Date() });
@@ -154,6 +149,11 @@ export const commands: Record<string, Command> = {
     }
     const document = renderNetscapeBookmarks(bookmarkFileEntries(exported));
     return new DocumentOutput(document, { user_id: userId, format, document });
+  },
+
+  migrate: async ({ migrate }) => {
+    const results = await migrate();
+    return { migrations: results.map(({ name, description, changed }) => ({ name, description, ...changed })) };
   },
 
   'feeds create': async ({ options, feeds, baseUrl }) => {

@@ -200,7 +200,7 @@ describe('gleaner CLI against the running local stack', () => {
     [['feeds', 'create', '--user', 'u', '--title', 'No tags'], 'gleaner: --tags is required'],
     [['feeds', 'create', '--user', 'u', '--title', 'No tags', '--tags', ' , '], 'gleaner: a feed needs at least one tag'],
     [['feeds', 'frobnicate'], 'gleaner: unknown command "feeds frobnicate"; feeds takes create, update, list, delete'],
-    [['frobnicate'], 'gleaner: unknown command "frobnicate"; the commands are users, tokens, notes, bookmarks, import, export, feeds'],
+    [['frobnicate'], 'gleaner: unknown command "frobnicate"; the commands are users, tokens, notes, bookmarks, import, export, migrate, feeds'],
     [['feeds'], 'gleaner: "feeds" needs one of create, update, list, delete'],
     [['feeds', 'list', '--colour'], 'gleaner: unknown option --colour'],
     [['feeds', 'list', '--user'], 'gleaner: --user needs a value'],
