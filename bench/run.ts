@@ -14,6 +14,7 @@ import { scheduledTasks, workers } from '../functions/platform/workers';
 import { lambdaEsbuildOptions } from '../lib/app-function';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { startLocalStack, type LocalStack } from '../local/stack';
+import { packagesLoadedOnFirstUse } from './bundle-graph';
 import { startDynamoRecorder } from './dynamo-recorder';
 import { directSave, fixture, operations, succeed, type OperationName } from './operations';
 
@@ -95,13 +96,22 @@ async function bundleInit(): Promise<void> {
     const functions = [...routes.map((route) => ({ ...route, isWorker: false })), ...workers.map((worker) => ({ ...worker, isWorker: true })), ...scheduledTasks.map((task) => ({ ...task, isWorker: false }))];
     for (const { id, entry, access, isWorker } of functions) {
       const file = path.join(outdir, id.replace(/\W+/g, '-'), 'index.mjs');
-      await build({ ...lambdaEsbuildOptions, entryPoints: [entry], outfile: file });
+      const { metafile } = await build({ ...lambdaEsbuildOptions, entryPoints: [entry], outfile: file, metafile: true });
       const init = importTime(file);
       const base = await baseline(sdkClients(access, isWorker));
       const ratio = init / base.init;
       // A function that uses no SDK client has no baseline to be a multiple of; it is reported, not judged.
       const target = base.name === 'none' ? undefined : { met: ratio <= INIT_TARGET, text: `≤ ${INIT_TARGET}× ${base.name}` };
       row(`init ${id}`, `${ms(init)}  ${kib(file)}  ${base.name === 'none' ? 'no SDK' : `${ratio.toFixed(2)}× ${base.name}`}`, target);
+      // Code loaded only on first use is not run at init, but Node still compiles the file that holds it:
+      // the same bundle without it shows what that costs (what splitting it into another file would save).
+      const firstUse = packagesLoadedOnFirstUse(metafile, entry);
+      if (firstUse.length) {
+        const trimmed = path.join(outdir, `${id}-trimmed`, 'index.mjs');
+        await build({ ...lambdaEsbuildOptions, entryPoints: [entry], outfile: trimmed, external: [...lambdaEsbuildOptions.external, ...firstUse] });
+        const trimmedInit = importTime(trimmed);
+        row(`  without its first-use code`, `${ms(trimmedInit)}  ${kib(trimmed)}  ${(trimmedInit / base.init).toFixed(2)}× ${base.name}  (${firstUse.join(', ')})`);
+      }
     }
   } finally {
     rmSync(outdir, { recursive: true, force: true });
@@ -172,27 +182,43 @@ async function throughTheStack(): Promise<void> {
     }
 
     // Interleaved, so a slow patch of the machine weighs on the floor and the routes alike.
-    const raw = { ...rawCalls(doc, tableName), SendMessage: rawSend(timedStack) };
+    const raw: Record<string, (i: number) => Promise<unknown>> = { ...rawCalls(doc, tableName), SendMessage: rawSend(timedStack) };
+    // Each operation's recorded chain made by bare clients: the same calls, in the same order and
+    // concurrency, with nothing else around them. (On two shared cores, calls "in parallel" are not free.)
+    const bareChain = (name: OperationName) => async (i: number) => {
+      for (const step of steps.get(name)!) await Promise.all(step.map((operation) => raw[operation]!(i)));
+    };
+    const chains = Object.fromEntries([...steps.keys()].map((name) => [name, bareChain(name)])) as Record<OperationName, (i: number) => Promise<void>>;
     const timedOperations = { ...operations(timedStack, data), [DIRECT_SAVE]: directSave(timedStack, data) };
-    for (const call of [...Object.values(raw), ...Object.values(timedOperations)]) await call(0);
+    for (const call of [...Object.values(raw), ...Object.values(chains), ...Object.values(timedOperations)]) await call(0);
     const rawTimes = new Map<string, number[]>(Object.keys(raw).map((name) => [name, []]));
+    const chainTimes = new Map<OperationName, number[]>();
     const routeTimes = new Map<TimedOperation, number[]>();
+    const add = <K>(times: Map<K, number[]>, name: K, more: number[]) => times.set(name, [...(times.get(name) ?? []), ...more]);
     for (let round = 0; round < 10; round++) {
-      for (const [name, call] of Object.entries(raw)) rawTimes.get(name)!.push(...(await latencies(10, call)));
+      for (const [name, call] of Object.entries(raw)) add(rawTimes, name, await latencies(10, call));
+      for (const [name, call] of Object.entries(chains) as [OperationName, (i: number) => Promise<void>][]) add(chainTimes, name, await latencies(10, (i) => call(round * 10 + i)));
       for (const [name, call] of Object.entries(timedOperations) as [TimedOperation, (i: number) => Promise<Response>][]) {
-        const times = await latencies(10, (i) => succeed(name, call(round * 10 + i)));
-        routeTimes.set(name, [...(routeTimes.get(name) ?? []), ...times]);
+        add(routeTimes, name, await latencies(10, (i) => succeed(name, call(round * 10 + i))));
       }
     }
     const rawP50 = new Map([...rawTimes].map(([name, times]) => [name, median(times)]));
     for (const [name, p50] of rawP50) row(`bare ${name} p50`, ms(p50));
+    for (const [name, times] of chainTimes) row(`bare chain of ${name} p50`, ms(median(times)));
     for (const [name, times] of routeTimes) {
-      // The floor: each step of the chain waits for its slowest call; the steps add up.
-      const floor = steps.get(name === DIRECT_SAVE ? 'save, new page' : name)!.reduce((sum, step) => sum + Math.max(...step.map((operation) => rawP50.get(operation) ?? 0)), 0);
+      const chain = name === DIRECT_SAVE ? 'save, new page' : name;
+      // The floor: the operation's own chain of round trips, made by bare clients in the same run.
+      const floor = median(chainTimes.get(chain)!);
+      // For comparison, the chain as if each step waited only for its slowest call's p50 and the steps added up.
+      const sumOfSteps = steps.get(chain)!.reduce((sum, step) => sum + Math.max(...step.map((operation) => rawP50.get(operation) ?? 0)), 0);
       const p50 = median(times);
       const ratio = p50 / floor;
       const isFirstSave = name === 'save, new page' || name === DIRECT_SAVE;
-      row(`${name} p50 / p95`, `${ms(p50)} / ${ms(quantile(times, 0.95))}  floor ${ms(floor)}  ${ratio.toFixed(2)}× floor`, isFirstSave ? { met: ratio <= SAVE_TARGET, text: `≤ ${SAVE_TARGET}× floor` } : undefined);
+      row(
+        `${name} p50 / p95`,
+        `${ms(p50)} / ${ms(quantile(times, 0.95))}  floor ${ms(floor)}  ${ratio.toFixed(2)}× floor (${(p50 / sumOfSteps).toFixed(2)}× the sum of its steps' bare p50s, ${ms(sumOfSteps)})`,
+        isFirstSave ? { met: ratio <= SAVE_TARGET, text: `≤ ${SAVE_TARGET}× floor` } : undefined,
+      );
     }
     const serverOverhead = median(routeTimes.get('save, new page')!) - median(routeTimes.get(DIRECT_SAVE)!);
     row('local HTTP server share of a save p50', `${ms(serverOverhead)} (API Gateway stands there in production)`);
