@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
@@ -82,16 +82,17 @@ function importTime(file: string): number {
 async function bundleInit(): Promise<void> {
   const outdir = mkdtempSync(path.join(tmpdir(), 'gleaner-bench-'));
   try {
-    const baselines = new Map<string, number>();
+    const baselines = new Map<string, { readonly init: number; readonly firstUse: readonly string[] }>();
     const baseline = async (clients: readonly string[]) => {
       const name = clients.join(' + ') || 'none';
       if (!baselines.has(name)) {
         const file = path.join(outdir, `sdk-only-${name.replace(/\W+/g, '-')}`, 'index.mjs');
-        await build({ ...lambdaEsbuildOptions, stdin: { contents: sdkOnlySource(clients), resolveDir: process.cwd(), loader: 'ts' }, outfile: file });
-        baselines.set(name, importTime(file));
-        row(`init, SDK-only bundle: ${name}`, `${ms(baselines.get(name)!)}  ${kib(file)}`);
+        const { metafile } = await build({ ...lambdaEsbuildOptions, stdin: { contents: sdkOnlySource(clients), resolveDir: process.cwd(), loader: 'ts' }, outfile: file, metafile: true });
+        // The SDK loads the credential providers Lambda does not use (SSO, INI files, …) on first use too.
+        baselines.set(name, { init: importTime(file), firstUse: packagesLoadedOnFirstUse(metafile, '<stdin>') });
+        row(`init, SDK-only bundle: ${name}`, `${ms(baselines.get(name)!.init)}  ${kib(file)}`);
       }
-      return { name, init: baselines.get(name)! };
+      return { name, ...baselines.get(name)! };
     };
     const functions = [...routes.map((route) => ({ ...route, isWorker: false })), ...workers.map((worker) => ({ ...worker, isWorker: true })), ...scheduledTasks.map((task) => ({ ...task, isWorker: false }))];
     for (const { id, entry, access, isWorker } of functions) {
@@ -103,12 +104,12 @@ async function bundleInit(): Promise<void> {
       // A function that uses no SDK client has no baseline to be a multiple of; it is reported, not judged.
       const target = base.name === 'none' ? undefined : { met: ratio <= INIT_TARGET, text: `≤ ${INIT_TARGET}× ${base.name}` };
       row(`init ${id}`, `${ms(init)}  ${kib(file)}  ${base.name === 'none' ? 'no SDK' : `${ratio.toFixed(2)}× ${base.name}`}`, target);
-      // Code loaded only on first use is not run at init, but Node still compiles the file that holds it:
+      // Its own code loaded only on first use is not run at init, but Node still compiles the file that holds it:
       // the same bundle without it shows what that costs (what splitting it into another file would save).
-      const firstUse = packagesLoadedOnFirstUse(metafile, entry);
+      const firstUse = packagesLoadedOnFirstUse(metafile, entry).filter((name) => !base.firstUse.includes(name));
       if (firstUse.length) {
         const trimmed = path.join(outdir, `${id}-trimmed`, 'index.mjs');
-        await build({ ...lambdaEsbuildOptions, entryPoints: [entry], outfile: trimmed, external: [...lambdaEsbuildOptions.external, ...firstUse] });
+        await build({ ...lambdaEsbuildOptions, entryPoints: [entry], outfile: trimmed, plugins: [emptyPackages(firstUse)] });
         const trimmedInit = importTime(trimmed);
         row(`  without its first-use code`, `${ms(trimmedInit)}  ${kib(trimmed)}  ${(trimmedInit / base.init).toFixed(2)}× ${base.name}  (${firstUse.join(', ')})`);
       }
@@ -116,6 +117,18 @@ async function bundleInit(): Promise<void> {
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
+}
+
+/** Bundles `names` (and their subpaths) as empty modules: never run at init, they only weigh in the file. */
+function emptyPackages(names: readonly string[]): Plugin {
+  const pattern = new RegExp(`^(${names.map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})(/|$)`);
+  return {
+    name: 'empty-packages',
+    setup(build) {
+      build.onResolve({ filter: pattern }, ({ path: name }) => ({ path: name, namespace: 'empty-package' }));
+      build.onLoad({ filter: /.*/, namespace: 'empty-package' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
+    },
+  };
 }
 
 const kib = (file: string) => `${(statSync(file).size / 1024).toFixed(0)} KiB`;
