@@ -63,8 +63,9 @@ function sdkClients(access: readonly ResourceAccess[], isWorker: boolean): strin
 const SDK_IMPORTS: Record<string, string> = {
   DynamoDB: `import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';`,
   SQS: `import { SQSClient } from '@aws-sdk/client-sqs';`,
+  Tracer: `import { Tracer } from '@aws-lambda-powertools/tracer';`,
 };
-const SDK_EXPORTS: Record<string, string> = { DynamoDB: 'DynamoDBClient, DynamoDBDocumentClient', SQS: 'SQSClient' };
+const SDK_EXPORTS: Record<string, string> = { DynamoDB: 'DynamoDBClient, DynamoDBDocumentClient', SQS: 'SQSClient', Tracer: 'Tracer' };
 const sdkOnlySource = (clients: readonly string[]) =>
   `${clients.map((client) => SDK_IMPORTS[client]).join('\n')}\nexport const handler = () => [${clients.map((client) => SDK_EXPORTS[client]).join(', ')}];`;
 
@@ -94,6 +95,8 @@ async function bundleInit(): Promise<void> {
       }
       return { name, ...baselines.get(name)! };
     };
+    // Not a target's baseline: what the X-Ray tracing every function starts with (platform/tracing.ts) adds to the SDK alone.
+    await baseline(['DynamoDB', 'SQS', 'Tracer']);
     const functions = [...routes.map((route) => ({ ...route, isWorker: false })), ...workers.map((worker) => ({ ...worker, isWorker: true })), ...scheduledTasks.map((task) => ({ ...task, isWorker: false }))];
     for (const { id, entry, access, isWorker } of functions) {
       const file = path.join(outdir, id.replace(/\W+/g, '-'), 'index.mjs');
