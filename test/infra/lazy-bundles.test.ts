@@ -14,6 +14,8 @@ const lazilyLoaded: Record<string, readonly string[]> = {
   PageWorker: ['undici', 'linkedom'],
   FaviconWorker: ['undici'],
   GetPublishedFeedRss: ['xmlbuilder2', 'markdown-it'],
+  GetFeedAtom: ['xmlbuilder2', 'markdown-it'],
+  GetJsonFeed: ['markdown-it'],
 };
 
 const entryOf = (id: string) => [...routes, ...workers].find((definition) => definition.id === id)!.entry;
