@@ -4,7 +4,9 @@ import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
 import { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
 import { newAccessToken, newUser } from '../functions/core/accounts';
 import { newFeedRecord } from '../functions/core/feed-settings';
-import { routeUrl } from '../functions/platform/routes';
+import { routeEnvironment, routes, routeUrl } from '../functions/platform/routes';
+import { createHandler as createSaveHandler } from '../functions/save-bookmark/handler';
+import { lambdaContext, restProxyEvent } from '../local/lambda-runtime';
 import type { LocalStack } from '../local/stack';
 
 /** The save and feed operations `npm run bench` and `npm run cost` measure through the local stack. */
@@ -34,13 +36,44 @@ export function operations(stack: LocalStack, { token, feedId }: Fixture) {
       body: JSON.stringify(body),
     });
   return {
-    'save, new page': (i: number) => save({ url: `https://bench.test/page/${randomUUID()}/${i}`, selection: `highlight ${i}`, comment: '#bench', description: 'd' }),
+    'save, new page': (i: number) => save(newPageSave(i)),
     'save, same page again': (i: number) => save({ url: 'https://bench.test/page/again', selection: `again ${i}` }),
     'feed JSON (50 entries)': () => fetch(routeUrl(stack.baseUrl, 'GetPublishedFeed', { feed_id: feedId })),
     'feed RSS (50 entries)': () => fetch(routeUrl(stack.baseUrl, 'GetPublishedFeedRss', { feed_id: feedId })),
   };
 }
 export type OperationName = keyof ReturnType<typeof operations>;
+
+const newPageSave = (i: number) => ({ url: `https://bench.test/page/${randomUUID()}/${i}`, selection: `highlight ${i}`, comment: '#bench', description: 'd' });
+
+/**
+ * A first save handed straight to the save handler, as Lambda hands it the event: what production
+ * runs, without the local HTTP server (which API Gateway replaces) in front of it.
+ */
+export function directSave(stack: LocalStack, { token }: Fixture): (i: number) => Promise<Response> {
+  const route = routes.find(({ id }) => id === 'SaveBookmark')!;
+  const handler = createSaveHandler({ ...stack.env, ...routeEnvironment(route) });
+  return async (i) => {
+    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Host: new URL(stack.baseUrl).host };
+    const event = restProxyEvent({
+      httpMethod: 'POST',
+      resource: route.path,
+      path: route.path,
+      resourceId: route.id,
+      headers,
+      multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: null,
+      body: JSON.stringify(newPageSave(i)),
+      isBase64Encoded: false,
+      sourceIp: '203.0.113.7',
+      protocol: 'HTTP/1.1',
+    });
+    const result = await handler(event, lambdaContext(route.id));
+    return new Response(result.body, { status: result.statusCode });
+  };
+}
 
 export async function succeed(name: string, response: Promise<Response>): Promise<void> {
   const answer = await response;

@@ -4,6 +4,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { BuildOptions } from 'esbuild';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ROUTE_TIMEOUT_SECONDS, type ResourceAccess } from '../functions/platform/routes';
@@ -35,6 +36,23 @@ export const lambdaBundling = {
   bundleAwsSDK: true,
   banner: esmRequireBanner,
 } as const satisfies BundlingOptions;
+
+/**
+ * The esbuild options the CDK derives from `lambdaBundling`: `npm run bench` and the bundle tests
+ * build the same bundles the stack deploys.
+ */
+export const lambdaEsbuildOptions = {
+  bundle: true,
+  platform: 'node',
+  format: lambdaBundling.format,
+  mainFields: [...lambdaBundling.mainFields],
+  target: lambdaBundling.target,
+  minify: lambdaBundling.minify,
+  sourcemap: lambdaBundling.sourceMap,
+  banner: { js: lambdaBundling.banner },
+  external: lambdaBundling.bundleAwsSDK ? [] : ['@aws-sdk/*'],
+  logLevel: 'silent',
+} satisfies BuildOptions;
 
 /** Memory of every function (`npm run cost` prices Lambda time at it). */
 export const FUNCTION_MEMORY_MB = 512;

@@ -28,7 +28,6 @@ import { isIP, type LookupFunction } from 'node:net';
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import ipaddr from 'ipaddr.js';
-import { Client } from 'undici';
 
 export interface ResolvedAddress {
   address: string;
@@ -242,6 +241,8 @@ export function createSafeFetcher(options: SafeFetchOptions = {}): SafeFetcher {
     request: SafeFetchRequest,
     signal: AbortSignal,
   ): Promise<SafeResponse | { location: string }> {
+    // undici is loaded on the first fetch, not at start: a cold start whose message needs no fetch never pays for it.
+    const { Client } = await import('undici');
     const client = new Client(url.origin, {
       connect: { timeout: connectTimeoutMs, lookup: pinnedLookup(addresses) },
       headersTimeout: headersTimeoutMs,

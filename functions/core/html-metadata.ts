@@ -2,7 +2,6 @@
  * What the page worker keeps from a fetched page: its description and where its favicon may be.
  * Pure functions over bytes and strings; no network, nothing from AWS.
  */
-import { parseHTML } from 'linkedom';
 import { DESCRIPTION_MAX_LENGTH } from './note-body';
 import { truncate } from './text';
 
@@ -93,8 +92,10 @@ function metaEncoding(body: Buffer): string | null {
  * or "any" counts as fitting), ties in document order. Hrefs resolve against `<base href>`, else the
  * page URL; anything but http(s) is dropped. The page origin's /favicon.ico comes last. No duplicates.
  */
-export function extractPageMetadata(html: string, pageUrl: string): PageMetadata {
+export async function extractPageMetadata(html: string, pageUrl: string): Promise<PageMetadata> {
   const page = new URL(pageUrl);
+  // Loaded on first use: a cold start that fetches no HTML (a skipped or failed page) never pays for the parser.
+  const { parseHTML } = await import('linkedom');
   const { document } = parseHTML(html.slice(0, HTML_PARSE_LIMIT)) as { document: ParsedDocument };
   return { description: findDescription(document), iconCandidates: findIcons(document, page) };
 }

@@ -29,7 +29,7 @@ export async function enrichPage(ports: EnrichPagePorts, request: EnrichmentRequ
   if (!bookmark || bookmark.pageStatus === 'done' || bookmark.pageStatus === 'failed') return 'skipped';
 
   const page = await fetchHtml(ports.fetchPage, bookmark.url, attempt);
-  const metadata = page.status === 'done' ? extractPageMetadata(page.html, page.url) : null;
+  const metadata = page.status === 'done' ? await extractPageMetadata(page.html, page.url) : null;
   if (request.scrapeDescription && metadata?.description) await addDescription(ports, bookmark, metadata.description);
 
   if (request.fetchIcon && !bookmark.icon) {

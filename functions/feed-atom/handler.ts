@@ -1,4 +1,3 @@
-import { renderAtom } from '../core/feed-atom';
 import { makePublishedFeedHandler, publishedFeedDeps, type FeedRepresentation, type PublishedFeedDeps } from '../http/published-feed';
 import { deferred, type Environment } from '../platform/env';
 
@@ -6,8 +5,9 @@ import { deferred, type Environment } from '../platform/env';
 const atom: FeedRepresentation = {
   variant: 'atom',
   contentType: 'application/atom+xml; charset=utf-8',
-  render: (feed, notes, urls) =>
-    renderAtom(feed, notes, { selfUrl: urls.currentPage ?? urls.atom, nextUrl: urls.nextPage ?? null, pageUrl: urls.page, entryLink: (note) => `${urls.json}#${note.id}` }),
+  // xmlbuilder2 and markdown-it load with the first 200: a cold start that answers 304 or 404 never pays for them.
+  render: async (feed, notes, urls) =>
+    (await import('../core/feed-atom')).renderAtom(feed, notes, { selfUrl: urls.currentPage ?? urls.atom, nextUrl: urls.nextPage ?? null, pageUrl: urls.page, entryLink: (note) => `${urls.json}#${note.id}` }),
   paged: { self: (urls) => urls.atom },
 };
 

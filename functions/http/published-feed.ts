@@ -31,7 +31,8 @@ import { rateLimitSettings, setting, settings } from '../platform/settings';
 export interface FeedRepresentation {
   readonly variant: FeedVariant;
   readonly contentType: string;
-  render(feed: Feed, notes: readonly FeedNote[], urls: FeedUrls): string;
+  /** May load its renderer on first use, so answers that render nothing (304, 404, 429) never load it. */
+  render(feed: Feed, notes: readonly FeedNote[], urls: FeedUrls): string | Promise<string>;
   /** The body of the 404 for a feed that is not published (people get a page); the contract's error JSON when unset. */
   readonly notFoundPage?: string;
   /** Served in pages (`?limit=`, `?cursor=`); `self` is the representation's own address among the feed's. */
@@ -137,7 +138,7 @@ async function readPublishedFeed(
   return {
     statusCode: 200,
     headers: { ...cacheHeaders, 'Content-Type': representation.contentType },
-    body: representation.render(feed, notes, urls),
+    body: await representation.render(feed, notes, urls),
   };
 }
 

@@ -1,4 +1,3 @@
-import { buildJsonFeed } from '../core/feed-json-feed';
 import { makePublishedFeedHandler, publishedFeedDeps, type FeedRepresentation, type PublishedFeedDeps } from '../http/published-feed';
 import { deferred, type Environment } from '../platform/env';
 
@@ -6,8 +5,11 @@ import { deferred, type Environment } from '../platform/env';
 const jsonFeed: FeedRepresentation = {
   variant: 'jsonfeed',
   contentType: 'application/feed+json; charset=utf-8',
-  render: (feed, notes, urls) =>
-    JSON.stringify(buildJsonFeed(feed, notes, { selfUrl: urls.jsonFeed, nextUrl: urls.nextPage ?? null, pageUrl: urls.page, entryLink: (note) => `${urls.json}#${note.id}` })),
+  // markdown-it (the entries' HTML) loads with the first 200: a cold start that answers 304 or 404 never pays for it.
+  render: async (feed, notes, urls) =>
+    JSON.stringify(
+      (await import('../core/feed-json-feed')).buildJsonFeed(feed, notes, { selfUrl: urls.jsonFeed, nextUrl: urls.nextPage ?? null, pageUrl: urls.page, entryLink: (note) => `${urls.json}#${note.id}` }),
+    ),
   paged: { self: (urls) => urls.jsonFeed },
 };
 

@@ -1,4 +1,3 @@
-import { renderRss } from '../core/feed-rss';
 import { makePublishedFeedHandler, publishedFeedDeps, type FeedRepresentation, type PublishedFeedDeps } from '../http/published-feed';
 import { deferred, type Environment } from '../platform/env';
 
@@ -6,9 +5,10 @@ import { deferred, type Environment } from '../platform/env';
 const rss: FeedRepresentation = {
   variant: 'rss',
   contentType: 'application/rss+xml; charset=utf-8',
-  render: (feed, notes, urls) =>
+  // xmlbuilder2 and markdown-it load with the first 200: a cold start that answers 304 or 404 never pays for them.
+  render: async (feed, notes, urls) =>
     // The channel link names the page for people.
-    renderRss(feed, notes, { selfUrl: urls.rss, siteUrl: urls.page, entryLink: (note) => `${urls.json}#${note.id}` }),
+    (await import('../core/feed-rss')).renderRss(feed, notes, { selfUrl: urls.rss, siteUrl: urls.page, entryLink: (note) => `${urls.json}#${note.id}` }),
 };
 
 export const makeHandler = (deps: PublishedFeedDeps) => makePublishedFeedHandler(deps, rss);

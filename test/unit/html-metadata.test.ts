@@ -13,8 +13,8 @@ function page(head: string, body = '<p>Hello</p>'): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Post</title>${head}</head><body>${body}</body></html>`;
 }
 
-const description = (html: string) => extractPageMetadata(html, PAGE).description;
-const icons = (html: string, pageUrl = PAGE) => extractPageMetadata(html, pageUrl).iconCandidates;
+const description = async (html: string) => (await extractPageMetadata(html, PAGE)).description;
+const icons = async (html: string, pageUrl = PAGE) => (await extractPageMetadata(html, pageUrl)).iconCandidates;
 
 describe('decodeHtml', () => {
   it('uses the Content-Type charset: ISO-8859-1', () => {
@@ -80,52 +80,52 @@ describe('decodeHtml', () => {
 });
 
 describe('extractPageMetadata: description', () => {
-  it('prefers meta description to og:description and twitter:description', () => {
+  it('prefers meta description to og:description and twitter:description', async () => {
     const html = page(
       '<meta name="twitter:description" content="Twitter"><meta property="og:description" content="Open Graph">' +
         '<meta name="description" content="Plain">',
     );
-    expect(description(html)).toBe('Plain');
+    expect(await description(html)).toBe('Plain');
   });
 
-  it('falls back to og:description, given as property or name', () => {
-    expect(description(page('<meta property="og:description" content="From OG">'))).toBe('From OG');
-    expect(description(page('<meta name="og:description" content="From OG name">'))).toBe('From OG name');
+  it('falls back to og:description, given as property or name', async () => {
+    expect(await description(page('<meta property="og:description" content="From OG">'))).toBe('From OG');
+    expect(await description(page('<meta name="og:description" content="From OG name">'))).toBe('From OG name');
   });
 
-  it('falls back to twitter:description', () => {
-    expect(description(page('<meta name="twitter:description" content="From Twitter">'))).toBe('From Twitter');
+  it('falls back to twitter:description', async () => {
+    expect(await description(page('<meta name="twitter:description" content="From Twitter">'))).toBe('From Twitter');
   });
 
-  it('skips empty descriptions', () => {
+  it('skips empty descriptions', async () => {
     const html = page('<meta name="description" content=" \n "><meta property="og:description" content="Second choice">');
-    expect(description(html)).toBe('Second choice');
+    expect(await description(html)).toBe('Second choice');
   });
 
-  it('reads attribute names and values in any case', () => {
-    expect(description(page('<META NAME="Description" CONTENT="Shouting">'))).toBe('Shouting');
-    expect(description(page('<Meta Property="OG:Description" Content="Mixed">'))).toBe('Mixed');
+  it('reads attribute names and values in any case', async () => {
+    expect(await description(page('<META NAME="Description" CONTENT="Shouting">'))).toBe('Shouting');
+    expect(await description(page('<Meta Property="OG:Description" Content="Mixed">'))).toBe('Mixed');
   });
 
-  it('decodes entities', () => {
+  it('decodes entities', async () => {
     const html = page('<meta name="description" content="Tom &amp; Jerry&#39;s caf&eacute; &lt;3 &#x1F600;">');
-    expect(description(html)).toBe("Tom & Jerry's café <3 😀");
+    expect(await description(html)).toBe("Tom & Jerry's café <3 😀");
   });
 
-  it('collapses whitespace and newlines', () => {
+  it('collapses whitespace and newlines', async () => {
     const html = page('<meta name="description" content="\n   First line\n\tsecond&nbsp;&nbsp;line   \r\n">');
-    expect(description(html)).toBe('First line second line');
+    expect(await description(html)).toBe('First line second line');
   });
 
-  it(`cuts long descriptions to ${DESCRIPTION_MAX_LENGTH} characters`, () => {
+  it(`cuts long descriptions to ${DESCRIPTION_MAX_LENGTH} characters`, async () => {
     const long = 'word '.repeat(120).trim();
     expect(long.length).toBeGreaterThan(590);
-    expect(description(page(`<meta name="description" content="${long}">`))).toBe(long.slice(0, DESCRIPTION_MAX_LENGTH));
+    expect(await description(page(`<meta name="description" content="${long}">`))).toBe(long.slice(0, DESCRIPTION_MAX_LENGTH));
   });
 
-  it('does not cut a surrogate pair in half', () => {
+  it('does not cut a surrogate pair in half', async () => {
     const text = `${'a'.repeat(DESCRIPTION_MAX_LENGTH - 1)}😀${'b'.repeat(100)}`;
-    const cut = description(page(`<meta name="description" content="${text}">`)) ?? '';
+    const cut = (await description(page(`<meta name="description" content="${text}">`))) ?? '';
     // Whether the emoji counts as one character or two is the shared `truncate`'s call; halving it is not.
     expect(text.startsWith(cut)).toBe(true);
     expect(cut).not.toMatch(/[\uD800-\uDBFF]$/);
@@ -133,30 +133,30 @@ describe('extractPageMetadata: description', () => {
     expect(cut.length).toBeGreaterThanOrEqual(DESCRIPTION_MAX_LENGTH - 1);
   });
 
-  it('is null without any description', () => {
-    expect(description(page('<meta name="keywords" content="a, b"><meta property="og:title" content="T">'))).toBeNull();
+  it('is null without any description', async () => {
+    expect(await description(page('<meta name="keywords" content="a, b"><meta property="og:title" content="T">'))).toBeNull();
   });
 });
 
 describe('extractPageMetadata: icons', () => {
-  it('resolves relative, root-relative and scheme-relative hrefs against the page URL', () => {
-    expect(icons(page('<link rel="icon" href="icons/fav.png">'))).toEqual(['https://example.com/blog/icons/fav.png', FAVICON]);
-    expect(icons(page('<link rel="icon" href="/static/fav.png?v=2">'))).toEqual(['https://example.com/static/fav.png?v=2', FAVICON]);
-    expect(icons(page('<link rel="icon" href="//cdn.example.net/fav.ico">'))).toEqual(['https://cdn.example.net/fav.ico', FAVICON]);
+  it('resolves relative, root-relative and scheme-relative hrefs against the page URL', async () => {
+    expect(await icons(page('<link rel="icon" href="icons/fav.png">'))).toEqual(['https://example.com/blog/icons/fav.png', FAVICON]);
+    expect(await icons(page('<link rel="icon" href="/static/fav.png?v=2">'))).toEqual(['https://example.com/static/fav.png?v=2', FAVICON]);
+    expect(await icons(page('<link rel="icon" href="//cdn.example.net/fav.ico">'))).toEqual(['https://cdn.example.net/fav.ico', FAVICON]);
   });
 
-  it('resolves against <base href>, itself resolved against the page URL', () => {
-    expect(icons(page('<base href="https://static.example.org/assets/"><link rel="icon" href="fav.png">'))).toEqual([
+  it('resolves against <base href>, itself resolved against the page URL', async () => {
+    expect(await icons(page('<base href="https://static.example.org/assets/"><link rel="icon" href="fav.png">'))).toEqual([
       'https://static.example.org/assets/fav.png',
       FAVICON,
     ]);
-    expect(icons(page('<base target="_top"><BASE HREF="/theme/"><base href="/ignored/"><link rel="icon" href="fav.png">'))).toEqual([
+    expect(await icons(page('<base target="_top"><BASE HREF="/theme/"><base href="/ignored/"><link rel="icon" href="fav.png">'))).toEqual([
       'https://example.com/theme/fav.png',
       FAVICON,
     ]);
   });
 
-  it('orders rel icon first, sizes nearest 32–64 px first, then touch icons; ignores other rels', () => {
+  it('orders rel icon first, sizes nearest 32–64 px first, then touch icons; ignores other rels', async () => {
     const html = page(
       [
         '<link rel="icon" sizes="16x16" href="/16.png">',
@@ -170,30 +170,30 @@ describe('extractPageMetadata: icons', () => {
         '<link rel="apple-touch-icon-precomposed" href="/touch-old.png">',
       ].join('\n'),
     );
-    expect(icons(html)).toEqual(
+    expect(await icons(html)).toEqual(
       ['/legacy.ico', '/32.png', '/icon.svg', '/16.png', '/192.png', '/touch-old.png', '/touch.png', '/favicon.ico'].map(
         (path) => `https://example.com${path}`,
       ),
     );
   });
 
-  it('reads rel tokens in any case', () => {
-    expect(icons(page('<LINK REL="Shortcut Icon" HREF="/Fav.ICO">'))).toEqual(['https://example.com/Fav.ICO', FAVICON]);
+  it('reads rel tokens in any case', async () => {
+    expect(await icons(page('<LINK REL="Shortcut Icon" HREF="/Fav.ICO">'))).toEqual(['https://example.com/Fav.ICO', FAVICON]);
   });
 
-  it('uses apple-touch-icon when that is all there is', () => {
-    expect(icons(page('<link rel="apple-touch-icon" href="/apple-touch-icon.png">'))).toEqual([
+  it('uses apple-touch-icon when that is all there is', async () => {
+    expect(await icons(page('<link rel="apple-touch-icon" href="/apple-touch-icon.png">'))).toEqual([
       'https://example.com/apple-touch-icon.png',
       FAVICON,
     ]);
   });
 
-  it('falls back to /favicon.ico of the page origin', () => {
-    expect(icons(page(''))).toEqual([FAVICON]);
-    expect(icons(page(''), 'http://localhost:8080/a/b')).toEqual(['http://localhost:8080/favicon.ico']);
+  it('falls back to /favicon.ico of the page origin', async () => {
+    expect(await icons(page(''))).toEqual([FAVICON]);
+    expect(await icons(page(''), 'http://localhost:8080/a/b')).toEqual(['http://localhost:8080/favicon.ico']);
   });
 
-  it('drops data:, javascript:, empty and unparsable hrefs, and duplicates', () => {
+  it('drops data:, javascript:, empty and unparsable hrefs, and duplicates', async () => {
     const html = page(
       [
         '<link rel="icon" href="data:image/png;base64,iVBORw0KGgo=">',
@@ -205,11 +205,11 @@ describe('extractPageMetadata: icons', () => {
         '<link rel="shortcut icon" href="https://example.com/favicon.ico">',
       ].join(''),
     );
-    expect(icons(html)).toEqual([FAVICON]);
+    expect(await icons(html)).toEqual([FAVICON]);
   });
 
-  it('keeps resolving against the page when <base href> is not http(s)', () => {
-    expect(icons(page('<base href="javascript:void(0)/"><link rel="icon" href="fav.png">'))).toEqual([
+  it('keeps resolving against the page when <base href> is not http(s)', async () => {
+    expect(await icons(page('<base href="javascript:void(0)/"><link rel="icon" href="fav.png">'))).toEqual([
       'https://example.com/blog/fav.png',
       FAVICON,
     ]);
@@ -217,44 +217,44 @@ describe('extractPageMetadata: icons', () => {
 });
 
 describe('extractPageMetadata: broken and large pages', () => {
-  it('reads broken, unclosed HTML', () => {
+  it('reads broken, unclosed HTML', async () => {
     const html =
       '<html><HEAD><title>Broken</title><meta name=description content="Still found"><div><p>unclosed ' +
       '<link rel=icon href=/broken.png></b></i><body><table><tr><td><meta name="description" content="unterminated';
-    expect(extractPageMetadata(html, PAGE)).toEqual({
+    expect(await extractPageMetadata(html, PAGE)).toEqual({
       description: 'Still found',
       iconCandidates: ['https://example.com/broken.png', FAVICON],
     });
   });
 
-  it('reads pages without head or html elements', () => {
+  it('reads pages without head or html elements', async () => {
     const html = '<meta name="description" content="Headless"><link rel="icon" href="/h.png"><p>Body text';
-    expect(extractPageMetadata(html, PAGE)).toEqual({
+    expect(await extractPageMetadata(html, PAGE)).toEqual({
       description: 'Headless',
       iconCandidates: ['https://example.com/h.png', FAVICON],
     });
   });
 
-  it.each(['', '   ', '<', '<!--', '</html>', '\u0000\u0000', 'just text'])('copes with %j', (html) => {
-    expect(extractPageMetadata(html, PAGE)).toEqual({ description: null, iconCandidates: [FAVICON] });
+  it.each(['', '   ', '<', '<!--', '</html>', '\u0000\u0000', 'just text'])('copes with %j', async (html) => {
+    expect(await extractPageMetadata(html, PAGE)).toEqual({ description: null, iconCandidates: [FAVICON] });
   });
 
-  it('reads a 2 MB page', () => {
+  it('reads a 2 MB page', async () => {
     const html = page('<meta name="description" content="Big page">', '<p>Lorem ipsum dolor sit amet.</p>\n'.repeat(60_000));
     expect(html.length).toBeGreaterThan(2_000_000);
-    expect(description(html)).toBe('Big page');
-    expect(description('x'.repeat(2_000_000))).toBeNull();
+    expect(await description(html)).toBe('Big page');
+    expect(await description('x'.repeat(2_000_000))).toBeNull();
   });
 
-  it('stays fast on 2 MB of nested unclosed tags', () => {
+  it('stays fast on 2 MB of nested unclosed tags', async () => {
     const started = Date.now();
     const html = `<meta name="description" content="Nested">${'<div><span>'.repeat(200_000)}`;
-    expect(description(html)).toBe('Nested');
+    expect(await description(html)).toBe('Nested');
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
-  it(`ignores what comes after the first ${HTML_PARSE_LIMIT} characters`, () => {
+  it(`ignores what comes after the first ${HTML_PARSE_LIMIT} characters`, async () => {
     const html = `<p>${'x'.repeat(HTML_PARSE_LIMIT)}</p><meta name="description" content="Too far">`;
-    expect(description(html)).toBeNull();
+    expect(await description(html)).toBeNull();
   });
 });
