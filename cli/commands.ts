@@ -4,7 +4,7 @@ import { bookmarkFileEntries, exportWorkspace, InvalidExportError, parseWorkspac
 import { importBookmarks } from '../functions/core/import-bookmarks';
 import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../functions/core/netscape-bookmarks';
 import { changedPlan, newAccessToken, newUser } from '../functions/core/accounts';
-import { InvalidFeedSettingsError, newFeedRecord, parseMatch, parseSharing, parseTagList, updateFeedRecord, type FeedSettings } from '../functions/core/feed-settings';
+import { InvalidFeedSettingsError, newFeedRecord, parseItems, parseMatch, parseSharing, parseTagList, updateFeedRecord, type FeedSettings } from '../functions/core/feed-settings';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from '../functions/core/listing';
 import { DEFAULT_ROTATION_GRACE, expiryAfter, expiryAfterRotation, InvalidDurationError, parseDuration, tokenAccepted } from '../functions/core/token-lifecycle';
 import { bookmarkResource, type AccessToken, type FeedRecord, type Note, type Plan, type User } from '../functions/core/model';
@@ -195,6 +195,7 @@ function feedSettings(options: Invocation['options']): FeedSettings {
       tags: text('tags') === undefined ? undefined : parseTagList(text('tags')!),
       match: text('match') === undefined ? undefined : parseMatch(text('match')!),
       sharing: text('sharing') === undefined ? undefined : parseSharing(text('sharing')!),
+      items: text('items') === undefined ? undefined : parseItems(text('items')!),
     };
   } catch (error) {
     if (error instanceof InvalidFeedSettingsError) throw new UsageError(error.message);
@@ -212,6 +213,7 @@ function feedResource(feed: FeedRecord, baseUrl: string | null) {
     tags: feed.tags,
     match: feed.match,
     sharing: feed.sharing,
+    items: feed.items,
     json_url: routeUrl(base, 'GetPublishedFeed', { feed_id: feed.id }),
     rss_url: routeUrl(base, 'GetPublishedFeedRss', { feed_id: feed.id }),
   };

@@ -29,8 +29,8 @@ Commands:
   import --user USER_ID FILE      (a Netscape bookmark file, as browsers export)
   export --user USER_ID [--format netscape|json]
   feeds create --user USER_ID --title TITLE --tags a,b [--description TEXT]
-               [--match any|all] [--sharing public|link|private]
-  feeds update FEED_ID [--title ...] [--description ...] [--tags ...] [--match ...] [--sharing ...]
+               [--match any|all] [--sharing public|link|private] [--items notes|highlights]
+  feeds update FEED_ID [--title ...] [--description ...] [--tags ...] [--match ...] [--sharing ...] [--items ...]
   feeds list --user USER_ID
   feeds delete FEED_ID
   migrate                         (after an upgrade: brings items written earlier up to date)
@@ -108,6 +108,7 @@ function parseCommandLine(argv: string[]) {
         tags: { type: 'string' },
         match: { type: 'string' },
         sharing: { type: 'string' },
+        items: { type: 'string' },
         tag: { type: 'string' },
         limit: { type: 'string' },
         cursor: { type: 'string' },

@@ -39,7 +39,7 @@ export function feedValidators(feed: Feed, entries: readonly FeedIndexEntry[], v
     RENDERING_REVISION,
     variant,
     page,
-    [feed.id, feed.title, feed.description, feed.author, feed.tags, feed.match, feed.updated],
+    [feed.id, feed.title, feed.description, feed.author, feed.tags, feed.match, feed.items ?? 'notes', feed.updated],
     entries.map((entry) => [entry.noteId, entry.updated]),
   ]);
   const hash = createHash('sha256').update(fingerprint).digest('base64url').slice(0, ETAG_LENGTH);

@@ -1,6 +1,6 @@
 import type { FeedSharing, TagMatch } from './feed';
 import { normalizeTag } from './hashtags';
-import type { FeedRecord } from './model';
+import type { FeedItems, FeedRecord } from './model';
 import { isoTimestamp } from './text';
 
 /** A feed's settings (title, tag filter, sharing), as the `gleaner feeds` commands manage them; reading a feed is feed.ts. */
@@ -16,12 +16,14 @@ export interface FeedSettings {
   readonly tags?: readonly string[];
   readonly match?: TagMatch;
   readonly sharing?: FeedSharing;
+  readonly items?: FeedItems;
 }
 
 export class InvalidFeedSettingsError extends Error {}
 
 const MATCHES: readonly TagMatch[] = ['any', 'all'];
 const SHARING: readonly FeedSharing[] = ['public', 'link', 'private'];
+const ITEMS: readonly FeedItems[] = ['notes', 'highlights'];
 
 /** `"Reading, #AWS"` → `['reading', 'aws']`. */
 export function parseTagList(value: string): string[] {
@@ -44,6 +46,11 @@ export function parseSharing(value: string): FeedSharing {
   return value as FeedSharing;
 }
 
+export function parseItems(value: string): FeedItems {
+  if (!ITEMS.includes(value as FeedItems)) throw new InvalidFeedSettingsError('items must be notes or highlights');
+  return value as FeedItems;
+}
+
 export function newFeedRecord(input: { id: string; userId: string; settings: FeedSettings & { title: string }; now: Date }): FeedRecord {
   const now = isoTimestamp(input.now);
   return checked({
@@ -54,6 +61,7 @@ export function newFeedRecord(input: { id: string; userId: string; settings: Fee
     tags: input.settings.tags ?? [],
     match: input.settings.match ?? 'any',
     sharing: input.settings.sharing ?? 'private',
+    items: input.settings.items ?? 'notes',
     created: now,
     updated: now,
   });

@@ -14,7 +14,7 @@
  */
 import type { FeedEntry, PublishedFeed } from './contract';
 import { markdownToPlainText } from './markdown-text';
-import type { FeedRecord } from './model';
+import type { FeedItems, FeedRecord, Highlight } from './model';
 import { sanitizeText } from './text';
 
 export type TagMatch = 'any' | 'all';
@@ -32,6 +32,8 @@ export interface Feed extends TagFilter {
   /** Owner's display name; may be empty. */
   readonly author: string;
   readonly sharing: FeedSharing;
+  /** One entry per note (the default) or per highlight. */
+  readonly items?: FeedItems;
   /** When the feed's own settings last changed (ISO 8601); null when unknown. */
   readonly updated: string | null;
 }
@@ -66,6 +68,8 @@ export interface PublishedFeedStore {
   matchingEntries(feed: FeedRecord, max: number, before?: string | null): Promise<FeedIndexEntry[]>;
   /** The notes of `entries`, in their order (a note deleted since is left out). */
   notesOf(entries: readonly FeedIndexEntry[]): Promise<FeedNote[]>;
+  /** Every highlight of the notes `noteIds` (a highlight feed's entries). */
+  highlightsOf(noteIds: readonly string[]): Promise<Highlight[]>;
 }
 
 

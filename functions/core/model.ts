@@ -61,6 +61,22 @@ export interface Note {
   readonly version: number;
 }
 
+/** One highlight of a note, kept as its own record beside the note's body (highlight feeds list them). */
+export interface Highlight {
+  readonly id: string;
+  readonly noteId: string;
+  readonly userId: string;
+  /** The selected text, as saved. */
+  readonly quote: string;
+  /** The comment saved with it, if any. */
+  readonly comment: string | null;
+  /** When it was saved (ISO 8601). */
+  readonly saved: string;
+}
+
+/** What a feed lists: one entry per note, or one per highlight of those notes. */
+export type FeedItems = 'notes' | 'highlights';
+
 /** A published feed: the owner's notes matching a tag filter, readable by UUID unless private. */
 export interface FeedRecord {
   readonly id: string;
@@ -70,6 +86,8 @@ export interface FeedRecord {
   readonly tags: readonly string[];
   readonly match: TagMatch;
   readonly sharing: FeedSharing;
+  /** `notes` for records written before feeds could list highlights. */
+  readonly items: FeedItems;
   readonly created: string;
   readonly updated: string;
 }

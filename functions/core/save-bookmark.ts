@@ -1,8 +1,9 @@
 import type { BookmarkSaveResult } from './contract';
 import type { EnrichmentRequest } from './enrichment';
 import { extractHashtags } from './hashtags';
+import { highlightsOfBody } from './highlights';
 import { IDEMPOTENCY_LEASE_SECONDS, IDEMPOTENCY_TTL_SECONDS, requestFingerprint, type IdempotencyClaim, type IdempotencyRecord, type StoredAnswer } from './idempotency';
-import { bookmarkResource, mergeTags, type AccessToken, type Bookmark, type Note } from './model';
+import { bookmarkResource, mergeTags, type AccessToken, type Bookmark, type Highlight, type Note } from './model';
 import { appendHighlight, bodyFits, buildNoteBody, endsWithParagraph, sameHighlight } from './note-body';
 import type { SaveRequest } from './save-request';
 import { isoTimestamp } from './text';
@@ -46,6 +47,8 @@ export interface NoteChange {
   readonly body: string;
   readonly tags: readonly string[];
   readonly lastHighlight: string | null;
+  /** A highlight the change adds, recorded in the same transaction. */
+  readonly highlight?: Highlight | null;
 }
 
 export interface BookmarkStore {
@@ -56,7 +59,7 @@ export interface BookmarkStore {
    * kept for its Idempotency-Key in the same transaction, completing the request's claim, unless
    * the claim is no longer the request's (`key-taken`: its lease passed and another request took it).
    */
-  createBookmark(bookmark: Bookmark, note: Note, enrichment: EnrichmentRequest | null, record: SaveRecord | null): Promise<CreateBookmarkOutcome>;
+  createBookmark(bookmark: Bookmark, note: Note, enrichment: EnrichmentRequest | null, record: SaveRecord | null, highlights?: readonly Highlight[]): Promise<CreateBookmarkOutcome>;
   /**
    * Applies `change` to the bookmark's note without losing concurrent updates (re-reading and
    * re-applying on conflict); `change` returns null when there is nothing to write. With `record`,
@@ -176,7 +179,13 @@ async function save(ports: SaveBookmarkPorts, input: SaveInput, clock: Date, key
     scrapeDescription || fetchIcon ? { bookmarkId: bookmark.id, scrapeDescription, fetchIcon } : null;
 
   const saved: AnswerOutcome = { kind: 'saved', bookmark, isNewBookmark: true, selectionAppended: false };
-  const outcome = await ports.store.createBookmark(bookmark, note, enrichment, keyed?.of(saved) ?? null);
+  // Its highlights as records too: the selection, or those of a restored note's body.
+  const highlights = restored
+    ? highlightsOfBody(restored.body).map((found) => ({ ...found, id: ports.newId(), noteId: note.id, userId, saved: updated }))
+    : request.selection
+      ? [{ id: ports.newId(), noteId: note.id, userId, quote: request.selection.trim(), comment: request.comment?.trim() || null, saved: now }]
+      : [];
+  const outcome = await ports.store.createBookmark(bookmark, note, enrichment, keyed?.of(saved) ?? null, highlights);
   switch (outcome.kind) {
     case 'key-taken':
       return repeated(outcome, keyed!);
@@ -263,7 +272,10 @@ async function appendToSavedNote(
         return null;
       }
       selectionAppended = highlight.selection !== null;
-      return { body, tags, lastHighlight: highlight.selection ?? note.lastHighlight };
+      const recorded: Highlight | null = highlight.selection
+        ? { id: ports.newId(), noteId: note.id, userId: note.userId, quote: highlight.selection.trim(), comment: highlight.comment?.trim() || null, saved: now }
+        : null;
+      return { body, tags, lastHighlight: highlight.selection ?? note.lastHighlight, highlight: recorded };
     },
     now,
     keyed && ((bookmark) => keyed.of(appended(bookmark))),

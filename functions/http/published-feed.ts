@@ -2,7 +2,8 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { UserReader } from '../core/accounts';
-import type { Feed, FeedNote, PublishedFeedStore } from '../core/feed';
+import { sortNewestFirst, type Feed, type FeedNote, type PublishedFeedStore } from '../core/feed';
+import { highlightEntries } from '../core/highlights';
 import { feedValidators, isNotModified, type FeedVariant } from '../core/feed-conditional-get';
 import { feedPageCursor, feedPageUrl, parseFeedPage } from '../core/feed-paging';
 import type { FeedRecord, User } from '../core/model';
@@ -121,7 +122,13 @@ async function readPublishedFeed(
   // A reader's cached copy is current: answered from the index alone, no note read.
   if (isNotModified(conditional, validators)) return { statusCode: 304, headers: cacheHeaders, body: '' };
 
-  const notes = await deps.feeds.notesOf(entries);
+  // A highlight feed lists the highlights of those notes instead, read beside them.
+  const shownMax = page?.limit ?? deps.maxEntries;
+  const [notes, highlights] = await Promise.all([
+    deps.feeds.notesOf(entries),
+    record.items === 'highlights' ? deps.feeds.highlightsOf(entries.map((entry) => entry.noteId)) : null,
+  ]);
+  const shown = highlights ? sortNewestFirst(highlightEntries(notes, highlights)).slice(0, shownMax) : notes;
   const baseUrl = deps.publicBaseUrl ?? requestBaseUrl(event, deps.trustCdnHeaders);
   const feedUrls: FeedUrls = {
     json: routeUrl(baseUrl, 'GetPublishedFeed', { feed_id: record.id }),
@@ -138,7 +145,7 @@ async function readPublishedFeed(
   return {
     statusCode: 200,
     headers: { ...cacheHeaders, 'Content-Type': representation.contentType },
-    body: await representation.render(feed, notes, urls),
+    body: await representation.render(feed, shown, urls),
   };
 }
 
@@ -156,6 +163,7 @@ function publishedFeed(record: FeedRecord, owner: User | null): Feed {
     tags: record.tags,
     match: record.match,
     sharing: record.sharing,
+    items: record.items,
     updated: record.updated,
   };
 }

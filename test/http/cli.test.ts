@@ -46,7 +46,12 @@ describe('gleaner CLI against the running local stack', () => {
     for (let run = 0; run < 2; run++) {
       const migrated = await gleaner(['migrate', '--json'], env);
       expect(migrated.code).toBe(0);
-      expect(parse(migrated.stdout)).toEqual({ migrations: [{ name: 'list-indexes', description: expect.any(String), users: 0, tokens: 0, notes: 0 }] });
+      expect(parse(migrated.stdout)).toEqual({
+        migrations: [
+          { name: 'list-indexes', description: expect.any(String), users: 0, tokens: 0, notes: 0 },
+          { name: 'highlight-records', description: expect.any(String), notes: 0, highlights: 0 },
+        ],
+      });
     }
   });
 
@@ -180,13 +185,15 @@ describe('gleaner CLI against the running local stack', () => {
       tags: ['aws', 'reading'],
       match: 'any',
       sharing: 'private',
+      items: 'notes',
       json_url: `${t.stack.baseUrl}/api/v2/publisher/feeds/${created.id}/public`,
       rss_url: `${t.stack.baseUrl}/api/v2/publisher/feeds/${created.id}/rss`,
     });
     expect((await contractFetch(created.json_url)).status).toBe(404);
 
-    const updated = parse((await gleaner(['feeds', 'update', created.id, '--sharing', 'public', '--match', 'all', '--description', 'Mine', '--json'], env)).stdout);
-    expect(updated).toMatchObject({ id: created.id, sharing: 'public', match: 'all', description: 'Mine', tags: ['aws', 'reading'] });
+    const updated = parse((await gleaner(['feeds', 'update', created.id, '--sharing', 'public', '--match', 'all', '--description', 'Mine', '--items', 'highlights', '--json'], env)).stdout);
+    expect(updated).toMatchObject({ id: created.id, sharing: 'public', match: 'all', description: 'Mine', tags: ['aws', 'reading'], items: 'highlights' });
+    expect((await gleaner(['feeds', 'update', created.id, '--items', 'quotes'], env)).stderr).toMatch(/items must be notes or highlights/);
     expect((await contractFetch(created.rss_url)).status).toBe(200);
 
     expect(parse((await gleaner(['feeds', 'list', '--user', user.id, '--json'], env)).stdout)).toEqual({ feeds: [updated] });
@@ -234,7 +241,7 @@ describe('gleaner CLI against the running local stack', () => {
     await gleaner(['feeds', 'create', '--user', userId, '--title', 'Reading', '--tags', 'reading,aws'], env);
     await gleaner(['feeds', 'create', '--user', userId, '--title', 'Later', '--tags', 'later', '--sharing', 'public'], env);
     const lines = (await gleaner(['feeds', 'list', '--user', userId], env)).stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^id +title +description +tags +match +sharing +json_url +rss_url$/);
+    expect(lines[0]).toMatch(/^id +title +description +tags +match +sharing +items +json_url +rss_url$/);
     expect(lines.slice(1).map((line) => line.split(/ {2,}/).slice(1, 6))).toEqual(
       expect.arrayContaining([
         ['Reading', '-', 'reading, aws', 'any', 'private'],

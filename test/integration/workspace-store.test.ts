@@ -9,7 +9,7 @@ import { InvalidCursorError } from '../../functions/core/listing';
 import type { Bookmark, Note } from '../../functions/core/model';
 import { saveBookmark } from '../../functions/core/save-bookmark';
 import { isoTimestamp } from '../../functions/core/text';
-import { createTestTable } from '../support/dynamo';
+import { createTestStores, type createTestTable } from '../support/dynamo';
 
 /** Listing and deleting a user's notes and bookmarks against DynamoDB Local. */
 
@@ -19,10 +19,7 @@ let store: DynamoBookmarkStore;
 let feeds: DynamoFeedStore;
 
 beforeAll(async () => {
-  table = await createTestTable();
-  accounts = new DynamoAccountStore(table.doc, table.tableName);
-  store = new DynamoBookmarkStore(table.doc, table.tableName);
-  feeds = new DynamoFeedStore(table.doc, table.tableName);
+  ({ table, accounts, bookmarks: store, feeds } = await createTestStores());
 });
 afterAll(() => table.client.destroy());
 

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { createDynamoClients, type DynamoClients } from '../../functions/adapters/dynamo/client';
+import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
+import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { ensureTable } from '../../functions/adapters/dynamo/create-table';
+import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { countRoundTrips, type RoundTripChain } from './round-trips';
 
 /** A fresh table in the run's DynamoDB Local, so test files never see each other's data. */
@@ -49,5 +52,16 @@ function countRequests({ client }: DynamoClients): RequestCounter {
       roundTrips.reset();
       itemsRead = 0;
     },
+  };
+}
+
+/** A fresh table with the stores over it, for tests of the stores' behaviour together. */
+export async function createTestStores() {
+  const table = await createTestTable();
+  return {
+    table,
+    accounts: new DynamoAccountStore(table.doc, table.tableName),
+    bookmarks: new DynamoBookmarkStore(table.doc, table.tableName),
+    feeds: new DynamoFeedStore(table.doc, table.tableName),
   };
 }

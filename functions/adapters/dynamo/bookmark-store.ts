@@ -4,13 +4,14 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteComma
 import type { EnrichmentRequest, PageOutcome } from '../../core/enrichment';
 import type { PendingEnrichment } from '../../core/enrichment-outbox';
 import type { Page, PageRequest } from '../../core/listing';
-import type { Bookmark, Note } from '../../core/model';
+import type { Bookmark, Highlight, Note } from '../../core/model';
 import type { IdempotencyClaim } from '../../core/idempotency';
 import { NoteNotFoundError, type AnswerOutcome, type BookmarkStore, type CreateBookmarkOutcome, type KeyTaken, type NoteChange, type NoteUpdate, type SaveRecord } from '../../core/save-bookmark';
 import { isoTimestamp } from '../../core/text';
 import { idempotencyClaimDelete, idempotencyClaimPut, idempotencyRecordPut, storedAnswer, takenKey } from './idempotency-records';
 import { batchGetAll } from './batch-get';
-import { toBookmark, toNote } from './items';
+import { highlightItem, toBookmark, toNote } from './items';
+import { noteHighlightItems } from './highlight-items';
 import { keys, LOOKUP_INDEX } from './keys';
 import { backoff, cancellationReasons, retryOnConflict } from './transactions';
 import { queryIndexPage } from './index-page';
@@ -19,14 +20,26 @@ import { queryIndexPage } from './index-page';
 const MAX_NOTE_UPDATE_ATTEMPTS = 40;
 
 /** Bookmarks, their notes and the notes' tag index in the single table. */
+/** DynamoDB's limit on the actions of one transaction. */
+const MAX_TRANSACTION_ITEMS = 100;
+
 export class DynamoBookmarkStore implements BookmarkStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
-  async createBookmark(bookmark: Bookmark, note: Note, enrichment: EnrichmentRequest | null, record: SaveRecord | null): Promise<CreateBookmarkOutcome> {
+  async createBookmark(
+    bookmark: Bookmark,
+    note: Note,
+    enrichment: EnrichmentRequest | null,
+    record: SaveRecord | null,
+    highlights: readonly Highlight[] = [],
+  ): Promise<CreateBookmarkOutcome> {
     const TableName = this.tableName;
+    // A save's highlight goes in its transaction; a restored note's many fill what room the transaction has, the rest follow it.
+    const room = MAX_TRANSACTION_ITEMS - (record ? 1 : 0) - 4 - note.tags.length;
+    const [inTransaction, afterwards] = [highlights.slice(0, room), highlights.slice(room)];
     return retryOnConflict(async () => {
       try {
         await this.doc.send(
@@ -57,9 +70,11 @@ export class DynamoBookmarkStore implements BookmarkStore {
               { Put: { TableName, Item: bookmarkItem(bookmark, enrichment), ConditionExpression: 'attribute_not_exists(pk)' } },
               { Put: { TableName, Item: noteItem(note), ConditionExpression: 'attribute_not_exists(pk)' } },
               ...note.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(note, tag) } })),
+              ...inTransaction.map((highlight) => ({ Put: { TableName, Item: highlightItem(highlight) } })),
             ],
           }),
         );
+        await Promise.all(afterwards.map((highlight) => this.doc.send(new PutCommand({ TableName, Item: highlightItem(highlight) }))));
         return { kind: 'created' };
       } catch (error) {
         const reasons = cancellationReasons(error);
@@ -131,8 +146,9 @@ export class DynamoBookmarkStore implements BookmarkStore {
     const TableName = this.tableName;
     for (let attempt = 1; ; attempt++) {
       const { bookmark, note } = await this.loadBookmarkAndNote(ref);
-      const next = change(note);
-      if (!next) return { kind: 'unchanged', bookmark, note };
+      const changed = change(note);
+      if (!changed) return { kind: 'unchanged', bookmark, note };
+      const { highlight, ...next } = changed;
       const written: Note = { ...note, ...next, updated, version: note.version + 1 };
       const updatedBookmark: Bookmark = { ...bookmark, updated };
       const keyed = record ? record(updatedBookmark) : null;
@@ -174,6 +190,7 @@ export class DynamoBookmarkStore implements BookmarkStore {
                 },
                 // Every tag entry carries the note's update time: feeds list notes newest first per tag.
                 ...written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } })),
+                ...(highlight ? [{ Put: { TableName, Item: highlightItem(highlight) } }] : []),
               ],
             }),
           ),
@@ -229,7 +246,9 @@ export class DynamoBookmarkStore implements BookmarkStore {
     for (let attempt = 1; ; attempt++) {
       const note = await this.getNote(noteId);
       if (!note) return null;
-      const bookmark = note.bookmarkId ? await this.getBookmark(note.bookmarkId) : null;
+      const [bookmark, highlights] = await Promise.all([note.bookmarkId ? this.getBookmark(note.bookmarkId) : null, noteHighlightItems(this.doc, TableName, note.id, 'pk, sk') as Promise<{ pk: string; sk: string }[]>]);
+      // The highlights go with the note in its transaction as far as it has room; the rest right after it.
+      const room = MAX_TRANSACTION_ITEMS - 4 - note.tags.length;
       try {
         await retryOnConflict(() =>
           this.doc.send(
@@ -252,10 +271,12 @@ export class DynamoBookmarkStore implements BookmarkStore {
                     ]
                   : []),
                 ...note.tags.map((tag) => ({ Delete: { TableName, Key: keys.noteTag(note.id, tag) } })),
+                ...highlights.slice(0, room).map((Key) => ({ Delete: { TableName, Key } })),
               ],
             }),
           ),
         );
+        await Promise.all(highlights.slice(room).map((Key) => this.doc.send(new DeleteCommand({ TableName, Key }))));
         return note;
       } catch (error) {
         const lostRace = cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed';
@@ -354,8 +375,9 @@ function pendingRequest(item: Record<string, unknown>): EnrichmentRequest {
   return { bookmarkId: item.id as string, scrapeDescription: intent.scrapeDescription, fetchIcon: intent.fetchIcon };
 }
 
+/** `highlightsRecorded`: the note's highlights have records (notes from before are `gleaner migrate`'s to do). */
 function noteItem(note: Note) {
-  return { ...keys.note(note.id), ...keys.userNotesIndex(note.userId, note.updated ?? note.created, note.id), type: 'Note', ...note, tags: [...note.tags] };
+  return { ...keys.note(note.id), ...keys.userNotesIndex(note.userId, note.updated ?? note.created, note.id), type: 'Note', ...note, tags: [...note.tags], highlightsRecorded: true };
 }
 
 function noteTagItem(note: Note, tag: string) {

@@ -1,11 +1,12 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FeedIndexEntry, FeedNote, PublishedFeedStore } from '../../core/feed';
-import type { FeedRecord } from '../../core/model';
+import type { FeedRecord, Highlight } from '../../core/model';
 import { transactForUser } from './user-transaction';
 import { batchGetAll } from './batch-get';
+import { noteHighlightItems } from './highlight-items';
 import { keys, LOOKUP_INDEX } from './keys';
-import { toNote } from './items';
+import { toHighlight, toNote } from './items';
 
 /** Index entries read per query page when an `all` filter has to skip notes lacking other tags. */
 const ALL_MATCH_PAGE_SIZE = 100;
@@ -94,6 +95,12 @@ export class DynamoFeedStore implements PublishedFeedStore {
     });
   }
 
+  /** Every highlight of the notes, each note's read in parallel (a highlight feed reads a page of notes). */
+  async highlightsOf(noteIds: readonly string[]): Promise<Highlight[]> {
+    const perNote = await Promise.all(noteIds.map((noteId) => noteHighlightItems(this.doc, this.tableName, noteId)));
+    return perNote.flat().map(toHighlight);
+  }
+
   private async entriesWithAnyTag(feed: FeedRecord, max: number, before: string | null): Promise<TagIndexEntry[]> {
     const perTag = await Promise.all(feed.tags.map((tag) => this.queryTagIndex(feed.userId, tag, { limit: max, before }).then((page) => page.entries)));
     const newestFirst = perTag.flat().sort((a, b) => (a.sortKey < b.sortKey ? 1 : a.sortKey > b.sortKey ? -1 : 0));
@@ -173,6 +180,7 @@ function toFeed(item: Record<string, unknown>): FeedRecord {
     tags: (item.tags as string[] | undefined) ?? [],
     match: item.match as FeedRecord['match'],
     sharing: item.sharing as FeedRecord['sharing'],
+    items: (item.items as FeedRecord['items'] | undefined) ?? 'notes',
     created: item.created as string,
     updated: item.updated as string,
   };

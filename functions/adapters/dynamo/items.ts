@@ -1,4 +1,5 @@
-import type { Bookmark, Note } from '../../core/model';
+import type { Bookmark, Highlight, Note } from '../../core/model';
+import { keys } from './keys';
 
 /** Table items as the domain's records, shared by every store that reads them. */
 
@@ -30,5 +31,21 @@ export function toNote(item: Record<string, unknown>): Note {
     created: item.created as string,
     updated: (item.updated as string | undefined) ?? null,
     version: Number(item.version ?? 0),
+  };
+}
+
+/** A highlight's item, in its note's partition. */
+export function highlightItem(highlight: Highlight) {
+  return { ...keys.highlight(highlight.noteId, highlight.saved, highlight.id), type: 'Highlight', ...highlight };
+}
+
+export function toHighlight(item: Record<string, unknown>): Highlight {
+  return {
+    id: item.id as string,
+    noteId: item.noteId as string,
+    userId: item.userId as string,
+    quote: item.quote as string,
+    comment: (item.comment as string | null | undefined) ?? null,
+    saved: item.saved as string,
   };
 }

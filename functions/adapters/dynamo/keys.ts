@@ -64,6 +64,8 @@ export const keys = {
     gsi1sk: updated && noteId ? `${updated}#${noteId}` : '',
   }),
   noteTag: (noteId: string, tag: string): Key => ({ pk: `NOTE#${noteId}`, sk: `TAG#${tag}` }),
+  /** A note's highlights live in its partition, in the order they were saved. */
+  highlight: (noteId: string, saved: string, highlightId: string): Key => ({ pk: `NOTE#${noteId}`, sk: `${HIGHLIGHT_SORT_PREFIX}${saved}#${highlightId}` }),
   tagIndex: (userId: string, tag: string, updated?: string, noteId?: string) => ({
     gsi1pk: `USER#${userId}#TAG#${tag}`,
     gsi1sk: updated && noteId ? `${updated}#${noteId}` : '',
@@ -83,6 +85,9 @@ export const keys = {
 function sha256(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
+
+/** Sort keys of a note's highlights start with it (a Query with begins_with reads them all). */
+export const HIGHLIGHT_SORT_PREFIX = 'HL#';
 
 /** Prefix of every rate-limit key; the CDK stack limits the feed functions' writes to it. */
 export const RATE_LIMIT_KEY_PREFIX = 'RL#';

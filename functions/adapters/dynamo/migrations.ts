@@ -1,5 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import { highlightsOfBody } from '../../core/highlights';
+import { highlightItem } from './items';
 import { keys } from './keys';
 
 /**
@@ -49,8 +52,45 @@ const listIndexes: Migration = {
   },
 };
 
+/**
+ * Highlight records for notes saved before highlights were recorded on their own, read from the
+ * quotes in their bodies. A note's first quote is dated by its creation, the later ones by its last
+ * update (their own times were not kept). Ids derive from the note and the quote's place, so a run
+ * that stopped half-way writes nothing twice when run again.
+ */
+const highlightRecords: Migration = {
+  name: 'highlight-records',
+  description: 'Records the highlights of notes saved before highlights were kept on their own, from their bodies',
+  async run(doc, tableName) {
+    const changed = { notes: 0, highlights: 0 };
+    for await (const item of scanWithout(doc, tableName, 'highlightsRecorded', ['Note'])) {
+      const noteId = item.id as string;
+      const created = item.created as string;
+      const updated = (item.updated as string | null | undefined) ?? created;
+      const found = highlightsOfBody(item.body as string);
+      for (const [index, { quote, comment }] of found.entries()) {
+        const highlight = { id: derivedId(`${noteId}#${index}`), noteId, userId: item.userId as string, quote, comment, saved: index === 0 ? created : updated };
+        if (await putIfAbsent(doc, tableName, highlightItem(highlight))) changed.highlights++;
+      }
+      await doc.send(new UpdateCommand({ TableName: tableName, Key: keys.note(noteId), UpdateExpression: 'SET highlightsRecorded = :yes', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':yes': true } })).catch(ignoreConditionFailed);
+      changed.notes++;
+    }
+    return changed;
+  },
+};
+
 /** Every migration, in the order they run. */
-export const migrations: readonly Migration[] = [listIndexes];
+export const migrations: readonly Migration[] = [listIndexes, highlightRecords];
+
+/** A UUID-shaped id that is the same for the same `seed`. */
+function derivedId(seed: string): string {
+  const hex = createHash('sha256').update(seed).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+function ignoreConditionFailed(error: unknown): void {
+  if (!(error instanceof ConditionalCheckFailedException)) throw error;
+}
 
 /** Runs every migration over the table, in order. */
 export async function runMigrations(doc: DynamoDBDocumentClient, tableName: string): Promise<MigrationResult[]> {
@@ -105,7 +145,7 @@ async function changedUnlessConditionFails(write: () => Promise<unknown>): Promi
     await write();
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
+    ignoreConditionFailed(error);
+    return false;
   }
 }

@@ -1,0 +1,56 @@
+/**
+ * Highlights as their own records and as feed entries. Pure: no AWS, no I/O.
+ *
+ * - `highlightsOfBody(body)`: the quotes (and the comment after each) a note body holds, for notes
+ *   saved before highlights were recorded on their own (`gleaner migrate`).
+ * - `textFragmentUrl(url, quote)`: the page URL pointing at the quote (URL Fragment Text Directives).
+ * - `highlightEntries(notes, highlights)`: one feed entry per highlight, newest first.
+ */
+import type { FeedNote } from './feed';
+import type { Highlight } from './model';
+import { quote as quoted, SOURCE_LINE_PREFIX } from './note-body';
+
+/** Words of the quote's start a text directive names: enough to find it, short enough to survive edits. */
+const TEXT_DIRECTIVE_WORDS = 8;
+
+/** The quotes of a note body in order, each with the comment paragraph that follows it (if any). */
+export function highlightsOfBody(body: string): { quote: string; comment: string | null }[] {
+  const paragraphs = body.replace(/\r\n?/g, '\n').split(/\n{2,}/);
+  const found: { quote: string; comment: string | null }[] = [];
+  paragraphs.forEach((paragraph, index) => {
+    const lines = paragraph.split('\n');
+    if (!lines.every((line) => line === '>' || line.startsWith('> '))) return;
+    const text = lines.map((line) => line.replace(/^> ?/, '')).join('\n').trim();
+    if (!text) return;
+    const next = paragraphs[index + 1];
+    const comment = next !== undefined && !next.startsWith('>') && !next.startsWith(SOURCE_LINE_PREFIX) ? next.trim() || null : null;
+    found.push({ quote: text, comment });
+  });
+  return found;
+}
+
+/**
+ * `url` with a text directive for the start of `quote` (`#:~:text=…`), percent-encoding what the
+ * directive syntax reserves (`&`, `-`, `,`) and whatever a fragment may not hold as written.
+ */
+export function textFragmentUrl(url: string, quote: string): string {
+  const start = quote.split(/\s+/).filter(Boolean).slice(0, TEXT_DIRECTIVE_WORDS).join(' ');
+  if (!start) return url;
+  const directive = `:~:text=${encodeURIComponent(start).replace(/-/g, '%2D')}`;
+  return url.includes('#') ? `${url}${directive}` : `${url}#${directive}`;
+}
+
+/** The note body of a highlight entry: the quote, then its comment. */
+export function highlightBody(highlight: Pick<Highlight, 'quote' | 'comment'>): string {
+  return [quoted(highlight.quote), highlight.comment].filter(Boolean).join('\n\n');
+}
+
+/** One feed entry per highlight of `notes`: the page's title, the quote and comment, a link to the quote, when it was saved. */
+export function highlightEntries(notes: readonly FeedNote[], highlights: readonly Highlight[]): FeedNote[] {
+  const byId = new Map(notes.map((note) => [note.id, note]));
+  return highlights.flatMap((highlight) => {
+    const note = byId.get(highlight.noteId);
+    if (!note) return [];
+    return [{ id: highlight.id, title: note.title, body: highlightBody(highlight), tags: note.tags, url: note.url && textFragmentUrl(note.url, highlight.quote), updated: highlight.saved, created: highlight.saved }];
+  });
+}
