@@ -1,30 +1,40 @@
+import path from 'node:path';
 import type { Metafile } from 'esbuild';
 
-/** Reading an esbuild metafile: which packages a bundle carries, and which of them its init evaluates. */
+/** Reading an esbuild metafile of a split bundle: which files a cold start loads, and what they carry. */
+
+type Output = [file: string, output: Metafile['outputs'][string]];
 
 const packageOf = (input: string) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1];
+const scripts = (metafile: Metafile): Output[] => Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.mjs'));
 
-/** Packages with code in the bundle. */
-export function bundledPackages(metafile: Metafile): Set<string> {
-  return new Set(Object.keys(metafile.inputs).flatMap((input) => packageOf(input) ?? []));
-}
-
-/** Packages reached from `entry` through static imports and requires only: what runs at init. */
-export function packagesEvaluatedAtInit(metafile: Metafile, entry: string): Set<string> {
-  const reached = new Set<string>();
-  const pending = [entry];
-  for (let input = pending.pop(); input !== undefined; input = pending.pop()) {
-    if (reached.has(input)) continue;
-    reached.add(input);
-    for (const { path, kind, external } of metafile.inputs[input]?.imports ?? []) {
-      if (!external && kind !== 'dynamic-import') pending.push(path);
+/** The entry file and the chunks it imports statically, transitively: what Node parses and runs at init. */
+export function filesLoadedAtInit(metafile: Metafile, entryFile: string): Set<string> {
+  const entry = scripts(metafile).find(([file]) => path.resolve(file) === path.resolve(entryFile))?.[0];
+  if (!entry) throw new Error(`${entryFile} is not an output of this build`);
+  const loaded = new Set<string>();
+  for (const pending = [entry]; pending.length; ) {
+    const file = pending.pop()!;
+    if (loaded.has(file)) continue;
+    loaded.add(file);
+    for (const { path: imported, kind, external } of metafile.outputs[file]!.imports) {
+      if (kind === 'import-statement' && !external) pending.push(imported);
     }
   }
-  return new Set([...reached].flatMap((input) => packageOf(input) ?? []));
+  return loaded;
 }
 
-/** Packages the bundle carries but loads only through `import()`, on first use. */
-export function packagesLoadedOnFirstUse(metafile: Metafile, entry: string): string[] {
-  const atInit = packagesEvaluatedAtInit(metafile, entry);
-  return [...bundledPackages(metafile)].filter((name) => !atInit.has(name)).sort();
+/** Bytes of the files loaded at init, and of the chunks left for `import()` on first use. */
+export function initAndFirstUseBytes(metafile: Metafile, entryFile: string): { atInit: number; onFirstUse: number } {
+  const atInit = filesLoadedAtInit(metafile, entryFile);
+  const sum = (outputs: Output[]) => outputs.reduce((total, [, { bytes }]) => total + bytes, 0);
+  return {
+    atInit: sum(scripts(metafile).filter(([file]) => atInit.has(file))),
+    onFirstUse: sum(scripts(metafile).filter(([file]) => !atInit.has(file))),
+  };
+}
+
+/** Packages with code in the given output files (every script of the bundle by default). */
+export function packagesIn(metafile: Metafile, files: Iterable<string> = scripts(metafile).map(([file]) => file)): Set<string> {
+  return new Set([...files].flatMap((file) => Object.keys(metafile.outputs[file]?.inputs ?? {}).flatMap((input) => packageOf(input) ?? [])));
 }

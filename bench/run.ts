@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { build, type Plugin } from 'esbuild';
+import { buildSync } from 'esbuild';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
@@ -11,10 +11,10 @@ import { keys } from '../functions/adapters/dynamo/keys';
 import { createSqsClient } from '../functions/adapters/sqs/sqs';
 import { routes, type ResourceAccess } from '../functions/platform/routes';
 import { scheduledTasks, workers } from '../functions/platform/workers';
-import { lambdaEsbuildOptions } from '../lib/app-function';
+import { BUNDLE_ENTRY_FILE, bundleFunction, functionBundleOptions } from '../lib/function-bundle';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { startLocalStack, type LocalStack } from '../local/stack';
-import { packagesLoadedOnFirstUse } from './bundle-graph';
+import { initAndFirstUseBytes } from './bundle-graph';
 import { startDynamoRecorder } from './dynamo-recorder';
 import { directSave, fixture, operations, succeed, type OperationName } from './operations';
 
@@ -83,58 +83,39 @@ function importTime(file: string): number {
 async function bundleInit(): Promise<void> {
   const outdir = mkdtempSync(path.join(tmpdir(), 'gleaner-bench-'));
   try {
-    const baselines = new Map<string, { readonly init: number; readonly firstUse: readonly string[] }>();
-    const baseline = async (clients: readonly string[]) => {
+    const baselines = new Map<string, number>();
+    const baseline = (clients: readonly string[]) => {
       const name = clients.join(' + ') || 'none';
       if (!baselines.has(name)) {
-        const file = path.join(outdir, `sdk-only-${name.replace(/\W+/g, '-')}`, 'index.mjs');
-        const { metafile } = await build({ ...lambdaEsbuildOptions, stdin: { contents: sdkOnlySource(clients), resolveDir: process.cwd(), loader: 'ts' }, outfile: file, metafile: true });
-        // The SDK loads the credential providers Lambda does not use (SSO, INI files, …) on first use too.
-        baselines.set(name, { init: importTime(file), firstUse: packagesLoadedOnFirstUse(metafile, '<stdin>') });
-        row(`init, SDK-only bundle: ${name}`, `${ms(baselines.get(name)!.init)}  ${kib(file)}`);
+        const dir = path.join(outdir, `sdk-only-${name.replace(/\W+/g, '-')}`);
+        buildSync({ ...functionBundleOptions, splitting: false, stdin: { contents: sdkOnlySource(clients), resolveDir: process.cwd(), loader: 'ts' }, outdir: dir });
+        baselines.set(name, importTime(path.join(dir, BUNDLE_ENTRY_FILE)));
+        row(`init, SDK-only bundle: ${name}`, `${ms(baselines.get(name)!)}  ${kib(statSync(path.join(dir, BUNDLE_ENTRY_FILE)).size)}`);
       }
-      return { name, ...baselines.get(name)! };
+      return { name, init: baselines.get(name)! };
     };
-    // Not a target's baseline: what the X-Ray tracing every function starts with (platform/tracing.ts) adds to the SDK alone.
-    await baseline(['DynamoDB', 'SQS', 'Tracer']);
+    // X-Ray tracing is loaded on the first sampled invocation (platform/tracing.ts), not at init: what that invocation pays.
+    const untraced = baseline(['DynamoDB', 'SQS']);
+    const traced = baseline(['DynamoDB', 'SQS', 'Tracer']);
+    row('  X-Ray tracing, on the first sampled invocation', `+${ms(traced.init - untraced.init)}`);
     const functions = [...routes.map((route) => ({ ...route, isWorker: false })), ...workers.map((worker) => ({ ...worker, isWorker: true })), ...scheduledTasks.map((task) => ({ ...task, isWorker: false }))];
     for (const { id, entry, access, isWorker } of functions) {
-      const file = path.join(outdir, id.replace(/\W+/g, '-'), 'index.mjs');
-      const { metafile } = await build({ ...lambdaEsbuildOptions, entryPoints: [entry], outfile: file, metafile: true });
-      const init = importTime(file);
-      const base = await baseline(sdkClients(access, isWorker));
+      const dir = path.join(outdir, id.replace(/\W+/g, '-'));
+      const files = initAndFirstUseBytes(bundleFunction(entry, dir), path.join(dir, BUNDLE_ENTRY_FILE));
+      const init = importTime(path.join(dir, BUNDLE_ENTRY_FILE));
+      const base = baseline(sdkClients(access, isWorker));
       const ratio = init / base.init;
       // A function that uses no SDK client has no baseline to be a multiple of; it is reported, not judged.
       const target = base.name === 'none' ? undefined : { met: ratio <= INIT_TARGET, text: `≤ ${INIT_TARGET}× ${base.name}` };
-      row(`init ${id}`, `${ms(init)}  ${kib(file)}  ${base.name === 'none' ? 'no SDK' : `${ratio.toFixed(2)}× ${base.name}`}`, target);
-      // Its own code loaded only on first use is not run at init, but Node still compiles the file that holds it:
-      // the same bundle without it shows what that costs (what splitting it into another file would save).
-      const firstUse = packagesLoadedOnFirstUse(metafile, entry).filter((name) => !base.firstUse.includes(name));
-      if (firstUse.length) {
-        const trimmed = path.join(outdir, `${id}-trimmed`, 'index.mjs');
-        await build({ ...lambdaEsbuildOptions, entryPoints: [entry], outfile: trimmed, plugins: [emptyPackages(firstUse)] });
-        const trimmedInit = importTime(trimmed);
-        row(`  without its first-use code`, `${ms(trimmedInit)}  ${kib(trimmed)}  ${(trimmedInit / base.init).toFixed(2)}× ${base.name}  (${firstUse.join(', ')})`);
-      }
+      const firstUse = files.onFirstUse ? `, +${kib(files.onFirstUse)} on first use` : '';
+      row(`init ${id}`, `${ms(init)}  ${kib(files.atInit)} at init${firstUse}  ${base.name === 'none' ? 'no SDK' : `${ratio.toFixed(2)}× ${base.name}`}`, target);
     }
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
 }
 
-/** Bundles `names` (and their subpaths) as empty modules: never run at init, they only weigh in the file. */
-function emptyPackages(names: readonly string[]): Plugin {
-  const pattern = new RegExp(`^(${names.map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})(/|$)`);
-  return {
-    name: 'empty-packages',
-    setup(build) {
-      build.onResolve({ filter: pattern }, ({ path: name }) => ({ path: name, namespace: 'empty-package' }));
-      build.onLoad({ filter: /.*/, namespace: 'empty-package' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
-    },
-  };
-}
-
-const kib = (file: string) => `${(statSync(file).size / 1024).toFixed(0)} KiB`;
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
 
 // ---- Round trips and latency through the local stack -------------------------------------------
 

@@ -1,58 +1,15 @@
 import { Duration, RemovalPolicy, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import { Role, ServicePrincipal, type IGrantable, type IPrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { BuildOptions } from 'esbuild';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ROUTE_TIMEOUT_SECONDS, type ResourceAccess } from '../functions/platform/routes';
 import { METRICS_NAMESPACE, SERVICE_NAME, settings as handlerSettings } from '../functions/platform/settings';
 import type { QueueName } from '../functions/platform/workers';
 import type { DataTable, TableAccess } from './data';
+import { FUNCTION_HANDLER, functionCode } from './function-bundle';
 import type { GleanerSettings } from './settings';
 import type { WorkQueue, WorkQueues } from './work-queue';
-
-/** Repository root: entries are relative to it, and esbuild resolves packages from its lock file. */
-const projectRoot = fileURLToPath(new URL('..', import.meta.url));
-
-/** ESM bundles have no `require`, yet bundled CommonJS dependencies (xmlbuilder2) still call it. */
-const esmRequireBanner = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
-
-/**
- * How every function is bundled (`npm run bench` builds the same bundles to time their init).
- * The AWS SDK goes into the bundle, tree-shaken and minified: the function runs the locked SDK,
- * not whichever one the runtime ships, and imports it in about half the time. The source map
- * ships beside the bundle but is not loaded at start: `--enable-source-maps` parses it on every
- * cold start (+40% init for the save function on the bench), so map stack traces offline instead.
- */
-export const lambdaBundling = {
-  format: OutputFormat.ESM,
-  mainFields: ['module', 'main'],
-  target: 'node24',
-  minify: true,
-  sourceMap: true,
-  bundleAwsSDK: true,
-  banner: esmRequireBanner,
-} as const satisfies BundlingOptions;
-
-/**
- * The esbuild options the CDK derives from `lambdaBundling`: `npm run bench` and the bundle tests
- * build the same bundles the stack deploys.
- */
-export const lambdaEsbuildOptions = {
-  bundle: true,
-  platform: 'node',
-  format: lambdaBundling.format,
-  mainFields: [...lambdaBundling.mainFields],
-  target: lambdaBundling.target,
-  minify: lambdaBundling.minify,
-  sourcemap: lambdaBundling.sourceMap,
-  banner: { js: lambdaBundling.banner },
-  external: lambdaBundling.bundleAwsSDK ? [] : ['@aws-sdk/*'],
-  logLevel: 'silent',
-} satisfies BuildOptions;
 
 /** Memory of every function (`npm run cost` prices Lambda time at it). */
 export const FUNCTION_MEMORY_MB = 512;
@@ -77,7 +34,7 @@ type QueueAccess = Extract<ResourceAccess, `queue:${string}`>;
 
 /** A Gleaner Lambda function with the defaults every function shares. */
 export class AppFunction extends Construct implements IGrantable {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly logGroup: LogGroup;
   readonly grantPrincipal: IPrincipal;
   private readonly role: Role;
@@ -90,10 +47,9 @@ export class AppFunction extends Construct implements IGrantable {
     });
     // Own role rather than AWSLambdaBasicExecutionRole, so the function can write to its own log group only.
     this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: path.resolve(projectRoot, props.entry),
-      projectRoot,
-      depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
+    this.function = new LambdaFunction(this, 'Function', {
+      code: functionCode(props.entry),
+      handler: FUNCTION_HANDLER,
       description: props.description,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
@@ -107,7 +63,6 @@ export class AppFunction extends Construct implements IGrantable {
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         [handlerSettings.logLevel.name]: props.logLevel,
       },
-      bundling: lambdaBundling,
     });
     this.grantPrincipal = this.function.grantPrincipal;
     this.logGroup.grantWrite(this.function);

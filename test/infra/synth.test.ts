@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,7 @@ const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const outdir = mkdtempSync(path.join(tmpdir(), 'gleaner-synth-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-it('synthesizes the app with the CLI, bundling every function as ESM with the AWS SDK inside', () => {
+it('synthesizes the app with the CLI, bundling every function as ESM with the AWS SDK inside, split where it loads code on first use', () => {
   const synth = spawnSync('npx', ['cdk', 'synth', '--quiet', '-o', outdir], {
     cwd: projectRoot,
     env: { ...process.env, CI: 'true' },
@@ -39,6 +39,10 @@ it('synthesizes the app with the CLI, bundling every function as ESM with the AW
     // The source map ships for reading stack traces offline, but no start-up flag parses it on a cold start.
     expect(existsSync(`${bundle}.map`), fn.Properties.Description).toBe(true);
     expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain('enable-source-maps');
+    // Every file of the asset loads in a fresh Node: the entry, and the chunks it leaves for import().
+    const files = readdirSync(path.dirname(bundle), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.mjs'));
+    const load = spawnSync(process.execPath, ['--input-type=module', '-e', `for (const file of ${JSON.stringify(files)}) await import(${JSON.stringify(path.dirname(bundle))} + '/' + file);`], { encoding: 'utf8' });
+    expect(load.status, `${fn.Properties.Description}: ${load.stderr}`).toBe(0);
   }
 }, 150_000);
 
