@@ -1,4 +1,3 @@
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { EnrichmentRequest } from '../core/enrichment';
 import { sweepOutbox } from '../core/enrichment-outbox';
@@ -7,14 +6,14 @@ import { createDynamoClients } from '../adapters/dynamo/client';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
 import { deferred, type Environment } from '../platform/env';
 import { count, createLogger, createMetrics, measureSeconds } from '../platform/observability';
-import { createTracer, traceClients } from '../platform/tracing';
+import { createTracing } from '../platform/tracing';
 import { metricNames } from '../platform/metric-names';
 import { setting, settings } from '../platform/settings';
 
 /** Scheduled: publishes again the enrichment requests of saves whose publish did not get through. */
 export function createHandler(env: Environment) {
-  const tracer = createTracer();
-  const instrument = traceClients(tracer);
+  const tracing = createTracing();
+  const { instrument } = tracing;
   const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint), instrument });
   const logger = createLogger(env);
   const metrics = createMetrics(logger);
@@ -32,7 +31,7 @@ export function createHandler(env: Environment) {
     measureSeconds(metrics, metricNames.outboxOldestPending, result.oldestPendingSeconds);
     metrics.publishStoredMetrics();
     return result;
-  }).use(captureLambdaHandler(tracer));
+  }).use(tracing.middleware());
 }
 
 export const handler = deferred(() => createHandler(process.env));

@@ -1,5 +1,4 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { iconHeaders, parseIconFileName, type SiteStore } from '../core/icons';
 import { parseRetirement, type Retirement } from '../core/retirement';
@@ -9,7 +8,7 @@ import { httpRoute } from '../http/middleware';
 import { errorResponse } from '../http/responses';
 import { deferred, type Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
-import { createTracer, traceClients } from '../platform/tracing';
+import { createTracing, type Tracing } from '../platform/tracing';
 import { setting, settings } from '../platform/settings';
 
 /** GET /icons/{icon_file} — a stored favicon, immutable (its name is its content hash). */
@@ -17,14 +16,14 @@ import { setting, settings } from '../platform/settings';
 export interface GetIconDeps {
   readonly icons: Pick<SiteStore, 'getIcon'>;
   readonly logger: Logger;
-  readonly tracer?: Tracer;
+  readonly tracing?: Tracing;
   readonly retirement?: Retirement | null;
 }
 
 const NOT_FOUND = { code: 'not_found', message: 'Icon not found' };
 
 export function makeHandler(deps: GetIconDeps) {
-  return httpRoute((event) => getIcon(deps, event), { logger: deps.logger, tracer: deps.tracer, corsOrigins: ['*'], retirement: deps.retirement });
+  return httpRoute((event) => getIcon(deps, event), { logger: deps.logger, tracing: deps.tracing, corsOrigins: ['*'], retirement: deps.retirement });
 }
 
 async function getIcon(deps: GetIconDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
@@ -35,12 +34,12 @@ async function getIcon(deps: GetIconDeps, event: APIGatewayProxyEvent): Promise<
 }
 
 export function createHandler(env: Environment) {
-  const tracer = createTracer();
-  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint), instrument: traceClients(tracer) });
+  const tracing = createTracing();
+  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint), instrument: tracing.instrument });
   return makeHandler({
     icons: new DynamoSiteStore(doc, setting(env, settings.tableName)),
     logger: createLogger(env),
-    tracer,
+    tracing,
     retirement: parseRetirement(setting(env, settings.routeRetirement)),
   });
 }

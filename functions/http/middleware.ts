@@ -4,12 +4,11 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import type { Tracer } from '@aws-lambda-powertools/tracer';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { fullQuota, rateLimitHeaders, type RateLimitDecision, type RateLimiter, type RateLimitPolicy } from '../core/rate-limit';
 import { retirementHeaders, type Retirement } from '../core/retirement';
 import { withInvocationDeadline } from '../platform/request-deadline';
+import type { Tracing } from '../platform/tracing';
 import { errorResponse, type Headers } from './responses';
 
 /** What a route's own code gets besides the event: its rate limiter, bound to the route's policy. */
@@ -24,7 +23,7 @@ export interface RouteOptions {
   readonly logger: Logger;
   readonly metrics?: Metrics;
   /** Traces the invocation (X-Ray); the route's AWS clients are traced where they are built. */
-  readonly tracer?: Tracer;
+  readonly tracing?: Tracing;
   readonly corsOrigins: readonly string[];
   /** The route's quota: every answer, a 500 included, then carries the four RateLimit headers. */
   readonly rateLimit?: { readonly limiter: RateLimiter; readonly policy: RateLimitPolicy };
@@ -56,7 +55,7 @@ export function httpRoute(handler: RouteHandler, options: RouteOptions) {
   };
   const route = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(answer);
   // Answers (feeds, icons) can be large: the trace keeps the timing, not the body.
-  if (options.tracer) route.use(captureLambdaHandler(options.tracer, { captureResponse: false }));
+  if (options.tracing) route.use(options.tracing.middleware({ captureResponse: false }));
   route.use(injectLambdaContext(options.logger, { resetKeys: true }));
   if (options.metrics) route.use(logMetrics(options.metrics));
   return route

@@ -1,5 +1,4 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { UserReader } from '../core/accounts';
 import { sortNewestFirst, type Feed, type FeedNote, type PublishedFeedStore } from '../core/feed';
@@ -16,7 +15,7 @@ import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { type Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
-import { createTracer, traceClients } from '../platform/tracing';
+import { createTracing, type Tracing } from '../platform/tracing';
 import { routeUrl } from '../platform/routes';
 import { httpRoute, type RouteRequest } from './middleware';
 import { errorResponse, header, type Headers } from './responses';
@@ -65,7 +64,7 @@ export interface PublishedFeedDeps {
   /** Behind CloudFront (the only way in when deployed): trust its viewer-address and host headers. */
   readonly trustCdnHeaders: boolean;
   readonly logger: Logger;
-  readonly tracer?: Tracer;
+  readonly tracing?: Tracing;
   readonly retirement?: Retirement | null;
 }
 
@@ -76,7 +75,7 @@ const NOT_FOUND = { code: 'not_found', message: 'Feed not found' };
 export function makePublishedFeedHandler(deps: PublishedFeedDeps, representation: FeedRepresentation) {
   return httpRoute((event, request) => readPublishedFeed(deps, representation, event, request), {
     logger: deps.logger,
-    tracer: deps.tracer,
+    tracing: deps.tracing,
     corsOrigins: ['*'],
     rateLimit: { limiter: deps.rateLimiter, policy: deps.rateLimitPolicy },
     retirement: deps.retirement,
@@ -184,8 +183,8 @@ function requestBaseUrl(event: APIGatewayProxyEvent, trustCdnHeaders: boolean): 
 
 export function publishedFeedDeps(env: Environment): PublishedFeedDeps {
   const tableName = setting(env, settings.tableName);
-  const tracer = createTracer();
-  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint), instrument: traceClients(tracer) });
+  const tracing = createTracing();
+  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint), instrument: tracing.instrument });
   return {
     feeds: new DynamoFeedStore(doc, tableName),
     users: new DynamoAccountStore(doc, tableName),
@@ -197,6 +196,6 @@ export function publishedFeedDeps(env: Environment): PublishedFeedDeps {
     publicBaseUrl: setting(env, settings.publicBaseUrl) ?? null,
     trustCdnHeaders: setting(env, settings.trustCdnHeaders),
     logger: createLogger(env),
-    tracer,
+    tracing,
   };
 }

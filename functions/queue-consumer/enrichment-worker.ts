@@ -5,7 +5,7 @@ import { createSafeFetcher, FetchFailedError, FetchRefusedError, parseFetchAllow
 import { createSqsClient, delayRedelivery } from '../adapters/sqs/sqs';
 import { type Environment } from '../platform/env';
 import { createLogger, createMetrics } from '../platform/observability';
-import { createTracer, traceClients } from '../platform/tracing';
+import { createTracing } from '../platform/tracing';
 import { MAX_FETCH_ATTEMPTS } from '../platform/workers';
 import { sqsWorker } from './sqs-batch-handler';
 import { setting, settings } from '../platform/settings';
@@ -25,13 +25,13 @@ export function enrichmentWorker<T>(
   step: (context: WorkerContext) => (message: T, attempt: Attempt) => Promise<unknown>,
 ) {
   const context = workerContext(env);
-  return sqsWorker({ ...context.worker, logger: context.logger, metrics: context.metrics, tracer: context.tracer, parse, process: step(context) });
+  return sqsWorker({ ...context.worker, logger: context.logger, metrics: context.metrics, tracing: context.tracing, parse, process: step(context) });
 }
 
 /** What both enrichment workers are built from, read from their environment. */
 export function workerContext(env: Environment) {
-  const tracer = createTracer();
-  const instrument = traceClients(tracer);
+  const tracing = createTracing();
+  const { instrument } = tracing;
   const sqs = createSqsClient({ endpoint: setting(env, settings.sqsEndpoint), instrument });
   const sourceQueueUrl = setting(env, settings.sourceQueueUrl);
   const logger = createLogger(env);
@@ -43,7 +43,7 @@ export function workerContext(env: Environment) {
     sqs,
     logger,
     metrics: createMetrics(logger),
-    tracer,
+    tracing,
     iconRefreshMs: setting(env, settings.iconRefreshDays) * DAY_MS,
     worker: {
       maxAttempts: MAX_FETCH_ATTEMPTS,

@@ -3,14 +3,13 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import type { Tracer } from '@aws-lambda-powertools/tracer';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { RetryLaterError, retryDelaySeconds, type Attempt } from '../core/enrichment';
 import { metricNames } from '../platform/metric-names';
 import { count } from '../platform/observability';
 import { withInvocationDeadline } from '../platform/request-deadline';
+import type { Tracing } from '../platform/tracing';
 
 /**
  * An SQS-triggered worker: each record is processed on its own and failures are reported per record
@@ -23,7 +22,7 @@ export interface SqsWorkerOptions<T> {
   /** Counts MessagesProcessed, MessagesRetried, MessagesFailed and RedeliveryDelayFailed. */
   readonly metrics: Metrics;
   /** Traces each batch (X-Ray); the worker's AWS clients are traced where they are built. */
-  readonly tracer?: Tracer;
+  readonly tracing?: Tracing;
   readonly parse: (body: string) => T;
   readonly process: (message: T, attempt: Attempt) => Promise<unknown>;
   /** Makes a received message invisible for `seconds` (SQS ChangeMessageVisibility). */
@@ -60,6 +59,6 @@ export function sqsWorker<T>(options: SqsWorkerOptions<T>) {
   const worker = middy((event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
     withInvocationDeadline(context, () => processPartialResponse(event, processRecord, processor, { context, throwOnFullBatchFailure: false })),
   );
-  if (options.tracer) worker.use(captureLambdaHandler(options.tracer));
+  if (options.tracing) worker.use(options.tracing.middleware());
   return worker.use(injectLambdaContext(options.logger, { resetKeys: true })).use(logMetrics(options.metrics));
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { IdempotencyInFlightError, NoteLimitError } from '../core/contract';
 import { keyReusedIssue, parseIdempotencyKey } from '../core/idempotency';
@@ -24,7 +23,7 @@ import { errorResponse, header, headerValues, jsonResponse } from '../http/respo
 import { deferred, type Environment } from '../platform/env';
 import { metricNames } from '../platform/metric-names';
 import { count, createLogger, createMetrics } from '../platform/observability';
-import { createTracer, traceClients } from '../platform/tracing';
+import { createTracing, type Tracing } from '../platform/tracing';
 import { rateLimitSettings, setting, settings } from '../platform/settings';
 
 /** POST /api/v1/bookmarks/save — the one operation personal access tokens authenticate. */
@@ -36,7 +35,7 @@ export interface SaveBookmarkDeps extends Omit<SaveBookmarkPorts, 'logger'> {
   readonly corsOrigins: readonly string[];
   readonly logger: Logger;
   readonly metrics: Metrics;
-  readonly tracer?: Tracer;
+  readonly tracing?: Tracing;
   readonly retirement?: Retirement | null;
 }
 
@@ -169,8 +168,8 @@ function parseRequestBody(event: APIGatewayProxyEvent): SaveRequestParse {
 export function createHandler(env: Environment) {
   const tableName = setting(env, settings.tableName);
   const logger = createLogger(env);
-  const tracer = createTracer();
-  const instrument = traceClients(tracer);
+  const tracing = createTracing();
+  const { instrument } = tracing;
   const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint), instrument });
   return makeHandler({
     accounts: new DynamoAccountStore(doc, tableName),
@@ -182,7 +181,7 @@ export function createHandler(env: Environment) {
     corsOrigins: setting(env, settings.corsAllowedOrigins),
     logger,
     metrics: createMetrics(logger),
-    tracer,
+    tracing,
     newId: randomUUID,
     now: () => new Date(),
   });

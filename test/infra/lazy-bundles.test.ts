@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { filesLoadedAtInit, packagesIn } from '../../bench/bundle-graph';
 import { routes } from '../../functions/platform/routes';
-import { workers } from '../../functions/platform/workers';
+import { scheduledTasks, workers } from '../../functions/platform/workers';
 import { BUNDLE_ENTRY_FILE, bundleFunction } from '../../lib/function-bundle';
 
 /**
@@ -12,15 +12,19 @@ import { BUNDLE_ENTRY_FILE, bundleFunction } from '../../lib/function-bundle';
  * bundling (as the stack deploys it) splits them into chunks of their own: the files a cold start
  * loads do not carry them. A static import anywhere on the way would put them back on every cold start.
  */
+const functions = [...routes, ...workers, ...scheduledTasks];
+/** X-Ray tracing, loaded on the first sampled invocation (functions/platform/tracing.ts), by every function with an AWS client. */
+const tracing = ['@aws-lambda-powertools/tracer', 'aws-xray-sdk-core'];
 const lazilyLoaded: Record<string, readonly string[]> = {
-  PageWorker: ['undici', 'linkedom'],
-  FaviconWorker: ['undici'],
-  GetPublishedFeedRss: ['xmlbuilder2', 'markdown-it'],
-  GetFeedAtom: ['xmlbuilder2', 'markdown-it'],
-  GetJsonFeed: ['markdown-it'],
+  ...Object.fromEntries(functions.filter((definition) => definition.access.length).map((definition) => [definition.id, tracing])),
+  PageWorker: [...tracing, 'undici', 'linkedom'],
+  FaviconWorker: [...tracing, 'undici'],
+  GetPublishedFeedRss: [...tracing, 'xmlbuilder2', 'markdown-it'],
+  GetFeedAtom: [...tracing, 'xmlbuilder2', 'markdown-it'],
+  GetJsonFeed: [...tracing, 'markdown-it'],
 };
 
-const entryOf = (id: string) => [...routes, ...workers].find((definition) => definition.id === id)!.entry;
+const entryOf = (id: string) => functions.find((definition) => definition.id === id)!.entry;
 const outdir = mkdtempSync(path.join(tmpdir(), 'gleaner-bundles-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
