@@ -6,6 +6,7 @@ import path from 'node:path';
 import { buildSync } from 'esbuild';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { keys } from '../functions/adapters/dynamo/keys';
 import { createSqsClient } from '../functions/adapters/sqs/sqs';
@@ -15,7 +16,7 @@ import { BUNDLE_ENTRY_FILE, bundleFunction, functionBundleOptions } from '../lib
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { startLocalStack, type LocalStack } from '../local/stack';
 import { initAndFirstUseBytes } from './bundle-graph';
-import { startDynamoRecorder } from './dynamo-recorder';
+import { startDynamoRecorder, type RecordedCall } from './dynamo-recorder';
 import { directSave, fixture, operations, succeed, type OperationName } from './operations';
 
 /**
@@ -129,15 +130,31 @@ async function latencies(count: number, call: (i: number) => Promise<unknown>): 
   return durations;
 }
 
-/** Bare DynamoDB Local calls of each kind the operations make, on items of the bench's table. */
-function rawCalls(doc: DynamoDBDocumentClient, TableName: string): Record<string, (i: number) => Promise<unknown>> {
+/** The shape of a bare call: as many items, and about as many request bytes, as the call it stands for. */
+type CallShape = Omit<RecordedCall, 'operation'>;
+type BareCall = (i: number, shape?: CallShape) => Promise<unknown>;
+
+/**
+ * Bare DynamoDB Local calls of each kind the operations make, on items of the bench's table. Given the
+ * shape of a recorded call, a batch reads as many keys and a transaction writes as many items (each
+ * put conditional, as the save's are), padded to the recorded request's size: DynamoDB Local's time
+ * grows with both.
+ */
+function rawCalls(doc: DynamoDBDocumentClient, TableName: string): Record<string, BareCall> {
   const key = (i: number) => keys.rateLimitWindow(`bench-raw-${i % 50}`, 0);
+  const transaction = (shape: CallShape) => {
+    const puts = (pad: string) =>
+      Array.from({ length: shape.items }, () => ({ Put: { TableName, Item: { ...keys.rateLimitWindow(`bench-tx-${randomUUID()}`, 0), hits: 1, pad }, ConditionExpression: 'attribute_not_exists(pk)' } }));
+    const wireBytes = (items: ReturnType<typeof puts>) => JSON.stringify({ TransactItems: items.map(({ Put }) => ({ Put: { ...Put, Item: marshall(Put.Item) } })) }).length;
+    const padding = Math.max(0, Math.floor((shape.bytes - wireBytes(puts(''))) / shape.items));
+    return puts('x'.repeat(padding));
+  };
   return {
     GetItem: (i) => doc.send(new GetCommand({ TableName, Key: key(i) })),
-    BatchGetItem: (i) => doc.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: [key(i), key(i + 1)] } } })),
+    BatchGetItem: (i, shape = { items: 2, bytes: 0 }) =>
+      doc.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: Array.from({ length: shape.items }, (_, n) => key(i + n)) } } })),
     UpdateItem: (i) => doc.send(new UpdateCommand({ TableName, Key: key(i), UpdateExpression: 'ADD hits :one', ExpressionAttributeValues: { ':one': 1 } })),
-    TransactWriteItems: (i) =>
-      doc.send(new TransactWriteCommand({ TransactItems: [0, 1, 2].map((n) => ({ Put: { TableName, Item: { ...keys.rateLimitWindow(`bench-tx-${i}-${n}`, 0), hits: 1 } } })) })),
+    TransactWriteItems: (_, shape = { items: 3, bytes: 0 }) => doc.send(new TransactWriteCommand({ TransactItems: transaction(shape) })),
     Query: () => doc.send(new QueryCommand({ TableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': key(0).pk }, Limit: 50 })),
   };
 }
@@ -145,7 +162,7 @@ function rawCalls(doc: DynamoDBDocumentClient, TableName: string): Record<string
 const queueDepth = (stack: LocalStack) => Object.values(stack.queues).reduce((sum, queue) => sum + queue.depth, 0);
 
 /** A bare SendMessage to the local stack's SQS endpoint, as a save's enrichment request is sent. */
-function rawSend(stack: LocalStack): (i: number) => Promise<unknown> {
+function rawSend(stack: LocalStack): BareCall {
   const sqs = createSqsClient({ endpoint: stack.env.SQS_ENDPOINT });
   return (i) => sqs.send(new SendMessageCommand({ QueueUrl: stack.env.ENRICHMENT_QUEUE_URL, MessageBody: JSON.stringify({ bench: i }) }));
 }
@@ -164,7 +181,7 @@ async function throughTheStack(): Promise<void> {
   const { client, doc } = createDynamoClients({ endpoint: dynamo.endpoint, region: 'local' });
   try {
     const data = await fixture(doc, tableName);
-    const steps = new Map<OperationName, string[][]>();
+    const steps = new Map<OperationName, RecordedCall[][]>();
     const countedOperations = operations(counted, data);
     for (const [name, call] of Object.entries(countedOperations) as [OperationName, (i: number) => Promise<Response>][]) {
       await succeed(name, call(0)); // warm the handler and, for "same page again", create the page
@@ -172,18 +189,22 @@ async function throughTheStack(): Promise<void> {
       const queued = queueDepth(counted);
       await succeed(name, call(1));
       // The recorder sees DynamoDB only; an enrichment request is sent to SQS after the save's transaction.
-      const sent = Array.from({ length: queueDepth(counted) - queued }, () => ['SendMessage']);
-      const chain = [...recorder.chain.steps.map((step) => [...step]), ...sent];
+      const sent = Array.from({ length: queueDepth(counted) - queued }, () => [{ operation: 'SendMessage', items: 1, bytes: 0 }]);
+      // The chain's steps name operations; the recorder's calls, in the same order, give each its shape.
+      const unmatched = [...recorder.calls];
+      const take = (operation: string) => unmatched.splice(unmatched.findIndex((call) => call.operation === operation), 1)[0]!;
+      const chain = [...recorder.chain.steps.map((step) => step.map(take)), ...sent];
       steps.set(name, chain);
-      row(`round trips, ${name}`, `${recorder.chain.serial} DynamoDB serial  ${chain.map((step) => step.join(' ‖ ')).join(' → ')}`);
+      const describe = ({ operation, items }: RecordedCall) => (items > 1 ? `${operation} (${items} items)` : operation);
+      row(`round trips, ${name}`, `${recorder.chain.serial} DynamoDB serial  ${chain.map((step) => step.map(describe).join(' ‖ ')).join(' → ')}`);
     }
 
     // Interleaved, so a slow patch of the machine weighs on the floor and the routes alike.
-    const raw: Record<string, (i: number) => Promise<unknown>> = { ...rawCalls(doc, tableName), SendMessage: rawSend(timedStack) };
+    const raw: Record<string, BareCall> = { ...rawCalls(doc, tableName), SendMessage: rawSend(timedStack) };
     // Each operation's recorded chain made by bare clients: the same calls, in the same order and
     // concurrency, with nothing else around them. (On two shared cores, calls "in parallel" are not free.)
     const bareChain = (name: OperationName) => async (i: number) => {
-      for (const step of steps.get(name)!) await Promise.all(step.map((operation) => raw[operation]!(i)));
+      for (const step of steps.get(name)!) await Promise.all(step.map(({ operation, ...shape }) => raw[operation]!(i, shape)));
     };
     const chains = Object.fromEntries([...steps.keys()].map((name) => [name, bareChain(name)])) as Record<OperationName, (i: number) => Promise<void>>;
     const timedOperations = { ...operations(timedStack, data), [DIRECT_SAVE]: directSave(timedStack, data) };
@@ -193,7 +214,7 @@ async function throughTheStack(): Promise<void> {
     const routeTimes = new Map<TimedOperation, number[]>();
     const add = <K>(times: Map<K, number[]>, name: K, more: number[]) => times.set(name, [...(times.get(name) ?? []), ...more]);
     for (let round = 0; round < 10; round++) {
-      for (const [name, call] of Object.entries(raw)) add(rawTimes, name, await latencies(10, call));
+      for (const [name, call] of Object.entries(raw)) add(rawTimes, name, await latencies(10, (i) => call(i)));
       for (const [name, call] of Object.entries(chains) as [OperationName, (i: number) => Promise<void>][]) add(chainTimes, name, await latencies(10, (i) => call(round * 10 + i)));
       for (const [name, call] of Object.entries(timedOperations) as [TimedOperation, (i: number) => Promise<Response>][]) {
         add(routeTimes, name, await latencies(10, (i) => succeed(name, call(round * 10 + i))));
@@ -207,7 +228,7 @@ async function throughTheStack(): Promise<void> {
       // The floor: the operation's own chain of round trips, made by bare clients in the same run.
       const floor = median(chainTimes.get(chain)!);
       // For comparison, the chain as if each step waited only for its slowest call's p50 and the steps added up.
-      const sumOfSteps = steps.get(chain)!.reduce((sum, step) => sum + Math.max(...step.map((operation) => rawP50.get(operation) ?? 0)), 0);
+      const sumOfSteps = steps.get(chain)!.reduce((sum, step) => sum + Math.max(...step.map(({ operation }) => rawP50.get(operation) ?? 0)), 0);
       const p50 = median(times);
       const ratio = p50 / floor;
       const isFirstSave = name === 'save, new page' || name === DIRECT_SAVE;
