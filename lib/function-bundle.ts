@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Repository root: entries are relative to it, and esbuild resolves packages from its node_modules. */
-export const projectRoot = fileURLToPath(new URL('..', import.meta.url));
+const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 
 /** ESM bundles have no `require`, yet bundled CommonJS dependencies (xmlbuilder2) still call it. */
 const esmRequireBanner = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
