@@ -6,8 +6,9 @@ import { newAccessToken, newUser } from '../functions/core/accounts';
 import { newFeedRecord } from '../functions/core/feed-settings';
 import { routeEnvironment, routes, routeUrl } from '../functions/platform/routes';
 import { createHandler as createSaveHandler } from '../functions/save-bookmark/handler';
-import { lambdaContext, restProxyEvent } from '../local/lambda-runtime';
+import { lambdaContext } from '../local/lambda-runtime';
 import type { LocalStack } from '../local/stack';
+import { proxyEvent } from '../test/support/factories';
 
 /** The save and feed operations `npm run bench` and `npm run cost` measure through the local stack. */
 
@@ -55,21 +56,7 @@ export function directSave(stack: LocalStack, { token }: Fixture): (i: number) =
   const handler = createSaveHandler({ ...stack.env, ...routeEnvironment(route) });
   return async (i) => {
     const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Host: new URL(stack.baseUrl).host };
-    const event = restProxyEvent({
-      httpMethod: 'POST',
-      resource: route.path,
-      path: route.path,
-      resourceId: route.id,
-      headers,
-      multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
-      queryStringParameters: null,
-      multiValueQueryStringParameters: null,
-      pathParameters: null,
-      body: JSON.stringify(newPageSave(i)),
-      isBase64Encoded: false,
-      sourceIp: '203.0.113.7',
-      protocol: 'HTTP/1.1',
-    });
+    const event = proxyEvent({ httpMethod: 'POST', resource: route.path, path: route.path, resourceId: route.id, headers, body: JSON.stringify(newPageSave(i)) });
     const result = await handler(event, lambdaContext(route.id));
     return new Response(result.body, { status: result.statusCode });
   };

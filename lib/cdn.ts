@@ -5,6 +5,7 @@ import {
   CachedMethods,
   CacheHeaderBehavior,
   CachePolicy,
+  type CachePolicyProps,
   CacheQueryStringBehavior,
   type BehaviorOptions,
   Distribution,
@@ -68,15 +69,9 @@ export class Cdn extends Construct {
       cachedMethods: CachedMethods.CACHE_GET_HEAD,
       compress: true,
       cachePolicy: new CachePolicy(this, 'OriginCacheControl', {
-        ...CACHE_POLICY_TTLS,
+        ...PUBLIC_CACHE_POLICY,
         comment: 'Gleaner public routes: TTLs from the origin Cache-Control; one copy for every reader',
-        // Nothing per reader in the key: responses do not vary by reader, and If-None-Match /
-        // If-Modified-Since are answered by CloudFront from the cached ETag and Last-Modified.
-        headerBehavior: CacheHeaderBehavior.none(),
-        cookieBehavior: CacheCookieBehavior.none(),
         queryStringBehavior: CacheQueryStringBehavior.none(),
-        enableAcceptEncodingGzip: true,
-        enableAcceptEncodingBrotli: true,
       }),
       originRequestPolicy: new OriginRequestPolicy(this, 'ViewerAddressAndHost', {
         comment: 'Gleaner public routes: the reader address (rate limits) and the host readers used (feed URLs)',
@@ -96,13 +91,9 @@ export class Cdn extends Construct {
       let policy = pagedPolicies.get(name);
       if (!policy) {
         policy = new CachePolicy(this, `OriginCacheControlBy${name}`, {
-          ...CACHE_POLICY_TTLS,
+          ...PUBLIC_CACHE_POLICY,
           comment: `Gleaner paged feeds: as the public routes, plus the query parameters ${queryKeys.join(', ')} in the key`,
-          headerBehavior: CacheHeaderBehavior.none(),
-          cookieBehavior: CacheCookieBehavior.none(),
           queryStringBehavior: CacheQueryStringBehavior.allowList(...queryKeys),
-          enableAcceptEncodingGzip: true,
-          enableAcceptEncodingBrotli: true,
         });
         pagedPolicies.set(name, policy);
       }
@@ -241,13 +232,20 @@ export class Cdn extends Construct {
 }
 
 /** TTLs of the cached routes: the origin's Cache-Control decides. */
-const CACHE_POLICY_TTLS = {
+/** The cache policy of every cached route, but for the query parameters in its key. */
+const PUBLIC_CACHE_POLICY = {
   minTtl: Duration.seconds(0),
   // A response without Cache-Control is not cached.
   defaultTtl: Duration.seconds(0),
   // Icons are immutable (named by their content hash) and say so for a year.
   maxTtl: Duration.days(365),
-};
+  // Nothing per reader in the key: responses do not vary by reader, and If-None-Match /
+  // If-Modified-Since are answered by CloudFront from the cached ETag and Last-Modified.
+  headerBehavior: CacheHeaderBehavior.none(),
+  cookieBehavior: CacheCookieBehavior.none(),
+  enableAcceptEncodingGzip: true,
+  enableAcceptEncodingBrotli: true,
+} satisfies Omit<CachePolicyProps, 'comment' | 'queryStringBehavior'>;
 
 /** The exact path pattern (`{param}` as `*`) of each cached route whose answer its query selects, with those keys. */
 export function pagedPathPatterns(routes: readonly RouteDefinition[]): { pattern: string; queryKeys: readonly string[] }[] {

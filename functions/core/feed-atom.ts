@@ -11,7 +11,7 @@
  * plain text is only XML-escaped.
  */
 import { create } from 'xmlbuilder2';
-import { lastChangedAt, parseInstant, sortNewestFirst, toFeedEntry, type Feed, type FeedNote } from './feed';
+import { formatRfc3339, lastChangedAt, parseInstant, sortNewestFirst, toFeedEntry, type Feed, type FeedNote } from './feed';
 import { noteHtml } from './note-html';
 import { xmlText } from './text';
 
@@ -37,7 +37,7 @@ export function renderAtom(feed: Feed, notes: readonly FeedNote[], options: Atom
   addText(root, 'id', `urn:uuid:${feed.id}`);
   addText(root, 'title', feed.title, 'text');
   if (feed.description?.trim()) addText(root, 'subtitle', feed.description, 'text');
-  addText(root, 'updated', rfc3339(lastChangedAt(notes, feed) ?? UNDATED));
+  addText(root, 'updated', formatRfc3339(lastChangedAt(notes, feed) ?? UNDATED));
   // Every feed needs an author (or every entry one); an owner without a name is still the author.
   addText(root.ele('author'), 'name', feed.author.trim() || 'Gleaner user');
   root.ele('link', { rel: 'self', type: 'application/atom+xml', href: xmlText(options.selfUrl) });
@@ -55,8 +55,8 @@ function addEntry(root: XmlElement, note: FeedNote, options: AtomOptions): void 
   addText(entry, 'title', title, 'text');
   entry.ele('link', { rel: 'alternate', href: xmlText(note.url ?? options.entryLink(note)) });
   const published = parseInstant(note.created);
-  addText(entry, 'updated', rfc3339(parseInstant(note.updated) ?? published ?? UNDATED));
-  if (published !== null) addText(entry, 'published', rfc3339(published));
+  addText(entry, 'updated', formatRfc3339(parseInstant(note.updated) ?? published ?? UNDATED));
+  if (published !== null) addText(entry, 'published', formatRfc3339(published));
   addText(entry, 'summary', text, 'text');
   addText(entry, 'content', noteHtml(note.body), 'html');
   for (const tag of note.tags) entry.ele('category', { term: xmlText(tag) });
@@ -64,8 +64,4 @@ function addEntry(root: XmlElement, note: FeedNote, options: AtomOptions): void 
 
 function addText(parent: XmlElement, name: string, text: string, type?: 'text' | 'html'): void {
   parent.ele(name, type ? { type } : {}).txt(xmlText(text));
-}
-
-function rfc3339(ms: number): string {
-  return new Date(ms).toISOString();
 }

@@ -2,7 +2,7 @@
  * The JSON Feed 1.1 (https://jsonfeed.org/version/1.1) representation of a published feed. Pure: no
  * AWS, no I/O. Same entries, same order, as the contract's JSON.
  */
-import { parseInstant, sortNewestFirst, toFeedEntry, type Feed, type FeedNote } from './feed';
+import { formatRfc3339, parseInstant, sortNewestFirst, toFeedEntry, type Feed, type FeedNote } from './feed';
 import { noteHtml } from './note-html';
 import { sanitizeText } from './text';
 
@@ -76,5 +76,5 @@ function jsonFeedItem(note: FeedNote, options: JsonFeedOptions): JsonFeedItem {
 
 function rfc3339(iso: string | null): string | null {
   const ms = parseInstant(iso);
-  return ms === null ? null : new Date(ms).toISOString();
+  return ms === null ? null : formatRfc3339(ms);
 }

@@ -40,6 +40,22 @@ export function parseFeedPage(query: Query, feedId: string): { ok: true; page: F
   return issues.length ? { ok: false, issues } : { ok: true, page: { limit, cursor: cursor ?? null, before: before ?? null } };
 }
 
+/** How many entries to read for a page: one more than it shows, to know whether an older page follows. */
+export function entriesToRead(page: FeedPage | null, unpagedMax: number): number {
+  return page ? page.limit + 1 : unpagedMax;
+}
+
+/** The entries a page shows of those read for it (`entriesToRead`), and the cursor of the next page when one follows. */
+export function pageOfEntries<Entry extends { readonly position: string }>(
+  feedId: string,
+  read: readonly Entry[],
+  page: FeedPage | null,
+): { entries: readonly Entry[]; nextCursor: string | null } {
+  if (!page || read.length <= page.limit) return { entries: read, nextCursor: null };
+  const entries = read.slice(0, page.limit);
+  return { entries, nextCursor: feedPageCursor(feedId, entries.at(-1)!.position) };
+}
+
 /** The cursor of the page after an entry at `position` of feed `feedId`. */
 export function feedPageCursor(feedId: string, position: string): string {
   return Buffer.from(JSON.stringify({ f: feedId, p: position })).toString('base64url');

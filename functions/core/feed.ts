@@ -132,6 +132,11 @@ export function formatRfc822(ms: number): string {
   return new Date(ms).toUTCString();
 }
 
+/** RFC 3339 date in UTC, e.g. `2026-11-21T10:00:00.000Z`: Atom's and JSON Feed's dates. */
+export function formatRfc3339(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
 /** `formatRfc822` of an ISO 8601 date; throws RangeError when it does not parse. */
 export function toRfc822(iso: string): string {
   const ms = parseInstant(iso);

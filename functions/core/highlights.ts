@@ -4,9 +4,9 @@
  * - `highlightsOfBody(body)`: the quotes (and the comment after each) a note body holds, for notes
  *   saved before highlights were recorded on their own (`gleaner migrate`).
  * - `textFragmentUrl(url, quote)`: the page URL pointing at the quote (URL Fragment Text Directives).
- * - `highlightEntries(notes, highlights)`: one feed entry per highlight, newest first.
+ * - `highlightEntries(notes, highlights, max)`: one feed entry per highlight, the newest `max`.
  */
-import type { FeedNote } from './feed';
+import { sortNewestFirst, type FeedNote } from './feed';
 import type { Highlight } from './model';
 import { quote as quoted, SOURCE_LINE_PREFIX } from './note-body';
 
@@ -45,12 +45,16 @@ export function highlightBody(highlight: Pick<Highlight, 'quote' | 'comment'>): 
   return [quoted(highlight.quote), highlight.comment].filter(Boolean).join('\n\n');
 }
 
-/** One feed entry per highlight of `notes`: the page's title, the quote and comment, a link to the quote, when it was saved. */
-export function highlightEntries(notes: readonly FeedNote[], highlights: readonly Highlight[]): FeedNote[] {
+/**
+ * One feed entry per highlight of `notes`, the newest `max`: the page's title, the quote and
+ * comment, a link to the quote, when it was saved.
+ */
+export function highlightEntries(notes: readonly FeedNote[], highlights: readonly Highlight[], max: number): FeedNote[] {
   const byId = new Map(notes.map((note) => [note.id, note]));
-  return highlights.flatMap((highlight) => {
+  const entries = highlights.flatMap((highlight) => {
     const note = byId.get(highlight.noteId);
     if (!note) return [];
     return [{ id: highlight.id, title: note.title, body: highlightBody(highlight), tags: note.tags, url: note.url && textFragmentUrl(note.url, highlight.quote), updated: highlight.saved, created: highlight.saved }];
   });
+  return sortNewestFirst(entries).slice(0, max);
 }

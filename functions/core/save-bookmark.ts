@@ -181,9 +181,9 @@ async function save(ports: SaveBookmarkPorts, input: SaveInput, clock: Date, key
   const saved: AnswerOutcome = { kind: 'saved', bookmark, isNewBookmark: true, selectionAppended: false };
   // Its highlights as records too: the selection, or those of a restored note's body.
   const highlights = restored
-    ? highlightsOfBody(restored.body).map((found) => ({ ...found, id: ports.newId(), noteId: note.id, userId, saved: updated }))
+    ? highlightsOfBody(restored.body).map((found) => newHighlight(ports, note, found, updated))
     : request.selection
-      ? [{ id: ports.newId(), noteId: note.id, userId, quote: request.selection.trim(), comment: request.comment?.trim() || null, saved: now }]
+      ? [newHighlight(ports, note, { quote: request.selection, comment: request.comment }, now)]
       : [];
   const outcome = await ports.store.createBookmark(bookmark, note, enrichment, keyed?.of(saved) ?? null, highlights);
   switch (outcome.kind) {
@@ -272,9 +272,7 @@ async function appendToSavedNote(
         return null;
       }
       selectionAppended = highlight.selection !== null;
-      const recorded: Highlight | null = highlight.selection
-        ? { id: ports.newId(), noteId: note.id, userId: note.userId, quote: highlight.selection.trim(), comment: highlight.comment?.trim() || null, saved: now }
-        : null;
+      const recorded = highlight.selection ? newHighlight(ports, note, { quote: highlight.selection, comment: highlight.comment }, now) : null;
       return { body, tags, lastHighlight: highlight.selection ?? note.lastHighlight, highlight: recorded };
     },
     now,
@@ -315,4 +313,9 @@ export function saveResult(outcome: Extract<AnswerOutcome, { kind: 'saved' }>): 
     is_new_bookmark: outcome.isNewBookmark,
     selection_appended: outcome.selectionAppended,
   };
+}
+
+/** The record of a highlight of `note`: its quote and comment as saved (trimmed, an empty comment none), saved at `saved`. */
+function newHighlight(ports: Pick<SaveBookmarkPorts, 'newId'>, note: Pick<Note, 'id' | 'userId'>, found: { quote: string; comment: string | null }, saved: string): Highlight {
+  return { id: ports.newId(), noteId: note.id, userId: note.userId, quote: found.quote.trim(), comment: found.comment?.trim() || null, saved };
 }

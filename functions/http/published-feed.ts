@@ -1,10 +1,10 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { UserReader } from '../core/accounts';
-import { sortNewestFirst, type Feed, type FeedNote, type PublishedFeedStore } from '../core/feed';
+import type { Feed, FeedNote, PublishedFeedStore } from '../core/feed';
 import { highlightEntries } from '../core/highlights';
 import { feedValidators, isNotModified, type FeedVariant } from '../core/feed-conditional-get';
-import { feedPageCursor, feedPageUrl, parseFeedPage } from '../core/feed-paging';
+import { entriesToRead, feedPageUrl, pageOfEntries, parseFeedPage } from '../core/feed-paging';
 import type { FeedRecord, User } from '../core/model';
 import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/rate-limit';
 import { parseRetirement, type Retirement } from '../core/retirement';
@@ -103,13 +103,11 @@ async function readPublishedFeed(
   // Private and unknown feeds answer alike: the service never confirms a private feed exists.
   if (!record || record.sharing === 'private') return notFound(representation);
 
-  // A page reads one entry more than it shows, to know whether an older page follows.
   const [matched, owner] = await Promise.all([
-    deps.feeds.matchingEntries(record, page ? page.limit + 1 : deps.maxEntries, page?.before),
+    deps.feeds.matchingEntries(record, entriesToRead(page, deps.maxEntries), page?.before),
     deps.users.getUser(record.userId),
   ]);
-  const entries = page ? matched.slice(0, page.limit) : matched;
-  const nextCursor = page && matched.length > page.limit ? feedPageCursor(record.id, entries.at(-1)!.position) : null;
+  const { entries, nextCursor } = pageOfEntries(record.id, matched, page);
   const feed = publishedFeed(record, owner);
   const validators = feedValidators(feed, entries, representation.variant, page && [page.limit, page.before, nextCursor]);
   const cacheHeaders: Headers = {
@@ -122,12 +120,11 @@ async function readPublishedFeed(
   if (isNotModified(conditional, validators)) return { statusCode: 304, headers: cacheHeaders, body: '' };
 
   // A highlight feed lists the highlights of those notes instead, read beside them.
-  const shownMax = page?.limit ?? deps.maxEntries;
   const [notes, highlights] = await Promise.all([
     deps.feeds.notesOf(entries),
     record.items === 'highlights' ? deps.feeds.highlightsOf(entries.map((entry) => entry.noteId)) : null,
   ]);
-  const shown = highlights ? sortNewestFirst(highlightEntries(notes, highlights)).slice(0, shownMax) : notes;
+  const shown = highlights ? highlightEntries(notes, highlights, page?.limit ?? deps.maxEntries) : notes;
   const baseUrl = deps.publicBaseUrl ?? requestBaseUrl(event, deps.trustCdnHeaders);
   const feedUrls: FeedUrls = {
     json: routeUrl(baseUrl, 'GetPublishedFeed', { feed_id: record.id }),

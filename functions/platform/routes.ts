@@ -50,8 +50,18 @@ export interface PreflightSettings {
   readonly allowHeaders: readonly string[];
 }
 
-/** Site embeds revalidate with conditional GET, whose headers make the browser send a preflight. */
-const feedPreflight: PreflightSettings = { origins: 'any', allowHeaders: ['If-None-Match', 'If-Modified-Since'] };
+/**
+ * What every representation of a published feed shares: the feed quota, cached by CloudFront, HEAD
+ * for readers and link checkers, reading the table and counting readers. Site embeds revalidate
+ * with conditional GET, whose headers make the browser send a preflight.
+ */
+const feedRead = {
+  throttle: 'feed',
+  preflight: { origins: 'any', allowHeaders: ['If-None-Match', 'If-Modified-Since'] },
+  cdn: true,
+  answersHead: true,
+  access: ['table:read', 'table:rate-limit'],
+} as const satisfies Partial<RouteDefinition>;
 
 export const routes: readonly RouteDefinition[] = [
   {
@@ -69,22 +79,14 @@ export const routes: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/api/v2/publisher/feeds/{feed_id}/public',
     entry: 'functions/published-feed-json/handler.ts',
-    throttle: 'feed',
-    preflight: feedPreflight,
-    cdn: true,
-    answersHead: true,
-    access: ['table:read', 'table:rate-limit'],
+    ...feedRead,
   },
   {
     id: 'GetPublishedFeedRss',
     method: 'GET',
     path: '/api/v2/publisher/feeds/{feed_id}/rss',
     entry: 'functions/published-feed-rss/handler.ts',
-    throttle: 'feed',
-    preflight: feedPreflight,
-    cdn: true,
-    answersHead: true,
-    access: ['table:read', 'table:rate-limit'],
+    ...feedRead,
   },
   {
     // Listed before GetFeedPage: the local stack takes the first match, as API Gateway prefers a literal segment.
@@ -102,24 +104,16 @@ export const routes: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/feeds/{feed_id}/atom',
     entry: 'functions/feed-atom/handler.ts',
-    throttle: 'feed',
-    preflight: feedPreflight,
-    cdn: true,
+    ...feedRead,
     cacheQuery: ['limit', 'cursor'],
-    answersHead: true,
-    access: ['table:read', 'table:rate-limit'],
   },
   {
     id: 'GetJsonFeed',
     method: 'GET',
     path: '/feeds/{feed_id}/feed.json',
     entry: 'functions/json-feed/handler.ts',
-    throttle: 'feed',
-    preflight: feedPreflight,
-    cdn: true,
+    ...feedRead,
     cacheQuery: ['limit', 'cursor'],
-    answersHead: true,
-    access: ['table:read', 'table:rate-limit'],
   },
   {
     id: 'GetFeedPage',

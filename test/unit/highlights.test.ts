@@ -47,8 +47,8 @@ describe('highlights in a note body', () => {
 describe('highlight entries', () => {
   it('are titled by the page, carry the quote and comment, link to the quote and are dated when saved', () => {
     const note = { id: 'n1', title: 'Queues', body: 'ignored', tags: ['q'], url: 'https://example.com/q', updated: '2026-11-22T10:00:00Z', created: '2026-11-20T10:00:00Z' };
-    const [entry] = highlightEntries([note], [{ id: 'h1', noteId: 'n1', userId: 'u', quote: 'Queues absorb bursts.', comment: 'Key', saved: '2026-11-21T10:00:00Z' }]);
+    const [entry] = highlightEntries([note], [{ id: 'h1', noteId: 'n1', userId: 'u', quote: 'Queues absorb bursts.', comment: 'Key', saved: '2026-11-21T10:00:00Z' }], 50);
     expect(entry).toEqual({ id: 'h1', title: 'Queues', body: '> Queues absorb bursts.\n\nKey', tags: ['q'], url: 'https://example.com/q#:~:text=Queues%20absorb%20bursts.', updated: '2026-11-21T10:00:00Z', created: '2026-11-21T10:00:00Z' });
-    expect(highlightEntries([], [{ id: 'h2', noteId: 'gone', userId: 'u', quote: 'q', comment: null, saved: '2026-11-21T10:00:00Z' }])).toEqual([]);
+    expect(highlightEntries([], [{ id: 'h2', noteId: 'gone', userId: 'u', quote: 'q', comment: null, saved: '2026-11-21T10:00:00Z' }], 50)).toEqual([]);
   });
 });

@@ -13,16 +13,13 @@ import { batchGetAll } from './batch-get';
 import { highlightItem, toBookmark, toNote } from './items';
 import { noteHighlightItems } from './highlight-items';
 import { keys, LOOKUP_INDEX } from './keys';
-import { backoff, cancellationReasons, retryOnConflict } from './transactions';
+import { backoff, cancellationReasons, fillTransaction, retryOnConflict } from './transactions';
 import { queryIndexPage } from './index-page';
 
 /** Optimistic note updates give up after this many lost races (each retry re-reads the note). */
 const MAX_NOTE_UPDATE_ATTEMPTS = 40;
 
 /** Bookmarks, their notes and the notes' tag index in the single table. */
-/** DynamoDB's limit on the actions of one transaction. */
-const MAX_TRANSACTION_ITEMS = 100;
-
 export class DynamoBookmarkStore implements BookmarkStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
@@ -38,43 +35,40 @@ export class DynamoBookmarkStore implements BookmarkStore {
   ): Promise<CreateBookmarkOutcome> {
     const TableName = this.tableName;
     // A save's highlight goes in its transaction; a restored note's many fill what room the transaction has, the rest follow it.
-    const room = MAX_TRANSACTION_ITEMS - (record ? 1 : 0) - 4 - note.tags.length;
-    const [inTransaction, afterwards] = [highlights.slice(0, room), highlights.slice(room)];
+    const { actions, overflow } = fillTransaction(
+      [
+        // First, so its failure is the one reported should DynamoDB stop at the first one.
+        ...(record ? [{ Put: idempotencyRecordPut(TableName, record) }] : []),
+        {
+          // Uniqueness of (user, normalised URL): the marker exists exactly when the bookmark does.
+          Put: {
+            TableName,
+            Item: { ...keys.savedUrl(bookmark.userId, bookmark.normalizedUrl), type: 'SavedUrl', bookmarkId: bookmark.id, noteId: note.id, url: bookmark.normalizedUrl },
+            ConditionExpression: 'attribute_not_exists(pk)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        {
+          // The note cap: counted in the same transaction, so parallel saves cannot overshoot it.
+          Update: {
+            TableName,
+            Key: keys.user(bookmark.userId),
+            UpdateExpression: 'SET noteCount = noteCount + :one',
+            ConditionExpression: 'attribute_exists(pk) AND noteCount < noteCap',
+            ExpressionAttributeValues: { ':one': 1 },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        { Put: { TableName, Item: bookmarkItem(bookmark, enrichment), ConditionExpression: 'attribute_not_exists(pk)' } },
+        { Put: { TableName, Item: noteItem(note), ConditionExpression: 'attribute_not_exists(pk)' } },
+        ...note.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(note, tag) } })),
+      ],
+      highlights.map((highlight) => ({ Put: { TableName, Item: highlightItem(highlight) } })),
+    );
     return retryOnConflict(async () => {
       try {
-        await this.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              // First, so its failure is the one reported should DynamoDB stop at the first one.
-              ...(record ? [{ Put: idempotencyRecordPut(TableName, record) }] : []),
-              {
-                // Uniqueness of (user, normalised URL): the marker exists exactly when the bookmark does.
-                Put: {
-                  TableName,
-                  Item: { ...keys.savedUrl(bookmark.userId, bookmark.normalizedUrl), type: 'SavedUrl', bookmarkId: bookmark.id, noteId: note.id, url: bookmark.normalizedUrl },
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-                },
-              },
-              {
-                // The note cap: counted in the same transaction, so parallel saves cannot overshoot it.
-                Update: {
-                  TableName,
-                  Key: keys.user(bookmark.userId),
-                  UpdateExpression: 'SET noteCount = noteCount + :one',
-                  ConditionExpression: 'attribute_exists(pk) AND noteCount < noteCap',
-                  ExpressionAttributeValues: { ':one': 1 },
-                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-                },
-              },
-              { Put: { TableName, Item: bookmarkItem(bookmark, enrichment), ConditionExpression: 'attribute_not_exists(pk)' } },
-              { Put: { TableName, Item: noteItem(note), ConditionExpression: 'attribute_not_exists(pk)' } },
-              ...note.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(note, tag) } })),
-              ...inTransaction.map((highlight) => ({ Put: { TableName, Item: highlightItem(highlight) } })),
-            ],
-          }),
-        );
-        await Promise.all(afterwards.map((highlight) => this.doc.send(new PutCommand({ TableName, Item: highlightItem(highlight) }))));
+        await this.doc.send(new TransactWriteCommand({ TransactItems: actions }));
+        await Promise.all(overflow.map(({ Put }) => this.doc.send(new PutCommand(Put))));
         return { kind: 'created' };
       } catch (error) {
         const reasons = cancellationReasons(error);
@@ -248,35 +242,31 @@ export class DynamoBookmarkStore implements BookmarkStore {
       if (!note) return null;
       const [bookmark, highlights] = await Promise.all([note.bookmarkId ? this.getBookmark(note.bookmarkId) : null, noteHighlightItems(this.doc, TableName, note.id, 'pk, sk') as Promise<{ pk: string; sk: string }[]>]);
       // The highlights go with the note in its transaction as far as it has room; the rest right after it.
-      const room = MAX_TRANSACTION_ITEMS - 4 - note.tags.length;
+      const { actions, overflow } = fillTransaction(
+        [
+          { Delete: { TableName, Key: keys.note(note.id), ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': note.version } } },
+          {
+            Update: {
+              TableName,
+              Key: keys.user(note.userId),
+              UpdateExpression: 'SET noteCount = noteCount - :one',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':one': 1 },
+            },
+          },
+          ...(bookmark
+            ? [
+                { Delete: { TableName, Key: keys.bookmark(bookmark.id) } },
+                { Delete: { TableName, Key: keys.savedUrl(note.userId, bookmark.normalizedUrl) } },
+              ]
+            : []),
+          ...note.tags.map((tag) => ({ Delete: { TableName, Key: keys.noteTag(note.id, tag) } })),
+        ],
+        highlights.map((Key) => ({ Delete: { TableName, Key } })),
+      );
       try {
-        await retryOnConflict(() =>
-          this.doc.send(
-            new TransactWriteCommand({
-              TransactItems: [
-                { Delete: { TableName, Key: keys.note(note.id), ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': note.version } } },
-                {
-                  Update: {
-                    TableName,
-                    Key: keys.user(note.userId),
-                    UpdateExpression: 'SET noteCount = noteCount - :one',
-                    ConditionExpression: 'attribute_exists(pk)',
-                    ExpressionAttributeValues: { ':one': 1 },
-                  },
-                },
-                ...(bookmark
-                  ? [
-                      { Delete: { TableName, Key: keys.bookmark(bookmark.id) } },
-                      { Delete: { TableName, Key: keys.savedUrl(note.userId, bookmark.normalizedUrl) } },
-                    ]
-                  : []),
-                ...note.tags.map((tag) => ({ Delete: { TableName, Key: keys.noteTag(note.id, tag) } })),
-                ...highlights.slice(0, room).map((Key) => ({ Delete: { TableName, Key } })),
-              ],
-            }),
-          ),
-        );
-        await Promise.all(highlights.slice(room).map((Key) => this.doc.send(new DeleteCommand({ TableName, Key }))));
+        await retryOnConflict(() => this.doc.send(new TransactWriteCommand({ TransactItems: actions })));
+        await Promise.all(overflow.map(({ Delete }) => this.doc.send(new DeleteCommand(Delete))));
         return note;
       } catch (error) {
         const lostRace = cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed';

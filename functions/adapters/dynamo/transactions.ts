@@ -1,4 +1,5 @@
 import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Deadline } from '../../core/deadline';
 import { requestDeadline } from '../../platform/request-deadline';
 
@@ -16,6 +17,21 @@ export async function retryOnConflict<T>(operation: (attempt: number) => Promise
       await backoff(attempt, deadline);
     }
   }
+}
+
+/** One action of a document-client transaction (a Put, Update, Delete or ConditionCheck). */
+export type TransactionAction = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** DynamoDB's limit on the actions of one transaction. */
+const MAX_TRANSACTION_ACTIONS = 100;
+
+/**
+ * A transaction of `actions` and as many of `more` as it has room for; `overflow` (the rest of
+ * `more`) is for the caller to write right after it.
+ */
+export function fillTransaction<More extends TransactionAction>(actions: readonly TransactionAction[], more: readonly More[]): { actions: TransactionAction[]; overflow: More[] } {
+  const room = Math.max(0, MAX_TRANSACTION_ACTIONS - actions.length);
+  return { actions: [...actions, ...more.slice(0, room)], overflow: more.slice(room) };
 }
 
 export function cancellationReasons(error: unknown): CancellationReason[] | null {
