@@ -6,7 +6,8 @@ import type { Metafile } from 'esbuild';
 type Output = [file: string, output: Metafile['outputs'][string]];
 
 const packageOf = (input: string) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1];
-const scripts = (metafile: Metafile): Output[] => Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.mjs'));
+const scripts = (metafile: Metafile): Output[] =>
+  Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.mjs'));
 
 /** The entry file and the chunks it imports statically, transitively: what Node parses and runs at init. */
 export function filesLoadedAtInit(metafile: Metafile, entryFile: string): Set<string> {
@@ -35,6 +36,13 @@ export function initAndFirstUseBytes(metafile: Metafile, entryFile: string): { a
 }
 
 /** Packages with code in the given output files (every script of the bundle by default). */
-export function packagesIn(metafile: Metafile, files: Iterable<string> = scripts(metafile).map(([file]) => file)): Set<string> {
-  return new Set([...files].flatMap((file) => Object.keys(metafile.outputs[file]?.inputs ?? {}).flatMap((input) => packageOf(input) ?? [])));
+export function packagesIn(
+  metafile: Metafile,
+  files: Iterable<string> = scripts(metafile).map(([file]) => file),
+): Set<string> {
+  return new Set(
+    [...files].flatMap((file) =>
+      Object.keys(metafile.outputs[file]?.inputs ?? {}).flatMap((input) => packageOf(input) ?? []),
+    ),
+  );
 }

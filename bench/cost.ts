@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { FUNCTION_MEMORY_MB } from '../lib/app-function';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { startLocalStack } from '../local/stack';
 import { startDynamoRecorder } from './dynamo-recorder';
-import { fixture, operations, type OperationName } from './operations';
+import { fixture, type OperationName, operations } from './operations';
 
 /**
  * `npm run cost`: dollars per million saves and per million feed reads, from what one run through
@@ -95,7 +95,12 @@ try {
       durations.push(performance.now() - started);
       if (response.status >= 400) throw new Error(`${name}: HTTP ${response.status}`);
     }
-    measured.set(name, { readUnits: recorder.units.read / SAMPLES, writeUnits: recorder.units.write / SAMPLES, durationMs: median(durations), answerBytes: answerBytes / SAMPLES });
+    measured.set(name, {
+      readUnits: recorder.units.read / SAMPLES,
+      writeUnits: recorder.units.write / SAMPLES,
+      durationMs: median(durations),
+      answerBytes: answerBytes / SAMPLES,
+    });
   }
   const { Items = [] } = await client.send(new ScanCommand({ TableName: tableName }));
   const byType = new Map<string, number[]>();
@@ -111,15 +116,23 @@ try {
   await dynamo.stop();
 }
 
-const lambda = (durationMs: number) => PRICES.lambdaRequest + (Math.ceil(durationMs) / 1000) * (FUNCTION_MEMORY_MB / 1024) * PRICES.lambdaArmGbSecond;
-const dynamoCost = ({ readUnits, writeUnits }: Measured) => readUnits * PRICES.dynamoReadUnit + writeUnits * PRICES.dynamoWriteUnit;
+const lambda = (durationMs: number) =>
+  PRICES.lambdaRequest + (Math.ceil(durationMs) / 1000) * (FUNCTION_MEMORY_MB / 1024) * PRICES.lambdaArmGbSecond;
+const dynamoCost = ({ readUnits, writeUnits }: Measured) =>
+  readUnits * PRICES.dynamoReadUnit + writeUnits * PRICES.dynamoWriteUnit;
 
 /** Per request reaching the origin: API Gateway, Lambda, DynamoDB (and SQS for a new page's enrichment request). */
 function originCost(name: OperationName): { perRequest: number; parts: string } {
   const m = measured.get(name)!;
   const sqs = name === 'save, new page' ? PRICES.sqsRequest : 0;
   const parts = { apiGateway: PRICES.apiGatewayRestRequest, lambda: lambda(m.durationMs), dynamo: dynamoCost(m), sqs };
-  return { perRequest: Object.values(parts).reduce((a, b) => a + b, 0), parts: Object.entries(parts).filter(([, v]) => v).map(([k, v]) => `${k} $${(v * 1e6).toFixed(2)}`).join(', ') };
+  return {
+    perRequest: Object.values(parts).reduce((a, b) => a + b, 0),
+    parts: Object.entries(parts)
+      .filter(([, v]) => v)
+      .map(([k, v]) => `${k} $${(v * 1e6).toFixed(2)}`)
+      .join(', '),
+  };
 }
 
 /** A feed read: every read pays CloudFront; only the misses reach the origin. */
@@ -127,17 +140,23 @@ function feedCost(name: OperationName): { perRequest: number; parts: string } {
   const m = measured.get(name)!;
   const cdn = PRICES.cloudFrontHttpsRequest + (m.answerBytes / 1024 ** 3) * PRICES.cloudFrontTransferGb;
   const origin = originCost(name);
-  return { perRequest: cdn + (1 - CDN_HIT_RATIO) * origin.perRequest, parts: `CloudFront $${(cdn * 1e6).toFixed(2)}, ${((1 - CDN_HIT_RATIO) * 100).toFixed(0)}% misses × (${origin.parts})` };
+  return {
+    perRequest: cdn + (1 - CDN_HIT_RATIO) * origin.perRequest,
+    parts: `CloudFront $${(cdn * 1e6).toFixed(2)}, ${((1 - CDN_HIT_RATIO) * 100).toFixed(0)}% misses × (${origin.parts})`,
+  };
 }
 
 console.log(`Measured through the local stack (median of ${SAMPLES}; Lambda ${FUNCTION_MEMORY_MB} MB arm64):`);
 for (const [name, m] of measured) {
-  console.log(`  ${name.padEnd(24)} ${m.readUnits.toFixed(1)} RRU  ${m.writeUnits.toFixed(1)} WRU  ${m.durationMs.toFixed(1)} ms  ${(m.answerBytes / 1024).toFixed(1)} KiB answer`);
+  console.log(
+    `  ${name.padEnd(24)} ${m.readUnits.toFixed(1)} RRU  ${m.writeUnits.toFixed(1)} WRU  ${m.durationMs.toFixed(1)} ms  ${(m.answerBytes / 1024).toFixed(1)} KiB answer`,
+  );
 }
 console.log('Average item sizes:');
 for (const [type, bytes] of itemSizes) console.log(`  ${type.padEnd(24)} ${bytes.toFixed(0)} B`);
 console.log(`\nPrices (us-east-1, published list prices as of ${PRICES_AS_OF}):`);
-for (const [name, price] of Object.entries(PRICES)) console.log(`  ${name.padEnd(24)} ${PRICE_UNITS[name as keyof typeof PRICES](price)}`);
+for (const [name, price] of Object.entries(PRICES))
+  console.log(`  ${name.padEnd(24)} ${PRICE_UNITS[name as keyof typeof PRICES](price)}`);
 console.log('\nDollars per million:');
 for (const [label, cost] of [
   ['saves (new page)', originCost('save, new page')],

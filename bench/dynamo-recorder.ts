@@ -36,20 +36,27 @@ export async function startDynamoRecorder(upstream: string) {
     calls.push({ operation, items: itemCount(request), bytes: Buffer.concat(chunks).length });
     const body = Buffer.from(JSON.stringify({ ...request, ReturnConsumedCapacity: 'TOTAL' }));
     const headers = { ...incoming.headers, 'content-length': String(body.length) };
-    const forward = httpRequest({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers }, async (response) => {
-      const parts: Buffer[] = [];
-      for await (const part of response) parts.push(part as Buffer);
-      const payload = Buffer.concat(parts);
-      countUnits(operation, payload);
-      answer.writeHead(response.statusCode ?? 502, response.headers);
-      answer.end(payload);
-      finished();
-    });
+    const forward = httpRequest(
+      { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers },
+      async (response) => {
+        const parts: Buffer[] = [];
+        for await (const part of response) parts.push(part as Buffer);
+        const payload = Buffer.concat(parts);
+        countUnits(operation, payload);
+        answer.writeHead(response.statusCode ?? 502, response.headers);
+        answer.end(payload);
+        finished();
+      },
+    );
     forward.end(body);
   });
 
   function countUnits(operation: string, payload: Buffer): void {
-    const consumed = (JSON.parse(payload.toString('utf8') || '{}') as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity;
+    const consumed = (
+      JSON.parse(payload.toString('utf8') || '{}') as {
+        ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[];
+      }
+    ).ConsumedCapacity;
     const total = [consumed ?? []].flat().reduce((sum, entry) => sum + (entry.CapacityUnits ?? 0), 0);
     units[READS.has(operation) ? 'read' : 'write'] += total;
   }
@@ -72,8 +79,12 @@ export async function startDynamoRecorder(upstream: string) {
 }
 
 /** Items a request writes or reads: a transaction's, a batch's keys; one for the rest. */
-function itemCount(request: { TransactItems?: unknown[]; RequestItems?: Record<string, { Keys?: unknown[] }> }): number {
+function itemCount(request: {
+  TransactItems?: unknown[];
+  RequestItems?: Record<string, { Keys?: unknown[] }>;
+}): number {
   if (request.TransactItems) return request.TransactItems.length;
-  if (request.RequestItems) return Object.values(request.RequestItems).reduce((sum, table) => sum + (table.Keys?.length ?? 0), 0);
+  if (request.RequestItems)
+    return Object.values(request.RequestItems).reduce((sum, table) => sum + (table.Keys?.length ?? 0), 0);
   return 1;
 }

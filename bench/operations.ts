@@ -23,7 +23,12 @@ export async function fixture(doc: DynamoDBDocumentClient, tableName: string): P
   await accounts.createUser(user);
   const token = newAccessToken({ id: randomUUID(), userId: user.id, now: new Date() });
   await accounts.createToken(token.record, token.hash);
-  const feed = newFeedRecord({ id: randomUUID(), userId: user.id, settings: { title: 'Bench', tags: ['bench'], sharing: 'public' }, now: new Date() });
+  const feed = newFeedRecord({
+    id: randomUUID(),
+    userId: user.id,
+    settings: { title: 'Bench', tags: ['bench'], sharing: 'public' },
+    now: new Date(),
+  });
   await new DynamoFeedStore(doc, tableName).createFeed(feed);
   return { token: token.secret, feedId: feed.id };
 }
@@ -45,7 +50,12 @@ export function operations(stack: LocalStack, { token, feedId }: Fixture) {
 }
 export type OperationName = keyof ReturnType<typeof operations>;
 
-const newPageSave = (i: number) => ({ url: `https://bench.test/page/${randomUUID()}/${i}`, selection: `highlight ${i}`, comment: '#bench', description: 'd' });
+const newPageSave = (i: number) => ({
+  url: `https://bench.test/page/${randomUUID()}/${i}`,
+  selection: `highlight ${i}`,
+  comment: '#bench',
+  description: 'd',
+});
 
 /**
  * A first save handed straight to the save handler, as Lambda hands it the event: what production
@@ -55,8 +65,19 @@ export function directSave(stack: LocalStack, { token }: Fixture): (i: number) =
   const route = routes.find(({ id }) => id === 'SaveBookmark')!;
   const handler = createSaveHandler({ ...stack.env, ...routeEnvironment(route) });
   return async (i) => {
-    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Host: new URL(stack.baseUrl).host };
-    const event = proxyEvent({ httpMethod: 'POST', resource: route.path, path: route.path, resourceId: route.id, headers, body: JSON.stringify(newPageSave(i)) });
+    const headers = {
+      Authorization: `Bearer ${token}`,
+      'Content-Type': 'application/json',
+      Host: new URL(stack.baseUrl).host,
+    };
+    const event = proxyEvent({
+      httpMethod: 'POST',
+      resource: route.path,
+      path: route.path,
+      resourceId: route.id,
+      headers,
+      body: JSON.stringify(newPageSave(i)),
+    });
     const result = await handler(event, lambdaContext(route.id));
     return new Response(result.body, { status: result.statusCode });
   };
@@ -67,4 +88,3 @@ export async function succeed(name: string, response: Promise<Response>): Promis
   await answer.arrayBuffer();
   if (answer.status >= 400) throw new Error(`${name}: HTTP ${answer.status}`);
 }
-

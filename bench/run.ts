@@ -3,21 +3,28 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildSync } from 'esbuild';
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  BatchGetCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
+import { buildSync } from 'esbuild';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { keys } from '../functions/adapters/dynamo/keys';
 import { createSqsClient } from '../functions/adapters/sqs/sqs';
-import { routes, type ResourceAccess } from '../functions/platform/routes';
+import { type ResourceAccess, routes } from '../functions/platform/routes';
 import { scheduledTasks, workers } from '../functions/platform/workers';
 import { BUNDLE_ENTRY_FILE, bundleFunction, functionBundleOptions } from '../lib/function-bundle';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
-import { startLocalStack, type LocalStack } from '../local/stack';
+import { type LocalStack, startLocalStack } from '../local/stack';
 import { initAndFirstUseBytes } from './bundle-graph';
-import { startDynamoRecorder, type RecordedCall } from './dynamo-recorder';
-import { directSave, fixture, operations, succeed, type OperationName } from './operations';
+import { type RecordedCall, startDynamoRecorder } from './dynamo-recorder';
+import { directSave, fixture, type OperationName, operations, succeed } from './operations';
 
 /**
  * `npm run bench`, in one run: module init of each function's deployed bundle beside a bundle of the
@@ -44,7 +51,8 @@ const rows: Row[] = [];
 const row = (name: string, value: string, target?: Row['target']) => rows.push({ name, value, target });
 
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const quantile = (values: readonly number[], q: number) => [...values].sort((a, b) => a - b)[Math.floor(values.length * q)]!;
+const quantile = (values: readonly number[], q: number) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length * q)]!;
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 // ---- Init of the deployed bundles -------------------------------------------------------------
@@ -66,7 +74,11 @@ const SDK_IMPORTS: Record<string, string> = {
   SQS: `import { SQSClient } from '@aws-sdk/client-sqs';`,
   Tracer: `import { Tracer } from '@aws-lambda-powertools/tracer';`,
 };
-const SDK_EXPORTS: Record<string, string> = { DynamoDB: 'DynamoDBClient, DynamoDBDocumentClient', SQS: 'SQSClient', Tracer: 'Tracer' };
+const SDK_EXPORTS: Record<string, string> = {
+  DynamoDB: 'DynamoDBClient, DynamoDBDocumentClient',
+  SQS: 'SQSClient',
+  Tracer: 'Tracer',
+};
 const sdkOnlySource = (clients: readonly string[]) =>
   `${clients.map((client) => SDK_IMPORTS[client]).join('\n')}\nexport const handler = () => [${clients.map((client) => SDK_EXPORTS[client]).join(', ')}];`;
 
@@ -74,7 +86,10 @@ const sdkOnlySource = (clients: readonly string[]) =>
 function importTime(file: string): number {
   const script = `const started = performance.now(); await import(${JSON.stringify(file)}); console.log(performance.now() - started);`;
   const runs = Array.from({ length: INIT_RUNS }, () => {
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
     if (run.status !== 0) throw new Error(`importing ${file} failed: ${run.stderr}`);
     return Number(run.stdout.trim());
   });
@@ -89,9 +104,17 @@ async function bundleInit(): Promise<void> {
       const name = clients.join(' + ') || 'none';
       if (!baselines.has(name)) {
         const dir = path.join(outdir, `sdk-only-${name.replace(/\W+/g, '-')}`);
-        buildSync({ ...functionBundleOptions, splitting: false, stdin: { contents: sdkOnlySource(clients), resolveDir: process.cwd(), loader: 'ts' }, outdir: dir });
+        buildSync({
+          ...functionBundleOptions,
+          splitting: false,
+          stdin: { contents: sdkOnlySource(clients), resolveDir: process.cwd(), loader: 'ts' },
+          outdir: dir,
+        });
         baselines.set(name, importTime(path.join(dir, BUNDLE_ENTRY_FILE)));
-        row(`init, SDK-only bundle: ${name}`, `${ms(baselines.get(name)!)}  ${kib(statSync(path.join(dir, BUNDLE_ENTRY_FILE)).size)}`);
+        row(
+          `init, SDK-only bundle: ${name}`,
+          `${ms(baselines.get(name)!)}  ${kib(statSync(path.join(dir, BUNDLE_ENTRY_FILE)).size)}`,
+        );
       }
       return { name, init: baselines.get(name)! };
     };
@@ -99,7 +122,11 @@ async function bundleInit(): Promise<void> {
     const untraced = baseline(['DynamoDB', 'SQS']);
     const traced = baseline(['DynamoDB', 'SQS', 'Tracer']);
     row('  X-Ray tracing, on the first sampled invocation', `+${ms(traced.init - untraced.init)}`);
-    const functions = [...routes.map((route) => ({ ...route, isWorker: false })), ...workers.map((worker) => ({ ...worker, isWorker: true })), ...scheduledTasks.map((task) => ({ ...task, isWorker: false }))];
+    const functions = [
+      ...routes.map((route) => ({ ...route, isWorker: false })),
+      ...workers.map((worker) => ({ ...worker, isWorker: true })),
+      ...scheduledTasks.map((task) => ({ ...task, isWorker: false })),
+    ];
     for (const { id, entry, access, isWorker } of functions) {
       const dir = path.join(outdir, id.replace(/\W+/g, '-'));
       const files = initAndFirstUseBytes(bundleFunction(entry, dir), path.join(dir, BUNDLE_ENTRY_FILE));
@@ -107,9 +134,14 @@ async function bundleInit(): Promise<void> {
       const base = baseline(sdkClients(access, isWorker));
       const ratio = init / base.init;
       // A function that uses no SDK client has no baseline to be a multiple of; it is reported, not judged.
-      const target = base.name === 'none' ? undefined : { met: ratio <= INIT_TARGET, text: `≤ ${INIT_TARGET}× ${base.name}` };
+      const target =
+        base.name === 'none' ? undefined : { met: ratio <= INIT_TARGET, text: `≤ ${INIT_TARGET}× ${base.name}` };
       const firstUse = files.onFirstUse ? `, +${kib(files.onFirstUse)} on first use` : '';
-      row(`init ${id}`, `${ms(init)}  ${kib(files.atInit)} at init${firstUse}  ${base.name === 'none' ? 'no SDK' : `${ratio.toFixed(2)}× ${base.name}`}`, target);
+      row(
+        `init ${id}`,
+        `${ms(init)}  ${kib(files.atInit)} at init${firstUse}  ${base.name === 'none' ? 'no SDK' : `${ratio.toFixed(2)}× ${base.name}`}`,
+        target,
+      );
     }
   } finally {
     rmSync(outdir, { recursive: true, force: true });
@@ -144,18 +176,46 @@ function rawCalls(doc: DynamoDBDocumentClient, TableName: string): Record<string
   const key = (i: number) => keys.rateLimitWindow(`bench-raw-${i % 50}`, 0);
   const transaction = (shape: CallShape) => {
     const puts = (pad: string) =>
-      Array.from({ length: shape.items }, () => ({ Put: { TableName, Item: { ...keys.rateLimitWindow(`bench-tx-${randomUUID()}`, 0), hits: 1, pad }, ConditionExpression: 'attribute_not_exists(pk)' } }));
-    const wireBytes = (items: ReturnType<typeof puts>) => JSON.stringify({ TransactItems: items.map(({ Put }) => ({ Put: { ...Put, Item: marshall(Put.Item) } })) }).length;
+      Array.from({ length: shape.items }, () => ({
+        Put: {
+          TableName,
+          Item: { ...keys.rateLimitWindow(`bench-tx-${randomUUID()}`, 0), hits: 1, pad },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      }));
+    const wireBytes = (items: ReturnType<typeof puts>) =>
+      JSON.stringify({ TransactItems: items.map(({ Put }) => ({ Put: { ...Put, Item: marshall(Put.Item) } })) }).length;
     const padding = Math.max(0, Math.floor((shape.bytes - wireBytes(puts(''))) / shape.items));
     return puts('x'.repeat(padding));
   };
   return {
     GetItem: (i) => doc.send(new GetCommand({ TableName, Key: key(i) })),
     BatchGetItem: (i, shape = { items: 2, bytes: 0 }) =>
-      doc.send(new BatchGetCommand({ RequestItems: { [TableName]: { Keys: Array.from({ length: shape.items }, (_, n) => key(i + n)) } } })),
-    UpdateItem: (i) => doc.send(new UpdateCommand({ TableName, Key: key(i), UpdateExpression: 'ADD hits :one', ExpressionAttributeValues: { ':one': 1 } })),
-    TransactWriteItems: (_, shape = { items: 3, bytes: 0 }) => doc.send(new TransactWriteCommand({ TransactItems: transaction(shape) })),
-    Query: () => doc.send(new QueryCommand({ TableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': key(0).pk }, Limit: 50 })),
+      doc.send(
+        new BatchGetCommand({
+          RequestItems: { [TableName]: { Keys: Array.from({ length: shape.items }, (_, n) => key(i + n)) } },
+        }),
+      ),
+    UpdateItem: (i) =>
+      doc.send(
+        new UpdateCommand({
+          TableName,
+          Key: key(i),
+          UpdateExpression: 'ADD hits :one',
+          ExpressionAttributeValues: { ':one': 1 },
+        }),
+      ),
+    TransactWriteItems: (_, shape = { items: 3, bytes: 0 }) =>
+      doc.send(new TransactWriteCommand({ TransactItems: transaction(shape) })),
+    Query: () =>
+      doc.send(
+        new QueryCommand({
+          TableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': key(0).pk },
+          Limit: 50,
+        }),
+      ),
   };
 }
 
@@ -164,7 +224,10 @@ const queueDepth = (stack: LocalStack) => Object.values(stack.queues).reduce((su
 /** A bare SendMessage to the local stack's SQS endpoint, as a save's enrichment request is sent. */
 function rawSend(stack: LocalStack): BareCall {
   const sqs = createSqsClient({ endpoint: stack.env.SQS_ENDPOINT });
-  return (i) => sqs.send(new SendMessageCommand({ QueueUrl: stack.env.ENRICHMENT_QUEUE_URL, MessageBody: JSON.stringify({ bench: i }) }));
+  return (i) =>
+    sqs.send(
+      new SendMessageCommand({ QueueUrl: stack.env.ENRICHMENT_QUEUE_URL, MessageBody: JSON.stringify({ bench: i }) }),
+    );
 }
 
 const DIRECT_SAVE = 'save, new page, handler called directly';
@@ -183,20 +246,33 @@ async function throughTheStack(): Promise<void> {
     const data = await fixture(doc, tableName);
     const steps = new Map<OperationName, RecordedCall[][]>();
     const countedOperations = operations(counted, data);
-    for (const [name, call] of Object.entries(countedOperations) as [OperationName, (i: number) => Promise<Response>][]) {
+    for (const [name, call] of Object.entries(countedOperations) as [
+      OperationName,
+      (i: number) => Promise<Response>,
+    ][]) {
       await succeed(name, call(0)); // warm the handler and, for "same page again", create the page
       recorder.reset();
       const queued = queueDepth(counted);
       await succeed(name, call(1));
       // The recorder sees DynamoDB only; an enrichment request is sent to SQS after the save's transaction.
-      const sent = Array.from({ length: queueDepth(counted) - queued }, () => [{ operation: 'SendMessage', items: 1, bytes: 0 }]);
+      const sent = Array.from({ length: queueDepth(counted) - queued }, () => [
+        { operation: 'SendMessage', items: 1, bytes: 0 },
+      ]);
       // The chain's steps name operations; the recorder's calls, in the same order, give each its shape.
       const unmatched = [...recorder.calls];
-      const take = (operation: string) => unmatched.splice(unmatched.findIndex((call) => call.operation === operation), 1)[0]!;
+      const take = (operation: string) =>
+        unmatched.splice(
+          unmatched.findIndex((call) => call.operation === operation),
+          1,
+        )[0]!;
       const chain = [...recorder.chain.steps.map((step) => step.map(take)), ...sent];
       steps.set(name, chain);
-      const describe = ({ operation, items }: RecordedCall) => (items > 1 ? `${operation} (${items} items)` : operation);
-      row(`round trips, ${name}`, `${recorder.chain.serial} DynamoDB serial  ${chain.map((step) => step.map(describe).join(' ‖ ')).join(' → ')}`);
+      const describe = ({ operation, items }: RecordedCall) =>
+        items > 1 ? `${operation} (${items} items)` : operation;
+      row(
+        `round trips, ${name}`,
+        `${recorder.chain.serial} DynamoDB serial  ${chain.map((step) => step.map(describe).join(' ‖ ')).join(' → ')}`,
+      );
     }
 
     // Interleaved, so a slow patch of the machine weighs on the floor and the routes alike.
@@ -204,19 +280,29 @@ async function throughTheStack(): Promise<void> {
     // Each operation's recorded chain made by bare clients: the same calls, in the same order and
     // concurrency, with nothing else around them. (On two shared cores, calls "in parallel" are not free.)
     const bareChain = (name: OperationName) => async (i: number) => {
-      for (const step of steps.get(name)!) await Promise.all(step.map(({ operation, ...shape }) => raw[operation]!(i, shape)));
+      for (const step of steps.get(name)!)
+        await Promise.all(step.map(({ operation, ...shape }) => raw[operation]!(i, shape)));
     };
-    const chains = Object.fromEntries([...steps.keys()].map((name) => [name, bareChain(name)])) as Record<OperationName, (i: number) => Promise<void>>;
+    const chains = Object.fromEntries([...steps.keys()].map((name) => [name, bareChain(name)])) as Record<
+      OperationName,
+      (i: number) => Promise<void>
+    >;
     const timedOperations = { ...operations(timedStack, data), [DIRECT_SAVE]: directSave(timedStack, data) };
-    for (const call of [...Object.values(raw), ...Object.values(chains), ...Object.values(timedOperations)]) await call(0);
+    for (const call of [...Object.values(raw), ...Object.values(chains), ...Object.values(timedOperations)])
+      await call(0);
     const rawTimes = new Map<string, number[]>(Object.keys(raw).map((name) => [name, []]));
     const chainTimes = new Map<OperationName, number[]>();
     const routeTimes = new Map<TimedOperation, number[]>();
-    const add = <K>(times: Map<K, number[]>, name: K, more: number[]) => times.set(name, [...(times.get(name) ?? []), ...more]);
+    const add = <K>(times: Map<K, number[]>, name: K, more: number[]) =>
+      times.set(name, [...(times.get(name) ?? []), ...more]);
     for (let round = 0; round < 10; round++) {
       for (const [name, call] of Object.entries(raw)) add(rawTimes, name, await latencies(10, (i) => call(i)));
-      for (const [name, call] of Object.entries(chains) as [OperationName, (i: number) => Promise<void>][]) add(chainTimes, name, await latencies(10, (i) => call(round * 10 + i)));
-      for (const [name, call] of Object.entries(timedOperations) as [TimedOperation, (i: number) => Promise<Response>][]) {
+      for (const [name, call] of Object.entries(chains) as [OperationName, (i: number) => Promise<void>][])
+        add(chainTimes, name, await latencies(10, (i) => call(round * 10 + i)));
+      for (const [name, call] of Object.entries(timedOperations) as [
+        TimedOperation,
+        (i: number) => Promise<Response>,
+      ][]) {
         add(routeTimes, name, await latencies(10, (i) => succeed(name, call(round * 10 + i))));
       }
     }
@@ -228,7 +314,9 @@ async function throughTheStack(): Promise<void> {
       // The floor: the operation's own chain of round trips, made by bare clients in the same run.
       const floor = median(chainTimes.get(chain)!);
       // For comparison, the chain as if each step waited only for its slowest call's p50 and the steps added up.
-      const sumOfSteps = steps.get(chain)!.reduce((sum, step) => sum + Math.max(...step.map(({ operation }) => rawP50.get(operation) ?? 0)), 0);
+      const sumOfSteps = steps
+        .get(chain)!
+        .reduce((sum, step) => sum + Math.max(...step.map(({ operation }) => rawP50.get(operation) ?? 0)), 0);
       const p50 = median(times);
       const ratio = p50 / floor;
       const isFirstSave = name === 'save, new page' || name === DIRECT_SAVE;
@@ -253,11 +341,16 @@ const loadBefore = loadavg()[0]!;
 await bundleInit();
 await throughTheStack();
 // Other processes on the machine slow the bundles and the routes alike; the ratios hold better than the milliseconds.
-row('load average, 1 min (start → end)', `${loadBefore.toFixed(2)} → ${loadavg()[0]!.toFixed(2)} on ${availableParallelism()} cores`);
+row(
+  'load average, 1 min (start → end)',
+  `${loadBefore.toFixed(2)} → ${loadavg()[0]!.toFixed(2)} on ${availableParallelism()} cores`,
+);
 const width = Math.max(...rows.map(({ name }) => name.length));
 let missed = 0;
 for (const { name, value, target } of rows) {
   if (target && !target.met) missed++;
-  console.log(`${name.padEnd(width)}  ${value}${target ? `   target ${target.text}: ${target.met ? 'pass' : 'MISSED'}` : ''}`);
+  console.log(
+    `${name.padEnd(width)}  ${value}${target ? `   target ${target.text}: ${target.met ? 'pass' : 'MISSED'}` : ''}`,
+  );
 }
 process.exit(missed ? 1 : 0);

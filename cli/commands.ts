@@ -1,13 +1,41 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { bookmarkFileEntries, exportWorkspace, InvalidExportError, parseWorkspaceExport } from '../functions/core/export-workspace';
-import { importBookmarks } from '../functions/core/import-bookmarks';
-import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../functions/core/netscape-bookmarks';
 import { changedPlan, newAccessToken, newUser } from '../functions/core/accounts';
-import { InvalidFeedSettingsError, newFeedRecord, parseItems, parseMatch, parseSharing, parseTagList, updateFeedRecord, type FeedSettings } from '../functions/core/feed-settings';
+import {
+  bookmarkFileEntries,
+  exportWorkspace,
+  InvalidExportError,
+  parseWorkspaceExport,
+} from '../functions/core/export-workspace';
+import {
+  type FeedSettings,
+  InvalidFeedSettingsError,
+  newFeedRecord,
+  parseItems,
+  parseMatch,
+  parseSharing,
+  parseTagList,
+  updateFeedRecord,
+} from '../functions/core/feed-settings';
+import { importBookmarks } from '../functions/core/import-bookmarks';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from '../functions/core/listing';
-import { DEFAULT_ROTATION_GRACE, expiryAfter, expiryAfterRotation, InvalidDurationError, parseDuration, tokenAccepted } from '../functions/core/token-lifecycle';
-import { bookmarkResource, type AccessToken, type FeedRecord, type Note, type Plan, type User } from '../functions/core/model';
+import {
+  type AccessToken,
+  bookmarkResource,
+  type FeedRecord,
+  type Note,
+  type Plan,
+  type User,
+} from '../functions/core/model';
+import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../functions/core/netscape-bookmarks';
+import {
+  DEFAULT_ROTATION_GRACE,
+  expiryAfter,
+  expiryAfterRotation,
+  InvalidDurationError,
+  parseDuration,
+  tokenAccepted,
+} from '../functions/core/token-lifecycle';
 import { routeUrl } from '../functions/platform/routes';
 import type { Connection } from './connection';
 
@@ -32,7 +60,13 @@ type Command = (invocation: Invocation) => Promise<Record<string, unknown> | Doc
 export const commands: Record<string, Command> = {
   'users create': async ({ options, accounts }) => {
     const name = requiredOption(options, 'name');
-    const user = newUser({ id: randomUUID(), name, plan: optionalPlan(options), noteCap: optionalCount(options, 'note-cap'), now: new Date() });
+    const user = newUser({
+      id: randomUUID(),
+      name,
+      plan: optionalPlan(options),
+      noteCap: optionalCount(options, 'note-cap'),
+      now: new Date(),
+    });
     await accounts.createUser(user);
     return userResource(user);
   },
@@ -45,7 +79,8 @@ export const commands: Record<string, Command> = {
   'users update': async ({ args, options, accounts }) => {
     const userId = requiredArgument(args, 'USER_ID');
     const change = { plan: optionalPlan(options), noteCap: optionalCount(options, 'note-cap') };
-    if (change.plan === undefined && change.noteCap === undefined) throw new UsageError('give --plan or --note-cap (or both)');
+    if (change.plan === undefined && change.noteCap === undefined)
+      throw new UsageError('give --plan or --note-cap (or both)');
     const user = await accounts.getUser(userId);
     const updated = user && (await accounts.updatePlan(userId, changedPlan(user, change)));
     if (!updated) throw new NotFoundError(`no user with id ${userId}`);
@@ -55,7 +90,13 @@ export const commands: Record<string, Command> = {
   'tokens create': async ({ options, accounts }) => {
     const now = new Date();
     const expires = expiryAfter(now, optionalDuration(options, 'expires-in'));
-    const token = newAccessToken({ id: randomUUID(), userId: requiredOption(options, 'user'), label: options.label as string | undefined, expires, now });
+    const token = newAccessToken({
+      id: randomUUID(),
+      userId: requiredOption(options, 'user'),
+      label: options.label as string | undefined,
+      expires,
+      now,
+    });
     await accounts.createToken(token.record, token.hash);
     return { id: token.record.id, token: token.secret, user_id: token.record.userId, expires };
   },
@@ -71,13 +112,27 @@ export const commands: Record<string, Command> = {
     const found = await accounts.findToken(tokenId);
     if (!found) throw new NotFoundError(`no token with id ${tokenId}`);
     const now = new Date();
-    if (!tokenAccepted(found.token, now)) throw new UsageError(`token ${tokenId} is revoked or expired already; create a new one instead`);
+    if (!tokenAccepted(found.token, now))
+      throw new UsageError(`token ${tokenId} is revoked or expired already; create a new one instead`);
     const oldExpires = expiryAfterRotation(found.token, now, graceMs);
     const replacement = newAccessToken({ id: randomUUID(), userId: found.token.userId, label: found.token.label, now });
-    if (!(await accounts.rotateToken({ tokenHash: found.tokenHash, expires: oldExpires }, replacement.record, replacement.hash))) {
+    if (
+      !(await accounts.rotateToken(
+        { tokenHash: found.tokenHash, expires: oldExpires },
+        replacement.record,
+        replacement.hash,
+      ))
+    ) {
       throw new Error(`token ${tokenId} was revoked meanwhile; nothing was changed`);
     }
-    return { id: replacement.record.id, token: replacement.secret, user_id: replacement.record.userId, label: replacement.record.label, replaces: tokenId, replaced_expires: oldExpires };
+    return {
+      id: replacement.record.id,
+      token: replacement.secret,
+      user_id: replacement.record.userId,
+      label: replacement.record.label,
+      replaces: tokenId,
+      replaced_expires: oldExpires,
+    };
   },
 
   'tokens revoke': async ({ args, accounts }) => {
@@ -129,12 +184,23 @@ export const commands: Record<string, Command> = {
     }
     const userId = await existingUser(options, accounts);
     const entries = importedEntries(file, text);
-    const progress = process.stderr.isTTY ? (done: number, total: number) => process.stderr.write(`\rimporting ${done}/${total}`) : undefined;
+    const progress = process.stderr.isTTY
+      ? (done: number, total: number) => process.stderr.write(`\rimporting ${done}/${total}`)
+      : undefined;
     // Enrichment stays in the outbox, which the sweeper drains at a bounded rate (SWEEP_BATCH_PER_SHARD).
-    const ports = { store: bookmarks, enrichment: { publish: async () => {} }, newId: randomUUID, now: () => new Date(), logger: { warn: () => {} } };
+    const ports = {
+      store: bookmarks,
+      enrichment: { publish: async () => {} },
+      newId: randomUUID,
+      now: () => new Date(),
+      logger: { warn: () => {} },
+    };
     const report = await importBookmarks(ports, userId, entries, progress);
     if (progress) process.stderr.write('\n');
-    if (report.over_cap) process.stderr.write(`gleaner: stopped at the note cap (${report.note_cap}): ${report.over_cap} links not imported; delete notes or raise the cap, then run the import again\n`);
+    if (report.over_cap)
+      process.stderr.write(
+        `gleaner: stopped at the note cap (${report.note_cap}): ${report.over_cap} links not imported; delete notes or raise the cap, then run the import again\n`,
+      );
     return { user_id: userId, ...report };
   },
 
@@ -159,7 +225,12 @@ export const commands: Record<string, Command> = {
   'feeds create': async ({ options, feeds, baseUrl }) => {
     const settings = feedSettings(options);
     requiredOption(options, 'tags');
-    const feed = newFeedRecord({ id: randomUUID(), userId: requiredOption(options, 'user'), settings: { ...settings, title: requiredOption(options, 'title') }, now: new Date() });
+    const feed = newFeedRecord({
+      id: randomUUID(),
+      userId: requiredOption(options, 'user'),
+      settings: { ...settings, title: requiredOption(options, 'title') },
+      now: new Date(),
+    });
     await feeds.createFeed(feed);
     return feedResource(feed, baseUrl);
   },
@@ -248,7 +319,14 @@ function userResource(user: User) {
 }
 
 function noteResource(note: Note) {
-  return { id: note.id, title: note.title, body: note.body, tags: note.tags, created: note.created, updated: note.updated };
+  return {
+    id: note.id,
+    title: note.title,
+    body: note.body,
+    tags: note.tags,
+    created: note.created,
+    updated: note.updated,
+  };
 }
 
 /** The --user option's id, once the user is known to exist. */
@@ -303,7 +381,8 @@ function importedEntries(file: string, text: string) {
   try {
     return parseWorkspaceExport(text);
   } catch (error) {
-    if (error instanceof InvalidExportError) throw new UsageError(`${file} is not a Gleaner JSON export: ${error.message}`);
+    if (error instanceof InvalidExportError)
+      throw new UsageError(`${file} is not a Gleaner JSON export: ${error.message}`);
     throw error;
   }
 }

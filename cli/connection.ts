@@ -1,8 +1,8 @@
-import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../functions/adapters/dynamo/bookmark-store';
+import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
-import { runMigrations, type MigrationResult } from '../functions/adapters/dynamo/migrations';
+import { type MigrationResult, runMigrations } from '../functions/adapters/dynamo/migrations';
 import { dataDirectory, readLocalState } from '../local/state';
 
 export interface Connection {

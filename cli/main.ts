@@ -78,7 +78,8 @@ async function main(argv: string[]): Promise<number> {
   const connection = connect({ table: values.table, region: values.region, baseUrl: values['base-url'] });
   try {
     const result = await command({ options: values, args, ...connection });
-    if (result instanceof DocumentOutput) process.stdout.write(values.json ? `${JSON.stringify(result.json)}\n` : result.text);
+    if (result instanceof DocumentOutput)
+      process.stdout.write(values.json ? `${JSON.stringify(result.json)}\n` : result.text);
     else process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${humanReadable(result)}\n`);
     return 0;
   } finally {
@@ -130,7 +131,9 @@ function parseCommandLine(argv: string[]) {
 function unknownCommand(resource: string, action: string | undefined): string {
   const actions = actionsByResource[resource];
   if (!actions) return `unknown command "${resource}"; the commands are ${Object.keys(actionsByResource).join(', ')}`;
-  return action ? `unknown command "${resource} ${action}"; ${resource} takes ${actions.join(', ')}` : `"${resource}" needs one of ${actions.join(', ')}`;
+  return action
+    ? `unknown command "${resource} ${action}"; ${resource} takes ${actions.join(', ')}`
+    : `"${resource}" needs one of ${actions.join(', ')}`;
 }
 
 function packageVersion(): string {
@@ -140,7 +143,8 @@ function packageVersion(): string {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const usageError = error instanceof UsageError || error instanceof InvalidFeedSettingsError || error instanceof InvalidCursorError;
+    const usageError =
+      error instanceof UsageError || error instanceof InvalidFeedSettingsError || error instanceof InvalidCursorError;
     process.stderr.write(`gleaner: ${error instanceof Error ? error.message : String(error)}\n`);
     if (usageError) process.stderr.write(`Run \`gleaner help\` for the commands and their options.\n`);
     process.exit(usageError ? 2 : 1);

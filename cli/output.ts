@@ -20,7 +20,11 @@ function table(rows: Record<string, unknown>[]): string {
   const columns = Object.keys(rows[0]!);
   const cells = [columns, ...rows.map((row) => columns.map((column) => cell(row[column], false)))];
   const widths = columns.map((_, index) => Math.max(...cells.map((line) => line[index]!.length)));
-  return cells.map((line) => line.map((text, index) => (index === line.length - 1 ? text : text.padEnd(widths[index]!))).join('  ')).join('\n');
+  return cells
+    .map((line) =>
+      line.map((text, index) => (index === line.length - 1 ? text : text.padEnd(widths[index]!))).join('  '),
+    )
+    .join('\n');
 }
 
 /** One value as text: lists comma-separated, nothing as "-", multi-line text indented under its key. */

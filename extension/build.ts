@@ -1,8 +1,8 @@
-import { build } from 'esbuild';
-import { zipSync } from 'fflate';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { zipSync } from 'fflate';
 
 /**
  * `npm run build:extension`: bundles the extension with esbuild into dist/extension/ (load it
@@ -23,7 +23,9 @@ export interface ExtensionBuildOptions {
   readonly zip?: boolean;
 }
 
-export async function buildExtension(options: ExtensionBuildOptions = {}): Promise<{ outDir: string; zipPath: string | null }> {
+export async function buildExtension(
+  options: ExtensionBuildOptions = {},
+): Promise<{ outDir: string; zipPath: string | null }> {
   const outDir = options.outDir ?? join(root, 'dist', 'extension');
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
@@ -39,7 +41,8 @@ export async function buildExtension(options: ExtensionBuildOptions = {}): Promi
     legalComments: 'none',
     logLevel: 'warning',
   });
-  for (const file of ['popup.html', 'options.html', 'pages.css', 'popup.css', 'options.css']) cpSync(join(source, 'src', file), join(outDir, file));
+  for (const file of ['popup.html', 'options.html', 'pages.css', 'popup.css', 'options.css'])
+    cpSync(join(source, 'src', file), join(outDir, file));
   cpSync(join(source, 'icons'), join(outDir, 'icons'), { recursive: true, filter: (path) => !path.endsWith('.svg') });
 
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };

@@ -1,5 +1,12 @@
-import { CfnCondition, CfnOutput, Fn, Stack, Validations, type CfnResource } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, MathExpression, Stats, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { CfnCondition, CfnOutput, type CfnResource, Fn, Stack, Validations } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  type IMetric,
+  MathExpression,
+  Stats,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -11,7 +18,7 @@ import type { Api } from './api';
 import { AppFunction } from './app-function';
 import type { Cdn } from './cdn';
 import type { DataTable } from './data';
-import { cdnMetric, CLOUDFRONT_METRICS_REGION, METRIC_PERIOD as PERIOD, routeMetric, serviceMetric } from './metrics';
+import { CLOUDFRONT_METRICS_REGION, cdnMetric, METRIC_PERIOD as PERIOD, routeMetric, serviceMetric } from './metrics';
 import type { GleanerSettings } from './settings';
 import type { WorkQueues } from './work-queue';
 
@@ -51,23 +58,33 @@ export class Alarms extends Construct {
     this.topic = new Topic(this, 'Topic', { displayName: `Gleaner ${settings.stage} alarms`, enforceSSL: true });
     Validations.of(this.topic).acknowledge({
       id: 'AwsSolutions-SNS2',
-      reason: 'Alarm notifications name a resource and a threshold, nothing private; CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key, and a customer key for this alone is not worth its cost.',
+      reason:
+        'Alarm notifications name a resource and a threshold, nothing private; CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key, and a customer key for this alone is not worth its cost.',
     });
     if (settings.alarmEmail) this.topic.addSubscription(new EmailSubscription(settings.alarmEmail));
-    new CfnOutput(Stack.of(this), 'AlarmTopicArn', { value: this.topic.topicArn, description: 'SNS topic every alarm notifies: subscribe on-call here' });
+    new CfnOutput(Stack.of(this), 'AlarmTopicArn', {
+      value: this.topic.topicArn,
+      description: 'SNS topic every alarm notifies: subscribe on-call here',
+    });
 
     this.apiAlarms(api, routes, thresholds);
-    for (const fn of Stack.of(this).node.findAll().filter((construct): construct is AppFunction => construct instanceof AppFunction)) {
+    for (const fn of Stack.of(this)
+      .node.findAll()
+      .filter((construct): construct is AppFunction => construct instanceof AppFunction)) {
       this.functionAlarms(fn, thresholds);
     }
     this.tableAlarms(data);
     for (const workQueue of Object.values(queues)) {
       const name = workQueue.definition.name;
-      this.alarm(`${workQueue.node.id}QueueAge`, workQueue.queue.metricApproximateAgeOfOldestMessage({ period: PERIOD, statistic: Stats.MAXIMUM }), {
-        threshold: thresholds.queueOldestMessageSeconds,
-        description: `The oldest message of the ${name} queue waited over ${thresholds.queueOldestMessageSeconds} s: its worker falls behind or keeps retrying. Look first at the worker's errors and throttles and its log group, then at the queue's depth.`,
-        periods: 2,
-      });
+      this.alarm(
+        `${workQueue.node.id}QueueAge`,
+        workQueue.queue.metricApproximateAgeOfOldestMessage({ period: PERIOD, statistic: Stats.MAXIMUM }),
+        {
+          threshold: thresholds.queueOldestMessageSeconds,
+          description: `The oldest message of the ${name} queue waited over ${thresholds.queueOldestMessageSeconds} s: its worker falls behind or keeps retrying. Look first at the worker's errors and throttles and its log group, then at the queue's depth.`,
+          periods: 2,
+        },
+      );
     }
     this.alarm('OutboxOldestPending', serviceMetric(metricNames.outboxOldestPending, Stats.MAXIMUM), {
       threshold: thresholds.outboxOldestPendingSeconds,
@@ -75,20 +92,27 @@ export class Alarms extends Construct {
     });
     this.alarm('RedeliveryDelayFailed', serviceMetric(metricNames.redeliveryDelayFailed, Stats.SUM), {
       threshold: 0,
-      description: 'A worker could not delay the redelivery of a message (ChangeMessageVisibility failed), so retries come back without their backoff. Look first at the workers\' warnings with the message id in their log groups, then at their SQS permissions.',
+      description:
+        "A worker could not delay the redelivery of a message (ChangeMessageVisibility failed), so retries come back without their backoff. Look first at the workers' warnings with the message id in their log groups, then at their SQS permissions.",
     });
     this.cdnAlarm(cdn, thresholds);
 
     // Every alarm of the stack, here and elsewhere, notifies the topic.
     const action = new SnsAction(this.topic);
-    for (const alarm of Stack.of(this).node.findAll().filter((construct): construct is Alarm => construct instanceof Alarm)) alarm.addAlarmAction(action);
+    for (const alarm of Stack.of(this)
+      .node.findAll()
+      .filter((construct): construct is Alarm => construct instanceof Alarm))
+      alarm.addAlarmAction(action);
   }
 
   private apiAlarms(api: Api, routes: readonly RouteDefinition[], thresholds: GleanerSettings['alarms']): void {
     const restApi = api.restApi;
     const errorRate = new MathExpression({
       expression: 'IF(requests > 0, 100 * errors / requests, 0)',
-      usingMetrics: { errors: restApi.metricServerError({ period: PERIOD, statistic: Stats.SUM }), requests: restApi.metricCount({ period: PERIOD, statistic: Stats.SUM }) },
+      usingMetrics: {
+        errors: restApi.metricServerError({ period: PERIOD, statistic: Stats.SUM }),
+        requests: restApi.metricCount({ period: PERIOD, statistic: Stats.SUM }),
+      },
       period: PERIOD,
       label: 'API 5XX rate (%)',
     });
@@ -130,14 +154,24 @@ export class Alarms extends Construct {
 
   private tableAlarms(data: DataTable): void {
     const table = data.table;
-    this.alarm('TableThrottles', table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, period: PERIOD }), {
-      threshold: 0,
-      description: 'DynamoDB throttled requests to the table (on demand, so a hot partition or a sudden burst). Look first at the throttled operation in the metric, then at the functions\' RateLimited/backoff warnings; CloudWatch Contributor Insights names the hot keys.',
-    });
-    this.alarm('TableSystemErrors', table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, period: PERIOD }), {
-      threshold: 0,
-      description: 'DynamoDB answered requests to the table with 500s. Look first at the AWS Health Dashboard for DynamoDB in this region; the functions retry these, so check their 5XX too.',
-    });
+    this.alarm(
+      'TableThrottles',
+      table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, period: PERIOD }),
+      {
+        threshold: 0,
+        description:
+          "DynamoDB throttled requests to the table (on demand, so a hot partition or a sudden burst). Look first at the throttled operation in the metric, then at the functions' RateLimited/backoff warnings; CloudWatch Contributor Insights names the hot keys.",
+      },
+    );
+    this.alarm(
+      'TableSystemErrors',
+      table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, period: PERIOD }),
+      {
+        threshold: 0,
+        description:
+          'DynamoDB answered requests to the table with 500s. Look first at the AWS Health Dashboard for DynamoDB in this region; the functions retry these, so check their 5XX too.',
+      },
+    );
   }
 
   /**
@@ -145,7 +179,9 @@ export class Alarms extends Construct {
    * so this alarm exists only in stacks deployed there (a condition on the region).
    */
   private cdnAlarm(cdn: Cdn, thresholds: GleanerSettings['alarms']): void {
-    const inUsEast1 = new CfnCondition(this, 'InUsEast1', { expression: Fn.conditionEquals(Stack.of(this).region, CLOUDFRONT_METRICS_REGION) });
+    const inUsEast1 = new CfnCondition(this, 'InUsEast1', {
+      expression: Fn.conditionEquals(Stack.of(this).region, CLOUDFRONT_METRICS_REGION),
+    });
     const alarm = this.alarm('Cdn5xxRate', cdnMetric(cdn.distribution, '5xxErrorRate', Stats.AVERAGE), {
       threshold: thresholds.cdnErrorRatePercent,
       description: `Over ${thresholds.cdnErrorRatePercent}% of CloudFront answers were 5xx. Look first at the API's 5XX alarm (an origin error), then at CloudFront's standard logs in the access log bucket (x-edge-result-type).`,
@@ -155,7 +191,11 @@ export class Alarms extends Construct {
     (alarm.node.defaultChild as CfnResource).cfnOptions.condition = inUsEast1;
   }
 
-  private alarm(id: string, metric: IMetric, options: { threshold: number; description: string; periods?: number; datapoints?: number }): Alarm {
+  private alarm(
+    id: string,
+    metric: IMetric,
+    options: { threshold: number; description: string; periods?: number; datapoints?: number },
+  ): Alarm {
     return new Alarm(this, id, {
       metric,
       threshold: options.threshold,

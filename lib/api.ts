@@ -6,24 +6,34 @@ import {
   type CfnMethod,
   type CfnRestApi,
   EndpointType,
+  type IResource,
   LambdaIntegration,
   LogGroupLogDestination,
-  MockIntegration,
-  MethodLoggingLevel,
-  ResponseType,
-  RestApi,
-  type IResource,
   type Method,
   type MethodDeploymentOptions,
+  MethodLoggingLevel,
+  MockIntegration,
+  ResponseType,
+  RestApi,
   type ThrottlingPerMethod,
 } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { parseRateLimitPolicy, rateLimitHeaders } from '../functions/core/rate-limit';
-import { checkRouteTable, CORS_PREFLIGHT_MAX_AGE_SECONDS, corsAllowedOrigins, isRateLimited, pathMethods, routeEnvironment, routeMethods, type PreflightSettings, type RouteDefinition } from '../functions/platform/routes';
-import { rateLimitSettings, settings as handlerSettings } from '../functions/platform/settings';
-import { AppFunction, type AccessTargets } from './app-function';
+import {
+  CORS_PREFLIGHT_MAX_AGE_SECONDS,
+  checkRouteTable,
+  corsAllowedOrigins,
+  isRateLimited,
+  type PreflightSettings,
+  pathMethods,
+  type RouteDefinition,
+  routeEnvironment,
+  routeMethods,
+} from '../functions/platform/routes';
+import { settings as handlerSettings, rateLimitSettings } from '../functions/platform/settings';
+import { type AccessTargets, AppFunction } from './app-function';
 import type { GleanerSettings, Throttle } from './settings';
 
 export interface ApiProps {
@@ -50,7 +60,10 @@ export class Api extends Construct {
     const throttles = throttleParameters(Stack.of(this), settings.throttle);
     const quotaOf = (route: RouteDefinition): Throttle => {
       const quota = throttles[route.throttle];
-      if (!quota) throw new Error(`Route ${route.id} uses the quota "${route.throttle}", which cdk.json context gleaner.throttle lacks.`);
+      if (!quota)
+        throw new Error(
+          `Route ${route.id} uses the quota "${route.throttle}", which cdk.json context gleaner.throttle lacks.`,
+        );
       return quota;
     };
 
@@ -77,7 +90,10 @@ export class Api extends Construct {
         // execution logging, and turns on the per-route metrics the alarms and dashboard read.
         methodOptions: Object.fromEntries(
           routes.flatMap((route) =>
-            routeMethods(route).map((method) => [`${route.path}/${method}`, { ...EXECUTION_LOGGING, metricsEnabled: true, ...stageThrottling(quotaOf(route)) }]),
+            routeMethods(route).map((method) => [
+              `${route.path}/${method}`,
+              { ...EXECUTION_LOGGING, metricsEnabled: true, ...stageThrottling(quotaOf(route)) },
+            ]),
           ),
         ),
       },
@@ -102,7 +118,11 @@ export class Api extends Construct {
         if (route.cdn) methodThrottles.push({ method, throttle: quotaOf(route) });
         acknowledgeAuthInFunction(method);
       }
-      if (route.preflight) preflightMethods.set(resource, { preflight: route.preflight, methods: [...(preflightMethods.get(resource)?.methods ?? []), route.method] });
+      if (route.preflight)
+        preflightMethods.set(resource, {
+          preflight: route.preflight,
+          methods: [...(preflightMethods.get(resource)?.methods ?? []), route.method],
+        });
     }
     for (const [resource, { preflight, methods }] of preflightMethods) {
       const preflightMethod = resource.addCorsPreflight({
@@ -113,22 +133,29 @@ export class Api extends Construct {
       });
       // With binaryMediaTypes */* the preflight's empty body counts as binary, which its mock
       // integration's request template cannot transform (a 500) unless it is converted to text.
-      (preflightMethod.node.defaultChild as CfnMethod).addPropertyOverride('Integration.ContentHandling', 'CONVERT_TO_TEXT');
+      (preflightMethod.node.defaultChild as CfnMethod).addPropertyOverride(
+        'Integration.ContentHandling',
+        'CONVERT_TO_TEXT',
+      );
     }
 
-    for (const path of new Set(routes.map((route) => route.path))) this.refuseOtherMethods(path, pathMethods(routes, path));
+    for (const path of new Set(routes.map((route) => route.path)))
+      this.refuseOtherMethods(path, pathMethods(routes, path));
 
     // The origin key of the current version, which CloudFront sends, and of the one before it, which
     // the API still accepts while the distribution's new origin header spreads to its edges (README,
     // "Rotating the CloudFront origin key").
     const version = settings.cdnOriginKeyVersion;
-    const originKeys = (version > 1 ? [version - 1, version] : [version]).map((keyVersion) => this.addOriginKey(keyVersion, apiName));
+    const originKeys = (version > 1 ? [version - 1, version] : [version]).map((keyVersion) =>
+      this.addOriginKey(keyVersion, apiName),
+    );
     this.cdnOriginKey = originKeys.at(-1)!.secret;
     // Usage plans throttle only requests that carry an API key: here, everything CloudFront forwards
     // to the cached routes. The stage method settings above throttle every caller.
     const usagePlan = this.restApi.addUsagePlan('UsagePlan', {
       name: `${apiName}-throttles`,
-      description: 'Per-route throttles (the stack parameters Throttle*) for the requests CloudFront forwards with its API key (the cached routes); the stage method settings apply the same limits to all callers.',
+      description:
+        'Per-route throttles (the stack parameters Throttle*) for the requests CloudFront forwards with its API key (the cached routes); the stage method settings apply the same limits to all callers.',
       throttle: throttles.default,
       apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage, throttle: methodThrottles }],
     });
@@ -157,7 +184,8 @@ export class Api extends Construct {
     });
     Validations.of(secret).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'CloudFormation copies this value into the API key and the CloudFront origin header only when it updates those resources, so a Secrets Manager rotation would leave them apart; it is rotated by raising gleaner.cdnOriginKeyVersion, which replaces it in a deployment.',
+      reason:
+        'CloudFormation copies this value into the API key and the CloudFront origin header only when it updates those resources, so a Secrets Manager rotation would leave them apart; it is rotated by raising gleaner.cdnOriginKeyVersion, which replaces it in a deployment.',
     });
     return { secret, apiKey };
   }
@@ -199,15 +227,18 @@ export class Api extends Construct {
     });
     fn.bindAccess(route.access, targets);
     const rateLimit = settings.rateLimits[route.throttle];
-    if (rateLimit && isRateLimited(route.throttle)) fn.function.addEnvironment(rateLimitSettings[route.throttle].name, rateLimit);
+    if (rateLimit && isRateLimited(route.throttle))
+      fn.function.addEnvironment(rateLimitSettings[route.throttle].name, rateLimit);
     for (const [name, value] of Object.entries(routeEnvironment(route))) fn.function.addEnvironment(name, value);
-    if (route.preflight?.origins === 'configured') fn.function.addEnvironment(handlerSettings.corsAllowedOrigins.name, settings.corsAllowedOrigins.join(','));
+    if (route.preflight?.origins === 'configured')
+      fn.function.addEnvironment(handlerSettings.corsAllowedOrigins.name, settings.corsAllowedOrigins.join(','));
     if (route.cdn) {
       // Only CloudFront can call these methods (API key), so its viewer-address and host headers are true.
       fn.function.addEnvironment(handlerSettings.trustCdnHeaders.name, 'true');
       // Without a custom domain the function takes the address from X-Forwarded-Host: the
       // distribution's domain cannot be passed in, as the distribution depends on this API.
-      if (settings.publicBaseUrl) fn.function.addEnvironment(handlerSettings.publicBaseUrl.name, settings.publicBaseUrl);
+      if (settings.publicBaseUrl)
+        fn.function.addEnvironment(handlerSettings.publicBaseUrl.name, settings.publicBaseUrl);
     }
     return fn;
   }
@@ -225,7 +256,12 @@ export class Api extends Construct {
         headers: { 'Retry-After': "'1'" },
       },
       // Only the route that takes a body can exceed API Gateway's 10 MB; see bodyRateLimitHeaders.
-      { type: ResponseType.REQUEST_TOO_LARGE, statusCode: '413', body: detail('Request body too large'), headers: tooLargeHeaders },
+      {
+        type: ResponseType.REQUEST_TOO_LARGE,
+        statusCode: '413',
+        body: detail('Request body too large'),
+        headers: tooLargeHeaders,
+      },
       { type: ResponseType.UNAUTHORIZED, statusCode: '401', body: detail('Unauthorized') },
       { type: ResponseType.ACCESS_DENIED, statusCode: '403', body: detail('Forbidden') },
       // A cached route called around CloudFront, without its API key.
@@ -249,7 +285,8 @@ export class Api extends Construct {
   private acknowledgeNagFindings(): void {
     Validations.of(this.restApi.node.defaultChild as CfnRestApi).acknowledge({
       id: 'AwsSolutions-APIG2',
-      reason: 'Each function validates its request itself so that invalid input gets the contract\'s 422 HTTPValidationError body.',
+      reason:
+        "Each function validates its request itself so that invalid input gets the contract's 422 HTTPValidationError body.",
     });
     const accountRole = this.restApi.node.tryFindChild('CloudWatchRole');
     if (accountRole) {
@@ -260,7 +297,8 @@ export class Api extends Construct {
     }
     Validations.of(this.restApi.deploymentStage).acknowledge({
       id: 'AwsSolutions-APIG3',
-      reason: 'No WAF web ACL for now: abuse is bounded by the stage throttles and the per-subject rate limits in DynamoDB, and the public routes sit behind CloudFront, where a web ACL would belong.',
+      reason:
+        'No WAF web ACL for now: abuse is bounded by the stage throttles and the per-subject rate limits in DynamoDB, and the public routes sit behind CloudFront, where a web ACL would belong.',
     });
   }
 }
@@ -269,11 +307,13 @@ function acknowledgeAuthInFunction(method: Method): void {
   Validations.of(method).acknowledge(
     {
       id: 'AwsSolutions-APIG4',
-      reason: 'The save function authenticates personal access tokens itself (only their hashes are stored in DynamoDB); the feed and icon routes are public by contract and accept only CloudFront, by its API key.',
+      reason:
+        'The save function authenticates personal access tokens itself (only their hashes are stored in DynamoDB); the feed and icon routes are public by contract and accept only CloudFront, by its API key.',
     },
     {
       id: 'AwsSolutions-COG4',
-      reason: 'Callers hold personal access tokens checked by the save function, or need no credentials (public feeds); there are no Cognito users.',
+      reason:
+        'Callers hold personal access tokens checked by the save function, or need no credentials (public feeds); there are no Cognito users.',
     },
   );
 }
@@ -284,10 +324,17 @@ function acknowledgeAuthInFunction(method: Method): void {
  * full quota, and the whole window as RateLimit-Reset (an upper bound); the local stack does the same.
  */
 function bodyRateLimitHeaders(routes: readonly RouteDefinition[], settings: GleanerSettings): Record<string, string> {
-  const policies = new Set(routes.filter((route) => route.method === 'POST').flatMap((route) => settings.rateLimits[route.throttle] ?? []));
+  const policies = new Set(
+    routes.filter((route) => route.method === 'POST').flatMap((route) => settings.rateLimits[route.throttle] ?? []),
+  );
   if (policies.size !== 1) return {};
   const policy = parseRateLimitPolicy([...policies][0]!);
-  const headers = rateLimitHeaders({ allowed: true, policy, remaining: policy.limit, resetSeconds: policy.windowSeconds });
+  const headers = rateLimitHeaders({
+    allowed: true,
+    policy,
+    remaining: policy.limit,
+    resetSeconds: policy.windowSeconds,
+  });
   // Gateway response header values are static strings in single quotes.
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`]));
 }
@@ -304,7 +351,8 @@ function throttleParameters(stack: Stack, quotas: GleanerSettings['throttle']): 
   return Object.fromEntries(
     Object.entries(quotas).map(([quota, { rateLimit, burstLimit }]) => {
       const name = `Throttle${quota.charAt(0).toUpperCase()}${quota.slice(1)}`;
-      const scope = quota === 'default' ? 'every route without a quota of its own' : `the routes of the "${quota}" quota`;
+      const scope =
+        quota === 'default' ? 'every route without a quota of its own' : `the routes of the "${quota}" quota`;
       const rate = new CfnParameter(stack, `${name}RateLimit`, {
         type: 'Number',
         default: rateLimit,

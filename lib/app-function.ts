@@ -1,10 +1,10 @@
-import { Duration, RemovalPolicy, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
-import { Role, ServicePrincipal, type IGrantable, type IPrincipal } from 'aws-cdk-lib/aws-iam';
+import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { type IGrantable, type IPrincipal, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ROUTE_TIMEOUT_SECONDS, type ResourceAccess } from '../functions/platform/routes';
-import { METRICS_NAMESPACE, SERVICE_NAME, settings as handlerSettings } from '../functions/platform/settings';
+import { type ResourceAccess, ROUTE_TIMEOUT_SECONDS } from '../functions/platform/routes';
+import { settings as handlerSettings, METRICS_NAMESPACE, SERVICE_NAME } from '../functions/platform/settings';
 import type { QueueName } from '../functions/platform/workers';
 import type { DataTable, TableAccess } from './data';
 import { FUNCTION_HANDLER, functionCode } from './function-bundle';

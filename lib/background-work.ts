@@ -7,7 +7,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { settings as handlerSettings } from '../functions/platform/settings';
 import type { ScheduledTaskDefinition, WorkerDefinition } from '../functions/platform/workers';
-import { AppFunction, type AccessTargets } from './app-function';
+import { type AccessTargets, AppFunction } from './app-function';
 import type { GleanerSettings } from './settings';
 import { workerTimeout } from './work-queue';
 
@@ -25,7 +25,11 @@ export class BackgroundWork extends Construct {
   /** Per scheduled task, the queue its failed runs land in. */
   readonly failedRunQueues: Queue[] = [];
 
-  constructor(scope: Construct, id: string, { workers, scheduledTasks, settings, targets, publicBaseUrl }: BackgroundWorkProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    { workers, scheduledTasks, settings, targets, publicBaseUrl }: BackgroundWorkProps,
+  ) {
     super(scope, id);
     const addFunction = (definition: WorkerDefinition | ScheduledTaskDefinition, description: string) => {
       const fn = new AppFunction(this, definition.id, {
@@ -58,21 +62,32 @@ export class BackgroundWork extends Construct {
         removalPolicy: RemovalPolicy.RETAIN,
       });
       this.failedRunQueues.push(failedRuns);
-      Validations.of(failedRuns).acknowledge({ id: 'AwsSolutions-SQS3', reason: 'This queue is itself the dead-letter queue of a schedule and its function.' });
+      Validations.of(failedRuns).acknowledge({
+        id: 'AwsSolutions-SQS3',
+        reason: 'This queue is itself the dead-letter queue of a schedule and its function.',
+      });
       // A run that could not start before the next one is due is left to that one.
-      fn.function.configureAsyncInvoke({ retryAttempts: 1, maxEventAge: interval, onFailure: new SqsDestination(failedRuns) });
+      fn.function.configureAsyncInvoke({
+        retryAttempts: 1,
+        maxEventAge: interval,
+        onFailure: new SqsDestination(failedRuns),
+      });
       new Rule(this, `${task.id}Schedule`, {
         description: `Runs ${task.id} every ${task.everyMinutes} minutes`,
         schedule: Schedule.rate(interval),
-        targets: [new LambdaFunction(fn.function, { maxEventAge: interval, retryAttempts: 2, deadLetterQueue: failedRuns })],
+        targets: [
+          new LambdaFunction(fn.function, { maxEventAge: interval, retryAttempts: 2, deadLetterQueue: failedRuns }),
+        ],
       });
-      failedRuns.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: Stats.MAXIMUM }).createAlarm(this, `${task.id}FailedRunsAlarm`, {
-        alarmDescription: `A ${task.id} run failed (its schedule could not invoke it, or it failed twice). Look first at the function's log group for the run's error, then at the messages in the ${task.id}FailedRuns queue (they name the request); purge them once understood.`,
-        threshold: 0,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
+      failedRuns
+        .metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: Stats.MAXIMUM })
+        .createAlarm(this, `${task.id}FailedRunsAlarm`, {
+          alarmDescription: `A ${task.id} run failed (its schedule could not invoke it, or it failed twice). Look first at the function's log group for the run's error, then at the messages in the ${task.id}FailedRuns queue (they name the request); purge them once understood.`,
+          threshold: 0,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        });
     }
   }
 }

@@ -1,15 +1,16 @@
 import { Duration, Validations } from 'aws-cdk-lib';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
   AllowedMethods,
+  type BehaviorOptions,
   CacheCookieBehavior,
   CachedMethods,
   CacheHeaderBehavior,
   CachePolicy,
   type CachePolicyProps,
   CacheQueryStringBehavior,
-  type BehaviorOptions,
-  Distribution,
   Function as CloudFrontFunction,
+  Distribution,
   FunctionCode,
   FunctionEventType,
   FunctionRuntime,
@@ -24,11 +25,10 @@ import {
   SecurityPolicyProtocol,
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
-import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { RestApiOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { AaaaRecord, ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { CloudFrontTarget } from 'aws-cdk-lib/aws-route53-targets';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type BucketProps } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, type BucketProps, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { RouteDefinition } from '../functions/platform/routes';
 import type { Api } from './api';
@@ -99,7 +99,10 @@ export class Cdn extends Construct {
       }
       return policy;
     };
-    const pagedBehaviors = pagedPathPatterns(routes).map(({ pattern, queryKeys }) => [pattern, { ...cachedBehavior, cachePolicy: pagedPolicy(queryKeys) }]);
+    const pagedBehaviors = pagedPathPatterns(routes).map(({ pattern, queryKeys }) => [
+      pattern,
+      { ...cachedBehavior, cachePolicy: pagedPolicy(queryKeys) },
+    ]);
 
     this.distribution = new Distribution(this, 'Distribution', {
       comment: `Gleaner ${settings.stage}: public feeds and icons cached, the rest passed to the API`,
@@ -117,14 +120,20 @@ export class Cdn extends Construct {
         responseHeadersPolicy,
       },
       // CloudFront takes the first pattern that matches: the paged routes' exact paths come before their prefix's.
-      additionalBehaviors: Object.fromEntries([...pagedBehaviors, ...cachedPathPatterns(routes).map((pattern) => [pattern, cachedBehavior])]),
+      additionalBehaviors: Object.fromEntries([
+        ...pagedBehaviors,
+        ...cachedPathPatterns(routes).map((pattern) => [pattern, cachedBehavior]),
+      ]),
       enableLogging: true,
       logBucket: this.accessLogBucket(settings),
       logFilePrefix: 'cloudfront/',
     });
     this.baseUrl = `https://${this.distribution.distributionDomainName}`;
     if (settings.domainName && settings.hostedZoneId) this.addAliasRecords(settings.domainName, settings.hostedZoneId);
-    this.acknowledgeNagFindings({ defaultCertificate: !settings.domainName, noWaf: !settings.waf && !settings.wafWebAclArn });
+    this.acknowledgeNagFindings({
+      defaultCertificate: !settings.domainName,
+      noWaf: !settings.waf && !settings.wafWebAclArn,
+    });
   }
 
   /**
@@ -208,7 +217,8 @@ export class Cdn extends Construct {
   private webAclArn(settings: GleanerSettings): string | undefined {
     if (settings.wafWebAclArn) return settings.wafWebAclArn;
     if (!settings.waf) return undefined;
-    return new CdnWebAcl(this, 'WebAcl', { name: `gleaner-${settings.stage}`, rateLimit: settings.wafRateLimit }).webAcl.attrArn;
+    return new CdnWebAcl(this, 'WebAcl', { name: `gleaner-${settings.stage}`, rateLimit: settings.wafRateLimit }).webAcl
+      .attrArn;
   }
 
   private acknowledgeNagFindings({ defaultCertificate, noWaf }: { defaultCertificate: boolean; noWaf: boolean }): void {
@@ -219,13 +229,15 @@ export class Cdn extends Construct {
     if (noWaf) {
       Validations.of(this.distribution).acknowledge({
         id: 'AwsSolutions-CFR2',
-        reason: 'gleaner.waf is off (its default, to spare its monthly cost): reads are cached and rate-limited per viewer address in DynamoDB, and the API stage throttles bound what reaches the functions.',
+        reason:
+          'gleaner.waf is off (its default, to spare its monthly cost): reads are cached and rate-limited per viewer address in DynamoDB, and the API stage throttles bound what reaches the functions.',
       });
     }
     if (defaultCertificate) {
       Validations.of(this.distribution).acknowledge({
         id: 'AwsSolutions-CFR4',
-        reason: 'Without a custom domain the distribution uses the default *.cloudfront.net certificate, with which CloudFront accepts no minimum protocol version (TLSv1 applies); gleaner.domainName with its certificate sets TLSv1.2_2021.',
+        reason:
+          'Without a custom domain the distribution uses the default *.cloudfront.net certificate, with which CloudFront accepts no minimum protocol version (TLSv1 applies); gleaner.domainName with its certificate sets TLSv1.2_2021.',
       });
     }
   }
@@ -248,8 +260,12 @@ const PUBLIC_CACHE_POLICY = {
 } satisfies Omit<CachePolicyProps, 'comment' | 'queryStringBehavior'>;
 
 /** The exact path pattern (`{param}` as `*`) of each cached route whose answer its query selects, with those keys. */
-export function pagedPathPatterns(routes: readonly RouteDefinition[]): { pattern: string; queryKeys: readonly string[] }[] {
-  return routes.filter((route) => route.cdn && route.cacheQuery?.length).map((route) => ({ pattern: route.path.replace(/\{[^}]+\}/g, '*'), queryKeys: route.cacheQuery! }));
+export function pagedPathPatterns(
+  routes: readonly RouteDefinition[],
+): { pattern: string; queryKeys: readonly string[] }[] {
+  return routes
+    .filter((route) => route.cdn && route.cacheQuery?.length)
+    .map((route) => ({ pattern: route.path.replace(/\{[^}]+\}/g, '*'), queryKeys: route.cacheQuery! }));
 }
 
 /**
@@ -262,7 +278,10 @@ export function cachedPathPatterns(routes: readonly RouteDefinition[]): string[]
   const patterns = [...new Set(routes.filter((route) => route.cdn).map((route) => patternOf(route.path)))];
   for (const route of routes.filter((candidate) => !candidate.cdn)) {
     const pattern = patterns.find((candidate) => route.path.startsWith(candidate.replace(/\*$/, '')));
-    if (pattern) throw new Error(`Route ${route.id} (${route.path}) is not cached but falls under the cached path pattern ${pattern}.`);
+    if (pattern)
+      throw new Error(
+        `Route ${route.id} (${route.path}) is not cached but falls under the cached path pattern ${pattern}.`,
+      );
   }
   return patterns;
 }

@@ -1,5 +1,13 @@
-import { Duration, Stack, type CfnResource } from 'aws-cdk-lib';
-import { Alarm, AlarmStatusWidget, Dashboard, GraphWidget, MathExpression, Stats, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { type CfnResource, Duration, Stack } from 'aws-cdk-lib';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+  Stats,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { metricNames } from '../functions/platform/metric-names';
@@ -8,7 +16,7 @@ import type { Api } from './api';
 import { AppFunction } from './app-function';
 import type { Cdn } from './cdn';
 import type { DataTable } from './data';
-import { cdnMetric, CLOUDFRONT_METRICS_REGION, METRIC_PERIOD as PERIOD, routeMetric, serviceMetric } from './metrics';
+import { CLOUDFRONT_METRICS_REGION, cdnMetric, METRIC_PERIOD as PERIOD, routeMetric, serviceMetric } from './metrics';
 import type { WorkQueues } from './work-queue';
 
 export interface OperationsDashboardProps {
@@ -31,19 +39,36 @@ const WIDTH = 12;
 export class OperationsDashboard extends Construct {
   readonly dashboard: Dashboard;
 
-  constructor(scope: Construct, id: string, { stage, routes, api, cdn, data, queues, failedRunQueues }: OperationsDashboardProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    { stage, routes, api, cdn, data, queues, failedRunQueues }: OperationsDashboardProps,
+  ) {
     super(scope, id);
     const restApi = api.restApi;
     // A dashboard may show another region's metrics: CloudFront's are in us-east-1.
-    const cdnRequests = cdnMetric(cdn.distribution, 'Requests', Stats.SUM).with({ label: 'CloudFront requests', region: CLOUDFRONT_METRICS_REGION });
+    const cdnRequests = cdnMetric(cdn.distribution, 'Requests', Stats.SUM).with({
+      label: 'CloudFront requests',
+      region: CLOUDFRONT_METRICS_REGION,
+    });
     const cachedRoutes = routes.filter((route) => route.cdn);
-    const originRequests = Object.fromEntries(cachedRoutes.map((route, index) => [`origin${index}`, routeMetric(restApi, route, 'Count', Stats.SUM).with({ label: `${route.method} ${route.path}` })]));
+    const originRequests = Object.fromEntries(
+      cachedRoutes.map((route, index) => [
+        `origin${index}`,
+        routeMetric(restApi, route, 'Count', Stats.SUM).with({ label: `${route.method} ${route.path}` }),
+      ]),
+    );
 
-    const functions = Stack.of(this).node.findAll().filter((construct): construct is AppFunction => construct instanceof AppFunction);
+    const functions = Stack.of(this)
+      .node.findAll()
+      .filter((construct): construct is AppFunction => construct instanceof AppFunction);
     // A conditional alarm (CloudFront's, in us-east-1 only) may not exist for the widget to name.
     const alarms = Stack.of(this)
       .node.findAll()
-      .filter((construct): construct is Alarm => construct instanceof Alarm && !(construct.node.defaultChild as CfnResource).cfnOptions.condition);
+      .filter(
+        (construct): construct is Alarm =>
+          construct instanceof Alarm && !(construct.node.defaultChild as CfnResource).cfnOptions.condition,
+      );
 
     this.dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: `${Stack.of(this).stackName}-operations`,
@@ -51,7 +76,11 @@ export class OperationsDashboard extends Construct {
       widgets: [
         [new AlarmStatusWidget({ title: `Gleaner ${stage}: alarms`, alarms, width: 24, height: 4 })],
         [
-          graph('Saves', [serviceMetric(metricNames.bookmarkCreated, Stats.SUM, 'created'), serviceMetric(metricNames.noteAppended, Stats.SUM, 'appended'), serviceMetric(metricNames.saveReplayed, Stats.SUM, 'replayed (Idempotency-Key)')]),
+          graph('Saves', [
+            serviceMetric(metricNames.bookmarkCreated, Stats.SUM, 'created'),
+            serviceMetric(metricNames.noteAppended, Stats.SUM, 'appended'),
+            serviceMetric(metricNames.saveReplayed, Stats.SUM, 'replayed (Idempotency-Key)'),
+          ]),
           graph('Saves refused, by reason', [
             serviceMetric(metricNames.saveUnauthorized, Stats.SUM, '401 token'),
             serviceMetric(metricNames.saveInvalid, Stats.SUM, '422 invalid'),
@@ -62,7 +91,10 @@ export class OperationsDashboard extends Construct {
           ]),
         ],
         [
-          graph('Feed reads: CloudFront requests and those reaching the API', [cdnRequests, ...Object.values(originRequests)]),
+          graph('Feed reads: CloudFront requests and those reaching the API', [
+            cdnRequests,
+            ...Object.values(originRequests),
+          ]),
           graph('CloudFront cache hit ratio (%, requests not passed to the cached routes)', [
             new MathExpression({
               expression: `IF(requests > 0, 100 * (1 - (${Object.keys(originRequests).join(' + ')}) / requests), 100)`,
@@ -73,25 +105,53 @@ export class OperationsDashboard extends Construct {
           ]),
         ],
         [
-          graph('Enrichment: messages', [serviceMetric(metricNames.messagesProcessed, Stats.SUM, 'processed'), serviceMetric(metricNames.messagesRetried, Stats.SUM, 'retried later'), serviceMetric(metricNames.messagesFailed, Stats.SUM, 'failed')]),
+          graph('Enrichment: messages', [
+            serviceMetric(metricNames.messagesProcessed, Stats.SUM, 'processed'),
+            serviceMetric(metricNames.messagesRetried, Stats.SUM, 'retried later'),
+            serviceMetric(metricNames.messagesFailed, Stats.SUM, 'failed'),
+          ]),
           graph('Enrichment: outbox sweeps', [
             serviceMetric(metricNames.outboxRepublished, Stats.SUM, 'republished'),
             serviceMetric(metricNames.outboxAbandoned, Stats.SUM, 'abandoned'),
             serviceMetric(metricNames.outboxOldestPending, Stats.MAXIMUM, 'oldest waiting (s)'),
           ]),
         ],
-        [graph('Latency p99 per route (ms)', routes.map((route) => routeMetric(restApi, route, 'Latency', Stats.p(99)).with({ label: `${route.method} ${route.path}` })), 24)],
+        [
+          graph(
+            'Latency p99 per route (ms)',
+            routes.map((route) =>
+              routeMetric(restApi, route, 'Latency', Stats.p(99)).with({ label: `${route.method} ${route.path}` }),
+            ),
+            24,
+          ),
+        ],
         [
           graph('Throttles', [
-            ...functions.map((fn) => fn.function.metricThrottles({ period: PERIOD, statistic: Stats.SUM, label: `Lambda ${fn.node.id}` })),
+            ...functions.map((fn) =>
+              fn.function.metricThrottles({ period: PERIOD, statistic: Stats.SUM, label: `Lambda ${fn.node.id}` }),
+            ),
             data.table.metricThrottledRequestsForOperations({ period: PERIOD }),
-            restApi.metricClientError({ period: PERIOD, statistic: Stats.SUM, label: 'API 4XX (gateway 429s among them)' }),
+            restApi.metricClientError({
+              period: PERIOD,
+              statistic: Stats.SUM,
+              label: 'API 4XX (gateway 429s among them)',
+            }),
           ]),
           graph('Dead-letter queues (messages)', [
             ...Object.values(queues).map((workQueue) =>
-              workQueue.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: Stats.MAXIMUM, label: `${workQueue.definition.name} dead letters` }),
+              workQueue.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+                period: PERIOD,
+                statistic: Stats.MAXIMUM,
+                label: `${workQueue.definition.name} dead letters`,
+              }),
             ),
-            ...failedRunQueues.map((queue) => queue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: Stats.MAXIMUM, label: `${queue.node.id}` })),
+            ...failedRunQueues.map((queue) =>
+              queue.metricApproximateNumberOfMessagesVisible({
+                period: PERIOD,
+                statistic: Stats.MAXIMUM,
+                label: `${queue.node.id}`,
+              }),
+            ),
           ]),
         ],
       ],
@@ -102,4 +162,3 @@ export class OperationsDashboard extends Construct {
 function graph(title: string, metrics: IMetric[], width = WIDTH): GraphWidget {
   return new GraphWidget({ title, left: metrics, width, height: 6 });
 }
-

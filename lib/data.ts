@@ -1,9 +1,16 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption, type Attribute } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  type Attribute,
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import type { ResourceAccess } from '../functions/platform/routes';
 import { RATE_LIMIT_KEY_PREFIX } from '../functions/adapters/dynamo/keys';
+import type { ResourceAccess } from '../functions/platform/routes';
 import { tableDefinition } from '../functions/platform/table-definition';
 
 export type TableAccess = Extract<ResourceAccess, `table:${string}`>;
@@ -42,7 +49,13 @@ export class DataTable extends Construct {
     switch (access) {
       case 'table:read':
         // Not grantReadData: no function needs its Scan or stream reads.
-        return this.table.grant(grantee, 'dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem');
+        return this.table.grant(
+          grantee,
+          'dynamodb:GetItem',
+          'dynamodb:BatchGetItem',
+          'dynamodb:Query',
+          'dynamodb:ConditionCheckItem',
+        );
       case 'table:write':
         return this.table.grantWriteData(grantee);
       case 'table:rate-limit':

@@ -1,8 +1,8 @@
-import { AssetHashType, DockerImage, type ILocalBundling } from 'aws-cdk-lib';
-import { Code } from 'aws-cdk-lib/aws-lambda';
-import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AssetHashType, DockerImage, type ILocalBundling } from 'aws-cdk-lib';
+import { Code } from 'aws-cdk-lib/aws-lambda';
+import { type BuildOptions, buildSync, type Metafile } from 'esbuild';
 
 /** Repository root: entries are relative to it, and esbuild resolves packages from its node_modules. */
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -43,7 +43,12 @@ export const FUNCTION_HANDLER = 'index.handler';
 
 /** Bundles `entry` (relative to the repository root) into `outdir`, as the stack deploys it; returns what went where. */
 export function bundleFunction(entry: string, outdir: string): Metafile {
-  return buildSync({ ...functionBundleOptions, entryPoints: [path.resolve(projectRoot, entry)], outdir, metafile: true }).metafile;
+  return buildSync({
+    ...functionBundleOptions,
+    entryPoints: [path.resolve(projectRoot, entry)],
+    outdir,
+    metafile: true,
+  }).metafile;
 }
 
 /** Local bundling with esbuild in this process: no Docker, the same esbuild as the lock file's. */

@@ -2,9 +2,9 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { routes } from '../functions/platform/routes';
 import { scheduledTasks, workers } from '../functions/platform/workers';
-import type { AccessTargets } from './app-function';
 import { Alarms } from './alarms';
 import { Api } from './api';
+import type { AccessTargets } from './app-function';
 import { BackgroundWork } from './background-work';
 import { Cdn } from './cdn';
 import { OperationsDashboard } from './dashboard';
@@ -25,16 +25,39 @@ export class GleanerStack extends Stack {
     const api = new Api(this, 'Api', { routes, settings, targets });
     const cdn = new Cdn(this, 'Cdn', { api, routes, settings });
     const publicBaseUrl = settings.publicBaseUrl ?? cdn.baseUrl;
-    const background = new BackgroundWork(this, 'Background', { workers, scheduledTasks, settings, targets, publicBaseUrl });
+    const background = new BackgroundWork(this, 'Background', {
+      workers,
+      scheduledTasks,
+      settings,
+      targets,
+      publicBaseUrl,
+    });
     // After everything else: it alarms on every function and gives every alarm of the stack its topic.
     new Alarms(this, 'Alarms', { settings, routes, api, cdn, data, queues: targets.queues });
-    new OperationsDashboard(this, 'Operations', { stage: settings.stage, routes, api, cdn, data, queues: targets.queues, failedRunQueues: background.failedRunQueues });
+    new OperationsDashboard(this, 'Operations', {
+      stage: settings.stage,
+      routes,
+      api,
+      cdn,
+      data,
+      queues: targets.queues,
+      failedRunQueues: background.failedRunQueues,
+    });
 
-    new CfnOutput(this, 'BaseUrl', { value: publicBaseUrl, description: 'Base URL of the service, for users, extensions and gleaner --base-url' });
-    new CfnOutput(this, 'ApiBaseUrl', { value: api.restApi.url, description: 'Base URL of the API stage (the save route answers here too)' });
+    new CfnOutput(this, 'BaseUrl', {
+      value: publicBaseUrl,
+      description: 'Base URL of the service, for users, extensions and gleaner --base-url',
+    });
+    new CfnOutput(this, 'ApiBaseUrl', {
+      value: api.restApi.url,
+      description: 'Base URL of the API stage (the save route answers here too)',
+    });
     new CfnOutput(this, 'TableName', { value: data.table.tableName });
     for (const workQueue of Object.values(targets.queues)) {
-      new CfnOutput(this, `${workQueue.node.id}QueueUrl`, { value: workQueue.queue.queueUrl, description: `URL of the ${workQueue.definition.name} queue` });
+      new CfnOutput(this, `${workQueue.node.id}QueueUrl`, {
+        value: workQueue.queue.queueUrl,
+        description: `URL of the ${workQueue.definition.name} queue`,
+      });
     }
   }
 }

@@ -13,7 +13,14 @@ export const METRIC_PERIOD = Duration.minutes(5);
 
 /** A metric the handlers emit through Powertools (functions/platform/metric-names.ts). */
 export function serviceMetric(metricName: string, statistic: string, label?: string): Metric {
-  return new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service: SERVICE_NAME }, statistic, period: METRIC_PERIOD, label });
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName,
+    dimensionsMap: { service: SERVICE_NAME },
+    statistic,
+    period: METRIC_PERIOD,
+    label,
+  });
 }
 
 /** An API Gateway metric of one route (per-method metrics are on for every route). No label: an alarm on a labelled metric becomes metric math. */
@@ -21,7 +28,12 @@ export function routeMetric(restApi: RestApi, route: RouteDefinition, metricName
   return new Metric({
     namespace: 'AWS/ApiGateway',
     metricName,
-    dimensionsMap: { ApiName: restApi.restApiName, Stage: restApi.deploymentStage.stageName, Resource: route.path, Method: route.method },
+    dimensionsMap: {
+      ApiName: restApi.restApiName,
+      Stage: restApi.deploymentStage.stageName,
+      Resource: route.path,
+      Method: route.method,
+    },
     statistic,
     period: METRIC_PERIOD,
   });

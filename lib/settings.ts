@@ -66,10 +66,16 @@ const settingsSchema = z.object({
   domainName: z.hostname().regex(/\./, 'a fully qualified domain name').optional(),
   certificateArn: z
     .string()
-    .regex(/^arn:aws[\w-]*:acm:us-east-1:\d{12}:certificate\/[\w-]+$/, 'an ACM certificate ARN in us-east-1, where CloudFront takes certificates from')
+    .regex(
+      /^arn:aws[\w-]*:acm:us-east-1:\d{12}:certificate\/[\w-]+$/,
+      'an ACM certificate ARN in us-east-1, where CloudFront takes certificates from',
+    )
     .optional(),
   /** A Route 53 hosted zone for domainName: the stack then adds its alias records (A and AAAA). */
-  hostedZoneId: z.string().regex(/^Z[A-Z0-9]+$/, 'a Route 53 hosted zone id').optional(),
+  hostedZoneId: z
+    .string()
+    .regex(/^Z[A-Z0-9]+$/, 'a Route 53 hosted zone id')
+    .optional(),
   /**
    * An AWS WAF web ACL on CloudFront: AWS's common rule set and a rate limit per client address.
    * A CloudFront web ACL lives in us-east-1, so this needs the stack there; elsewhere, create one in
@@ -79,12 +85,18 @@ const settingsSchema = z.object({
   /** Requests one client address may make in 5 minutes before the web ACL blocks it. */
   wafRateLimit: z.int().min(100).max(2_000_000_000).default(2000),
   /** An existing CloudFront web ACL (in us-east-1) to attach instead. */
-  wafWebAclArn: z.string().regex(/^arn:aws[\w-]*:wafv2:us-east-1:\d{12}:global\/webacl\/.+$/, 'a global (CloudFront) web ACL ARN').optional(),
+  wafWebAclArn: z
+    .string()
+    .regex(/^arn:aws[\w-]*:wafv2:us-east-1:\d{12}:global\/webacl\/.+$/, 'a global (CloudFront) web ACL ARN')
+    .optional(),
   /**
    * The address users reach the service at. Default: `https://<domainName>` with a custom domain,
    * else the distribution's own domain. Set it when something else fronts CloudFront.
    */
-  publicBaseUrl: z.url({ protocol: /^https$/ }).transform((url) => url.replace(/\/+$/, '')).optional(),
+  publicBaseUrl: z
+    .url({ protocol: /^https$/ })
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
 });
 
 export type GleanerSettings = z.infer<typeof settingsSchema> & { readonly apiGatewayAccountRole: boolean };
@@ -97,7 +109,8 @@ export type Throttle = z.infer<typeof throttleSchema>;
 export function settingsForStage(context: unknown, stage: string): GleanerSettings {
   const { stages, ...base } = (context ?? {}) as { stages?: Record<string, unknown> };
   const overrides = stages?.[stage];
-  if (overrides !== undefined && !isRecord(overrides)) throw new Error(`Invalid Gleaner settings (cdk.json context "gleaner.stages.${stage}"): expected an object`);
+  if (overrides !== undefined && !isRecord(overrides))
+    throw new Error(`Invalid Gleaner settings (cdk.json context "gleaner.stages.${stage}"): expected an object`);
   return parseSettings({ ...deepMerge(base, overrides ?? {}), stage });
 }
 
@@ -121,9 +134,14 @@ export function parseSettings(input: unknown): GleanerSettings {
     throw new Error(`Invalid Gleaner settings (cdk.json context "gleaner"):\n${z.prettifyError(result.error)}`);
   }
   const settings = result.data;
-  if (!!settings.domainName !== !!settings.certificateArn) throw new Error('Invalid Gleaner settings (cdk.json context "gleaner"): domainName and certificateArn go together');
-  if (settings.waf && settings.wafWebAclArn) throw new Error('Invalid Gleaner settings (cdk.json context "gleaner"): waf creates a web ACL and wafWebAclArn names one; choose one');
-  if (settings.hostedZoneId && !settings.domainName) throw new Error('Invalid Gleaner settings (cdk.json context "gleaner"): hostedZoneId needs domainName');
+  if (!!settings.domainName !== !!settings.certificateArn)
+    throw new Error('Invalid Gleaner settings (cdk.json context "gleaner"): domainName and certificateArn go together');
+  if (settings.waf && settings.wafWebAclArn)
+    throw new Error(
+      'Invalid Gleaner settings (cdk.json context "gleaner"): waf creates a web ACL and wafWebAclArn names one; choose one',
+    );
+  if (settings.hostedZoneId && !settings.domainName)
+    throw new Error('Invalid Gleaner settings (cdk.json context "gleaner"): hostedZoneId needs domainName');
   return {
     ...settings,
     apiGatewayAccountRole: settings.apiGatewayAccountRole ?? settings.stage === DEFAULT_STAGE,

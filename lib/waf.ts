@@ -27,9 +27,19 @@ export class CdnWebAcl extends Construct {
   constructor(scope: Construct, id: string, { name, rateLimit }: CdnWebAclProps) {
     super(scope, id);
     new CfnRule(this, 'InUsEast1', {
-      assertions: [{ assert: Fn.conditionEquals(Aws.REGION, 'us-east-1'), assertDescription: 'gleaner.waf creates a CloudFront web ACL, which must be in us-east-1: deploy there, or create one in us-east-1 and set gleaner.wafWebAclArn.' }],
+      assertions: [
+        {
+          assert: Fn.conditionEquals(Aws.REGION, 'us-east-1'),
+          assertDescription:
+            'gleaner.waf creates a CloudFront web ACL, which must be in us-east-1: deploy there, or create one in us-east-1 and set gleaner.wafWebAclArn.',
+        },
+      ],
     });
-    const visibility = (metricName: string) => ({ cloudWatchMetricsEnabled: true, sampledRequestsEnabled: true, metricName });
+    const visibility = (metricName: string) => ({
+      cloudWatchMetricsEnabled: true,
+      sampledRequestsEnabled: true,
+      metricName,
+    });
     this.webAcl = new CfnWebACL(this, 'WebAcl', {
       name,
       scope: 'CLOUDFRONT',
@@ -44,7 +54,10 @@ export class CdnWebAcl extends Construct {
             managedRuleGroupStatement: {
               vendorName: 'AWS',
               name: 'AWSManagedRulesCommonRuleSet',
-              ruleActionOverrides: COMMON_RULES_COUNTED_ONLY.map((rule) => ({ name: rule, actionToUse: { count: {} } })),
+              ruleActionOverrides: COMMON_RULES_COUNTED_ONLY.map((rule) => ({
+                name: rule,
+                actionToUse: { count: {} },
+              })),
             },
           },
           visibilityConfig: visibility(`${name}-common`),

@@ -1,10 +1,10 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { ComparisonOperator, Stats, TreatMissingData, type Alarm } from 'aws-cdk-lib/aws-cloudwatch';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { type Alarm, ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { queues, type QueueDefinition, type QueueName } from '../functions/platform/workers';
+import { type QueueDefinition, type QueueName, queues } from '../functions/platform/workers';
 import type { GleanerSettings } from './settings';
 
 /** The longest a worker may spend on one batch. */
@@ -37,7 +37,11 @@ export class WorkQueue extends Construct {
     const protection = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true };
     // A dead-lettered message keeps its original enqueue time, so the DLQ must keep messages longer;
     // and it outlives the stack, as its messages are the evidence of what failed.
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', { ...protection, retentionPeriod: Duration.days(14), removalPolicy: RemovalPolicy.RETAIN });
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
+      ...protection,
+      retentionPeriod: Duration.days(14),
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
     this.queue = new Queue(this, 'Queue', {
       ...protection,
       visibilityTimeout,
@@ -59,7 +63,9 @@ export class WorkQueue extends Construct {
   addWorker(worker: LambdaFunction, { batchSize, maxConcurrency }: GleanerSettings['workers']): void {
     const timeout = worker.timeout;
     if (!timeout || timeout.toSeconds() > workerTimeout.toSeconds()) {
-      throw new Error(`Worker ${worker.node.path} must time out within ${workerTimeout.toHumanString()}, the basis of the queue's visibility timeout.`);
+      throw new Error(
+        `Worker ${worker.node.path} must time out within ${workerTimeout.toHumanString()}, the basis of the queue's visibility timeout.`,
+      );
     }
     worker.addEventSource(new SqsEventSource(this.queue, { batchSize, maxConcurrency, reportBatchItemFailures: true }));
   }

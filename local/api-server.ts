@@ -1,7 +1,16 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { compileRoutePath, CORS_PREFLIGHT_MAX_AGE_SECONDS, corsAllowedOrigins, ROUTE_TIMEOUT_SECONDS, pathMethods, routeMethods, type PreflightSettings, type RouteDefinition } from '../functions/platform/routes';
+import {
+  CORS_PREFLIGHT_MAX_AGE_SECONDS,
+  compileRoutePath,
+  corsAllowedOrigins,
+  type PreflightSettings,
+  pathMethods,
+  ROUTE_TIMEOUT_SECONDS,
+  type RouteDefinition,
+  routeMethods,
+} from '../functions/platform/routes';
 import { lambdaContext, restProxyEvent } from './lambda-runtime';
 
 /**
@@ -49,14 +58,24 @@ export function createApiServer(options: {
   // Node's own answers to what it cannot parse (a 100 KB header, a bad method, a body shorter than
   // its Content-Length) have no body; API Gateway's, like every error here, have a `detail`.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    const statusCode = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const statusCode =
+      error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const body = JSON.stringify({ detail: STATUS_CODES[statusCode] });
     const response = inFlight.get(socket);
     if (response && !response.headersSent) {
-      return send(response, { statusCode, headers: { 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }, body });
+      return send(response, {
+        statusCode,
+        headers: { 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' },
+        body,
+      });
     }
     if (response || !socket.writable) return void socket.destroy();
-    const head = [`HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
+    const head = [
+      `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}`,
+      'Content-Type: application/json',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Connection: close',
+    ];
     socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
   });
   return server;
@@ -71,28 +90,57 @@ async function dispatch(
   const candidates = options.routes().flatMap((route) => {
     const { pattern, params } = compileRoutePath(route.definition.path);
     const match = pattern.exec(url.pathname);
-    return match ? [{ route, pathParameters: Object.fromEntries(params.map((name, i) => [name, decodePathSegment(match[i + 1]!)])) }] : [];
+    return match
+      ? [
+          {
+            route,
+            pathParameters: Object.fromEntries(params.map((name, i) => [name, decodePathSegment(match[i + 1]!)])),
+          },
+        ]
+      : [];
   });
 
   const preflight = candidates.find(({ route }) => route.definition.preflight)?.route.definition.preflight;
   if (request.method === 'OPTIONS' && preflight) {
-    return send(response, preflightAnswer(corsAllowedOrigins(preflight, options.corsOrigins), preflight, request, candidates.map(({ route }) => route.definition.method)));
+    return send(
+      response,
+      preflightAnswer(
+        corsAllowedOrigins(preflight, options.corsOrigins),
+        preflight,
+        request,
+        candidates.map(({ route }) => route.definition.method),
+      ),
+    );
   }
   const found = candidates.find(({ route }) => routeMethods(route.definition).includes(request.method ?? ''));
   if (!found && candidates.length) {
     // As the stack's mock method for the methods a route's path does not take.
-    const allow = pathMethods(candidates.map(({ route }) => route.definition), candidates[0]!.route.definition.path);
-    return send(response, { statusCode: 405, headers: { Allow: allow.join(', ') }, body: JSON.stringify({ detail: 'Method Not Allowed' }) });
+    const allow = pathMethods(
+      candidates.map(({ route }) => route.definition),
+      candidates[0]!.route.definition.path,
+    );
+    return send(response, {
+      statusCode: 405,
+      headers: { Allow: allow.join(', ') },
+      body: JSON.stringify({ detail: 'Method Not Allowed' }),
+    });
   }
   // The stack maps API Gateway's answer to an unknown resource to this 404.
   if (!found) return send(response, { statusCode: 404, body: JSON.stringify({ detail: 'Not Found' }) });
 
   const body = await readBody(request);
   if (body === null) {
-    return send(response, { statusCode: 413, headers: { ...found.route.gatewayHeaders(), Connection: 'close' }, body: JSON.stringify({ detail: 'Request body too large' }) });
+    return send(response, {
+      statusCode: 413,
+      headers: { ...found.route.gatewayHeaders(), Connection: 'close' },
+      body: JSON.stringify({ detail: 'Request body too large' }),
+    });
   }
   const event = proxyEvent(request, url, found.route.definition, found.pathParameters, body);
-  send(response, await found.route.handler(event, lambdaContext(found.route.definition.id, ROUTE_TIMEOUT_SECONDS * 1000)));
+  send(
+    response,
+    await found.route.handler(event, lambdaContext(found.route.definition.id, ROUTE_TIMEOUT_SECONDS * 1000)),
+  );
 }
 
 function proxyEvent(
@@ -148,7 +196,12 @@ function decodePathSegment(segment: string): string {
   }
 }
 
-function preflightAnswer(corsOrigins: readonly string[], preflight: PreflightSettings, request: IncomingMessage, methods: string[]): APIGatewayProxyResult {
+function preflightAnswer(
+  corsOrigins: readonly string[],
+  preflight: PreflightSettings,
+  request: IncomingMessage,
+  methods: string[],
+): APIGatewayProxyResult {
   const origin = request.headers.origin;
   const allowed = corsOrigins.includes('*') ? '*' : origin && corsOrigins.includes(origin) ? origin : null;
   return {
@@ -175,7 +228,10 @@ async function readBody(request: IncomingMessage): Promise<Buffer | null> {
   return Buffer.concat(chunks);
 }
 
-function send(response: ServerResponse, result: Pick<APIGatewayProxyResult, 'statusCode' | 'body'> & Partial<APIGatewayProxyResult>): void {
+function send(
+  response: ServerResponse,
+  result: Pick<APIGatewayProxyResult, 'statusCode' | 'body'> & Partial<APIGatewayProxyResult>,
+): void {
   // API Gateway's default content type for a proxy answer that names none.
   const headers: Record<string, string | string[]> = result.body ? { 'Content-Type': 'application/json' } : {};
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);

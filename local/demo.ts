@@ -35,7 +35,12 @@ export async function ensureDemo(
   const feed = newFeedRecord({
     id: randomUUID(),
     userId: user.id,
-    settings: { title: 'Demo reading list', description: `Pages the demo user saved with #${DEMO_FEED_TAG}`, tags: [DEMO_FEED_TAG], sharing: 'public' },
+    settings: {
+      title: 'Demo reading list',
+      description: `Pages the demo user saved with #${DEMO_FEED_TAG}`,
+      tags: [DEMO_FEED_TAG],
+      sharing: 'public',
+    },
     now,
   });
   await feeds.createFeed(feed);

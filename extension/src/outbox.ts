@@ -1,4 +1,4 @@
-import { describeDetail, fieldName, type BookmarkSaveResult, type SaveAnswer, type SaveRequest } from './save-api';
+import { type BookmarkSaveResult, describeDetail, fieldName, type SaveAnswer, type SaveRequest } from './save-api';
 
 /**
  * The outbox every save goes through. Manifest V3 stops an idle service worker at any moment, so
@@ -84,10 +84,22 @@ export class Outbox {
   add(request: SaveRequest, source: SaveSource): Promise<{ delivery: Delivery; sent: Delivery[] }> {
     return this.exclusive(async () => {
       const now = this.ports.now();
-      const item: OutboxItem = { id: this.ports.newId(), createdAt: now, source, request, attempts: 0, nextAttemptAt: now, held: false, problem: null };
+      const item: OutboxItem = {
+        id: this.ports.newId(),
+        createdAt: now,
+        source,
+        request,
+        attempts: 0,
+        nextAttemptAt: now,
+        held: false,
+        problem: null,
+      };
       const state = await this.state();
       // A person saving is a good moment to try what waits for backoff too; order is kept.
-      await this.ports.store({ ...state, items: [...state.items.map((queued) => (queued.held ? queued : { ...queued, nextAttemptAt: now })), item] });
+      await this.ports.store({
+        ...state,
+        items: [...state.items.map((queued) => (queued.held ? queued : { ...queued, nextAttemptAt: now })), item],
+      });
       const sent = await this.sendDue();
       return { delivery: sent.find((delivery) => delivery.item.id === item.id) ?? (await this.waiting(item.id)), sent };
     });
@@ -132,7 +144,11 @@ export class Outbox {
   private async retryAll(change: Partial<OutboxState>): Promise<Delivery[]> {
     const state = await this.state();
     const now = this.ports.now();
-    await this.ports.store({ ...state, ...change, items: state.items.map((item) => ({ ...item, held: false, nextAttemptAt: now })) });
+    await this.ports.store({
+      ...state,
+      ...change,
+      items: state.items.map((item) => ({ ...item, held: false, nextAttemptAt: now })),
+    });
     return this.sendDue();
   }
 
@@ -161,7 +177,13 @@ export class Outbox {
     const item = state.items.find((candidate) => candidate.id === id)!;
     if (state.tokenRefused) return { kind: 'token-refused', item };
     const retryAt = Math.max(item.nextAttemptAt, state.quietUntil);
-    return { kind: 'queued', item, reason: state.quietUntil > this.ports.now() ? 'Waiting for the rate limit to reset' : 'Waiting behind earlier saves', retryAt };
+    return {
+      kind: 'queued',
+      item,
+      reason:
+        state.quietUntil > this.ports.now() ? 'Waiting for the rate limit to reset' : 'Waiting behind earlier saves',
+      retryAt,
+    };
   }
 }
 
@@ -173,15 +195,24 @@ function settle(
   now: number,
   random: number,
 ): { delivery: Delivery; next: OutboxState } {
-  const quietUntil = 'rateLimit' in answer && answer.rateLimit?.remaining === 0 ? Math.max(state.quietUntil, now + answer.rateLimit.resetSeconds * 1000) : state.quietUntil;
+  const quietUntil =
+    'rateLimit' in answer && answer.rateLimit?.remaining === 0
+      ? Math.max(state.quietUntil, now + answer.rateLimit.resetSeconds * 1000)
+      : state.quietUntil;
   const without = { ...state, quietUntil, items: state.items.filter((candidate) => candidate.id !== item.id) };
   const retry = (problem: string, retryAt: number) => {
     const waiting = { ...item, nextAttemptAt: retryAt, problem };
-    return { delivery: { kind: 'queued', item: waiting, reason: problem, retryAt } as const, next: replace({ ...state, quietUntil }, waiting) };
+    return {
+      delivery: { kind: 'queued', item: waiting, reason: problem, retryAt } as const,
+      next: replace({ ...state, quietUntil }, waiting),
+    };
   };
   const hold = (problem: string) => {
     const held = { ...item, held: true, problem };
-    return { delivery: { kind: 'held', item: held, reason: problem } as const, next: replace({ ...state, quietUntil }, held) };
+    return {
+      delivery: { kind: 'held', item: held, reason: problem } as const,
+      next: replace({ ...state, quietUntil }, held),
+    };
   };
 
   switch (answer.kind) {
@@ -197,7 +228,10 @@ function settle(
   const message = describeDetail(detail);
   if (status === 401) {
     const waiting = { ...item, problem: 'Token refused: paste a new token in the options' };
-    return { delivery: { kind: 'token-refused', item: waiting }, next: replace({ ...state, quietUntil, tokenRefused: true }, waiting) };
+    return {
+      delivery: { kind: 'token-refused', item: waiting },
+      next: replace({ ...state, quietUntil, tokenRefused: true }, waiting),
+    };
   }
   if (status === 429) {
     const waitMs = answer.retryAfterSeconds !== null ? answer.retryAfterSeconds * 1000 : DEFAULT_RATE_LIMIT_WAIT_MS;

@@ -27,14 +27,23 @@ function readPage(): { selection: string; description: string | null } {
   const meta = (selector: string) => document.querySelector(selector)?.getAttribute('content')?.trim() || null;
   return {
     selection: fieldSelection || (window.getSelection()?.toString() ?? ''),
-    description: meta('meta[name="description" i]') ?? meta('meta[property="og:description" i]') ?? meta('meta[name="twitter:description" i]'),
+    description:
+      meta('meta[name="description" i]') ??
+      meta('meta[property="og:description" i]') ??
+      meta('meta[name="twitter:description" i]'),
   };
 }
 
-export async function capturePage(tab: chrome.tabs.Tab, hint: { selectionText?: string; frameId?: number } = {}): Promise<CapturedPage> {
+export async function capturePage(
+  tab: chrome.tabs.Tab,
+  hint: { selectionText?: string; frameId?: number } = {},
+): Promise<CapturedPage> {
   const base = { url: tab.url ?? '', title: tab.title?.trim() || null, comment: null };
   try {
-    const frames = await chrome.scripting.executeScript({ target: { tabId: tab.id!, allFrames: true }, func: readPage });
+    const frames = await chrome.scripting.executeScript({
+      target: { tabId: tab.id!, allFrames: true },
+      func: readPage,
+    });
     // The selection may be in a frame (the one the context menu was opened in, if known); the description is the top page's.
     const inFrame = frames.find((frame) => frame.frameId === hint.frameId && frame.result?.selection);
     const selected = inFrame ?? frames.find((frame) => frame.result?.selection);
@@ -49,6 +58,9 @@ export async function capturePage(tab: chrome.tabs.Tab, hint: { selectionText?: 
     };
   } catch {
     // The context menu still hands over the selected text (without its line breaks) on some such pages.
-    return { readable: false, request: { ...base, selection: cleanSelection(hint.selectionText ?? ''), description: null } };
+    return {
+      readable: false,
+      request: { ...base, selection: cleanSelection(hint.selectionText ?? ''), description: null },
+    };
   }
 }

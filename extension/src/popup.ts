@@ -1,6 +1,6 @@
 import { askWorker, deliveryMessage } from './messages';
 import type { Delivery, OutboxItem } from './outbox';
-import { capturePage, type CapturedPage } from './page-capture';
+import { type CapturedPage, capturePage } from './page-capture';
 import { isSavable } from './page-text';
 import { SETTINGS_KEY } from './settings';
 
@@ -11,7 +11,10 @@ const form = element<HTMLFormElement>('save-form');
 const result = element<HTMLParagraphElement>('result');
 
 async function main(): Promise<void> {
-  element('open-options').addEventListener('click', () => void chrome.runtime.openOptionsPage().then(() => window.close()));
+  element('open-options').addEventListener(
+    'click',
+    () => void chrome.runtime.openOptionsPage().then(() => window.close()),
+  );
   element('retry-now').addEventListener('click', () => void askWorker({ type: 'retry-now' }).then(showQueue));
   await showQueue();
 

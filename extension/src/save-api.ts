@@ -93,7 +93,12 @@ function seconds(value: string | null): number | null {
 
 function isSaveResult(value: unknown): value is BookmarkSaveResult {
   const result = value as BookmarkSaveResult | null;
-  return !!result && typeof result.note_id === 'string' && typeof result.is_new_bookmark === 'boolean' && typeof result.selection_appended === 'boolean';
+  return (
+    !!result &&
+    typeof result.note_id === 'string' &&
+    typeof result.is_new_bookmark === 'boolean' &&
+    typeof result.selection_appended === 'boolean'
+  );
 }
 
 /** A one-line, human reading of an error answer's `detail`. */
@@ -127,7 +132,10 @@ export type ConnectionTest =
  * Checks the address and token without saving anything: an empty save is refused with 422 once the
  * token is accepted (the server checks the token before the body), and with 401 when it is not.
  */
-export async function testConnection(fetchImpl: typeof fetch, server: { readonly serverUrl: string; readonly token: string }): Promise<ConnectionTest> {
+export async function testConnection(
+  fetchImpl: typeof fetch,
+  server: { readonly serverUrl: string; readonly token: string },
+): Promise<ConnectionTest> {
   let response: Response;
   try {
     response = await fetchImpl(saveEndpoint(server.serverUrl), {
@@ -142,6 +150,7 @@ export async function testConnection(fetchImpl: typeof fetch, server: { readonly
   const body = (await response.json().catch(() => null)) as { detail?: unknown } | null;
   if (response.status === 422 && Array.isArray(body?.detail)) return { kind: 'accepted' };
   if (response.status === 401 && body?.detail !== undefined) return { kind: 'refused' };
-  if (response.status === 429) return { kind: 'rate-limited', retryAfterSeconds: seconds(response.headers.get('Retry-After')) };
+  if (response.status === 429)
+    return { kind: 'rate-limited', retryAfterSeconds: seconds(response.headers.get('Retry-After')) };
   return { kind: 'not-gleaner', status: response.status };
 }

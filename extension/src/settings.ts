@@ -19,7 +19,11 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** A server address the token may be sent to: https, or http on this machine only (npm start). */
 export function checkServerUrl(input: string): Checked<string> {
   const text = input.trim();
-  if (!text) return { ok: false, message: 'Enter the server address: the stack’s BaseUrl, or http://127.0.0.1:3000 for npm start.' };
+  if (!text)
+    return {
+      ok: false,
+      message: 'Enter the server address: the stack’s BaseUrl, or http://127.0.0.1:3000 for npm start.',
+    };
   let url: URL;
   try {
     url = new URL(text);
@@ -27,7 +31,11 @@ export function checkServerUrl(input: string): Checked<string> {
     return { ok: false, message: 'That is not a web address. It looks like https://d1234abcd.cloudfront.net' };
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
-    return { ok: false, message: 'Use an https:// address; http:// is only for a server on this computer, where the token never crosses a network.' };
+    return {
+      ok: false,
+      message:
+        'Use an https:// address; http:// is only for a server on this computer, where the token never crosses a network.',
+    };
   }
   if (url.username || url.password || url.search || url.hash) {
     return { ok: false, message: 'Enter the address alone, without a user name, query or #fragment.' };

@@ -131,7 +131,10 @@ type Addresses = [ResolvedAddress, ...ResolvedAddress[]];
 
 /** Splits GLEANER_FETCH_ALLOW ("127.0.0.1:8081, [::1]:8082") into normalised `host:port` pairs; throws on a malformed entry. */
 export function parseFetchAllow(value: string | undefined): string[] {
-  return (value ?? '').split(/[\s,]+/).filter(Boolean).map(normaliseHostPort);
+  return (value ?? '')
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map(normaliseHostPort);
 }
 
 function normaliseHostPort(entry: string): string {
@@ -211,7 +214,9 @@ export function createSafeFetcher(options: SafeFetchOptions = {}): SafeFetcher {
     }
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
     const family = isIP(host);
-    const addresses: Addresses = family ? [{ address: host, family: family === 6 ? 6 : 4 }] : await resolve(host, signal);
+    const addresses: Addresses = family
+      ? [{ address: host, family: family === 6 ? 6 : 4 }]
+      : await resolve(host, signal);
     const blocked = exempt ? undefined : addresses.find(({ address }) => !isPublicUnicast(address));
     if (blocked) {
       throw new FetchRefusedError('address', `${host} is ${blocked.address}, not a public unicast address`);

@@ -1,4 +1,4 @@
-import { FREE_PLAN_NOTE_CAP, type AccessToken, type Plan, type User } from './model';
+import { type AccessToken, FREE_PLAN_NOTE_CAP, type Plan, type User } from './model';
 import { isoTimestamp } from './text';
 import { hashToken, mintToken } from './token';
 
@@ -25,13 +25,22 @@ function planNoteCap(plan: Plan): number {
  * A user's plan and cap after `gleaner users update`: a new plan brings its own cap unless one is
  * given. A cap below the notes already kept is allowed; it only stops new notes until some are deleted.
  */
-export function changedPlan(user: Pick<User, 'plan' | 'noteCap'>, change: { plan?: Plan; noteCap?: number }): Pick<User, 'plan' | 'noteCap'> {
+export function changedPlan(
+  user: Pick<User, 'plan' | 'noteCap'>,
+  change: { plan?: Plan; noteCap?: number },
+): Pick<User, 'plan' | 'noteCap'> {
   const plan = change.plan ?? user.plan;
   return { plan, noteCap: change.noteCap ?? (change.plan === undefined ? user.noteCap : planNoteCap(plan)) };
 }
 
 /** A new token: the record to store, its hash (the storage key) and the secret to show once. */
-export function newAccessToken(input: { id: string; userId: string; label?: string | null; expires?: string | null; now: Date }) {
+export function newAccessToken(input: {
+  id: string;
+  userId: string;
+  label?: string | null;
+  expires?: string | null;
+  now: Date;
+}) {
   const secret = mintToken();
   const record: AccessToken = {
     id: input.id,

@@ -52,7 +52,10 @@ const publishedFeedSchema = z
     rss_url: z.url(),
     entries: z.array(feedEntrySchema),
   })
-  .register(contractSchemas, { id: 'PublishedFeed', description: "The publisher's notes matching the feed's tag filter, newest first." });
+  .register(contractSchemas, {
+    id: 'PublishedFeed',
+    description: "The publisher's notes matching the feed's tag filter, newest first.",
+  });
 
 const errorDetailSchema = z
   .looseObject({
@@ -60,7 +63,10 @@ const errorDetailSchema = z
     message: z.string(),
     hint: z.optional(z.string()),
   })
-  .register(contractSchemas, { id: 'ErrorDetail', description: 'A machine-actionable error; extra context fields are allowed.' });
+  .register(contractSchemas, {
+    id: 'ErrorDetail',
+    description: 'A machine-actionable error; extra context fields are allowed.',
+  });
 
 const errorSchema = z
   .object({ detail: z.union([z.string(), errorDetailSchema]) })
@@ -95,7 +101,8 @@ const rateLimitErrorSchema = retryLaterErrorSchema('rate_limited').register(cont
 
 const idempotencyInFlightErrorSchema = retryLaterErrorSchema('idempotency_in_flight').register(contractSchemas, {
   id: 'IdempotencyInFlightError',
-  description: 'A request with the same Idempotency-Key is still being processed; retry_after mirrors the Retry-After header.',
+  description:
+    'A request with the same Idempotency-Key is still being processed; retry_after mirrors the Retry-After header.',
 });
 
 const validationErrorSchema = z
@@ -105,7 +112,10 @@ const validationErrorSchema = z
     type: z.string(),
     ctx: z.optional(z.record(z.string(), z.unknown())),
   })
-  .register(contractSchemas, { id: 'ValidationError', description: 'One invalid input, in the FastAPI / pydantic form.' });
+  .register(contractSchemas, {
+    id: 'ValidationError',
+    description: 'One invalid input, in the FastAPI / pydantic form.',
+  });
 
 const httpValidationErrorSchema = z
   .object({ detail: z.array(validationErrorSchema) })

@@ -25,7 +25,8 @@ export class Deadline {
 
   /** Throws DeadlineExceededError unless `waitMs` more (and then another attempt) still fit. */
   allowWait(waitMs: number, what: string): void {
-    if (this.now() + waitMs >= this.at) throw new DeadlineExceededError(`Out of time for ${what}: ${this.remainingMs()} ms left`);
+    if (this.now() + waitMs >= this.at)
+      throw new DeadlineExceededError(`Out of time for ${what}: ${this.remainingMs()} ms left`);
   }
 }
 

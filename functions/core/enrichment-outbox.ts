@@ -41,10 +41,16 @@ export async function sweepOutbox(ports: SweepOutboxPorts): Promise<SweepResult>
   const pending = await ports.bookmarks.pendingEnrichments(before, SWEEP_BATCH_PER_SHARD);
   let republished = 0;
   let abandoned = 0;
-  const oldest = Math.min(now.getTime(), ...pending.map(({ pendingSince }) => Date.parse(pendingSince)).filter((ms) => !Number.isNaN(ms)));
+  const oldest = Math.min(
+    now.getTime(),
+    ...pending.map(({ pendingSince }) => Date.parse(pendingSince)).filter((ms) => !Number.isNaN(ms)),
+  );
   for (const { request, sweeps } of pending) {
     if (sweeps >= MAX_OUTBOX_SWEEPS) {
-      await ports.bookmarks.recordPageOutcome(request.bookmarkId, { status: 'failed', reason: 'enrichment did not complete' });
+      await ports.bookmarks.recordPageOutcome(request.bookmarkId, {
+        status: 'failed',
+        reason: 'enrichment did not complete',
+      });
       abandoned++;
       continue;
     }
@@ -54,4 +60,3 @@ export async function sweepOutbox(ports: SweepOutboxPorts): Promise<SweepResult>
   }
   return { republished, abandoned, oldestPendingSeconds: Math.round((now.getTime() - oldest) / 1000) };
 }
-

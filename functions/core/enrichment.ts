@@ -29,7 +29,14 @@ export interface FaviconRequest {
 
 /** A fetch through the safe fetcher, as the domain sees it: a response, or why there is none. */
 export type FetchOutcome =
-  | { readonly ok: true; readonly url: string; readonly status: number; readonly contentType: string | null; readonly body: Buffer; readonly truncated: boolean }
+  | {
+      readonly ok: true;
+      readonly url: string;
+      readonly status: number;
+      readonly contentType: string | null;
+      readonly body: Buffer;
+      readonly truncated: boolean;
+    }
   | { readonly ok: false; readonly retryable: boolean; readonly reason: string };
 
 export type PageOutcome = { readonly status: 'done' } | { readonly status: 'failed'; readonly reason: string };
@@ -72,5 +79,6 @@ const faviconRequestSchema = z.object({
   candidates: z.array(z.string()),
 });
 
-export const parseEnrichmentRequest = (body: string): EnrichmentRequest => enrichmentRequestSchema.parse(JSON.parse(body));
+export const parseEnrichmentRequest = (body: string): EnrichmentRequest =>
+  enrichmentRequestSchema.parse(JSON.parse(body));
 export const parseFaviconRequest = (body: string): FaviconRequest => faviconRequestSchema.parse(JSON.parse(body));

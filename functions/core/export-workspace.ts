@@ -26,10 +26,23 @@ export async function exportWorkspace(reader: WorkspaceReader, userId: string): 
   let cursor: string | undefined;
   do {
     const page = await reader.listNotes(userId, {}, { limit: MAX_PAGE_SIZE, cursor });
-    const bookmarks = new Map((await reader.getBookmarks(page.items.flatMap((note) => note.bookmarkId ?? []))).map((bookmark) => [bookmark.id, bookmark]));
+    const bookmarks = new Map(
+      (await reader.getBookmarks(page.items.flatMap((note) => note.bookmarkId ?? []))).map((bookmark) => [
+        bookmark.id,
+        bookmark,
+      ]),
+    );
     for (const note of page.items) {
       const bookmark = note.bookmarkId ? bookmarks.get(note.bookmarkId) : undefined;
-      if (bookmark) exported.push({ url: bookmark.url, title: bookmark.title, created: bookmark.created, updated: bookmark.updated, tags: note.tags, note: note.body });
+      if (bookmark)
+        exported.push({
+          url: bookmark.url,
+          title: bookmark.title,
+          created: bookmark.created,
+          updated: bookmark.updated,
+          tags: note.tags,
+          note: note.body,
+        });
     }
     cursor = page.cursor ?? undefined;
   } while (cursor);
@@ -59,9 +72,23 @@ export function parseWorkspaceExport(json: string): BookmarkFileEntry[] {
   const bookmarks = (document as { bookmarks?: unknown } | null)?.bookmarks;
   if (!Array.isArray(bookmarks)) throw new InvalidExportError('no "bookmarks" list');
   return bookmarks.map((bookmark, index) => {
-    const { url, title, created, updated, tags, note } = (bookmark ?? {}) as Partial<Record<keyof ExportedBookmark, unknown>>;
+    const { url, title, created, updated, tags, note } = (bookmark ?? {}) as Partial<
+      Record<keyof ExportedBookmark, unknown>
+    >;
     const problem =
-      typeof url !== 'string' ? 'url' : typeof title !== 'string' ? 'title' : !isDate(created) ? 'created' : !isDate(updated) ? 'updated' : !isStringList(tags) ? 'tags' : typeof note !== 'string' ? 'note' : null;
+      typeof url !== 'string'
+        ? 'url'
+        : typeof title !== 'string'
+          ? 'title'
+          : !isDate(created)
+            ? 'created'
+            : !isDate(updated)
+              ? 'updated'
+              : !isStringList(tags)
+                ? 'tags'
+                : typeof note !== 'string'
+                  ? 'note'
+                  : null;
     if (problem) throw new InvalidExportError(`bookmarks[${index}].${problem} is missing or of the wrong type`);
     return {
       url: url as string,

@@ -1,6 +1,6 @@
 import type { Attempt, FaviconRequest, FetchOutcome } from './enrichment';
 import { isFresh, isTransientStatus, RetryLaterError } from './enrichment';
-import { iconFileName, iconMediaType, iconUrl, ICON_MAX_BYTES, type SiteStore } from './icons';
+import { ICON_MAX_BYTES, iconFileName, iconMediaType, iconUrl, type SiteStore } from './icons';
 
 /** The favicon worker's step: a site's icon, fetched at most once per refresh period and stored by content hash. */
 
@@ -17,7 +17,11 @@ export interface FetchFaviconPorts {
 const FETCH_CLAIM_SECONDS = 120;
 
 /** Sets the bookmark's icon from the site's favicon, fetching it only when the site has none fresh. */
-export async function fetchFavicon(ports: FetchFaviconPorts, request: FaviconRequest, attempt: Attempt): Promise<string | null> {
+export async function fetchFavicon(
+  ports: FetchFaviconPorts,
+  request: FaviconRequest,
+  attempt: Attempt,
+): Promise<string | null> {
   const now = ports.now();
   const known = await ports.sites.getSite(request.host);
   if (known && isFresh(known.fetchedAt, ports.iconRefreshMs, now)) return assign(ports, request, known.icon);
@@ -35,7 +39,14 @@ export async function fetchFavicon(ports: FetchFaviconPorts, request: FaviconReq
     }
     if (isTransientStatus(response.status)) transientFailure = `HTTP ${response.status}`;
     const mediaType = iconMediaType(response.contentType);
-    if (response.status !== 200 || !mediaType || response.truncated || response.body.length === 0 || response.body.length > ICON_MAX_BYTES) continue;
+    if (
+      response.status !== 200 ||
+      !mediaType ||
+      response.truncated ||
+      response.body.length === 0 ||
+      response.body.length > ICON_MAX_BYTES
+    )
+      continue;
     const { hash, fileName } = iconFileName(response.body, mediaType);
     await ports.sites.putIcon({ hash, mediaType, bytes: response.body });
     const icon = iconUrl(ports.publicBaseUrl, fileName);
@@ -48,7 +59,11 @@ export async function fetchFavicon(ports: FetchFaviconPorts, request: FaviconReq
   return null;
 }
 
-async function assign(ports: Pick<FetchFaviconPorts, 'bookmarks'>, request: FaviconRequest, icon: string | null): Promise<string | null> {
+async function assign(
+  ports: Pick<FetchFaviconPorts, 'bookmarks'>,
+  request: FaviconRequest,
+  icon: string | null,
+): Promise<string | null> {
   if (icon) await ports.bookmarks.setIcon(request.bookmarkId, icon);
   return icon;
 }

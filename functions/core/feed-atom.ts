@@ -11,7 +11,15 @@
  * plain text is only XML-escaped.
  */
 import { create } from 'xmlbuilder2';
-import { formatRfc3339, lastChangedAt, parseInstant, sortNewestFirst, toFeedEntry, type Feed, type FeedNote } from './feed';
+import {
+  type Feed,
+  type FeedNote,
+  formatRfc3339,
+  lastChangedAt,
+  parseInstant,
+  sortNewestFirst,
+  toFeedEntry,
+} from './feed';
 import { noteHtml } from './note-html';
 import { xmlText } from './text';
 

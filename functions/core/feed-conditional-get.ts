@@ -34,7 +34,12 @@ const RENDERING_REVISION = 2;
 const ETAG_LENGTH = 22;
 
 /** `page`: what sets a paged representation's page apart (limit, position, next cursor); null when not paged. */
-export function feedValidators(feed: Feed, entries: readonly FeedIndexEntry[], variant: FeedVariant, page: unknown = null): FeedValidators {
+export function feedValidators(
+  feed: Feed,
+  entries: readonly FeedIndexEntry[],
+  variant: FeedVariant,
+  page: unknown = null,
+): FeedValidators {
   const fingerprint = JSON.stringify([
     RENDERING_REVISION,
     variant,

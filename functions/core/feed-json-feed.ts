@@ -2,7 +2,7 @@
  * The JSON Feed 1.1 (https://jsonfeed.org/version/1.1) representation of a published feed. Pure: no
  * AWS, no I/O. Same entries, same order, as the contract's JSON.
  */
-import { formatRfc3339, parseInstant, sortNewestFirst, toFeedEntry, type Feed, type FeedNote } from './feed';
+import { type Feed, type FeedNote, formatRfc3339, parseInstant, sortNewestFirst, toFeedEntry } from './feed';
 import { noteHtml } from './note-html';
 import { sanitizeText } from './text';
 

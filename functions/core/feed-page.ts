@@ -51,7 +51,12 @@ const COPY_SCRIPT = `document.querySelectorAll('button[data-copy]').forEach(func
 
 /** Text as HTML content or a quoted attribute value. */
 export function escapeHtml(text: string): string {
-  return sanitizeText(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return sanitizeText(text)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 /** Only http(s) addresses become links: a stored `javascript:` or `data:` URL never does. */
@@ -65,7 +70,13 @@ function safeHref(url: string | null): string | null {
   }
 }
 
-function document(options: { title: string; description: string; head?: string; body: string; script?: string }): string {
+function document(options: {
+  title: string;
+  description: string;
+  head?: string;
+  body: string;
+  script?: string;
+}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -93,7 +104,9 @@ function renderDate(iso: string | null): string {
 function renderEntry(note: FeedNote): string {
   const href = safeHref(note.url);
   const title = escapeHtml(note.title.trim() || 'Untitled');
-  const tags = note.tags.length ? `<ul class="tags" aria-label="Tags">${note.tags.map((tag) => `<li>#${escapeHtml(tag)}</li>`).join('')}</ul>` : '';
+  const tags = note.tags.length
+    ? `<ul class="tags" aria-label="Tags">${note.tags.map((tag) => `<li>#${escapeHtml(tag)}</li>`).join('')}</ul>`
+    : '';
   return `<article id="entry-${escapeHtml(note.id)}">
 <h2>${href ? `<a href="${escapeHtml(href)}">${title}</a>` : title}</h2>
 <p class="meta">${renderDate(note.updated ?? note.created)}${href ? ` · <a href="${escapeHtml(href)}">${escapeHtml(hostOf(href))}</a>` : ''}</p>
@@ -126,7 +139,10 @@ export function renderFeedPage(feed: Feed, notes: readonly FeedNote[], links: Fe
   const description = feed.description?.trim() || `Notes${author ? ` by ${author}` : ''} on Gleaner`;
   const formats = alternates(links);
   const head = [
-    ...formats.map((format) => `<link rel="alternate" type="${format.type}" title="${escapeHtml(`${title} (${format.label})`)}" href="${escapeHtml(format.href)}">`),
+    ...formats.map(
+      (format) =>
+        `<link rel="alternate" type="${format.type}" title="${escapeHtml(`${title} (${format.label})`)}" href="${escapeHtml(format.href)}">`,
+    ),
     `<link rel="canonical" href="${escapeHtml(links.page)}">`,
     `<meta property="og:type" content="website">`,
     `<meta property="og:title" content="${escapeHtml(title)}">`,

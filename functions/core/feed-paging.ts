@@ -20,24 +20,44 @@ export interface FeedPage {
 
 type Query = Readonly<Record<string, string | undefined>> | null | undefined;
 
-export function parseFeedPage(query: Query, feedId: string): { ok: true; page: FeedPage } | { ok: false; issues: ValidationIssue[] } {
+export function parseFeedPage(
+  query: Query,
+  feedId: string,
+): { ok: true; page: FeedPage } | { ok: false; issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
   const limitText = query?.limit;
   let limit: number = FEED_PAGE_LIMIT.default;
   if (limitText !== undefined) {
     limit = /^\d{1,4}$/.test(limitText) ? Number(limitText) : Number.NaN;
     if (!Number.isInteger(limit)) {
-      issues.push({ loc: ['query', 'limit'], msg: 'Input should be a valid integer, unable to parse string as an integer', type: 'int_parsing' });
+      issues.push({
+        loc: ['query', 'limit'],
+        msg: 'Input should be a valid integer, unable to parse string as an integer',
+        type: 'int_parsing',
+      });
     } else if (limit < FEED_PAGE_LIMIT.min) {
-      issues.push({ loc: ['query', 'limit'], msg: `Input should be greater than or equal to ${FEED_PAGE_LIMIT.min}`, type: 'greater_than_equal', ctx: { ge: FEED_PAGE_LIMIT.min } });
+      issues.push({
+        loc: ['query', 'limit'],
+        msg: `Input should be greater than or equal to ${FEED_PAGE_LIMIT.min}`,
+        type: 'greater_than_equal',
+        ctx: { ge: FEED_PAGE_LIMIT.min },
+      });
     } else if (limit > FEED_PAGE_LIMIT.max) {
-      issues.push({ loc: ['query', 'limit'], msg: `Input should be less than or equal to ${FEED_PAGE_LIMIT.max}`, type: 'less_than_equal', ctx: { le: FEED_PAGE_LIMIT.max } });
+      issues.push({
+        loc: ['query', 'limit'],
+        msg: `Input should be less than or equal to ${FEED_PAGE_LIMIT.max}`,
+        type: 'less_than_equal',
+        ctx: { le: FEED_PAGE_LIMIT.max },
+      });
     }
   }
   const cursor = query?.cursor;
   const before = cursor === undefined ? null : cursorPosition(cursor, feedId);
-  if (before === undefined) issues.push({ loc: ['query', 'cursor'], msg: 'Not a cursor this feed gave out', type: 'value_error' });
-  return issues.length ? { ok: false, issues } : { ok: true, page: { limit, cursor: cursor ?? null, before: before ?? null } };
+  if (before === undefined)
+    issues.push({ loc: ['query', 'cursor'], msg: 'Not a cursor this feed gave out', type: 'value_error' });
+  return issues.length
+    ? { ok: false, issues }
+    : { ok: true, page: { limit, cursor: cursor ?? null, before: before ?? null } };
 }
 
 /** How many entries to read for a page: one more than it shows, to know whether an older page follows. */

@@ -28,7 +28,10 @@ const ITEMS: readonly FeedItems[] = ['notes', 'highlights'];
 /** `"Reading, #AWS"` → `['reading', 'aws']`. */
 export function parseTagList(value: string): string[] {
   const tags: string[] = [];
-  for (const raw of value.split(',').map((part) => part.trim().replace(/^#/, '')).filter(Boolean)) {
+  for (const raw of value
+    .split(',')
+    .map((part) => part.trim().replace(/^#/, ''))
+    .filter(Boolean)) {
     const tag = normalizeTag(raw);
     if (!tag || !/^[\p{L}\p{N}\p{M}_-]+$/u.test(tag)) throw new InvalidFeedSettingsError(`"${raw}" is not a valid tag`);
     if (!tags.includes(tag)) tags.push(tag);
@@ -42,7 +45,8 @@ export function parseMatch(value: string): TagMatch {
 }
 
 export function parseSharing(value: string): FeedSharing {
-  if (!SHARING.includes(value as FeedSharing)) throw new InvalidFeedSettingsError('sharing must be public, link or private');
+  if (!SHARING.includes(value as FeedSharing))
+    throw new InvalidFeedSettingsError('sharing must be public, link or private');
   return value as FeedSharing;
 }
 
@@ -51,7 +55,12 @@ export function parseItems(value: string): FeedItems {
   return value as FeedItems;
 }
 
-export function newFeedRecord(input: { id: string; userId: string; settings: FeedSettings & { title: string }; now: Date }): FeedRecord {
+export function newFeedRecord(input: {
+  id: string;
+  userId: string;
+  settings: FeedSettings & { title: string };
+  now: Date;
+}): FeedRecord {
   const now = isoTimestamp(input.now);
   return checked({
     id: input.id,
@@ -75,12 +84,14 @@ export function updateFeedRecord(feed: FeedRecord, settings: FeedSettings, now: 
 function checked(feed: FeedRecord): FeedRecord {
   const title = feed.title.trim();
   if (!title) throw new InvalidFeedSettingsError('a feed needs a title');
-  if (title.length > FEED_TITLE_MAX_LENGTH) throw new InvalidFeedSettingsError(`the title may have at most ${FEED_TITLE_MAX_LENGTH} characters`);
+  if (title.length > FEED_TITLE_MAX_LENGTH)
+    throw new InvalidFeedSettingsError(`the title may have at most ${FEED_TITLE_MAX_LENGTH} characters`);
   if ((feed.description?.length ?? 0) > FEED_DESCRIPTION_MAX_LENGTH) {
     throw new InvalidFeedSettingsError(`the description may have at most ${FEED_DESCRIPTION_MAX_LENGTH} characters`);
   }
   // A feed lists the notes carrying its tags: without one it could never show anything.
   if (feed.tags.length === 0) throw new InvalidFeedSettingsError('a feed needs at least one tag');
-  if (feed.tags.length > FEED_MAX_TAGS) throw new InvalidFeedSettingsError(`a feed filters on at most ${FEED_MAX_TAGS} tags`);
+  if (feed.tags.length > FEED_MAX_TAGS)
+    throw new InvalidFeedSettingsError(`a feed filters on at most ${FEED_MAX_TAGS} tags`);
   return { ...feed, title, description: feed.description?.trim() || null };
 }

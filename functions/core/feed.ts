@@ -72,7 +72,6 @@ export interface PublishedFeedStore {
   highlightsOf(noteIds: readonly string[]): Promise<Highlight[]>;
 }
 
-
 /** Epoch milliseconds of an ISO date, or null when absent or unparseable. */
 export function parseInstant(iso: string | null | undefined): number | null {
   if (iso == null) return null;
@@ -95,15 +94,16 @@ export function sortNewestFirst(notes: readonly FeedNote[]): FeedNote[] {
 }
 
 export function toFeedEntry(note: FeedNote): FeedEntry {
-  return { id: note.id, title: sanitizeText(note.title), text: sanitizeText(markdownToPlainText(note.body)), updated: note.updated };
+  return {
+    id: note.id,
+    title: sanitizeText(note.title),
+    text: sanitizeText(markdownToPlainText(note.body)),
+    updated: note.updated,
+  };
 }
 
 /** The JSON representation of the feed's notes (as the store matched them). */
-export function buildPublishedFeed(
-  feed: Feed,
-  notes: readonly FeedNote[],
-  options: { rssUrl: string },
-): PublishedFeed {
+export function buildPublishedFeed(feed: Feed, notes: readonly FeedNote[], options: { rssUrl: string }): PublishedFeed {
   return {
     id: feed.id,
     title: sanitizeText(feed.title),
@@ -118,7 +118,10 @@ export function buildPublishedFeed(
  * The newest change among the entries and the feed itself. The feed's own time counts even when
  * entries exist: renaming a feed changes the output without touching any note.
  */
-export function lastChangedAt(entries: readonly { updated: string | null }[], feed: Pick<Feed, 'updated'>): number | null {
+export function lastChangedAt(
+  entries: readonly { updated: string | null }[],
+  feed: Pick<Feed, 'updated'>,
+): number | null {
   return [feed.updated, ...entries.map((entry) => entry.updated)]
     .map(parseInstant)
     .reduce<number | null>((newest, ms) => (ms !== null && (newest === null || ms > newest) ? ms : newest), null);

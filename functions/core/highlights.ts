@@ -6,7 +6,7 @@
  * - `textFragmentUrl(url, quote)`: the page URL pointing at the quote (URL Fragment Text Directives).
  * - `highlightEntries(notes, highlights, max)`: one feed entry per highlight, the newest `max`.
  */
-import { sortNewestFirst, type FeedNote } from './feed';
+import { type FeedNote, sortNewestFirst } from './feed';
 import type { Highlight } from './model';
 import { quote as quoted, SOURCE_LINE_PREFIX } from './note-body';
 
@@ -20,10 +20,14 @@ export function highlightsOfBody(body: string): { quote: string; comment: string
   paragraphs.forEach((paragraph, index) => {
     const lines = paragraph.split('\n');
     if (!lines.every((line) => line === '>' || line.startsWith('> '))) return;
-    const text = lines.map((line) => line.replace(/^> ?/, '')).join('\n').trim();
+    const text = lines
+      .map((line) => line.replace(/^> ?/, ''))
+      .join('\n')
+      .trim();
     if (!text) return;
     const next = paragraphs[index + 1];
-    const comment = next !== undefined && !next.startsWith('>') && !next.startsWith(SOURCE_LINE_PREFIX) ? next.trim() || null : null;
+    const comment =
+      next !== undefined && !next.startsWith('>') && !next.startsWith(SOURCE_LINE_PREFIX) ? next.trim() || null : null;
     found.push({ quote: text, comment });
   });
   return found;
@@ -49,12 +53,26 @@ export function highlightBody(highlight: Pick<Highlight, 'quote' | 'comment'>): 
  * One feed entry per highlight of `notes`, the newest `max`: the page's title, the quote and
  * comment, a link to the quote, when it was saved.
  */
-export function highlightEntries(notes: readonly FeedNote[], highlights: readonly Highlight[], max: number): FeedNote[] {
+export function highlightEntries(
+  notes: readonly FeedNote[],
+  highlights: readonly Highlight[],
+  max: number,
+): FeedNote[] {
   const byId = new Map(notes.map((note) => [note.id, note]));
   const entries = highlights.flatMap((highlight) => {
     const note = byId.get(highlight.noteId);
     if (!note) return [];
-    return [{ id: highlight.id, title: note.title, body: highlightBody(highlight), tags: note.tags, url: note.url && textFragmentUrl(note.url, highlight.quote), updated: highlight.saved, created: highlight.saved }];
+    return [
+      {
+        id: highlight.id,
+        title: note.title,
+        body: highlightBody(highlight),
+        tags: note.tags,
+        url: note.url && textFragmentUrl(note.url, highlight.quote),
+        updated: highlight.saved,
+        created: highlight.saved,
+      },
+    ];
   });
   return sortNewestFirst(entries).slice(0, max);
 }

@@ -70,6 +70,8 @@ export function iconHeaders(mediaType: string): Record<string, string> {
     'Content-Type': mediaType,
     'Cache-Control': 'public, max-age=31536000, immutable',
     'X-Content-Type-Options': 'nosniff',
-    ...(mediaType === 'image/svg+xml' ? { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox" } : {}),
+    ...(mediaType === 'image/svg+xml'
+      ? { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox" }
+      : {}),
   };
 }

@@ -67,11 +67,17 @@ export function parseIdempotencyKey(values: readonly string[]): IdempotencyKeyPa
   const quoted = SF_STRING.exec(value);
   const key = quoted ? quoted[1]!.replace(/\\(["\\])/g, '$1') : value;
   if ((value.startsWith('"') && !quoted) || !PRINTABLE_ASCII.test(key)) {
-    return invalid('Idempotency-Key should be printable ASCII characters, bare or as a quoted string ("…")', 'string_pattern_mismatch');
+    return invalid(
+      'Idempotency-Key should be printable ASCII characters, bare or as a quoted string ("…")',
+      'string_pattern_mismatch',
+    );
   }
-  if (key.length === 0) return invalid('Idempotency-Key should have at least 1 character', 'string_too_short', { min_length: 1 });
+  if (key.length === 0)
+    return invalid('Idempotency-Key should have at least 1 character', 'string_too_short', { min_length: 1 });
   if (key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
-    return invalid(`Idempotency-Key should have at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`, 'string_too_long', { max_length: IDEMPOTENCY_KEY_MAX_LENGTH });
+    return invalid(`Idempotency-Key should have at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`, 'string_too_long', {
+      max_length: IDEMPOTENCY_KEY_MAX_LENGTH,
+    });
   }
   return { ok: true, key };
 }

@@ -1,8 +1,8 @@
+import { mergeTags } from './model';
 import type { BookmarkFileEntry } from './netscape-bookmarks';
-import { saveBookmark, type SaveBookmarkPorts } from './save-bookmark';
+import { type SaveBookmarkPorts, saveBookmark } from './save-bookmark';
 import { SAVE_LIMITS } from './save-request';
 import { truncate } from './text';
-import { mergeTags } from './model';
 import { normalizeUrl, parseBookmarkUrl } from './url';
 
 /**
@@ -76,11 +76,21 @@ function distinctLinks(entries: readonly BookmarkFileEntry[]): { links: Link[]; 
     }
     const key = normalizeUrl(parsed.url);
     const first = byUrl.get(key)?.entry;
-    const added = [first?.added, entry.added].filter((date): date is Date => date instanceof Date).sort((a, b) => a.getTime() - b.getTime())[0] ?? null;
+    const added =
+      [first?.added, entry.added]
+        .filter((date): date is Date => date instanceof Date)
+        .sort((a, b) => a.getTime() - b.getTime())[0] ?? null;
     byUrl.set(key, {
       url: byUrl.get(key)?.url ?? parsed.url,
       entry: first
-        ? { url: first.url, title: first.title ?? entry.title, tags: mergeTags(first.tags, entry.tags), added, description: first.description ?? entry.description, note: first.note ?? entry.note ?? null }
+        ? {
+            url: first.url,
+            title: first.title ?? entry.title,
+            tags: mergeTags(first.tags, entry.tags),
+            added,
+            description: first.description ?? entry.description,
+            note: first.note ?? entry.note ?? null,
+          }
         : entry,
     });
   }
@@ -88,7 +98,11 @@ function distinctLinks(entries: readonly BookmarkFileEntry[]): { links: Link[]; 
   return { links, skipped, duplicates: entries.length - skipped - links.length };
 }
 
-async function importOne(ports: SaveBookmarkPorts, userId: string, { url, entry }: Link): Promise<'imported' | 'merged' | { limit: number }> {
+async function importOne(
+  ports: SaveBookmarkPorts,
+  userId: string,
+  { url, entry }: Link,
+): Promise<'imported' | 'merged' | { limit: number }> {
   const request = {
     url,
     title: entry.title === null ? null : truncate(entry.title, SAVE_LIMITS.title),
@@ -97,7 +111,13 @@ async function importOne(ports: SaveBookmarkPorts, userId: string, { url, entry 
     description: entry.description === null ? null : truncate(entry.description, SAVE_LIMITS.description),
     append: false,
   };
-  const outcome = await saveBookmark(ports, { userId, request, siteIcon: null, idempotency: null, imported: { tags: entry.tags, added: entry.added, note: entry.note ?? null } });
+  const outcome = await saveBookmark(ports, {
+    userId,
+    request,
+    siteIcon: null,
+    idempotency: null,
+    imported: { tags: entry.tags, added: entry.added, note: entry.note ?? null },
+  });
   switch (outcome.kind) {
     case 'saved':
       return outcome.isNewBookmark ? 'imported' : 'merged';

@@ -28,7 +28,10 @@ export function parseNetscapeBookmarks(html: string): BookmarkFileEntry[] {
     const url = attribute(link, 'href')?.trim();
     if (!url) return [];
     const listed = (attribute(link, 'tags') ?? '').split(',');
-    const tags = mergeTags([], [...folderNames(link), ...listed].flatMap((name) => asTag(name) ?? []));
+    const tags = mergeTags(
+      [],
+      [...folderNames(link), ...listed].flatMap((name) => asTag(name) ?? []),
+    );
     const seconds = Number(attribute(link, 'add_date'));
     const modified = Number(attribute(link, 'last_modified'));
     const next = link.parentElement?.nextElementSibling;
@@ -36,7 +39,10 @@ export function parseNetscapeBookmarks(html: string): BookmarkFileEntry[] {
     const added = seconds > 0 ? new Date(seconds * 1000) : null;
     const base = { url, title: link.textContent.trim() || null, tags, added };
     // A Gleaner export writes the whole note there, source line included; a browser, a short description.
-    if (isNoteBody(text)) return [{ ...base, description: null, note: { body: text, updated: modified > 0 ? new Date(modified * 1000) : null } }];
+    if (isNoteBody(text))
+      return [
+        { ...base, description: null, note: { body: text, updated: modified > 0 ? new Date(modified * 1000) : null } },
+      ];
     return [{ ...base, description: text || null }];
   });
 }
@@ -97,7 +103,11 @@ function folderNames(link: Element): string[] {
 
 /** A folder name or listed tag as a tag: `Reading List` → `reading-list`. */
 function asTag(name: string): string | null {
-  const words = name.trim().replace(/^#/, '').replace(/[^\p{L}\p{N}\p{M}_-]+/gu, '-').replace(/^-+/, '');
+  const words = name
+    .trim()
+    .replace(/^#/, '')
+    .replace(/[^\p{L}\p{N}\p{M}_-]+/gu, '-')
+    .replace(/^-+/, '');
   return words ? normalizeTag(words) : null;
 }
 

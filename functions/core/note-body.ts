@@ -23,7 +23,9 @@ export interface HighlightInput {
   readonly comment: string | null;
 }
 
-export function buildNoteBody(input: HighlightInput & { description: string | null; title: string; url: string }): string {
+export function buildNoteBody(
+  input: HighlightInput & { description: string | null; title: string; url: string },
+): string {
   return joinParagraphs([input.description, sourceLine(input.title, input.url), ...highlightParagraphs(input)]);
 }
 
@@ -43,8 +45,13 @@ export function insertDescription(body: string, description: string): string | n
 
 export function sourceLine(title: string, url: string): string {
   // Escaped so the title stays literal text: brackets would end the link, `*` `_` `` ` `` would format it.
-  const text = title.replace(/\s+/g, ' ').trim().replace(/[\\[\]*_`]/g, '\\$&');
-  const destination = url.replace(/[()\s<>]/g, (char) => encodeURIComponent(char).replace('(', '%28').replace(')', '%29'));
+  const text = title
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[\\[\]*_`]/g, '\\$&');
+  const destination = url.replace(/[()\s<>]/g, (char) =>
+    encodeURIComponent(char).replace('(', '%28').replace(')', '%29'),
+  );
   return `${SOURCE_LINE_PREFIX}[${text}](${destination})`;
 }
 

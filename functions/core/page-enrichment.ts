@@ -4,7 +4,7 @@ import { decodeHtml, extractPageMetadata } from './html-metadata';
 import type { SiteStore } from './icons';
 import type { Bookmark } from './model';
 import { insertDescription } from './note-body';
-import { NoteNotFoundError, type BookmarkStore } from './save-bookmark';
+import { type BookmarkStore, NoteNotFoundError } from './save-bookmark';
 import { isoTimestamp } from './text';
 
 /** The page worker's step: fetch the saved page once, put its description into the note, hand its favicon candidates on. */
@@ -23,7 +23,11 @@ export interface EnrichPagePorts {
   readonly now: () => Date;
 }
 
-export async function enrichPage(ports: EnrichPagePorts, request: EnrichmentRequest, attempt: Attempt): Promise<PageOutcome | 'skipped'> {
+export async function enrichPage(
+  ports: EnrichPagePorts,
+  request: EnrichmentRequest,
+  attempt: Attempt,
+): Promise<PageOutcome | 'skipped'> {
   const bookmark = await ports.bookmarks.getBookmark(request.bookmarkId);
   // Deleted since, or already enriched by an earlier delivery of this message.
   if (!bookmark || bookmark.pageStatus === 'done' || bookmark.pageStatus === 'failed') return 'skipped';
@@ -38,7 +42,9 @@ export async function enrichPage(ports: EnrichPagePorts, request: EnrichmentRequ
     if (site && isFresh(site.fetchedAt, ports.iconRefreshMs, ports.now())) {
       if (site.icon) await ports.bookmarks.setIcon(bookmark.id, site.icon);
     } else {
-      const candidates = metadata?.iconCandidates.length ? metadata.iconCandidates : [new URL('/favicon.ico', bookmark.url).href];
+      const candidates = metadata?.iconCandidates.length
+        ? metadata.iconCandidates
+        : [new URL('/favicon.ico', bookmark.url).href];
       await ports.favicons.publish({ bookmarkId: bookmark.id, host, candidates });
     }
   }
@@ -81,7 +87,7 @@ async function fetchHtml(
   };
   if (!response.ok) return failed(response.reason, response.retryable);
   if (response.status >= 400) return failed(`HTTP ${response.status}`, isTransientStatus(response.status));
-  if (!/^(text\/html|application\/xhtml\+xml)\b/i.test(response.contentType ?? '')) return failed(`not HTML (${response.contentType ?? 'no content type'})`, false);
+  if (!/^(text\/html|application\/xhtml\+xml)\b/i.test(response.contentType ?? ''))
+    return failed(`not HTML (${response.contentType ?? 'no content type'})`, false);
   return { status: 'done', html: decodeHtml(response.body, response.contentType), url: response.url };
 }
-

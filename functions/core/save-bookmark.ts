@@ -2,8 +2,15 @@ import type { BookmarkSaveResult } from './contract';
 import type { EnrichmentRequest } from './enrichment';
 import { extractHashtags } from './hashtags';
 import { highlightsOfBody } from './highlights';
-import { IDEMPOTENCY_LEASE_SECONDS, IDEMPOTENCY_TTL_SECONDS, requestFingerprint, type IdempotencyClaim, type IdempotencyRecord, type StoredAnswer } from './idempotency';
-import { bookmarkResource, mergeTags, type AccessToken, type Bookmark, type Highlight, type Note } from './model';
+import {
+  IDEMPOTENCY_LEASE_SECONDS,
+  IDEMPOTENCY_TTL_SECONDS,
+  type IdempotencyClaim,
+  type IdempotencyRecord,
+  requestFingerprint,
+  type StoredAnswer,
+} from './idempotency';
+import { type AccessToken, type Bookmark, bookmarkResource, type Highlight, mergeTags, type Note } from './model';
 import { appendHighlight, bodyFits, buildNoteBody, endsWithParagraph, sameHighlight } from './note-body';
 import type { SaveRequest } from './save-request';
 import { isoTimestamp } from './text';
@@ -23,7 +30,9 @@ export type CreateBookmarkOutcome =
   | { readonly kind: 'note-limit'; readonly used: number; readonly limit: number }
   | KeyTaken;
 
-export type NoteUpdate = { readonly kind: 'updated' | 'unchanged'; readonly bookmark: Bookmark; readonly note: Note } | KeyTaken;
+export type NoteUpdate =
+  | { readonly kind: 'updated' | 'unchanged'; readonly bookmark: Bookmark; readonly note: Note }
+  | KeyTaken;
 
 /** What the save needs before it can write, read in one round trip: the token and the host's known favicon. */
 export interface SaveContext {
@@ -59,7 +68,13 @@ export interface BookmarkStore {
    * kept for its Idempotency-Key in the same transaction, completing the request's claim, unless
    * the claim is no longer the request's (`key-taken`: its lease passed and another request took it).
    */
-  createBookmark(bookmark: Bookmark, note: Note, enrichment: EnrichmentRequest | null, record: SaveRecord | null, highlights?: readonly Highlight[]): Promise<CreateBookmarkOutcome>;
+  createBookmark(
+    bookmark: Bookmark,
+    note: Note,
+    enrichment: EnrichmentRequest | null,
+    record: SaveRecord | null,
+    highlights?: readonly Highlight[],
+  ): Promise<CreateBookmarkOutcome>;
   /**
    * Applies `change` to the bookmark's note without losing concurrent updates (re-reading and
    * re-applying on conflict); `change` returns null when there is nothing to write. With `record`,
@@ -120,7 +135,11 @@ interface SaveInput {
    * A link from a bookmark file or an export (`gleaner import`): its tags, when it was first
    * bookmarked and, from an export, its note as it was (body and last update).
    */
-  readonly imported?: { readonly tags: readonly string[]; readonly added: Date | null; readonly note?: { readonly body: string; readonly updated: Date | null } | null };
+  readonly imported?: {
+    readonly tags: readonly string[];
+    readonly added: Date | null;
+    readonly note?: { readonly body: string; readonly updated: Date | null } | null;
+  };
 }
 
 export async function saveBookmark(ports: SaveBookmarkPorts, input: SaveInput): Promise<SaveOutcome> {
@@ -138,7 +157,12 @@ export async function saveBookmark(ports: SaveBookmarkPorts, input: SaveInput): 
   }
 }
 
-async function save(ports: SaveBookmarkPorts, input: SaveInput, clock: Date, keyed: KeyedSave | null): Promise<SaveOutcome> {
+async function save(
+  ports: SaveBookmarkPorts,
+  input: SaveInput,
+  clock: Date,
+  keyed: KeyedSave | null,
+): Promise<SaveOutcome> {
   const { request, userId, siteIcon, imported } = input;
   const now = isoTimestamp(clock);
   const created = imported?.added ? isoTimestamp(imported.added) : now;
@@ -206,12 +230,24 @@ interface KeyedSave {
   of(outcome: AnswerOutcome): SaveRecord;
 }
 
-function keyedSave(idempotency: SaveInput['idempotency'], request: SaveRequest, now: Date, newId: () => string): KeyedSave | null {
+function keyedSave(
+  idempotency: SaveInput['idempotency'],
+  request: SaveRequest,
+  now: Date,
+  newId: () => string,
+): KeyedSave | null {
   if (!idempotency) return null;
   const createdAt = Math.floor(now.getTime() / 1000);
   const claim: IdempotencyClaim = {
     ...idempotency,
-    fingerprint: requestFingerprint([request.url.href, request.title, request.selection, request.comment, request.description, request.append]),
+    fingerprint: requestFingerprint([
+      request.url.href,
+      request.title,
+      request.selection,
+      request.comment,
+      request.description,
+      request.append,
+    ]),
     claimId: newId(),
     createdAt,
     leaseUntil: createdAt + IDEMPOTENCY_LEASE_SECONDS,
@@ -232,12 +268,18 @@ async function releaseClaim(ports: SaveBookmarkPorts, claim: IdempotencyClaim): 
   try {
     await ports.store.releaseClaim(claim);
   } catch (error) {
-    ports.logger.warn('Releasing the Idempotency-Key claim of a failed save failed; its lease will free the key', { error: String(error) });
+    ports.logger.warn('Releasing the Idempotency-Key claim of a failed save failed; its lease will free the key', {
+      error: String(error),
+    });
   }
 }
 
 /** An answer that wrote nothing is kept with a write of its own (only on those rarer paths). */
-async function keepAnswer(ports: SaveBookmarkPorts, keyed: KeyedSave | null, outcome: AnswerOutcome): Promise<SaveOutcome> {
+async function keepAnswer(
+  ports: SaveBookmarkPorts,
+  keyed: KeyedSave | null,
+  outcome: AnswerOutcome,
+): Promise<SaveOutcome> {
   if (!keyed) return outcome;
   const taken = await ports.store.keepAnswer(keyed.of(outcome));
   return taken ? repeated(taken, keyed) : outcome;
@@ -253,35 +295,46 @@ async function appendToSavedNote(
 ): Promise<SaveOutcome | null> {
   let selectionAppended = false;
   let full = false;
-  const appended = (bookmark: Bookmark): AnswerOutcome => ({ kind: 'saved', bookmark, isNewBookmark: false, selectionAppended });
-  const update = await ports.store.updateSavedNote(
-    ref,
-    (note) => {
-      selectionAppended = full = false;
-      // Without `append: true`, the last highlight (or, without a selection, the last comment) sent
-      // again is a client's retry: nothing new to add.
-      const retry =
-        !request.append &&
-        (request.selection ? sameHighlight(note.lastHighlight, request.selection) : endsWithParagraph(note.body, request.comment));
-      const highlight = retry ? { selection: null, comment: null } : request;
-      const tags = mergeTags(note.tags, addedTags);
-      if (!highlight.selection && !highlight.comment && tags.length === note.tags.length) return null;
-      const body = appendHighlight(note.body, highlight);
-      if (!bodyFits(body)) {
-        full = true;
-        return null;
-      }
-      selectionAppended = highlight.selection !== null;
-      const recorded = highlight.selection ? newHighlight(ports, note, { quote: highlight.selection, comment: highlight.comment }, now) : null;
-      return { body, tags, lastHighlight: highlight.selection ?? note.lastHighlight, highlight: recorded };
-    },
-    now,
-    keyed && ((bookmark) => keyed.of(appended(bookmark))),
-  ).catch((error: unknown) => {
-    // Deleted since the URL was found taken (`gleaner notes delete`): the caller saves it anew.
-    if (error instanceof NoteNotFoundError) return null;
-    throw error;
+  const appended = (bookmark: Bookmark): AnswerOutcome => ({
+    kind: 'saved',
+    bookmark,
+    isNewBookmark: false,
+    selectionAppended,
   });
+  const update = await ports.store
+    .updateSavedNote(
+      ref,
+      (note) => {
+        selectionAppended = full = false;
+        // Without `append: true`, the last highlight (or, without a selection, the last comment) sent
+        // again is a client's retry: nothing new to add.
+        const retry =
+          !request.append &&
+          (request.selection
+            ? sameHighlight(note.lastHighlight, request.selection)
+            : endsWithParagraph(note.body, request.comment));
+        const highlight = retry ? { selection: null, comment: null } : request;
+        const tags = mergeTags(note.tags, addedTags);
+        if (!highlight.selection && !highlight.comment && tags.length === note.tags.length) return null;
+        const body = appendHighlight(note.body, highlight);
+        if (!bodyFits(body)) {
+          full = true;
+          return null;
+        }
+        selectionAppended = highlight.selection !== null;
+        const recorded = highlight.selection
+          ? newHighlight(ports, note, { quote: highlight.selection, comment: highlight.comment }, now)
+          : null;
+        return { body, tags, lastHighlight: highlight.selection ?? note.lastHighlight, highlight: recorded };
+      },
+      now,
+      keyed && ((bookmark) => keyed.of(appended(bookmark))),
+    )
+    .catch((error: unknown) => {
+      // Deleted since the URL was found taken (`gleaner notes delete`): the caller saves it anew.
+      if (error instanceof NoteNotFoundError) return null;
+      throw error;
+    });
   if (!update) return null;
   switch (update.kind) {
     case 'key-taken':
@@ -301,7 +354,10 @@ async function requestEnrichment(ports: SaveBookmarkPorts, request: EnrichmentRe
   try {
     await ports.enrichment.publish(request);
   } catch (error) {
-    ports.logger.warn('Publishing the enrichment request failed; the sweeper will retry it', { error: String(error), bookmarkId: request.bookmarkId });
+    ports.logger.warn('Publishing the enrichment request failed; the sweeper will retry it', {
+      error: String(error),
+      bookmarkId: request.bookmarkId,
+    });
   }
 }
 
@@ -316,6 +372,18 @@ export function saveResult(outcome: Extract<AnswerOutcome, { kind: 'saved' }>): 
 }
 
 /** The record of a highlight of `note`: its quote and comment as saved (trimmed, an empty comment none), saved at `saved`. */
-function newHighlight(ports: Pick<SaveBookmarkPorts, 'newId'>, note: Pick<Note, 'id' | 'userId'>, found: { quote: string; comment: string | null }, saved: string): Highlight {
-  return { id: ports.newId(), noteId: note.id, userId: note.userId, quote: found.quote.trim(), comment: found.comment?.trim() || null, saved };
+function newHighlight(
+  ports: Pick<SaveBookmarkPorts, 'newId'>,
+  note: Pick<Note, 'id' | 'userId'>,
+  found: { quote: string; comment: string | null },
+  saved: string,
+): Highlight {
+  return {
+    id: ports.newId(),
+    noteId: note.id,
+    userId: note.userId,
+    quote: found.quote.trim(),
+    comment: found.comment?.trim() || null,
+    saved,
+  };
 }

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { DESCRIPTION_MAX_LENGTH } from './note-body';
 import { truncate } from './text';
 import { HOST_MAX_LENGTH, parseBookmarkUrl, URL_MAX_LENGTH, type UrlProblem } from './url';
-import { toValidationIssues, type PydanticIssueParams, type ValidationIssue } from './validation';
+import { type PydanticIssueParams, toValidationIssues, type ValidationIssue } from './validation';
 
 /** Upper bounds of the save request's text fields (longer values answer 422; `description` is truncated). */
 export const SAVE_LIMITS = {
@@ -25,7 +25,11 @@ export interface SaveRequest {
 const URL_PROBLEMS: Record<UrlProblem, PydanticIssueParams> = {
   url_parsing: { type: 'url_parsing', msg: 'Input should be a valid URL, relative URL without a base' },
   url_scheme: { type: 'url_scheme', msg: "URL scheme should be 'http' or 'https'" },
-  url_too_long: { type: 'url_too_long', msg: `URL should have at most ${URL_MAX_LENGTH} characters`, ctx: { max_length: URL_MAX_LENGTH } },
+  url_too_long: {
+    type: 'url_too_long',
+    msg: `URL should have at most ${URL_MAX_LENGTH} characters`,
+    ctx: { max_length: URL_MAX_LENGTH },
+  },
   // pydantic reports an unparsable host as url_parsing with the reason after the comma.
   host_too_long: {
     type: 'url_parsing',
@@ -34,7 +38,8 @@ const URL_PROBLEMS: Record<UrlProblem, PydanticIssueParams> = {
   },
 };
 
-const optionalText = (max?: number) => z.pipe(z.nullish(max ? z.string().check(z.maxLength(max)) : z.string()), z.transform(storableText));
+const optionalText = (max?: number) =>
+  z.pipe(z.nullish(max ? z.string().check(z.maxLength(max)) : z.string()), z.transform(storableText));
 
 /**
  * The save request body. zod/mini: the same validation as classic zod at a fraction of the bundle
@@ -42,7 +47,14 @@ const optionalText = (max?: number) => z.pipe(z.nullish(max ? z.string().check(z
  */
 export const saveRequestSchema = z.object({
   url: z.pipe(
-    z.string().register(z.globalRegistry, { format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: URL_MAX_LENGTH, description: 'An http or https URL with a host.' }),
+    z
+      .string()
+      .register(z.globalRegistry, {
+        format: 'uri',
+        pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+        maxLength: URL_MAX_LENGTH,
+        description: 'An http or https URL with a host.',
+      }),
     z.transform((value: string, ctx) => {
       const parsed = parseBookmarkUrl(value);
       if (parsed.ok) return parsed.url;
@@ -55,10 +67,15 @@ export const saveRequestSchema = z.object({
   selection: optionalText(SAVE_LIMITS.selection),
   comment: optionalText(SAVE_LIMITS.comment),
   description: z.pipe(
-    optionalText().register(z.globalRegistry, { description: `Longer values are truncated to ${SAVE_LIMITS.description} characters, not rejected.` }),
+    optionalText().register(z.globalRegistry, {
+      description: `Longer values are truncated to ${SAVE_LIMITS.description} characters, not rejected.`,
+    }),
     z.transform((value: string | null) => (value === null ? null : truncate(value, SAVE_LIMITS.description))),
   ),
-  append: z.pipe(z.nullish(z.boolean()).register(z.globalRegistry, { default: false }), z.transform((value) => value ?? false)),
+  append: z.pipe(
+    z.nullish(z.boolean()).register(z.globalRegistry, { default: false }),
+    z.transform((value) => value ?? false),
+  ),
 });
 
 export type SaveRequestParse = { ok: true; request: SaveRequest } | { ok: false; issues: ValidationIssue[] };
@@ -72,13 +89,29 @@ export function parseSaveRequest(rawBody: string | null | undefined): SaveReques
   try {
     data = JSON.parse(rawBody);
   } catch (error) {
-    return { ok: false, issues: [{ loc: ['body', 0], msg: 'JSON decode error', type: 'json_invalid', ctx: { error: (error as Error).message } }] };
+    return {
+      ok: false,
+      issues: [
+        { loc: ['body', 0], msg: 'JSON decode error', type: 'json_invalid', ctx: { error: (error as Error).message } },
+      ],
+    };
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    return { ok: false, issues: [{ loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', type: 'model_attributes_type' }] };
+    return {
+      ok: false,
+      issues: [
+        {
+          loc: ['body'],
+          msg: 'Input should be a valid dictionary or object to extract fields from',
+          type: 'model_attributes_type',
+        },
+      ],
+    };
   }
   const result = saveRequestSchema.safeParse(data, { reportInput: true });
-  return result.success ? { ok: true, request: result.data } : { ok: false, issues: toValidationIssues('body', result.error.issues) };
+  return result.success
+    ? { ok: true, request: result.data }
+    : { ok: false, issues: toValidationIssues('body', result.error.issues) };
 }
 
 /**

@@ -12,7 +12,9 @@ export const TOKEN_PREFIX = 'gln';
 export const BASE62_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const TOKEN_RANDOM_LENGTH = 30;
 const CHECKSUM_LENGTH = 6;
-const TOKEN_PATTERN = new RegExp(`^${TOKEN_PREFIX}_([0-9A-Za-z]{${TOKEN_RANDOM_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`);
+const TOKEN_PATTERN = new RegExp(
+  `^${TOKEN_PREFIX}_([0-9A-Za-z]{${TOKEN_RANDOM_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`,
+);
 
 export type TokenProblem = 'prefix' | 'shape' | 'checksum';
 

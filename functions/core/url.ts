@@ -8,9 +8,32 @@ export const HOST_MAX_LENGTH = 253;
 
 /** Query parameters that identify a campaign or click, not a page; dropped when comparing URLs. */
 const TRACKING_PARAMETERS = new Set([
-  'fbclid', 'gclid', 'gclsrc', 'dclid', 'gbraid', 'wbraid', 'msclkid', 'yclid', 'twclid', 'ttclid',
-  'igshid', 'li_fat_id', 'mc_cid', 'mc_eid', 'mkt_tok', '_ga', '_gl', '_hsenc', '_hsmi', 'oly_anon_id',
-  'oly_enc_id', 'vero_id', 'vero_conv', 'wickedid', 's_cid', 'srsltid',
+  'fbclid',
+  'gclid',
+  'gclsrc',
+  'dclid',
+  'gbraid',
+  'wbraid',
+  'msclkid',
+  'yclid',
+  'twclid',
+  'ttclid',
+  'igshid',
+  'li_fat_id',
+  'mc_cid',
+  'mc_eid',
+  'mkt_tok',
+  '_ga',
+  '_gl',
+  '_hsenc',
+  '_hsmi',
+  'oly_anon_id',
+  'oly_enc_id',
+  'vero_id',
+  'vero_conv',
+  'wickedid',
+  's_cid',
+  'srsltid',
 ]);
 const TRACKING_PREFIXES = ['utm_', 'pk_', 'mtm_'];
 

@@ -21,7 +21,10 @@ const TYPE_NAMES: Record<string, [type: string, msg: string]> = {
 };
 
 /** Maps zod issues (parsed with `reportInput: true`) onto pydantic's error types, under `location`. */
-export function toValidationIssues(location: 'body' | 'path' | 'query', issues: readonly core.$ZodIssue[]): ValidationIssue[] {
+export function toValidationIssues(
+  location: 'body' | 'path' | 'query',
+  issues: readonly core.$ZodIssue[],
+): ValidationIssue[] {
   return issues.map((issue) => {
     const loc = [location, ...issue.path.map((key) => (typeof key === 'number' ? key : String(key)))];
     if (issue.code === 'custom' && issue.params) {
@@ -30,12 +33,20 @@ export function toValidationIssues(location: 'body' | 'path' | 'query', issues: 
     }
     if (issue.code === 'invalid_type') {
       if (issue.input === undefined) return { loc, msg: 'Field required', type: 'missing' };
-      const [type, msg] = TYPE_NAMES[issue.expected] ?? [`${issue.expected}_type`, `Input should be a valid ${issue.expected}`];
+      const [type, msg] = TYPE_NAMES[issue.expected] ?? [
+        `${issue.expected}_type`,
+        `Input should be a valid ${issue.expected}`,
+      ];
       return { loc, msg, type };
     }
     if (issue.code === 'too_big' && issue.origin === 'string') {
       const max = Number(issue.maximum);
-      return { loc, msg: `String should have at most ${max} characters`, type: 'string_too_long', ctx: { max_length: max } };
+      return {
+        loc,
+        msg: `String should have at most ${max} characters`,
+        type: 'string_too_long',
+        ctx: { max_length: max },
+      };
     }
     return { loc, msg: issue.message, type: 'value_error' };
   });
@@ -55,11 +66,17 @@ export function jsonContentTypeIssues(contentType: string | undefined): Validati
 const UUID_PATTERN = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
 /** A UUID path parameter, canonicalised (lower case, hyphenated) as pydantic's UUID type reads it. */
-export function parseUuidParameter(name: string, value: string | undefined): { ok: true; value: string } | { ok: false; issues: ValidationIssue[] } {
+export function parseUuidParameter(
+  name: string,
+  value: string | undefined,
+): { ok: true; value: string } | { ok: false; issues: ValidationIssue[] } {
   const compact = (value ?? '').replace(/^urn:uuid:/i, '');
   if (!UUID_PATTERN.test(compact)) {
     return { ok: false, issues: [{ loc: ['path', name], msg: 'Input should be a valid UUID', type: 'uuid_parsing' }] };
   }
   const hex = compact.replace(/-/g, '').toLowerCase();
-  return { ok: true, value: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}` };
+  return {
+    ok: true,
+    value: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
+  };
 }

@@ -1,14 +1,14 @@
 import middy from '@middy/core';
-import type { EnrichmentRequest } from '../core/enrichment';
-import { sweepOutbox } from '../core/enrichment-outbox';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
+import type { EnrichmentRequest } from '../core/enrichment';
+import { sweepOutbox } from '../core/enrichment-outbox';
 import { deferred, type Environment } from '../platform/env';
-import { count, createLogger, createMetrics, measureSeconds } from '../platform/observability';
-import { createTracing } from '../platform/tracing';
 import { metricNames } from '../platform/metric-names';
+import { count, createLogger, createMetrics, measureSeconds } from '../platform/observability';
 import { setting, settings } from '../platform/settings';
+import { createTracing } from '../platform/tracing';
 
 /** Scheduled: publishes again the enrichment requests of saves whose publish did not get through. */
 export function createHandler(env: Environment) {
@@ -19,7 +19,10 @@ export function createHandler(env: Environment) {
   const metrics = createMetrics(logger);
   const ports = {
     bookmarks: new DynamoBookmarkStore(doc, setting(env, settings.tableName)),
-    enrichment: new SqsJsonPublisher<EnrichmentRequest>(createSqsClient({ endpoint: setting(env, settings.sqsEndpoint), instrument }), setting(env, settings.enrichmentQueueUrl)),
+    enrichment: new SqsJsonPublisher<EnrichmentRequest>(
+      createSqsClient({ endpoint: setting(env, settings.sqsEndpoint), instrument }),
+      setting(env, settings.enrichmentQueueUrl),
+    ),
     graceSeconds: setting(env, settings.outboxGraceSeconds),
     now: () => new Date(),
   };

@@ -1,11 +1,11 @@
-import { parseFaviconRequest } from '../core/enrichment';
-import { fetchFavicon, type FetchFaviconPorts } from '../core/favicon';
-import { ICON_MAX_BYTES } from '../core/icons';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { DynamoSiteStore } from '../adapters/dynamo/site-store';
+import { parseFaviconRequest } from '../core/enrichment';
+import { type FetchFaviconPorts, fetchFavicon } from '../core/favicon';
+import { ICON_MAX_BYTES } from '../core/icons';
 import { deferred, type Environment } from '../platform/env';
-import { enrichmentWorker } from '../queue-consumer/enrichment-worker';
 import { setting, settings } from '../platform/settings';
+import { enrichmentWorker } from '../queue-consumer/enrichment-worker';
 
 /** Favicon queue → the site's icon stored once by content hash and set on the bookmark. */
 export function createHandler(env: Environment) {

@@ -1,5 +1,5 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
 import { createHash } from 'node:crypto';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import { FEED_EMBED_SCRIPT } from '../core/feed-embed-script';
 import { httpRoute } from '../http/middleware';
 import { header } from '../http/responses';
@@ -18,7 +18,11 @@ export function makeHandler(deps: { logger: Logger }) {
     async (event) => {
       const headers = { ETag: EMBED_ETAG, 'Cache-Control': EMBED_CACHE_CONTROL };
       if (header(event.headers, 'If-None-Match') === EMBED_ETAG) return { statusCode: 304, headers, body: '' };
-      return { statusCode: 200, headers: { ...headers, 'Content-Type': 'text/javascript; charset=utf-8' }, body: FEED_EMBED_SCRIPT };
+      return {
+        statusCode: 200,
+        headers: { ...headers, 'Content-Type': 'text/javascript; charset=utf-8' },
+        body: FEED_EMBED_SCRIPT,
+      };
     },
     { logger: deps.logger, corsOrigins: ['*'] },
   );

@@ -1,5 +1,10 @@
 import { renderFeedNotFoundPage, renderFeedPage } from '../core/feed-page';
-import { makePublishedFeedHandler, publishedFeedDeps, type FeedRepresentation, type PublishedFeedDeps } from '../http/published-feed';
+import {
+  type FeedRepresentation,
+  makePublishedFeedHandler,
+  type PublishedFeedDeps,
+  publishedFeedDeps,
+} from '../http/published-feed';
 import { deferred, type Environment } from '../platform/env';
 
 /** GET /feeds/{feed_id} — the feed's public page, for people; unpublished feeds all get one 404 page. */

@@ -1,15 +1,15 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { iconHeaders, parseIconFileName, type SiteStore } from '../core/icons';
-import { parseRetirement, type Retirement } from '../core/retirement';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoSiteStore } from '../adapters/dynamo/site-store';
+import { iconHeaders, parseIconFileName, type SiteStore } from '../core/icons';
+import { parseRetirement, type Retirement } from '../core/retirement';
 import { httpRoute } from '../http/middleware';
 import { errorResponse } from '../http/responses';
 import { deferred, type Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
-import { createTracing, type Tracing } from '../platform/tracing';
 import { setting, settings } from '../platform/settings';
+import { createTracing, type Tracing } from '../platform/tracing';
 
 /** GET /icons/{icon_file} — a stored favicon, immutable (its name is its content hash). */
 
@@ -23,19 +23,32 @@ export interface GetIconDeps {
 const NOT_FOUND = { code: 'not_found', message: 'Icon not found' };
 
 export function makeHandler(deps: GetIconDeps) {
-  return httpRoute((event) => getIcon(deps, event), { logger: deps.logger, tracing: deps.tracing, corsOrigins: ['*'], retirement: deps.retirement });
+  return httpRoute((event) => getIcon(deps, event), {
+    logger: deps.logger,
+    tracing: deps.tracing,
+    corsOrigins: ['*'],
+    retirement: deps.retirement,
+  });
 }
 
 async function getIcon(deps: GetIconDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const hash = parseIconFileName(event.pathParameters?.icon_file);
   const icon = hash ? await deps.icons.getIcon(hash) : null;
   if (!icon) return errorResponse(404, NOT_FOUND, { 'Cache-Control': 'public, max-age=60' });
-  return { statusCode: 200, headers: iconHeaders(icon.mediaType), body: Buffer.from(icon.bytes).toString('base64'), isBase64Encoded: true };
+  return {
+    statusCode: 200,
+    headers: iconHeaders(icon.mediaType),
+    body: Buffer.from(icon.bytes).toString('base64'),
+    isBase64Encoded: true,
+  };
 }
 
 export function createHandler(env: Environment) {
   const tracing = createTracing();
-  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint), instrument: tracing.instrument });
+  const { doc } = createDynamoClients({
+    endpoint: setting(env, settings.dynamoEndpoint),
+    instrument: tracing.instrument,
+  });
   return makeHandler({
     icons: new DynamoSiteStore(doc, setting(env, settings.tableName)),
     logger: createLogger(env),

@@ -14,7 +14,10 @@ import { createLogger } from '../platform/observability';
 const OPENAPI_CACHE_CONTROL = 'public, max-age=300';
 
 export function makeHandler(deps: { logger: Logger }) {
-  return httpRoute(async () => jsonResponse(200, document, { 'Cache-Control': OPENAPI_CACHE_CONTROL }), { logger: deps.logger, corsOrigins: ['*'] });
+  return httpRoute(async () => jsonResponse(200, document, { 'Cache-Control': OPENAPI_CACHE_CONTROL }), {
+    logger: deps.logger,
+    corsOrigins: ['*'],
+  });
 }
 
 export const createHandler = (env: Environment) => makeHandler({ logger: createLogger(env) });

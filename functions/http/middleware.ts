@@ -1,12 +1,18 @@
-import middy from '@middy/core';
-import httpCors from '@middy/http-cors';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import httpCors from '@middy/http-cors';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { fullQuota, rateLimitHeaders, type RateLimitDecision, type RateLimiter, type RateLimitPolicy } from '../core/rate-limit';
-import { retirementHeaders, type Retirement } from '../core/retirement';
+import {
+  fullQuota,
+  type RateLimitDecision,
+  type RateLimiter,
+  type RateLimitPolicy,
+  rateLimitHeaders,
+} from '../core/rate-limit';
+import { type Retirement, retirementHeaders } from '../core/retirement';
 import { withInvocationDeadline } from '../platform/request-deadline';
 import type { Tracing } from '../platform/tracing';
 import { errorResponse, type Headers } from './responses';
@@ -32,7 +38,19 @@ export interface RouteOptions {
 }
 
 /** Response headers a browser client may read: the rate-limit state, when to retry, the validators, the bearer challenge, the route's retirement. */
-const EXPOSED_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After', 'ETag', 'Last-Modified', 'WWW-Authenticate', 'Deprecation', 'Sunset', 'Link'];
+const EXPOSED_HEADERS = [
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'RateLimit-Policy',
+  'Retry-After',
+  'ETag',
+  'Last-Modified',
+  'WWW-Authenticate',
+  'Deprecation',
+  'Sunset',
+  'Link',
+];
 
 /**
  * The middleware every HTTP route shares: an X-Ray segment, structured logs with the request id,

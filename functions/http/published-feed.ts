@@ -1,26 +1,26 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { DynamoAccountStore } from '../adapters/dynamo/account-store';
+import { createDynamoClients } from '../adapters/dynamo/client';
+import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
+import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import type { UserReader } from '../core/accounts';
 import type { Feed, FeedNote, PublishedFeedStore } from '../core/feed';
-import { highlightEntries } from '../core/highlights';
-import { feedValidators, isNotModified, type FeedVariant } from '../core/feed-conditional-get';
+import { type FeedVariant, feedValidators, isNotModified } from '../core/feed-conditional-get';
 import { entriesToRead, feedPageUrl, pageOfEntries, parseFeedPage } from '../core/feed-paging';
+import { highlightEntries } from '../core/highlights';
 import type { FeedRecord, User } from '../core/model';
 import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/rate-limit';
 import { parseRetirement, type Retirement } from '../core/retirement';
 import { parseUuidParameter } from '../core/validation';
-import { createDynamoClients } from '../adapters/dynamo/client';
-import { DynamoAccountStore } from '../adapters/dynamo/account-store';
-import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
-import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
-import { type Environment } from '../platform/env';
+import type { Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
-import { createTracing, type Tracing } from '../platform/tracing';
 import { routeUrl } from '../platform/routes';
-import { httpRoute, type RouteRequest } from './middleware';
-import { errorResponse, header, type Headers } from './responses';
-import { rateLimited } from './rate-limited';
 import { rateLimitSettings, setting, settings } from '../platform/settings';
+import { createTracing, type Tracing } from '../platform/tracing';
+import { httpRoute, type RouteRequest } from './middleware';
+import { rateLimited } from './rate-limited';
+import { errorResponse, type Headers, header } from './responses';
 
 /**
  * The read path the feed routes share (GET …/{feed_id}/public, …/rss, the page /feeds/{feed_id}, its
@@ -109,13 +109,21 @@ async function readPublishedFeed(
   ]);
   const { entries, nextCursor } = pageOfEntries(record.id, matched, page);
   const feed = publishedFeed(record, owner);
-  const validators = feedValidators(feed, entries, representation.variant, page && [page.limit, page.before, nextCursor]);
+  const validators = feedValidators(
+    feed,
+    entries,
+    representation.variant,
+    page && [page.limit, page.before, nextCursor],
+  );
   const cacheHeaders: Headers = {
     ETag: validators.etag,
     ...(validators.lastModified ? { 'Last-Modified': validators.lastModified } : {}),
     'Cache-Control': `public, max-age=${deps.cacheSeconds}`,
   };
-  const conditional = { ifNoneMatch: header(event.headers, 'If-None-Match'), ifModifiedSince: header(event.headers, 'If-Modified-Since') };
+  const conditional = {
+    ifNoneMatch: header(event.headers, 'If-None-Match'),
+    ifModifiedSince: header(event.headers, 'If-Modified-Since'),
+  };
   // A reader's cached copy is current: answered from the index alone, no note read.
   if (isNotModified(conditional, validators)) return { statusCode: 304, headers: cacheHeaders, body: '' };
 
@@ -136,7 +144,11 @@ async function readPublishedFeed(
   };
   const self = page && representation.paged?.self(feedUrls);
   const urls: FeedUrls = self
-    ? { ...feedUrls, currentPage: feedPageUrl(self, page.limit, page.cursor), nextPage: nextCursor && feedPageUrl(self, page.limit, nextCursor) }
+    ? {
+        ...feedUrls,
+        currentPage: feedPageUrl(self, page.limit, page.cursor),
+        nextPage: nextCursor && feedPageUrl(self, page.limit, nextCursor),
+      }
     : feedUrls;
   return {
     statusCode: 200,
@@ -146,8 +158,13 @@ async function readPublishedFeed(
 }
 
 function notFound(representation: FeedRepresentation): APIGatewayProxyResult {
-  if (representation.notFoundPage === undefined) return errorResponse(404, NOT_FOUND, { 'Cache-Control': NOT_FOUND_CACHE });
-  return { statusCode: 404, headers: { 'Content-Type': representation.contentType, 'Cache-Control': NOT_FOUND_CACHE }, body: representation.notFoundPage };
+  if (representation.notFoundPage === undefined)
+    return errorResponse(404, NOT_FOUND, { 'Cache-Control': NOT_FOUND_CACHE });
+  return {
+    statusCode: 404,
+    headers: { 'Content-Type': representation.contentType, 'Cache-Control': NOT_FOUND_CACHE },
+    body: representation.notFoundPage,
+  };
 }
 
 function publishedFeed(record: FeedRecord, owner: User | null): Feed {
@@ -181,7 +198,10 @@ function requestBaseUrl(event: APIGatewayProxyEvent, trustCdnHeaders: boolean): 
 export function publishedFeedDeps(env: Environment): PublishedFeedDeps {
   const tableName = setting(env, settings.tableName);
   const tracing = createTracing();
-  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint), instrument: tracing.instrument });
+  const { doc } = createDynamoClients({
+    endpoint: setting(env, settings.dynamoEndpoint),
+    instrument: tracing.instrument,
+  });
   return {
     feeds: new DynamoFeedStore(doc, tableName),
     users: new DynamoAccountStore(doc, tableName),

@@ -1,4 +1,9 @@
-import { makePublishedFeedHandler, publishedFeedDeps, type FeedRepresentation, type PublishedFeedDeps } from '../http/published-feed';
+import {
+  type FeedRepresentation,
+  makePublishedFeedHandler,
+  type PublishedFeedDeps,
+  publishedFeedDeps,
+} from '../http/published-feed';
 import { deferred, type Environment } from '../platform/env';
 
 /** GET /feeds/{feed_id}/feed.json — the feed as JSON Feed 1.1, for feed readers. */
@@ -8,7 +13,12 @@ const jsonFeed: FeedRepresentation = {
   // markdown-it (the entries' HTML) loads with the first 200: a cold start that answers 304 or 404 never pays for it.
   render: async (feed, notes, urls) =>
     JSON.stringify(
-      (await import('../core/feed-json-feed')).buildJsonFeed(feed, notes, { selfUrl: urls.jsonFeed, nextUrl: urls.nextPage ?? null, pageUrl: urls.page, entryLink: (note) => `${urls.json}#${note.id}` }),
+      (await import('../core/feed-json-feed')).buildJsonFeed(feed, notes, {
+        selfUrl: urls.jsonFeed,
+        nextUrl: urls.nextPage ?? null,
+        pageUrl: urls.page,
+        entryLink: (note) => `${urls.json}#${note.id}`,
+      }),
     ),
   paged: { self: (urls) => urls.jsonFeed },
 };

@@ -1,11 +1,11 @@
-import { parseEnrichmentRequest, type FaviconRequest } from '../core/enrichment';
-import { enrichPage, type EnrichPagePorts } from '../core/page-enrichment';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { DynamoSiteStore } from '../adapters/dynamo/site-store';
 import { SqsJsonPublisher } from '../adapters/sqs/sqs';
+import { type FaviconRequest, parseEnrichmentRequest } from '../core/enrichment';
+import { type EnrichPagePorts, enrichPage } from '../core/page-enrichment';
 import { deferred, type Environment } from '../platform/env';
-import { enrichmentWorker } from '../queue-consumer/enrichment-worker';
 import { setting, settings } from '../platform/settings';
+import { enrichmentWorker } from '../queue-consumer/enrichment-worker';
 
 /** Enrichment queue → the page's description into the note, its favicon candidates to the favicon queue. */
 export function createHandler(env: Environment) {
@@ -16,7 +16,8 @@ export function createHandler(env: Environment) {
       notes: bookmarks,
       sites: new DynamoSiteStore(context.doc, context.tableName),
       favicons: new SqsJsonPublisher<FaviconRequest>(context.sqs, setting(env, settings.faviconQueueUrl)),
-      fetchPage: (url) => context.fetch(url, { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1', stopAtHeadEnd: true }),
+      fetchPage: (url) =>
+        context.fetch(url, { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1', stopAtHeadEnd: true }),
       iconRefreshMs: context.iconRefreshMs,
       now: () => new Date(),
     };

@@ -3,7 +3,11 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Environment } from './env';
 import { METRICS_NAMESPACE, SERVICE_NAME, setting, settings } from './settings';
 
-type LogLevel = ConstructorParameters<typeof Logger>[0] extends infer O ? (O extends { logLevel?: infer L } ? L : never) : never;
+type LogLevel = ConstructorParameters<typeof Logger>[0] extends infer O
+  ? O extends { logLevel?: infer L }
+    ? L
+    : never
+  : never;
 
 /** Headers whose values are credentials: personal access tokens, CloudFront's origin API key, cookies. */
 const SECRET_KEYS = new Set(['authorization', 'x-api-key', 'cookie']);
@@ -14,7 +18,11 @@ const SECRET_KEYS = new Set(['authorization', 'x-api-key', 'cookie']);
  * event logged by POWERTOOLS_LOGGER_LOG_EVENT=true, in `headers` and `multiValueHeaders` alike).
  */
 export function createLogger(env: Environment): Logger {
-  return new Logger({ serviceName: SERVICE_NAME, logLevel: setting(env, settings.logLevel) as LogLevel, jsonReplacerFn: redactCredentials });
+  return new Logger({
+    serviceName: SERVICE_NAME,
+    logLevel: setting(env, settings.logLevel) as LogLevel,
+    jsonReplacerFn: redactCredentials,
+  });
 }
 
 function redactCredentials(key: string, value: unknown): unknown {

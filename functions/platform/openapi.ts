@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { contractSchemas } from '../core/contract';
-import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_TTL_SECONDS } from '../core/idempotency';
 import { FEED_PAGE_LIMIT } from '../core/feed-paging';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_TTL_SECONDS } from '../core/idempotency';
 import { saveRequestSchema } from '../core/save-request';
-import { routes, type RouteDefinition } from './routes';
+import { type RouteDefinition, routes } from './routes';
 
 /**
  * The OpenAPI 3.1 description of the contract's three operations and the feed formats beside them
@@ -20,26 +20,69 @@ const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'] as const;
 
 const headers: Record<string, JsonObject> = {
-  'RateLimit-Limit': { description: 'Requests allowed in the current window.', required: true, schema: { type: 'integer', minimum: 1 } },
-  'RateLimit-Remaining': { description: 'Requests remaining in the current window.', required: true, schema: { type: 'integer', minimum: 0 } },
-  'RateLimit-Reset': { description: 'Seconds until the window resets.', required: true, schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Limit': {
+    description: 'Requests allowed in the current window.',
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'RateLimit-Remaining': {
+    description: 'Requests remaining in the current window.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'RateLimit-Reset': {
+    description: 'Seconds until the window resets.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
   'RateLimit-Policy': {
     description: 'The quota the numbers refer to: `quota;w=window-seconds` (draft-ietf-httpapi-ratelimit-headers-06).',
     required: true,
     schema: { type: 'string', pattern: '^\\d+;w=\\d+$' },
   },
-  'Retry-After': { description: 'Seconds to wait before retrying; equals `detail.retry_after`.', required: true, schema: { type: 'integer', minimum: 0 } },
-  'WWW-Authenticate': { description: 'The bearer challenge (RFC 6750).', required: true, schema: { type: 'string', pattern: '^Bearer\\b' } },
-  ETag: { description: 'Strong validator of this representation; send it back as If-None-Match.', required: true, schema: { type: 'string', pattern: '^"[^"]*"$' } },
-  'Last-Modified': { description: 'When the feed or one of its entries last changed (HTTP-date); absent when nothing is dated.', schema: { type: 'string' } },
-  'Cache-Control': { description: 'How long shared caches and readers may keep the answer.', required: true, schema: { type: 'string' } },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying; equals `detail.retry_after`.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'WWW-Authenticate': {
+    description: 'The bearer challenge (RFC 6750).',
+    required: true,
+    schema: { type: 'string', pattern: '^Bearer\\b' },
+  },
+  ETag: {
+    description: 'Strong validator of this representation; send it back as If-None-Match.',
+    required: true,
+    schema: { type: 'string', pattern: '^"[^"]*"$' },
+  },
+  'Last-Modified': {
+    description: 'When the feed or one of its entries last changed (HTTP-date); absent when nothing is dated.',
+    schema: { type: 'string' },
+  },
+  'Cache-Control': {
+    description: 'How long shared caches and readers may keep the answer.',
+    required: true,
+    schema: { type: 'string' },
+  },
 };
 
 /** Headers of every answer of a retiring route (functions/core/retirement.ts). */
 const retirementHeaders: Record<string, JsonObject> = {
-  Deprecation: { description: 'When the operation was deprecated (RFC 9745): `@` and epoch seconds.', required: true, schema: { type: 'string', pattern: '^@-?\\d+$' } },
-  Sunset: { description: 'When the operation stops answering (RFC 8594), at least six months after Deprecation.', required: true, schema: { type: 'string' } },
-  Link: { description: 'The retirement notice, as rel="deprecation" and rel="sunset".', required: true, schema: { type: 'string' } },
+  Deprecation: {
+    description: 'When the operation was deprecated (RFC 9745): `@` and epoch seconds.',
+    required: true,
+    schema: { type: 'string', pattern: '^@-?\\d+$' },
+  },
+  Sunset: {
+    description: 'When the operation stops answering (RFC 8594), at least six months after Deprecation.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  Link: {
+    description: 'The retirement notice, as rel="deprecation" and rel="sunset".',
+    required: true,
+    schema: { type: 'string' },
+  },
 };
 
 const rateLimited = (extra: Record<string, JsonObject> = {}) => ({
@@ -48,10 +91,16 @@ const rateLimited = (extra: Record<string, JsonObject> = {}) => ({
 });
 
 function jsonResponse(description: string, schema: string, extraHeaders: Record<string, JsonObject> = {}): JsonObject {
-  return { description, headers: rateLimited(extraHeaders), content: { 'application/json': { schema: schemaRef(schema) } } };
+  return {
+    description,
+    headers: rateLimited(extraHeaders),
+    content: { 'application/json': { schema: schemaRef(schema) } },
+  };
 }
 
-const tooManyRequests = jsonResponse('Rate limit exceeded: wait Retry-After seconds.', 'RateLimitError', { 'Retry-After': headerRef('Retry-After') });
+const tooManyRequests = jsonResponse('Rate limit exceeded: wait Retry-After seconds.', 'RateLimitError', {
+  'Retry-After': headerRef('Retry-After'),
+});
 
 const feedIdParameter = {
   name: 'feed_id',
@@ -62,17 +111,28 @@ const feedIdParameter = {
 };
 
 const conditionalGetParameters = [
-  { name: 'If-None-Match', in: 'header', required: false, description: 'An ETag from an earlier answer: 304 when it still matches.', schema: { type: 'string' } },
+  {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: 'An ETag from an earlier answer: 304 when it still matches.',
+    schema: { type: 'string' },
+  },
   {
     name: 'If-Modified-Since',
     in: 'header',
     required: false,
-    description: 'A Last-Modified from an earlier answer: 304 when nothing changed since (ignored when If-None-Match is sent).',
+    description:
+      'A Last-Modified from an earlier answer: 304 when nothing changed since (ignored when If-None-Match is sent).',
     schema: { type: 'string' },
   },
 ];
 
-const feedCacheHeaders = { ETag: headerRef('ETag'), 'Last-Modified': headerRef('Last-Modified'), 'Cache-Control': headerRef('Cache-Control') };
+const feedCacheHeaders = {
+  ETag: headerRef('ETag'),
+  'Last-Modified': headerRef('Last-Modified'),
+  'Cache-Control': headerRef('Cache-Control'),
+};
 
 const pagingParameters = [
   {
@@ -80,30 +140,54 @@ const pagingParameters = [
     in: 'query',
     required: false,
     description: 'Entries per page.',
-    schema: { type: 'integer', minimum: FEED_PAGE_LIMIT.min, maximum: FEED_PAGE_LIMIT.max, default: FEED_PAGE_LIMIT.default },
+    schema: {
+      type: 'integer',
+      minimum: FEED_PAGE_LIMIT.min,
+      maximum: FEED_PAGE_LIMIT.max,
+      default: FEED_PAGE_LIMIT.default,
+    },
   },
   {
     name: 'cursor',
     in: 'query',
     required: false,
-    description: 'The older entries after a page: taken from the link to the next page (JSON Feed `next_url`, Atom `rel="next"`), never built by hand.',
+    description:
+      'The older entries after a page: taken from the link to the next page (JSON Feed `next_url`, Atom `rel="next"`), never built by hand.',
     schema: { type: 'string' },
   },
 ];
 
-function feedOperation(operationId: string, summary: string, representation: JsonObject, options: { paged?: boolean } = {}): JsonObject {
+function feedOperation(
+  operationId: string,
+  summary: string,
+  representation: JsonObject,
+  options: { paged?: boolean } = {},
+): JsonObject {
   return {
     operationId,
     summary,
     tags: ['feeds'],
     parameters: [feedIdParameter, ...conditionalGetParameters, ...(options.paged ? pagingParameters : [])],
     responses: {
-      200: { description: 'The feed is public or link-only.', headers: rateLimited(feedCacheHeaders), content: representation },
+      200: {
+        description: 'The feed is public or link-only.',
+        headers: rateLimited(feedCacheHeaders),
+        content: representation,
+      },
       304: { description: 'Not modified since the validators sent.', headers: rateLimited(feedCacheHeaders) },
-      404: jsonResponse('Unknown feed, or a private or unpublished one (the service never confirms a private feed exists).', 'Error', {
-        'Cache-Control': headerRef('Cache-Control'),
-      }),
-      422: jsonResponse(options.paged ? 'feed_id is not a UUID, limit is not an integer from 1 to 100, or cursor is not one this feed gave out.' : 'feed_id is not a UUID.', 'HTTPValidationError'),
+      404: jsonResponse(
+        'Unknown feed, or a private or unpublished one (the service never confirms a private feed exists).',
+        'Error',
+        {
+          'Cache-Control': headerRef('Cache-Control'),
+        },
+      ),
+      422: jsonResponse(
+        options.paged
+          ? 'feed_id is not a UUID, limit is not an integer from 1 to 100, or cursor is not one this feed gave out.'
+          : 'feed_id is not a UUID.',
+        'HTTPValidationError',
+      ),
       429: tooManyRequests,
     },
   };
@@ -128,11 +212,19 @@ const saveOperation: JsonObject = {
   requestBody: { required: true, content: { 'application/json': { schema: schemaRef('BookmarkSaveRequest') } } },
   responses: {
     200: jsonResponse('Bookmark created or note appended.', 'BookmarkSaveResult'),
-    401: jsonResponse('Token missing, malformed, unknown, expired or revoked, or several Authorization headers.', 'Error', { 'WWW-Authenticate': headerRef('WWW-Authenticate') }),
+    401: jsonResponse(
+      'Token missing, malformed, unknown, expired or revoked, or several Authorization headers.',
+      'Error',
+      { 'WWW-Authenticate': headerRef('WWW-Authenticate') },
+    ),
     402: jsonResponse('The note cap of the account is reached.', 'NoteLimitError'),
-    409: jsonResponse('A request with the same Idempotency-Key and body is still being processed: nothing was done; retry after Retry-After seconds.', 'IdempotencyInFlightError', {
-      'Retry-After': headerRef('Retry-After'),
-    }),
+    409: jsonResponse(
+      'A request with the same Idempotency-Key and body is still being processed: nothing was done; retry after Retry-After seconds.',
+      'IdempotencyInFlightError',
+      {
+        'Retry-After': headerRef('Retry-After'),
+      },
+    ),
     413: jsonResponse('The body is over 10 MB (API Gateway refuses it before the function runs).', 'Error'),
     422: jsonResponse(
       'Invalid body (not JSON, not an object, a non-http(s) url, a wrong type, too long), a Content-Type other than application/json (`loc: ["header", "content-type"]`), a malformed Idempotency-Key, or a key already used with another request.',
@@ -145,13 +237,38 @@ const saveOperation: JsonObject = {
 /** Operations by route id: the route table gives each its method and path. */
 const operations: Record<string, JsonObject> = {
   SaveBookmark: saveOperation,
-  GetPublishedFeed: feedOperation('getPublishedFeed', 'A published feed as JSON', { 'application/json': { schema: schemaRef('PublishedFeed') } }),
-  GetPublishedFeedRss: feedOperation('getPublishedFeedRss', 'A published feed as RSS 2.0', { 'application/rss+xml': { schema: { type: 'string', description: 'An RSS 2.0 document.' } } }),
-  GetFeedAtom: feedOperation('getFeedAtom', 'A published feed as Atom 1.0 (RFC 4287), in pages', { 'application/atom+xml': { schema: { type: 'string', description: 'An Atom 1.0 feed document; `link rel="next"` (RFC 5005) names the page of older entries.' } } }, { paged: true }),
+  GetPublishedFeed: feedOperation('getPublishedFeed', 'A published feed as JSON', {
+    'application/json': { schema: schemaRef('PublishedFeed') },
+  }),
+  GetPublishedFeedRss: feedOperation('getPublishedFeedRss', 'A published feed as RSS 2.0', {
+    'application/rss+xml': { schema: { type: 'string', description: 'An RSS 2.0 document.' } },
+  }),
+  GetFeedAtom: feedOperation(
+    'getFeedAtom',
+    'A published feed as Atom 1.0 (RFC 4287), in pages',
+    {
+      'application/atom+xml': {
+        schema: {
+          type: 'string',
+          description: 'An Atom 1.0 feed document; `link rel="next"` (RFC 5005) names the page of older entries.',
+        },
+      },
+    },
+    { paged: true },
+  ),
   GetJsonFeed: feedOperation(
     'getJsonFeed',
     'A published feed as JSON Feed 1.1, in pages',
-    { 'application/feed+json': { schema: { type: 'object', description: 'A JSON Feed 1.1 document (https://jsonfeed.org/version/1.1); `next_url` names the page of older items.', required: ['version', 'title', 'items'] } } },
+    {
+      'application/feed+json': {
+        schema: {
+          type: 'object',
+          description:
+            'A JSON Feed 1.1 document (https://jsonfeed.org/version/1.1); `next_url` names the page of older items.',
+          required: ['version', 'title', 'items'],
+        },
+      },
+    },
     { paged: true },
   ),
 };
@@ -171,7 +288,10 @@ function componentSchemas(): Record<string, JsonObject> {
   );
 }
 
-const unexpectedFailure = jsonResponse('An unexpected failure; the message names the request id it was logged under.', 'Error');
+const unexpectedFailure = jsonResponse(
+  'An unexpected failure; the message names the request id it was logged under.',
+  'Error',
+);
 
 /** What the route table adds to an operation: HEAD, a retirement, and the 500 every route may answer. */
 function routeOperation(route: RouteDefinition, operation: JsonObject): JsonObject {
@@ -183,7 +303,13 @@ function routeOperation(route: RouteDefinition, operation: JsonObject): JsonObje
         responses: Object.fromEntries(
           Object.entries(responses).map(([status, response]) => [
             status,
-            { ...response, headers: { ...(response.headers as JsonObject), ...Object.fromEntries(Object.keys(retirementHeaders).map((name) => [name, headerRef(name)])) } },
+            {
+              ...response,
+              headers: {
+                ...(response.headers as JsonObject),
+                ...Object.fromEntries(Object.keys(retirementHeaders).map((name) => [name, headerRef(name)])),
+              },
+            },
           ]),
         ),
       }
@@ -196,7 +322,8 @@ function pathsOf(table: readonly RouteDefinition[]): JsonObject {
   const paths: Record<string, JsonObject> = {};
   for (const route of table) {
     const operation = operations[route.id];
-    if (operation) paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: routeOperation(route, operation) };
+    if (operation)
+      paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: routeOperation(route, operation) };
   }
   return paths;
 }
@@ -223,7 +350,8 @@ export function buildOpenApiDocument(table: readonly RouteDefinition[] = routes)
         personalAccessToken: {
           type: 'http',
           scheme: 'bearer',
-          description: 'A personal access token (`gln_…`), minted in the application settings under API tokens; it authenticates the save only.',
+          description:
+            'A personal access token (`gln_…`), minted in the application settings under API tokens; it authenticates the save only.',
         },
       },
     },

@@ -16,6 +16,9 @@ export function requestDeadline(): Deadline {
 }
 
 /** Runs `work` with a deadline `ANSWER_MARGIN_MS` before the invocation's own end. */
-export function withInvocationDeadline<T>(context: Pick<Context, 'getRemainingTimeInMillis'>, work: () => Promise<T>): Promise<T> {
+export function withInvocationDeadline<T>(
+  context: Pick<Context, 'getRemainingTimeInMillis'>,
+  work: () => Promise<T>,
+): Promise<T> {
   return current.run(Deadline.after(context.getRemainingTimeInMillis() - ANSWER_MARGIN_MS), work);
 }

@@ -31,7 +31,10 @@ const flag = (value: string): boolean => {
   return value === 'true';
 };
 const commaList = (value: string): string[] => {
-  const items = value.split(',').map((item) => item.trim()).filter(Boolean);
+  const items = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
   if (items.length === 0) throw new Error('must name at least one item');
   return items;
 };
@@ -42,28 +45,97 @@ export const METRICS_NAMESPACE = 'Gleaner';
 
 export const settings = {
   tableName: { name: 'TABLE_NAME', doc: 'the single DynamoDB table', parse: text },
-  dynamoEndpoint: { name: 'DYNAMODB_ENDPOINT', doc: 'DynamoDB Local (local stack only)', parse: text, fallback: undefined },
-  sqsEndpoint: { name: 'SQS_ENDPOINT', doc: 'the local queue emulation (local stack only)', parse: text, fallback: undefined },
+  dynamoEndpoint: {
+    name: 'DYNAMODB_ENDPOINT',
+    doc: 'DynamoDB Local (local stack only)',
+    parse: text,
+    fallback: undefined,
+  },
+  sqsEndpoint: {
+    name: 'SQS_ENDPOINT',
+    doc: 'the local queue emulation (local stack only)',
+    parse: text,
+    fallback: undefined,
+  },
   enrichmentQueueUrl: { name: 'ENRICHMENT_QUEUE_URL', doc: 'where saves ask for enrichment', parse: text },
-  sourceQueueUrl: { name: 'SOURCE_QUEUE_URL', doc: "the queue a worker drains, for ChangeMessageVisibility (set by the stack, right in every partition)", parse: text },
+  sourceQueueUrl: {
+    name: 'SOURCE_QUEUE_URL',
+    doc: 'the queue a worker drains, for ChangeMessageVisibility (set by the stack, right in every partition)',
+    parse: text,
+  },
   faviconQueueUrl: { name: 'FAVICON_QUEUE_URL', doc: 'where the page worker hands favicon candidates', parse: text },
-  publicBaseUrl: { name: 'PUBLIC_BASE_URL', doc: "readers' address of the service (CloudFront or the custom domain)", parse: text, fallback: undefined },
-  trustCdnHeaders: { name: 'TRUST_CDN_HEADERS', doc: "behind CloudFront: trust its viewer-address and host headers", parse: flag, fallback: false },
-  corsAllowedOrigins: { name: 'CORS_ALLOWED_ORIGINS', doc: 'origins allowed to call the save route (comma-separated, * for any)', parse: commaList, fallback: ['*'] },
+  publicBaseUrl: {
+    name: 'PUBLIC_BASE_URL',
+    doc: "readers' address of the service (CloudFront or the custom domain)",
+    parse: text,
+    fallback: undefined,
+  },
+  trustCdnHeaders: {
+    name: 'TRUST_CDN_HEADERS',
+    doc: 'behind CloudFront: trust its viewer-address and host headers',
+    parse: flag,
+    fallback: false,
+  },
+  corsAllowedOrigins: {
+    name: 'CORS_ALLOWED_ORIGINS',
+    doc: 'origins allowed to call the save route (comma-separated, * for any)',
+    parse: commaList,
+    fallback: ['*'],
+  },
   feedMaxEntries: { name: 'FEED_MAX_ENTRIES', doc: 'entries per feed', parse: wholeNumber, fallback: 50 },
-  feedCacheSeconds: { name: 'FEED_CACHE_SECONDS', doc: 'Cache-Control max-age of feed answers', parse: wholeNumber, fallback: 300 },
-  iconRefreshDays: { name: 'ICON_REFRESH_DAYS', doc: "days before a site's favicon is fetched again", parse: wholeNumber, fallback: 7 },
-  retryBaseSeconds: { name: 'RETRY_BASE_SECONDS', doc: "workers' first retry delay (doubling after)", parse: wholeNumber, fallback: 30 },
-  outboxGraceSeconds: { name: 'OUTBOX_GRACE_SECONDS', doc: 'age before the sweeper re-publishes an enrichment request', parse: wholeNumber, fallback: 120 },
-  routeRetirement: { name: 'ROUTE_RETIREMENT', doc: "a retiring route's dates (JSON, from the route table)", parse: text, fallback: undefined },
-  fetchAllow: { name: 'GLEANER_FETCH_ALLOW', doc: 'host:port pairs the fetcher may reach despite its address rules (tests, local fixtures)', parse: text, fallback: undefined },
+  feedCacheSeconds: {
+    name: 'FEED_CACHE_SECONDS',
+    doc: 'Cache-Control max-age of feed answers',
+    parse: wholeNumber,
+    fallback: 300,
+  },
+  iconRefreshDays: {
+    name: 'ICON_REFRESH_DAYS',
+    doc: "days before a site's favicon is fetched again",
+    parse: wholeNumber,
+    fallback: 7,
+  },
+  retryBaseSeconds: {
+    name: 'RETRY_BASE_SECONDS',
+    doc: "workers' first retry delay (doubling after)",
+    parse: wholeNumber,
+    fallback: 30,
+  },
+  outboxGraceSeconds: {
+    name: 'OUTBOX_GRACE_SECONDS',
+    doc: 'age before the sweeper re-publishes an enrichment request',
+    parse: wholeNumber,
+    fallback: 120,
+  },
+  routeRetirement: {
+    name: 'ROUTE_RETIREMENT',
+    doc: "a retiring route's dates (JSON, from the route table)",
+    parse: text,
+    fallback: undefined,
+  },
+  fetchAllow: {
+    name: 'GLEANER_FETCH_ALLOW',
+    doc: 'host:port pairs the fetcher may reach despite its address rules (tests, local fixtures)',
+    parse: text,
+    fallback: undefined,
+  },
   logLevel: { name: 'LOG_LEVEL', doc: 'Powertools log level', parse: text, fallback: 'INFO' },
 } satisfies Record<string, Setting<unknown>>;
 
 /** The application rate limit of each quota (`requests;w=seconds`). */
 export const rateLimitSettings = {
-  save: { name: 'SAVE_RATE_LIMIT', doc: 'save quota per token (and per client without one)', parse: parseRateLimitPolicy, fallback: parseRateLimitPolicy('120;w=60') },
-  feed: { name: 'FEED_RATE_LIMIT', doc: 'feed quota per client', parse: parseRateLimitPolicy, fallback: parseRateLimitPolicy('600;w=60') },
+  save: {
+    name: 'SAVE_RATE_LIMIT',
+    doc: 'save quota per token (and per client without one)',
+    parse: parseRateLimitPolicy,
+    fallback: parseRateLimitPolicy('120;w=60'),
+  },
+  feed: {
+    name: 'FEED_RATE_LIMIT',
+    doc: 'feed quota per client',
+    parse: parseRateLimitPolicy,
+    fallback: parseRateLimitPolicy('600;w=60'),
+  },
 } satisfies Record<string, Setting<RateLimitPolicy>>;
 
 /** A setting's value from `env`: its default when unset, a SettingError naming it when malformed or missing. */
@@ -76,6 +148,8 @@ export function setting<T>(env: Environment, definition: Setting<T>): T {
   try {
     return definition.parse(raw);
   } catch (error) {
-    throw new SettingError(`${definition.name}=${JSON.stringify(raw)} is not valid: ${(error as Error).message} (${definition.doc})`);
+    throw new SettingError(
+      `${definition.name}=${JSON.stringify(raw)} is not valid: ${(error as Error).message} (${definition.doc})`,
+    );
   }
 }

@@ -14,4 +14,3 @@ export const tableDefinition = {
     { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
   ],
 } as const;
-

@@ -26,7 +26,9 @@ export interface Tracing {
 
 type StartedTracer = ReturnType<typeof startTracer>;
 
-export function createTracing(load: () => Promise<{ startTracer: typeof startTracer }> = () => import('./tracer')): Tracing {
+export function createTracing(
+  load: () => Promise<{ startTracer: typeof startTracer }> = () => import('./tracer'),
+): Tracing {
   const clients: unknown[] = [];
   let started: StartedTracer | undefined;
   let starting: Promise<StartedTracer> | undefined;

@@ -33,8 +33,18 @@ export interface WorkerDefinition extends BackgroundFunctionDefinition {
 }
 
 export const workers: readonly WorkerDefinition[] = [
-  { id: 'PageWorker', entry: 'functions/page-worker/handler.ts', queue: 'enrichment', access: ['table:read', 'table:write', 'queue:favicon'] },
-  { id: 'FaviconWorker', entry: 'functions/favicon-worker/handler.ts', queue: 'favicon', access: ['table:read', 'table:write'] },
+  {
+    id: 'PageWorker',
+    entry: 'functions/page-worker/handler.ts',
+    queue: 'enrichment',
+    access: ['table:read', 'table:write', 'queue:favicon'],
+  },
+  {
+    id: 'FaviconWorker',
+    entry: 'functions/favicon-worker/handler.ts',
+    queue: 'favicon',
+    access: ['table:read', 'table:write'],
+  },
 ];
 
 export interface ScheduledTaskDefinition extends BackgroundFunctionDefinition {
@@ -43,7 +53,12 @@ export interface ScheduledTaskDefinition extends BackgroundFunctionDefinition {
 
 export const scheduledTasks: readonly ScheduledTaskDefinition[] = [
   /** Re-publishes enrichment requests whose SQS publish failed after the save committed (the outbox). */
-  { id: 'EnrichmentSweeper', entry: 'functions/enrichment-sweeper/handler.ts', everyMinutes: 5, access: ['table:read', 'table:write', 'queue:enrichment'] },
+  {
+    id: 'EnrichmentSweeper',
+    entry: 'functions/enrichment-sweeper/handler.ts',
+    everyMinutes: 5,
+    access: ['table:read', 'table:write', 'queue:enrichment'],
+  },
 ];
 
 /** Worker attempts (receives) at a page or icon before a transient failure becomes its final outcome. */

@@ -1,5 +1,10 @@
 import { buildPublishedFeed } from '../core/feed';
-import { makePublishedFeedHandler, publishedFeedDeps, type FeedRepresentation, type PublishedFeedDeps } from '../http/published-feed';
+import {
+  type FeedRepresentation,
+  makePublishedFeedHandler,
+  type PublishedFeedDeps,
+  publishedFeedDeps,
+} from '../http/published-feed';
 import { deferred, type Environment } from '../platform/env';
 
 /** GET /api/v2/publisher/feeds/{feed_id}/public — the PublishedFeed as JSON, for site embeds. */

@@ -1,14 +1,21 @@
 import type { SQSRecord } from 'aws-lambda';
-import type { Attempt, FetchOutcome } from '../core/enrichment';
 import { createDynamoClients } from '../adapters/dynamo/client';
-import { createSafeFetcher, FetchFailedError, FetchRefusedError, parseFetchAllow, type SafeFetchRequest, type SafeResponse } from '../adapters/safe-fetch';
+import {
+  createSafeFetcher,
+  FetchFailedError,
+  FetchRefusedError,
+  parseFetchAllow,
+  type SafeFetchRequest,
+  type SafeResponse,
+} from '../adapters/safe-fetch';
 import { createSqsClient, delayRedelivery } from '../adapters/sqs/sqs';
-import { type Environment } from '../platform/env';
+import type { Attempt, FetchOutcome } from '../core/enrichment';
+import type { Environment } from '../platform/env';
 import { createLogger, createMetrics } from '../platform/observability';
+import { setting, settings } from '../platform/settings';
 import { createTracing } from '../platform/tracing';
 import { MAX_FETCH_ATTEMPTS } from '../platform/workers';
 import { sqsWorker } from './sqs-batch-handler';
-import { setting, settings } from '../platform/settings';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -25,7 +32,14 @@ export function enrichmentWorker<T>(
   step: (context: WorkerContext) => (message: T, attempt: Attempt) => Promise<unknown>,
 ) {
   const context = workerContext(env);
-  return sqsWorker({ ...context.worker, logger: context.logger, metrics: context.metrics, tracing: context.tracing, parse, process: step(context) });
+  return sqsWorker({
+    ...context.worker,
+    logger: context.logger,
+    metrics: context.metrics,
+    tracing: context.tracing,
+    parse,
+    process: step(context),
+  });
 }
 
 /** What both enrichment workers are built from, read from their environment. */
@@ -48,7 +62,8 @@ export function workerContext(env: Environment) {
     worker: {
       maxAttempts: MAX_FETCH_ATTEMPTS,
       retryBaseSeconds: setting(env, settings.retryBaseSeconds),
-      delayRedelivery: (record: SQSRecord, seconds: number) => delayRedelivery(sqs, sourceQueueUrl, record.receiptHandle, seconds),
+      delayRedelivery: (record: SQSRecord, seconds: number) =>
+        delayRedelivery(sqs, sourceQueueUrl, record.receiptHandle, seconds),
     },
     fetch: (url: string, request: SafeFetchRequest) => fetchOutcome(() => fetcher.fetch(url, request)),
   };
@@ -60,7 +75,8 @@ async function fetchOutcome(fetch: () => Promise<SafeResponse>): Promise<FetchOu
     return { ok: true, ...(await fetch()) };
   } catch (error) {
     if (error instanceof FetchRefusedError) return { ok: false, retryable: false, reason: `refused: ${error.message}` };
-    if (error instanceof FetchFailedError) return { ok: false, retryable: error.retryable, reason: `${error.kind}: ${error.message}` };
+    if (error instanceof FetchFailedError)
+      return { ok: false, retryable: error.retryable, reason: `${error.kind}: ${error.message}` };
     throw error;
   }
 }

@@ -5,7 +5,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { RetryLaterError, retryDelaySeconds, type Attempt } from '../core/enrichment';
+import { type Attempt, RetryLaterError, retryDelaySeconds } from '../core/enrichment';
 import { metricNames } from '../platform/metric-names';
 import { count } from '../platform/observability';
 import { withInvocationDeadline } from '../platform/request-deadline';
@@ -34,16 +34,28 @@ export interface SqsWorkerOptions<T> {
 export function sqsWorker<T>(options: SqsWorkerOptions<T>) {
   const processor = new BatchProcessor(EventType.SQS);
   const processRecord = async (record: SQSRecord) => {
-    const attempt: Attempt = { number: Number(record.attributes.ApproximateReceiveCount) || 1, max: options.maxAttempts };
+    const attempt: Attempt = {
+      number: Number(record.attributes.ApproximateReceiveCount) || 1,
+      max: options.maxAttempts,
+    };
     try {
       const outcome = await options.process(options.parse(record.body), attempt);
       count(options.metrics, metricNames.messagesProcessed);
-      options.logger.info('Processed message', { messageId: record.messageId, attempt: attempt.number, outcome: outcome as Record<string, unknown> });
+      options.logger.info('Processed message', {
+        messageId: record.messageId,
+        attempt: attempt.number,
+        outcome: outcome as Record<string, unknown>,
+      });
     } catch (error) {
       if (error instanceof RetryLaterError) {
         const seconds = retryDelaySeconds(attempt.number, options.retryBaseSeconds);
         count(options.metrics, metricNames.messagesRetried);
-        options.logger.info('Retrying message later', { messageId: record.messageId, attempt: attempt.number, reason: error.message, seconds });
+        options.logger.info('Retrying message later', {
+          messageId: record.messageId,
+          attempt: attempt.number,
+          reason: error.message,
+          seconds,
+        });
         await options.delayRedelivery(record, seconds).catch((delayError: unknown) => {
           // The message then comes back after the queue's visibility timeout instead: worth an alarm.
           count(options.metrics, metricNames.redeliveryDelayFailed);
@@ -51,13 +63,20 @@ export function sqsWorker<T>(options: SqsWorkerOptions<T>) {
         });
       } else {
         count(options.metrics, metricNames.messagesFailed);
-        options.logger.error('Processing the message failed', { messageId: record.messageId, attempt: attempt.number, error: error as Error });
+        options.logger.error('Processing the message failed', {
+          messageId: record.messageId,
+          attempt: attempt.number,
+          error: error as Error,
+        });
       }
       throw error;
     }
   };
-  const worker = middy((event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-    withInvocationDeadline(context, () => processPartialResponse(event, processRecord, processor, { context, throwOnFullBatchFailure: false })),
+  const worker = middy(
+    (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
+      withInvocationDeadline(context, () =>
+        processPartialResponse(event, processRecord, processor, { context, throwOnFullBatchFailure: false }),
+      ),
   );
   if (options.tracing) worker.use(options.tracing.middleware());
   return worker.use(injectLambdaContext(options.logger, { resetKeys: true })).use(logMetrics(options.metrics));

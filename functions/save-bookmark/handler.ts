@@ -2,29 +2,35 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { IdempotencyInFlightError, NoteLimitError } from '../core/contract';
-import { keyReusedIssue, parseIdempotencyKey } from '../core/idempotency';
-import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/rate-limit';
-import { parseRetirement, type Retirement } from '../core/retirement';
-import { saveBookmark, saveResult, type AnswerOutcome, type SaveBookmarkPorts, type SaveContextReader } from '../core/save-bookmark';
-import { parseSaveRequest, type SaveRequestParse } from '../core/save-request';
-import { jsonContentTypeIssues } from '../core/validation';
-import { bearerToken, hashToken } from '../core/token';
-import { isWellFormedToken } from '../core/token-format';
-import { lastUseDue, tokenAccepted, userAgentFamily } from '../core/token-lifecycle';
 import { DynamoAccountStore } from '../adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
+import type { IdempotencyInFlightError, NoteLimitError } from '../core/contract';
+import { keyReusedIssue, parseIdempotencyKey } from '../core/idempotency';
+import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/rate-limit';
+import { parseRetirement, type Retirement } from '../core/retirement';
+import {
+  type AnswerOutcome,
+  type SaveBookmarkPorts,
+  type SaveContextReader,
+  saveBookmark,
+  saveResult,
+} from '../core/save-bookmark';
+import { parseSaveRequest, type SaveRequestParse } from '../core/save-request';
+import { bearerToken, hashToken } from '../core/token';
+import { isWellFormedToken } from '../core/token-format';
+import { lastUseDue, tokenAccepted, userAgentFamily } from '../core/token-lifecycle';
+import { jsonContentTypeIssues } from '../core/validation';
 import { httpRoute, type RouteRequest } from '../http/middleware';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, headerValues, jsonResponse } from '../http/responses';
 import { deferred, type Environment } from '../platform/env';
 import { metricNames } from '../platform/metric-names';
 import { count, createLogger, createMetrics } from '../platform/observability';
-import { createTracing, type Tracing } from '../platform/tracing';
 import { rateLimitSettings, setting, settings } from '../platform/settings';
+import { createTracing, type Tracing } from '../platform/tracing';
 
 /** POST /api/v1/bookmarks/save — the one operation personal access tokens authenticate. */
 
@@ -46,7 +52,11 @@ export function makeHandler(deps: SaveBookmarkDeps) {
   });
 }
 
-async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyEvent, request: RouteRequest): Promise<APIGatewayProxyResult> {
+async function saveBookmarkRoute(
+  deps: SaveBookmarkDeps,
+  event: APIGatewayProxyEvent,
+  request: RouteRequest,
+): Promise<APIGatewayProxyResult> {
   const authorization = headerValues(event, 'Authorization');
   // Two credentials are ambiguous: which one a proxy on the way would keep is anybody's guess.
   const ambiguous = authorization.length > 1;
@@ -66,7 +76,8 @@ async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyE
   const now = deps.now();
   const caller = context.token && tokenAccepted(context.token, now) ? context.token : null;
   // Off the critical path: written while the save runs, at most hourly, and never failing the save.
-  const recordingUse = caller && tokenHash && lastUseDue(caller, now) ? recordTokenUse(deps, tokenHash, now, event) : null;
+  const recordingUse =
+    caller && tokenHash && lastUseDue(caller, now) ? recordTokenUse(deps, tokenHash, now, event) : null;
   try {
     // Callers without a valid token share their address's quota (an IPv6 /64's): a refused token counts there too.
     const limit = caller && tokenLimit ? tokenLimit : await request.rateLimit(addressQuota);
@@ -86,7 +97,10 @@ async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyE
     const idempotencyKey = parseIdempotencyKey(headerValues(event, 'Idempotency-Key'));
     if (!parsed.ok || !idempotencyKey.ok) {
       count(deps.metrics, metricNames.saveInvalid);
-      return errorResponse(422, [...(parsed.ok ? [] : parsed.issues), ...(idempotencyKey.ok ? [] : idempotencyKey.issues)]);
+      return errorResponse(422, [
+        ...(parsed.ok ? [] : parsed.issues),
+        ...(idempotencyKey.ok ? [] : idempotencyKey.issues),
+      ]);
     }
 
     const outcome = await saveBookmark(deps, {
@@ -120,11 +134,16 @@ async function saveBookmarkRoute(deps: SaveBookmarkDeps, event: APIGatewayProxyE
   }
 }
 
-async function recordTokenUse(deps: SaveBookmarkDeps, tokenHash: string, now: Date, event: APIGatewayProxyEvent): Promise<void> {
+async function recordTokenUse(
+  deps: SaveBookmarkDeps,
+  tokenHash: string,
+  now: Date,
+  event: APIGatewayProxyEvent,
+): Promise<void> {
   try {
     await deps.accounts.recordTokenUse(tokenHash, now, userAgentFamily(header(event.headers, 'User-Agent')));
   } catch (error) {
-    deps.logger.warn('Recording the token\'s last use failed; the next use records it', { error: String(error) });
+    deps.logger.warn("Recording the token's last use failed; the next use records it", { error: String(error) });
   }
 }
 
@@ -141,28 +160,30 @@ function answer(outcome: AnswerOutcome): APIGatewayProxyResult {
     case 'saved':
       return jsonResponse(200, saveResult(outcome));
     case 'note-limit':
-      return errorResponse(
-        402,
-        {
-          code: 'note_limit',
-          message: `Note limit reached: your plan allows ${outcome.limit.toLocaleString('en-US')} notes.`,
-          hint: 'Delete notes you no longer need, or upgrade your plan, to save new pages.',
-          used: outcome.used,
-          limit: outcome.limit,
-        } satisfies NoteLimitError['detail'],
-      );
+      return errorResponse(402, {
+        code: 'note_limit',
+        message: `Note limit reached: your plan allows ${outcome.limit.toLocaleString('en-US')} notes.`,
+        hint: 'Delete notes you no longer need, or upgrade your plan, to save new pages.',
+        used: outcome.used,
+        limit: outcome.limit,
+      } satisfies NoteLimitError['detail']);
     case 'note-full':
-      return errorResponse(
-        422,
-        [{ loc: ['body', 'selection'], msg: 'The note for this page has reached its maximum size; nothing was appended', type: 'note_too_large' }],
-      );
+      return errorResponse(422, [
+        {
+          loc: ['body', 'selection'],
+          msg: 'The note for this page has reached its maximum size; nothing was appended',
+          type: 'note_too_large',
+        },
+      ]);
   }
 }
 
 function parseRequestBody(event: APIGatewayProxyEvent): SaveRequestParse {
   const contentTypeIssues = jsonContentTypeIssues(header(event.headers, 'Content-Type'));
   if (contentTypeIssues.length) return { ok: false, issues: contentTypeIssues };
-  return parseSaveRequest(event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body);
+  return parseSaveRequest(
+    event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body,
+  );
 }
 
 export function createHandler(env: Environment) {
@@ -175,7 +196,10 @@ export function createHandler(env: Environment) {
     accounts: new DynamoAccountStore(doc, tableName),
     store: new DynamoBookmarkStore(doc, tableName),
     rateLimiter: new DynamoRateLimiter(doc, tableName),
-    enrichment: new SqsJsonPublisher(createSqsClient({ endpoint: setting(env, settings.sqsEndpoint), instrument }), setting(env, settings.enrichmentQueueUrl)),
+    enrichment: new SqsJsonPublisher(
+      createSqsClient({ endpoint: setting(env, settings.sqsEndpoint), instrument }),
+      setting(env, settings.enrichmentQueueUrl),
+    ),
     rateLimitPolicy: setting(env, rateLimitSettings.save),
     retirement: parseRetirement(setting(env, settings.routeRetirement)),
     corsOrigins: setting(env, settings.corsAllowedOrigins),

@@ -17,7 +17,10 @@ import { repositoryRoot } from '../support/processes';
  */
 
 /** GLEANER_SCREENSHOTS=docs refreshes the README's screenshots; otherwise they go to a temporary folder. */
-const screenshotDir = process.env.GLEANER_SCREENSHOTS === 'docs' ? join(repositoryRoot, 'docs') : mkdtempSync(join(tmpdir(), 'gleaner-screens-'));
+const screenshotDir =
+  process.env.GLEANER_SCREENSHOTS === 'docs'
+    ? join(repositoryRoot, 'docs')
+    : mkdtempSync(join(tmpdir(), 'gleaner-screens-'));
 
 const ARTICLE = `<!doctype html><html lang="en"><head><title>Queues absorb bursts</title>
 <meta name="description" content="Why a queue in front of a slow service keeps it standing."></head>
@@ -38,12 +41,19 @@ describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () =>
 
   beforeAll(async () => {
     t = await startTestStack();
-    ({ token, user: { id: userId } } = await t.createUser());
+    ({
+      token,
+      user: { id: userId },
+    } = await t.createUser());
     site = await serveHtmlPage(ARTICLE);
     siteUrl = `http://127.0.0.1:${site.port}`;
     // The options page asks for the server's origin; automation cannot answer that prompt, so this
     // build has loopback granted at install (the published build has no host permissions).
-    const { outDir } = await buildExtension({ outDir: mkdtempSync(join(tmpdir(), 'gleaner-extension-')), testHostPermissions: ['http://127.0.0.1/*'], zip: false });
+    const { outDir } = await buildExtension({
+      outDir: mkdtempSync(join(tmpdir(), 'gleaner-extension-')),
+      testHostPermissions: ['http://127.0.0.1/*'],
+      zip: false,
+    });
     ({ context, worker, extensionId } = await launchWithExtension(outDir));
   }, 120_000);
 
@@ -77,7 +87,9 @@ describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () =>
   /** The keyboard command's code path, as the browser calls it for Alt+Shift+S. */
   const pressSaveCommand = (tabId: number) =>
     worker.evaluate(async (id) => {
-      const { gleanerWorker } = globalThis as unknown as { gleanerWorker: { handleCommand(command: string, tab: chrome.tabs.Tab): Promise<any> } };
+      const { gleanerWorker } = globalThis as unknown as {
+        gleanerWorker: { handleCommand(command: string, tab: chrome.tabs.Tab): Promise<any> };
+      };
       return gleanerWorker.handleCommand('save-page', await chrome.tabs.get(id));
     }, tabId);
 
@@ -86,14 +98,21 @@ describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () =>
   async function axeViolations(page: Page): Promise<string[]> {
     const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
     await page.evaluate(axeSource);
-    const results = await page.evaluate(() => (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; help: string }[] }> } }).axe.run());
+    const results = await page.evaluate(() =>
+      (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; help: string }[] }> } }).axe.run(),
+    );
     return results.violations.map((violation) => `${violation.id}: ${violation.help}`);
   }
 
   it('opens its options page when installed', async () => {
     const optionsUrl = `chrome-extension://${extensionId}/options.html`;
     await expect.poll(() => context.pages().some((page) => page.url() === optionsUrl)).toBe(true);
-    await Promise.all(context.pages().filter((page) => page.url() === optionsUrl).map((page) => page.close()));
+    await Promise.all(
+      context
+        .pages()
+        .filter((page) => page.url() === optionsUrl)
+        .map((page) => page.close()),
+    );
   });
 
   it('is set up in the options page, which checks the token and tests the connection', async () => {
@@ -120,7 +139,9 @@ describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () =>
     await expect.poll(() => status.textContent()).toContain('Token accepted');
     await options.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => status.textContent()).toBe('Saved.');
-    expect(await worker.evaluate(() => chrome.storage.local.get('settings'))).toEqual({ settings: { serverUrl: t.stack.baseUrl, token } });
+    expect(await worker.evaluate(() => chrome.storage.local.get('settings'))).toEqual({
+      settings: { serverUrl: t.stack.baseUrl, token },
+    });
     expect(await axeViolations(options)).toEqual([]);
     await options.getByRole('button', { name: 'Test connection' }).click();
     await expect.poll(() => status.textContent()).toContain('Token accepted');
@@ -131,7 +152,9 @@ describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () =>
   it('saves from the popup with the selection and a comment, then appends a selection saved by the command', async () => {
     const { page, tabId } = await openArticle('/articles/queues?utm_source=feed', 'first');
     const popup = await extensionPage(`popup.html?tab=${tabId}`, { width: 360, height: 560 });
-    await expect.poll(() => popup.getByLabel('Selection').inputValue()).toBe('A queue turns a spike into a backlog.\nThe backlog drains at the pace the service can take.');
+    await expect
+      .poll(() => popup.getByLabel('Selection').inputValue())
+      .toBe('A queue turns a spike into a backlog.\nThe backlog drains at the pace the service can take.');
     expect(await popup.getByLabel('Title').inputValue()).toBe('Queues absorb bursts');
     await popup.getByLabel('Comment').fill('The core idea #queues #reading');
     await popup.getByRole('button', { name: 'Save' }).click();
@@ -172,7 +195,9 @@ describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () =>
     const delivery = await pressSaveCommand(tabId);
     expect(delivery).toMatchObject({ kind: 'queued', reason: expect.stringContaining('Server unreachable') });
     expect(await badgeText()).toBe('1');
-    expect(await worker.evaluate(() => chrome.alarms.get('gleaner-outbox'))).toMatchObject({ scheduledTime: expect.any(Number) });
+    expect(await worker.evaluate(() => chrome.alarms.get('gleaner-outbox'))).toMatchObject({
+      scheduledTime: expect.any(Number),
+    });
 
     await t.bringUp();
     const popup = await extensionPage(`popup.html?tab=${tabId}`, { width: 360, height: 560 });
@@ -184,7 +209,11 @@ describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () =>
     expect(await badgeText()).toBe('');
 
     // Sending again (an alarm firing late) finds nothing left to send.
-    await worker.evaluate(() => (globalThis as unknown as { gleanerWorker: { outbox: { flush(): Promise<unknown[]> } } }).gleanerWorker.outbox.flush());
+    await worker.evaluate(() =>
+      (
+        globalThis as unknown as { gleanerWorker: { outbox: { flush(): Promise<unknown[]> } } }
+      ).gleanerWorker.outbox.flush(),
+    );
     expect((await t.accounts.getUser(userId))!.noteCount).toBe(notesBefore + 1);
     const saved = await popup.evaluate(async () => (await chrome.storage.local.get('outbox')).outbox);
     expect(saved.items).toEqual([]);

@@ -51,7 +51,10 @@ describe.skipIf(!chromiumAvailable())('a feed embedded in a page on another orig
 
   it('reads the feed, then revalidates with If-None-Match and If-Modified-Since and gets 304s it can read', async () => {
     const { user, token } = await t.createUser({ name: 'Embedder' });
-    expect((await t.save(token, { url: 'https://example.com/embedded', title: 'Embedded page', comment: '#blogroll' })).status).toBe(200);
+    expect(
+      (await t.save(token, { url: 'https://example.com/embedded', title: 'Embedded page', comment: '#blogroll' }))
+        .status,
+    ).toBe(200);
     const feed = await t.createFeed(user.id, { title: 'Blogroll', tags: ['blogroll'], sharing: 'public' });
     const feedUrl = routeUrl(t.stack.baseUrl, 'GetPublishedFeed', { feed_id: feed.id });
 
@@ -59,13 +62,31 @@ describe.skipIf(!chromiumAvailable())('a feed embedded in a page on another orig
     const corsErrors: string[] = [];
     page.on('console', (message) => message.type() === 'error' && corsErrors.push(message.text()));
     await page.goto(siteUrl);
-    const result = await page.evaluate((url) => (window as unknown as { load(url: string): Promise<unknown> }).load(url), feedUrl);
+    const result = await page.evaluate(
+      (url) => (window as unknown as { load(url: string): Promise<unknown> }).load(url),
+      feedUrl,
+    );
 
     expect(corsErrors).toEqual([]);
     expect(result).toEqual({
-      first: { status: 200, etag: expect.stringMatching(/^"/), lastModified: expect.stringMatching(/GMT$/), remaining: expect.stringMatching(/^\d+$/) },
-      byEtag: { status: 304, etag: expect.stringMatching(/^"/), lastModified: expect.any(String), remaining: expect.stringMatching(/^\d+$/) },
-      byDate: { status: 304, etag: expect.stringMatching(/^"/), lastModified: expect.any(String), remaining: expect.stringMatching(/^\d+$/) },
+      first: {
+        status: 200,
+        etag: expect.stringMatching(/^"/),
+        lastModified: expect.stringMatching(/GMT$/),
+        remaining: expect.stringMatching(/^\d+$/),
+      },
+      byEtag: {
+        status: 304,
+        etag: expect.stringMatching(/^"/),
+        lastModified: expect.any(String),
+        remaining: expect.stringMatching(/^\d+$/),
+      },
+      byDate: {
+        status: 304,
+        etag: expect.stringMatching(/^"/),
+        lastModified: expect.any(String),
+        remaining: expect.stringMatching(/^\d+$/),
+      },
       titles: ['Embedded page'],
     });
     const { first, byEtag } = result as { first: { etag: string }; byEtag: { etag: string } };

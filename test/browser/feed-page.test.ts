@@ -32,9 +32,23 @@ describe.skipIf(!chromiumAvailable())("a feed's public page, in Chromium", () =>
       selection: 'It is often easier to ask for forgiveness than to ask for permission.',
       comment: 'A favourite. #reading #history #calm',
     });
-    await t.save(token, { url: 'https://example.com/nanosecond', title: 'A nanosecond of wire', selection: 'Eleven point eight inches.', comment: '#reading #calm' });
-    await t.save(token, { url: 'https://example.com/hostile', title: HOSTILE, selection: HOSTILE, comment: `${HOSTILE} #reading` });
-    const feedSettings = { title: 'What Grace reads', description: 'Highlights from the reading pile.', sharing: 'public' } as const;
+    await t.save(token, {
+      url: 'https://example.com/nanosecond',
+      title: 'A nanosecond of wire',
+      selection: 'Eleven point eight inches.',
+      comment: '#reading #calm',
+    });
+    await t.save(token, {
+      url: 'https://example.com/hostile',
+      title: HOSTILE,
+      selection: HOSTILE,
+      comment: `${HOSTILE} #reading`,
+    });
+    const feedSettings = {
+      title: 'What Grace reads',
+      description: 'Highlights from the reading pile.',
+      sharing: 'public',
+    } as const;
     feedId = (await t.createFeed(user.id, { ...feedSettings, tags: ['reading'] })).id;
     calmFeedId = (await t.createFeed(user.id, { ...feedSettings, tags: ['calm'] })).id;
     const links = {
@@ -43,7 +57,9 @@ describe.skipIf(!chromiumAvailable())("a feed's public page, in Chromium", () =>
       rss: routeUrl(t.stack.baseUrl, 'GetPublishedFeedRss', { feed_id: feedId }),
       embedScript: routeUrl(t.stack.baseUrl, 'GetFeedEmbedScript', {}),
     };
-    site = await serveHtmlPage(`<!doctype html><html lang="en"><head><title>My blog</title></head><body><h1>What I read</h1>${embedSnippet(links)}</body></html>`);
+    site = await serveHtmlPage(
+      `<!doctype html><html lang="en"><head><title>My blog</title></head><body><h1>What I read</h1>${embedSnippet(links)}</body></html>`,
+    );
     browser = await launchChromium();
   }, 60_000);
 
@@ -56,9 +72,15 @@ describe.skipIf(!chromiumAvailable())("a feed's public page, in Chromium", () =>
   async function seriousAxeViolations(page: Page): Promise<string[]> {
     await page.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
     const results = await page.evaluate(() =>
-      (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string }[] }> } }).axe.run(),
+      (
+        globalThis as unknown as {
+          axe: { run(): Promise<{ violations: { id: string; impact: string; help: string }[] }> };
+        }
+      ).axe.run(),
     );
-    return results.violations.filter((violation) => ['serious', 'critical'].includes(violation.impact)).map((violation) => `${violation.id}: ${violation.help}`);
+    return results.violations
+      .filter((violation) => ['serious', 'critical'].includes(violation.impact))
+      .map((violation) => `${violation.id}: ${violation.help}`);
   }
 
   for (const colorScheme of ['light', 'dark'] as const) {
@@ -88,8 +110,12 @@ describe.skipIf(!chromiumAvailable())("a feed's public page, in Chromium", () =>
     expect((await page.locator('article blockquote').allTextContents()).map((text) => text.trim())).toContain(HOSTILE);
     expect(await page.locator('article img').count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
-    expect(await page.locator('#rss-address').inputValue()).toBe(routeUrl(t.stack.baseUrl, 'GetPublishedFeedRss', { feed_id: feedId }));
-    expect(await page.locator('#embed-snippet').inputValue()).toMatch(/^<script src="[^"]+\/feeds\/embed\.js" data-feed="/);
+    expect(await page.locator('#rss-address').inputValue()).toBe(
+      routeUrl(t.stack.baseUrl, 'GetPublishedFeedRss', { feed_id: feedId }),
+    );
+    expect(await page.locator('#embed-snippet').inputValue()).toMatch(
+      /^<script src="[^"]+\/feeds\/embed\.js" data-feed="/,
+    );
     await expect.poll(() => page.locator('button[data-copy="rss-address"]').isVisible()).toBe(true);
     await page.close();
   });

@@ -21,16 +21,31 @@ const tab = { id: 7, url: 'https://example.com/paper.pdf', title: ' A paper ' } 
 describe('capturePage', () => {
   it('saves the address and title of a page the browser will not let it read', async () => {
     // What Chromium answers for its PDF viewer, the web store and its own pages.
-    fakeScripting(() => Promise.reject(new Error('Cannot access contents of the page. Extension manifest must request permission to access the respective host.')));
+    fakeScripting(() =>
+      Promise.reject(
+        new Error(
+          'Cannot access contents of the page. Extension manifest must request permission to access the respective host.',
+        ),
+      ),
+    );
     expect(await capturePage(tab)).toEqual({
       readable: false,
-      request: { url: 'https://example.com/paper.pdf', title: 'A paper', selection: null, comment: null, description: null },
+      request: {
+        url: 'https://example.com/paper.pdf',
+        title: 'A paper',
+        selection: null,
+        comment: null,
+        description: null,
+      },
     });
   });
 
   it('keeps the selected text the context menu hands over when the page itself cannot be read', async () => {
     fakeScripting(() => Promise.reject(new Error('Cannot access a chrome-extension:// URL of different extension')));
-    expect(await capturePage(tab, { selectionText: 'the abstract' })).toMatchObject({ readable: false, request: { selection: 'the abstract' } });
+    expect(await capturePage(tab, { selectionText: 'the abstract' })).toMatchObject({
+      readable: false,
+      request: { selection: 'the abstract' },
+    });
   });
 
   it('takes the selection from the frame it is in and the description from the top page', async () => {
@@ -40,7 +55,13 @@ describe('capturePage', () => {
     ]);
     expect(await capturePage(tab)).toEqual({
       readable: true,
-      request: { url: tab.url, title: 'A paper', selection: 'in a frame\nsecond line', comment: null, description: 'd'.repeat(500) },
+      request: {
+        url: tab.url,
+        title: 'A paper',
+        selection: 'in a frame\nsecond line',
+        comment: null,
+        description: 'd'.repeat(500),
+      },
     });
   });
 });

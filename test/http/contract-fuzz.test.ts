@@ -1,18 +1,25 @@
 import { randomUUID } from 'node:crypto';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { newFeedRecord } from '../../functions/core/feed-settings';
 import { parseIdempotencyKey } from '../../functions/core/idempotency';
-import { hashToken } from '../../functions/core/token';
 import { currentWindow, parseRateLimitPolicy } from '../../functions/core/rate-limit';
+import { hashToken } from '../../functions/core/token';
 import { routes } from '../../functions/platform/routes';
 import openapi from '../../openapi.json' with { type: 'json' };
 import { assertMatchesContract } from '../support/contract';
-import { headerText, malformedBody, mutatedObjectOf, pathSegment, valueOf, type JsonSchema } from '../support/fuzz-requests';
+import {
+  headerText,
+  type JsonSchema,
+  malformedBody,
+  mutatedObjectOf,
+  pathSegment,
+  valueOf,
+} from '../support/fuzz-requests';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
 /**
@@ -39,11 +46,21 @@ beforeAll(async () => {
   await t.accounts.revokeToken(revoked.tokenId);
   const throttled = await t.createUser();
   await exhaustQuota(`token:${hashToken(throttled.token)}`);
-  Object.assign(tokens, { roomy: roomy.token, capped: capped.token, revoked: revoked.token, throttled: throttled.token });
+  Object.assign(tokens, {
+    roomy: roomy.token,
+    capped: capped.token,
+    revoked: revoked.token,
+    throttled: throttled.token,
+  });
 
   const feeds = new DynamoFeedStore(t.table.doc, t.table.tableName);
   for (const sharing of ['public', 'link', 'private'] as const) {
-    const feed = newFeedRecord({ id: randomUUID(), userId: roomy.user.id, settings: { title: `Fuzz ${sharing}`, tags: ['fuzz'], sharing }, now: new Date() });
+    const feed = newFeedRecord({
+      id: randomUUID(),
+      userId: roomy.user.id,
+      settings: { title: `Fuzz ${sharing}`, tags: ['fuzz'], sharing },
+      now: new Date(),
+    });
     await feeds.createFeed(feed);
     feedIds[sharing] = feed.id;
   }
@@ -57,7 +74,10 @@ async function exhaustQuota(subject: string): Promise<void> {
   for (let i = 0; i < 10; i++) {
     const windowStart = start + i * policy.windowSeconds;
     await t.table.doc.send(
-      new PutCommand({ TableName: t.table.tableName, Item: { ...keys.rateLimitWindow(subject, windowStart), hits: policy.limit, expiresAt: windowStart + 3600 } }),
+      new PutCommand({
+        TableName: t.table.tableName,
+        Item: { ...keys.rateLimitWindow(subject, windowStart), hits: policy.limit, expiresAt: windowStart + 3600 },
+      }),
     );
   }
 }
@@ -74,7 +94,17 @@ interface FuzzRequest {
   readonly claims?: string;
 }
 
-type Credential = 'roomy' | 'capped' | 'throttled' | 'revoked' | 'absent' | 'wrongPrefix' | 'badChecksum' | 'notBearer' | 'emptyBearer' | 'duplicate';
+type Credential =
+  | 'roomy'
+  | 'capped'
+  | 'throttled'
+  | 'revoked'
+  | 'absent'
+  | 'wrongPrefix'
+  | 'badChecksum'
+  | 'notBearer'
+  | 'emptyBearer'
+  | 'duplicate';
 
 function authorization(credential: Credential): [string, string][] {
   const bearer = (token: string): [string, string] => ['Authorization', `Bearer ${token}`];
@@ -101,13 +131,19 @@ function authorization(credential: Credential): [string, string][] {
 
 const JSON_TYPES = ['application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON'];
 
-const oddHeaders = fc.array(fc.tuple(fc.constantFrom('X-Fuzz', 'Accept', 'Origin', 'X-Forwarded-For', 'Cookie', 'User-Agent'), headerText), { maxLength: 3 });
+const oddHeaders = fc.array(
+  fc.tuple(fc.constantFrom('X-Fuzz', 'Accept', 'Origin', 'X-Forwarded-For', 'Cookie', 'User-Agent'), headerText),
+  { maxLength: 3 },
+);
 
 const requestSchema = openapi.components.schemas.BookmarkSaveRequest as JsonSchema;
 const pathOf = (routeId: string) => routes.find((route) => route.id === routeId)!.path;
 
 /** A few keys reused across different bodies (replays and 422 reuses), fresh ones and malformed ones. */
-const idempotencyKey = fc.oneof(fc.constantFrom('fuzz-1', '"fuzz-1"', 'fuzz-2', '', ' ', '"broken', 'ü', 'x'.repeat(300)), fc.uuid());
+const idempotencyKey = fc.oneof(
+  fc.constantFrom('fuzz-1', '"fuzz-1"', 'fuzz-2', '', ' ', '"broken', 'ü', 'x'.repeat(300)),
+  fc.uuid(),
+);
 const idempotencyKeys: fc.Arbitrary<string[]> = fc.oneof(
   { weight: 6, arbitrary: fc.constant<string[]>([]) },
   { weight: 3, arbitrary: idempotencyKey.map((key) => [key]) },
@@ -116,14 +152,48 @@ const idempotencyKeys: fc.Arbitrary<string[]> = fc.oneof(
 
 const saveRequest: fc.Arbitrary<FuzzRequest> = fc
   .record({
-    credential: fc.constantFrom<Credential>('roomy', 'roomy', 'roomy', 'capped', 'throttled', 'revoked', 'absent', 'wrongPrefix', 'badChecksum', 'notBearer', 'emptyBearer', 'duplicate'),
+    credential: fc.constantFrom<Credential>(
+      'roomy',
+      'roomy',
+      'roomy',
+      'capped',
+      'throttled',
+      'revoked',
+      'absent',
+      'wrongPrefix',
+      'badChecksum',
+      'notBearer',
+      'emptyBearer',
+      'duplicate',
+    ),
     contentType: fc.oneof(
       { weight: 8, arbitrary: fc.constantFrom(...JSON_TYPES) },
-      { weight: 2, arbitrary: fc.constantFrom(null, 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx') },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom(
+          null,
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+          'application/jsonx',
+        ),
+      },
     ),
     body: fc.oneof(
-      { weight: 5, arbitrary: valueOf(requestSchema).map((body) => ({ valid: true, text: JSON.stringify(body) as string | Buffer })) },
-      { weight: 4, arbitrary: mutatedObjectOf(requestSchema).map((body) => ({ valid: false, text: JSON.stringify(body) as string | Buffer })) },
+      {
+        weight: 5,
+        arbitrary: valueOf(requestSchema).map((body) => ({
+          valid: true,
+          text: JSON.stringify(body) as string | Buffer,
+        })),
+      },
+      {
+        weight: 4,
+        arbitrary: mutatedObjectOf(requestSchema).map((body) => ({
+          valid: false,
+          text: JSON.stringify(body) as string | Buffer,
+        })),
+      },
       { weight: 1, arbitrary: malformedBody.map((text) => ({ valid: false, text })) },
     ),
     keys: idempotencyKeys,
@@ -143,7 +213,10 @@ const saveRequest: fc.Arbitrary<FuzzRequest> = fc
       ],
       body: body.text,
       // A key may have been used with another body (a 422), so only a valid save without one is certain.
-      expected: expectedSaveStatuses(credential, !asJson ? 'notJson' : body.valid && keys.length === 0 ? 'valid' : 'uncertain'),
+      expected: expectedSaveStatuses(
+        credential,
+        !asJson ? 'notJson' : body.valid && keys.length === 0 ? 'valid' : 'uncertain',
+      ),
       claims: key.ok && key.key !== null ? `${credential} ${key.key}` : undefined,
     };
   });
@@ -174,14 +247,27 @@ const feedRequest: fc.Arbitrary<FuzzRequest> = fc
     routeId: fc.constantFrom('GetPublishedFeed', 'GetPublishedFeedRss'),
     // Mapped when generated, which is after beforeAll created the feeds.
     feed: fc.oneof(
-      fc.constantFrom('public', 'link', 'private').map((sharing) => ({ segment: feedIds[sharing], expected: sharing === 'private' ? [404] : [200, 304] })),
+      fc
+        .constantFrom('public', 'link', 'private')
+        .map((sharing) => ({ segment: feedIds[sharing], expected: sharing === 'private' ? [404] : [200, 304] })),
       fc.uuid().map((id) => ({ segment: id, expected: [404] })),
-      fc.constantFrom('upper', 'compact', 'urn').map((form) => ({ segment: variantOf(feedIds.public, form), expected: [200, 304] })),
-      fc.string({ unit: 'binary', maxLength: 40 }).filter((text) => text.length > 0).map((text) => ({ segment: pathSegment(text), expected: undefined })),
+      fc
+        .constantFrom('upper', 'compact', 'urn')
+        .map((form) => ({ segment: variantOf(feedIds.public, form), expected: [200, 304] })),
+      fc
+        .string({ unit: 'binary', maxLength: 40 })
+        .filter((text) => text.length > 0)
+        .map((text) => ({ segment: pathSegment(text), expected: undefined })),
     ),
-    conditional: fc.array(fc.tuple(fc.constantFrom('If-None-Match', 'If-Modified-Since'), fc.oneof(headerText, fc.constantFrom('*', 'W/"x"', new Date().toUTCString(), 'Thu, 01 Jan 1970 00:00:00 GMT'))), {
-      maxLength: 2,
-    }),
+    conditional: fc.array(
+      fc.tuple(
+        fc.constantFrom('If-None-Match', 'If-Modified-Since'),
+        fc.oneof(headerText, fc.constantFrom('*', 'W/"x"', new Date().toUTCString(), 'Thu, 01 Jan 1970 00:00:00 GMT')),
+      ),
+      {
+        maxLength: 2,
+      },
+    ),
     method: fc.constantFrom('GET', 'GET', 'HEAD'),
     extra: oddHeaders,
   })
@@ -207,27 +293,41 @@ async function send(fuzz: FuzzRequest, contested: boolean): Promise<void> {
   const response = await request(url, { method: fuzz.method as 'GET', headers: fuzz.headers.flat(), body: fuzz.body });
   const body = await response.body.text();
   const headers = new Headers();
-  for (const [name, value] of Object.entries(response.headers)) for (const one of [value ?? []].flat()) headers.append(name, one);
+  for (const [name, value] of Object.entries(response.headers))
+    for (const one of [value ?? []].flat()) headers.append(name, one);
   sent++;
   statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
   const what = `${fuzz.method} ${fuzz.path} ${JSON.stringify(fuzz.headers)} ${String(fuzz.body ?? '').slice(0, 300)}`;
   expect(response.statusCode, `5xx for ${what}: ${body}`).toBeLessThan(500);
-  if (fuzz.expected) expect(fuzz.expected, `status ${response.statusCode} for ${what}: ${body}`).toContain(response.statusCode);
-  if (response.statusCode === 409) expect(contested, `409 for ${what} without a concurrent request of the same key: ${body}`).toBe(true);
+  if (fuzz.expected)
+    expect(fuzz.expected, `status ${response.statusCode} for ${what}: ${body}`).toContain(response.statusCode);
+  if (response.statusCode === 409)
+    expect(contested, `409 for ${what} without a concurrent request of the same key: ${body}`).toBe(true);
   assertMatchesContract(fuzz.method, url, { status: response.statusCode, headers, body });
 }
 
 describe('fuzzing the three operations from openapi.json', () => {
-  it(`answers ~1,000 generated requests as documented, without a 5xx (seed ${SEED})`, { timeout: 240_000 }, async () => {
-    const batch = fc.array(fc.oneof({ weight: 3, arbitrary: saveRequest }, { weight: 2, arbitrary: feedRequest }), { minLength: 1, maxLength: 9 });
+  it(`answers ~1,000 generated requests as documented, without a 5xx (seed ${SEED})`, {
+    timeout: 240_000,
+  }, async () => {
+    const batch = fc.array(fc.oneof({ weight: 3, arbitrary: saveRequest }, { weight: 2, arbitrary: feedRequest }), {
+      minLength: 1,
+      maxLength: 9,
+    });
     await fc.assert(
       fc.asyncProperty(batch, async (requests) => {
         const claims = requests.map((fuzz) => fuzz.claims);
-        await Promise.all(requests.map((fuzz, i) => send(fuzz, fuzz.claims !== undefined && claims.some((other, j) => j !== i && other === fuzz.claims))));
+        await Promise.all(
+          requests.map((fuzz, i) =>
+            send(fuzz, fuzz.claims !== undefined && claims.some((other, j) => j !== i && other === fuzz.claims)),
+          ),
+        );
       }),
       { seed: SEED, numRuns: BATCHES },
     );
-    console.log(`contract fuzz: seed ${SEED}, ${sent} requests, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
+    console.log(
+      `contract fuzz: seed ${SEED}, ${sent} requests, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`,
+    );
     expect(statuses.get(429)).toBeGreaterThan(0);
     await expectConsistentTable();
   });
@@ -238,7 +338,9 @@ async function expectConsistentTable(): Promise<void> {
   const items: Record<string, any>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const page = await t.table.doc.send(new ScanCommand({ TableName: t.table.tableName, ExclusiveStartKey, ConsistentRead: true }));
+    const page = await t.table.doc.send(
+      new ScanCommand({ TableName: t.table.tableName, ExclusiveStartKey, ConsistentRead: true }),
+    );
     items.push(...(page.Items ?? []));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
@@ -249,16 +351,26 @@ async function expectConsistentTable(): Promise<void> {
   const bookmarks = ofType('Bookmark');
   expect(bookmarks.length).toBeGreaterThan(0);
   for (const bookmark of bookmarks) {
-    expect(get(keys.note(bookmark.noteId)), `note of bookmark ${bookmark.id}`).toMatchObject({ bookmarkId: bookmark.id, userId: bookmark.userId });
-    expect(get(keys.savedUrl(bookmark.userId, bookmark.normalizedUrl)), `marker of bookmark ${bookmark.id}`).toMatchObject({ bookmarkId: bookmark.id, noteId: bookmark.noteId });
+    expect(get(keys.note(bookmark.noteId)), `note of bookmark ${bookmark.id}`).toMatchObject({
+      bookmarkId: bookmark.id,
+      userId: bookmark.userId,
+    });
+    expect(
+      get(keys.savedUrl(bookmark.userId, bookmark.normalizedUrl)),
+      `marker of bookmark ${bookmark.id}`,
+    ).toMatchObject({ bookmarkId: bookmark.id, noteId: bookmark.noteId });
   }
-  for (const marker of ofType('SavedUrl')) expect(get(keys.bookmark(marker.bookmarkId)), `bookmark of marker ${marker.sk}`).toBeDefined();
+  for (const marker of ofType('SavedUrl'))
+    expect(get(keys.bookmark(marker.bookmarkId)), `bookmark of marker ${marker.sk}`).toBeDefined();
   const notes = ofType('Note');
   for (const note of notes) {
-    for (const tag of note.tags as string[]) expect(get(keys.noteTag(note.id, tag)), `tag ${tag} of note ${note.id}`).toBeDefined();
+    for (const tag of note.tags as string[])
+      expect(get(keys.noteTag(note.id, tag)), `tag ${tag} of note ${note.id}`).toBeDefined();
   }
   for (const user of items.filter((item) => item.sk === 'USER')) {
-    expect(user.noteCount, `note counter of user ${user.id}`).toBe(notes.filter((note) => note.userId === user.id).length);
+    expect(user.noteCount, `note counter of user ${user.id}`).toBe(
+      notes.filter((note) => note.userId === user.id).length,
+    );
     expect(user.noteCount).toBeLessThanOrEqual(user.noteCap);
   }
 }

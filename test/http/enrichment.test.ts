@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 
@@ -19,11 +19,33 @@ function page(head: string): string {
   return `<!doctype html><html><head><title>t</title>${head}</head><body>${'filler '.repeat(1000)}</body></html>`;
 }
 
-const routes: Record<string, (request: IncomingMessage) => { status?: number; type: string; body: string | Buffer; headers?: Record<string, string> }> = {
-  '/article': () => ({ type: 'text/html; charset=utf-8', body: page('<meta name="description" content="  An   article &amp; more. "><link rel="icon" href="/static/icon.png">') }),
+const routes: Record<
+  string,
+  (request: IncomingMessage) => {
+    status?: number;
+    type: string;
+    body: string | Buffer;
+    headers?: Record<string, string>;
+  }
+> = {
+  '/article': () => ({
+    type: 'text/html; charset=utf-8',
+    body: page(
+      '<meta name="description" content="  An   article &amp; more. "><link rel="icon" href="/static/icon.png">',
+    ),
+  }),
   '/second': () => ({ type: 'text/html', body: page('<meta property="og:description" content="Second page">') }),
   '/described': () => ({ type: 'text/html', body: page('<meta name="description" content="Scraped, not wanted">') }),
-  '/latin1': () => ({ type: 'text/html; charset=iso-8859-1', body: Buffer.concat([Buffer.from('<html><head><meta name="description" content="Caf'), Buffer.from([0xe9]), Buffer.from(' cr'), Buffer.from([0xe8]), Buffer.from('me"></head></html>')]) }),
+  '/latin1': () => ({
+    type: 'text/html; charset=iso-8859-1',
+    body: Buffer.concat([
+      Buffer.from('<html><head><meta name="description" content="Caf'),
+      Buffer.from([0xe9]),
+      Buffer.from(' cr'),
+      Buffer.from([0xe8]),
+      Buffer.from('me"></head></html>'),
+    ]),
+  }),
   '/gone': () => ({ status: 404, type: 'text/html', body: 'not here' }),
   '/report.pdf': () => ({ type: 'application/pdf', body: '%PDF-1.4' }),
   '/huge-header': () => ({ type: 'text/html', body: page(''), headers: { 'X-Padding': 'a'.repeat(100 * 1024) } }),
@@ -37,14 +59,20 @@ beforeAll(async () => {
     hits.set(path, (hits.get(path) ?? 0) + 1);
     const route = routes[path];
     const answer = route ? route(request) : { status: 404, type: 'text/plain', body: 'unknown' };
-    response.writeHead(answer.status ?? 200, { 'Content-Type': answer.type, ...('headers' in answer ? answer.headers : {}) });
+    response.writeHead(answer.status ?? 200, {
+      'Content-Type': answer.type,
+      ...('headers' in answer ? answer.headers : {}),
+    });
     response.end(answer.body);
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   const { port } = site.address() as AddressInfo;
   origin = `http://127.0.0.1:${port}`;
   otherSite = `http://localhost:${port}`;
-  t = await startTestStack({ GLEANER_FETCH_ALLOW: `127.0.0.1:${port},localhost:${port}`, OUTBOX_GRACE_SECONDS: '0' }, { startWorkers: true });
+  t = await startTestStack(
+    { GLEANER_FETCH_ALLOW: `127.0.0.1:${port},localhost:${port}`, OUTBOX_GRACE_SECONDS: '0' },
+    { startWorkers: true },
+  );
 });
 afterAll(async () => {
   await t.stop();
@@ -52,10 +80,17 @@ afterAll(async () => {
 });
 
 const bookmarkItem = async (id: string) =>
-  (await t.table.doc.send(new GetCommand({ TableName: t.table.tableName, Key: keys.bookmark(id), ConsistentRead: true }))).Item!;
+  (
+    await t.table.doc.send(
+      new GetCommand({ TableName: t.table.tableName, Key: keys.bookmark(id), ConsistentRead: true }),
+    )
+  ).Item!;
 
 async function settled(bookmarkId: string) {
-  await vi.waitFor(async () => expect((await bookmarkItem(bookmarkId)).pageStatus).toMatch(/done|failed/), { timeout: 20_000, interval: 100 });
+  await vi.waitFor(async () => expect((await bookmarkItem(bookmarkId)).pageStatus).toMatch(/done|failed/), {
+    timeout: 20_000,
+    interval: 100,
+  });
   await Promise.all(Object.values(t.stack.queues).map((queue) => queue.whenEmpty()));
   return bookmarkItem(bookmarkId);
 }
@@ -88,7 +123,7 @@ describe('background enrichment', () => {
     expect((await head.arrayBuffer()).byteLength).toBe(0);
   });
 
-  it('reuses a host\'s icon for later bookmarks without fetching it again', async () => {
+  it("reuses a host's icon for later bookmarks without fetching it again", async () => {
     const { token } = await t.createUser();
     const before = hits.get('/static/icon.png') ?? 0;
     const first = await json(await t.save(token, { url: `${origin}/article?again=1` }));
@@ -106,7 +141,9 @@ describe('background enrichment', () => {
     const saved = await json(await t.save(token, { url: `${otherSite}/described`, description: 'Mine' }));
     const item = await settled(saved.bookmark.id);
     expect(item.enrichment).toEqual({ scrapeDescription: false, fetchIcon: true });
-    expect((await t.bookmarks.getNote(saved.note_id))?.body).toBe(`Mine\n\nSource: [${otherSite}/described](${otherSite}/described)`);
+    expect((await t.bookmarks.getNote(saved.note_id))?.body).toBe(
+      `Mine\n\nSource: [${otherSite}/described](${otherSite}/described)`,
+    );
   });
 
   it('decodes pages in other charsets', async () => {
@@ -150,7 +187,9 @@ describe('background enrichment', () => {
     t.stack.queues.enrichment.failNextSends = 0;
     // It waits in the outbox since its save, which the sweep reports as the oldest wait (the outbox alarm's metric).
     const pending = await t.bookmarks.pendingEnrichments(new Date(Date.now() + 60_000).toISOString(), 25);
-    expect(pending.find(({ request }) => request.bookmarkId === saved.bookmark.id)?.pendingSince).toBe(saved.bookmark.created);
+    expect(pending.find(({ request }) => request.bookmarkId === saved.bookmark.id)?.pendingSince).toBe(
+      saved.bookmark.created,
+    );
 
     await t.stack.runScheduledTask('EnrichmentSweeper');
     const item = await settled(saved.bookmark.id);
@@ -164,7 +203,11 @@ describe('the icon route', () => {
     const { createHash } = await import('node:crypto');
     const hash = createHash('sha256').update(SVG).digest('hex');
     const { DynamoSiteStore } = await import('../../functions/adapters/dynamo/site-store');
-    await new DynamoSiteStore(t.table.doc, t.table.tableName).putIcon({ hash, mediaType: 'image/svg+xml', bytes: Buffer.from(SVG) });
+    await new DynamoSiteStore(t.table.doc, t.table.tableName).putIcon({
+      hash,
+      mediaType: 'image/svg+xml',
+      bytes: Buffer.from(SVG),
+    });
     const svg = await fetch(`${t.stack.baseUrl}/icons/${hash}.svg`);
     expect(svg.headers.get('Content-Type')).toBe('image/svg+xml');
     expect(svg.headers.get('Content-Security-Policy')).toMatch(/default-src 'none'.*sandbox/);

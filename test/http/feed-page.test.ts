@@ -21,30 +21,47 @@ const pageUrl = (id: string) => routeUrl(t.stack.baseUrl, 'GetFeedPage', { feed_
 describe("a feed's public page", () => {
   it('shows the feed and its entries, links its formats, and carries the feed headers', async () => {
     const { user, token } = await t.createUser({ name: 'Ada' });
-    const feed = await createFeed(user.id, { title: 'Ada reads', description: 'Long reads', tags: ['reading'], sharing: 'public' });
-    await t.save(token, { url: 'https://example.com/one', title: 'One', selection: 'a quoted passage', comment: 'worth it #reading' });
+    const feed = await createFeed(user.id, {
+      title: 'Ada reads',
+      description: 'Long reads',
+      tags: ['reading'],
+      sharing: 'public',
+    });
+    await t.save(token, {
+      url: 'https://example.com/one',
+      title: 'One',
+      selection: 'a quoted passage',
+      comment: 'worth it #reading',
+    });
 
     const response = await fetch(pageUrl(feed.id));
     expect(response.status).toBe(200);
     expect(response.headers.get('Content-Type')).toBe('text/html; charset=utf-8');
     expect(response.headers.get('Cache-Control')).toBe('public, max-age=120');
     expect(response.headers.get('RateLimit-Policy')).toBe('600;w=60');
-    for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) expect(response.headers.get(name), name).toMatch(/^\d+$/);
+    for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'])
+      expect(response.headers.get(name), name).toMatch(/^\d+$/);
     const html = await response.text();
     const { document } = parseHTML(html);
     expect(document.querySelector('h1')?.textContent).toBe('Ada reads');
     expect(document.querySelector('meta[property="og:title"]')?.getAttribute('content')).toBe('Ada reads');
     expect(document.querySelector('meta[property="og:description"]')?.getAttribute('content')).toBe('Long reads');
     expect([...document.querySelectorAll('link[rel="alternate"]')].map((link) => link.getAttribute('href'))).toEqual(
-      ['GetPublishedFeedRss', 'GetFeedAtom', 'GetJsonFeed'].map((routeId) => routeUrl(t.stack.baseUrl, routeId, { feed_id: feed.id })),
+      ['GetPublishedFeedRss', 'GetFeedAtom', 'GetJsonFeed'].map((routeId) =>
+        routeUrl(t.stack.baseUrl, routeId, { feed_id: feed.id }),
+      ),
     );
     const article = document.querySelector('article')!;
     expect(article.querySelector('h2 a')?.getAttribute('href')).toBe('https://example.com/one');
     expect(article.querySelector('blockquote')?.textContent?.trim()).toBe('a quoted passage');
     expect(article.querySelector('time')?.getAttribute('datetime')).toMatch(/^\d{4}-/);
-    expect((document.querySelector('#rss-address') as unknown as { value: string }).value).toBe(routeUrl(t.stack.baseUrl, 'GetPublishedFeedRss', { feed_id: feed.id }));
+    expect((document.querySelector('#rss-address') as unknown as { value: string }).value).toBe(
+      routeUrl(t.stack.baseUrl, 'GetPublishedFeedRss', { feed_id: feed.id }),
+    );
     // The snippet is text in a textarea (RCDATA: the browser decodes these references; linkedom does not).
-    expect(html).toContain(`<textarea id="embed-snippet" readonly rows="4">&lt;script src=&quot;${routeUrl(t.stack.baseUrl, 'GetFeedEmbedScript', {})}&quot;`);
+    expect(html).toContain(
+      `<textarea id="embed-snippet" readonly rows="4">&lt;script src=&quot;${routeUrl(t.stack.baseUrl, 'GetFeedEmbedScript', {})}&quot;`,
+    );
   });
 
   it('answers one 404 page, byte for byte, for unknown, private and deleted feeds', async () => {
@@ -74,7 +91,9 @@ describe("a feed's public page", () => {
     const lastModified = first.headers.get('Last-Modified')!;
     expect(etag).toMatch(/^"[^"]+"$/);
     // Its own representation: not the JSON's or the RSS's tag.
-    expect(etag).not.toBe((await fetch(routeUrl(t.stack.baseUrl, 'GetPublishedFeedRss', { feed_id: feed.id }))).headers.get('ETag'));
+    expect(etag).not.toBe(
+      (await fetch(routeUrl(t.stack.baseUrl, 'GetPublishedFeedRss', { feed_id: feed.id }))).headers.get('ETag'),
+    );
 
     const byTag = await fetch(pageUrl(feed.id), { headers: { 'If-None-Match': etag } });
     expect(byTag.status).toBe(304);
@@ -106,6 +125,8 @@ describe('the embed script', () => {
     expect(response.headers.get('Cache-Control')).toMatch(/^public, max-age=\d+$/);
     expect(await response.text()).toBe(FEED_EMBED_SCRIPT);
     const etag = response.headers.get('ETag')!;
-    expect((await fetch(routeUrl(t.stack.baseUrl, 'GetFeedEmbedScript', {}), { headers: { 'If-None-Match': etag } })).status).toBe(304);
+    expect(
+      (await fetch(routeUrl(t.stack.baseUrl, 'GetFeedEmbedScript', {}), { headers: { 'If-None-Match': etag } })).status,
+    ).toBe(304);
   });
 });

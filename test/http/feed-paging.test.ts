@@ -15,7 +15,10 @@ afterAll(() => t.stop());
 async function feedOf(count: number, match: 'any' | 'all' = 'any') {
   const { user, token } = await t.createUser();
   const feed = await t.createFeed(user.id, { title: 'Paged', tags: ['paged', 'more'], match, sharing: 'link' });
-  for (let i = 0; i < count; i++) expect((await t.save(token, { url: `https://example.com/${i}`, title: `page ${i}`, comment: '#paged #more' })).status).toBe(200);
+  for (let i = 0; i < count; i++)
+    expect(
+      (await t.save(token, { url: `https://example.com/${i}`, title: `page ${i}`, comment: '#paged #more' })).status,
+    ).toBe(200);
   return { feed, token };
 }
 
@@ -27,7 +30,11 @@ async function jsonFeedPages(url: string) {
     expect(answer.status).toBe(200);
     const document = await json(answer);
     expect(jsonFeedSchemaProblems(document)).toEqual([]);
-    pages.push({ ids: document.items.map((item: { id: string }) => item.id), etag: answer.headers.get('ETag')!, url: next });
+    pages.push({
+      ids: document.items.map((item: { id: string }) => item.id),
+      etag: answer.headers.get('ETag')!,
+      url: next,
+    });
     next = document.next_url;
   }
   return pages;
@@ -37,7 +44,9 @@ describe('paging the Atom and JSON Feed formats', () => {
   it('walks every entry once, newest first, through JSON Feed next_url and Atom rel="next"', async () => {
     for (const match of ['any', 'all'] as const) {
       const { feed } = await feedOf(7, match);
-      const all = (await json(await contractFetch(routeUrl(t.stack.baseUrl, 'GetPublishedFeed', { feed_id: feed.id })))).entries.map((entry: { id: string }) => entry.id);
+      const all = (
+        await json(await contractFetch(routeUrl(t.stack.baseUrl, 'GetPublishedFeed', { feed_id: feed.id })))
+      ).entries.map((entry: { id: string }) => entry.id);
       expect(all).toHaveLength(7);
 
       const pages = await jsonFeedPages(`${routeUrl(t.stack.baseUrl, 'GetJsonFeed', { feed_id: feed.id })}?limit=3`);
@@ -46,7 +55,10 @@ describe('paging the Atom and JSON Feed formats', () => {
       expect(new Set(pages.map((page) => page.etag)).size).toBe(3);
 
       const atomIds: string[] = [];
-      for (let next: string | undefined = `${routeUrl(t.stack.baseUrl, 'GetFeedAtom', { feed_id: feed.id })}?limit=3`; next; ) {
+      for (
+        let next: string | undefined = `${routeUrl(t.stack.baseUrl, 'GetFeedAtom', { feed_id: feed.id })}?limit=3`;
+        next;
+      ) {
         const xml = await (await contractFetch(next)).text();
         const parsed = parseFeed(xml);
         expect(parsed.self).toBe(next);
@@ -66,7 +78,9 @@ describe('paging the Atom and JSON Feed formats', () => {
 
   it('answers 304 per page, and never serves a note twice when it changes between pages', async () => {
     const { feed, token } = await feedOf(4);
-    const [first, second] = await jsonFeedPages(`${routeUrl(t.stack.baseUrl, 'GetJsonFeed', { feed_id: feed.id })}?limit=2`);
+    const [first, second] = await jsonFeedPages(
+      `${routeUrl(t.stack.baseUrl, 'GetJsonFeed', { feed_id: feed.id })}?limit=2`,
+    );
     expect((await contractFetch(second!.url, { headers: { 'If-None-Match': second!.etag } })).status).toBe(304);
     // The oldest note changes: it moves to the top, before the cursor, and leaves the second page.
     await t.save(token, { url: 'https://example.com/0', selection: 'a later highlight' });
@@ -80,7 +94,9 @@ describe('paging the Atom and JSON Feed formats', () => {
   it('refuses a limit out of range or not an integer, and a cursor it did not give out, with a 422', async () => {
     const { feed } = await feedOf(1);
     const other = await feedOf(3);
-    const [, foreignPage] = await jsonFeedPages(`${routeUrl(t.stack.baseUrl, 'GetJsonFeed', { feed_id: other.feed.id })}?limit=2`);
+    const [, foreignPage] = await jsonFeedPages(
+      `${routeUrl(t.stack.baseUrl, 'GetJsonFeed', { feed_id: other.feed.id })}?limit=2`,
+    );
     const foreignCursor = new URL(foreignPage!.url).searchParams.get('cursor')!;
     for (const routeId of ['GetJsonFeed', 'GetFeedAtom']) {
       const base = routeUrl(t.stack.baseUrl, routeId, { feed_id: feed.id });

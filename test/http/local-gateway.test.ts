@@ -31,15 +31,23 @@ function rawExchange(raw: string): Promise<{ status: number; headers: string; bo
 }
 
 describe('names that are also JavaScript object members', () => {
-  it.each(['__proto__', 'constructor', 'hasOwnProperty', 'toString'])('treats a query parameter and a header named %s as any other', async (name) => {
-    const response = await contractFetch(`${t.stack.baseUrl}${feedPath(randomUUID())}?${name}=1&${name}=2`, { headers: { [name]: 'x' } });
-    expect(response.status).toBe(404);
-    expect(await json(response)).toEqual({ detail: { code: 'not_found', message: 'Feed not found' } });
-  });
+  it.each(['__proto__', 'constructor', 'hasOwnProperty', 'toString'])(
+    'treats a query parameter and a header named %s as any other',
+    async (name) => {
+      const response = await contractFetch(`${t.stack.baseUrl}${feedPath(randomUUID())}?${name}=1&${name}=2`, {
+        headers: { [name]: 'x' },
+      });
+      expect(response.status).toBe(404);
+      expect(await json(response)).toEqual({ detail: { code: 'not_found', message: 'Feed not found' } });
+    },
+  );
 
   it('passes such a header on to the handler like any other', async () => {
     const { token } = await t.createUser();
-    const response = await t.save(token, { url: 'https://example.com/proto' }, { __proto__: 'x', constructor: 'y' } as unknown as Record<string, string>);
+    const response = await t.save(token, { url: 'https://example.com/proto' }, {
+      __proto__: 'x',
+      constructor: 'y',
+    } as unknown as Record<string, string>);
     expect(response.status).toBe(200);
   });
 });
@@ -48,13 +56,17 @@ describe('a path parameter with bad percent-encoding', () => {
   it('reaches the handler as written and answers 422, not 502', async () => {
     const response = await contractFetch(`${t.stack.baseUrl}${feedPath('%E0%A4%A')}`);
     expect(response.status).toBe(422);
-    expect(await json(response)).toEqual({ detail: [{ loc: ['path', 'feed_id'], msg: 'Input should be a valid UUID', type: 'uuid_parsing' }] });
+    expect(await json(response)).toEqual({
+      detail: [{ loc: ['path', 'feed_id'], msg: 'Input should be a valid UUID', type: 'uuid_parsing' }],
+    });
   });
 });
 
 describe('requests Node cannot parse are answered with a detail, as API Gateway does', () => {
   it('answers a 100 KB header with 431', async () => {
-    const answer = await rawExchange(`GET ${feedPath(randomUUID())} HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100 * 1024)}\r\n\r\n`);
+    const answer = await rawExchange(
+      `GET ${feedPath(randomUUID())} HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100 * 1024)}\r\n\r\n`,
+    );
     expect(answer.status).toBe(431);
     expect(answer.headers).toMatch(/\r\nContent-Type: application\/json\r\n/i);
     expect(JSON.parse(answer.body)).toEqual({ detail: 'Request Header Fields Too Large' });

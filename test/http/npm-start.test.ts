@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,13 +15,19 @@ const dataDir = mkdtempSync(join(tmpdir(), 'gleaner-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 function readState(folder: string): { pid: number; dynamoPid: number; dynamoEndpoint: string } {
-  return JSON.parse(readFileSync(join(folder, 'local-stack.json'), 'utf8')) as { pid: number; dynamoPid: number; dynamoEndpoint: string };
+  return JSON.parse(readFileSync(join(folder, 'local-stack.json'), 'utf8')) as {
+    pid: number;
+    dynamoPid: number;
+    dynamoEndpoint: string;
+  };
 }
 
 function runPrintedCurl(output: string): Promise<string> {
   const command = /(curl -sS -X POST[\s\S]*?-d '.*')/.exec(output)?.[1];
   if (!command) throw new Error(`no curl command in:\n${output}`);
-  return new Promise((resolve, reject) => execFile('bash', ['-c', command], (error, stdout) => (error ? reject(error) : resolve(stdout))));
+  return new Promise((resolve, reject) =>
+    execFile('bash', ['-c', command], (error, stdout) => (error ? reject(error) : resolve(stdout))),
+  );
 }
 
 function portOpen(endpoint: string): Promise<boolean> {
@@ -54,16 +60,25 @@ describe('npm start', () => {
     const second = start(env);
     await waitFor(() => second.output().includes('Stop with Ctrl-C'));
     expect(second.output()).not.toContain('(created now)');
-    expect(JSON.parse(await runPrintedCurl(second.output()))).toMatchObject({ is_new_bookmark: false, selection_appended: false });
+    expect(JSON.parse(await runPrintedCurl(second.output()))).toMatchObject({
+      is_new_bookmark: false,
+      selection_appended: false,
+    });
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
   }, 120_000);
 
   it('says so on stderr and exits non-zero when DynamoDB Local dies, instead of answering 500 forever', async () => {
-    const env = { PORT: String(await findFreePort()), GLEANER_DATA_DIR: join(dataDir, 'crash'), GLEANER_ENRICHMENT: 'off' };
+    const env = {
+      PORT: String(await findFreePort()),
+      GLEANER_DATA_DIR: join(dataDir, 'crash'),
+      GLEANER_ENRICHMENT: 'off',
+    };
     const run = start(env);
     await waitFor(() => run.output().includes('Stop with Ctrl-C'));
-    const { dynamoPid } = JSON.parse(readFileSync(join(env.GLEANER_DATA_DIR, 'local-stack.json'), 'utf8')) as { dynamoPid: number };
+    const { dynamoPid } = JSON.parse(readFileSync(join(env.GLEANER_DATA_DIR, 'local-stack.json'), 'utf8')) as {
+      dynamoPid: number;
+    };
     process.kill(dynamoPid, 'SIGKILL');
     expect(await run.exited).toBe(1);
     expect(run.stderr()).toMatch(/DynamoDB Local stopped unexpectedly \(killed by SIGKILL\); stopping too/);
@@ -72,7 +87,9 @@ describe('npm start', () => {
 
   it('exits non-zero with a clear message when the port is taken', async () => {
     const blocker = createServer();
-    const port = await new Promise<number>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)));
+    const port = await new Promise<number>((resolve) =>
+      blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)),
+    );
     const run = start({ PORT: String(port), GLEANER_DATA_DIR: join(dataDir, 'taken') });
     expect(await run.exited).toBe(1);
     expect(run.output()).toMatch(new RegExp(`port ${port} is already in use`));
@@ -85,7 +102,9 @@ describe('npm start', () => {
     await waitFor(() => first.output().includes('Stop with Ctrl-C'));
     const second = start({ ...env, PORT: String(await findFreePort()) });
     expect(await second.exited).toBe(1);
-    expect(second.stderr()).toContain(`${env.GLEANER_DATA_DIR} is in use by another npm start (pid ${first.child.pid})`);
+    expect(second.stderr()).toContain(
+      `${env.GLEANER_DATA_DIR} is in use by another npm start (pid ${first.child.pid})`,
+    );
     // The refused start neither deleted the first one's state nor stopped its database.
     const state = readState(env.GLEANER_DATA_DIR);
     expect(state.pid).toBe(first.child.pid);
@@ -95,7 +114,11 @@ describe('npm start', () => {
   }, 120_000);
 
   it('takes over a lock whose pid is now another program, as after a reboot', async () => {
-    const env = { PORT: String(await findFreePort()), GLEANER_DATA_DIR: join(dataDir, 'reused-pid'), GLEANER_ENRICHMENT: 'off' };
+    const env = {
+      PORT: String(await findFreePort()),
+      GLEANER_DATA_DIR: join(dataDir, 'reused-pid'),
+      GLEANER_ENRICHMENT: 'off',
+    };
     const otherProgram = spawn('sleep', ['120']);
     mkdirSync(env.GLEANER_DATA_DIR, { recursive: true });
     writeFileSync(join(env.GLEANER_DATA_DIR, 'npm-start.lock'), `${otherProgram.pid}\n`);
@@ -112,7 +135,11 @@ describe('npm start', () => {
   }, 120_000);
 
   it('stops the whole tree, DynamoDB Local included, when a process manager sends npm start SIGTERM', async () => {
-    const env = { PORT: String(await findFreePort()), GLEANER_DATA_DIR: join(dataDir, 'sigterm'), GLEANER_ENRICHMENT: 'off' };
+    const env = {
+      PORT: String(await findFreePort()),
+      GLEANER_DATA_DIR: join(dataDir, 'sigterm'),
+      GLEANER_ENRICHMENT: 'off',
+    };
     const run = start(env, true);
     await waitFor(() => run.output().includes('Stop with Ctrl-C'));
     const state = readState(env.GLEANER_DATA_DIR);
@@ -123,18 +150,30 @@ describe('npm start', () => {
   }, 120_000);
 
   // npm does not pass SIGHUP on, and nothing passes on a SIGKILL: node notices that npm is gone.
-  it.each(['SIGHUP', 'SIGKILL'] as const)('stops the whole tree when npm itself dies of %s', async (signal) => {
-    const env = { PORT: String(await findFreePort()), GLEANER_DATA_DIR: join(dataDir, `npm-${signal}`), GLEANER_ENRICHMENT: 'off' };
-    const run = start(env, true);
-    await waitFor(() => run.output().includes('Stop with Ctrl-C'));
-    const state = readState(env.GLEANER_DATA_DIR);
-    run.child.kill(signal);
-    await waitFor(() => !isAlive(state.pid) && !isAlive(state.dynamoPid));
-    expect(await portOpen(`http://127.0.0.1:${env.PORT}`)).toBe(false);
-  }, 120_000);
+  it.each(['SIGHUP', 'SIGKILL'] as const)(
+    'stops the whole tree when npm itself dies of %s',
+    async (signal) => {
+      const env = {
+        PORT: String(await findFreePort()),
+        GLEANER_DATA_DIR: join(dataDir, `npm-${signal}`),
+        GLEANER_ENRICHMENT: 'off',
+      };
+      const run = start(env, true);
+      await waitFor(() => run.output().includes('Stop with Ctrl-C'));
+      const state = readState(env.GLEANER_DATA_DIR);
+      run.child.kill(signal);
+      await waitFor(() => !isAlive(state.pid) && !isAlive(state.dynamoPid));
+      expect(await portOpen(`http://127.0.0.1:${env.PORT}`)).toBe(false);
+    },
+    120_000,
+  );
 
   it('stops on SIGHUP, as when its terminal closes', async () => {
-    const env = { PORT: String(await findFreePort()), GLEANER_DATA_DIR: join(dataDir, 'sighup'), GLEANER_ENRICHMENT: 'off' };
+    const env = {
+      PORT: String(await findFreePort()),
+      GLEANER_DATA_DIR: join(dataDir, 'sighup'),
+      GLEANER_ENRICHMENT: 'off',
+    };
     const run = start(env);
     await waitFor(() => run.output().includes('Stop with Ctrl-C'));
     const state = readState(env.GLEANER_DATA_DIR);
@@ -144,7 +183,11 @@ describe('npm start', () => {
   }, 120_000);
 
   it('stops DynamoDB Local too when SIGTERM comes while it is still starting', async () => {
-    const env = { PORT: String(await findFreePort()), GLEANER_DATA_DIR: join(dataDir, 'sigterm-starting'), GLEANER_ENRICHMENT: 'off' };
+    const env = {
+      PORT: String(await findFreePort()),
+      GLEANER_DATA_DIR: join(dataDir, 'sigterm-starting'),
+      GLEANER_ENRICHMENT: 'off',
+    };
     const run = start(env);
     // Java is running but the banner is not out yet: DynamoDB Local takes seconds to answer.
     await waitFor(() => dynamoDbLocalsServing(env.GLEANER_DATA_DIR).length > 0);
@@ -190,7 +233,11 @@ describe('npm start', () => {
       `#!/bin/sh\necho 'Error: LinkageError occurred while loading main class com.amazonaws.services.dynamodbv2.local.main.ServerRunner' >&2\necho '\tjava.lang.UnsupportedClassVersionError: com/amazonaws/services/dynamodbv2/local/main/ServerRunner has been compiled by a more recent version of the Java Runtime (class file version 61.0), this version of the Java Runtime only recognizes class file versions up to 55.0' >&2\nexit 1\n`,
       { mode: 0o755 },
     );
-    const run = start({ PORT: String(await findFreePort()), GLEANER_DATA_DIR: join(dataDir, 'oldjava'), PATH: `${oldJava}:${process.env.PATH}` });
+    const run = start({
+      PORT: String(await findFreePort()),
+      GLEANER_DATA_DIR: join(dataDir, 'oldjava'),
+      PATH: `${oldJava}:${process.env.PATH}`,
+    });
     expect(await run.exited).toBe(1);
     expect(run.stderr()).toContain('DynamoDB Local needs Java 17 or newer');
     expect(run.stderr()).toContain('found Java 11');
@@ -199,7 +246,12 @@ describe('npm start', () => {
 
   it('exits non-zero with a clear message when Java is missing', async () => {
     const emptyPath = mkdtempSync(join(tmpdir(), 'gleaner-no-java-'));
-    const run = start({ PORT: String(await findFreePort()), GLEANER_DATA_DIR: join(dataDir, 'nojava'), PATH: emptyPath, JAVA_HOME: '' });
+    const run = start({
+      PORT: String(await findFreePort()),
+      GLEANER_DATA_DIR: join(dataDir, 'nojava'),
+      PATH: emptyPath,
+      JAVA_HOME: '',
+    });
     expect(await run.exited).toBe(1);
     expect(run.output()).toMatch(/Java was not found/);
   });

@@ -15,7 +15,9 @@ describe('GET /openapi.json', () => {
     expect(response.headers.get('Content-Type')).toBe('application/json');
     expect(response.headers.get('Cache-Control')).toBe('public, max-age=300');
     expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*');
-    expect(await response.json()).toEqual(JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')));
+    expect(await response.json()).toEqual(
+      JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')),
+    );
   });
 
   it('answers HEAD with the headers and no body, as the other cached routes do', async () => {

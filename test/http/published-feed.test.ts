@@ -18,7 +18,12 @@ afterAll(() => t.stop());
 const createFeed: TestStack['createFeed'] = (userId, settings) => t.createFeed(userId, settings);
 
 /** Every representation of a feed, by the route that serves it. */
-const FEED_ROUTES = { public: 'GetPublishedFeed', rss: 'GetPublishedFeedRss', atom: 'GetFeedAtom', 'feed.json': 'GetJsonFeed' } as const;
+const FEED_ROUTES = {
+  public: 'GetPublishedFeed',
+  rss: 'GetPublishedFeedRss',
+  atom: 'GetFeedAtom',
+  'feed.json': 'GetJsonFeed',
+} as const;
 type Variant = keyof typeof FEED_ROUTES;
 const VARIANTS = Object.keys(FEED_ROUTES) as Variant[];
 const feedUrl = (id: string, variant: Variant) => routeUrl(t.stack.baseUrl, FEED_ROUTES[variant], { feed_id: id });
@@ -34,8 +39,18 @@ function parseXmlStrictly(xml: string): void {
 describe('a published feed', () => {
   it('shows notes saved through the save route, as PublishedFeed JSON and as RSS 2.0', async () => {
     const { user, token } = await t.createUser({ name: 'Grace' });
-    const feed = await createFeed(user.id, { title: 'Grace reads', description: 'Things', tags: ['reading'], sharing: 'public' });
-    await t.save(token, { url: 'https://example.com/one', title: 'One', selection: 'quoted *text*', comment: 'good #reading' });
+    const feed = await createFeed(user.id, {
+      title: 'Grace reads',
+      description: 'Things',
+      tags: ['reading'],
+      sharing: 'public',
+    });
+    await t.save(token, {
+      url: 'https://example.com/one',
+      title: 'One',
+      selection: 'quoted *text*',
+      comment: 'good #reading',
+    });
     await t.save(token, { url: 'https://example.com/other', title: 'Other', comment: '#unrelated' });
 
     const response = await contractFetch(feedUrl(feed.id, 'public'));
@@ -51,7 +66,14 @@ describe('a published feed', () => {
       description: 'Things',
       author: 'Grace',
       rss_url: feedUrl(feed.id, 'rss'),
-      entries: [{ id: expect.any(String), title: 'One', text: expect.stringContaining('quoted text'), updated: expect.any(String) }],
+      entries: [
+        {
+          id: expect.any(String),
+          title: 'One',
+          text: expect.stringContaining('quoted text'),
+          updated: expect.any(String),
+        },
+      ],
     });
     expect(body.entries[0].text).not.toMatch(/^>|\*|\]\(/m);
 
@@ -71,10 +93,23 @@ describe('a published feed', () => {
 
   it('offers the same entries in the same order as Atom 1.0 and JSON Feed 1.1, with full content', async () => {
     const { user, token } = await t.createUser({ name: 'Ada' });
-    const feed = await createFeed(user.id, { title: 'Ada reads', description: 'Notes & quotes', tags: ['formats'], sharing: 'link' });
-    for (const name of ['first', 'second', 'third']) await t.save(token, { url: `https://example.com/${name}`, title: name, selection: `a *${name}* quote`, comment: '#formats' });
+    const feed = await createFeed(user.id, {
+      title: 'Ada reads',
+      description: 'Notes & quotes',
+      tags: ['formats'],
+      sharing: 'link',
+    });
+    for (const name of ['first', 'second', 'third'])
+      await t.save(token, {
+        url: `https://example.com/${name}`,
+        title: name,
+        selection: `a *${name}* quote`,
+        comment: '#formats',
+      });
     await t.save(token, { url: 'https://example.com/first', selection: 'and more' });
-    const ids = (await json(await contractFetch(feedUrl(feed.id, 'public')))).entries.map((entry: { id: string }) => entry.id);
+    const ids = (await json(await contractFetch(feedUrl(feed.id, 'public')))).entries.map(
+      (entry: { id: string }) => entry.id,
+    );
     expect(ids).toHaveLength(3);
 
     const atom = await contractFetch(feedUrl(feed.id, 'atom'));
@@ -103,14 +138,20 @@ describe('a published feed', () => {
       authors: [{ name: 'Ada' }],
     });
     expect(document.items.map((item: { id: string }) => item.id)).toEqual(ids);
-    expect(document.items[0]).toMatchObject({ url: 'https://example.com/first', title: 'first', tags: ['formats'], content_text: expect.stringContaining('and more') });
+    expect(document.items[0]).toMatchObject({
+      url: 'https://example.com/first',
+      title: 'first',
+      tags: ['formats'],
+      content_text: expect.stringContaining('and more'),
+    });
     expect(document.items[0].content_html).toContain('<em>first</em>');
   });
 
   it('lists matching notes newest first by last update, at most FEED_MAX_ENTRIES', async () => {
     const { user, token } = await t.createUser();
     const feed = await createFeed(user.id, { title: 'Order', tags: ['x'], sharing: 'link' });
-    for (const name of ['a', 'b', 'c', 'd']) await t.save(token, { url: `https://example.com/${name}`, title: name, comment: '#x' });
+    for (const name of ['a', 'b', 'c', 'd'])
+      await t.save(token, { url: `https://example.com/${name}`, title: name, comment: '#x' });
     await t.save(token, { url: 'https://example.com/b', selection: 'touch b again' });
     const body = await json(await contractFetch(feedUrl(feed.id, 'public')));
     expect(body.entries.map((entry: { title: string }) => entry.title)).toEqual(['b', 'd', 'c']);
@@ -123,7 +164,10 @@ describe('a published feed', () => {
     await t.save(token, { url: 'https://example.com/pq', title: 'pq', comment: '#p #q' });
     const any = await createFeed(user.id, { title: 'any', tags: ['p', 'q'], match: 'any', sharing: 'public' });
     const all = await createFeed(user.id, { title: 'all', tags: ['p', 'q'], match: 'all', sharing: 'public' });
-    const titles = async (id: string) => (await json(await contractFetch(feedUrl(id, 'public')))).entries.map((entry: { title: string }) => entry.title).sort();
+    const titles = async (id: string) =>
+      (await json(await contractFetch(feedUrl(id, 'public')))).entries
+        .map((entry: { title: string }) => entry.title)
+        .sort();
     expect(await titles(any.id)).toEqual(['p', 'pq', 'q']);
     expect(await titles(all.id)).toEqual(['pq']);
   });
@@ -151,7 +195,9 @@ describe('a published feed', () => {
   it('answers 422 HTTPValidationError for a feed_id that is not a UUID', async () => {
     const response = await contractFetch(feedUrl('not-a-uuid', 'public'));
     expect(response.status).toBe(422);
-    expect(await json(response)).toEqual({ detail: [{ loc: ['path', 'feed_id'], msg: expect.any(String), type: 'uuid_parsing' }] });
+    expect(await json(response)).toEqual({
+      detail: [{ loc: ['path', 'feed_id'], msg: expect.any(String), type: 'uuid_parsing' }],
+    });
     expect(response.headers.get('RateLimit-Limit')).toBe('600');
   });
 
@@ -159,7 +205,12 @@ describe('a published feed', () => {
     const { user, token } = await t.createUser();
     const feed = await createFeed(user.id, { title: 'Hostile ]]> <b>', tags: ['h'], sharing: 'public' });
     const nasty = `]]> <script>alert(1)</script> & \u0000\u0001\u000b ok 😀 שלום \u202eevil ${'x'.repeat(15_000)}`;
-    await t.save(token, { url: 'https://example.com/hostile?a=1&b=<2>', title: `T ${nasty.slice(0, 200)}`, selection: nasty, comment: `${nasty.slice(0, 4000)} #h` });
+    await t.save(token, {
+      url: 'https://example.com/hostile?a=1&b=<2>',
+      title: `T ${nasty.slice(0, 200)}`,
+      selection: nasty,
+      comment: `${nasty.slice(0, 4000)} #h`,
+    });
     const xml = await (await contractFetch(feedUrl(feed.id, 'rss'))).text();
     parseXmlStrictly(xml);
     const parsed = parseFeed(xml);
@@ -168,14 +219,23 @@ describe('a published feed', () => {
     expect(parsed.items[0]!.title).not.toContain('\u0000');
   });
 
-  it.skipIf(!feedValidatorRulesAvailable('served feed validator test'))('serves RSS the W3C feed validator has no warning for, from hostile feed and note text', async () => {
-    const { user, token } = await t.createUser({ name: 'Tom & Jerry <i>' });
-    const hostile = 'Tom & Jerry <b>bold</b> <script>x</script> a literal &amp; DEL\u007F NEL\u0085 C1\u009B NUL\u0000 ESC\u001b[31m lone \uD800 end';
-    const feed = await createFeed(user.id, { title: hostile, description: hostile, tags: ['h'], sharing: 'public' });
-    await t.save(token, { url: 'https://example.com/hostile?a=1&b=2', title: hostile, selection: hostile, comment: `${hostile} #h` });
-    const xml = await (await contractFetch(feedUrl(feed.id, 'rss'))).text();
-    expect(feedValidatorWarnings(xml)).toEqual([]);
-  });
+  it.skipIf(!feedValidatorRulesAvailable('served feed validator test'))(
+    'serves RSS the W3C feed validator has no warning for, from hostile feed and note text',
+    async () => {
+      const { user, token } = await t.createUser({ name: 'Tom & Jerry <i>' });
+      const hostile =
+        'Tom & Jerry <b>bold</b> <script>x</script> a literal &amp; DEL\u007F NEL\u0085 C1\u009B NUL\u0000 ESC\u001b[31m lone \uD800 end';
+      const feed = await createFeed(user.id, { title: hostile, description: hostile, tags: ['h'], sharing: 'public' });
+      await t.save(token, {
+        url: 'https://example.com/hostile?a=1&b=2',
+        title: hostile,
+        selection: hostile,
+        comment: `${hostile} #h`,
+      });
+      const xml = await (await contractFetch(feedUrl(feed.id, 'rss'))).text();
+      expect(feedValidatorWarnings(xml)).toEqual([]);
+    },
+  );
 });
 
 describe('conditional GET for feed readers', () => {
@@ -195,9 +255,13 @@ describe('conditional GET for feed readers', () => {
       expect(await revalidated.text()).toBe('');
       expect(revalidated.headers.get('ETag')).toBe(etag);
 
-      expect((await contractFetch(feedUrl(feed.id, variant), { headers: { 'If-Modified-Since': lastModified } })).status).toBe(304);
+      expect(
+        (await contractFetch(feedUrl(feed.id, variant), { headers: { 'If-Modified-Since': lastModified } })).status,
+      ).toBe(304);
       // If-None-Match wins when both are sent.
-      const mismatched = await contractFetch(feedUrl(feed.id, variant), { headers: { 'If-None-Match': '"stale"', 'If-Modified-Since': lastModified } });
+      const mismatched = await contractFetch(feedUrl(feed.id, variant), {
+        headers: { 'If-None-Match': '"stale"', 'If-Modified-Since': lastModified },
+      });
       expect(mismatched.status).toBe(200);
     }
   });
@@ -221,7 +285,11 @@ describe('CORS for site embeds', () => {
     for (const variant of VARIANTS) {
       const preflight = await fetch(feedUrl(feed.id, variant), {
         method: 'OPTIONS',
-        headers: { Origin: 'https://blog.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'if-none-match' },
+        headers: {
+          Origin: 'https://blog.example',
+          'Access-Control-Request-Method': 'GET',
+          'Access-Control-Request-Headers': 'if-none-match',
+        },
       });
       expect(preflight.status).toBe(204);
       expect(preflight.headers.get('Access-Control-Allow-Origin')).toBe('*');
@@ -231,7 +299,16 @@ describe('CORS for site embeds', () => {
 
       const answer = await contractFetch(feedUrl(feed.id, variant), { headers: { Origin: 'https://blog.example' } });
       const exposed = answer.headers.get('Access-Control-Expose-Headers')!.split(/,\s*/);
-      expect(exposed).toEqual(expect.arrayContaining(['ETag', 'Last-Modified', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy']));
+      expect(exposed).toEqual(
+        expect.arrayContaining([
+          'ETag',
+          'Last-Modified',
+          'RateLimit-Limit',
+          'RateLimit-Remaining',
+          'RateLimit-Reset',
+          'RateLimit-Policy',
+        ]),
+      );
     }
   });
 });
@@ -246,8 +323,16 @@ describe('HEAD, for feed readers and link checkers', () => {
       const head = await contractFetch(feedUrl(feed.id, variant), { method: 'HEAD' });
       expect(head.status).toBe(200);
       expect(await head.text()).toBe('');
-      for (const name of ['Content-Type', 'ETag', 'Last-Modified', 'Cache-Control', 'RateLimit-Policy']) expect(head.headers.get(name)).toBe(get.headers.get(name));
-      expect((await contractFetch(feedUrl(feed.id, variant), { method: 'HEAD', headers: { 'If-None-Match': get.headers.get('ETag')! } })).status).toBe(304);
+      for (const name of ['Content-Type', 'ETag', 'Last-Modified', 'Cache-Control', 'RateLimit-Policy'])
+        expect(head.headers.get(name)).toBe(get.headers.get(name));
+      expect(
+        (
+          await contractFetch(feedUrl(feed.id, variant), {
+            method: 'HEAD',
+            headers: { 'If-None-Match': get.headers.get('ETag')! },
+          })
+        ).status,
+      ).toBe(304);
     }
   });
 
@@ -263,7 +348,11 @@ describe('feed rate limit', () => {
     const limited = await startTestStack({ FEED_RATE_LIMIT: '3;w=60' });
     try {
       const url = `${limited.stack.baseUrl}/api/v2/publisher/feeds/${randomUUID()}/public`;
-      const statuses = await Promise.all(Array.from({ length: 6 }, () => contractFetch(url).then(async (response) => ({ response, body: await response.text() }))));
+      const statuses = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          contractFetch(url).then(async (response) => ({ response, body: await response.text() })),
+        ),
+      );
       expect(statuses.filter(({ response }) => response.status === 404)).toHaveLength(3);
       const rejected = statuses.filter(({ response }) => response.status === 429);
       expect(rejected).toHaveLength(3);

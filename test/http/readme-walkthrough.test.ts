@@ -24,13 +24,19 @@ interface Block {
 function walkThroughBlocks(): Block[] {
   const readme = readFileSync(join(repositoryRoot, 'README.md'), 'utf8');
   const section = /^## A walk through with curl\n([\s\S]*?)^## /m.exec(readme)![1]!;
-  return [...section.matchAll(/^```(\w+)\n([\s\S]*?)^```/gm)].map(([, language, text]) => ({ language: language!, text: text! }));
+  return [...section.matchAll(/^```(\w+)\n([\s\S]*?)^```/gm)].map(([, language, text]) => ({
+    language: language!,
+    text: text!,
+  }));
 }
 
 function bash(script: string, env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) =>
-    execFile('bash', ['-c', script], { cwd: repositoryRoot, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-      error ? reject(new Error(`${script}\n→ ${stderr}`)) : resolve(stdout),
+    execFile(
+      'bash',
+      ['-c', script],
+      { cwd: repositoryRoot, env: { ...process.env, ...env } },
+      (error, stdout, stderr) => (error ? reject(new Error(`${script}\n→ ${stderr}`)) : resolve(stdout)),
     ),
   );
 }
@@ -38,7 +44,8 @@ function bash(script: string, env: Record<string, string>): Promise<string> {
 /** The README's JSON with "…" for any value and an example timestamp for any timestamp. */
 function expectShape(actual: unknown, shown: unknown): void {
   if (shown === '…') return expect(actual).toEqual(expect.any(String));
-  if (typeof shown === 'string' && /^\d{4}-\d\d-\d\dT/.test(shown)) return expect(actual).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+\+00:00$/);
+  if (typeof shown === 'string' && /^\d{4}-\d\d-\d\dT/.test(shown))
+    return expect(actual).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+\+00:00$/);
   if (shown !== null && typeof shown === 'object') {
     expect(Object.keys(actual as object).sort()).toEqual(Object.keys(shown).sort());
     for (const [key, value] of Object.entries(shown)) expectShape((actual as Record<string, unknown>)[key], value);

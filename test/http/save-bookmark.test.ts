@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}:\d{2}$/;
@@ -15,7 +15,12 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 /** A request with headers exactly as given (repeats included), which fetch cannot send. */
-function rawRequest(method: string, path: string, headers: [string, string][], body = ''): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+function rawRequest(
+  method: string,
+  path: string,
+  headers: [string, string][],
+  body = '',
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const { host } = new URL(t.stack.baseUrl);
     // Headers given as a list replace Node's defaults, Host and Content-Length included.
@@ -32,7 +37,10 @@ function rawRequest(method: string, path: string, headers: [string, string][], b
 
 /** 12 labels of distinct CJK characters: 736 characters as written, 2,305 once punycoded. */
 function longInternationalHost(): string {
-  const label = (k: number) => Array.from({ length: 60 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 2654435761 + k * 40503) % 20000))).join('');
+  const label = (k: number) =>
+    Array.from({ length: 60 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 2654435761 + k * 40503) % 20000))).join(
+      '',
+    );
   return `${Array.from({ length: 12 }, (_, k) => label(k)).join('.')}.test`;
 }
 
@@ -84,7 +92,9 @@ describe('saving a new page', () => {
 
   it('falls back to the URL as title and truncates a long description to 500 characters', async () => {
     const { token } = await t.createUser();
-    const result = await json(await t.save(token, { url: 'https://example.com/untitled', description: 'd'.repeat(900) }));
+    const result = await json(
+      await t.save(token, { url: 'https://example.com/untitled', description: 'd'.repeat(900) }),
+    );
     expect(result.bookmark.title).toBe('https://example.com/untitled');
     const note = await t.bookmarks.getNote(result.note_id);
     expect(note?.body.split('\n\n')[0]).toBe('d'.repeat(500));
@@ -102,14 +112,33 @@ describe('saving a new page', () => {
 describe('saving a page already in the workspace', () => {
   it('reuses the note, appends the selection as another quote and adds tags', async () => {
     const { token } = await t.createUser();
-    const first = await json(await t.save(token, { url: 'https://example.com/a?fbclid=1', selection: 'one', description: 'first description' }));
-    const again = await t.save(token, { url: 'HTTPS://EXAMPLE.COM:443/a#part', selection: 'two', comment: 'more #Later', description: 'ignored' });
+    const first = await json(
+      await t.save(token, {
+        url: 'https://example.com/a?fbclid=1',
+        selection: 'one',
+        description: 'first description',
+      }),
+    );
+    const again = await t.save(token, {
+      url: 'HTTPS://EXAMPLE.COM:443/a#part',
+      selection: 'two',
+      comment: 'more #Later',
+      description: 'ignored',
+    });
     expect(again.status).toBe(200);
     const result = await json(again);
     expect(result).toMatchObject({ note_id: first.note_id, is_new_bookmark: false, selection_appended: true });
     expect(result.bookmark.id).toBe(first.bookmark.id);
     const note = await t.bookmarks.getNote(first.note_id);
-    expect(note?.body).toBe(['first description', 'Source: [https://example.com/a?fbclid=1](https://example.com/a?fbclid=1)', '> one', '> two', 'more #Later'].join('\n\n'));
+    expect(note?.body).toBe(
+      [
+        'first description',
+        'Source: [https://example.com/a?fbclid=1](https://example.com/a?fbclid=1)',
+        '> one',
+        '> two',
+        'more #Later',
+      ].join('\n\n'),
+    );
     expect(note?.tags).toEqual(['later']);
   });
 
@@ -135,13 +164,17 @@ describe('saving a page already in the workspace', () => {
   it('keeps every selection of 20 parallel saves of one new URL, in one note', async () => {
     const { token } = await t.createUser();
     const url = 'https://example.com/concurrent';
-    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => t.save(token, { url, selection: `selection number ${i}` })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => t.save(token, { url, selection: `selection number ${i}` })),
+    );
     const results = await Promise.all(responses.map(json));
     expect(responses.map((response) => response.status)).toEqual(Array(20).fill(200));
     expect(results.filter((result) => result.is_new_bookmark)).toHaveLength(1);
     expect(new Set(results.map((result) => result.bookmark.id)).size).toBe(1);
     const note = await t.bookmarks.getNote(results[0].note_id);
-    expect(note?.body.match(/> selection number \d+/g)?.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `> selection number ${i}`).sort());
+    expect(note?.body.match(/> selection number \d+/g)?.sort()).toEqual(
+      Array.from({ length: 20 }, (_, i) => `> selection number ${i}`).sort(),
+    );
   });
 });
 
@@ -170,11 +203,16 @@ describe('authentication', () => {
 
   it('answers 401 to two Authorization headers, even when both carry the valid token', async () => {
     const { token } = await t.createUser();
-    const response = await rawRequest('POST', '/api/v1/bookmarks/save', [
-      ['Authorization', `Bearer ${token}`],
-      ['Authorization', `Bearer ${token}`],
-      ['Content-Type', 'application/json'],
-    ], JSON.stringify({ url: 'https://example.com/twice' }));
+    const response = await rawRequest(
+      'POST',
+      '/api/v1/bookmarks/save',
+      [
+        ['Authorization', `Bearer ${token}`],
+        ['Authorization', `Bearer ${token}`],
+        ['Content-Type', 'application/json'],
+      ],
+      JSON.stringify({ url: 'https://example.com/twice' }),
+    );
     expect(response.status).toBe(401);
     expect(JSON.parse(response.body).detail).toMatch(/Ambiguous credentials/);
     expect(response.headers['ratelimit-limit']).toBe('120');
@@ -194,7 +232,12 @@ describe('validation', () => {
     ['no url', {}, ['body', 'url'], 'missing'],
     ['a numeric url', { url: 42 }, ['body', 'url'], 'string_type'],
     ['a string append', { url: 'https://example.com', append: 'yes' }, ['body', 'append'], 'bool_type'],
-    ['an overlong selection', { url: 'https://example.com', selection: 's'.repeat(20_001) }, ['body', 'selection'], 'string_too_long'],
+    [
+      'an overlong selection',
+      { url: 'https://example.com', selection: 's'.repeat(20_001) },
+      ['body', 'selection'],
+      'string_too_long',
+    ],
     ['an overlong url', { url: `https://example.com/${'p'.repeat(2100)}` }, ['body', 'url'], 'url_too_long'],
     // 736 characters, 2,305 once punycoded: a SITE#<host> key over DynamoDB's 2048 bytes was a 500.
     ['a host longer than DNS allows', { url: `https://${longInternationalHost()}/` }, ['body', 'url'], 'url_parsing'],
@@ -220,10 +263,13 @@ describe('validation', () => {
   });
 });
 
-describe('a body over API Gateway\'s 10 MB', () => {
-  it('answers 413 with a detail and the route\'s RateLimit headers at full quota', async () => {
+describe("a body over API Gateway's 10 MB", () => {
+  it("answers 413 with a detail and the route's RateLimit headers at full quota", async () => {
     const { token } = await t.createUser();
-    const response = await t.save(token, JSON.stringify({ url: 'https://example.com/huge', selection: 'x'.repeat(10 * 1024 * 1024) }));
+    const response = await t.save(
+      token,
+      JSON.stringify({ url: 'https://example.com/huge', selection: 'x'.repeat(10 * 1024 * 1024) }),
+    );
     expect(response.status).toBe(413);
     expect(await json(response)).toEqual({ detail: expect.any(String) });
     expectRateLimitHeaders(response);
@@ -232,22 +278,44 @@ describe('a body over API Gateway\'s 10 MB', () => {
 });
 
 describe('request content type', () => {
-  it.each([['text/plain'], ['application/x-www-form-urlencoded'], [null]])('answers 422 to %s and saves nothing', async (contentType) => {
-    const { token } = await t.createUser();
-    const body = JSON.stringify({ url: 'https://example.com/typed' });
-    const response = await rawRequest('POST', '/api/v1/bookmarks/save', [['Authorization', `Bearer ${token}`], ...(contentType ? [['Content-Type', contentType] as [string, string]] : [])], body);
-    expect(response.status).toBe(422);
-    expect(JSON.parse(response.body)).toEqual({ detail: [{ loc: ['header', 'content-type'], msg: 'Content-Type should be application/json', type: 'content_type' }] });
-    expect((await json(await t.save(token, body))).is_new_bookmark).toBe(true);
-  });
+  it.each([['text/plain'], ['application/x-www-form-urlencoded'], [null]])(
+    'answers 422 to %s and saves nothing',
+    async (contentType) => {
+      const { token } = await t.createUser();
+      const body = JSON.stringify({ url: 'https://example.com/typed' });
+      const response = await rawRequest(
+        'POST',
+        '/api/v1/bookmarks/save',
+        [
+          ['Authorization', `Bearer ${token}`],
+          ...(contentType ? [['Content-Type', contentType] as [string, string]] : []),
+        ],
+        body,
+      );
+      expect(response.status).toBe(422);
+      expect(JSON.parse(response.body)).toEqual({
+        detail: [
+          { loc: ['header', 'content-type'], msg: 'Content-Type should be application/json', type: 'content_type' },
+        ],
+      });
+      expect((await json(await t.save(token, body))).is_new_bookmark).toBe(true);
+    },
+  );
 
-  it.each(['application/json; charset=utf-8', 'Application/JSON', 'application/merge-patch+json'])('accepts %s', async (contentType) => {
-    const { token } = await t.createUser();
-    expect((await t.save(token, { url: 'https://example.com/json' }, { 'Content-Type': contentType })).status).toBe(200);
-  });
+  it.each(['application/json; charset=utf-8', 'Application/JSON', 'application/merge-patch+json'])(
+    'accepts %s',
+    async (contentType) => {
+      const { token } = await t.createUser();
+      expect((await t.save(token, { url: 'https://example.com/json' }, { 'Content-Type': contentType })).status).toBe(
+        200,
+      );
+    },
+  );
 
   it('answers 401 before looking at the content type', async () => {
-    expect((await t.save(null, { url: 'https://example.com/json' }, { 'Content-Type': 'text/plain' })).status).toBe(401);
+    expect((await t.save(null, { url: 'https://example.com/json' }, { 'Content-Type': 'text/plain' })).status).toBe(
+      401,
+    );
   });
 });
 
@@ -261,7 +329,8 @@ describe('what is stored', () => {
 
   it('replaces lone surrogates with U+FFFD', async () => {
     const { token } = await t.createUser();
-    const body = '{"url": "https://example.com/surrogates", "title": "t\\ud800", "selection": "s\\udc00", "comment": "c\\ud800"}';
+    const body =
+      '{"url": "https://example.com/surrogates", "title": "t\\ud800", "selection": "s\\udc00", "comment": "c\\ud800"}';
     const result = await json(await t.save(token, body));
     expect(result.bookmark.title).toBe('t\uFFFD');
     expect((await t.bookmarks.getNote(result.note_id))?.body).toContain('> s\uFFFD\n\nc\uFFFD');
@@ -278,7 +347,13 @@ describe('note cap', () => {
     expect(response.status).toBe(402);
     expectRateLimitHeaders(response);
     expect(await json(response)).toEqual({
-      detail: { code: 'note_limit', message: expect.stringContaining('2 notes'), hint: expect.any(String), used: 2, limit: 2 },
+      detail: {
+        code: 'note_limit',
+        message: expect.stringContaining('2 notes'),
+        hint: expect.any(String),
+        used: 2,
+        limit: 2,
+      },
     });
     expect(await countItems()).toBe(itemsBefore);
     const again = await t.save(token, { url: 'https://example.com/1', selection: 'b' });
@@ -288,12 +363,14 @@ describe('note cap', () => {
 
   it('states the free plan cap of 1,000 notes in the message', async () => {
     const { token, user } = await t.createUser();
-    await t.table.doc.send(new (await import('@aws-sdk/lib-dynamodb')).UpdateCommand({
-      TableName: t.table.tableName,
-      Key: { pk: `USER#${user.id}`, sk: 'USER' },
-      UpdateExpression: 'SET noteCount = :cap',
-      ExpressionAttributeValues: { ':cap': 1000 },
-    }));
+    await t.table.doc.send(
+      new (await import('@aws-sdk/lib-dynamodb')).UpdateCommand({
+        TableName: t.table.tableName,
+        Key: { pk: `USER#${user.id}`, sk: 'USER' },
+        UpdateExpression: 'SET noteCount = :cap',
+        ExpressionAttributeValues: { ':cap': 1000 },
+      }),
+    );
     const response = await t.save(token, { url: 'https://example.com/over' });
     expect(response.status).toBe(402);
     const { detail } = await json(response);
@@ -304,7 +381,11 @@ describe('note cap', () => {
   it('lets exactly one of 10 parallel new saves at cap - 1 create a note', async () => {
     const { token, user } = await t.createUser({ noteCap: 5 });
     for (let i = 0; i < 4; i++) await t.save(token, { url: `https://example.com/fill/${i}` });
-    const statuses = await Promise.all(Array.from({ length: 10 }, (_, i) => t.save(token, { url: `https://example.com/race/${i}` }).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        t.save(token, { url: `https://example.com/race/${i}` }).then((r) => r.status),
+      ),
+    );
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
     expect(statuses.filter((status) => status === 402)).toHaveLength(9);
     expect((await t.accounts.getUser(user.id))?.noteCount).toBe(5);
@@ -315,7 +396,11 @@ describe('CORS for the browser extension', () => {
   it('answers the preflight and exposes the rate-limit headers on answers', async () => {
     const preflight = await fetch(`${t.stack.baseUrl}/api/v1/bookmarks/save`, {
       method: 'OPTIONS',
-      headers: { Origin: 'chrome-extension://abc', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type' },
+      headers: {
+        Origin: 'chrome-extension://abc',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization,content-type',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('Access-Control-Allow-Origin')).toBe('*');
@@ -331,7 +416,13 @@ describe('CORS for the browser extension', () => {
 });
 
 async function countItems(): Promise<number> {
-  const { Items } = await t.table.doc.send(new ScanCommand({ TableName: t.table.tableName, FilterExpression: 'NOT begins_with(pk, :rl)', ExpressionAttributeValues: { ':rl': 'RL#' } }));
+  const { Items } = await t.table.doc.send(
+    new ScanCommand({
+      TableName: t.table.tableName,
+      FilterExpression: 'NOT begins_with(pk, :rl)',
+      ExpressionAttributeValues: { ':rl': 'RL#' },
+    }),
+  );
   return Items?.length ?? 0;
 }
 
@@ -342,12 +433,15 @@ describe('routes that do not exist', () => {
     expect(await json(response)).toEqual({ detail: 'Not Found' });
   });
 
-  it.each(['GET', 'PUT', 'DELETE', 'HEAD'])('answers %s on the save route with 405 and the methods it takes', async (method) => {
-    const response = await fetch(`${t.stack.baseUrl}/api/v1/bookmarks/save`, { method });
-    expect(response.status).toBe(405);
-    expect(response.headers.get('Allow')).toBe('POST, OPTIONS');
-    if (method !== 'HEAD') expect(await json(response)).toEqual({ detail: 'Method Not Allowed' });
-  });
+  it.each(['GET', 'PUT', 'DELETE', 'HEAD'])(
+    'answers %s on the save route with 405 and the methods it takes',
+    async (method) => {
+      const response = await fetch(`${t.stack.baseUrl}/api/v1/bookmarks/save`, { method });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('Allow')).toBe('POST, OPTIONS');
+      if (method !== 'HEAD') expect(await json(response)).toEqual({ detail: 'Method Not Allowed' });
+    },
+  );
 
   it('answers a method a feed route does not take with 405, listing GET, HEAD and the preflight', async () => {
     const response = await fetch(`${t.stack.baseUrl}/api/v2/publisher/feeds/${randomUUID()}/rss`, { method: 'DELETE' });
@@ -359,15 +453,26 @@ describe('routes that do not exist', () => {
 
 describe('configured CORS origins', () => {
   it('allows only the configured extension origins', async () => {
-    const restricted = await startTestStack({ CORS_ALLOWED_ORIGINS: 'chrome-extension://gleaner,moz-extension://gleaner' });
+    const restricted = await startTestStack({
+      CORS_ALLOWED_ORIGINS: 'chrome-extension://gleaner,moz-extension://gleaner',
+    });
     try {
       const preflight = (origin: string) =>
-        fetch(`${restricted.stack.baseUrl}/api/v1/bookmarks/save`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' } });
-      expect((await preflight('moz-extension://gleaner')).headers.get('Access-Control-Allow-Origin')).toBe('moz-extension://gleaner');
+        fetch(`${restricted.stack.baseUrl}/api/v1/bookmarks/save`, {
+          method: 'OPTIONS',
+          headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' },
+        });
+      expect((await preflight('moz-extension://gleaner')).headers.get('Access-Control-Allow-Origin')).toBe(
+        'moz-extension://gleaner',
+      );
       expect((await preflight('https://evil.example')).headers.get('Access-Control-Allow-Origin')).toBeNull();
       const answer = await restricted.save(null, {}, { Origin: 'chrome-extension://gleaner' });
       expect(answer.headers.get('Access-Control-Allow-Origin')).toBe('chrome-extension://gleaner');
-      expect((await restricted.save(null, {}, { Origin: 'https://evil.example' })).headers.get('Access-Control-Allow-Origin')).toBeNull();
+      expect(
+        (await restricted.save(null, {}, { Origin: 'https://evil.example' })).headers.get(
+          'Access-Control-Allow-Origin',
+        ),
+      ).toBeNull();
     } finally {
       await restricted.stop();
     }

@@ -15,7 +15,11 @@ const KEY_LOC = ['header', 'idempotency-key'];
 
 /** Status, body text and remaining quota of an answer. */
 async function answer(response: Response) {
-  return { status: response.status, body: await response.text(), remaining: Number(response.headers.get('RateLimit-Remaining')) };
+  return {
+    status: response.status,
+    body: await response.text(),
+    remaining: Number(response.headers.get('RateLimit-Remaining')),
+  };
 }
 
 describe('a repeated save with the same Idempotency-Key', () => {
@@ -38,18 +42,32 @@ describe('a repeated save with the same Idempotency-Key', () => {
 
   it('matches the body by its content, not its bytes, and the key bare or quoted', async () => {
     const { token } = await t.createUser();
-    const first = await answer(await t.save(token, '{"url":"https://example.com/shape","selection":"s"}', { 'Idempotency-Key': 'shape' }));
-    const reordered = await answer(await t.save(token, '{ "selection": "s",\n  "url": "https://example.com/shape", "append": false }', { 'Idempotency-Key': '"shape"' }));
+    const first = await answer(
+      await t.save(token, '{"url":"https://example.com/shape","selection":"s"}', { 'Idempotency-Key': 'shape' }),
+    );
+    const reordered = await answer(
+      await t.save(token, '{ "selection": "s",\n  "url": "https://example.com/shape", "append": false }', {
+        'Idempotency-Key': '"shape"',
+      }),
+    );
     expect(reordered.body).toBe(first.body);
   });
 
   it('answers 422 idempotency_key_reused for the same key with another body, and changes nothing', async () => {
     const { token } = await t.createUser();
-    const first = await json(await t.save(token, { url: 'https://example.com/reused', selection: 'a' }, { 'Idempotency-Key': 'reused' }));
-    const response = await t.save(token, { url: 'https://example.com/reused', selection: 'b' }, { 'Idempotency-Key': 'reused' });
+    const first = await json(
+      await t.save(token, { url: 'https://example.com/reused', selection: 'a' }, { 'Idempotency-Key': 'reused' }),
+    );
+    const response = await t.save(
+      token,
+      { url: 'https://example.com/reused', selection: 'b' },
+      { 'Idempotency-Key': 'reused' },
+    );
     expect(response.status).toBe(422);
     expect(response.headers.get('RateLimit-Remaining')).not.toBeNull();
-    expect(await json(response)).toEqual({ detail: [{ loc: KEY_LOC, msg: expect.any(String), type: 'idempotency_key_reused' }] });
+    expect(await json(response)).toEqual({
+      detail: [{ loc: KEY_LOC, msg: expect.any(String), type: 'idempotency_key_reused' }],
+    });
     expect((await t.bookmarks.getNote(first.note_id))?.body).not.toContain('> b');
   });
 
@@ -69,7 +87,12 @@ describe('a repeated save with the same Idempotency-Key', () => {
     const body = { url: 'https://example.com/expired', selection: 'again', append: true };
     const first = await json(await t.save(token, body, { 'Idempotency-Key': 'expired' }));
     await t.table.doc.send(
-      new UpdateCommand({ TableName: t.table.tableName, Key: keys.idempotency(tokenId, 'expired'), UpdateExpression: 'SET expiresAt = :past', ExpressionAttributeValues: { ':past': 1 } }),
+      new UpdateCommand({
+        TableName: t.table.tableName,
+        Key: keys.idempotency(tokenId, 'expired'),
+        UpdateExpression: 'SET expiresAt = :past',
+        ExpressionAttributeValues: { ':past': 1 },
+      }),
     );
     const after = await json(await t.save(token, body, { 'Idempotency-Key': 'expired' }));
     expect(after).toMatchObject({ is_new_bookmark: false, selection_appended: true });
@@ -79,7 +102,9 @@ describe('a repeated save with the same Idempotency-Key', () => {
   it('gives two identical requests sent at once one save: the other is its replay, or a 409 if it came while the first ran', async () => {
     const { token } = await t.createUser();
     const body = { url: 'https://example.com/at-once', selection: 'at once' };
-    const responses = await Promise.all([1, 2].map(() => t.save(token, body, { 'Idempotency-Key': 'at-once' }).then(answer)));
+    const responses = await Promise.all(
+      [1, 2].map(() => t.save(token, body, { 'Idempotency-Key': 'at-once' }).then(answer)),
+    );
     const saved = responses.find((response) => response.status === 200)!;
     const other = responses.find((response) => response !== saved)!;
     if (other.status === 409) expect(JSON.parse(other.body).detail.code).toBe('idempotency_in_flight');
@@ -106,7 +131,11 @@ describe('a repeated save with the same Idempotency-Key', () => {
     expect(response.headers.get('Retry-After')).toBe('1');
     expect(response.headers.get('RateLimit-Remaining')).not.toBeNull();
     expect(await json(response)).toEqual({
-      detail: { code: 'idempotency_in_flight', message: 'A request with this Idempotency-Key is still being processed; retry shortly.', retry_after: 1 },
+      detail: {
+        code: 'idempotency_in_flight',
+        message: 'A request with this Idempotency-Key is still being processed; retry shortly.',
+        retry_after: 1,
+      },
     });
   });
 });
@@ -120,7 +149,9 @@ describe('a malformed Idempotency-Key', () => {
     const { token, user } = await t.createUser();
     const response = await t.save(token, { url: 'https://example.com/bad-key' }, { 'Idempotency-Key': key });
     expect(response.status).toBe(422);
-    expect(await json(response)).toEqual({ detail: [expect.objectContaining({ loc: KEY_LOC, type, msg: expect.any(String) })] });
+    expect(await json(response)).toEqual({
+      detail: [expect.objectContaining({ loc: KEY_LOC, type, msg: expect.any(String) })],
+    });
     expect((await t.accounts.getUser(user.id))?.noteCount).toBe(0);
   });
 
@@ -139,7 +170,11 @@ describe('CORS', () => {
   it('lets a browser extension send Idempotency-Key', async () => {
     const preflight = await fetch(`${t.stack.baseUrl}/api/v1/bookmarks/save`, {
       method: 'OPTIONS',
-      headers: { Origin: 'chrome-extension://abc', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type,idempotency-key' },
+      headers: {
+        Origin: 'chrome-extension://abc',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization,content-type,idempotency-key',
+      },
     });
     expect(preflight.headers.get('Access-Control-Allow-Headers')).toMatch(/Idempotency-Key/);
   });

@@ -24,7 +24,12 @@ function alarmsOn(namespace: string, metricName: string, dimensions: Record<stri
     .filter((alarm) => {
       const props = alarm.Properties;
       if (props.Namespace !== namespace || props.MetricName !== metricName) return false;
-      const actual = Object.fromEntries((props.Dimensions ?? []).map((dimension: { Name: string; Value: unknown }) => [dimension.Name, JSON.stringify(dimension.Value)]));
+      const actual = Object.fromEntries(
+        (props.Dimensions ?? []).map((dimension: { Name: string; Value: unknown }) => [
+          dimension.Name,
+          JSON.stringify(dimension.Value),
+        ]),
+      );
       return Object.entries(dimensions).every(([name, value]) => actual[name] === JSON.stringify(value));
     });
 }
@@ -41,7 +46,11 @@ describe('alarms', () => {
   it('mail the address in gleaner.alarmEmail, and nobody without it', () => {
     built.template.resourceCountIs('AWS::SNS::Subscription', 0);
     const { template } = buildGleanerStack(testSettings({ alarmEmail: 'oncall@example.com' }));
-    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com', TopicArn: { Ref: Match.stringLikeRegexp('^AlarmsTopic') } });
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'oncall@example.com',
+      TopicArn: { Ref: Match.stringLikeRegexp('^AlarmsTopic') },
+    });
     expect(() => testSettings({ alarmEmail: 'not an address' })).toThrow(/alarmEmail/);
     expect(built.template.toJSON().Outputs.AlarmTopicArn.Value).toEqual({ Ref: topicId });
   });
@@ -54,7 +63,10 @@ describe('alarms', () => {
       expect(alarmsOn('AWS/Lambda', 'Errors', dimensions), functionId).toHaveLength(1);
       expect(alarmsOn('AWS/Lambda', 'Throttles', dimensions), functionId).toHaveLength(1);
       const [duration] = alarmsOn('AWS/Lambda', 'Duration', dimensions);
-      expect(duration?.Properties, functionId).toMatchObject({ ExtendedStatistic: 'p99', Threshold: fn.Properties.Timeout * 1000 * 0.8 });
+      expect(duration?.Properties, functionId).toMatchObject({
+        ExtendedStatistic: 'p99',
+        Threshold: fn.Properties.Timeout * 1000 * 0.8,
+      });
     }
   });
 
@@ -62,20 +74,39 @@ describe('alarms', () => {
     const latencyOf = (template = built.template) =>
       routes.map((route) => {
         const found = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter(
-          (alarm) => alarm.Properties.MetricName === 'Latency' && alarm.Properties.Dimensions.some((d: { Name: string; Value: unknown }) => d.Name === 'Resource' && d.Value === route.path),
+          (alarm) =>
+            alarm.Properties.MetricName === 'Latency' &&
+            alarm.Properties.Dimensions.some(
+              (d: { Name: string; Value: unknown }) => d.Name === 'Resource' && d.Value === route.path,
+            ),
         );
         expect(found, route.id).toHaveLength(1);
         expect(found[0]!.Properties.Dimensions).toContainEqual({ Name: 'Method', Value: route.method });
         return found[0]!.Properties.Threshold as number;
       });
     expect(new Set(latencyOf())).toEqual(new Set([3000]));
-    expect(new Set(latencyOf(buildGleanerStack(testSettings({ alarms: { apiLatencyP99Ms: 1200 } })).template))).toEqual(new Set([1200]));
+    expect(new Set(latencyOf(buildGleanerStack(testSettings({ alarms: { apiLatencyP99Ms: 1200 } })).template))).toEqual(
+      new Set([1200]),
+    );
   });
 
   it("watch the API's 5XX rate as a share of its requests", () => {
-    const [rate] = alarms.map(([, alarm]) => alarm).filter((alarm) => alarm.Properties.Metrics?.some((metric: { Expression?: string }) => metric.Expression?.includes('errors / requests')));
-    expect(rate?.Properties).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 3, DatapointsToAlarm: 2 });
-    const names = rate!.Properties.Metrics.flatMap((metric: { MetricStat?: { Metric: { MetricName: string } } }) => metric.MetricStat?.Metric.MetricName ?? []);
+    const [rate] = alarms
+      .map(([, alarm]) => alarm)
+      .filter((alarm) =>
+        alarm.Properties.Metrics?.some((metric: { Expression?: string }) =>
+          metric.Expression?.includes('errors / requests'),
+        ),
+      );
+    expect(rate?.Properties).toMatchObject({
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+    });
+    const names = rate!.Properties.Metrics.flatMap(
+      (metric: { MetricStat?: { Metric: { MetricName: string } } }) => metric.MetricStat?.Metric.MetricName ?? [],
+    );
     expect(names.sort()).toEqual(['5XXError', 'Count']);
   });
 
@@ -83,22 +114,30 @@ describe('alarms', () => {
     const tableAlarms = alarms.filter(([id]) => /^AlarmsTable(Throttles|SystemErrors)/.test(id));
     expect(tableAlarms).toHaveLength(2);
     for (const [, alarm] of tableAlarms) {
-      const metrics = alarm.Properties.Metrics as { MetricStat?: { Metric: { MetricName: string; Dimensions: { Name: string }[] } } }[];
-      expect(new Set(metrics.flatMap((metric) => metric.MetricStat?.Metric.MetricName ?? []))).toEqual(new Set([alarm === tableAlarms[0]![1] ? 'ThrottledRequests' : 'SystemErrors']));
+      const metrics = alarm.Properties.Metrics as {
+        MetricStat?: { Metric: { MetricName: string; Dimensions: { Name: string }[] } };
+      }[];
+      expect(new Set(metrics.flatMap((metric) => metric.MetricStat?.Metric.MetricName ?? []))).toEqual(
+        new Set([alarm === tableAlarms[0]![1] ? 'ThrottledRequests' : 'SystemErrors']),
+      );
       expect(metrics.filter((metric) => metric.MetricStat).length).toBeLessThanOrEqual(10);
     }
   });
 
   it("watch each work queue's oldest message, its dead-letter queue, and the sweeper's failed runs", () => {
     const sqsAlarms = alarms.filter(([, alarm]) => alarm.Properties.Namespace === 'AWS/SQS');
-    expect(sqsAlarms.filter(([, alarm]) => alarm.Properties.MetricName === 'ApproximateAgeOfOldestMessage').map(([, alarm]) => alarm.Properties.Threshold)).toEqual(
-      Object.keys(queues).map(() => 900),
-    );
+    expect(
+      sqsAlarms
+        .filter(([, alarm]) => alarm.Properties.MetricName === 'ApproximateAgeOfOldestMessage')
+        .map(([, alarm]) => alarm.Properties.Threshold),
+    ).toEqual(Object.keys(queues).map(() => 900));
     // Each dead-letter queue and each scheduled task's failed runs.
-    expect(sqsAlarms.filter(([, alarm]) => alarm.Properties.MetricName === 'ApproximateNumberOfMessagesVisible')).toHaveLength(Object.keys(queues).length + scheduledTasks.length);
+    expect(
+      sqsAlarms.filter(([, alarm]) => alarm.Properties.MetricName === 'ApproximateNumberOfMessagesVisible'),
+    ).toHaveLength(Object.keys(queues).length + scheduledTasks.length);
   });
 
-  it('watch the oldest enrichment waiting in the outbox (30 minutes) and failed redelivery delays, from the handlers\' own metrics', () => {
+  it("watch the oldest enrichment waiting in the outbox (30 minutes) and failed redelivery delays, from the handlers' own metrics", () => {
     const [outbox] = alarmsOn(METRICS_NAMESPACE, metricNames.outboxOldestPending, { service: SERVICE_NAME });
     expect(outbox?.Properties).toMatchObject({ Threshold: 1800, Statistic: 'Maximum' });
     expect(alarmsOn(METRICS_NAMESPACE, metricNames.redeliveryDelayFailed, { service: SERVICE_NAME })).toHaveLength(1);
@@ -107,6 +146,8 @@ describe('alarms', () => {
   it("watch CloudFront's 5xx rate where its metrics are, in us-east-1 only", () => {
     const [cdn] = alarmsOn('AWS/CloudFront', '5xxErrorRate', { Region: 'Global' });
     expect(cdn?.Properties.Threshold).toBe(1);
-    expect(built.template.toJSON().Conditions[cdn!.Condition!]).toEqual({ 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'] });
+    expect(built.template.toJSON().Conditions[cdn!.Condition!]).toEqual({
+      'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'],
+    });
   });
 });

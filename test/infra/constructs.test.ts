@@ -3,13 +3,23 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
 import { RATE_LIMIT_KEY_PREFIX } from '../../functions/adapters/dynamo/keys';
-import { routes, type RouteDefinition } from '../../functions/platform/routes';
+import { type RouteDefinition, routes } from '../../functions/platform/routes';
 import { queues } from '../../functions/platform/workers';
 import { AppFunction } from '../../lib/app-function';
 import { cachedPathPatterns } from '../../lib/cdn';
 import { parseSettings, settingsForStage } from '../../lib/settings';
 import { WorkQueue, workerTimeout } from '../../lib/work-queue';
-import { apiMethods, buildApi, cdkJson, onlyResource, stageResourcePath, testApp, testContext, testSettings, throttleOf } from './harness';
+import {
+  apiMethods,
+  buildApi,
+  cdkJson,
+  onlyResource,
+  stageResourcePath,
+  testApp,
+  testContext,
+  testSettings,
+  throttleOf,
+} from './harness';
 
 const saveRoute = routes.find((route) => route.id === 'SaveBookmark')!;
 
@@ -30,7 +40,11 @@ describe('adding a route to the route table', () => {
   const [, feedFunction] = onlyResource(template, 'AWS::Lambda::Function', { Description: feedRouteDescription });
 
   it('adds its method under nested resources with a path parameter, and the 405 for the others', () => {
-    expect(apiMethods(template).map(({ httpMethod, path }) => `${httpMethod} ${path}`).sort()).toEqual([
+    expect(
+      apiMethods(template)
+        .map(({ httpMethod, path }) => `${httpMethod} ${path}`)
+        .sort(),
+    ).toEqual([
       `ANY ${saveRoute.path}`,
       `ANY ${feedRoute.path}`,
       feedRouteDescription,
@@ -74,7 +88,10 @@ describe('adding a route to the route table', () => {
       ]),
     });
     const [, plan] = onlyResource(template, 'AWS::ApiGateway::UsagePlan');
-    expect(plan.Properties.ApiStages[0].Throttle[`${feedRoute.path}/${feedRoute.method}`]).toEqual({ RateLimit: feed.rateLimit, BurstLimit: feed.burstLimit });
+    expect(plan.Properties.ApiStages[0].Throttle[`${feedRoute.path}/${feedRoute.method}`]).toEqual({
+      RateLimit: feed.rateLimit,
+      BurstLimit: feed.burstLimit,
+    });
   });
 
   it('fails early when cdk.json has no quota for the route', () => {
@@ -97,15 +114,22 @@ describe('a retiring route', () => {
 
   it('fails the synth when the sunset is less than six months after the deprecation', () => {
     const retirement = { deprecatedAt: '2027-01-15T00:00:00Z', sunsetAt: '2027-05-15T00:00:00Z', link };
-    expect(() => buildApi([saveRoute, { ...feedRoute, retirement }])).toThrow(/^Route PublishedFeed: sunsetAt .* is less than 6 months after deprecatedAt/);
+    expect(() => buildApi([saveRoute, { ...feedRoute, retirement }])).toThrow(
+      /^Route PublishedFeed: sunsetAt .* is less than 6 months after deprecatedAt/,
+    );
   });
 });
 
 describe('API with several allowed origins', () => {
   it('echoes the caller origin on gateway errors', () => {
-    const template = buildApi([saveRoute], testSettings({ corsAllowedOrigins: ['https://a.example', 'https://b.example'] }));
+    const template = buildApi(
+      [saveRoute],
+      testSettings({ corsAllowedOrigins: ['https://a.example', 'https://b.example'] }),
+    );
     const [, throttled] = onlyResource(template, 'AWS::ApiGateway::GatewayResponse', { ResponseType: 'THROTTLED' });
-    expect(throttled.Properties.ResponseParameters['gatewayresponse.header.Access-Control-Allow-Origin']).toBe('method.request.header.Origin');
+    expect(throttled.Properties.ResponseParameters['gatewayresponse.header.Access-Control-Allow-Origin']).toBe(
+      'method.request.header.Origin',
+    );
   });
 });
 
@@ -113,19 +137,40 @@ describe('queue workers', () => {
   it('must finish well within the visibility timeout', () => {
     const stack = new Stack(testApp(), 'SlowWorkerTest');
     const enrichment = new WorkQueue(stack, 'Enrichment', queues.enrichment);
-    const slowWorker = new AppFunction(stack, 'Worker', { entry: saveRoute.entry, logRetention: RetentionDays.ONE_WEEK, logLevel: 'INFO', timeout: Duration.minutes(1) });
-    expect(() => enrichment.addWorker(slowWorker.function, { batchSize: 2, maxConcurrency: 3 })).toThrow(`must time out within ${workerTimeout.toHumanString()}`);
+    const slowWorker = new AppFunction(stack, 'Worker', {
+      entry: saveRoute.entry,
+      logRetention: RetentionDays.ONE_WEEK,
+      logLevel: 'INFO',
+      timeout: Duration.minutes(1),
+    });
+    expect(() => enrichment.addWorker(slowWorker.function, { batchSize: 2, maxConcurrency: 3 })).toThrow(
+      `must time out within ${workerTimeout.toHumanString()}`,
+    );
   });
 });
 
 describe('cached path patterns', () => {
   it('cover each cached resource prefix once, and a route without parameters by its exact path', () => {
-    expect(cachedPathPatterns(routes)).toEqual(['/api/v2/publisher/feeds/*', '/feeds/embed.js', '/feeds/*', '/icons/*', '/openapi.json']);
+    expect(cachedPathPatterns(routes)).toEqual([
+      '/api/v2/publisher/feeds/*',
+      '/feeds/embed.js',
+      '/feeds/*',
+      '/icons/*',
+      '/openapi.json',
+    ]);
   });
 
   it('refuse a route that is not cached under a cached prefix', () => {
-    const uncachedFeedRoute: RouteDefinition = { ...feedRoute, id: 'FeedAdmin', method: 'POST', path: '/api/v2/publisher/feeds/{feed_id}', cdn: false };
-    expect(() => cachedPathPatterns([feedRoute, uncachedFeedRoute])).toThrow(/FeedAdmin .* cached path pattern \/api\/v2\/publisher\/feeds\/\*/);
+    const uncachedFeedRoute: RouteDefinition = {
+      ...feedRoute,
+      id: 'FeedAdmin',
+      method: 'POST',
+      path: '/api/v2/publisher/feeds/{feed_id}',
+      cdn: false,
+    };
+    expect(() => cachedPathPatterns([feedRoute, uncachedFeedRoute])).toThrow(
+      /FeedAdmin .* cached path pattern \/api\/v2\/publisher\/feeds\/\*/,
+    );
   });
 });
 
@@ -135,31 +180,58 @@ describe('settings', () => {
   });
 
   it('rejects malformed rate-limit policies and unsupported log retention', () => {
-    expect(() => parseSettings({ ...testContext, stage: 'prod', rateLimits: { save: '120 per minute' } })).toThrow(/rateLimits\.save/);
+    expect(() => parseSettings({ ...testContext, stage: 'prod', rateLimits: { save: '120 per minute' } })).toThrow(
+      /rateLimits\.save/,
+    );
     expect(() => parseSettings({ ...testContext, stage: 'prod', logRetentionDays: 31 })).toThrow(/logRetentionDays/);
   });
 
   it('rejects worker settings Lambda would refuse', () => {
-    expect(() => parseSettings({ ...testContext, stage: 'prod', workers: { batchSize: 11, maxConcurrency: 5 } })).toThrow(/workers\.batchSize/);
-    expect(() => parseSettings({ ...testContext, stage: 'prod', workers: { batchSize: 5, maxConcurrency: 1 } })).toThrow(/workers\.maxConcurrency/);
+    expect(() =>
+      parseSettings({ ...testContext, stage: 'prod', workers: { batchSize: 11, maxConcurrency: 5 } }),
+    ).toThrow(/workers\.batchSize/);
+    expect(() =>
+      parseSettings({ ...testContext, stage: 'prod', workers: { batchSize: 5, maxConcurrency: 1 } }),
+    ).toThrow(/workers\.maxConcurrency/);
   });
 
-  it('lays a stage\'s overrides (gleaner.stages.<stage>) over the shared settings, key by key', () => {
-    const context = { ...testContext, stages: { dev: { throttle: { save: { rateLimit: 1, burstLimit: 2 } }, logLevel: 'DEBUG', apiGatewayAccountRole: true } } };
+  it("lays a stage's overrides (gleaner.stages.<stage>) over the shared settings, key by key", () => {
+    const context = {
+      ...testContext,
+      stages: {
+        dev: { throttle: { save: { rateLimit: 1, burstLimit: 2 } }, logLevel: 'DEBUG', apiGatewayAccountRole: true },
+      },
+    };
     const dev = settingsForStage(context, 'dev');
     expect(dev.throttle.save).toEqual({ rateLimit: 1, burstLimit: 2 });
     expect(dev.throttle.feed).toEqual(testContext.throttle.feed);
-    expect(dev).toMatchObject({ stage: 'dev', logLevel: 'DEBUG', apiGatewayAccountRole: true, corsAllowedOrigins: testContext.corsAllowedOrigins });
+    expect(dev).toMatchObject({
+      stage: 'dev',
+      logLevel: 'DEBUG',
+      apiGatewayAccountRole: true,
+      corsAllowedOrigins: testContext.corsAllowedOrigins,
+    });
     const prod = settingsForStage(context, 'prod');
-    expect(prod).toMatchObject({ stage: 'prod', throttle: testContext.throttle, logLevel: testContext.logLevel, apiGatewayAccountRole: true });
-    expect(() => settingsForStage({ ...testContext, stages: { dev: { workers: { batchSize: 50 } } } }, 'dev')).toThrow(/workers\.batchSize/);
+    expect(prod).toMatchObject({
+      stage: 'prod',
+      throttle: testContext.throttle,
+      logLevel: testContext.logLevel,
+      apiGatewayAccountRole: true,
+    });
+    expect(() => settingsForStage({ ...testContext, stages: { dev: { workers: { batchSize: 50 } } } }, 'dev')).toThrow(
+      /workers\.batchSize/,
+    );
     expect(() => settingsForStage({ ...testContext, stages: { dev: 'fast' } }, 'dev')).toThrow(/gleaner\.stages\.dev/);
   });
 
   it('refreshes icons weekly unless told otherwise, and takes a public base URL only over HTTPS', () => {
     const { iconRefreshDays: _days, ...withoutRefresh } = testContext;
     expect(parseSettings({ ...withoutRefresh, stage: 'prod' }).iconRefreshDays).toBe(7);
-    expect(parseSettings({ ...testContext, stage: 'prod', publicBaseUrl: 'https://feeds.example/' }).publicBaseUrl).toBe('https://feeds.example');
-    expect(() => parseSettings({ ...testContext, stage: 'prod', publicBaseUrl: 'http://feeds.example' })).toThrow(/publicBaseUrl/);
+    expect(
+      parseSettings({ ...testContext, stage: 'prod', publicBaseUrl: 'https://feeds.example/' }).publicBaseUrl,
+    ).toBe('https://feeds.example');
+    expect(() => parseSettings({ ...testContext, stage: 'prod', publicBaseUrl: 'http://feeds.example' })).toThrow(
+      /publicBaseUrl/,
+    );
   });
 });

@@ -5,7 +5,10 @@ import { METRICS_NAMESPACE } from '../../functions/platform/settings';
 import { queues } from '../../functions/platform/workers';
 import { buildGleanerStack, onlyResource } from './harness';
 
-type Widget = { type: string; properties: { title?: string; metrics?: unknown[][]; alarms?: unknown[]; region?: string } };
+type Widget = {
+  type: string;
+  properties: { title?: string; metrics?: unknown[][]; alarms?: unknown[]; region?: string };
+};
 
 let widgets: Widget[];
 let alarmCount: number;
@@ -17,11 +20,19 @@ beforeAll(() => {
     .map((part) => (typeof part === 'string' ? part : JSON.stringify(part).replace(/"/g, "'")))
     .join('');
   widgets = JSON.parse(body).widgets;
-  alarmCount = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((alarm) => !alarm.Condition).length;
+  alarmCount = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter(
+    (alarm) => !alarm.Condition,
+  ).length;
 });
 
 const widget = (title: RegExp) => widgets.find((candidate) => title.test(candidate.properties.title ?? ''));
-const metricNamesOf = (found: Widget | undefined) => (found?.properties.metrics ?? []).map((metric) => metric.filter((part) => typeof part === 'string' && !part.startsWith('.')).slice(0, 2).join('/'));
+const metricNamesOf = (found: Widget | undefined) =>
+  (found?.properties.metrics ?? []).map((metric) =>
+    metric
+      .filter((part) => typeof part === 'string' && !part.startsWith('.'))
+      .slice(0, 2)
+      .join('/'),
+  );
 
 describe('the operations dashboard', () => {
   it("shows the state of every alarm the stack always has (CloudFront's exists in us-east-1 only)", () => {
@@ -29,7 +40,11 @@ describe('the operations dashboard', () => {
   });
 
   it('shows saves created and appended, and refusals by reason', () => {
-    expect(metricNamesOf(widget(/^Saves$/))).toEqual([metricNames.bookmarkCreated, metricNames.noteAppended, metricNames.saveReplayed].map((name) => `${METRICS_NAMESPACE}/${name}`));
+    expect(metricNamesOf(widget(/^Saves$/))).toEqual(
+      [metricNames.bookmarkCreated, metricNames.noteAppended, metricNames.saveReplayed].map(
+        (name) => `${METRICS_NAMESPACE}/${name}`,
+      ),
+    );
     expect(metricNamesOf(widget(/refused/))).toHaveLength(6);
   });
 

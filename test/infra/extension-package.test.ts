@@ -42,16 +42,38 @@ describe('the extension package', () => {
   it('zips exactly the unpacked files', () => {
     const files = unzipSync(readFileSync(zipPath));
     expect(Object.keys(files).sort()).toEqual(
-      ['background.js', 'icons/icon-128.png', 'icons/icon-16.png', 'icons/icon-32.png', 'icons/icon-48.png', 'manifest.json', 'options.css', 'options.html', 'options.js', 'pages.css', 'popup.css', 'popup.html', 'popup.js'].sort(),
+      [
+        'background.js',
+        'icons/icon-128.png',
+        'icons/icon-16.png',
+        'icons/icon-32.png',
+        'icons/icon-48.png',
+        'manifest.json',
+        'options.css',
+        'options.html',
+        'options.js',
+        'pages.css',
+        'popup.css',
+        'popup.html',
+        'popup.js',
+      ].sort(),
     );
     expect(JSON.parse(strFromU8(files['manifest.json']!))).toEqual(manifest);
   });
 
   it('passes web-ext lint with no errors (Firefox ignoring service_worker is the one expected warning)', async () => {
-    const { stdout } = await promisify(execFile)(join(repositoryRoot, 'node_modules', '.bin', 'web-ext'), ['lint', '--source-dir', outDir, '--output', 'json', '--no-config-discovery'], {
-      cwd: repositoryRoot,
-    }).catch((error: { stdout: string }) => error);
-    const report = JSON.parse(stdout) as { errors: { code: string }[]; warnings: { code: string }[]; notices: { code: string }[] };
+    const { stdout } = await promisify(execFile)(
+      join(repositoryRoot, 'node_modules', '.bin', 'web-ext'),
+      ['lint', '--source-dir', outDir, '--output', 'json', '--no-config-discovery'],
+      {
+        cwd: repositoryRoot,
+      },
+    ).catch((error: { stdout: string }) => error);
+    const report = JSON.parse(stdout) as {
+      errors: { code: string }[];
+      warnings: { code: string }[];
+      notices: { code: string }[];
+    };
     expect(report.errors).toEqual([]);
     expect(report.warnings.map((warning) => warning.code)).toEqual(['BACKGROUND_SERVICE_WORKER_IGNORED']);
   }, 120_000);

@@ -2,12 +2,22 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routeMethods, routes } from '../../functions/platform/routes';
-import { tableDefinition } from '../../functions/platform/table-definition';
 import { rateLimitSettings, settings } from '../../functions/platform/settings';
+import { tableDefinition } from '../../functions/platform/table-definition';
 import { queues, scheduledTasks, workers } from '../../functions/platform/workers';
+import { DEFAULT_STAGE, type GleanerSettings, parseSettings } from '../../lib/settings';
 import { workerTimeout } from '../../lib/work-queue';
-import { DEFAULT_STAGE, parseSettings, type GleanerSettings } from '../../lib/settings';
-import { acknowledgments, apiMethods, buildGleanerStack, nagViolations, onlyResource, stageResourcePath, testContext, testSettings, throttleOf } from './harness';
+import {
+  acknowledgments,
+  apiMethods,
+  buildGleanerStack,
+  nagViolations,
+  onlyResource,
+  stageResourcePath,
+  testContext,
+  testSettings,
+  throttleOf,
+} from './harness';
 
 let built: ReturnType<typeof buildGleanerStack>;
 beforeAll(() => {
@@ -43,7 +53,10 @@ function grantsOf([, fn]: FunctionResource) {
   const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
   const [, policy] = onlyResource(built.template, 'AWS::IAM::Policy', { Roles: [{ Ref: roleId }] });
   const statements = policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[];
-  return statements.map((statement) => ({ actions: [statement.Action].flat(), resource: JSON.stringify(statement.Resource) }));
+  return statements.map((statement) => ({
+    actions: [statement.Action].flat(),
+    resource: JSON.stringify(statement.Resource),
+  }));
 }
 
 /** Logical ids of a queue of workers.ts and of its dead-letter queue (constructs `Enrichment/Queue`, `Enrichment/DeadLetterQueue`). */
@@ -93,7 +106,10 @@ describe('data table', () => {
 
 describe('functions', () => {
   it('gives every route, worker and scheduled task its own arm64 Node.js 24 function with its own log group', () => {
-    const functions = [...routes.map((route) => routeFunction(route)), ...[...workers, ...scheduledTasks].map(({ id }) => backgroundFunction(id))];
+    const functions = [
+      ...routes.map((route) => routeFunction(route)),
+      ...[...workers, ...scheduledTasks].map(({ id }) => backgroundFunction(id)),
+    ];
     expect(allFunctions()).toHaveLength(functions.length);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
@@ -126,8 +142,14 @@ describe('functions', () => {
   it('lets the save function write the table and send to the queue, and nothing broader', () => {
     const grants = grantsOf(routeFunction());
 
-    expect(grants).toContainEqual({ actions: expect.arrayContaining(['sqs:SendMessage']), resource: expect.stringMatching(/EnrichmentQueue\w+","Arn"/) });
-    expect(grants).toContainEqual({ actions: expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']), resource: expect.stringMatching(/DataTable/) });
+    expect(grants).toContainEqual({
+      actions: expect.arrayContaining(['sqs:SendMessage']),
+      resource: expect.stringMatching(/EnrichmentQueue\w+","Arn"/),
+    });
+    expect(grants).toContainEqual({
+      actions: expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']),
+      resource: expect.stringMatching(/DataTable/),
+    });
     const actions = grants.flatMap((grant) => grant.actions);
     expect(actions.filter((action) => action.includes('*'))).toEqual([]);
     expect(actions).not.toContain('dynamodb:Scan');
@@ -151,7 +173,9 @@ describe('REST API', () => {
   it('has a Lambda proxy method for every route', () => {
     const methods = apiMethods(built.template);
     for (const route of routes) {
-      const method = methods.find((candidate) => candidate.path === route.path && candidate.httpMethod === route.method);
+      const method = methods.find(
+        (candidate) => candidate.path === route.path && candidate.httpMethod === route.method,
+      );
       expect(method, `${route.method} ${route.path}`).toBeDefined();
       expect(method!.properties.Integration).toMatchObject({ Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' });
       expect(JSON.stringify(method!.properties.Integration.Uri)).toContain(routeFunction(route)[0]);
@@ -161,7 +185,12 @@ describe('REST API', () => {
   it('answers HEAD on the feed and icon routes with the GET function, keyed and throttled alike, and not on the save route', () => {
     const methods = apiMethods(built.template);
     const heads = methods.filter((method) => method.httpMethod === 'HEAD');
-    expect(heads.map((method) => method.path).sort()).toEqual(routes.filter((route) => route.answersHead).map((route) => route.path).sort());
+    expect(heads.map((method) => method.path).sort()).toEqual(
+      routes
+        .filter((route) => route.answersHead)
+        .map((route) => route.path)
+        .sort(),
+    );
     expect(heads.map((method) => method.path)).not.toContain(saveRoute.path);
     for (const head of heads) {
       const get = methods.find((method) => method.path === head.path && method.httpMethod === 'GET')!;
@@ -171,16 +200,28 @@ describe('REST API', () => {
     const feed = cdnRoutes.find((route) => route.id === 'GetPublishedFeedRss')!;
     built.template.hasResourceProperties('AWS::ApiGateway::Stage', {
       MethodSettings: Match.arrayWith([
-        Match.objectLike({ HttpMethod: 'HEAD', ResourcePath: stageResourcePath(feed.path), ThrottlingRateLimit: throttleOf('feed').rateLimit }),
+        Match.objectLike({
+          HttpMethod: 'HEAD',
+          ResourcePath: stageResourcePath(feed.path),
+          ThrottlingRateLimit: throttleOf('feed').rateLimit,
+        }),
       ]),
     });
     built.template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
-      ApiStages: [Match.objectLike({ Throttle: Match.objectLike({ [`${feed.path}/HEAD`]: Match.objectLike({ RateLimit: throttleOf('feed').rateLimit }) }) })],
+      ApiStages: [
+        Match.objectLike({
+          Throttle: Match.objectLike({
+            [`${feed.path}/HEAD`]: Match.objectLike({ RateLimit: throttleOf('feed').rateLimit }),
+          }),
+        }),
+      ],
     });
   });
 
   it('answers CORS preflight on the save resource', () => {
-    const preflight = apiMethods(built.template).find((method) => method.path === saveRoute.path && method.httpMethod === 'OPTIONS');
+    const preflight = apiMethods(built.template).find(
+      (method) => method.path === saveRoute.path && method.httpMethod === 'OPTIONS',
+    );
     expect(preflight?.properties.Integration.IntegrationResponses[0].ResponseParameters).toMatchObject({
       'method.response.header.Access-Control-Allow-Headers': "'Authorization,Content-Type,Idempotency-Key'",
       'method.response.header.Access-Control-Allow-Methods': "'OPTIONS,POST'",
@@ -190,22 +231,28 @@ describe('REST API', () => {
     expect(preflight?.properties.Integration.ContentHandling).toBe('CONVERT_TO_TEXT');
   });
 
-  it.each(['GetPublishedFeed', 'GetPublishedFeedRss'])('answers CORS preflight on %s from any origin, for conditional GET', (routeId) => {
-    const route = routes.find((candidate) => candidate.id === routeId)!;
-    const preflight = apiMethods(built.template).find((method) => method.path === route.path && method.httpMethod === 'OPTIONS');
-    expect(preflight?.properties.Integration.IntegrationResponses[0].ResponseParameters).toMatchObject({
-      'method.response.header.Access-Control-Allow-Headers': "'If-None-Match,If-Modified-Since'",
-      'method.response.header.Access-Control-Allow-Methods': "'OPTIONS,GET'",
-      'method.response.header.Access-Control-Allow-Origin': "'*'",
-      'method.response.header.Access-Control-Max-Age': "'600'",
-    });
-    expect(preflight?.properties.Integration.ContentHandling).toBe('CONVERT_TO_TEXT');
-    expect(environmentOf(routeFunction(route))).not.toHaveProperty('CORS_ALLOWED_ORIGINS');
-  });
+  it.each(['GetPublishedFeed', 'GetPublishedFeedRss'])(
+    'answers CORS preflight on %s from any origin, for conditional GET',
+    (routeId) => {
+      const route = routes.find((candidate) => candidate.id === routeId)!;
+      const preflight = apiMethods(built.template).find(
+        (method) => method.path === route.path && method.httpMethod === 'OPTIONS',
+      );
+      expect(preflight?.properties.Integration.IntegrationResponses[0].ResponseParameters).toMatchObject({
+        'method.response.header.Access-Control-Allow-Headers': "'If-None-Match,If-Modified-Since'",
+        'method.response.header.Access-Control-Allow-Methods': "'OPTIONS,GET'",
+        'method.response.header.Access-Control-Allow-Origin': "'*'",
+        'method.response.header.Access-Control-Max-Age': "'600'",
+      });
+      expect(preflight?.properties.Integration.ContentHandling).toBe('CONVERT_TO_TEXT');
+      expect(environmentOf(routeFunction(route))).not.toHaveProperty('CORS_ALLOWED_ORIGINS');
+    },
+  );
 
   it('answers the methods a route path does not take with 405 and Allow, from a mock', () => {
     const methods = apiMethods(built.template);
-    const refusal = (path: string) => methods.find((method) => method.path === path && method.httpMethod === 'ANY')?.properties;
+    const refusal = (path: string) =>
+      methods.find((method) => method.path === path && method.httpMethod === 'ANY')?.properties;
     expect(refusal(saveRoute.path)).toMatchObject({
       AuthorizationType: 'NONE',
       MethodResponses: [{ StatusCode: '405', ResponseParameters: { 'method.response.header.Allow': true } }],
@@ -224,7 +271,9 @@ describe('REST API', () => {
     });
     for (const route of routes) expect(refusal(route.path), route.id).toBeDefined();
     const rss = routes.find((route) => route.id === 'GetPublishedFeedRss')!;
-    expect(refusal(rss.path)?.Integration.IntegrationResponses[0].ResponseParameters['method.response.header.Allow']).toBe("'GET, HEAD, OPTIONS'");
+    expect(
+      refusal(rss.path)?.Integration.IntegrationResponses[0].ResponseParameters['method.response.header.Allow'],
+    ).toBe("'GET, HEAD, OPTIONS'");
   });
 
   it('serves base64 bodies from the functions (icons) as bytes', () => {
@@ -234,15 +283,29 @@ describe('REST API', () => {
   it('lets only CloudFront, by its API key, call the cached routes', () => {
     const methods = apiMethods(built.template);
     for (const route of routes) {
-      const method = methods.find((candidate) => candidate.path === route.path && candidate.httpMethod === route.method)!;
+      const method = methods.find(
+        (candidate) => candidate.path === route.path && candidate.httpMethod === route.method,
+      )!;
       expect(method.properties.ApiKeyRequired, route.id).toBe(route.cdn);
     }
-    expect(cdnRoutes.map((route) => route.id).sort()).toEqual(['GetFeedAtom', 'GetFeedEmbedScript', 'GetFeedPage', 'GetIcon', 'GetJsonFeed', 'GetOpenApiDocument', 'GetPublishedFeed', 'GetPublishedFeedRss']);
+    expect(cdnRoutes.map((route) => route.id).sort()).toEqual([
+      'GetFeedAtom',
+      'GetFeedEmbedScript',
+      'GetFeedPage',
+      'GetIcon',
+      'GetJsonFeed',
+      'GetOpenApiDocument',
+      'GetPublishedFeed',
+      'GetPublishedFeedRss',
+    ]);
   });
 
   it('takes the API key value from a generated secret, never from the template', () => {
     const [secretId, secret] = onlyResource(built.template, 'AWS::SecretsManager::Secret');
-    expect(secret.Properties.GenerateSecretString).toEqual({ ExcludePunctuation: true, PasswordLength: expect.any(Number) });
+    expect(secret.Properties.GenerateSecretString).toEqual({
+      ExcludePunctuation: true,
+      PasswordLength: expect.any(Number),
+    });
     expect(secret.Properties.GenerateSecretString.PasswordLength).toBeGreaterThanOrEqual(30);
     const [, apiKey] = onlyResource(built.template, 'AWS::ApiGateway::ApiKey');
     expect(apiKey.Properties.Value).toEqual(secretReference(secretId));
@@ -254,16 +317,34 @@ describe('REST API', () => {
     const keysAt = (cdnOriginKeyVersion: number) => {
       const { template } = buildGleanerStack(testSettings({ cdnOriginKeyVersion }));
       const secrets = Object.entries(template.findResources('AWS::SecretsManager::Secret'));
-      const versionOf = (secretId: string) => /origin key version (\d+)/.exec(secrets.find(([id]) => id === secretId)![1].Properties.Description)![1];
-      const referenced = (value: unknown) => secrets.filter(([id]) => JSON.stringify(value) === JSON.stringify(secretReference(id))).map(([id]) => versionOf(id));
+      const versionOf = (secretId: string) =>
+        /origin key version (\d+)/.exec(secrets.find(([id]) => id === secretId)![1].Properties.Description)![1];
+      const referenced = (value: unknown) =>
+        secrets
+          .filter(([id]) => JSON.stringify(value) === JSON.stringify(secretReference(id)))
+          .map(([id]) => versionOf(id));
       const apiKeys = Object.entries(template.findResources('AWS::ApiGateway::ApiKey'));
       for (const [, apiKey] of apiKeys) expect(apiKey.Properties).not.toHaveProperty('Name');
-      const planKeyIds = Object.values(template.findResources('AWS::ApiGateway::UsagePlanKey')).map((planKey) => planKey.Properties.KeyId.Ref as string);
-      const origins = onlyResource(template, 'AWS::CloudFront::Distribution')[1].Properties.DistributionConfig.Origins as Record<string, any>[];
+      const planKeyIds = Object.values(template.findResources('AWS::ApiGateway::UsagePlanKey')).map(
+        (planKey) => planKey.Properties.KeyId.Ref as string,
+      );
+      const origins = onlyResource(template, 'AWS::CloudFront::Distribution')[1].Properties.DistributionConfig
+        .Origins as Record<string, any>[];
       return {
         secrets: secrets.map(([id]) => versionOf(id)).sort(),
-        accepted: apiKeys.filter(([id]) => planKeyIds.includes(id)).flatMap(([, key]) => referenced(key.Properties.Value)).sort(),
-        sent: [...new Set(origins.flatMap((origin) => (origin.OriginCustomHeaders ?? []).flatMap((header: { HeaderValue: unknown }) => referenced(header.HeaderValue))))],
+        accepted: apiKeys
+          .filter(([id]) => planKeyIds.includes(id))
+          .flatMap(([, key]) => referenced(key.Properties.Value))
+          .sort(),
+        sent: [
+          ...new Set(
+            origins.flatMap((origin) =>
+              (origin.OriginCustomHeaders ?? []).flatMap((header: { HeaderValue: unknown }) =>
+                referenced(header.HeaderValue),
+              ),
+            ),
+          ),
+        ],
       };
     };
     expect(keysAt(1)).toEqual({ secrets: ['1'], accepted: ['1'], sent: ['1'] });
@@ -272,7 +353,8 @@ describe('REST API', () => {
   });
 
   it("owns the account's API Gateway logging role only in the default stage, unless told otherwise", () => {
-    const accounts = (settings: GleanerSettings) => Object.keys(buildGleanerStack(settings).template.findResources('AWS::ApiGateway::Account')).length;
+    const accounts = (settings: GleanerSettings) =>
+      Object.keys(buildGleanerStack(settings).template.findResources('AWS::ApiGateway::Account')).length;
     expect(accounts(parseSettings({ ...testContext, stage: DEFAULT_STAGE }))).toBe(1);
     expect(accounts(parseSettings({ ...testContext, stage: 'dev' }))).toBe(0);
     expect(accounts(parseSettings({ ...testContext, stage: 'dev', apiGatewayAccountRole: true }))).toBe(1);
@@ -282,11 +364,15 @@ describe('REST API', () => {
   it('throttles the keyed requests from CloudFront by the usage plan', () => {
     const [apiKeyId] = onlyResource(built.template, 'AWS::ApiGateway::ApiKey');
     const [planId, plan] = onlyResource(built.template, 'AWS::ApiGateway::UsagePlan');
-    built.template.hasResourceProperties('AWS::ApiGateway::UsagePlanKey', { KeyId: { Ref: apiKeyId }, KeyType: 'API_KEY', UsagePlanId: { Ref: planId } });
+    built.template.hasResourceProperties('AWS::ApiGateway::UsagePlanKey', {
+      KeyId: { Ref: apiKeyId },
+      KeyType: 'API_KEY',
+      UsagePlanId: { Ref: planId },
+    });
     expect(plan.Properties.Description).toMatch(/API key/);
   });
 
-  it('takes each quota\'s rate and burst from stack parameters that default to cdk.json context, so console edits survive deploys', () => {
+  it("takes each quota's rate and burst from stack parameters that default to cdk.json context, so console edits survive deploys", () => {
     const parameters = built.template.toJSON().Parameters as Record<string, { Type: string; Default: unknown }>;
     for (const [quota, { rateLimit, burstLimit }] of Object.entries(testContext.throttle)) {
       const refs = throttleOf(quota);
@@ -296,7 +382,10 @@ describe('REST API', () => {
   });
 
   it('throttles each route by its quota and the rest of the stage by the default one, logging every method and metering each route', () => {
-    const [, stage] = onlyResource(built.template, 'AWS::ApiGateway::Stage', { StageName: 'test', TracingEnabled: true });
+    const [, stage] = onlyResource(built.template, 'AWS::ApiGateway::Stage', {
+      StageName: 'test',
+      TracingEnabled: true,
+    });
     const settings = stage.Properties.MethodSettings as Record<string, unknown>[];
     const stageDefault = throttleOf('default');
     expect(settings.find((entry) => entry.ResourcePath === '/*')).toEqual({
@@ -328,15 +417,22 @@ describe('REST API', () => {
   });
 
   it('throttles in the usage plan only what carries the API key: the cached routes, not the save route', () => {
-    const [, plan] = onlyResource(built.template, 'AWS::ApiGateway::UsagePlan', { UsagePlanName: 'GleanerTest-throttles' });
-    expect(plan.Properties.Throttle).toEqual({ RateLimit: throttleOf('default').rateLimit, BurstLimit: throttleOf('default').burstLimit });
+    const [, plan] = onlyResource(built.template, 'AWS::ApiGateway::UsagePlan', {
+      UsagePlanName: 'GleanerTest-throttles',
+    });
+    expect(plan.Properties.Throttle).toEqual({
+      RateLimit: throttleOf('default').rateLimit,
+      BurstLimit: throttleOf('default').burstLimit,
+    });
     const keyed = cdnRoutes.flatMap((route) => routeMethods(route).map((method) => `${route.path}/${method}`));
     expect(Object.keys(plan.Properties.ApiStages[0].Throttle).sort()).toEqual(keyed.sort());
     expect(plan.Properties.ApiStages[0].Throttle).not.toHaveProperty(`${saveRoute.path}/POST`);
   });
 
   it('answers gateway throttling like the application rate limiter', () => {
-    const [, throttled] = onlyResource(built.template, 'AWS::ApiGateway::GatewayResponse', { ResponseType: 'THROTTLED' });
+    const [, throttled] = onlyResource(built.template, 'AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'THROTTLED',
+    });
     expect(throttled.Properties.StatusCode).toBe('429');
     expect(throttled.Properties.ResponseParameters).toEqual({
       'gatewayresponse.header.Retry-After': "'1'",
@@ -347,8 +443,10 @@ describe('REST API', () => {
     });
   });
 
-  it('answers a body over 10 MB with 413 and the save policy\'s RateLimit headers at full quota', () => {
-    const [, tooLarge] = onlyResource(built.template, 'AWS::ApiGateway::GatewayResponse', { ResponseType: 'REQUEST_TOO_LARGE' });
+  it("answers a body over 10 MB with 413 and the save policy's RateLimit headers at full quota", () => {
+    const [, tooLarge] = onlyResource(built.template, 'AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'REQUEST_TOO_LARGE',
+    });
     expect(tooLarge.Properties.StatusCode).toBe('413');
     expect(tooLarge.Properties.ResponseParameters).toMatchObject({
       'gatewayresponse.header.RateLimit-Limit': "'42'",
@@ -359,7 +457,9 @@ describe('REST API', () => {
   });
 
   it('puts every other gateway error in the contract shape with a top-level detail', () => {
-    const responses = Object.values(built.template.findResources('AWS::ApiGateway::GatewayResponse')).map((resource) => resource.Properties);
+    const responses = Object.values(built.template.findResources('AWS::ApiGateway::GatewayResponse')).map(
+      (resource) => resource.Properties,
+    );
     const byType = Object.fromEntries(responses.map((response) => [response.ResponseType, response]));
     expect(Object.keys(byType).sort()).toEqual([
       'ACCESS_DENIED',
@@ -378,12 +478,20 @@ describe('REST API', () => {
     // What API Gateway substitutes for $context.error.messageString: the message as a quoted JSON string.
     const messageString = JSON.stringify('Invalid "request" body');
     for (const response of responses) {
-      const body = JSON.parse(response.ResponseTemplates['application/json'].replace('$context.error.messageString', messageString));
+      const body = JSON.parse(
+        response.ResponseTemplates['application/json'].replace('$context.error.messageString', messageString),
+      );
       expect(body).toHaveProperty('detail');
-      expect(response.ResponseParameters['gatewayresponse.header.Access-Control-Allow-Origin']).toBe("'https://extension.example'");
+      expect(response.ResponseParameters['gatewayresponse.header.Access-Control-Allow-Origin']).toBe(
+        "'https://extension.example'",
+      );
     }
-    expect(JSON.parse(byType.MISSING_AUTHENTICATION_TOKEN.ResponseTemplates['application/json'])).toEqual({ detail: 'Not Found' });
-    expect(JSON.parse(byType.DEFAULT_5XX.ResponseTemplates['application/json'])).toEqual({ detail: 'Internal Server Error' });
+    expect(JSON.parse(byType.MISSING_AUTHENTICATION_TOKEN.ResponseTemplates['application/json'])).toEqual({
+      detail: 'Not Found',
+    });
+    expect(JSON.parse(byType.DEFAULT_5XX.ResponseTemplates['application/json'])).toEqual({
+      detail: 'Internal Server Error',
+    });
   });
 });
 
@@ -470,7 +578,11 @@ describe('workers', () => {
     expect(sendsTo(pageWorker.id)).toEqual([expect.stringContaining(`"${faviconQueueId}"`)]);
     expect(sendsTo(faviconWorker.id)).toEqual([]);
     // Not even by another action: the favicon worker only consumes its own queue.
-    expect(grantsOf(backgroundFunction(faviconWorker.id)).map((grant) => grant.resource).join()).not.toContain(enrichmentQueueId);
+    expect(
+      grantsOf(backgroundFunction(faviconWorker.id))
+        .map((grant) => grant.resource)
+        .join(),
+    ).not.toContain(enrichmentQueueId);
   });
 
   it('are told the table, the queues they send to, the public address and the icon refresh age', () => {
@@ -483,7 +595,9 @@ describe('workers', () => {
     expect(faviconEnvironment).not.toHaveProperty(queues.enrichment.urlEnv);
     // The URL of the queue each drains, as CloudFormation knows it (right in every partition, aws-cn too).
     for (const worker of workers) {
-      expect(environmentOf(backgroundFunction(worker.id))[settings.sourceQueueUrl.name], worker.id).toEqual({ Ref: queueIds(worker.queue).queueId });
+      expect(environmentOf(backgroundFunction(worker.id))[settings.sourceQueueUrl.name], worker.id).toEqual({
+        Ref: queueIds(worker.queue).queueId,
+      });
     }
     for (const worker of workers) {
       expect(environmentOf(backgroundFunction(worker.id)).PUBLIC_BASE_URL, worker.id).toEqual({
@@ -506,9 +620,13 @@ describe('scheduled tasks', () => {
   it('send a failed run to a retained dead-letter queue, from the schedule and from the function alike, and alarm on it', () => {
     for (const task of scheduledTasks) {
       const [functionId] = backgroundFunction(task.id);
-      const [failedRunsId, failedRuns] = Object.entries(built.template.findResources('AWS::SQS::Queue')).find(([id]) => id.startsWith(`Background${task.id}FailedRuns`))!;
+      const [failedRunsId, failedRuns] = Object.entries(built.template.findResources('AWS::SQS::Queue')).find(([id]) =>
+        id.startsWith(`Background${task.id}FailedRuns`),
+      )!;
       expect(failedRuns).toMatchObject({ DeletionPolicy: 'Retain', Properties: { SqsManagedSseEnabled: true } });
-      const [, rule] = onlyResource(built.template, 'AWS::Events::Rule', { ScheduleExpression: `rate(${task.everyMinutes} minutes)` });
+      const [, rule] = onlyResource(built.template, 'AWS::Events::Rule', {
+        ScheduleExpression: `rate(${task.everyMinutes} minutes)`,
+      });
       expect(rule.Properties.Targets[0]).toMatchObject({
         DeadLetterConfig: { Arn: { 'Fn::GetAtt': [failedRunsId, 'Arn'] } },
         RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: task.everyMinutes * 60 },
@@ -531,13 +649,27 @@ describe('scheduled tasks', () => {
   it('give the sweeper the table and the enrichment queue to re-publish to', () => {
     const sweeper = backgroundFunction('EnrichmentSweeper');
     const { queueId } = queueIds('enrichment');
-    expect(environmentOf(sweeper)).toMatchObject({ TABLE_NAME: { Ref: expect.stringMatching(/^DataTable/) }, [queues.enrichment.urlEnv]: { Ref: queueId } });
-    expect(grantsOf(sweeper)).toContainEqual({ actions: expect.arrayContaining(['sqs:SendMessage']), resource: expect.stringContaining(`"${queueId}"`) });
+    expect(environmentOf(sweeper)).toMatchObject({
+      TABLE_NAME: { Ref: expect.stringMatching(/^DataTable/) },
+      [queues.enrichment.urlEnv]: { Ref: queueId },
+    });
+    expect(grantsOf(sweeper)).toContainEqual({
+      actions: expect.arrayContaining(['sqs:SendMessage']),
+      resource: expect.stringContaining(`"${queueId}"`),
+    });
   });
 });
 
 describe('CloudFront', () => {
-  const cachedPatterns = ['/api/v2/publisher/feeds/*', '/feeds/*', '/feeds/*/atom', '/feeds/*/feed.json', '/feeds/embed.js', '/icons/*', '/openapi.json'];
+  const cachedPatterns = [
+    '/api/v2/publisher/feeds/*',
+    '/feeds/*',
+    '/feeds/*/atom',
+    '/feeds/*/feed.json',
+    '/feeds/embed.js',
+    '/icons/*',
+    '/openapi.json',
+  ];
   /** The paged formats, whose query selects the page. */
   const pagedPatterns = ['/feeds/*/atom', '/feeds/*/feed.json'];
   const cachedBehaviors = () => distributionConfig().CacheBehaviors as Record<string, any>[];
@@ -551,7 +683,11 @@ describe('CloudFront', () => {
   });
 
   it('caches the feeds and icons, GET and HEAD only (OPTIONS passed for the preflight), by the origin Cache-Control with nothing per reader in the key', () => {
-    expect(cachedBehaviors().map((behavior) => behavior.PathPattern).sort()).toEqual(cachedPatterns);
+    expect(
+      cachedBehaviors()
+        .map((behavior) => behavior.PathPattern)
+        .sort(),
+    ).toEqual(cachedPatterns);
     for (const behavior of cachedBehaviors()) {
       expect(behavior).toMatchObject({ AllowedMethods: ['GET', 'HEAD', 'OPTIONS'], CachedMethods: ['GET', 'HEAD'] });
       const policy = built.template.toJSON().Resources[behavior.CachePolicyId.Ref];
@@ -580,29 +716,52 @@ describe('CloudFront', () => {
   it('serves GET /openapi.json from its own function, which touches no data, cached under its own exact path', () => {
     const route = routes.find((candidate) => candidate.id === 'GetOpenApiDocument')!;
     expect(route).toMatchObject({ method: 'GET', path: '/openapi.json', cdn: true });
-    const method = apiMethods(built.template).find((candidate) => candidate.path === '/openapi.json' && candidate.httpMethod === 'GET');
+    const method = apiMethods(built.template).find(
+      (candidate) => candidate.path === '/openapi.json' && candidate.httpMethod === 'GET',
+    );
     expect(method?.properties).toMatchObject({ ApiKeyRequired: true, Integration: { Type: 'AWS_PROXY' } });
     const fn = routeFunction(route);
     expect(environmentOf(fn)).not.toHaveProperty('TABLE_NAME');
-    expect(grantsOf(fn).flatMap((grant) => grant.actions).filter((action) => /^(dynamodb|sqs):/.test(action))).toEqual([]);
+    expect(
+      grantsOf(fn)
+        .flatMap((grant) => grant.actions)
+        .filter((action) => /^(dynamodb|sqs):/.test(action)),
+    ).toEqual([]);
 
     const behavior = cachedBehaviors().find((candidate) => candidate.PathPattern === '/openapi.json');
-    expect(behavior).toMatchObject({ AllowedMethods: ['GET', 'HEAD', 'OPTIONS'], ViewerProtocolPolicy: 'redirect-to-https', Compress: true });
-    expect(behavior!.CachePolicyId).toEqual(cachedBehaviors().find((candidate) => candidate.PathPattern === '/icons/*')!.CachePolicyId);
+    expect(behavior).toMatchObject({
+      AllowedMethods: ['GET', 'HEAD', 'OPTIONS'],
+      ViewerProtocolPolicy: 'redirect-to-https',
+      Compress: true,
+    });
+    expect(behavior!.CachePolicyId).toEqual(
+      cachedBehaviors().find((candidate) => candidate.PathPattern === '/icons/*')!.CachePolicyId,
+    );
   });
 
   it("caches the feed's public page and the embed script like the feed routes, and gives the script no data access", () => {
     const feedBehavior = cachedBehaviors().find((candidate) => candidate.PathPattern === '/api/v2/publisher/feeds/*')!;
     for (const pattern of ['/feeds/*', '/feeds/embed.js']) {
       const behavior = cachedBehaviors().find((candidate) => candidate.PathPattern === pattern);
-      expect(behavior, pattern).toMatchObject({ AllowedMethods: ['GET', 'HEAD', 'OPTIONS'], CachedMethods: ['GET', 'HEAD'], Compress: true });
+      expect(behavior, pattern).toMatchObject({
+        AllowedMethods: ['GET', 'HEAD', 'OPTIONS'],
+        CachedMethods: ['GET', 'HEAD'],
+        Compress: true,
+      });
       expect(behavior!.CachePolicyId).toEqual(feedBehavior.CachePolicyId);
       expect(behavior!.OriginRequestPolicyId).toEqual(feedBehavior.OriginRequestPolicyId);
     }
     const page = routes.find((candidate) => candidate.id === 'GetFeedPage')!;
-    expect(environmentOf(routeFunction(page))).toMatchObject({ TRUST_CDN_HEADERS: 'true', TABLE_NAME: expect.anything() });
+    expect(environmentOf(routeFunction(page))).toMatchObject({
+      TRUST_CDN_HEADERS: 'true',
+      TABLE_NAME: expect.anything(),
+    });
     const script = routes.find((candidate) => candidate.id === 'GetFeedEmbedScript')!;
-    expect(grantsOf(routeFunction(script)).flatMap((grant) => grant.actions).filter((action) => /^(dynamodb|sqs):/.test(action))).toEqual([]);
+    expect(
+      grantsOf(routeFunction(script))
+        .flatMap((grant) => grant.actions)
+        .filter((action) => /^(dynamodb|sqs):/.test(action)),
+    ).toEqual([]);
   });
 
   it('forwards to the cached routes only the reader address and the host readers used', () => {
@@ -620,13 +779,22 @@ describe('CloudFront', () => {
     const [functionId, cloudFrontFunction] = onlyResource(built.template, 'AWS::CloudFront::Function');
     expect(cloudFrontFunction.Properties.FunctionConfig.Runtime).toBe('cloudfront-js-2.0');
     for (const behavior of cachedBehaviors()) {
-      expect(behavior.FunctionAssociations).toEqual([{ EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } }]);
+      expect(behavior.FunctionAssociations).toEqual([
+        { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } },
+      ]);
     }
     expect(distributionConfig().DefaultCacheBehavior.FunctionAssociations).toBeUndefined();
 
     const handler = new Function(`${cloudFrontFunction.Properties.FunctionCode}; return handler;`)();
-    const request = { method: 'GET', uri: '/icons/a.png', headers: { host: { value: 'd111.cloudfront.net' }, 'x-forwarded-host': { value: 'evil.example' } } };
-    expect(handler({ request }).headers).toEqual({ host: { value: 'd111.cloudfront.net' }, 'x-forwarded-host': { value: 'd111.cloudfront.net' } });
+    const request = {
+      method: 'GET',
+      uri: '/icons/a.png',
+      headers: { host: { value: 'd111.cloudfront.net' }, 'x-forwarded-host': { value: 'evil.example' } },
+    };
+    expect(handler({ request }).headers).toEqual({
+      host: { value: 'd111.cloudfront.net' },
+      'x-forwarded-host': { value: 'd111.cloudfront.net' },
+    });
   });
 
   it('passes everything else through uncached, with every method and every viewer header but Host', () => {
@@ -640,14 +808,20 @@ describe('CloudFront', () => {
   it('sends the API key to the origin of the cached routes only, at the API stage', () => {
     const config = distributionConfig();
     const [secretId] = onlyResource(built.template, 'AWS::SecretsManager::Secret');
-    const originOf = (behavior: Record<string, any>) => (config.Origins as Record<string, any>[]).find((origin) => origin.Id === behavior.TargetOriginId)!;
+    const originOf = (behavior: Record<string, any>) =>
+      (config.Origins as Record<string, any>[]).find((origin) => origin.Id === behavior.TargetOriginId)!;
     for (const behavior of cachedBehaviors()) {
-      expect(originOf(behavior).OriginCustomHeaders).toEqual([{ HeaderName: 'x-api-key', HeaderValue: secretReference(secretId) }]);
+      expect(originOf(behavior).OriginCustomHeaders).toEqual([
+        { HeaderName: 'x-api-key', HeaderValue: secretReference(secretId) },
+      ]);
     }
     const defaultOrigin = originOf(config.DefaultCacheBehavior);
     expect(defaultOrigin.OriginCustomHeaders).toBeUndefined();
     for (const origin of config.Origins) {
-      expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
+      expect(origin.CustomOriginConfig).toMatchObject({
+        OriginProtocolPolicy: 'https-only',
+        OriginSSLProtocols: ['TLSv1.2'],
+      });
       expect(JSON.stringify(origin.OriginPath)).toContain('ApiRestApiDeploymentStagetest');
     }
   });
@@ -664,7 +838,8 @@ describe('CloudFront', () => {
       }),
     });
     const config = distributionConfig();
-    for (const behavior of [config.DefaultCacheBehavior, ...cachedBehaviors()]) expect(behavior.ResponseHeadersPolicyId).toEqual({ Ref: policyId });
+    for (const behavior of [config.DefaultCacheBehavior, ...cachedBehaviors()])
+      expect(behavior.ResponseHeadersPolicyId).toEqual({ Ref: policyId });
   });
 
   it('logs to a TLS-only bucket whose own access is logged', () => {
@@ -673,7 +848,11 @@ describe('CloudFront', () => {
     expect(bucket.Properties.LoggingConfiguration.DestinationBucketName).toEqual({ Ref: expect.any(String) });
     built.template.hasResourceProperties('AWS::S3::BucketPolicy', {
       Bucket: { Ref: bucketId },
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
     });
   });
 });
@@ -695,23 +874,37 @@ describe('with a WAF web ACL', () => {
     const [aclId, acl] = onlyResource(template, 'AWS::WAFv2::WebACL', { Scope: 'CLOUDFRONT' });
     expect(acl.Properties.DefaultAction).toEqual({ Allow: {} });
     const [common, rate] = acl.Properties.Rules as [Record<string, any>, Record<string, any>];
-    expect(common.Statement.ManagedRuleGroupStatement).toMatchObject({ VendorName: 'AWS', Name: 'AWSManagedRulesCommonRuleSet' });
+    expect(common.Statement.ManagedRuleGroupStatement).toMatchObject({
+      VendorName: 'AWS',
+      Name: 'AWSManagedRulesCommonRuleSet',
+    });
     // Saves carry bodies over the set's 8 KB: that rule only counts.
-    expect(common.Statement.ManagedRuleGroupStatement.RuleActionOverrides).toContainEqual({ Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } });
-    expect(rate).toMatchObject({ Action: { Block: {} }, Statement: { RateBasedStatement: { Limit: 500, AggregateKeyType: 'IP' } } });
+    expect(common.Statement.ManagedRuleGroupStatement.RuleActionOverrides).toContainEqual({
+      Name: 'SizeRestrictions_BODY',
+      ActionToUse: { Count: {} },
+    });
+    expect(rate).toMatchObject({
+      Action: { Block: {} },
+      Statement: { RateBasedStatement: { Limit: 500, AggregateKeyType: 'IP' } },
+    });
     const [, distribution] = onlyResource(template, 'AWS::CloudFront::Distribution');
     expect(distribution.Properties.DistributionConfig.WebACLId).toEqual({ 'Fn::GetAtt': [aclId, 'Arn'] });
     const rules = Object.values(template.toJSON().Rules as Record<string, { Assertions: { Assert: unknown }[] }>);
-    expect(rules.flatMap((rule) => rule.Assertions.map((assertion) => assertion.Assert))).toContainEqual({ 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'] });
+    expect(rules.flatMap((rule) => rule.Assertions.map((assertion) => assertion.Assert))).toContainEqual({
+      'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'],
+    });
     expect(nagViolations(stack)).toEqual([]);
     expect(acknowledgedRules(stack)).not.toContain('AwsSolutions-CFR2');
   });
 
   it('attaches a web ACL made elsewhere by its ARN, and refuses both at once', () => {
-    const wafWebAclArn = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/shared/0f8f8c8e-1111-2222-3333-444455556666';
+    const wafWebAclArn =
+      'arn:aws:wafv2:us-east-1:123456789012:global/webacl/shared/0f8f8c8e-1111-2222-3333-444455556666';
     const { template } = buildGleanerStack(testSettings({ wafWebAclArn }));
     template.resourceCountIs('AWS::WAFv2::WebACL', 0);
-    expect(onlyResource(template, 'AWS::CloudFront::Distribution')[1].Properties.DistributionConfig.WebACLId).toBe(wafWebAclArn);
+    expect(onlyResource(template, 'AWS::CloudFront::Distribution')[1].Properties.DistributionConfig.WebACLId).toBe(
+      wafWebAclArn,
+    );
     expect(() => testSettings({ waf: true, wafWebAclArn })).toThrow(/choose one/);
   });
 });
@@ -725,12 +918,19 @@ describe('with a custom domain', () => {
     const [, distribution] = onlyResource(custom.template, 'AWS::CloudFront::Distribution');
     expect(distribution.Properties.DistributionConfig).toMatchObject({
       Aliases: ['feeds.example.com'],
-      ViewerCertificate: { AcmCertificateArn: certificateArn, MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' },
+      ViewerCertificate: {
+        AcmCertificateArn: certificateArn,
+        MinimumProtocolVersion: 'TLSv1.2_2021',
+        SslSupportMethod: 'sni-only',
+      },
     });
     expect(nagViolations(custom.stack)).toEqual([]);
     expect(acknowledgedRules(custom.stack)).not.toContain('AwsSolutions-CFR4');
     expect(custom.template.toJSON().Outputs.BaseUrl.Value).toBe('https://feeds.example.com');
-    for (const route of cdnRoutes) expect(environmentOf(routeFunction(route, custom.template)).PUBLIC_BASE_URL, route.id).toBe('https://feeds.example.com');
+    for (const route of cdnRoutes)
+      expect(environmentOf(routeFunction(route, custom.template)).PUBLIC_BASE_URL, route.id).toBe(
+        'https://feeds.example.com',
+      );
     custom.template.resourceCountIs('AWS::Route53::RecordSet', 0);
   });
 
@@ -747,17 +947,25 @@ describe('with a custom domain', () => {
   });
 
   it('refuses a domain without a certificate in us-east-1, and a zone without a domain', () => {
-    expect(() => testSettings({ domainName: 'feeds.example.com' })).toThrow(/domainName and certificateArn go together/);
-    expect(() => testSettings({ ...domain, certificateArn: certificateArn.replace('us-east-1', 'eu-west-1') })).toThrow(/certificateArn/);
+    expect(() => testSettings({ domainName: 'feeds.example.com' })).toThrow(
+      /domainName and certificateArn go together/,
+    );
+    expect(() => testSettings({ ...domain, certificateArn: certificateArn.replace('us-east-1', 'eu-west-1') })).toThrow(
+      /certificateArn/,
+    );
     expect(() => testSettings({ hostedZoneId: 'Z0123456789ABCDEFGHIJ' })).toThrow(/hostedZoneId needs domainName/);
   });
 
   it('hands an address in front of CloudFront to the cached routes and the workers, and outputs it', () => {
     const publicBaseUrl = 'https://feeds.example';
     const custom = buildGleanerStack(testSettings({ publicBaseUrl }));
-    for (const route of cdnRoutes) expect(environmentOf(routeFunction(route, custom.template)).PUBLIC_BASE_URL, route.id).toBe(publicBaseUrl);
+    for (const route of cdnRoutes)
+      expect(environmentOf(routeFunction(route, custom.template)).PUBLIC_BASE_URL, route.id).toBe(publicBaseUrl);
     expect(environmentOf(routeFunction(saveRoute, custom.template))).not.toHaveProperty('PUBLIC_BASE_URL');
-    for (const worker of workers) expect(environmentOf(backgroundFunction(worker.id, custom.template)).PUBLIC_BASE_URL, worker.id).toBe(publicBaseUrl);
+    for (const worker of workers)
+      expect(environmentOf(backgroundFunction(worker.id, custom.template)).PUBLIC_BASE_URL, worker.id).toBe(
+        publicBaseUrl,
+      );
     expect(custom.template.toJSON().Outputs.BaseUrl.Value).toBe(publicBaseUrl);
   });
 });
@@ -765,12 +973,20 @@ describe('with a custom domain', () => {
 describe('stack', () => {
   it('outputs the base URL at CloudFront, the API base URL, the table name and the queue URLs', () => {
     const outputs = built.template.toJSON().Outputs as Record<string, { Value: unknown }>;
-    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['BaseUrl', 'ApiBaseUrl', 'TableName', 'EnrichmentQueueUrl', 'FaviconQueueUrl']));
-    expect(outputs.BaseUrl!.Value).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/^CdnDistribution/), 'DomainName'] }]] });
+    expect(Object.keys(outputs)).toEqual(
+      expect.arrayContaining(['BaseUrl', 'ApiBaseUrl', 'TableName', 'EnrichmentQueueUrl', 'FaviconQueueUrl']),
+    );
+    expect(outputs.BaseUrl!.Value).toEqual({
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/^CdnDistribution/), 'DomainName'] }]],
+    });
   });
 
   it('passes the AWS Solutions checks with nothing left unacknowledged', () => {
-    expect(nagViolations(built.stack).map((violation) => `${violation.ruleName} ${violation.violatingResources[0]?.constructPath}`)).toEqual([]);
+    expect(
+      nagViolations(built.stack).map(
+        (violation) => `${violation.ruleName} ${violation.violatingResources[0]?.constructPath}`,
+      ),
+    ).toEqual([]);
   });
 
   it('gives a reason for every acknowledged finding', () => {
@@ -798,7 +1014,9 @@ describe('settings', () => {
       'POWERTOOLS_METRICS_NAMESPACE',
       'NODE_OPTIONS',
     ]);
-    const functions = Object.values(built.template.findResources('AWS::Lambda::Function')) as { Properties: { Environment?: { Variables: Record<string, unknown> } } }[];
+    const functions = Object.values(built.template.findResources('AWS::Lambda::Function')) as {
+      Properties: { Environment?: { Variables: Record<string, unknown> } };
+    }[];
     const names = new Set(functions.flatMap((fn) => Object.keys(fn.Properties.Environment?.Variables ?? {})));
     expect(names.size).toBeGreaterThan(5);
     expect([...names].filter((name) => !known.has(name))).toEqual([]);

@@ -1,13 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { readFileSync } from 'node:fs';
 import type { RouteDefinition } from '../../functions/platform/routes';
 import { Api } from '../../lib/api';
 import { DataTable } from '../../lib/data';
 import { GleanerStack } from '../../lib/gleaner-stack';
-import { parseSettings, type GleanerSettings } from '../../lib/settings';
+import { type GleanerSettings, parseSettings } from '../../lib/settings';
 import { createWorkQueues } from '../../lib/work-queue';
 
 export const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
@@ -81,7 +81,11 @@ export function apiMethods(template: Template) {
   };
   return Object.values(resources)
     .filter((resource) => resource.Type === 'AWS::ApiGateway::Method')
-    .map(({ Properties }) => ({ httpMethod: Properties.HttpMethod as string, path: pathOf(Properties.ResourceId), properties: Properties }));
+    .map(({ Properties }) => ({
+      httpMethod: Properties.HttpMethod as string,
+      path: pathOf(Properties.ResourceId),
+      properties: Properties,
+    }));
 }
 
 /** What a quota's throttle is in the template: references to its two stack parameters. */
@@ -96,7 +100,11 @@ export function stageResourcePath(path: string): string {
 }
 
 /** The single resource of `type` whose properties match, by logical id. */
-export function onlyResource(template: Template, type: string, props?: unknown): [string, { Properties: Record<string, any> }] {
+export function onlyResource(
+  template: Template,
+  type: string,
+  props?: unknown,
+): [string, { Properties: Record<string, any> }] {
   const found = Object.entries(template.findResources(type, props ? { Properties: props } : undefined));
   if (found.length !== 1) throw new Error(`Expected one ${type}, found ${found.length}`);
   return found[0] as [string, { Properties: Record<string, any> }];

@@ -16,7 +16,9 @@ const functions = [...routes, ...workers, ...scheduledTasks];
 /** X-Ray tracing, loaded on the first sampled invocation (functions/platform/tracing.ts), by every function with an AWS client. */
 const tracing = ['@aws-lambda-powertools/tracer', 'aws-xray-sdk-core'];
 const lazilyLoaded: Record<string, readonly string[]> = {
-  ...Object.fromEntries(functions.filter((definition) => definition.access.length).map((definition) => [definition.id, tracing])),
+  ...Object.fromEntries(
+    functions.filter((definition) => definition.access.length).map((definition) => [definition.id, tracing]),
+  ),
   PageWorker: [...tracing, 'undici', 'linkedom'],
   FaviconWorker: [...tracing, 'undici'],
   GetPublishedFeedRss: [...tracing, 'xmlbuilder2', 'markdown-it'],

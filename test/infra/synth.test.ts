@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
-import { cfnLintAvailable } from '../support/cfn-lint';
 import { routes } from '../../functions/platform/routes';
 import { scheduledTasks, workers } from '../../functions/platform/workers';
+import { cfnLintAvailable } from '../support/cfn-lint';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const outdir = mkdtempSync(path.join(tmpdir(), 'gleaner-synth-'));
@@ -33,27 +33,60 @@ it('synthesizes the app with the CLI, bundling every function as ESM with the AW
     const bundle = path.join(outdir, `asset.${assetHash}`, 'index.mjs');
     expect(existsSync(bundle), fn.Properties.Description).toBe(true);
     const code = readFileSync(bundle, 'utf8');
-    expect(code).toMatch(/^import \{ createRequire \} from 'module'; const require = createRequire\(import\.meta\.url\);/);
+    expect(code).toMatch(
+      /^import \{ createRequire \} from 'module'; const require = createRequire\(import\.meta\.url\);/,
+    );
     // The locked AWS SDK is inside the bundle: nothing is left for the runtime's own copy to supply.
-    expect(/(?:from|import\()\s*["']@aws-sdk\/[\w-]+["']/.exec(code)?.[0] ?? null, fn.Properties.Description).toBeNull();
+    expect(
+      /(?:from|import\()\s*["']@aws-sdk\/[\w-]+["']/.exec(code)?.[0] ?? null,
+      fn.Properties.Description,
+    ).toBeNull();
     // The source map ships for reading stack traces offline, but no start-up flag parses it on a cold start.
     expect(existsSync(`${bundle}.map`), fn.Properties.Description).toBe(true);
     expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain('enable-source-maps');
     // Every file of the asset loads in a fresh Node: the entry, and the chunks it leaves for import().
-    const files = readdirSync(path.dirname(bundle), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.mjs'));
-    const load = spawnSync(process.execPath, ['--input-type=module', '-e', `for (const file of ${JSON.stringify(files)}) await import(${JSON.stringify(path.dirname(bundle))} + '/' + file);`], { encoding: 'utf8' });
+    const files = readdirSync(path.dirname(bundle), { recursive: true, encoding: 'utf8' }).filter((file) =>
+      file.endsWith('.mjs'),
+    );
+    const load = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `for (const file of ${JSON.stringify(files)}) await import(${JSON.stringify(path.dirname(bundle))} + '/' + file);`,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(load.status, `${fn.Properties.Description}: ${load.stderr}`).toBe(0);
   }
 }, 150_000);
 
 // Reads the template the test above wrote (vitest runs a file's tests in order).
-it.skipIf(!cfnLintAvailable())('passes cfn-lint with no finding but those .cfnlintrc.yaml gives a reason for', () => {
-  const lint = spawnSync('cfn-lint', ['--config-file', path.join(projectRoot, '.cfnlintrc.yaml'), '--format', 'json', path.join(outdir, 'Gleaner.template.json')], {
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  expect(lint.stderr).toBe('');
-  const findings = JSON.parse(lint.stdout) as { Rule: { Id: string }; Message: string; Location: { Path: unknown[] } }[];
-  expect(findings.map((finding) => `${finding.Rule.Id} ${finding.Message}`)).toEqual([]);
-  expect(lint.status).toBe(0);
-}, 150_000);
+it.skipIf(!cfnLintAvailable())(
+  'passes cfn-lint with no finding but those .cfnlintrc.yaml gives a reason for',
+  () => {
+    const lint = spawnSync(
+      'cfn-lint',
+      [
+        '--config-file',
+        path.join(projectRoot, '.cfnlintrc.yaml'),
+        '--format',
+        'json',
+        path.join(outdir, 'Gleaner.template.json'),
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
+    expect(lint.stderr).toBe('');
+    const findings = JSON.parse(lint.stdout) as {
+      Rule: { Id: string };
+      Message: string;
+      Location: { Path: unknown[] };
+    }[];
+    expect(findings.map((finding) => `${finding.Rule.Id} ${finding.Message}`)).toEqual([]);
+    expect(lint.status).toBe(0);
+  },
+  150_000,
+);

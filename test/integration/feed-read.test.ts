@@ -23,13 +23,26 @@ describe('a conditional feed read', () => {
     const now = new Date();
     const save = makeSaveHandler(saveHandlerDeps(table, [] as EnrichmentRequest[]));
     const saveBody = (body: unknown) =>
-      save(proxyEvent({ headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify(body) }), context());
-    for (let i = 0; i < 5; i++) await saveBody({ url: `https://example.com/${i}`, selection: 'x'.repeat(10_000), comment: '#long' });
-    const feed = newFeedRecord({ id: randomUUID(), userId, settings: { title: 'Long reads', tags: ['long'], sharing: 'public' }, now });
+      save(
+        proxyEvent({
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+          body: JSON.stringify(body),
+        }),
+        context(),
+      );
+    for (let i = 0; i < 5; i++)
+      await saveBody({ url: `https://example.com/${i}`, selection: 'x'.repeat(10_000), comment: '#long' });
+    const feed = newFeedRecord({
+      id: randomUUID(),
+      userId,
+      settings: { title: 'Long reads', tags: ['long'], sharing: 'public' },
+      now,
+    });
     await new DynamoFeedStore(table.doc, table.tableName).createFeed(feed);
 
     const read = makeRssFeedHandler(publishedFeedTestDeps(table));
-    const get = (headers: Record<string, string> = {}) => read(proxyEvent({ httpMethod: 'GET', headers, pathParameters: { feed_id: feed.id } }), context());
+    const get = (headers: Record<string, string> = {}) =>
+      read(proxyEvent({ httpMethod: 'GET', headers, pathParameters: { feed_id: feed.id } }), context());
 
     const first = await get();
     expect(first.statusCode).toBe(200);

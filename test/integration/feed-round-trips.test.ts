@@ -18,13 +18,19 @@ beforeAll(async () => {
   table = await createTestTable();
   const user = newUser({ id: randomUUID(), name: 'Reader', now: new Date() });
   await new DynamoAccountStore(table.doc, table.tableName).createUser(user);
-  const feed = newFeedRecord({ id: randomUUID(), userId: user.id, settings: { title: 'Round trips', tags: ['rt'], sharing: 'public' }, now: new Date() });
+  const feed = newFeedRecord({
+    id: randomUUID(),
+    userId: user.id,
+    settings: { title: 'Round trips', tags: ['rt'], sharing: 'public' },
+    now: new Date(),
+  });
   await new DynamoFeedStore(table.doc, table.tableName).createFeed(feed);
   feedId = feed.id;
 });
 afterAll(() => table.client.destroy());
 
-const feedHandler = (rateLimitPolicy: RateLimitPolicy) => makeJsonFeedHandler(publishedFeedTestDeps(table, { rateLimitPolicy }));
+const feedHandler = (rateLimitPolicy: RateLimitPolicy) =>
+  makeJsonFeedHandler(publishedFeedTestDeps(table, { rateLimitPolicy }));
 
 const read = (handler: ReturnType<typeof feedHandler>, id: string, sourceIp: string) =>
   handler(proxyEvent({ httpMethod: 'GET', sourceIp, pathParameters: { feed_id: id } }), context());

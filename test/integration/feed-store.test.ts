@@ -32,19 +32,47 @@ beforeAll(async () => {
     const tags = i % 500 === 0 ? ['rare', 'common'] : i % 7 === 0 ? ['common', 'misc'] : ['common'];
     if (tags.includes('rare')) matchingIds.push(id);
     if (tags.includes('misc')) bothTagsIds.push(id);
-    items.push({ ...keys.note(id), type: 'Note', id, userId, title: `Note ${i}`, body: `Body ${i}`, tags, created: updated, updated, version: 1 });
+    items.push({
+      ...keys.note(id),
+      type: 'Note',
+      id,
+      userId,
+      title: `Note ${i}`,
+      body: `Body ${i}`,
+      tags,
+      created: updated,
+      updated,
+      version: 1,
+    });
     for (const tag of tags) {
-      items.push({ ...keys.noteTag(id, tag), ...keys.tagIndex(userId, tag, updated, id), type: 'NoteTag', noteId: id, tag, tags, updated });
+      items.push({
+        ...keys.noteTag(id, tag),
+        ...keys.tagIndex(userId, tag, updated, id),
+        type: 'NoteTag',
+        noteId: id,
+        tag,
+        tags,
+        updated,
+      });
     }
   }
   for (let i = 0; i < items.length; i += 25) {
-    await table.doc.send(new BatchWriteCommand({ RequestItems: { [table.tableName]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+    await table.doc.send(
+      new BatchWriteCommand({
+        RequestItems: { [table.tableName]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) },
+      }),
+    );
   }
 }, 240_000);
 afterAll(() => table.client.destroy());
 
 const feed = (tags: string[], match: 'any' | 'all' = 'any') =>
-  newFeedRecord({ id: randomUUID(), userId, settings: { title: 'Feed', tags, match, sharing: 'public' }, now: new Date() });
+  newFeedRecord({
+    id: randomUUID(),
+    userId,
+    settings: { title: 'Feed', tags, match, sharing: 'public' },
+    now: new Date(),
+  });
 
 /** The notes a feed read shows: its index entries, then those notes. */
 async function matchingNotes(record: ReturnType<typeof feed>, max: number) {
@@ -77,7 +105,10 @@ describe('reading a feed from a large workspace', () => {
   });
 
   it('reads an `all` feed from its rarest tag, whichever tag comes first, at a cost bounded by that tag', async () => {
-    for (const tags of [['common', 'rare'], ['rare', 'common']]) {
+    for (const tags of [
+      ['common', 'rare'],
+      ['rare', 'common'],
+    ]) {
       table.requests.reset();
       const notes = await matchingNotes(feed(tags, 'all'), 50);
       expect(notes.map((note) => note.id).sort(), tags.join()).toEqual([...matchingIds].sort());

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
-import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
-import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
+import type { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
+import type { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
+import type { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { runMigrations } from '../../functions/adapters/dynamo/migrations';
 import { newUser } from '../../functions/core/accounts';
@@ -16,7 +16,13 @@ let table: Awaited<ReturnType<typeof createTestTable>>;
 let accounts: DynamoAccountStore;
 let store: DynamoBookmarkStore;
 let feeds: DynamoFeedStore;
-const ports = () => ({ store, enrichment: { publish: async () => {} }, newId: randomUUID, now: () => new Date(), logger: { warn: () => {} } });
+const ports = () => ({
+  store,
+  enrichment: { publish: async () => {} },
+  newId: randomUUID,
+  now: () => new Date(),
+  logger: { warn: () => {} },
+});
 
 beforeAll(async () => {
   ({ table, accounts, bookmarks: store, feeds } = await createTestStores());
@@ -30,9 +36,15 @@ async function user(noteCap?: number) {
 }
 
 const save = (userId: string, url: string, selection: string | null, comment: string | null = null) =>
-  saveBookmark(ports(), { userId, request: { url: new URL(url), title: 'Page', selection, comment, description: null, append: true }, siteIcon: null, idempotency: null });
+  saveBookmark(ports(), {
+    userId,
+    request: { url: new URL(url), title: 'Page', selection, comment, description: null, append: true },
+    siteIcon: null,
+    idempotency: null,
+  });
 
-const noteIdOf = (outcome: Awaited<ReturnType<typeof save>>) => (outcome.kind === 'saved' ? outcome.bookmark.noteId : null)!;
+const noteIdOf = (outcome: Awaited<ReturnType<typeof save>>) =>
+  (outcome.kind === 'saved' ? outcome.bookmark.noteId : null)!;
 
 describe('highlight records', () => {
   it('are written with the save that makes them, one per selection, and not for a comment alone', async () => {
@@ -51,7 +63,14 @@ describe('highlight records', () => {
     const userId = await user(1);
     await save(userId, 'https://example.com/first', 'kept');
     expect((await save(userId, 'https://example.com/second', 'refused')).kind).toBe('note-limit');
-    const { Items } = await table.doc.send(new ScanCommand({ TableName: table.tableName, FilterExpression: '#type = :type AND userId = :user', ExpressionAttributeNames: { '#type': 'type' }, ExpressionAttributeValues: { ':type': 'Highlight', ':user': userId } }));
+    const { Items } = await table.doc.send(
+      new ScanCommand({
+        TableName: table.tableName,
+        FilterExpression: '#type = :type AND userId = :user',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':type': 'Highlight', ':user': userId },
+      }),
+    );
     expect(Items?.map((item) => item.quote)).toEqual(['kept']);
   });
 
@@ -70,11 +89,21 @@ describe('highlight records', () => {
     await save(userId, 'https://example.com/m', 'later quote');
     // Back to how an earlier version left it: the quotes only in the body, no records, no marker.
     for (const highlight of await feeds.highlightsOf([noteId])) {
-      await table.doc.send(new DeleteCommand({ TableName: table.tableName, Key: keys.highlight(noteId, highlight.saved, highlight.id) }));
+      await table.doc.send(
+        new DeleteCommand({ TableName: table.tableName, Key: keys.highlight(noteId, highlight.saved, highlight.id) }),
+      );
     }
-    await table.doc.send(new UpdateCommand({ TableName: table.tableName, Key: keys.note(noteId), UpdateExpression: 'REMOVE highlightsRecorded' }));
+    await table.doc.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.note(noteId),
+        UpdateExpression: 'REMOVE highlightsRecorded',
+      }),
+    );
 
-    const first = (await runMigrations(table.doc, table.tableName)).find((result) => result.name === 'highlight-records');
+    const first = (await runMigrations(table.doc, table.tableName)).find(
+      (result) => result.name === 'highlight-records',
+    );
     expect(first?.changed).toEqual({ notes: 1, highlights: 2 });
     const note = await store.getNote(noteId);
     const restored = await feeds.highlightsOf([noteId]);
@@ -82,7 +111,9 @@ describe('highlight records', () => {
       { quote: 'old quote', comment: 'old comment', saved: note!.created },
       { quote: 'later quote', comment: null, saved: note!.updated },
     ]);
-    const second = (await runMigrations(table.doc, table.tableName)).find((result) => result.name === 'highlight-records');
+    const second = (await runMigrations(table.doc, table.tableName)).find(
+      (result) => result.name === 'highlight-records',
+    );
     expect(second?.changed).toEqual({ notes: 0, highlights: 0 });
     expect(await feeds.highlightsOf([noteId])).toHaveLength(2);
   });

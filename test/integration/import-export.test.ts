@@ -13,7 +13,13 @@ import { createTestTable } from '../support/dynamo';
 let table: Awaited<ReturnType<typeof createTestTable>>;
 let accounts: DynamoAccountStore;
 let store: DynamoBookmarkStore;
-const ports = () => ({ store, enrichment: { publish: async () => {} }, newId: randomUUID, now: () => new Date(), logger: { warn: () => {} } });
+const ports = () => ({
+  store,
+  enrichment: { publish: async () => {} },
+  newId: randomUUID,
+  now: () => new Date(),
+  logger: { warn: () => {} },
+});
 
 beforeAll(async () => {
   table = await createTestTable();
@@ -42,20 +48,51 @@ const file = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
 describe('import and export', () => {
   it('imports links through the save core: normalised, duplicates merged, folders and TAGS= as tags, ADD_DATE kept; a re-run creates nothing', async () => {
     const userId = await user();
-    expect(await importBookmarks(ports(), userId, parseNetscapeBookmarks(file))).toEqual({ links: 4, imported: 2, merged: 1, skipped: 1, over_cap: 0, note_cap: null });
+    expect(await importBookmarks(ports(), userId, parseNetscapeBookmarks(file))).toEqual({
+      links: 4,
+      imported: 2,
+      merged: 1,
+      skipped: 1,
+      over_cap: 0,
+      note_cap: null,
+    });
     const exported = await exportWorkspace(store, userId);
     expect(exported.map(({ url, title, created, tags }) => ({ url, title, created, tags }))).toEqual([
-      { url: 'https://example.com/a?utm_source=x', title: 'A', created: expect.stringMatching(/^2017-07-14T02:40:00/), tags: ['work-stuff', 'aws', 'later'] },
-      { url: 'https://example.com/b', title: 'B', created: expect.stringMatching(/^2017-07-14T02:41:40/), tags: ['work-stuff'] },
+      {
+        url: 'https://example.com/a?utm_source=x',
+        title: 'A',
+        created: expect.stringMatching(/^2017-07-14T02:40:00/),
+        tags: ['work-stuff', 'aws', 'later'],
+      },
+      {
+        url: 'https://example.com/b',
+        title: 'B',
+        created: expect.stringMatching(/^2017-07-14T02:41:40/),
+        tags: ['work-stuff'],
+      },
     ]);
-    expect(await importBookmarks(ports(), userId, parseNetscapeBookmarks(file))).toMatchObject({ imported: 0, merged: 3 });
+    expect(await importBookmarks(ports(), userId, parseNetscapeBookmarks(file))).toMatchObject({
+      imported: 0,
+      merged: 3,
+    });
     expect((await accounts.getUser(userId))!.noteCount).toBe(2);
   });
 
   it('stops at the note cap with a report, and finishes when run again after the cap is raised', async () => {
     const userId = await user(3);
-    const links = Array.from({ length: 10 }, (_, i) => ({ url: `https://cap.example/${i}`, title: `${i}`, tags: [], added: null, description: null }));
-    expect(await importBookmarks(ports(), userId, links)).toMatchObject({ links: 10, imported: 3, over_cap: 7, note_cap: 3 });
+    const links = Array.from({ length: 10 }, (_, i) => ({
+      url: `https://cap.example/${i}`,
+      title: `${i}`,
+      tags: [],
+      added: null,
+      description: null,
+    }));
+    expect(await importBookmarks(ports(), userId, links)).toMatchObject({
+      links: 10,
+      imported: 3,
+      over_cap: 7,
+      note_cap: 3,
+    });
     await accounts.updatePlan(userId, { plan: 'free', noteCap: 100 });
     expect(await importBookmarks(ports(), userId, links)).toMatchObject({ imported: 7, merged: 3, over_cap: 0 });
   });
@@ -66,7 +103,12 @@ describe('import and export', () => {
     // Highlights and comments appended by later saves, and a description with markup-looking text.
     const { saveBookmark } = await import('../../functions/core/save-bookmark');
     const save = (url: string, selection: string | null, comment: string | null, description: string | null = null) =>
-      saveBookmark(ports(), { userId: source, request: { url: new URL(url), title: null, selection, comment, description, append: true }, siteIcon: null, idempotency: null });
+      saveBookmark(ports(), {
+        userId: source,
+        request: { url: new URL(url), title: null, selection, comment, description, append: true },
+        siteIcon: null,
+        idempotency: null,
+      });
     await save('https://example.com/b', 'A quote\nover two lines & <b>markup</b>', 'Worth it #keep');
     await save('https://example.com/b', 'A second highlight', null);
     await save('https://example.com/c', 'Quoted', 'First note #new', 'A page about **things** < 5');
@@ -74,12 +116,21 @@ describe('import and export', () => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await save('https://example.com/c', 'A later highlight', null);
     const original = await exportWorkspace(store, source);
-    expect(original.find((bookmark) => bookmark.url === 'https://example.com/b')?.note).toContain('> A second highlight');
+    expect(original.find((bookmark) => bookmark.url === 'https://example.com/b')?.note).toContain(
+      '> A second highlight',
+    );
 
     // A bookmark file dates links to the second (ADD_DATE); JSON keeps the exact times.
     const toSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
     const comparable = (list: typeof original, precision: (iso: string) => number | string) =>
-      list.map(({ url, title, created, updated, tags, note }) => ({ url, title, created: precision(created), updated: precision(updated), tags: [...tags].sort(), note }));
+      list.map(({ url, title, created, updated, tags, note }) => ({
+        url,
+        title,
+        created: precision(created),
+        updated: precision(updated),
+        tags: [...tags].sort(),
+        note,
+      }));
 
     const fromFile = await user();
     const html = renderNetscapeBookmarks(bookmarkFileEntries(original));
@@ -89,24 +140,42 @@ describe('import and export', () => {
     const fromJson = await user();
     const json = JSON.stringify({ user_id: source, bookmarks: original });
     await importBookmarks(ports(), fromJson, parseWorkspaceExport(json));
-    expect(comparable(await exportWorkspace(store, fromJson), (iso) => iso)).toEqual(comparable(original, (iso) => iso));
+    expect(comparable(await exportWorkspace(store, fromJson), (iso) => iso)).toEqual(
+      comparable(original, (iso) => iso),
+    );
 
     // Importing the same export again creates nothing and repeats no highlight.
-    expect(await importBookmarks(ports(), fromJson, parseWorkspaceExport(json))).toMatchObject({ imported: 0, merged: original.length });
-    expect(comparable(await exportWorkspace(store, fromJson), (iso) => iso)).toEqual(comparable(original, (iso) => iso));
+    expect(await importBookmarks(ports(), fromJson, parseWorkspaceExport(json))).toMatchObject({
+      imported: 0,
+      merged: original.length,
+    });
+    expect(comparable(await exportWorkspace(store, fromJson), (iso) => iso)).toEqual(
+      comparable(original, (iso) => iso),
+    );
   });
 
   it('names what is wrong with a JSON file that is not an export', () => {
-    expect(() => parseWorkspaceExport('{"bookmarks": [{"url": "https://example.com/", "title": "t"}]}')).toThrow(/bookmarks\[0\]\.created/);
+    expect(() => parseWorkspaceExport('{"bookmarks": [{"url": "https://example.com/", "title": "t"}]}')).toThrow(
+      /bookmarks\[0\]\.created/,
+    );
     expect(() => parseWorkspaceExport('{"links": []}')).toThrow(/no "bookmarks" list/);
     expect(() => parseWorkspaceExport('{oops')).toThrow(/not JSON/);
   });
 
   it('imports a 5,000-link file in one run', async () => {
     const userId = await user(10_000);
-    const entries = Array.from({ length: 5000 }, (_, i) => ({ url: `https://many.example/${i}`, title: `Link ${i}`, tags: [`t${i % 7}x`], added: new Date(1_600_000_000_000 + i * 1000), description: null }));
+    const entries = Array.from({ length: 5000 }, (_, i) => ({
+      url: `https://many.example/${i}`,
+      title: `Link ${i}`,
+      tags: [`t${i % 7}x`],
+      added: new Date(1_600_000_000_000 + i * 1000),
+      description: null,
+    }));
     const html = renderNetscapeBookmarks(entries);
-    expect(await importBookmarks(ports(), userId, parseNetscapeBookmarks(html))).toMatchObject({ links: 5000, imported: 5000 });
+    expect(await importBookmarks(ports(), userId, parseNetscapeBookmarks(html))).toMatchObject({
+      links: 5000,
+      imported: 5000,
+    });
     expect((await accounts.getUser(userId))!.noteCount).toBe(5000);
   }, 600_000);
 });

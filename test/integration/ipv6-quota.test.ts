@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EnrichmentRequest } from '../../functions/core/enrichment';
 import { parseRateLimitPolicy } from '../../functions/core/rate-limit';
 import { makeHandler as makeJsonFeedHandler } from '../../functions/published-feed-json/handler';
 import { makeHandler as makeSaveHandler } from '../../functions/save-bookmark/handler';
-import type { EnrichmentRequest } from '../../functions/core/enrichment';
 import { createTestTable } from '../support/dynamo';
 import { context, proxyEvent } from '../support/factories';
 import { publishedFeedTestDeps, saveHandlerDeps } from '../support/save-deps';
@@ -23,7 +23,14 @@ describe('per-client quotas over IPv6', () => {
   it('counts tokenless saves from one /64 together, and another /64 apart', async () => {
     const save = makeSaveHandler(saveHandlerDeps(table, published, { rateLimitPolicy: QUOTA }));
     const from = (sourceIp: string) =>
-      save(proxyEvent({ sourceIp, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/' }) }), context());
+      save(
+        proxyEvent({
+          sourceIp,
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ url: 'https://example.com/' }),
+        }),
+        context(),
+      );
     expect((await from('2001:db8:aa:1::1')).statusCode).toBe(401);
     expect((await from('2001:db8:aa:1:9f3e:2c1:77:5')).statusCode).toBe(401);
     expect((await from('2001:db8:aa:1:ffff::ffff')).statusCode).toBe(429);
@@ -37,7 +44,15 @@ describe('per-client quotas over IPv6', () => {
   it('counts feed reads behind CloudFront by the viewer address /64', async () => {
     const read = makeJsonFeedHandler(publishedFeedTestDeps(table, { rateLimitPolicy: QUOTA, trustCdnHeaders: true }));
     const from = (viewer: string) =>
-      read(proxyEvent({ httpMethod: 'GET', sourceIp: '130.176.0.1', headers: { 'CloudFront-Viewer-Address': viewer }, pathParameters: { feed_id: randomUUID() } }), context());
+      read(
+        proxyEvent({
+          httpMethod: 'GET',
+          sourceIp: '130.176.0.1',
+          headers: { 'CloudFront-Viewer-Address': viewer },
+          pathParameters: { feed_id: randomUUID() },
+        }),
+        context(),
+      );
     expect((await from('2001:db8:bb:1::1:443')).statusCode).toBe(404);
     expect((await from('2001:db8:bb:1::2:443')).statusCode).toBe(404);
     expect((await from('2001:db8:bb:1:1:2:3:4:443')).statusCode).toBe(429);

@@ -23,7 +23,10 @@ beforeAll(async () => {
 afterAll(() => table.client.destroy());
 
 /** Takes an item back to how an earlier version wrote it: without the list index attributes. */
-const unindex = (key: Record<string, string>) => table.doc.send(new UpdateCommand({ TableName: table.tableName, Key: key, UpdateExpression: 'REMOVE gsi1pk, gsi1sk' }));
+const unindex = (key: Record<string, string>) =>
+  table.doc.send(
+    new UpdateCommand({ TableName: table.tableName, Key: key, UpdateExpression: 'REMOVE gsi1pk, gsi1sk' }),
+  );
 
 /** A user with a token and a saved note, as written before the list commands existed. */
 async function legacyWorkspace() {
@@ -33,13 +36,37 @@ async function legacyWorkspace() {
   const token = newAccessToken({ id: randomUUID(), userId: user.id, label: 'laptop', now });
   await accounts.createToken(token.record, token.hash);
   const stamp = now.toISOString();
-  const bookmark: Bookmark = { id: randomUUID(), userId: user.id, noteId: randomUUID(), title: 't', url: 'https://example.com/', normalizedUrl: 'https://example.com/', icon: null, created: stamp, updated: stamp };
-  const note: Note = { id: bookmark.noteId, userId: user.id, bookmarkId: bookmark.id, url: bookmark.url, title: 't', body: 'b', tags: [], lastHighlight: null, created: stamp, updated: stamp, version: 1 };
+  const bookmark: Bookmark = {
+    id: randomUUID(),
+    userId: user.id,
+    noteId: randomUUID(),
+    title: 't',
+    url: 'https://example.com/',
+    normalizedUrl: 'https://example.com/',
+    icon: null,
+    created: stamp,
+    updated: stamp,
+  };
+  const note: Note = {
+    id: bookmark.noteId,
+    userId: user.id,
+    bookmarkId: bookmark.id,
+    url: bookmark.url,
+    title: 't',
+    body: 'b',
+    tags: [],
+    lastHighlight: null,
+    created: stamp,
+    updated: stamp,
+    version: 1,
+  };
   await store.createBookmark(bookmark, note, null, null);
 
   await unindex(keys.user(user.id));
   await unindex(keys.token(token.hash));
-  await table.doc.send(new DeleteCommand({ TableName: table.tableName, Key: keys.userToken(user.id, token.record.id) }));
+  await table.doc.send(
+    new DeleteCommand({ TableName: table.tableName, Key: keys.userToken(user.id, token.record.id) }),
+  );
   await unindex(keys.note(note.id));
   return { user, token, note };
 }

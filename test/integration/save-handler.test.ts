@@ -9,13 +9,13 @@ import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-st
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { SqsJsonPublisher } from '../../functions/adapters/sqs/sqs';
 import { newAccessToken, newUser } from '../../functions/core/accounts';
-import { parseRateLimitPolicy, type RateLimitPolicy } from '../../functions/core/rate-limit';
 import type { EnrichmentRequest } from '../../functions/core/enrichment';
+import { parseRateLimitPolicy, type RateLimitPolicy } from '../../functions/core/rate-limit';
 import { makeHandler, type SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
-import { saveHandlerDeps } from '../support/save-deps';
 import { context, proxyEvent } from '../support/factories';
 import { testMetrics } from '../support/observability';
+import { saveHandlerDeps } from '../support/save-deps';
 
 let table: Awaited<ReturnType<typeof createTestTable>>;
 let token: string;
@@ -27,7 +27,10 @@ function deps(overrides: Partial<SaveBookmarkDeps> = {}): SaveBookmarkDeps {
 
 function save(handler: ReturnType<typeof makeHandler>, body: unknown, bearer: string | null = token) {
   return handler(
-    proxyEvent({ headers: { 'Content-Type': 'application/json', ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}) }, body: JSON.stringify(body) }),
+    proxyEvent({
+      headers: { 'Content-Type': 'application/json', ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}) },
+      body: JSON.stringify(body),
+    }),
     context(),
   );
 }
@@ -52,9 +55,17 @@ beforeEach(() => {
 
 describe('save handler against DynamoDB Local', () => {
   it('saves a new page in 2 serial DynamoDB round trips: the token read beside the rate-limit write, then the transaction', async () => {
-    const response = await save(makeHandler(deps()), { url: 'https://example.com/round-trips', selection: 'x', comment: '#a #b #c' });
+    const response = await save(makeHandler(deps()), {
+      url: 'https://example.com/round-trips',
+      selection: 'x',
+      comment: '#a #b #c',
+    });
     expect(response.statusCode).toBe(200);
-    expect(table.requests.operations).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'TransactWriteItemsCommand']);
+    expect(table.requests.operations).toEqual([
+      'BatchGetItemCommand',
+      'UpdateItemCommand',
+      'TransactWriteItemsCommand',
+    ]);
     expect(table.requests.serial).toBe(2);
   });
 
@@ -62,7 +73,14 @@ describe('save handler against DynamoDB Local', () => {
     const refused = newAccessToken({ id: randomUUID(), userId: randomUUID(), now: new Date() });
     const handler = makeHandler(deps({ rateLimitPolicy: parseRateLimitPolicy('1;w=60') }));
     const fromOneAddress = (secret: string) =>
-      handler(proxyEvent({ sourceIp: '198.51.100.23', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${secret}` }, body: '{"url":"https://example.com"}' }), context());
+      handler(
+        proxyEvent({
+          sourceIp: '198.51.100.23',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${secret}` },
+          body: '{"url":"https://example.com"}',
+        }),
+        context(),
+      );
     const first = await fromOneAddress(refused.secret);
     expect(first.statusCode).toBe(401);
     expect(table.requests.operations).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'UpdateItemCommand']);
@@ -80,24 +98,40 @@ describe('save handler against DynamoDB Local', () => {
     await save(handler, { url: 'https://example.com/metrics', selection: 'again' });
     await save(handler, { url: 'ftp://example.com' });
     await save(handler, { url: 'https://example.com' }, null);
-    expect(added.mock.calls.map(([name]) => name)).toEqual(['BookmarkCreated', 'NoteAppended', 'SaveInvalid', 'SaveUnauthorized']);
+    expect(added.mock.calls.map(([name]) => name)).toEqual([
+      'BookmarkCreated',
+      'NoteAppended',
+      'SaveInvalid',
+      'SaveUnauthorized',
+    ]);
   });
 
   it('rejects a malformed token without looking it up', async () => {
     const accounts = new DynamoAccountStore(table.doc, table.tableName);
     const lookup = vi.spyOn(accounts, 'loadSaveContext');
-    const response = await save(makeHandler(deps({ accounts })), { url: 'https://example.com' }, 'gln_00000000000000000000000000000000000X');
+    const response = await save(
+      makeHandler(deps({ accounts })),
+      { url: 'https://example.com' },
+      'gln_00000000000000000000000000000000000X',
+    );
     expect(response.statusCode).toBe(401);
     expect(lookup).not.toHaveBeenCalled();
     expect(table.requests.operations).toEqual(['UpdateItemCommand']);
   });
 
   it('reuses a favicon already known for the host and then only asks to scrape the description', async () => {
-    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.site('icons.example'), type: 'Site', icon: 'https://gleaner.test/icons/abc.png' } }));
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...keys.site('icons.example'), type: 'Site', icon: 'https://gleaner.test/icons/abc.png' },
+      }),
+    );
     const response = await save(makeHandler(deps()), { url: 'https://icons.example/page' });
     expect(JSON.parse(response.body).bookmark.icon).toBe('https://gleaner.test/icons/abc.png');
     // Intent only: the worker reads the bookmark's URL and note itself.
-    expect(published).toEqual([{ bookmarkId: JSON.parse(response.body).bookmark.id, scrapeDescription: true, fetchIcon: false }]);
+    expect(published).toEqual([
+      { bookmarkId: JSON.parse(response.body).bookmark.id, scrapeDescription: true, fetchIcon: false },
+    ]);
   });
 
   it('publishes nothing when the description was given and the favicon is known', async () => {
@@ -108,7 +142,10 @@ describe('save handler against DynamoDB Local', () => {
   it('answers 401 to several Authorization values in multiValueHeaders, though headers holds a valid one', async () => {
     const event = proxyEvent({
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-      multiValueHeaders: { 'Content-Type': ['application/json'], Authorization: ['Bearer gln_other', `Bearer ${token}`] },
+      multiValueHeaders: {
+        'Content-Type': ['application/json'],
+        Authorization: ['Bearer gln_other', `Bearer ${token}`],
+      },
       body: JSON.stringify({ url: 'https://example.com/ambiguous' }),
     });
     expect((await makeHandler(deps())(event, context())).statusCode).toBe(401);
@@ -125,7 +162,10 @@ describe('save handler against DynamoDB Local', () => {
       const response = await save(makeHandler(deps({ enrichment, logger })), { url: 'https://example.com/sqs-down' });
       expect(response.statusCode).toBe(200);
       expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(1);
-      expect(warn).toHaveBeenCalledWith('Publishing the enrichment request failed; the sweeper will retry it', expect.objectContaining({ bookmarkId: expect.any(String) }));
+      expect(warn).toHaveBeenCalledWith(
+        'Publishing the enrichment request failed; the sweeper will retry it',
+        expect.objectContaining({ bookmarkId: expect.any(String) }),
+      );
     } finally {
       sqs.restore();
     }
@@ -146,24 +186,41 @@ describe('save handler against DynamoDB Local', () => {
     expect(await countItems()).toBe(before);
   });
 
-  it('reports the limiter\'s last answer in the RateLimit headers of a 500', async () => {
+  it("reports the limiter's last answer in the RateLimit headers of a 500", async () => {
     const store = new DynamoBookmarkStore(table.doc, 'no-such-table');
-    const rateLimiter = { hit: async (_: string, policy: RateLimitPolicy) => ({ allowed: true, policy, remaining: 7, resetSeconds: 13 }) };
+    const rateLimiter = {
+      hit: async (_: string, policy: RateLimitPolicy) => ({ allowed: true, policy, remaining: 7, resetSeconds: 13 }),
+    };
     const response = await save(makeHandler(deps({ store, rateLimiter })), { url: 'https://example.com/broken' });
     expect(response.statusCode).toBe(500);
-    expect(response.headers).toMatchObject({ 'RateLimit-Limit': '1000', 'RateLimit-Remaining': '7', 'RateLimit-Reset': '13', 'RateLimit-Policy': '1000;w=60' });
+    expect(response.headers).toMatchObject({
+      'RateLimit-Limit': '1000',
+      'RateLimit-Remaining': '7',
+      'RateLimit-Reset': '13',
+      'RateLimit-Policy': '1000;w=60',
+    });
   });
 
   it('reports the full quota in the RateLimit headers of a 500 when the limiter itself failed', async () => {
     const rateLimiter = { hit: () => Promise.reject(new Error('DynamoDB unavailable')) };
     const response = await save(makeHandler(deps({ rateLimiter })), { url: 'https://example.com/limiter-down' });
     expect(response.statusCode).toBe(500);
-    expect(response.headers).toMatchObject({ 'RateLimit-Limit': '1000', 'RateLimit-Remaining': '1000', 'RateLimit-Policy': '1000;w=60' });
+    expect(response.headers).toMatchObject({
+      'RateLimit-Limit': '1000',
+      'RateLimit-Remaining': '1000',
+      'RateLimit-Policy': '1000;w=60',
+    });
     expect(Number(response.headers!['RateLimit-Reset'])).toBeGreaterThan(0);
   });
 });
 
 async function countItems(): Promise<number> {
-  const { Items } = await table.doc.send(new ScanCommand({ TableName: table.tableName, FilterExpression: 'NOT begins_with(pk, :rl)', ExpressionAttributeValues: { ':rl': 'RL#' } }));
+  const { Items } = await table.doc.send(
+    new ScanCommand({
+      TableName: table.tableName,
+      FilterExpression: 'NOT begins_with(pk, :rl)',
+      ExpressionAttributeValues: { ':rl': 'RL#' },
+    }),
+  );
   return Items?.length ?? 0;
 }

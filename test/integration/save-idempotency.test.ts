@@ -10,9 +10,9 @@ import { IDEMPOTENCY_LEASE_SECONDS, IDEMPOTENCY_TTL_SECONDS } from '../../functi
 import type { BookmarkStore } from '../../functions/core/save-bookmark';
 import { makeHandler, type SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
-import { saveHandlerDeps } from '../support/save-deps';
 import { context, proxyEvent } from '../support/factories';
 import { testMetrics } from '../support/observability';
+import { saveHandlerDeps } from '../support/save-deps';
 
 /** The save handler against DynamoDB Local with an Idempotency-Key: round trips, races and expiry. */
 
@@ -37,9 +37,18 @@ async function createUser(noteCap?: number) {
 }
 
 async function save(handler: ReturnType<typeof makeHandler>, token: string, body: unknown, key?: string) {
-  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...(key ? { 'Idempotency-Key': key } : {}) };
+  const headers: Record<string, string> = {
+    Authorization: `Bearer ${token}`,
+    'Content-Type': 'application/json',
+    ...(key ? { 'Idempotency-Key': key } : {}),
+  };
   const response = await handler(proxyEvent({ headers, body: JSON.stringify(body) }), context());
-  return { status: response.statusCode, retryAfter: response.headers?.['Retry-After'], body: response.body, json: JSON.parse(response.body) };
+  return {
+    status: response.statusCode,
+    retryAfter: response.headers?.['Retry-After'],
+    body: response.body,
+    json: JSON.parse(response.body),
+  };
 }
 
 /** A promise the test resolves when it chooses: holds one request at a chosen step, without timers. */
@@ -72,7 +81,11 @@ beforeEach(() => {
 });
 
 /** A save's round trips with the claim of its key added: one Put, after the token lookup and the rate limit. */
-const withClaim = (operations: readonly string[]) => [...operations.slice(0, 2), 'PutItemCommand', ...operations.slice(2)];
+const withClaim = (operations: readonly string[]) => [
+  ...operations.slice(0, 2),
+  'PutItemCommand',
+  ...operations.slice(2),
+];
 
 describe('round trips', () => {
   it('costs a first save with a key one round trip more than one without: the Put claiming the key', async () => {
@@ -120,7 +133,11 @@ function expectInFlight(response: Awaited<ReturnType<typeof save>>) {
   expect(response.status).toBe(409);
   expect(response.retryAfter).toBe('1');
   expect(response.json).toEqual({
-    detail: { code: 'idempotency_in_flight', message: 'A request with this Idempotency-Key is still being processed; retry shortly.', retry_after: 1 },
+    detail: {
+      code: 'idempotency_in_flight',
+      message: 'A request with this Idempotency-Key is still being processed; retry shortly.',
+      retry_after: 1,
+    },
   });
 }
 
@@ -167,12 +184,19 @@ describe('a duplicate that arrives while the first is in flight', () => {
     const { token } = await createUser();
     const release = gate();
     const held = heldAt('createBookmark', release.opened);
-    const first = save(makeHandler(deps({ store: held.store })), token, { url: 'https://example.com/one' }, 'contested');
+    const first = save(
+      makeHandler(deps({ store: held.store })),
+      token,
+      { url: 'https://example.com/one' },
+      'contested',
+    );
     await held.reached;
     const other = await save(makeHandler(deps()), token, { url: 'https://example.com/two' }, 'contested');
     release.open();
     expect(other.status).toBe(422);
-    expect(other.json.detail).toEqual([expect.objectContaining({ loc: ['header', 'idempotency-key'], type: 'idempotency_key_reused' })]);
+    expect(other.json.detail).toEqual([
+      expect.objectContaining({ loc: ['header', 'idempotency-key'], type: 'idempotency_key_reused' }),
+    ]);
     expect((await first).status).toBe(200);
   });
 
@@ -214,7 +238,9 @@ describe('a save that fails after claiming its key', () => {
     failing.releaseClaim = () => Promise.reject(new Error('still down'));
     const start = Date.now();
     const body = { url: 'https://example.com/unreleased' };
-    expect((await save(makeHandler(deps({ store: failing, now: () => new Date(start) })), token, body, 'unreleased')).status).toBe(500);
+    expect(
+      (await save(makeHandler(deps({ store: failing, now: () => new Date(start) })), token, body, 'unreleased')).status,
+    ).toBe(500);
     const at = (seconds: number) => makeHandler(deps({ now: () => new Date(start + seconds * 1000) }));
     expectInFlight(await save(at(1), token, body, 'unreleased'));
     expect((await save(at(IDEMPOTENCY_LEASE_SECONDS), token, body, 'unreleased')).status).toBe(200);
@@ -229,7 +255,12 @@ describe('answers that wrote nothing', () => {
     const refused = await save(handler, token, body, 'over-cap');
     expect(refused.status).toBe(402);
     await table.doc.send(
-      new UpdateCommand({ TableName: table.tableName, Key: keys.user(user.id), UpdateExpression: 'SET noteCap = :cap', ExpressionAttributeValues: { ':cap': 10 } }),
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.user(user.id),
+        UpdateExpression: 'SET noteCap = :cap',
+        ExpressionAttributeValues: { ':cap': 10 },
+      }),
     );
     const again = await save(handler, token, body, 'over-cap');
     expect(again).toEqual(refused);
@@ -276,6 +307,8 @@ describe('the header sent twice', () => {
     });
     const response = await makeHandler(deps())(event, context());
     expect(response.statusCode).toBe(422);
-    expect(JSON.parse(response.body).detail).toEqual([expect.objectContaining({ loc: ['header', 'idempotency-key'], type: 'idempotency_key_repeated' })]);
+    expect(JSON.parse(response.body).detail).toEqual([
+      expect.objectContaining({ loc: ['header', 'idempotency-key'], type: 'idempotency_key_repeated' }),
+    ]);
   });
 });

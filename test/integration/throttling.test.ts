@@ -2,20 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
+import type { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { DynamoSiteStore } from '../../functions/adapters/dynamo/site-store';
 import type { EnrichmentRequest } from '../../functions/core/enrichment';
 import { newFeedRecord } from '../../functions/core/feed-settings';
 import { makeHandler as makeIconHandler } from '../../functions/get-icon/handler';
+import { ANSWER_MARGIN_MS } from '../../functions/platform/request-deadline';
 import { makeHandler as makeJsonFeedHandler } from '../../functions/published-feed-json/handler';
 import { makeHandler as makeRssFeedHandler } from '../../functions/published-feed-rss/handler';
 import { makeHandler as makeSaveHandler } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
-import { ANSWER_MARGIN_MS } from '../../functions/platform/request-deadline';
 import { context, proxyEvent } from '../support/factories';
-import { cancelled, injectFaults, nothingProcessed, throttled, type Fault } from '../support/fault-injection';
+import { cancelled, type Fault, injectFaults, nothingProcessed, throttled } from '../support/fault-injection';
 import { newTestAccount, publishedFeedTestDeps, saveHandlerDeps } from '../support/save-deps';
 
 /**
@@ -41,7 +41,13 @@ const newAccount = () => newTestAccount(table, 'Throttled');
 
 const saveHandler = () => makeSaveHandler(saveHandlerDeps(table, published));
 const save = (token: string, body: unknown, headers: Record<string, string> = {}) =>
-  saveHandler()(proxyEvent({ headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}`, ...headers }, body: JSON.stringify(body) }), context());
+  saveHandler()(
+    proxyEvent({
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}`, ...headers },
+      body: JSON.stringify(body),
+    }),
+    context(),
+  );
 
 const feedDeps = () => publishedFeedTestDeps(table, { logger });
 
@@ -55,13 +61,24 @@ interface Path {
 async function publicFeedWithANote() {
   const { userId, token } = await newAccount();
   await save(token, { url: `https://example.com/${randomUUID()}`, title: 'Read', comment: '#throttled' });
-  const feed = newFeedRecord({ id: randomUUID(), userId, settings: { title: 'T', tags: ['throttled'], sharing: 'public' }, now: new Date() });
+  const feed = newFeedRecord({
+    id: randomUUID(),
+    userId,
+    settings: { title: 'T', tags: ['throttled'], sharing: 'public' },
+    now: new Date(),
+  });
   await new DynamoFeedStore(table.doc, table.tableName).createFeed(feed);
   return proxyEvent({ httpMethod: 'GET', pathParameters: { feed_id: feed.id } });
 }
 
 /** After a failed save, the same save succeeds once, and the user's note count is the notes it has. */
-function saveIsRetryable(token: string, userId: string, body: unknown, accounts: DynamoAccountStore, headers: Record<string, string> = {}) {
+function saveIsRetryable(
+  token: string,
+  userId: string,
+  body: unknown,
+  accounts: DynamoAccountStore,
+  headers: Record<string, string> = {},
+) {
   return async () => {
     const retried = await save(token, body, headers);
     expect(retried.statusCode).toBe(200);
@@ -86,7 +103,10 @@ const PATHS: Record<string, Path> = {
       const { userId, token, accounts } = await newAccount();
       const body = { url: `https://example.com/${randomUUID()}`, selection: 's' };
       const headers = { 'Idempotency-Key': randomUUID() };
-      return { invoke: () => save(token, body, headers), retryIsClean: saveIsRetryable(token, userId, body, accounts, headers) };
+      return {
+        invoke: () => save(token, body, headers),
+        retryIsClean: saveIsRetryable(token, userId, body, accounts, headers),
+      };
     },
   },
   'append to a saved page': {
@@ -145,64 +165,86 @@ async function callsOf(path: Path): Promise<string[]> {
 function expectCleanFailure(response: APIGatewayProxyResult, path: Path): void {
   expect(JSON.parse(response.body)).toEqual({ detail: expect.stringMatching(/^Internal server error \(request id /) });
   if (path.rateLimited) {
-    for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy']) expect(response.headers).toHaveProperty(name);
+    for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'])
+      expect(response.headers).toHaveProperty(name);
   }
 }
 
 describe('DynamoDB throttling, injected into one call at a time', () => {
-  it.each(Object.keys(PATHS))('%s: the right answer or a clean 500, whichever call is throttled', async (name) => {
-    const path = PATHS[name]!;
-    const operations = await callsOf(path);
-    expect(operations.length).toBeGreaterThan(0);
-    for (const [index, operation] of operations.entries()) {
-      const kinds: Fault[] = [
-        () => throttled(),
-        ...(operation === 'TransactWriteItemsCommand' ? [() => cancelled('ThrottlingError', 'ThrottlingError', 'ThrottlingError')] : []),
-        ...(operation === 'BatchGetItemCommand' ? [(call: Parameters<Fault>[0]) => nothingProcessed(call.input)] : []),
-      ];
-      for (const failure of kinds) {
-        const { invoke, retryIsClean } = await path.prepare();
-        const fault: Fault = (call) => (call.index === index ? failure(call) : undefined);
-        faults.set(fault);
-        let response: APIGatewayProxyResult;
-        try {
-          response = await invoke(); // a throw here would be API Gateway's 502
-        } finally {
-          faults.set(null);
+  it.each(Object.keys(PATHS))(
+    '%s: the right answer or a clean 500, whichever call is throttled',
+    async (name) => {
+      const path = PATHS[name]!;
+      const operations = await callsOf(path);
+      expect(operations.length).toBeGreaterThan(0);
+      for (const [index, operation] of operations.entries()) {
+        const kinds: Fault[] = [
+          () => throttled(),
+          ...(operation === 'TransactWriteItemsCommand'
+            ? [() => cancelled('ThrottlingError', 'ThrottlingError', 'ThrottlingError')]
+            : []),
+          ...(operation === 'BatchGetItemCommand'
+            ? [(call: Parameters<Fault>[0]) => nothingProcessed(call.input)]
+            : []),
+        ];
+        for (const failure of kinds) {
+          const { invoke, retryIsClean } = await path.prepare();
+          const fault: Fault = (call) => (call.index === index ? failure(call) : undefined);
+          faults.set(fault);
+          let response: APIGatewayProxyResult;
+          try {
+            response = await invoke(); // a throw here would be API Gateway's 502
+          } finally {
+            faults.set(null);
+          }
+          expect([path.expected, 500], `${operation} (call ${index}) throttled: ${response.body}`).toContain(
+            response.statusCode,
+          );
+          if (response.statusCode === 500) expectCleanFailure(response, path);
+          await retryIsClean?.();
         }
-        expect([path.expected, 500], `${operation} (call ${index}) throttled: ${response.body}`).toContain(response.statusCode);
-        if (response.statusCode === 500) expectCleanFailure(response, path);
-        await retryIsClean?.();
       }
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });
 
 describe('retries under contention that never ends', () => {
   it.each([
     ['the note changes under every attempt', () => cancelled('ConditionalCheckFailed', 'None', 'None')],
     ['every transaction conflicts', () => cancelled('TransactionConflict', 'None', 'None')],
-  ])('%s: stops retrying at the deadline and answers a clean 500, with the note as it was', async (_, contention) => {
-    const { token } = await newAccount();
-    const url = `https://example.com/${randomUUID()}`;
-    const first = JSON.parse((await save(token, { url, selection: 'first' })).body) as { note_id: string };
-    const before = await new DynamoBookmarkStore(table.doc, table.tableName).getNote(first.note_id);
+  ])(
+    '%s: stops retrying at the deadline and answers a clean 500, with the note as it was',
+    async (_, contention) => {
+      const { token } = await newAccount();
+      const url = `https://example.com/${randomUUID()}`;
+      const first = JSON.parse((await save(token, { url, selection: 'first' })).body) as { note_id: string };
+      const before = await new DynamoBookmarkStore(table.doc, table.tableName).getNote(first.note_id);
 
-    // A function with less time left than the answer needs: no retry may start, whatever the loop.
-    const invocation = context('save', ANSWER_MARGIN_MS - 500);
-    // Every write of the note (a transaction led by its conditional Update) loses.
-    const noteUpdate = (input: Record<string, unknown>) => (input.TransactItems as { Update?: unknown }[] | undefined)?.[0]?.Update !== undefined;
-    let noteWrites = 0;
-    faults.set(({ input }) => (noteUpdate(input) ? (noteWrites++, contention()) : undefined));
-    let response: APIGatewayProxyResult;
-    try {
-      response = await saveHandler()(proxyEvent({ headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify({ url, selection: 'second' }) }), invocation);
-    } finally {
-      faults.set(null);
-    }
-    expect(noteWrites).toBe(1);
-    expect(response.statusCode).toBe(500);
-    expectCleanFailure(response, PATHS['append to a saved page']!);
-    expect(await new DynamoBookmarkStore(table.doc, table.tableName).getNote(first.note_id)).toEqual(before);
-  }, 30_000);
+      // A function with less time left than the answer needs: no retry may start, whatever the loop.
+      const invocation = context('save', ANSWER_MARGIN_MS - 500);
+      // Every write of the note (a transaction led by its conditional Update) loses.
+      const noteUpdate = (input: Record<string, unknown>) =>
+        (input.TransactItems as { Update?: unknown }[] | undefined)?.[0]?.Update !== undefined;
+      let noteWrites = 0;
+      faults.set(({ input }) => (noteUpdate(input) ? (noteWrites++, contention()) : undefined));
+      let response: APIGatewayProxyResult;
+      try {
+        response = await saveHandler()(
+          proxyEvent({
+            headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+            body: JSON.stringify({ url, selection: 'second' }),
+          }),
+          invocation,
+        );
+      } finally {
+        faults.set(null);
+      }
+      expect(noteWrites).toBe(1);
+      expect(response.statusCode).toBe(500);
+      expectCleanFailure(response, PATHS['append to a saved page']!);
+      expect(await new DynamoBookmarkStore(table.doc, table.tableName).getNote(first.note_id)).toEqual(before);
+    },
+    30_000,
+  );
 });

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
-import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
-import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
+import type { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
+import type { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
+import type { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { newUser } from '../../functions/core/accounts';
 import { newFeedRecord } from '../../functions/core/feed-settings';
 import { InvalidCursorError } from '../../functions/core/listing';
@@ -34,8 +34,30 @@ let clock = Date.parse('2026-01-01T00:00:00Z');
 async function save(userId: string, path: string, tags: string[] = []) {
   const now = isoTimestamp(new Date((clock += 1000)));
   const url = `https://example.com/${path}`;
-  const bookmark: Bookmark = { id: randomUUID(), userId, noteId: randomUUID(), title: path, url, normalizedUrl: url, icon: null, created: now, updated: now };
-  const note: Note = { id: bookmark.noteId, userId, bookmarkId: bookmark.id, url, title: path, body: url, tags, lastHighlight: null, created: now, updated: now, version: 1 };
+  const bookmark: Bookmark = {
+    id: randomUUID(),
+    userId,
+    noteId: randomUUID(),
+    title: path,
+    url,
+    normalizedUrl: url,
+    icon: null,
+    created: now,
+    updated: now,
+  };
+  const note: Note = {
+    id: bookmark.noteId,
+    userId,
+    bookmarkId: bookmark.id,
+    url,
+    title: path,
+    body: url,
+    tags,
+    lastHighlight: null,
+    created: now,
+    updated: now,
+    version: 1,
+  };
   const outcome = await store.createBookmark(bookmark, note, null, null);
   return { outcome, bookmark, note };
 }
@@ -60,7 +82,12 @@ describe('listing a workspace', () => {
     expect(await allNoteIds(userId, 'even')).toEqual([saved[4]!, saved[2]!, saved[0]!].map((s) => s.note.id));
 
     // Appending to a note moves it to the front.
-    await store.updateSavedNote({ bookmarkId: saved[1]!.bookmark.id, noteId: saved[1]!.note.id }, (n) => ({ body: `${n.body}\n\n> more`, tags: n.tags, lastHighlight: 'more' }), isoTimestamp(new Date((clock += 1000))), null);
+    await store.updateSavedNote(
+      { bookmarkId: saved[1]!.bookmark.id, noteId: saved[1]!.note.id },
+      (n) => ({ body: `${n.body}\n\n> more`, tags: n.tags, lastHighlight: 'more' }),
+      isoTimestamp(new Date((clock += 1000))),
+      null,
+    );
     expect((await allNoteIds(userId))[0]).toBe(saved[1]!.note.id);
 
     const bookmarks = await store.listBookmarks(userId, { tag: 'odd' }, { limit: 10 });
@@ -74,7 +101,9 @@ describe('listing a workspace', () => {
     await save(userId, 'b');
     const first = await store.listNotes(userId, {}, { limit: 1 });
     expect(first.cursor).not.toBeNull();
-    await expect(store.listNotes(await userWithCap(100), {}, { limit: 1, cursor: first.cursor! })).rejects.toThrow(InvalidCursorError);
+    await expect(store.listNotes(await userWithCap(100), {}, { limit: 1, cursor: first.cursor! })).rejects.toThrow(
+      InvalidCursorError,
+    );
     await expect(store.listNotes(userId, {}, { limit: 1, cursor: 'not-a-cursor' })).rejects.toThrow(InvalidCursorError);
   });
 
@@ -88,7 +117,11 @@ describe('listing a workspace', () => {
       cursor = page.cursor ?? undefined;
     } while (cursor);
     expect(listed.slice(-2)).toEqual(ids);
-    expect(await accounts.updatePlan(ids[0]!, { plan: 'pro', noteCap: 5 })).toMatchObject({ id: ids[0], plan: 'pro', noteCap: 5 });
+    expect(await accounts.updatePlan(ids[0]!, { plan: 'pro', noteCap: 5 })).toMatchObject({
+      id: ids[0],
+      plan: 'pro',
+      noteCap: 5,
+    });
     expect(await accounts.updatePlan(randomUUID(), { plan: 'pro', noteCap: 5 })).toBeNull();
   });
 });
@@ -99,7 +132,12 @@ describe('deleting a note', () => {
     const first = await save(userId, 'one', ['shared']);
     await save(userId, 'two');
     expect((await save(userId, 'three')).outcome.kind).toBe('note-limit');
-    const feed = newFeedRecord({ id: randomUUID(), userId, settings: { title: 'F', tags: ['shared'], sharing: 'public' }, now: new Date() });
+    const feed = newFeedRecord({
+      id: randomUUID(),
+      userId,
+      settings: { title: 'F', tags: ['shared'], sharing: 'public' },
+      now: new Date(),
+    });
     expect((await feeds.matchingEntries(feed, 10)).map((entry) => entry.noteId)).toEqual([first.note.id]);
 
     expect(await store.deleteNote(first.note.id)).toMatchObject({ id: first.note.id });
@@ -140,8 +178,21 @@ describe('deleting a note', () => {
       await store.deleteNote(note.id);
       return store.updateSavedNote(...args);
     };
-    const ports = { store: racing, enrichment: { publish: async () => {} }, newId: randomUUID, now: () => new Date(), logger: { warn: () => {} } };
-    const request = { url: new URL('https://example.com/raced'), title: null, selection: 'again', comment: null, description: 'd', append: false };
+    const ports = {
+      store: racing,
+      enrichment: { publish: async () => {} },
+      newId: randomUUID,
+      now: () => new Date(),
+      logger: { warn: () => {} },
+    };
+    const request = {
+      url: new URL('https://example.com/raced'),
+      title: null,
+      selection: 'again',
+      comment: null,
+      description: 'd',
+      append: false,
+    };
     const outcome = await saveBookmark(ports, { userId, request, siteIcon: null, idempotency: null });
     expect(outcome).toMatchObject({ kind: 'saved', isNewBookmark: true });
     expect((await allNoteIds(userId)).length).toBe(1);

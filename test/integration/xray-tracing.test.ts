@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/platform/routes';
 import { BUNDLE_ENTRY_FILE, bundleFunction } from '../../lib/function-bundle';
@@ -39,7 +39,9 @@ beforeAll(async () => {
   bundleFunction(saveRoute.entry, bundleDir);
   daemon = createSocket('udp4');
   // Each datagram is a header line, then one segment or subsegment document.
-  daemon.on('message', (datagram) => documents.push(JSON.parse(datagram.toString('utf8').split('\n')[1]!) as SegmentDocument));
+  daemon.on('message', (datagram) =>
+    documents.push(JSON.parse(datagram.toString('utf8').split('\n')[1]!) as SegmentDocument),
+  );
   daemon.bind(0, '127.0.0.1');
   await once(daemon, 'listening');
 }, 60_000);
@@ -51,7 +53,8 @@ afterAll(async () => {
 });
 
 const traceId = (n: number) => `1-67419b3c-${String(n).padStart(24, '0')}`;
-const traceHeader = (n: number, sampled: boolean) => `Root=${traceId(n)};Parent=53995c3f42cd8ad8;Sampled=${sampled ? 1 : 0}`;
+const traceHeader = (n: number, sampled: boolean) =>
+  `Root=${traceId(n)};Parent=53995c3f42cd8ad8;Sampled=${sampled ? 1 : 0}`;
 
 /** Runs one execution environment through `invocations` (trace number, sampled) and returns its answers' statuses. */
 async function runEnvironment(invocations: readonly [number, boolean][]): Promise<number[]> {
@@ -69,26 +72,30 @@ async function runEnvironment(invocations: readonly [number, boolean][]): Promis
     invocations: invocations.map(([n, sampled]) => ({ traceHeader: traceHeader(n, sampled), event: save(n) })),
   };
   // Not spawnSync: the local stack's SQS endpoint and the stand-in daemon live in this process.
-  const run = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'test/support/lambda-sandbox.ts', JSON.stringify(input)], {
-    cwd: repositoryRoot,
-    timeout: 60_000,
-    env: {
-      PATH: process.env.PATH,
-      ...stack.stack.env,
-      LOG_LEVEL: 'SILENT',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      // What Lambda sets in a function's environment, X-Ray's daemon address here being the stand-in's.
-      AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
-      AWS_LAMBDA_FUNCTION_NAME: 'SaveBookmark',
-      AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
-      AWS_REGION: 'us-east-1',
-      LAMBDA_TASK_ROOT: bundleDir,
-      _HANDLER: 'index.handler',
-      AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${daemon.address().port}`,
-      AWS_XRAY_CONTEXT_MISSING: 'LOG_ERROR',
+  const run = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', 'test/support/lambda-sandbox.ts', JSON.stringify(input)],
+    {
+      cwd: repositoryRoot,
+      timeout: 60_000,
+      env: {
+        PATH: process.env.PATH,
+        ...stack.stack.env,
+        LOG_LEVEL: 'SILENT',
+        POWERTOOLS_METRICS_DISABLED: 'true',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        // What Lambda sets in a function's environment, X-Ray's daemon address here being the stand-in's.
+        AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+        AWS_LAMBDA_FUNCTION_NAME: 'SaveBookmark',
+        AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+        AWS_REGION: 'us-east-1',
+        LAMBDA_TASK_ROOT: bundleDir,
+        _HANDLER: 'index.handler',
+        AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${daemon.address().port}`,
+        AWS_XRAY_CONTEXT_MISSING: 'LOG_ERROR',
+      },
     },
-  });
+  );
   expect(run.stderr).toBe('');
   // Datagrams on loopback arrive within moments of being sent.
   await new Promise((resolve) => setTimeout(resolve, 200));
@@ -96,22 +103,42 @@ async function runEnvironment(invocations: readonly [number, boolean][]): Promis
 }
 
 const ofTrace = (n: number) => documents.filter((document) => document.trace_id === traceId(n));
-const calls = (n: number) => ofTrace(n).filter((document) => document.namespace === 'aws').map((document) => `${document.name} ${document.aws?.operation}`).sort();
+const calls = (n: number) =>
+  ofTrace(n)
+    .filter((document) => document.namespace === 'aws')
+    .map((document) => `${document.name} ${document.aws?.operation}`)
+    .sort();
 const handlerSubsegment = (n: number) => ofTrace(n).find((document) => document.name === '## index.handler');
 
 describe('X-Ray tracing of a save, as deployed', () => {
   it('shows each sampled save with its DynamoDB and SQS calls; an unsampled one sends nothing', async () => {
-    expect(await runEnvironment([[1, false], [2, true], [3, true]])).toEqual([200, 200, 200]);
+    expect(
+      await runEnvironment([
+        [1, false],
+        [2, true],
+        [3, true],
+      ]),
+    ).toEqual([200, 200, 200]);
 
     expect(ofTrace(1)).toEqual([]);
     for (const n of [2, 3]) {
-      expect(calls(n), `trace ${n}`).toEqual(['DynamoDB BatchGetItem', 'DynamoDB TransactWriteItems', 'DynamoDB UpdateItem', 'SQS SendMessage']);
+      expect(calls(n), `trace ${n}`).toEqual([
+        'DynamoDB BatchGetItem',
+        'DynamoDB TransactWriteItems',
+        'DynamoDB UpdateItem',
+        'SQS SendMessage',
+      ]);
       expect(handlerSubsegment(n)?.annotations, `trace ${n}`).toMatchObject({ Service: 'gleaner', ColdStart: false });
     }
   }, 90_000);
 
-  it('marks the cold start when the environment\'s first invocation is sampled', async () => {
-    expect(await runEnvironment([[4, true], [5, true]])).toEqual([200, 200]);
+  it("marks the cold start when the environment's first invocation is sampled", async () => {
+    expect(
+      await runEnvironment([
+        [4, true],
+        [5, true],
+      ]),
+    ).toEqual([200, 200]);
 
     expect(handlerSubsegment(4)?.annotations).toMatchObject({ ColdStart: true });
     expect(handlerSubsegment(5)?.annotations).toMatchObject({ ColdStart: false });

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Worker } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Worker } from 'playwright-core';
 
 /**
  * Debian's Chromium, driven by playwright-core (no browser download). Without it the browser tests
@@ -34,7 +34,9 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /** A fresh headless Chromium profile with one unpacked extension loaded, and its service worker. */
-export async function launchWithExtension(extensionDir: string): Promise<{ context: BrowserContext; worker: Worker; extensionId: string }> {
+export async function launchWithExtension(
+  extensionDir: string,
+): Promise<{ context: BrowserContext; worker: Worker; extensionId: string }> {
   const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'gleaner-chromium-')), {
     executablePath: CHROMIUM_PATH,
     headless: true,
@@ -46,7 +48,9 @@ export async function launchWithExtension(extensionDir: string): Promise<{ conte
 
 /** A web site of one HTML page on a loopback port: the page a test visits, or embeds a feed in. */
 export async function serveHtmlPage(html: string): Promise<{ readonly port: number; close(): void }> {
-  const server = createServer((_, response) => response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html));
+  const server = createServer((_, response) =>
+    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { port: (server.address() as AddressInfo).port, close: () => server.close() };
 }

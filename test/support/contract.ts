@@ -1,7 +1,7 @@
+import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { readFileSync } from 'node:fs';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { compileRoutePath } from '../../functions/platform/routes';
 
@@ -19,7 +19,10 @@ const document = (await SwaggerParser.dereference(
   JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')),
 )) as OpenAPIV3_1.Document;
 
-const paths = Object.entries(document.paths ?? {}).map(([template, item]) => ({ pattern: compileRoutePath(template).pattern, item: item! }));
+const paths = Object.entries(document.paths ?? {}).map(([template, item]) => ({
+  pattern: compileRoutePath(template).pattern,
+  item: item!,
+}));
 
 const bodies = addFormats(new Ajv2020({ allErrors: true }));
 // Header values are text: "120" is the integer 120.
@@ -62,7 +65,8 @@ export function contractProblems(method: string, url: string, answer: Answer): s
       continue;
     }
     const validate = validator(headerValues, header.schema as object);
-    if (!validate(value)) problems.push(`header ${name}: ${JSON.stringify(value)} ${headerValues.errorsText(validate.errors)}`);
+    if (!validate(value))
+      problems.push(`header ${name}: ${JSON.stringify(value)} ${headerValues.errorsText(validate.errors)}`);
   }
 
   const bodyExpected = spec.content && method.toUpperCase() !== 'HEAD';
@@ -72,7 +76,11 @@ export function contractProblems(method: string, url: string, answer: Answer): s
   }
   const mediaType = (answer.headers.get('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
   const media = spec.content![mediaType];
-  if (!media) return [...problems, `Content-Type ${mediaType || '(none)'} is not one of ${Object.keys(spec.content!).join(', ')}`];
+  if (!media)
+    return [
+      ...problems,
+      `Content-Type ${mediaType || '(none)'} is not one of ${Object.keys(spec.content!).join(', ')}`,
+    ];
   let body: unknown = answer.body;
   if (mediaType === 'application/json' || mediaType.endsWith('+json')) {
     try {
@@ -82,13 +90,15 @@ export function contractProblems(method: string, url: string, answer: Answer): s
     }
   }
   const validate = validator(bodies, media.schema as object);
-  if (!validate(body)) problems.push(`body: ${bodies.errorsText(validate.errors, { dataVar: 'body' })} in ${answer.body.slice(0, 500)}`);
+  if (!validate(body))
+    problems.push(`body: ${bodies.errorsText(validate.errors, { dataVar: 'body' })} in ${answer.body.slice(0, 500)}`);
   return problems;
 }
 
 export function assertMatchesContract(method: string, url: string, answer: Answer): void {
   const problems = contractProblems(method, url, answer);
-  if (problems?.length) throw new Error(`${method} ${url} → ${answer.status} does not match openapi.json:\n- ${problems.join('\n- ')}`);
+  if (problems?.length)
+    throw new Error(`${method} ${url} → ${answer.status} does not match openapi.json:\n- ${problems.join('\n- ')}`);
 }
 
 /** `fetch`, failing when the answer of a documented operation does not match the document. */

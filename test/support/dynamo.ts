@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
-import { createDynamoClients, type DynamoClients } from '../../functions/adapters/dynamo/client';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
+import { createDynamoClients, type DynamoClients } from '../../functions/adapters/dynamo/client';
 import { ensureTable } from '../../functions/adapters/dynamo/create-table';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { countRoundTrips, type RoundTripChain } from './round-trips';
 
 /** A fresh table in the run's DynamoDB Local, so test files never see each other's data. */
-export async function createTestTable(): Promise<DynamoClients & { tableName: string; endpoint: string; requests: RequestCounter }> {
+export async function createTestTable(): Promise<
+  DynamoClients & { tableName: string; endpoint: string; requests: RequestCounter }
+> {
   const endpoint = inject('dynamoEndpoint');
   const clients = createDynamoClients({ endpoint, region: 'local' });
   const tableName = `test-${randomUUID()}`;
@@ -29,10 +31,18 @@ function countRequests({ client }: DynamoClients): RequestCounter {
   client.middlewareStack.add(
     (next) => async (args) => {
       const result = await next(args);
-      const output = result.output as { Item?: unknown; Items?: unknown[]; ScannedCount?: number; Responses?: Record<string, unknown[]> };
+      const output = result.output as {
+        Item?: unknown;
+        Items?: unknown[];
+        ScannedCount?: number;
+        Responses?: Record<string, unknown[]>;
+      };
       // A filtered Query reads (and bills) every item it evaluates, not only those it returns.
       const queried = output.ScannedCount ?? output.Items?.length ?? 0;
-      itemsRead += (output.Item ? 1 : 0) + queried + Object.values(output.Responses ?? {}).reduce((sum, items) => sum + items.length, 0);
+      itemsRead +=
+        (output.Item ? 1 : 0) +
+        queried +
+        Object.values(output.Responses ?? {}).reduce((sum, items) => sum + items.length, 0);
       return result;
     },
     { step: 'initialize', name: 'countItemsRead' },

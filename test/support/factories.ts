@@ -1,5 +1,10 @@
 import type { APIGatewayProxyEvent, Context, SQSRecord } from 'aws-lambda';
-import { lambdaContext, restProxyEvent, sqsRecord as receivedRecord, type ProxyRequest } from '../../local/lambda-runtime';
+import {
+  lambdaContext,
+  type ProxyRequest,
+  sqsRecord as receivedRecord,
+  restProxyEvent,
+} from '../../local/lambda-runtime';
 
 /**
  * The events and contexts tests hand to handlers they invoke directly, in the shapes the local stack
@@ -28,7 +33,9 @@ export function proxyEvent(overrides: Partial<ProxyRequest> = {}): APIGatewayPro
 }
 
 /** An SQS record as the event source delivers it, on its first receive unless overridden. */
-export function sqsRecord(overrides: Partial<Parameters<typeof receivedRecord>[0]> & { readonly body: string }): SQSRecord {
+export function sqsRecord(
+  overrides: Partial<Parameters<typeof receivedRecord>[0]> & { readonly body: string },
+): SQSRecord {
   const messageId = overrides.messageId ?? 'message-1';
   return receivedRecord({
     messageId,

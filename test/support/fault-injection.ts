@@ -1,4 +1,8 @@
-import { ProvisionedThroughputExceededException, TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import {
+  type CancellationReason,
+  ProvisionedThroughputExceededException,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
 import type { DynamoClients } from '../../functions/adapters/dynamo/client';
 
 /**
@@ -8,7 +12,11 @@ import type { DynamoClients } from '../../functions/adapters/dynamo/client';
  * `{ output }` is answered instead. DynamoDB Local never throttles, so this is how the stores meet
  * throttling, partial results and conflicts in tests.
  */
-export type Fault = (call: { readonly commandName: string; readonly index: number; readonly input: Record<string, unknown> }) => Error | { output: unknown } | undefined;
+export type Fault = (call: {
+  readonly commandName: string;
+  readonly index: number;
+  readonly input: Record<string, unknown>;
+}) => Error | { output: unknown } | undefined;
 
 export function injectFaults({ client }: DynamoClients): { set(fault: Fault | null): void; remove(): void } {
   let current: Fault | null = null;
@@ -16,9 +24,16 @@ export function injectFaults({ client }: DynamoClients): { set(fault: Fault | nu
   const name = `injectFaults-${Math.random()}`;
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const injected = current?.({ commandName: context.commandName ?? 'unknown', index: index++, input: args.input as Record<string, unknown> });
+      const injected = current?.({
+        commandName: context.commandName ?? 'unknown',
+        index: index++,
+        input: args.input as Record<string, unknown>,
+      });
       if (injected instanceof Error) throw injected;
-      if (injected) return { output: { $metadata: {}, ...(injected.output as object) }, response: {} } as Awaited<ReturnType<typeof next>>;
+      if (injected)
+        return { output: { $metadata: {}, ...(injected.output as object) }, response: {} } as Awaited<
+          ReturnType<typeof next>
+        >;
       return next(args);
     },
     { step: 'initialize', name },
@@ -34,7 +49,10 @@ export function injectFaults({ client }: DynamoClients): { set(fault: Fault | nu
 
 /** What DynamoDB answers when a table or index is over its throughput, after the SDK gave up retrying. */
 export function throttled(): Error {
-  return new ProvisionedThroughputExceededException({ message: 'The level of configured provisioned throughput for the table was exceeded', $metadata: { httpStatusCode: 400 } });
+  return new ProvisionedThroughputExceededException({
+    message: 'The level of configured provisioned throughput for the table was exceeded',
+    $metadata: { httpStatusCode: 400 },
+  });
 }
 
 /** A transaction cancelled with one reason per item. */

@@ -16,7 +16,13 @@ export interface JsonSchema {
 }
 
 /** Pages a valid save points at: few enough that saves of the same page (appends) are frequent. */
-const PAGES = ['https://example.com/a', 'http://example.com/a?utm_source=x', 'HTTPS://EXAMPLE.COM:443/b#frag', 'https://fuzz.test/ü/path?q=1', 'https://xn--bcher-kva.example/'];
+const PAGES = [
+  'https://example.com/a',
+  'http://example.com/a?utm_source=x',
+  'HTTPS://EXAMPLE.COM:443/b#frag',
+  'https://fuzz.test/ü/path?q=1',
+  'https://xn--bcher-kva.example/',
+];
 
 const asciiText = (maxLength: number) => fc.string({ maxLength });
 
@@ -32,7 +38,9 @@ export function valueOf(schema: JsonSchema): fc.Arbitrary<unknown> {
     case 'null':
       return fc.constant(null);
     case 'object': {
-      const properties = Object.fromEntries(Object.entries(schema.properties ?? {}).map(([name, property]) => [name, valueOf(property)]));
+      const properties = Object.fromEntries(
+        Object.entries(schema.properties ?? {}).map(([name, property]) => [name, valueOf(property)]),
+      );
       return fc.record(properties, { requiredKeys: [...(schema.required ?? [])] });
     }
     default:
@@ -50,7 +58,9 @@ const oddText = fc.oneof(
 const oddUrl = fc.oneof(
   fc.webUrl({ withQueryParameters: true, withFragments: true }),
   fc.integer({ min: 60, max: 300 }).map((length) => `https://${'a'.repeat(length)}.example/`),
-  fc.integer({ min: 1, max: 6 }).map((labels) => `https://${Array.from({ length: labels }, () => 'b'.repeat(63)).join('.')}.example/`),
+  fc
+    .integer({ min: 1, max: 6 })
+    .map((labels) => `https://${Array.from({ length: labels }, () => 'b'.repeat(63)).join('.')}.example/`),
   fc.constantFrom(
     'https://user:secret@example.com/private',
     'http://[::1]/',
@@ -66,7 +76,14 @@ const oddUrl = fc.oneof(
   ),
 );
 
-const wrongType = fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 }), fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }));
+const wrongType = fc.oneof(
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.string(), { maxLength: 3 }),
+  fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }),
+);
 
 /** A body the schema may reject: one field of a valid object broken in one of several ways. */
 export function mutatedObjectOf(schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> {
@@ -79,10 +96,21 @@ export function mutatedObjectOf(schema: JsonSchema): fc.Arbitrary<Record<string,
   return fc.oneof(
     fc.tuple(valid, fc.constantFrom(...names), wrongType).map(([body, name, value]) => ({ ...body, [name]: value })),
     fc.tuple(valid, fc.constantFrom(...names)).map(([body, name]) => withoutKey(body, name)),
-    fc.tuple(valid, fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 2 }), { minKeys: 1, maxKeys: 3 })).map(([body, extra]) => ({ ...extra, ...body })),
-    fc.tuple(valid, fc.constantFrom(...names)).chain(([body, name]) => longerThanAllowed(name).map((text) => ({ ...body, [name]: text }))),
-    fc.tuple(valid, fc.constantFrom(...names.filter((name) => schema.properties![name]!.format === 'uri')), oddUrl).map(([body, name, url]) => ({ ...body, [name]: url })),
-    fc.tuple(valid, fc.constantFrom(...names), oddText).map(([body, name, text]) => ({ ...body, [name]: name === 'url' ? `https://example.com/${text}` : text })),
+    fc
+      .tuple(
+        valid,
+        fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 2 }), { minKeys: 1, maxKeys: 3 }),
+      )
+      .map(([body, extra]) => ({ ...extra, ...body })),
+    fc
+      .tuple(valid, fc.constantFrom(...names))
+      .chain(([body, name]) => longerThanAllowed(name).map((text) => ({ ...body, [name]: text }))),
+    fc
+      .tuple(valid, fc.constantFrom(...names.filter((name) => schema.properties![name]!.format === 'uri')), oddUrl)
+      .map(([body, name, url]) => ({ ...body, [name]: url })),
+    fc
+      .tuple(valid, fc.constantFrom(...names), oddText)
+      .map(([body, name, text]) => ({ ...body, [name]: name === 'url' ? `https://example.com/${text}` : text })),
   );
 }
 
@@ -97,16 +125,43 @@ function withoutKey(body: Record<string, unknown>, name: string): Record<string,
 
 /** Raw bodies that are not a JSON object at all. */
 export const malformedBody: fc.Arbitrary<string | Buffer> = fc.oneof(
-  fc.constantFrom('', ' ', '{', '{"url": ', '[]', 'null', '"https://example.com"', '42', '{"url":"https://example.com"}garbage'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '{',
+    '{"url": ',
+    '[]',
+    'null',
+    '"https://example.com"',
+    '42',
+    '{"url":"https://example.com"}garbage',
+  ),
   fc.string({ unit: 'binary', maxLength: 50 }),
   // Not UTF-8: API Gateway hands such bodies to the function base64-encoded.
-  fc.constant(Buffer.concat([Buffer.from('{"url":"https://example.com/'), Buffer.from([0xff, 0xfe, 0xed, 0xa0, 0x80]), Buffer.from('"}')])),
+  fc.constant(
+    Buffer.concat([
+      Buffer.from('{"url":"https://example.com/'),
+      Buffer.from([0xff, 0xfe, 0xed, 0xa0, 0x80]),
+      Buffer.from('"}'),
+    ]),
+  ),
 );
 
 /** Bytes of a path segment: any text, percent-encoded byte by byte (lone surrogates become U+FFFD). */
 export function pathSegment(text: string): string {
-  return [...Buffer.from(text, 'utf8')].map((byte) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  return [...Buffer.from(text, 'utf8')]
+    .map((byte) =>
+      /[A-Za-z0-9\-._~]/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
 }
 
 /** Header values Node accepts on the wire: visible Latin-1 text. */
-export const headerText = fc.string({ unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff })).map((code) => String.fromCharCode(code)), maxLength: 60 });
+export const headerText = fc.string({
+  unit: fc
+    .oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff }))
+    .map((code) => String.fromCharCode(code)),
+  maxLength: 60,
+});

@@ -1,6 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import { readFileSync } from 'node:fs';
 
 /** JSON Feed 1.1, restated as a JSON Schema from its specification (json-feed-1.1.schema.json). */
 const validate = addFormats(new Ajv({ allErrors: true, strict: false })).compile(
@@ -9,5 +9,7 @@ const validate = addFormats(new Ajv({ allErrors: true, strict: false })).compile
 
 /** How a document departs from JSON Feed 1.1: empty when it is valid. */
 export function jsonFeedSchemaProblems(document: unknown): string[] {
-  return validate(document) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message}`);
+  return validate(document)
+    ? []
+    : (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message}`);
 }

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
-import { newFeedRecord, type FeedSettings } from '../../functions/core/feed-settings';
 import { newAccessToken, newUser } from '../../functions/core/accounts';
+import { type FeedSettings, newFeedRecord } from '../../functions/core/feed-settings';
 import type { Environment } from '../../functions/platform/env';
-import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../local/stack';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../local/stack';
 import { contractFetch } from './contract';
 import { createTestTable } from './dynamo';
 
@@ -16,10 +16,20 @@ export type TestStack = Awaited<ReturnType<typeof startTestStack>>;
  * off unless asked for: tests save made-up URLs, and only enrichment tests (with loopback fixture
  * pages) should have them fetched.
  */
-export async function startTestStack(env: Environment = {}, options: Pick<LocalStackOptions, 'startWorkers' | 'scheduleEverySeconds' | 'routes'> = {}) {
+export async function startTestStack(
+  env: Environment = {},
+  options: Pick<LocalStackOptions, 'startWorkers' | 'scheduleEverySeconds' | 'routes'> = {},
+) {
   const table = await createTestTable();
   const start = (port?: number) =>
-    startLocalStack({ dynamoEndpoint: table.endpoint, tableName: table.tableName, env: { LOG_LEVEL: 'SILENT', ...env }, startWorkers: false, port, ...options });
+    startLocalStack({
+      dynamoEndpoint: table.endpoint,
+      tableName: table.tableName,
+      env: { LOG_LEVEL: 'SILENT', ...env },
+      startWorkers: false,
+      port,
+      ...options,
+    });
   let stack: LocalStack = await start();
   let running = true;
   const accounts = new DynamoAccountStore(table.doc, table.tableName);
@@ -46,7 +56,11 @@ export async function startTestStack(env: Environment = {}, options: Pick<LocalS
   function save(token: string | null, body: unknown, headers: Record<string, string> = {}) {
     return contractFetch(`${stack.baseUrl}/api/v1/bookmarks/save`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}), ...headers },
+      headers: {
+        'Content-Type': 'application/json',
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+        ...headers,
+      },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
   }

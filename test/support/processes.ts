@@ -1,10 +1,13 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Runs the `gleaner` CLI as a user would (`npx gleaner …` runs the same file). */
-export function gleaner(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+export function gleaner(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -15,7 +18,12 @@ export function gleaner(args: string[], env: Record<string, string>): Promise<{ 
   });
 }
 
-export type StartedService = { child: ChildProcess; output: () => string; stderr: () => string; exited: Promise<number | null> };
+export type StartedService = {
+  child: ChildProcess;
+  output: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+};
 
 /** The start script itself, or with `viaNpm` the `npm start` a person or a process manager runs. */
 export function startService(env: Record<string, string>, viaNpm = false): StartedService {

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
+import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { DynamoRateLimiter } from '../../functions/adapters/dynamo/rate-limiter';
+import { newAccessToken, newUser } from '../../functions/core/accounts';
 import type { EnrichmentRequest } from '../../functions/core/enrichment';
 import { parseRateLimitPolicy } from '../../functions/core/rate-limit';
-import type { SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
-import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
-import { newAccessToken, newUser } from '../../functions/core/accounts';
 import type { PublishedFeedDeps } from '../../functions/http/published-feed';
+import type { SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
 import type { createTestTable } from './dynamo';
 import { testMetrics } from './observability';
 
@@ -34,7 +34,10 @@ export function saveHandlerDeps(
 }
 
 /** The feed routes' dependencies on a test table; `overrides` for the quota or CloudFront trust under test. */
-export function publishedFeedTestDeps(table: Awaited<ReturnType<typeof createTestTable>>, overrides: Partial<PublishedFeedDeps> = {}): PublishedFeedDeps {
+export function publishedFeedTestDeps(
+  table: Awaited<ReturnType<typeof createTestTable>>,
+  overrides: Partial<PublishedFeedDeps> = {},
+): PublishedFeedDeps {
   return {
     feeds: new DynamoFeedStore(table.doc, table.tableName),
     users: new DynamoAccountStore(table.doc, table.tableName),

@@ -1,21 +1,26 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import {
-  parseEnrichmentRequest,
-  parseFaviconRequest,
-  retryDelaySeconds,
-  RetryLaterError,
   type Attempt,
   type EnrichmentRequest,
   type FaviconRequest,
   type FetchOutcome,
+  parseEnrichmentRequest,
+  parseFaviconRequest,
+  RetryLaterError,
+  retryDelaySeconds,
 } from '../../functions/core/enrichment';
-import { MAX_OUTBOX_SWEEPS, sweepOutbox, type PendingEnrichment, type SweepOutboxPorts } from '../../functions/core/enrichment-outbox';
-import { fetchFavicon, type FetchFaviconPorts } from '../../functions/core/favicon';
+import {
+  MAX_OUTBOX_SWEEPS,
+  type PendingEnrichment,
+  type SweepOutboxPorts,
+  sweepOutbox,
+} from '../../functions/core/enrichment-outbox';
+import { type FetchFaviconPorts, fetchFavicon } from '../../functions/core/favicon';
 import { ICON_MAX_BYTES } from '../../functions/core/icons';
 import type { Bookmark, Note } from '../../functions/core/model';
+import { type EnrichPagePorts, enrichPage } from '../../functions/core/page-enrichment';
 import { isoTimestamp } from '../../functions/core/text';
-import { enrichPage, type EnrichPagePorts } from '../../functions/core/page-enrichment';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -33,7 +38,10 @@ type Site = { icon: string | null; fetchedAt: string | null };
 type StoredBookmark = Bookmark & { pageStatus?: string | null };
 
 const freshSite = (icon: string | null): Site => ({ icon, fetchedAt: new Date(NOW.getTime() - DAY_MS).toISOString() });
-const staleSite = (icon: string | null): Site => ({ icon, fetchedAt: new Date(NOW.getTime() - ICON_REFRESH_MS - DAY_MS).toISOString() });
+const staleSite = (icon: string | null): Site => ({
+  icon,
+  fetchedAt: new Date(NOW.getTime() - ICON_REFRESH_MS - DAY_MS).toISOString(),
+});
 
 const bookmark: StoredBookmark = {
   id: 'bookmark-1',
@@ -71,11 +79,15 @@ function pagePorts(options: { stored?: StoredBookmark | null; site?: Site | null
   const { stored = bookmark, site = null, page = DESCRIBED_PAGE } = options;
   return {
     bookmarks: {
-      getBookmark: vi.fn<EnrichPagePorts['bookmarks']['getBookmark']>(async (id) => (stored?.id === id ? stored : null)),
+      getBookmark: vi.fn<EnrichPagePorts['bookmarks']['getBookmark']>(async (id) =>
+        stored?.id === id ? stored : null,
+      ),
       setIcon: vi.fn<EnrichPagePorts['bookmarks']['setIcon']>(async () => {}),
       recordPageOutcome: vi.fn<EnrichPagePorts['bookmarks']['recordPageOutcome']>(async () => {}),
     },
-    notes: { updateSavedNote: vi.fn<EnrichPagePorts['notes']['updateSavedNote']>(async () => ({ kind: 'unchanged' }) as never) },
+    notes: {
+      updateSavedNote: vi.fn<EnrichPagePorts['notes']['updateSavedNote']>(async () => ({ kind: 'unchanged' }) as never),
+    },
     sites: { getSite: vi.fn<EnrichPagePorts['sites']['getSite']>(async (host) => (host === HOST ? site : null)) },
     favicons: { publish: vi.fn<EnrichPagePorts['favicons']['publish']>(async () => {}) },
     fetchPage: vi.fn<EnrichPagePorts['fetchPage']>(async () => page),
@@ -86,9 +98,17 @@ function pagePorts(options: { stored?: StoredBookmark | null; site?: Site | null
 
 /** A note as the save wrote it, with no description yet. */
 const SAVED_NOTE: Note = {
-  id: 'note-1', userId: 'user-1', bookmarkId: 'bookmark-1', url: PAGE_URL, title: 'A post',
-  body: `Source: [A post](${PAGE_URL})\n\n> a quote`, tags: [], lastHighlight: 'a quote',
-  created: bookmark.created, updated: bookmark.updated, version: 1,
+  id: 'note-1',
+  userId: 'user-1',
+  bookmarkId: 'bookmark-1',
+  url: PAGE_URL,
+  title: 'A post',
+  body: `Source: [A post](${PAGE_URL})\n\n> a quote`,
+  tags: [],
+  lastHighlight: 'a quote',
+  created: bookmark.created,
+  updated: bookmark.updated,
+  version: 1,
 };
 
 /** The descriptions the page step put into the note of bookmark-1 (through the store's note update, dated by its clock). */
@@ -110,14 +130,17 @@ describe('enrichPage: which bookmarks are worked on', () => {
     expect(ports.bookmarks.recordPageOutcome).not.toHaveBeenCalled();
   });
 
-  it.each(['done', 'failed'])('skips a bookmark whose page status is already %s, without fetching', async (pageStatus) => {
-    const ports = pagePorts({ stored: { ...bookmark, pageStatus } });
-    await expect(enrichPage(ports, request, FIRST)).resolves.toBe('skipped');
-    expect(ports.fetchPage).not.toHaveBeenCalled();
-    expect(ports.notes.updateSavedNote).not.toHaveBeenCalled();
-    expect(ports.favicons.publish).not.toHaveBeenCalled();
-    expect(ports.bookmarks.recordPageOutcome).not.toHaveBeenCalled();
-  });
+  it.each(['done', 'failed'])(
+    'skips a bookmark whose page status is already %s, without fetching',
+    async (pageStatus) => {
+      const ports = pagePorts({ stored: { ...bookmark, pageStatus } });
+      await expect(enrichPage(ports, request, FIRST)).resolves.toBe('skipped');
+      expect(ports.fetchPage).not.toHaveBeenCalled();
+      expect(ports.notes.updateSavedNote).not.toHaveBeenCalled();
+      expect(ports.favicons.publish).not.toHaveBeenCalled();
+      expect(ports.bookmarks.recordPageOutcome).not.toHaveBeenCalled();
+    },
+  );
 });
 
 describe('enrichPage: description', () => {
@@ -131,7 +154,9 @@ describe('enrichPage: description', () => {
 
   it('leaves the note alone when the save supplied its own description', async () => {
     const ports = pagePorts();
-    await expect(enrichPage(ports, { ...request, scrapeDescription: false }, FIRST)).resolves.toEqual({ status: 'done' });
+    await expect(enrichPage(ports, { ...request, scrapeDescription: false }, FIRST)).resolves.toEqual({
+      status: 'done',
+    });
     expect(ports.notes.updateSavedNote).not.toHaveBeenCalled();
     expect(ports.bookmarks.recordPageOutcome).toHaveBeenCalledWith('bookmark-1', { status: 'done' });
   });
@@ -148,7 +173,10 @@ describe('enrichPage: failed fetches', () => {
     const ports = pagePorts({ page: response(404, 'text/html', 'Not found') });
     await expect(enrichPage(ports, request, FIRST)).resolves.toEqual({ status: 'failed', reason: 'HTTP 404' });
     expect(ports.notes.updateSavedNote).not.toHaveBeenCalled();
-    expect(ports.bookmarks.recordPageOutcome).toHaveBeenCalledExactlyOnceWith('bookmark-1', { status: 'failed', reason: 'HTTP 404' });
+    expect(ports.bookmarks.recordPageOutcome).toHaveBeenCalledExactlyOnceWith('bookmark-1', {
+      status: 'failed',
+      reason: 'HTTP 404',
+    });
   });
 
   describe.each([
@@ -156,26 +184,38 @@ describe('enrichPage: failed fetches', () => {
     ['HTTP 429', response(429, 'text/html', 'Slow down')],
     ['connection timed out', fetchFailure('connection timed out', true)],
   ])('a transient failure (%s)', (reason, page) => {
-    it.each([FIRST, { number: 2, max: 3 }])('asks to be retried later on attempt %j, recording nothing', async (attempt) => {
-      const ports = pagePorts({ page });
-      const error = await enrichPage(ports, request, attempt).catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(RetryLaterError);
-      expect((error as RetryLaterError).message).toBe(reason);
-      expect(ports.bookmarks.recordPageOutcome).not.toHaveBeenCalled();
-      expect(ports.favicons.publish).not.toHaveBeenCalled();
-    });
+    it.each([FIRST, { number: 2, max: 3 }])(
+      'asks to be retried later on attempt %j, recording nothing',
+      async (attempt) => {
+        const ports = pagePorts({ page });
+        const error = await enrichPage(ports, request, attempt).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(RetryLaterError);
+        expect((error as RetryLaterError).message).toBe(reason);
+        expect(ports.bookmarks.recordPageOutcome).not.toHaveBeenCalled();
+        expect(ports.favicons.publish).not.toHaveBeenCalled();
+      },
+    );
 
     it('is recorded as the final failure on the last attempt', async () => {
       const ports = pagePorts({ page });
       await expect(enrichPage(ports, request, LAST)).resolves.toEqual({ status: 'failed', reason });
-      expect(ports.bookmarks.recordPageOutcome).toHaveBeenCalledExactlyOnceWith('bookmark-1', { status: 'failed', reason });
+      expect(ports.bookmarks.recordPageOutcome).toHaveBeenCalledExactlyOnceWith('bookmark-1', {
+        status: 'failed',
+        reason,
+      });
     });
   });
 
   it('records a fetch failure that cannot succeed later (connection refused) at once', async () => {
     const ports = pagePorts({ page: fetchFailure('connection refused', false) });
-    await expect(enrichPage(ports, request, FIRST)).resolves.toEqual({ status: 'failed', reason: 'connection refused' });
-    expect(ports.bookmarks.recordPageOutcome).toHaveBeenCalledWith('bookmark-1', { status: 'failed', reason: 'connection refused' });
+    await expect(enrichPage(ports, request, FIRST)).resolves.toEqual({
+      status: 'failed',
+      reason: 'connection refused',
+    });
+    expect(ports.bookmarks.recordPageOutcome).toHaveBeenCalledWith('bookmark-1', {
+      status: 'failed',
+      reason: 'connection refused',
+    });
   });
 
   it.each([
@@ -232,7 +272,11 @@ describe('enrichPage: favicon', () => {
   ])('asks for the origin /favicon.ico when the page %s', async (_, page) => {
     const ports = pagePorts({ page });
     await enrichPage(ports, request, FIRST);
-    expect(ports.favicons.publish).toHaveBeenCalledExactlyOnceWith({ bookmarkId: 'bookmark-1', host: HOST, candidates: [ORIGIN_FAVICON] });
+    expect(ports.favicons.publish).toHaveBeenCalledExactlyOnceWith({
+      bookmarkId: 'bookmark-1',
+      host: HOST,
+      candidates: [ORIGIN_FAVICON],
+    });
   });
 
   it('does nothing when the bookmark already has an icon', async () => {
@@ -255,10 +299,13 @@ describe('enrichPage: favicon', () => {
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000100000001008060000001ff3ff61', 'hex');
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-const iconResponse = (url: string, contentType: string | null, body: Buffer, status = 200) => response(status, contentType, body, url);
+const iconResponse = (url: string, contentType: string | null, body: Buffer, status = 200) =>
+  response(status, contentType, body, url);
 
 /** An in-memory site store and icon server: `served` maps icon URLs to what fetching them gives (404 otherwise). */
-function faviconPorts(options: { sites?: Record<string, Site>; served?: Record<string, FetchOutcome>; claimGranted?: boolean } = {}) {
+function faviconPorts(
+  options: { sites?: Record<string, Site>; served?: Record<string, FetchOutcome>; claimGranted?: boolean } = {},
+) {
   const sites = new Map(Object.entries(options.sites ?? {}));
   const icons = new Map<string, { mediaType: string; bytes: Uint8Array }>();
   const ports = {
@@ -273,7 +320,9 @@ function faviconPorts(options: { sites?: Record<string, Site>; served?: Record<s
         icons.set(hash, { mediaType, bytes });
       }),
     },
-    fetchIcon: vi.fn<FetchFaviconPorts['fetchIcon']>(async (url) => options.served?.[url] ?? iconResponse(url, 'text/html', Buffer.from('Not found'), 404)),
+    fetchIcon: vi.fn<FetchFaviconPorts['fetchIcon']>(
+      async (url) => options.served?.[url] ?? iconResponse(url, 'text/html', Buffer.from('Not found'), 404),
+    ),
     publicBaseUrl: PUBLIC_BASE_URL,
     iconRefreshMs: ICON_REFRESH_MS,
     now: () => NOW,
@@ -303,9 +352,17 @@ describe('fetchFavicon', () => {
   });
 
   it('claims a stale site’s fetch as of now, treating fetches older than the refresh period as stale', async () => {
-    const { ports } = faviconPorts({ sites: { [HOST]: staleSite(KNOWN_ICON) }, served: { [ICON_A]: iconResponse(ICON_A, 'image/png', PNG) } });
+    const { ports } = faviconPorts({
+      sites: { [HOST]: staleSite(KNOWN_ICON) },
+      served: { [ICON_A]: iconResponse(ICON_A, 'image/png', PNG) },
+    });
     await fetchFavicon(ports, faviconRequest, FIRST);
-    expect(ports.sites.claimFetch).toHaveBeenCalledExactlyOnceWith(HOST, NOW, new Date(NOW.getTime() - ICON_REFRESH_MS), expect.any(Number));
+    expect(ports.sites.claimFetch).toHaveBeenCalledExactlyOnceWith(
+      HOST,
+      NOW,
+      new Date(NOW.getTime() - ICON_REFRESH_MS),
+      expect.any(Number),
+    );
     expect(ports.fetchIcon).toHaveBeenCalledWith(ICON_A);
   });
 
@@ -313,7 +370,11 @@ describe('fetchFavicon', () => {
     const { ports, sites, icons } = faviconPorts({ served: { [ICON_B]: iconResponse(ICON_B, 'image/png', PNG) } });
     await expect(fetchFavicon(ports, faviconRequest, FIRST)).resolves.toBe(PNG_URL);
     expect(ports.fetchIcon.mock.calls).toEqual([[ICON_A], [ICON_B]]);
-    expect(ports.sites.putIcon).toHaveBeenCalledExactlyOnceWith({ hash: sha256(PNG), mediaType: 'image/png', bytes: PNG });
+    expect(ports.sites.putIcon).toHaveBeenCalledExactlyOnceWith({
+      hash: sha256(PNG),
+      mediaType: 'image/png',
+      bytes: PNG,
+    });
     expect(icons.get(sha256(PNG))?.bytes).toEqual(PNG);
     expect(sites.get(HOST)).toEqual({ icon: PNG_URL, fetchedAt: NOW.toISOString() });
     expect(ports.bookmarks.setIcon).toHaveBeenCalledExactlyOnceWith('bookmark-1', PNG_URL);
@@ -321,7 +382,10 @@ describe('fetchFavicon', () => {
 
   it('stops at the first usable candidate', async () => {
     const { ports } = faviconPorts({
-      served: { [ICON_A]: iconResponse(ICON_A, 'image/png', PNG), [ICON_B]: iconResponse(ICON_B, 'image/x-icon', Buffer.from('ico')) },
+      served: {
+        [ICON_A]: iconResponse(ICON_A, 'image/png', PNG),
+        [ICON_B]: iconResponse(ICON_B, 'image/x-icon', Buffer.from('ico')),
+      },
     });
     await expect(fetchFavicon(ports, faviconRequest, FIRST)).resolves.toBe(PNG_URL);
     expect(ports.fetchIcon).toHaveBeenCalledTimes(1);
@@ -335,7 +399,9 @@ describe('fetchFavicon', () => {
     ['a body over the size limit', iconResponse(ICON_A, 'image/png', Buffer.alloc(ICON_MAX_BYTES + 1, 1))],
     ['an image with status 404', iconResponse(ICON_A, 'image/png', PNG, 404)],
   ])('skips a candidate that gives %s', async (_, unusable) => {
-    const { ports } = faviconPorts({ served: { [ICON_A]: unusable, [ICON_B]: iconResponse(ICON_B, 'image/png', PNG) } });
+    const { ports } = faviconPorts({
+      served: { [ICON_A]: unusable, [ICON_B]: iconResponse(ICON_B, 'image/png', PNG) },
+    });
     await expect(fetchFavicon(ports, faviconRequest, FIRST)).resolves.toBe(PNG_URL);
     expect(ports.sites.putIcon).toHaveBeenCalledExactlyOnceWith(expect.objectContaining({ hash: sha256(PNG) }));
   });
@@ -343,7 +409,9 @@ describe('fetchFavicon', () => {
   it('names icons after their media type', async () => {
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>');
     const { ports } = faviconPorts({ served: { [ICON_A]: iconResponse(ICON_A, 'image/svg+xml; charset=utf-8', svg) } });
-    await expect(fetchFavicon(ports, faviconRequest, FIRST)).resolves.toBe(`${PUBLIC_BASE_URL}/icons/${sha256(svg)}.svg`);
+    await expect(fetchFavicon(ports, faviconRequest, FIRST)).resolves.toBe(
+      `${PUBLIC_BASE_URL}/icons/${sha256(svg)}.svg`,
+    );
     expect(ports.sites.putIcon).toHaveBeenCalledWith({ hash: sha256(svg), mediaType: 'image/svg+xml', bytes: svg });
   });
 
@@ -360,7 +428,9 @@ describe('fetchFavicon', () => {
 
   it('asks to be retried later after a transient failure, recording nothing before the last attempt', async () => {
     const { ports } = faviconPorts({ served: { [ICON_A]: fetchFailure('connection timed out', true) } });
-    await expect(fetchFavicon(ports, faviconRequest, { number: 2, max: 3 })).rejects.toThrow(new RetryLaterError('connection timed out'));
+    await expect(fetchFavicon(ports, faviconRequest, { number: 2, max: 3 })).rejects.toThrow(
+      new RetryLaterError('connection timed out'),
+    );
     expect(ports.sites.recordFetch).not.toHaveBeenCalled();
   });
 
@@ -372,24 +442,39 @@ describe('fetchFavicon', () => {
 
   it('uses a later candidate when an earlier one fails transiently', async () => {
     const { ports } = faviconPorts({
-      served: { [ICON_A]: fetchFailure('connection timed out', true), [ICON_B]: iconResponse(ICON_B, 'image/png', PNG) },
+      served: {
+        [ICON_A]: fetchFailure('connection timed out', true),
+        [ICON_B]: iconResponse(ICON_B, 'image/png', PNG),
+      },
     });
     await expect(fetchFavicon(ports, faviconRequest, FIRST)).resolves.toBe(PNG_URL);
   });
 
-  it.each([503, 429])('treats HTTP %i from the icon server as transient, not as a site without an icon', async (status) => {
-    const { ports } = faviconPorts({ served: { [ICON_A]: iconResponse(ICON_A, 'text/html', Buffer.from('Busy'), status) } });
-    await expect(fetchFavicon(ports, faviconRequest, FIRST)).rejects.toBeInstanceOf(RetryLaterError);
-    expect(ports.sites.recordFetch).not.toHaveBeenCalled();
-  });
+  it.each([503, 429])(
+    'treats HTTP %i from the icon server as transient, not as a site without an icon',
+    async (status) => {
+      const { ports } = faviconPorts({
+        served: { [ICON_A]: iconResponse(ICON_A, 'text/html', Buffer.from('Busy'), status) },
+      });
+      await expect(fetchFavicon(ports, faviconRequest, FIRST)).rejects.toBeInstanceOf(RetryLaterError);
+      expect(ports.sites.recordFetch).not.toHaveBeenCalled();
+    },
+  );
 
   it('gives the same bytes the same URL, whichever site served them', async () => {
     const other = 'https://other.example/icon.png';
     const { ports, icons } = faviconPorts({
-      served: { [ICON_A]: iconResponse(ICON_A, 'image/png', PNG), [other]: iconResponse(other, 'image/png', Buffer.from(PNG)) },
+      served: {
+        [ICON_A]: iconResponse(ICON_A, 'image/png', PNG),
+        [other]: iconResponse(other, 'image/png', Buffer.from(PNG)),
+      },
     });
     const first = await fetchFavicon(ports, faviconRequest, FIRST);
-    const second = await fetchFavicon(ports, { bookmarkId: 'bookmark-2', host: 'other.example', candidates: [other] }, FIRST);
+    const second = await fetchFavicon(
+      ports,
+      { bookmarkId: 'bookmark-2', host: 'other.example', candidates: [other] },
+      FIRST,
+    );
     expect(first).toBe(PNG_URL);
     expect(second).toBe(PNG_URL);
     expect([...icons.keys()]).toEqual([sha256(PNG)]);
@@ -416,7 +501,10 @@ describe('sweepOutbox', () => {
   it('looks only at requests older than the grace period', async () => {
     const ports = sweepPorts([]);
     await expect(sweepOutbox(ports)).resolves.toEqual({ republished: 0, abandoned: 0, oldestPendingSeconds: 0 });
-    expect(ports.bookmarks.pendingEnrichments).toHaveBeenCalledExactlyOnceWith('2026-06-01T11:58:00.000+00:00', expect.any(Number));
+    expect(ports.bookmarks.pendingEnrichments).toHaveBeenCalledExactlyOnceWith(
+      '2026-06-01T11:58:00.000+00:00',
+      expect.any(Number),
+    );
   });
 
   it('publishes pending requests again and defers them to now', async () => {
@@ -492,7 +580,14 @@ describe('parsing queue messages', () => {
 
 describe('the enrichment message', () => {
   it('carries intent only, and a message queued with the old copies of url, note and user still parses', () => {
-    const old = JSON.stringify({ bookmarkId: 'b1', noteId: 'n1', userId: 'u1', url: 'https://example.com/', scrapeDescription: true, fetchIcon: false });
+    const old = JSON.stringify({
+      bookmarkId: 'b1',
+      noteId: 'n1',
+      userId: 'u1',
+      url: 'https://example.com/',
+      scrapeDescription: true,
+      fetchIcon: false,
+    });
     expect(parseEnrichmentRequest(old)).toEqual({ bookmarkId: 'b1', scrapeDescription: true, fetchIcon: false });
   });
 });

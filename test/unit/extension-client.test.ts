@@ -30,17 +30,37 @@ describe('the save client', () => {
   });
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-  const request = { url: 'https://example.com/', title: 'Example', selection: 'a\nb', comment: '#tag', description: null };
+  const request = {
+    url: 'https://example.com/',
+    title: 'Example',
+    selection: 'a\nb',
+    comment: '#tag',
+    description: null,
+  };
 
   it('posts the save as JSON with the bearer token and the idempotency key, under the stage path', async () => {
     received = [];
     reply = {
       status: 200,
       headers: { 'RateLimit-Remaining': '7', 'RateLimit-Reset': '42' },
-      body: JSON.stringify({ bookmark: { id: 'b', url: 'https://example.com/', title: 'Example' }, note_id: 'n', is_new_bookmark: true, selection_appended: false }),
+      body: JSON.stringify({
+        bookmark: { id: 'b', url: 'https://example.com/', title: 'Example' },
+        note_id: 'n',
+        is_new_bookmark: true,
+        selection_appended: false,
+      }),
     };
-    const answer = await postSave(fetch, { serverUrl: baseUrl, token: 'gln_x' }, { ...request, append: false }, 'key-1');
-    expect(answer).toMatchObject({ kind: 'saved', result: { note_id: 'n' }, rateLimit: { remaining: 7, resetSeconds: 42 } });
+    const answer = await postSave(
+      fetch,
+      { serverUrl: baseUrl, token: 'gln_x' },
+      { ...request, append: false },
+      'key-1',
+    );
+    expect(answer).toMatchObject({
+      kind: 'saved',
+      result: { note_id: 'n' },
+      rateLimit: { remaining: 7, resetSeconds: 42 },
+    });
     expect(received[0]).toMatchObject({
       url: '/prod/api/v1/bookmarks/save',
       headers: { authorization: 'Bearer gln_x', 'content-type': 'application/json', 'idempotency-key': 'key-1' },
@@ -49,17 +69,31 @@ describe('the save client', () => {
   });
 
   it('reads an error answer’s detail and Retry-After', async () => {
-    reply = { status: 429, headers: { 'Retry-After': '12' }, body: JSON.stringify({ detail: { code: 'rate_limited', message: 'Slow down', retry_after: 12 } }) };
-    expect(await postSave(fetch, { serverUrl: baseUrl, token: 'gln_x' }, request)).toMatchObject({ kind: 'refused', status: 429, retryAfterSeconds: 12, detail: { code: 'rate_limited' } });
+    reply = {
+      status: 429,
+      headers: { 'Retry-After': '12' },
+      body: JSON.stringify({ detail: { code: 'rate_limited', message: 'Slow down', retry_after: 12 } }),
+    };
+    expect(await postSave(fetch, { serverUrl: baseUrl, token: 'gln_x' }, request)).toMatchObject({
+      kind: 'refused',
+      status: 429,
+      retryAfterSeconds: 12,
+      detail: { code: 'rate_limited' },
+    });
   });
 
   it('takes a 200 that is not a save result (a captive portal, a proxy) as a server error', async () => {
     reply = { status: 200, body: '<html>Sign in to the Wi-Fi</html>' };
-    expect(await postSave(fetch, { serverUrl: baseUrl, token: 'gln_x' }, request)).toMatchObject({ kind: 'refused', status: 502 });
+    expect(await postSave(fetch, { serverUrl: baseUrl, token: 'gln_x' }, request)).toMatchObject({
+      kind: 'refused',
+      status: 502,
+    });
   });
 
   it('reports a server that does not answer as unreachable', async () => {
-    expect(await postSave(fetch, { serverUrl: 'http://127.0.0.1:9', token: 'gln_x' }, request)).toMatchObject({ kind: 'unreachable' });
+    expect(await postSave(fetch, { serverUrl: 'http://127.0.0.1:9', token: 'gln_x' }, request)).toMatchObject({
+      kind: 'unreachable',
+    });
   });
 
   it.each([
@@ -76,7 +110,9 @@ describe('the save client', () => {
 
   it('words error details for a person', () => {
     expect(describeDetail('Invalid token')).toBe('Invalid token');
-    expect(describeDetail([{ loc: ['body', 'title'], msg: 'String should have at most 1000 characters' }])).toBe('title: String should have at most 1000 characters');
+    expect(describeDetail([{ loc: ['body', 'title'], msg: 'String should have at most 1000 characters' }])).toBe(
+      'title: String should have at most 1000 characters',
+    );
     expect(describeDetail({ code: 'note_limit', message: 'Note limit reached' })).toBe('Note limit reached');
     expect(describeDetail(null)).toBeNull();
   });
@@ -90,7 +126,10 @@ describe('the save client', () => {
 describe('the options’ checks', () => {
   it.each([
     ['https://d1234.cloudfront.net/', 'https://d1234.cloudfront.net'],
-    ['  https://abc.execute-api.eu-west-1.amazonaws.com/prod/ ', 'https://abc.execute-api.eu-west-1.amazonaws.com/prod'],
+    [
+      '  https://abc.execute-api.eu-west-1.amazonaws.com/prod/ ',
+      'https://abc.execute-api.eu-west-1.amazonaws.com/prod',
+    ],
     ['http://127.0.0.1:3000', 'http://127.0.0.1:3000'],
     ['http://localhost:3000/', 'http://localhost:3000'],
   ])('accepts the server address %s', (input, value) => {
@@ -113,8 +152,14 @@ describe('the options’ checks', () => {
     const token = mintToken();
     expect(checkToken(` ${token}\n`)).toEqual({ ok: true, value: token });
     expect(checkToken('ghp_abc')).toMatchObject({ ok: false, message: expect.stringContaining('starts with “gln_”') });
-    expect(checkToken(token.slice(0, 20))).toMatchObject({ ok: false, message: expect.stringContaining('copied whole') });
-    expect(checkToken(token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A'))).toMatchObject({ ok: false, message: expect.stringContaining('checksum') });
+    expect(checkToken(token.slice(0, 20))).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('copied whole'),
+    });
+    expect(checkToken(token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A'))).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('checksum'),
+    });
   });
 
   it('asks for the server’s origin only (match patterns carry no port)', () => {
@@ -153,8 +198,16 @@ describe('the toolbar badge', () => {
   it('says saved, queued or needs attention', () => {
     expect(badgeFor(EMPTY_OUTBOX, true)).toMatchObject({ text: '✓' });
     expect(badgeFor(EMPTY_OUTBOX, false)).toMatchObject({ text: '' });
-    expect(badgeFor({ ...EMPTY_OUTBOX, items: [item(), item({ id: 'j' })] }, true)).toMatchObject({ text: '2', title: expect.stringContaining('2 saves queued') });
-    expect(badgeFor({ ...EMPTY_OUTBOX, items: [item({ held: true, problem: 'Note limit reached' })] }, false)).toMatchObject({ text: '!', title: expect.stringContaining('Note limit reached') });
-    expect(badgeFor({ ...EMPTY_OUTBOX, tokenRefused: true, items: [item()] }, false)).toMatchObject({ text: '!', title: expect.stringContaining('token was refused') });
+    expect(badgeFor({ ...EMPTY_OUTBOX, items: [item(), item({ id: 'j' })] }, true)).toMatchObject({
+      text: '2',
+      title: expect.stringContaining('2 saves queued'),
+    });
+    expect(
+      badgeFor({ ...EMPTY_OUTBOX, items: [item({ held: true, problem: 'Note limit reached' })] }, false),
+    ).toMatchObject({ text: '!', title: expect.stringContaining('Note limit reached') });
+    expect(badgeFor({ ...EMPTY_OUTBOX, tokenRefused: true, items: [item()] }, false)).toMatchObject({
+      text: '!',
+      title: expect.stringContaining('token was refused'),
+    });
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, Outbox, RETRY_BASE_MS, RETRY_MAX_MS, type OutboxItem, type OutboxPorts, type OutboxState } from '../../extension/src/outbox';
+import {
+  backoffMs,
+  Outbox,
+  type OutboxItem,
+  type OutboxPorts,
+  type OutboxState,
+  RETRY_BASE_MS,
+  RETRY_MAX_MS,
+} from '../../extension/src/outbox';
 import type { SaveAnswer, SaveRequest } from '../../extension/src/save-api';
 
 /** The extension's outbox and retry policy, with a fake clock, fake storage and a scripted server. */
@@ -42,14 +50,33 @@ function harness(answers: Answer[] = []) {
   };
 }
 
-const page = (path: string): SaveRequest => ({ url: `https://example.com/${path}`, title: path, selection: `quote from ${path}`, comment: null, description: null });
-const saved = (overrides: Partial<{ remaining: number; resetSeconds: number; appended: boolean }> = {}): SaveAnswer => ({
+const page = (path: string): SaveRequest => ({
+  url: `https://example.com/${path}`,
+  title: path,
+  selection: `quote from ${path}`,
+  comment: null,
+  description: null,
+});
+const saved = (
+  overrides: Partial<{ remaining: number; resetSeconds: number; appended: boolean }> = {},
+): SaveAnswer => ({
   kind: 'saved',
-  result: { bookmark: { id: 'b', url: 'u', title: null }, note_id: 'n', is_new_bookmark: !overrides.appended, selection_appended: !!overrides.appended },
+  result: {
+    bookmark: { id: 'b', url: 'u', title: null },
+    note_id: 'n',
+    is_new_bookmark: !overrides.appended,
+    selection_appended: !!overrides.appended,
+  },
   rateLimit: { remaining: overrides.remaining ?? 100, resetSeconds: overrides.resetSeconds ?? 60 },
 });
 const unreachable: SaveAnswer = { kind: 'unreachable', message: 'Failed to fetch' };
-const refused = (status: number, detail: unknown, retryAfterSeconds: number | null = null): SaveAnswer => ({ kind: 'refused', status, detail, retryAfterSeconds, rateLimit: null });
+const refused = (status: number, detail: unknown, retryAfterSeconds: number | null = null): SaveAnswer => ({
+  kind: 'refused',
+  status,
+  detail,
+  retryAfterSeconds,
+  rateLimit: null,
+});
 
 describe('the extension outbox', () => {
   it('sends a save at once and leaves nothing behind', async () => {
@@ -63,7 +90,11 @@ describe('the extension outbox', () => {
   it('retries a network failure with exponential backoff, with append: false and the same idempotency key', async () => {
     const h = harness([unreachable, unreachable, unreachable]);
     const first = await h.add(page('a'), 'command');
-    expect(first).toMatchObject({ kind: 'queued', retryAt: h.now + RETRY_BASE_MS, reason: expect.stringContaining('Server unreachable') });
+    expect(first).toMatchObject({
+      kind: 'queued',
+      retryAt: h.now + RETRY_BASE_MS,
+      reason: expect.stringContaining('Server unreachable'),
+    });
 
     expect(await h.outbox.flush()).toEqual([]);
     h.advance(RETRY_BASE_MS - 1);
@@ -93,7 +124,11 @@ describe('the extension outbox', () => {
     const second = await h.add(page('second'), 'command');
     // A new save makes everything waiting due: the first goes first.
     expect(second).toMatchObject({ kind: 'saved' });
-    expect(h.sent.map((send) => send.url)).toEqual(['https://example.com/first', 'https://example.com/first', 'https://example.com/second']);
+    expect(h.sent.map((send) => send.url)).toEqual([
+      'https://example.com/first',
+      'https://example.com/first',
+      'https://example.com/second',
+    ]);
   });
 
   it('reports every save a new one sent along, oldest first', async () => {
@@ -109,14 +144,22 @@ describe('the extension outbox', () => {
 
   it('serialises saves that arrive together', async () => {
     const h = harness();
-    await Promise.all([h.add(page('1'), 'command'), h.add(page('2'), 'context-menu'), h.outbox.flush(), h.add(page('3'), 'popup')]);
+    await Promise.all([
+      h.add(page('1'), 'command'),
+      h.add(page('2'), 'context-menu'),
+      h.outbox.flush(),
+      h.add(page('3'), 'popup'),
+    ]);
     expect(h.sent.map((send) => send.url)).toEqual(['1', '2', '3'].map((path) => `https://example.com/${path}`));
   });
 
   it('waits the Retry-After of a 429 before sending anything again', async () => {
     const h = harness([refused(429, { code: 'rate_limited', message: 'Rate limit exceeded', retry_after: 17 }, 17)]);
     expect(await h.add(page('a'), 'command')).toMatchObject({ kind: 'queued', retryAt: h.now + 17_000 });
-    expect(await h.add(page('b'), 'command')).toMatchObject({ kind: 'queued', reason: 'Waiting for the rate limit to reset' });
+    expect(await h.add(page('b'), 'command')).toMatchObject({
+      kind: 'queued',
+      reason: 'Waiting for the rate limit to reset',
+    });
     expect(h.sent).toHaveLength(1);
     h.advance(16_999);
     await h.outbox.retryNow();
@@ -149,8 +192,18 @@ describe('the extension outbox', () => {
   });
 
   it('holds a save refused by the note cap with the server’s message, while other saves go on', async () => {
-    const h = harness([refused(402, { code: 'note_limit', message: 'Note limit reached: your plan allows 1,000 notes.', used: 1000, limit: 1000 })]);
-    expect(await h.add(page('a'), 'command')).toMatchObject({ kind: 'held', reason: 'Note limit reached: your plan allows 1,000 notes.' });
+    const h = harness([
+      refused(402, {
+        code: 'note_limit',
+        message: 'Note limit reached: your plan allows 1,000 notes.',
+        used: 1000,
+        limit: 1000,
+      }),
+    ]);
+    expect(await h.add(page('a'), 'command')).toMatchObject({
+      kind: 'held',
+      reason: 'Note limit reached: your plan allows 1,000 notes.',
+    });
     expect(await h.add(page('b'), 'command')).toMatchObject({ kind: 'saved' });
     expect(h.stored.items).toMatchObject([{ id: 'save-1', held: true }]);
     expect(Outbox.nextWake(h.stored)).toBeNull();
@@ -159,25 +212,41 @@ describe('the extension outbox', () => {
   });
 
   it('drops a save refused with 422 and names the field', async () => {
-    const h = harness([refused(422, [{ loc: ['body', 'url'], msg: "URL scheme should be 'http' or 'https'", type: 'url_scheme' }])]);
-    expect(await h.add(page('a'), 'context-menu')).toMatchObject({ kind: 'dropped', field: 'url', reason: "url: URL scheme should be 'http' or 'https'" });
+    const h = harness([
+      refused(422, [{ loc: ['body', 'url'], msg: "URL scheme should be 'http' or 'https'", type: 'url_scheme' }]),
+    ]);
+    expect(await h.add(page('a'), 'context-menu')).toMatchObject({
+      kind: 'dropped',
+      field: 'url',
+      reason: "url: URL scheme should be 'http' or 'https'",
+    });
     expect(h.stored.items).toEqual([]);
   });
 
   it('retries a 5xx, waiting at least its Retry-After', async () => {
     const h = harness([refused(503, 'Service Unavailable', 600)]);
-    expect(await h.add(page('a'), 'command')).toMatchObject({ kind: 'queued', retryAt: h.now + 600_000, reason: 'Server error 503: Service Unavailable' });
+    expect(await h.add(page('a'), 'command')).toMatchObject({
+      kind: 'queued',
+      retryAt: h.now + 600_000,
+      reason: 'Server error 503: Service Unavailable',
+    });
   });
 
   it('holds saves made before the extension is set up, and sends them once it is', async () => {
     const h = harness([{ kind: 'not-configured' }]);
-    expect(await h.add(page('a'), 'command')).toMatchObject({ kind: 'held', reason: expect.stringContaining('not set up') });
+    expect(await h.add(page('a'), 'command')).toMatchObject({
+      kind: 'held',
+      reason: expect.stringContaining('not set up'),
+    });
     expect(await h.outbox.resume()).toMatchObject([{ kind: 'saved' }]);
   });
 
   it('asks a person to check the address when the server answers something that is not Gleaner', async () => {
     const h = harness([refused(404, 'Not Found')]);
-    expect(await h.add(page('a'), 'command')).toMatchObject({ kind: 'held', reason: expect.stringContaining('check the server address') });
+    expect(await h.add(page('a'), 'command')).toMatchObject({
+      kind: 'held',
+      reason: expect.stringContaining('check the server address'),
+    });
   });
 
   it('picks up after the worker was stopped mid-send: the save goes again, as a retry', async () => {

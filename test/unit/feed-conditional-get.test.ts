@@ -15,7 +15,11 @@ const FEED: Feed = {
 
 /** What the tag index tells of the feed's notes, newest first: no titles, no bodies. */
 const ENTRIES: FeedIndexEntry[] = [
-  { noteId: 'aaaaaaaa-0000-4000-8000-000000000001', updated: '2026-11-21T12:00:30.250+02:00', position: '2026-11-21T12:00:30.250+02:00#aaaaaaaa-0000-4000-8000-000000000001' },
+  {
+    noteId: 'aaaaaaaa-0000-4000-8000-000000000001',
+    updated: '2026-11-21T12:00:30.250+02:00',
+    position: '2026-11-21T12:00:30.250+02:00#aaaaaaaa-0000-4000-8000-000000000001',
+  },
   { noteId: 'aaaaaaaa-0000-4000-8000-000000000002', updated: null, position: '#aaaaaaaa-0000-4000-8000-000000000002' },
 ];
 
@@ -53,7 +57,9 @@ describe('feedValidators', () => {
 
   it('dates Last-Modified by the newest entry, or the feed when it changed later or has no entries', () => {
     expect(rss().lastModified).toBe('Sat, 21 Nov 2026 10:00:30 GMT');
-    expect(rss(ENTRIES, { ...FEED, updated: '2026-12-24T18:00:00Z' }).lastModified).toBe('Thu, 24 Dec 2026 18:00:00 GMT');
+    expect(rss(ENTRIES, { ...FEED, updated: '2026-12-24T18:00:00Z' }).lastModified).toBe(
+      'Thu, 24 Dec 2026 18:00:00 GMT',
+    );
     expect(rss([], { ...FEED, updated: '2026-01-02T03:04:05Z' }).lastModified).toBe('Fri, 02 Jan 2026 03:04:05 GMT');
     expect(rss([ENTRIES[1]!]).lastModified).toBeNull();
   });

@@ -142,7 +142,27 @@ describe('markdownToPlainText', () => {
   });
 
   it('never throws on random Markdown-ish input', () => {
-    const alphabet = ['[', ']', '(', ')', '<', '>', '*', '_', '`', '\\', '#', '!', ' ', '\n', 'a', 'h', 'ttp://', '~~~', '```'];
+    const alphabet = [
+      '[',
+      ']',
+      '(',
+      ')',
+      '<',
+      '>',
+      '*',
+      '_',
+      '`',
+      '\\',
+      '#',
+      '!',
+      ' ',
+      '\n',
+      'a',
+      'h',
+      'ttp://',
+      '~~~',
+      '```',
+    ];
     let seed = 42;
     const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     for (let run = 0; run < 500; run++) {

@@ -22,7 +22,15 @@ const feed: Feed = {
 };
 
 function note(id: string, updated: string | null, tags: string[] = ['reading']): FeedNote {
-  return { id, title: `Note ${id}`, body: `Body of **${id}**`, tags, url: null, updated, created: '2026-01-01T00:00:00Z' };
+  return {
+    id,
+    title: `Note ${id}`,
+    body: `Body of **${id}**`,
+    tags,
+    url: null,
+    updated,
+    created: '2026-01-01T00:00:00Z',
+  };
 }
 
 describe('sortNewestFirst', () => {
@@ -100,7 +108,12 @@ describe('sanitizeText', () => {
       [{ ...note('n', null), title: hostile, body: hostile }],
       { rssUrl: 'https://gleaner.example/rss' },
     );
-    expect(published).toMatchObject({ title: shown, description: shown, author: shown, entries: [{ title: shown, text: shown }] });
+    expect(published).toMatchObject({
+      title: shown,
+      description: shown,
+      author: shown,
+      entries: [{ title: shown, text: shown }],
+    });
     const rss = renderRss({ ...feed, title: hostile }, [{ ...note('n', null), title: hostile }], {
       selfUrl: 'https://gleaner.example/rss',
       siteUrl: 'https://gleaner.example/rss',

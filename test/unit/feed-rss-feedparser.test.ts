@@ -22,48 +22,114 @@ print(json.dumps({
 }))
 `;
 
-const HOSTILE = ['Tom & Jerry <b>bold</b>', 'AT&amp;T &lt;i&gt; &nbsp;', '<script>alert(1)</script> 5 < 6 > 4', 'Plain & simple'];
+const HOSTILE = [
+  'Tom & Jerry <b>bold</b>',
+  'AT&amp;T &lt;i&gt; &nbsp;',
+  '<script>alert(1)</script> 5 < 6 > 4',
+  'Plain & simple',
+];
 
 // Debian's python3-feedparser, the parser behind many feed readers, through the system interpreter.
-describe.skipIf(!pythonModuleAvailable('feedparser', 'python3-feedparser', 'feedparser test'))('RSS through feedparser', () => {
-  it.each(HOSTILE)('shows the channel and items exactly as typed: %s', (typed) => {
-    expect(shownByFeedparser(typed)).toEqual({ title: typed, description: typed, language: 'en', items: [{ title: typed, description: typed }] });
-  });
+describe.skipIf(!pythonModuleAvailable('feedparser', 'python3-feedparser', 'feedparser test'))(
+  'RSS through feedparser',
+  () => {
+    it.each(HOSTILE)('shows the channel and items exactly as typed: %s', (typed) => {
+      expect(shownByFeedparser(typed)).toEqual({
+        title: typed,
+        description: typed,
+        language: 'en',
+        items: [{ title: typed, description: typed }],
+      });
+    });
 
-  it('shows typed text without its control characters and lone surrogates, and nothing else lost', () => {
-    const typed = 'Tom & Jerry DEL\u007F NEL\u0085 C1\u009B NUL\u0000 ESC\u001b[31m BEL\u0007 tab\t lone \uD800 and \uDFFF, 🎉 kept';
-    const shown = 'Tom & Jerry DEL NEL C1 NUL ESC[31m BEL tab\t lone  and , 🎉 kept';
-    expect(shownByFeedparser(typed)).toEqual({ title: shown, description: shown, language: 'en', items: [{ title: shown, description: shown }] });
-  });
+    it('shows typed text without its control characters and lone surrogates, and nothing else lost', () => {
+      const typed =
+        'Tom & Jerry DEL\u007F NEL\u0085 C1\u009B NUL\u0000 ESC\u001b[31m BEL\u0007 tab\t lone \uD800 and \uDFFF, 🎉 kept';
+      const shown = 'Tom & Jerry DEL NEL C1 NUL ESC[31m BEL tab\t lone  and , 🎉 kept';
+      expect(shownByFeedparser(typed)).toEqual({
+        title: shown,
+        description: shown,
+        language: 'en',
+        items: [{ title: shown, description: shown }],
+      });
+    });
 
-  it('reads content:encoded as the note rendered to HTML, with hostile markup as text, and dc:creator as the author typed', () => {
-    const author = 'Ann & <b>Bee</b> &amp; Co';
-    const feed: Feed = { id: 'f', title: 'Reading', description: null, author, tags: ['t'], match: 'any', sharing: 'public', updated: null };
-    const body = `Source: [A page](https://example.com/a)\n\n> ${HOSTILE.join(' ')}\n\nA *fine* [link](javascript:alert(1)) <img src=x onerror=alert(1)>`;
-    const note: FeedNote = { id: 'n', title: 'A page', body, tags: ['t'], url: 'https://example.com/a', updated: null, created: '2026-01-01T00:00:00Z' };
-    const xml = renderRss(feed, [note], { selfUrl: 'https://g.example/rss', siteUrl: 'https://g.example/', entryLink: () => 'https://g.example/n' });
-    const script = 'import feedparser, json, sys\nf = feedparser.parse(sys.stdin.read())\ne = f.entries[0]\nprint(json.dumps({"bozo": f.bozo, "author": e.author, "content": [(c.type, c.value) for c in e.content]}))';
-    const parsed = spawnSync(PYTHON, ['-c', script], { input: xml, encoding: 'utf8' });
-    expect(parsed.stderr).toBe('');
-    const { bozo, author: shownAuthor, content } = JSON.parse(parsed.stdout) as { bozo: boolean; author: string; content: [string, string][] };
-    expect(bozo).toBe(false);
-    expect(shownAuthor).toBe(author);
-    expect(content).toHaveLength(1);
-    const [type, html] = content[0]!;
-    expect(type).toBe('text/html');
-    expect(html).toContain('<p>Source: <a href="https://example.com/a">A page</a></p>');
-    expect(html).toContain('<blockquote>');
-    expect(html).toContain('<em>fine</em>');
-    expect(html).not.toMatch(/<script|<img|<[^>]*onerror|href="javascript/);
-    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
-  });
-});
+    it('reads content:encoded as the note rendered to HTML, with hostile markup as text, and dc:creator as the author typed', () => {
+      const author = 'Ann & <b>Bee</b> &amp; Co';
+      const feed: Feed = {
+        id: 'f',
+        title: 'Reading',
+        description: null,
+        author,
+        tags: ['t'],
+        match: 'any',
+        sharing: 'public',
+        updated: null,
+      };
+      const body = `Source: [A page](https://example.com/a)\n\n> ${HOSTILE.join(' ')}\n\nA *fine* [link](javascript:alert(1)) <img src=x onerror=alert(1)>`;
+      const note: FeedNote = {
+        id: 'n',
+        title: 'A page',
+        body,
+        tags: ['t'],
+        url: 'https://example.com/a',
+        updated: null,
+        created: '2026-01-01T00:00:00Z',
+      };
+      const xml = renderRss(feed, [note], {
+        selfUrl: 'https://g.example/rss',
+        siteUrl: 'https://g.example/',
+        entryLink: () => 'https://g.example/n',
+      });
+      const script =
+        'import feedparser, json, sys\nf = feedparser.parse(sys.stdin.read())\ne = f.entries[0]\nprint(json.dumps({"bozo": f.bozo, "author": e.author, "content": [(c.type, c.value) for c in e.content]}))';
+      const parsed = spawnSync(PYTHON, ['-c', script], { input: xml, encoding: 'utf8' });
+      expect(parsed.stderr).toBe('');
+      const {
+        bozo,
+        author: shownAuthor,
+        content,
+      } = JSON.parse(parsed.stdout) as { bozo: boolean; author: string; content: [string, string][] };
+      expect(bozo).toBe(false);
+      expect(shownAuthor).toBe(author);
+      expect(content).toHaveLength(1);
+      const [type, html] = content[0]!;
+      expect(type).toBe('text/html');
+      expect(html).toContain('<p>Source: <a href="https://example.com/a">A page</a></p>');
+      expect(html).toContain('<blockquote>');
+      expect(html).toContain('<em>fine</em>');
+      expect(html).not.toMatch(/<script|<img|<[^>]*onerror|href="javascript/);
+      expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    });
+  },
+);
 
 /** What feedparser shows of a feed and its one note, both titled and described with `typed`. */
 function shownByFeedparser(typed: string): unknown {
-  const feed: Feed = { id: 'f', title: typed, description: typed, author: '', tags: ['t'], match: 'any', sharing: 'public', updated: null };
-  const note: FeedNote = { id: 'n', title: typed, body: typed.replace(/[<>&*_`[\]\\]/g, '\\$&'), tags: ['t'], url: null, updated: null, created: '2026-01-01T00:00:00Z' };
-  const xml = renderRss(feed, [note], { selfUrl: 'https://g.example/rss', siteUrl: 'https://g.example/rss', entryLink: () => 'https://g.example/n' });
+  const feed: Feed = {
+    id: 'f',
+    title: typed,
+    description: typed,
+    author: '',
+    tags: ['t'],
+    match: 'any',
+    sharing: 'public',
+    updated: null,
+  };
+  const note: FeedNote = {
+    id: 'n',
+    title: typed,
+    body: typed.replace(/[<>&*_`[\]\\]/g, '\\$&'),
+    tags: ['t'],
+    url: null,
+    updated: null,
+    created: '2026-01-01T00:00:00Z',
+  };
+  const xml = renderRss(feed, [note], {
+    selfUrl: 'https://g.example/rss',
+    siteUrl: 'https://g.example/rss',
+    entryLink: () => 'https://g.example/n',
+  });
   const parsed = spawnSync(PYTHON, ['-c', SHOWN], { input: xml, encoding: 'utf8' });
   expect(parsed.stderr).toBe('');
   return JSON.parse(parsed.stdout);

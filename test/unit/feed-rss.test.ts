@@ -120,7 +120,6 @@ function childTexts(element: XmlElement, name: string): string[] {
   return element.children.filter((c) => c.name === name).map((c) => c.text);
 }
 
-
 describe('renderRss', () => {
   const xml = renderRss(FEED, [LEGACY_NOTE, HOSTILE_NOTE, NEWER_NOTE], OPTIONS);
 
@@ -130,14 +129,11 @@ describe('renderRss', () => {
     expect(declaration).toMatchObject({ version: '1.0', encoding: 'UTF-8' });
     expect(root.name).toBe('rss');
     expect(root.attributes.version?.value).toBe('2.0');
-    expect(child(root, 'channel').children.map((c) => c.name).slice(0, 6)).toEqual([
-      'title',
-      'link',
-      'description',
-      'language',
-      'atom:link',
-      'lastBuildDate',
-    ]);
+    expect(
+      child(root, 'channel')
+        .children.map((c) => c.name)
+        .slice(0, 6),
+    ).toEqual(['title', 'link', 'description', 'language', 'atom:link', 'lastBuildDate']);
   });
 
   it('is well-formed for hostile content and reads back exactly, minus forbidden characters (saxes)', () => {
@@ -175,7 +171,10 @@ describe('renderRss', () => {
     const creator = child(item, 'dc:creator');
     expect(creator.uri).toBe('http://purl.org/dc/elements/1.1/');
     expect(creator.text).toBe(FEED.author);
-    const anonymous = child(child(parseStrictXml(renderRss({ ...FEED, author: '  ' }, [NEWER_NOTE], OPTIONS)).root, 'channel'), 'item');
+    const anonymous = child(
+      child(parseStrictXml(renderRss({ ...FEED, author: '  ' }, [NEWER_NOTE], OPTIONS)).root, 'channel'),
+      'item',
+    );
     expect(anonymous.children.map((c) => c.name)).not.toContain('dc:creator');
   });
 
@@ -195,7 +194,13 @@ describe('renderRss', () => {
 
   it('keeps entity-looking text literal instead of letting it become markup', () => {
     const tricky = 'AT&amp;T &nbsp; &#65; &lt;b&gt; &unknown;';
-    const note: FeedNote = { ...NEWER_NOTE, title: tricky, body: tricky, tags: [tricky], url: `https://a.example/?q=${tricky}` };
+    const note: FeedNote = {
+      ...NEWER_NOTE,
+      title: tricky,
+      body: tricky,
+      tags: [tricky],
+      url: `https://a.example/?q=${tricky}`,
+    };
     const channel = child(parseStrictXml(renderRss({ ...FEED, title: tricky }, [note], OPTIONS)).root, 'channel');
     const item = child(channel, 'item');
     expect(child(channel, 'title').text).toBe(htmlEscaped(tricky));

@@ -6,7 +6,9 @@ const PAGE = 'https://example.com/blog/post.html?ref=feed#top';
 const FAVICON = 'https://example.com/favicon.ico';
 
 function bytes(...parts: (string | number[])[]): Buffer {
-  return Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'latin1') : Buffer.from(part))));
+  return Buffer.concat(
+    parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'latin1') : Buffer.from(part))),
+  );
 }
 
 function page(head: string, body = '<p>Hello</p>'): string {
@@ -32,7 +34,11 @@ describe('decodeHtml', () => {
   });
 
   it('sniffs <meta charset> when the header names none: Shift_JIS', () => {
-    const body = bytes('<html><head><meta charset="Shift_JIS"><title>', [0x93, 0xfa, 0x96, 0x7b, 0x8c, 0xea], '</title>');
+    const body = bytes(
+      '<html><head><meta charset="Shift_JIS"><title>',
+      [0x93, 0xfa, 0x96, 0x7b, 0x8c, 0xea],
+      '</title>',
+    );
     expect(decodeHtml(body, 'text/html')).toContain('<title>日本語</title>');
     expect(decodeHtml(body, null)).toContain('<title>日本語</title>');
   });
@@ -75,7 +81,9 @@ describe('decodeHtml', () => {
   });
 
   it('reads a meta tag claiming UTF-16 as UTF-8, since it was readable as ASCII', () => {
-    expect(decodeHtml(Buffer.from('<meta charset="utf-16"><p>été</p>'), null)).toBe('<meta charset="utf-16"><p>été</p>');
+    expect(decodeHtml(Buffer.from('<meta charset="utf-16"><p>été</p>'), null)).toBe(
+      '<meta charset="utf-16"><p>été</p>',
+    );
   });
 });
 
@@ -98,7 +106,9 @@ describe('extractPageMetadata: description', () => {
   });
 
   it('skips empty descriptions', async () => {
-    const html = page('<meta name="description" content=" \n "><meta property="og:description" content="Second choice">');
+    const html = page(
+      '<meta name="description" content=" \n "><meta property="og:description" content="Second choice">',
+    );
     expect(await description(html)).toBe('Second choice');
   });
 
@@ -120,7 +130,9 @@ describe('extractPageMetadata: description', () => {
   it(`cuts long descriptions to ${DESCRIPTION_MAX_LENGTH} characters`, async () => {
     const long = 'word '.repeat(120).trim();
     expect(long.length).toBeGreaterThan(590);
-    expect(await description(page(`<meta name="description" content="${long}">`))).toBe(long.slice(0, DESCRIPTION_MAX_LENGTH));
+    expect(await description(page(`<meta name="description" content="${long}">`))).toBe(
+      long.slice(0, DESCRIPTION_MAX_LENGTH),
+    );
   });
 
   it('does not cut a surrogate pair in half', async () => {
@@ -134,26 +146,37 @@ describe('extractPageMetadata: description', () => {
   });
 
   it('is null without any description', async () => {
-    expect(await description(page('<meta name="keywords" content="a, b"><meta property="og:title" content="T">'))).toBeNull();
+    expect(
+      await description(page('<meta name="keywords" content="a, b"><meta property="og:title" content="T">')),
+    ).toBeNull();
   });
 });
 
 describe('extractPageMetadata: icons', () => {
   it('resolves relative, root-relative and scheme-relative hrefs against the page URL', async () => {
-    expect(await icons(page('<link rel="icon" href="icons/fav.png">'))).toEqual(['https://example.com/blog/icons/fav.png', FAVICON]);
-    expect(await icons(page('<link rel="icon" href="/static/fav.png?v=2">'))).toEqual(['https://example.com/static/fav.png?v=2', FAVICON]);
-    expect(await icons(page('<link rel="icon" href="//cdn.example.net/fav.ico">'))).toEqual(['https://cdn.example.net/fav.ico', FAVICON]);
+    expect(await icons(page('<link rel="icon" href="icons/fav.png">'))).toEqual([
+      'https://example.com/blog/icons/fav.png',
+      FAVICON,
+    ]);
+    expect(await icons(page('<link rel="icon" href="/static/fav.png?v=2">'))).toEqual([
+      'https://example.com/static/fav.png?v=2',
+      FAVICON,
+    ]);
+    expect(await icons(page('<link rel="icon" href="//cdn.example.net/fav.ico">'))).toEqual([
+      'https://cdn.example.net/fav.ico',
+      FAVICON,
+    ]);
   });
 
   it('resolves against <base href>, itself resolved against the page URL', async () => {
-    expect(await icons(page('<base href="https://static.example.org/assets/"><link rel="icon" href="fav.png">'))).toEqual([
-      'https://static.example.org/assets/fav.png',
-      FAVICON,
-    ]);
-    expect(await icons(page('<base target="_top"><BASE HREF="/theme/"><base href="/ignored/"><link rel="icon" href="fav.png">'))).toEqual([
-      'https://example.com/theme/fav.png',
-      FAVICON,
-    ]);
+    expect(
+      await icons(page('<base href="https://static.example.org/assets/"><link rel="icon" href="fav.png">')),
+    ).toEqual(['https://static.example.org/assets/fav.png', FAVICON]);
+    expect(
+      await icons(
+        page('<base target="_top"><BASE HREF="/theme/"><base href="/ignored/"><link rel="icon" href="fav.png">'),
+      ),
+    ).toEqual(['https://example.com/theme/fav.png', FAVICON]);
   });
 
   it('orders rel icon first, sizes nearest 32–64 px first, then touch icons; ignores other rels', async () => {
@@ -171,14 +194,24 @@ describe('extractPageMetadata: icons', () => {
       ].join('\n'),
     );
     expect(await icons(html)).toEqual(
-      ['/legacy.ico', '/32.png', '/icon.svg', '/16.png', '/192.png', '/touch-old.png', '/touch.png', '/favicon.ico'].map(
-        (path) => `https://example.com${path}`,
-      ),
+      [
+        '/legacy.ico',
+        '/32.png',
+        '/icon.svg',
+        '/16.png',
+        '/192.png',
+        '/touch-old.png',
+        '/touch.png',
+        '/favicon.ico',
+      ].map((path) => `https://example.com${path}`),
     );
   });
 
   it('reads rel tokens in any case', async () => {
-    expect(await icons(page('<LINK REL="Shortcut Icon" HREF="/Fav.ICO">'))).toEqual(['https://example.com/Fav.ICO', FAVICON]);
+    expect(await icons(page('<LINK REL="Shortcut Icon" HREF="/Fav.ICO">'))).toEqual([
+      'https://example.com/Fav.ICO',
+      FAVICON,
+    ]);
   });
 
   it('uses apple-touch-icon when that is all there is', async () => {
@@ -240,7 +273,10 @@ describe('extractPageMetadata: broken and large pages', () => {
   });
 
   it('reads a 2 MB page', async () => {
-    const html = page('<meta name="description" content="Big page">', '<p>Lorem ipsum dolor sit amet.</p>\n'.repeat(60_000));
+    const html = page(
+      '<meta name="description" content="Big page">',
+      '<p>Lorem ipsum dolor sit amet.</p>\n'.repeat(60_000),
+    );
     expect(html.length).toBeGreaterThan(2_000_000);
     expect(await description(html)).toBe('Big page');
     expect(await description('x'.repeat(2_000_000))).toBeNull();

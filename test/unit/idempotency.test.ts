@@ -40,11 +40,17 @@ describe('parseIdempotencyKey', () => {
     ['a control character', 'a\u0001b', 'string_pattern_mismatch'],
   ])('refuses %s with an HTTPValidationError item', (_, value, type) => {
     const parsed = parseIdempotencyKey([value]);
-    expect(parsed).toEqual({ ok: false, issues: [expect.objectContaining({ loc: LOC, type, msg: expect.any(String) })] });
+    expect(parsed).toEqual({
+      ok: false,
+      issues: [expect.objectContaining({ loc: LOC, type, msg: expect.any(String) })],
+    });
   });
 
   it('refuses the header sent twice, even with one value', () => {
-    expect(parseIdempotencyKey(['a', 'a'])).toEqual({ ok: false, issues: [expect.objectContaining({ loc: LOC, type: 'idempotency_key_repeated' })] });
+    expect(parseIdempotencyKey(['a', 'a'])).toEqual({
+      ok: false,
+      issues: [expect.objectContaining({ loc: LOC, type: 'idempotency_key_repeated' })],
+    });
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keys, type Key } from '../../functions/adapters/dynamo/keys';
+import { type Key, keys } from '../../functions/adapters/dynamo/keys';
 
 /** DynamoDB's limits: a partition key of at most 2048 bytes, a sort key of at most 1024. */
 const PARTITION_KEY_MAX_BYTES = 2048;

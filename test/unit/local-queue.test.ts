@@ -35,7 +35,9 @@ function consume(
       deliveries.push({ at: Date.now(), records: event.Records });
       const failedBodies = decide(event.Records, deliveries.length);
       return {
-        batchItemFailures: event.Records.filter((record) => failedBodies.includes(record.body)).map((record) => ({ itemIdentifier: record.messageId })),
+        batchItemFailures: event.Records.filter((record) => failedBodies.includes(record.body)).map((record) => ({
+          itemIdentifier: record.messageId,
+        })),
       };
     },
     { batchSize, pollIntervalMs: 10 },
@@ -44,7 +46,8 @@ function consume(
 }
 
 const bodies = (delivery: Delivery | undefined) => delivery?.records.map((record) => record.body);
-const receiveCounts = (delivery: Delivery | undefined) => delivery?.records.map((record) => record.attributes.ApproximateReceiveCount);
+const receiveCounts = (delivery: Delivery | undefined) =>
+  delivery?.records.map((record) => record.attributes.ApproximateReceiveCount);
 
 describe('delivery', () => {
   it('delivers SQS-shaped records', async () => {
@@ -126,7 +129,9 @@ describe('failures and redelivery', () => {
     const deliveries = consume(queue, () => ['poison']);
     await queue.whenEmpty();
 
-    const poisonDeliveries = deliveries.flatMap((delivery) => delivery.records).filter((record) => record.body === 'poison');
+    const poisonDeliveries = deliveries
+      .flatMap((delivery) => delivery.records)
+      .filter((record) => record.body === 'poison');
     expect(poisonDeliveries.map((record) => record.attributes.ApproximateReceiveCount)).toEqual(['1', '2', '3']);
     expect(queue.deadLetters).toEqual([{ id: poison.id, body: 'poison', receiveCount: 3 }]);
     expect(deliveries.flatMap(bodies).filter((body) => body === 'fine')).toHaveLength(1);
@@ -219,7 +224,11 @@ describe('the local SQS endpoint', () => {
     const endpoint = await LocalSqsEndpoint.start([queue]);
     try {
       const call = (body: string) =>
-        fetch(endpoint.endpoint, { method: 'POST', headers: { 'X-Amz-Target': 'AmazonSQS.SendMessage', 'Content-Type': 'application/x-amz-json-1.0' }, body });
+        fetch(endpoint.endpoint, {
+          method: 'POST',
+          headers: { 'X-Amz-Target': 'AmazonSQS.SendMessage', 'Content-Type': 'application/x-amz-json-1.0' },
+          body,
+        });
       for (const body of ['{not json', '[1,2]', 'null']) {
         const answer = await call(body);
         expect(answer.status).toBe(400);

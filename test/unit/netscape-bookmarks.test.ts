@@ -22,7 +22,13 @@ const file = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
 describe('Netscape bookmark files', () => {
   it('reads links with their folders and TAGS= as tags, ADD_DATE and the <DD> description', () => {
     expect(parseNetscapeBookmarks(file)).toEqual([
-      { url: 'https://a.example/?x=1&y=2', title: 'Queues <in practice>', tags: ['reading-list', 'aws', 'queues'], added: new Date(1_700_000_000_000), description: 'Why queues absorb bursts' },
+      {
+        url: 'https://a.example/?x=1&y=2',
+        title: 'Queues <in practice>',
+        tags: ['reading-list', 'aws', 'queues'],
+        added: new Date(1_700_000_000_000),
+        description: 'Why queues absorb bursts',
+      },
       { url: 'https://b.example/', title: 'B', tags: ['reading-list', 'deep'], added: null, description: null },
       { url: 'javascript:alert(1)', title: 'bookmarklet', tags: ['reading-list'], added: null, description: null },
       { url: 'https://c.example/', title: null, tags: [], added: null, description: null },
@@ -31,7 +37,13 @@ describe('Netscape bookmark files', () => {
 
   it('writes a file it reads back the same', () => {
     const entries = [
-      { url: 'https://a.example/?q="x"&y=<1>', title: 'A & "B"', tags: ['one', 'two'], added: new Date(1_700_000_000_000), description: 'd <e>' },
+      {
+        url: 'https://a.example/?q="x"&y=<1>',
+        title: 'A & "B"',
+        tags: ['one', 'two'],
+        added: new Date(1_700_000_000_000),
+        description: 'd <e>',
+      },
       { url: 'https://b.example/', title: 'B', tags: [], added: null, description: null },
     ];
     expect(parseNetscapeBookmarks(renderNetscapeBookmarks(entries))).toEqual(entries);

@@ -23,7 +23,12 @@ function parseSourceLink(line: string): { text: string; destination: string } | 
 
 describe('buildNoteBody', () => {
   it('orders description, source line, quoted selection and comment, one blank line apart', () => {
-    const body = buildNoteBody({ ...page, description: 'About things.', selection: 'line one\nline two', comment: 'My take #tag' });
+    const body = buildNoteBody({
+      ...page,
+      description: 'About things.',
+      selection: 'line one\nline two',
+      comment: 'My take #tag',
+    });
     expect(body).toBe(`About things.\n\n${source}\n\n> line one\n> line two\n\nMy take #tag`);
   });
 
@@ -41,7 +46,9 @@ describe('buildNoteBody', () => {
   });
 
   it('normalises line endings and surrounding white space of the comment', () => {
-    expect(buildNoteBody({ ...page, description: null, selection: null, comment: '\r\n  first\r\nsecond\r\n' })).toBe(`${source}\n\nfirst\nsecond`);
+    expect(buildNoteBody({ ...page, description: null, selection: null, comment: '\r\n  first\r\nsecond\r\n' })).toBe(
+      `${source}\n\nfirst\nsecond`,
+    );
   });
 });
 
@@ -70,13 +77,21 @@ describe('sourceLine', () => {
   });
 
   it('collapses white space in the title to single spaces', () => {
-    expect(sourceLine('  A\n  multi-line \t title ', 'https://x.test/')).toBe('Source: [A multi-line title](https://x.test/)');
+    expect(sourceLine('  A\n  multi-line \t title ', 'https://x.test/')).toBe(
+      'Source: [A multi-line title](https://x.test/)',
+    );
   });
 
   describe('escapes the title so the link text stays intact', () => {
-    it.each(['Arrays [and] lists', 'C:\\path\\to', 'ends with \\', '] opening [', '[[wiki]]', 'back\\]slash'])('%j', (title) => {
-      expect(parseSourceLink(sourceLine(title, 'https://x.test/'))).toEqual({ text: title, destination: 'https://x.test/' });
-    });
+    it.each(['Arrays [and] lists', 'C:\\path\\to', 'ends with \\', '] opening [', '[[wiki]]', 'back\\]slash'])(
+      '%j',
+      (title) => {
+        expect(parseSourceLink(sourceLine(title, 'https://x.test/'))).toEqual({
+          text: title,
+          destination: 'https://x.test/',
+        });
+      },
+    );
   });
 
   describe('encodes characters that would end the link destination', () => {
@@ -101,7 +116,9 @@ describe('appendHighlight', () => {
   const body = `${source}\n\n> first\n\nfirst comment`;
 
   it('appends the quote and then the comment after the existing body', () => {
-    expect(appendHighlight(body, { selection: 'second', comment: 'second comment' })).toBe(`${body}\n\n> second\n\nsecond comment`);
+    expect(appendHighlight(body, { selection: 'second', comment: 'second comment' })).toBe(
+      `${body}\n\n> second\n\nsecond comment`,
+    );
   });
 
   it('appends only the parts given', () => {
@@ -124,9 +141,12 @@ describe('insertDescription', () => {
     expect(insertDescription(body, 'About things.')).toBe(`About things.\n\n${body}`);
   });
 
-  it.each([`Notes of my own\n\n${source}`, `About things.\n\n${source}`, `> q\n\n${source}`])('leaves a body with text above the source line alone: %j', (body) => {
-    expect(insertDescription(body, 'About things.')).toBeNull();
-  });
+  it.each([`Notes of my own\n\n${source}`, `About things.\n\n${source}`, `> q\n\n${source}`])(
+    'leaves a body with text above the source line alone: %j',
+    (body) => {
+      expect(insertDescription(body, 'About things.')).toBeNull();
+    },
+  );
 });
 
 describe('sameHighlight', () => {
@@ -155,21 +175,23 @@ describe('sameHighlight', () => {
 describe('endsWithParagraph', () => {
   const body = `${source}\n\n> q\n\nworth a read\n`;
 
-  it.each([
-    ['worth a read'],
-    ['  worth a read \r\n'],
-    ['> q\n\nworth a read'],
-  ])('true when the body ends with %j', (paragraph) => {
-    expect(endsWithParagraph(body, paragraph)).toBe(true);
-  });
+  it.each([['worth a read'], ['  worth a read \r\n'], ['> q\n\nworth a read']])(
+    'true when the body ends with %j',
+    (paragraph) => {
+      expect(endsWithParagraph(body, paragraph)).toBe(true);
+    },
+  );
 
   it.each([['something else'], ['worth a read later'], [null], ['']])('false for %j', (paragraph) => {
     expect(endsWithParagraph(body, paragraph)).toBe(false);
   });
 
-  it.each([['read'], ['a read'], ['q\n\nworth a read']])('false for %j, which ends the last paragraph but is not all of it', (paragraph) => {
-    expect(endsWithParagraph(body, paragraph)).toBe(false);
-  });
+  it.each([['read'], ['a read'], ['q\n\nworth a read']])(
+    'false for %j, which ends the last paragraph but is not all of it',
+    (paragraph) => {
+      expect(endsWithParagraph(body, paragraph)).toBe(false);
+    },
+  );
 });
 
 describe('bodyFits', () => {

@@ -28,7 +28,13 @@ describe('noteHtml', () => {
   });
 
   it('keeps a title with Markdown characters literal in the source link', () => {
-    const body = buildNoteBody({ description: null, title: 'On [brackets] and *stars*', url: 'https://example.com/a_(b)', selection: null, comment: null });
+    const body = buildNoteBody({
+      description: null,
+      title: 'On [brackets] and *stars*',
+      url: 'https://example.com/a_(b)',
+      selection: null,
+      comment: null,
+    });
     expect(noteHtml(body)).toBe('<p>Source: <a href="https://example.com/a_%28b%29">On [brackets] and *stars*</a></p>');
   });
 
@@ -50,8 +56,12 @@ describe('noteHtml', () => {
       ].join('\n\n'),
     );
     const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
-    expect(new Set([...document.body.querySelectorAll('*')].map((element) => element.localName))).toEqual(new Set(['p', 'a', 'br']));
-    expect([...document.body.querySelectorAll('a')].map((a) => a.getAttribute('href'))).toEqual(['https://example.com/i.png']);
+    expect(new Set([...document.body.querySelectorAll('*')].map((element) => element.localName))).toEqual(
+      new Set(['p', 'a', 'br']),
+    );
+    expect([...document.body.querySelectorAll('a')].map((a) => a.getAttribute('href'))).toEqual([
+      'https://example.com/i.png',
+    ]);
     expect(document.body.textContent).toContain('<script>alert(1)</script>');
     expect(document.body.textContent).toContain('[js](javascript:alert(4))');
     expect(document.body.textContent).toContain('# Heading\n- item\n1. item');
@@ -59,8 +69,36 @@ describe('noteHtml', () => {
   });
 
   it('never throws and emits only allow-listed elements, attributes and link schemes, whatever the note holds', () => {
-    const markup = fc.constantFrom('<', '>', '&', '"', "'", '`', '*', '_', '~~', '[', ']', '(', ')', '!', '>', '\n', '\n\n', '\\', 'javascript:', 'https://x.example/', '<script>', 'onerror=', '&#x3C;', ']]>', ' ');
-    const note = fc.array(fc.oneof(markup, fc.string({ unit: 'binary', maxLength: 8 })), { maxLength: 60 }).map((parts) => parts.join(''));
+    const markup = fc.constantFrom(
+      '<',
+      '>',
+      '&',
+      '"',
+      "'",
+      '`',
+      '*',
+      '_',
+      '~~',
+      '[',
+      ']',
+      '(',
+      ')',
+      '!',
+      '>',
+      '\n',
+      '\n\n',
+      '\\',
+      'javascript:',
+      'https://x.example/',
+      '<script>',
+      'onerror=',
+      '&#x3C;',
+      ']]>',
+      ' ',
+    );
+    const note = fc
+      .array(fc.oneof(markup, fc.string({ unit: 'binary', maxLength: 8 })), { maxLength: 60 })
+      .map((parts) => parts.join(''));
     fc.assert(
       fc.property(note, (body) => {
         const html = noteHtml(body);
@@ -68,7 +106,8 @@ describe('noteHtml', () => {
         const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
         for (const element of document.body.querySelectorAll('*')) {
           expect(Object.keys(ALLOWED_ELEMENTS)).toContain(element.localName);
-          for (const attribute of element.getAttributeNames()) expect(ALLOWED_ELEMENTS[element.localName]).toContain(attribute);
+          for (const attribute of element.getAttributeNames())
+            expect(ALLOWED_ELEMENTS[element.localName]).toContain(attribute);
           const href = element.getAttribute('href');
           if (href !== null) expect(['http:', 'https:', 'mailto:']).toContain(new URL(href).protocol);
         }

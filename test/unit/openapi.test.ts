@@ -1,5 +1,5 @@
-import SwaggerParser from '@apidevtools/swagger-parser';
 import { readFileSync } from 'node:fs';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../../functions/platform/openapi';
 import { routes } from '../../functions/platform/routes';
@@ -17,9 +17,14 @@ describe('openapi.json', () => {
   });
 
   it("describes the contract's three operations and the Atom and JSON Feed formats added beside them, at version 1.2.0", () => {
-    const document = buildOpenApiDocument() as { info: { version: string }; paths: Record<string, Record<string, { operationId: string }>> };
+    const document = buildOpenApiDocument() as {
+      info: { version: string };
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
     expect(document.info.version).toBe('1.2.0');
-    const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => `${method} ${path} ${op.operationId}`));
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => `${method} ${path} ${op.operationId}`),
+    );
     expect(operations.sort()).toEqual([
       'get /api/v2/publisher/feeds/{feed_id}/public getPublishedFeed',
       'get /api/v2/publisher/feeds/{feed_id}/rss getPublishedFeedRss',
@@ -30,19 +35,28 @@ describe('openapi.json', () => {
   });
 
   it('marks a retiring route deprecated, with Deprecation, Sunset and Link on every answer', async () => {
-    const retirement = { deprecatedAt: '2027-01-15T12:00:00Z', sunsetAt: '2027-07-16T00:00:00Z', link: 'https://docs.example/retiring' };
+    const retirement = {
+      deprecatedAt: '2027-01-15T12:00:00Z',
+      sunsetAt: '2027-07-16T00:00:00Z',
+      link: 'https://docs.example/retiring',
+    };
     const table = routes.map((route) => (route.id === 'GetPublishedFeed' ? { ...route, retirement } : route));
-    const document = buildOpenApiDocument(table) as { paths: Record<string, Record<string, { deprecated?: boolean; responses: Record<string, { headers: object }> }>> };
+    const document = buildOpenApiDocument(table) as {
+      paths: Record<string, Record<string, { deprecated?: boolean; responses: Record<string, { headers: object }> }>>;
+    };
     const retiring = document.paths['/api/v2/publisher/feeds/{feed_id}/public']!.get!;
     expect(retiring.deprecated).toBe(true);
-    for (const response of Object.values(retiring.responses)) expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
+    for (const response of Object.values(retiring.responses))
+      expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']));
     expect(document.paths['/api/v2/publisher/feeds/{feed_id}/rss']!.get!.deprecated).toBeUndefined();
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
   });
 
   it('rejects a document with a dangling reference (the validator really validates)', async () => {
     const broken = JSON.parse(committed);
-    broken.paths['/api/v1/bookmarks/save'].post.responses['200'].content['application/json'].schema = { $ref: '#/components/schemas/Missing' };
+    broken.paths['/api/v1/bookmarks/save'].post.responses['200'].content['application/json'].schema = {
+      $ref: '#/components/schemas/Missing',
+    };
     await expect(SwaggerParser.validate(broken)).rejects.toThrow(/Missing/);
   });
 });

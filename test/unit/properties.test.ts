@@ -13,7 +13,10 @@ const RUNS = { numRuns: 300, seed: Number(process.env.FUZZ_SEED ?? 20261123) };
 const anyText = fc.string({ unit: 'binary', maxLength: 300 });
 
 describe('normalizeUrl', () => {
-  const urls = fc.oneof(fc.webUrl({ withQueryParameters: true, withFragments: true }), fc.string({ maxLength: 200 }).map((path) => `https://Example.COM:443/${path}`));
+  const urls = fc.oneof(
+    fc.webUrl({ withQueryParameters: true, withFragments: true }),
+    fc.string({ maxLength: 200 }).map((path) => `https://Example.COM:443/${path}`),
+  );
 
   it('never throws, and a normalised URL normalises to itself', () => {
     fc.assert(
@@ -78,19 +81,39 @@ describe('renderRss', () => {
 
   it('is well-formed XML whatever the feed and notes hold', () => {
     fc.assert(
-      fc.property(anyText, anyText, fc.array(fc.tuple(anyText, anyText, fc.array(anyText, { maxLength: 3 })), { maxLength: 4 }), (title, description, notes) => {
-        const feed: Feed = { id: 'f', title, description, author: title, tags: ['t'], match: 'any', sharing: 'public', updated: null };
-        const entries: FeedNote[] = notes.map(([noteTitle, body, tags], index) => ({
-          id: `n${index}`,
-          title: noteTitle,
-          body,
-          tags,
-          url: index % 2 ? `https://example.com/${encodeURIComponent(noteTitle)}` : null,
-          updated: '2026-11-20T10:00:00+00:00',
-          created: '2026-11-20T10:00:00+00:00',
-        }));
-        parsesStrictly(renderRss(feed, entries, { selfUrl: 'https://g.example/rss?a=1&b=2', siteUrl: 'https://g.example/', entryLink: (note) => `https://g.example/n/${note.id}` }));
-      }),
+      fc.property(
+        anyText,
+        anyText,
+        fc.array(fc.tuple(anyText, anyText, fc.array(anyText, { maxLength: 3 })), { maxLength: 4 }),
+        (title, description, notes) => {
+          const feed: Feed = {
+            id: 'f',
+            title,
+            description,
+            author: title,
+            tags: ['t'],
+            match: 'any',
+            sharing: 'public',
+            updated: null,
+          };
+          const entries: FeedNote[] = notes.map(([noteTitle, body, tags], index) => ({
+            id: `n${index}`,
+            title: noteTitle,
+            body,
+            tags,
+            url: index % 2 ? `https://example.com/${encodeURIComponent(noteTitle)}` : null,
+            updated: '2026-11-20T10:00:00+00:00',
+            created: '2026-11-20T10:00:00+00:00',
+          }));
+          parsesStrictly(
+            renderRss(feed, entries, {
+              selfUrl: 'https://g.example/rss?a=1&b=2',
+              siteUrl: 'https://g.example/',
+              entryLink: (note) => `https://g.example/n/${note.id}`,
+            }),
+          );
+        },
+      ),
       RUNS,
     );
   });

@@ -11,7 +11,19 @@ describe('parseRateLimitPolicy', () => {
     expect(parseRateLimitPolicy(value)).toEqual(policy);
   });
 
-  it.each(['0;w=60', '120;w=0', 'abc', '120', ';w=60', '120;w=', '120;x=60', '-1;w=60', '1.5;w=60', '120;w=60;burst=10', ''])('rejects %j', (value) => {
+  it.each([
+    '0;w=60',
+    '120;w=0',
+    'abc',
+    '120',
+    ';w=60',
+    '120;w=',
+    '120;x=60',
+    '-1;w=60',
+    '1.5;w=60',
+    '120;w=60;burst=10',
+    '',
+  ])('rejects %j', (value) => {
     expect(() => parseRateLimitPolicy(value)).toThrow(/expected the form "120;w=60"/);
   });
 });
@@ -51,7 +63,12 @@ describe('currentWindow', () => {
 
 describe('rateLimitHeaders', () => {
   it('gives exactly the four RateLimit headers as integer strings', () => {
-    const headers = rateLimitHeaders({ allowed: true, policy: { limit: 120, windowSeconds: 60 }, remaining: 119, resetSeconds: 55 });
+    const headers = rateLimitHeaders({
+      allowed: true,
+      policy: { limit: 120, windowSeconds: 60 },
+      remaining: 119,
+      resetSeconds: 55,
+    });
     expect(headers).toEqual({
       'RateLimit-Limit': '120',
       'RateLimit-Remaining': '119',
@@ -61,7 +78,12 @@ describe('rateLimitHeaders', () => {
   });
 
   it('reports zero remaining on a refused request', () => {
-    const headers = rateLimitHeaders({ allowed: false, policy: { limit: 5, windowSeconds: 1 }, remaining: 0, resetSeconds: 1 });
+    const headers = rateLimitHeaders({
+      allowed: false,
+      policy: { limit: 5, windowSeconds: 1 },
+      remaining: 0,
+      resetSeconds: 1,
+    });
     expect(headers['RateLimit-Remaining']).toBe('0');
     expect(headers['RateLimit-Policy']).toBe('5;w=1');
   });

@@ -30,7 +30,10 @@ describe('the README token scanner', () => {
     writeFileSync(join(folder, 'leak.txt'), text);
     const run = spawnSync(PYTHON, [join(folder, 'scanner.py'), join(folder, 'leak.txt')], { encoding: 'utf8' });
     expect(run.stderr).toBe('');
-    const found = run.stdout.trim().split('\n').map((line) => line.split(': ')[1]);
+    const found = run.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split(': ')[1]);
     expect(found).toEqual([tokens[0], tokens[1], ...tokens.slice(3)]);
   });
 });

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
-import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -174,14 +174,16 @@ describe('createSafeFetcher policy', () => {
     expect((await refusal(createSafeFetcher().fetch('not a url'))).reason).toBe('url');
   });
 
-  it.each(['http://example.com:8080/', 'https://example.com:8443/', 'http://example.com:22/', 'http://example.com:6379/'])(
-    'refuses %s by port before resolving the name',
-    async (url) => {
-      const { lookup, calls } = lookupFrom({ 'example.com': ['93.184.216.34'] });
-      expect((await refusal(createSafeFetcher({ lookup }).fetch(url))).reason).toBe('port');
-      expect(calls).toEqual([]);
-    },
-  );
+  it.each([
+    'http://example.com:8080/',
+    'https://example.com:8443/',
+    'http://example.com:22/',
+    'http://example.com:6379/',
+  ])('refuses %s by port before resolving the name', async (url) => {
+    const { lookup, calls } = lookupFrom({ 'example.com': ['93.184.216.34'] });
+    expect((await refusal(createSafeFetcher({ lookup }).fetch(url))).reason).toBe('port');
+    expect(calls).toEqual([]);
+  });
 
   it('refuses URLs with credentials even for an exempt fixture', async () => {
     const fixture = await serve(html('secret'));
@@ -223,7 +225,10 @@ describe('createSafeFetcher policy', () => {
     const fixture = await serve(html('internal'));
     // `localhost` goes through the real resolver (/etc/hosts); literals must not be resolved at all.
     const { lookup, calls } = lookupFrom({});
-    const fetcher = createSafeFetcher({ allowedPorts: [fixture.port], lookup: host === 'localhost' ? undefined : lookup });
+    const fetcher = createSafeFetcher({
+      allowedPorts: [fixture.port],
+      lookup: host === 'localhost' ? undefined : lookup,
+    });
     const error = await refusal(fetcher.fetch(`http://${host}:${fixture.port}/`));
     expect(error.reason).toBe('address');
     expect(calls).toEqual([]);
@@ -322,7 +327,9 @@ describe('createSafeFetcher connections', () => {
   });
 
   it('returns status, headers and body of a non-2xx response', async () => {
-    const fixture = await serve((_req, res) => res.writeHead(404, { 'content-type': 'text/plain', 'x-a': 'b' }).end('gone'));
+    const fixture = await serve((_req, res) =>
+      res.writeHead(404, { 'content-type': 'text/plain', 'x-a': 'b' }).end('gone'),
+    );
     const response = await fetcherFor([fixture]).fetch(`${fixture.origin}/missing`);
     expect(response).toMatchObject({ status: 404, contentType: 'text/plain', truncated: false });
     expect(response.headers['x-a']).toBe('b');
@@ -438,7 +445,9 @@ describe('createSafeFetcher limits', () => {
 
   it('reads an oversized body only up to maxBytes and marks it truncated', async () => {
     const size = 5 * 1024 * 1024;
-    const fixture = await serve((_req, res) => res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(size, 7)));
+    const fixture = await serve((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(Buffer.alloc(size, 7)),
+    );
     const fetcher = fetcherFor([fixture], { maxBytes: 1024 * 1024 });
     const response = await fetcher.fetch(`${fixture.origin}/big`);
     expect(response.truncated).toBe(true);
@@ -463,14 +472,18 @@ describe('createSafeFetcher limits', () => {
     ['br', brotliCompressSync],
   ] as const)('decodes %s bodies', async (encoding, compress) => {
     const page = '<html><head><title>é</title></head></html>';
-    const fixture = await serve((_req, res) => res.writeHead(200, { 'content-encoding': encoding }).end(compress(Buffer.from(page))));
+    const fixture = await serve((_req, res) =>
+      res.writeHead(200, { 'content-encoding': encoding }).end(compress(Buffer.from(page))),
+    );
     const response = await fetcherFor([fixture]).fetch(`${fixture.origin}/`);
     expect(response.body.toString()).toBe(page);
     expect(response.truncated).toBe(false);
   });
 
   it('fails finally, not as a retryable network error, on response headers over the size limit', async () => {
-    const site = await serve((_req, res) => res.writeHead(200, { 'x-padding': 'a'.repeat(100 * 1024), 'content-type': 'text/html' }).end('<html></html>'));
+    const site = await serve((_req, res) =>
+      res.writeHead(200, { 'x-padding': 'a'.repeat(100 * 1024), 'content-type': 'text/html' }).end('<html></html>'),
+    );
     const error = await failure(fetcherFor([site]).fetch(`${site.origin}/`));
     expect(error).toBeInstanceOf(FetchFailedError);
     expect(error).toMatchObject({ kind: 'protocol', retryable: false });
@@ -481,8 +494,14 @@ describe('createSafeFetcher limits', () => {
       res.writeHead(200, { 'content-encoding': req.url === '/corrupt' ? 'gzip' : 'compress' }).end('plain text'),
     );
     const fetcher = fetcherFor([fixture]);
-    expect(await failed(fetcher.fetch(`${fixture.origin}/corrupt`))).toMatchObject({ kind: 'protocol', retryable: false });
-    expect(await failed(fetcher.fetch(`${fixture.origin}/unknown`))).toMatchObject({ kind: 'protocol', retryable: false });
+    expect(await failed(fetcher.fetch(`${fixture.origin}/corrupt`))).toMatchObject({
+      kind: 'protocol',
+      retryable: false,
+    });
+    expect(await failed(fetcher.fetch(`${fixture.origin}/unknown`))).toMatchObject({
+      kind: 'protocol',
+      retryable: false,
+    });
   });
 
   it('stops reading at </head> when asked, even if the marker is split across chunks', async () => {

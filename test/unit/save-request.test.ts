@@ -19,18 +19,33 @@ function rejected(rawBody: string | null | undefined): ValidationIssue[] {
 const rejectedBody = (body: Record<string, unknown>) => rejected(JSON.stringify(body));
 
 /** No lone UTF-16 surrogate anywhere in the string. */
-const wellFormed = (value: string) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value);
+const wellFormed = (value: string) =>
+  !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value);
 
 describe('parseSaveRequest: accepted bodies', () => {
   it('parses every field', () => {
     const request = accepted({ url, title: 'T', selection: 'S', comment: 'C #tag', description: 'D', append: true });
     expect(request.url).toBeInstanceOf(URL);
-    expect({ ...request, url: request.url.href }).toEqual({ url, title: 'T', selection: 'S', comment: 'C #tag', description: 'D', append: true });
+    expect({ ...request, url: request.url.href }).toEqual({
+      url,
+      title: 'T',
+      selection: 'S',
+      comment: 'C #tag',
+      description: 'D',
+      append: true,
+    });
   });
 
   it('leaves omitted optional fields null and append false', () => {
     const request = accepted({ url });
-    expect({ ...request, url: request.url.href }).toEqual({ url, title: null, selection: null, comment: null, description: null, append: false });
+    expect({ ...request, url: request.url.href }).toEqual({
+      url,
+      title: null,
+      selection: null,
+      comment: null,
+      description: null,
+      append: false,
+    });
   });
 
   it('accepts null for the nullable fields', () => {
@@ -47,11 +62,14 @@ describe('parseSaveRequest: accepted bodies', () => {
     expect(accepted({ url, [field]: value })[field as keyof SaveRequest]).toBeNull();
   });
 
-  it.each(['title', 'selection', 'comment', 'description'])('replaces lone surrogates in %s with U+FFFD and keeps pairs', (field) => {
-    const raw = `{"url": "${url}", "${field}": "a\\ud800b\\udc00c\\ud83d\\ude00"}`;
-    const result = parseSaveRequest(raw);
-    expect(result.ok && result.request[field as keyof SaveRequest]).toBe('a\uFFFDb\uFFFDc😀');
-  });
+  it.each(['title', 'selection', 'comment', 'description'])(
+    'replaces lone surrogates in %s with U+FFFD and keeps pairs',
+    (field) => {
+      const raw = `{"url": "${url}", "${field}": "a\\ud800b\\udc00c\\ud83d\\ude00"}`;
+      const result = parseSaveRequest(raw);
+      expect(result.ok && result.request[field as keyof SaveRequest]).toBe('a\uFFFDb\uFFFDc😀');
+    },
+  );
 
   it('ignores unknown fields', () => {
     const request = accepted({ url, tags: ['x'], note_id: 'n', extra: { nested: true } });
@@ -104,18 +122,24 @@ describe('parseSaveRequest: HTTPValidationError items', () => {
     it.each(['url', 'title', 'selection', 'comment', 'description'])('%s', (field) => {
       for (const value of [42, true, { a: 1 }, ['x']]) {
         const body = field === 'url' ? { url: value } : { url, [field]: value };
-        expect(rejectedBody(body)).toEqual([{ loc: ['body', field], msg: 'Input should be a valid string', type: 'string_type' }]);
+        expect(rejectedBody(body)).toEqual([
+          { loc: ['body', field], msg: 'Input should be a valid string', type: 'string_type' },
+        ]);
       }
     });
 
     it('url: null is string_type too', () => {
-      expect(rejectedBody({ url: null })).toEqual([{ loc: ['body', 'url'], msg: 'Input should be a valid string', type: 'string_type' }]);
+      expect(rejectedBody({ url: null })).toEqual([
+        { loc: ['body', 'url'], msg: 'Input should be a valid string', type: 'string_type' },
+      ]);
     });
   });
 
   describe('a non-boolean append is bool_type', () => {
     it.each(['yes', 'true', 1, 0, [], {}])('%j', (append) => {
-      expect(rejectedBody({ url, append })).toEqual([{ loc: ['body', 'append'], msg: 'Input should be a valid boolean', type: 'bool_type' }]);
+      expect(rejectedBody({ url, append })).toEqual([
+        { loc: ['body', 'append'], msg: 'Input should be a valid boolean', type: 'bool_type' },
+      ]);
     });
   });
 
@@ -131,7 +155,11 @@ describe('parseSaveRequest: HTTPValidationError items', () => {
       ],
       [
         `https://${'h'.repeat(254)}/`,
-        { type: 'url_parsing', msg: 'Input should be a valid URL, host should have at most 253 characters', ctx: { max_length: 253 } },
+        {
+          type: 'url_parsing',
+          msg: 'Input should be a valid URL, host should have at most 253 characters',
+          ctx: { max_length: 253 },
+        },
       ],
     ])('%j', (value, problem) => {
       expect(rejectedBody({ url: value })).toEqual([{ loc: ['body', 'url'], ...problem }]);
@@ -146,7 +174,12 @@ describe('parseSaveRequest: HTTPValidationError items', () => {
     ])('%s over %i characters', (field, max, expected) => {
       expect(max).toBe(expected);
       expect(rejectedBody({ url, [field]: 'x'.repeat(max + 1) })).toEqual([
-        { loc: ['body', field], msg: `String should have at most ${max} characters`, type: 'string_too_long', ctx: { max_length: max } },
+        {
+          loc: ['body', field],
+          msg: `String should have at most ${max} characters`,
+          type: 'string_too_long',
+          ctx: { max_length: max },
+        },
       ]);
     });
   });
@@ -164,18 +197,25 @@ describe('parseSaveRequest: HTTPValidationError items', () => {
 
 describe('parseSaveRequest: bodies that are not a JSON object', () => {
   describe('invalid JSON is json_invalid at ["body", 0]', () => {
-    it.each(['not json', "{url: 'https://x.test'}", '{"url": "https://x.test"', '{"url": "https://x.test",}'])('%j', (raw) => {
-      const [issue, ...others] = rejected(raw);
-      expect(others).toEqual([]);
-      expect(issue).toMatchObject({ loc: ['body', 0], msg: 'JSON decode error', type: 'json_invalid' });
-      expect(issue?.ctx?.error).toEqual(expect.any(String));
-    });
+    it.each(['not json', "{url: 'https://x.test'}", '{"url": "https://x.test"', '{"url": "https://x.test",}'])(
+      '%j',
+      (raw) => {
+        const [issue, ...others] = rejected(raw);
+        expect(others).toEqual([]);
+        expect(issue).toMatchObject({ loc: ['body', 0], msg: 'JSON decode error', type: 'json_invalid' });
+        expect(issue?.ctx?.error).toEqual(expect.any(String));
+      },
+    );
   });
 
   describe('JSON that is not an object is model_attributes_type at ["body"]', () => {
     it.each(['[]', '[{"url": "https://x.test"}]', '"https://x.test"', '42', 'true', 'null'])('%s', (raw) => {
       expect(rejected(raw)).toEqual([
-        { loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', type: 'model_attributes_type' },
+        {
+          loc: ['body'],
+          msg: 'Input should be a valid dictionary or object to extract fields from',
+          type: 'model_attributes_type',
+        },
       ]);
     });
   });

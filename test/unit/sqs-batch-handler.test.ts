@@ -1,8 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
-import { RetryLaterError, retryDelaySeconds, type Attempt } from '../../functions/core/enrichment';
-import { sqsWorker, type SqsWorkerOptions } from '../../functions/queue-consumer/sqs-batch-handler';
+import { type Attempt, RetryLaterError, retryDelaySeconds } from '../../functions/core/enrichment';
+import { type SqsWorkerOptions, sqsWorker } from '../../functions/queue-consumer/sqs-batch-handler';
 import { context, sqsRecord } from '../support/factories';
 import { testMetrics } from '../support/observability';
 
@@ -15,7 +15,8 @@ interface Job {
 const MAX_ATTEMPTS = 5;
 const RETRY_BASE_SECONDS = 30;
 
-const jobRecord = (messageId: string, result: Job['result'], receiveCount = 1) => sqsRecord({ messageId, body: JSON.stringify({ name: messageId, result }), receiveCount });
+const jobRecord = (messageId: string, result: Job['result'], receiveCount = 1) =>
+  sqsRecord({ messageId, body: JSON.stringify({ name: messageId, result }), receiveCount });
 
 type DelayRedelivery = SqsWorkerOptions<Job>['delayRedelivery'];
 
@@ -42,12 +43,15 @@ function worker(delayRedelivery = vi.fn<DelayRedelivery>(async () => {})) {
   return { invoke, process, delayRedelivery, counted, warned };
 }
 
-const failedIds = (response: { batchItemFailures: { itemIdentifier: string }[] }) => response.batchItemFailures.map((failure) => failure.itemIdentifier).sort();
+const failedIds = (response: { batchItemFailures: { itemIdentifier: string }[] }) =>
+  response.batchItemFailures.map((failure) => failure.itemIdentifier).sort();
 
 describe('sqsWorker', () => {
   it('reports no failures when every record is processed', async () => {
     const { invoke, process } = worker();
-    await expect(invoke(jobRecord('m1', 'ok'), jobRecord('m2', 'ok'), jobRecord('m3', 'ok'))).resolves.toEqual({ batchItemFailures: [] });
+    await expect(invoke(jobRecord('m1', 'ok'), jobRecord('m2', 'ok'), jobRecord('m3', 'ok'))).resolves.toEqual({
+      batchItemFailures: [],
+    });
     expect(process).toHaveBeenCalledTimes(3);
   });
 
@@ -76,7 +80,10 @@ describe('sqsWorker', () => {
     expect(failedIds(response)).toEqual(['m1']);
     expect(delayRedelivery).toHaveBeenCalledOnce();
     expect(counted.mock.calls.map(([name]) => name)).toContain('RedeliveryDelayFailed');
-    expect(warned).toHaveBeenCalledWith('Could not delay redelivery', { messageId: 'm1', error: 'Error: SQS unavailable' });
+    expect(warned).toHaveBeenCalledWith('Could not delay redelivery', {
+      messageId: 'm1',
+      error: 'Error: SQS unavailable',
+    });
   });
 
   it('returns every id when the whole batch fails, instead of throwing', async () => {
@@ -99,12 +106,21 @@ describe('sqsWorker', () => {
   it('counts processed, retried and failed messages', async () => {
     const { invoke, counted } = worker();
     await invoke(jobRecord('m1', 'ok'), jobRecord('m2', 'retry'), jobRecord('m3', 'fail'), jobRecord('m4', 'ok'));
-    expect(counted.mock.calls.map(([name]) => name).sort()).toEqual(['MessagesFailed', 'MessagesProcessed', 'MessagesProcessed', 'MessagesRetried']);
+    expect(counted.mock.calls.map(([name]) => name).sort()).toEqual([
+      'MessagesFailed',
+      'MessagesProcessed',
+      'MessagesProcessed',
+      'MessagesRetried',
+    ]);
   });
 
   it('reports a record whose body cannot be parsed as failed, without processing it', async () => {
     const { invoke, process } = worker();
-    const response = await invoke(jobRecord('m1', 'ok'), sqsRecord({ messageId: 'm2', body: '{not json' }), jobRecord('m3', 'ok'));
+    const response = await invoke(
+      jobRecord('m1', 'ok'),
+      sqsRecord({ messageId: 'm2', body: '{not json' }),
+      jobRecord('m3', 'ok'),
+    );
     expect(failedIds(response)).toEqual(['m2']);
     expect(process.mock.calls.map(([job]) => job.name).sort()).toEqual(['m1', 'm3']);
   });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { AccessToken } from '../../functions/core/model';
-import { expiryAfterRotation, lastUseDue, parseDuration, tokenAccepted, userAgentFamily } from '../../functions/core/token-lifecycle';
+import {
+  expiryAfterRotation,
+  lastUseDue,
+  parseDuration,
+  tokenAccepted,
+  userAgentFamily,
+} from '../../functions/core/token-lifecycle';
 
 const token = (fields: Partial<AccessToken> = {}): AccessToken => ({
   id: 't',
@@ -23,7 +29,9 @@ describe('token lifecycle rules', () => {
     ['0h', 0],
   ])('parses the duration %j', (text, ms) => expect(parseDuration(text, '--x')).toBe(ms));
 
-  it.each(['', '3 weeks', '1.5h', '-1d', '10s', 'd'])('refuses the duration %j', (text) => expect(() => parseDuration(text, '--grace')).toThrow(/--grace takes a duration/));
+  it.each(['', '3 weeks', '1.5h', '-1d', '10s', 'd'])('refuses the duration %j', (text) =>
+    expect(() => parseDuration(text, '--grace')).toThrow(/--grace takes a duration/),
+  );
 
   it('accepts a token until its expiry, never a revoked one', () => {
     const expiring = token({ expires: '2026-02-01T00:00:00.000Z' });
@@ -43,14 +51,25 @@ describe('token lifecycle rules', () => {
   it('ends a rotated token at the end of the grace period, or sooner when it expires sooner', () => {
     const now = at('2026-01-01T00:00:00.000Z');
     expect(expiryAfterRotation(token(), now, 3_600_000)).toMatch(/^2026-01-01T01:00:00/);
-    expect(expiryAfterRotation(token({ expires: '2026-01-01T00:30:00.000Z' }), now, 3_600_000)).toBe('2026-01-01T00:30:00.000Z');
+    expect(expiryAfterRotation(token({ expires: '2026-01-01T00:30:00.000Z' }), now, 3_600_000)).toBe(
+      '2026-01-01T00:30:00.000Z',
+    );
   });
 
   it.each([
-    ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36', 'Chrome'],
-    ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0', 'Edge'],
+    [
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+      'Chrome',
+    ],
+    [
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0',
+      'Edge',
+    ],
     ['Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0', 'Firefox'],
-    ['Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15', 'Safari'],
+    [
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15',
+      'Safari',
+    ],
     ['curl/8.5.0', 'curl'],
     ['python-requests/2.32.3', 'python-requests'],
     ['', null],

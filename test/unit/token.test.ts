@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { crc32 } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
 import { bearerToken, hashToken, mintToken } from '../../functions/core/token';
 import { isWellFormedToken, TOKEN_PREFIX, tokenChecksum, tokenProblem } from '../../functions/core/token-format';
 
@@ -10,7 +10,9 @@ const TOKEN_SHAPE = /^gln_[0-9A-Za-z]{36}$/;
 /** Every token that differs from `token` by one base62 character at one of `positions`. */
 function singleCharacterVariants(token: string, positions: number[]): string[] {
   return positions.flatMap((position) =>
-    [...BASE62].filter((char) => char !== token[position]).map((char) => token.slice(0, position) + char + token.slice(position + 1)),
+    [...BASE62]
+      .filter((char) => char !== token[position])
+      .map((char) => token.slice(0, position) + char + token.slice(position + 1)),
   );
 }
 
@@ -128,7 +130,16 @@ describe('bearerToken', () => {
     expect(bearerToken(header)).toBe(token);
   });
 
-  it.each([['Basic dXNlcjpwYXNz'], ['Bearer'], ['Bearer '], ['Bearer a b'], ['Bearergln_abc'], ['Token gln_abc'], [''], [undefined]])('%j → null', (header) => {
+  it.each([
+    ['Basic dXNlcjpwYXNz'],
+    ['Bearer'],
+    ['Bearer '],
+    ['Bearer a b'],
+    ['Bearergln_abc'],
+    ['Token gln_abc'],
+    [''],
+    [undefined],
+  ])('%j → null', (header) => {
     expect(bearerToken(header)).toBeNull();
   });
 });

@@ -55,9 +55,12 @@ describe('parseBookmarkUrl', () => {
   });
 
   describe('rejects what is not an absolute URL with a host as url_parsing', () => {
-    it.each(['/relative/path', 'relative/path', 'x.test/page', 'http://', 'https://', 'not a url', '', '   '])('%j', (input) => {
-      expect(parseBookmarkUrl(input)).toEqual({ ok: false, problem: 'url_parsing' });
-    });
+    it.each(['/relative/path', 'relative/path', 'x.test/page', 'http://', 'https://', 'not a url', '', '   '])(
+      '%j',
+      (input) => {
+        expect(parseBookmarkUrl(input)).toEqual({ ok: false, problem: 'url_parsing' });
+      },
+    );
   });
 
   describe('length', () => {
@@ -70,12 +73,18 @@ describe('parseBookmarkUrl', () => {
     });
 
     it('reports url_too_long before looking at the scheme', () => {
-      expect(parseBookmarkUrl(`javascript:${'a'.repeat(URL_MAX_LENGTH)}`)).toEqual({ ok: false, problem: 'url_too_long' });
+      expect(parseBookmarkUrl(`javascript:${'a'.repeat(URL_MAX_LENGTH)}`)).toEqual({
+        ok: false,
+        problem: 'url_too_long',
+      });
     });
   });
 
   describe('host length (DNS allows 253 characters)', () => {
-    const labels = (total: number) => Array.from({ length: Math.ceil(total / 50) }, (_, i) => 'a'.repeat(49) + String(i % 10)).join('.').slice(0, total);
+    const labels = (total: number) =>
+      Array.from({ length: Math.ceil(total / 50) }, (_, i) => 'a'.repeat(49) + String(i % 10))
+        .join('.')
+        .slice(0, total);
 
     it(`accepts a host of ${HOST_MAX_LENGTH} characters, with or without the root dot`, () => {
       expect(parseBookmarkUrl(`https://${labels(HOST_MAX_LENGTH)}/`).ok).toBe(true);
@@ -83,12 +92,16 @@ describe('parseBookmarkUrl', () => {
     });
 
     it(`rejects a host of ${HOST_MAX_LENGTH + 1} characters as host_too_long`, () => {
-      expect(parseBookmarkUrl(`https://${labels(HOST_MAX_LENGTH + 1)}/`)).toEqual({ ok: false, problem: 'host_too_long' });
+      expect(parseBookmarkUrl(`https://${labels(HOST_MAX_LENGTH + 1)}/`)).toEqual({
+        ok: false,
+        problem: 'host_too_long',
+      });
     });
 
     it('counts the punycoded host, not the characters as written', () => {
       // Distinct CJK characters: each takes several ASCII characters once punycoded.
-      const label = (k: number) => Array.from({ length: 40 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7919 + k * 104729) % 20000))).join('');
+      const label = (k: number) =>
+        Array.from({ length: 40 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7919 + k * 104729) % 20000))).join('');
       const written = `${[0, 1, 2].map(label).join('.')}.test`;
       expect(written.length).toBeLessThan(HOST_MAX_LENGTH);
       expect(parseBookmarkUrl(`https://${written}/`)).toEqual({ ok: false, problem: 'host_too_long' });
@@ -163,7 +176,9 @@ describe('normalizeUrl', () => {
   });
 
   it('keeps the other parameters in their original order, repeats included', () => {
-    expect(identity('https://x.test/a?b=2&utm_source=x&a=1&tag=x&fbclid=y&tag=y')).toBe('https://x.test/a?b=2&a=1&tag=x&tag=y');
+    expect(identity('https://x.test/a?b=2&utm_source=x&a=1&tag=x&fbclid=y&tag=y')).toBe(
+      'https://x.test/a?b=2&a=1&tag=x&tag=y',
+    );
   });
 
   it('drops the "?" when only tracking parameters were present', () => {

@@ -1,5 +1,11 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { UserReader } from '../../core/accounts';
 import type { Page, PageRequest } from '../../core/listing';
 import type { AccessToken, User } from '../../core/model';
@@ -7,8 +13,8 @@ import type { SaveContext, SaveContextReader } from '../../core/save-bookmark';
 import { isoTimestamp } from '../../core/text';
 import { LAST_USE_INTERVAL_MS } from '../../core/token-lifecycle';
 import { batchGetAll } from './batch-get';
-import { keys, LOOKUP_INDEX } from './keys';
 import { queryIndexPage } from './index-page';
+import { keys, LOOKUP_INDEX } from './keys';
 import { cancellationReasons } from './transactions';
 import { transactForUser } from './user-transaction';
 
@@ -36,7 +42,13 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
 
   /** A page of all users, oldest first. */
   async listUsers(page: PageRequest): Promise<Page<User>> {
-    const { items, cursor } = await queryIndexPage(this.doc, this.tableName, keys.usersIndex().gsi1pk, page, 'oldest first');
+    const { items, cursor } = await queryIndexPage(
+      this.doc,
+      this.tableName,
+      keys.usersIndex().gsi1pk,
+      page,
+      'oldest first',
+    );
     return { items: items.map(toUser), cursor };
   }
 
@@ -70,7 +82,11 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
    * Stores the replacement of a token, which it names and which keeps working until `oldExpires`;
    * returns false when the old token is gone or revoked meanwhile.
    */
-  async rotateToken(old: { tokenHash: string; expires: string }, replacement: AccessToken, replacementHash: string): Promise<boolean> {
+  async rotateToken(
+    old: { tokenHash: string; expires: string },
+    replacement: AccessToken,
+    replacementHash: string,
+  ): Promise<boolean> {
     try {
       await transactForUser(this.doc, this.tableName, replacement.userId, [
         ...this.tokenPuts(replacement, replacementHash),
@@ -100,7 +116,12 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
-      { Put: { TableName: this.tableName, Item: { ...keys.userToken(token.userId, token.id), type: 'UserToken', tokenId: token.id, tokenHash } } },
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: { ...keys.userToken(token.userId, token.id), type: 'UserToken', tokenId: token.id, tokenHash },
+        },
+      },
     ];
   }
 
@@ -134,7 +155,11 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
       refs.push(...(page.Items ?? []));
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
-    const items = await batchGetAll(this.doc, this.tableName, refs.map((ref) => keys.token(ref.tokenHash as string)));
+    const items = await batchGetAll(
+      this.doc,
+      this.tableName,
+      refs.map((ref) => keys.token(ref.tokenHash as string)),
+    );
     return items.map(toAccessToken).sort((a, b) => a.created.localeCompare(b.created) || a.id.localeCompare(b.id));
   }
 
@@ -171,8 +196,14 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
           Key: keys.token(tokenHash),
           UpdateExpression: 'SET lastUsed = :at, lastUsedAgent = :agent',
           // A new token stores lastUsed as NULL; tokens from before it was kept have none.
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(lastUsed) OR attribute_type(lastUsed, :null) OR lastUsed <= :due)',
-          ExpressionAttributeValues: { ':at': isoTimestamp(at), ':agent': agentFamily, ':null': 'NULL', ':due': isoTimestamp(new Date(at.getTime() - LAST_USE_INTERVAL_MS)) },
+          ConditionExpression:
+            'attribute_exists(pk) AND (attribute_not_exists(lastUsed) OR attribute_type(lastUsed, :null) OR lastUsed <= :due)',
+          ExpressionAttributeValues: {
+            ':at': isoTimestamp(at),
+            ':agent': agentFamily,
+            ':null': 'NULL',
+            ':due': isoTimestamp(new Date(at.getTime() - LAST_USE_INTERVAL_MS)),
+          },
         }),
       );
     } catch (error) {

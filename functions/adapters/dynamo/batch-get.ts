@@ -18,7 +18,9 @@ export async function batchGetAll(
     for (let attempt = 1; pending.length > 0; attempt++) {
       if (attempt > 1) await backoff(attempt);
       const { Responses, UnprocessedKeys } = await doc.send(
-        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: options.consistentRead } } }),
+        new BatchGetCommand({
+          RequestItems: { [tableName]: { Keys: pending, ConsistentRead: options.consistentRead } },
+        }),
       );
       items.push(...(Responses?.[tableName] ?? []));
       pending = UnprocessedKeys?.[tableName]?.Keys ?? [];

@@ -1,20 +1,43 @@
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { EnrichmentRequest, PageOutcome } from '../../core/enrichment';
 import type { PendingEnrichment } from '../../core/enrichment-outbox';
+import type { IdempotencyClaim } from '../../core/idempotency';
 import type { Page, PageRequest } from '../../core/listing';
 import type { Bookmark, Highlight, Note } from '../../core/model';
-import type { IdempotencyClaim } from '../../core/idempotency';
-import { NoteNotFoundError, type AnswerOutcome, type BookmarkStore, type CreateBookmarkOutcome, type KeyTaken, type NoteChange, type NoteUpdate, type SaveRecord } from '../../core/save-bookmark';
+import {
+  type AnswerOutcome,
+  type BookmarkStore,
+  type CreateBookmarkOutcome,
+  type KeyTaken,
+  type NoteChange,
+  NoteNotFoundError,
+  type NoteUpdate,
+  type SaveRecord,
+} from '../../core/save-bookmark';
 import { isoTimestamp } from '../../core/text';
-import { idempotencyClaimDelete, idempotencyClaimPut, idempotencyRecordPut, storedAnswer, takenKey } from './idempotency-records';
 import { batchGetAll } from './batch-get';
-import { highlightItem, toBookmark, toNote } from './items';
 import { noteHighlightItems } from './highlight-items';
+import {
+  idempotencyClaimDelete,
+  idempotencyClaimPut,
+  idempotencyRecordPut,
+  storedAnswer,
+  takenKey,
+} from './idempotency-records';
+import { queryIndexPage } from './index-page';
+import { highlightItem, toBookmark, toNote } from './items';
 import { keys, LOOKUP_INDEX } from './keys';
 import { backoff, cancellationReasons, fillTransaction, retryOnConflict } from './transactions';
-import { queryIndexPage } from './index-page';
 
 /** Optimistic note updates give up after this many lost races (each retry re-reads the note). */
 const MAX_NOTE_UPDATE_ATTEMPTS = 40;
@@ -43,7 +66,13 @@ export class DynamoBookmarkStore implements BookmarkStore {
           // Uniqueness of (user, normalised URL): the marker exists exactly when the bookmark does.
           Put: {
             TableName,
-            Item: { ...keys.savedUrl(bookmark.userId, bookmark.normalizedUrl), type: 'SavedUrl', bookmarkId: bookmark.id, noteId: note.id, url: bookmark.normalizedUrl },
+            Item: {
+              ...keys.savedUrl(bookmark.userId, bookmark.normalizedUrl),
+              type: 'SavedUrl',
+              bookmarkId: bookmark.id,
+              noteId: note.id,
+              url: bookmark.normalizedUrl,
+            },
             ConditionExpression: 'attribute_not_exists(pk)',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
@@ -59,7 +88,9 @@ export class DynamoBookmarkStore implements BookmarkStore {
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
-        { Put: { TableName, Item: bookmarkItem(bookmark, enrichment), ConditionExpression: 'attribute_not_exists(pk)' } },
+        {
+          Put: { TableName, Item: bookmarkItem(bookmark, enrichment), ConditionExpression: 'attribute_not_exists(pk)' },
+        },
         { Put: { TableName, Item: noteItem(note), ConditionExpression: 'attribute_not_exists(pk)' } },
         ...note.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(note, tag) } })),
       ],
@@ -121,7 +152,8 @@ export class DynamoBookmarkStore implements BookmarkStore {
       await this.doc.send(new PutCommand(put));
       return null;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException && error.Item) return { kind: 'key-taken', stored: storedAnswer(error.Item) };
+      if (error instanceof ConditionalCheckFailedException && error.Item)
+        return { kind: 'key-taken', stored: storedAnswer(error.Item) };
       throw error;
     }
   }
@@ -206,26 +238,43 @@ export class DynamoBookmarkStore implements BookmarkStore {
    * Without a tag the index holds the notes themselves; with one, its entries name the notes to read.
    */
   async listNotes(userId: string, filter: { tag?: string }, page: PageRequest): Promise<Page<Note>> {
-    const partition = filter.tag === undefined ? keys.userNotesIndex(userId).gsi1pk : keys.tagIndex(userId, filter.tag).gsi1pk;
+    const partition =
+      filter.tag === undefined ? keys.userNotesIndex(userId).gsi1pk : keys.tagIndex(userId, filter.tag).gsi1pk;
     const { items, cursor } = await queryIndexPage(this.doc, this.tableName, partition, page, 'newest first');
-    const notes = filter.tag === undefined ? items.map(toNote) : await this.notesInOrder(items.map((entry) => entry.noteId as string));
+    const notes =
+      filter.tag === undefined
+        ? items.map(toNote)
+        : await this.notesInOrder(items.map((entry) => entry.noteId as string));
     return { items: notes, cursor };
   }
 
   /** A page of the user's bookmarks, in the order of their notes (see listNotes). */
   async listBookmarks(userId: string, filter: { tag?: string }, page: PageRequest): Promise<Page<Bookmark>> {
     const notes = await this.listNotes(userId, filter, page);
-    return { items: await this.getBookmarks(notes.items.flatMap((note) => (note.bookmarkId ? [note.bookmarkId] : []))), cursor: notes.cursor };
+    return {
+      items: await this.getBookmarks(notes.items.flatMap((note) => (note.bookmarkId ? [note.bookmarkId] : []))),
+      cursor: notes.cursor,
+    };
   }
 
   /** The bookmarks with these ids that exist, in the order given. */
   async getBookmarks(ids: readonly string[]): Promise<Bookmark[]> {
-    const found = new Map((await batchGetAll(this.doc, this.tableName, ids.map(keys.bookmark))).map((item) => [item.id as string, toBookmark(item)]));
+    const found = new Map(
+      (await batchGetAll(this.doc, this.tableName, ids.map(keys.bookmark))).map((item) => [
+        item.id as string,
+        toBookmark(item),
+      ]),
+    );
     return ids.flatMap((id) => found.get(id) ?? []);
   }
 
   private async notesInOrder(noteIds: string[]): Promise<Note[]> {
-    const found = new Map((await batchGetAll(this.doc, this.tableName, noteIds.map(keys.note))).map((item) => [item.id as string, toNote(item)]));
+    const found = new Map(
+      (await batchGetAll(this.doc, this.tableName, noteIds.map(keys.note))).map((item) => [
+        item.id as string,
+        toNote(item),
+      ]),
+    );
     return noteIds.flatMap((id) => found.get(id) ?? []);
   }
 
@@ -240,11 +289,21 @@ export class DynamoBookmarkStore implements BookmarkStore {
     for (let attempt = 1; ; attempt++) {
       const note = await this.getNote(noteId);
       if (!note) return null;
-      const [bookmark, highlights] = await Promise.all([note.bookmarkId ? this.getBookmark(note.bookmarkId) : null, noteHighlightItems(this.doc, TableName, note.id, 'pk, sk') as Promise<{ pk: string; sk: string }[]>]);
+      const [bookmark, highlights] = await Promise.all([
+        note.bookmarkId ? this.getBookmark(note.bookmarkId) : null,
+        noteHighlightItems(this.doc, TableName, note.id, 'pk, sk') as Promise<{ pk: string; sk: string }[]>,
+      ]);
       // The highlights go with the note in its transaction as far as it has room; the rest right after it.
       const { actions, overflow } = fillTransaction(
         [
-          { Delete: { TableName, Key: keys.note(note.id), ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': note.version } } },
+          {
+            Delete: {
+              TableName,
+              Key: keys.note(note.id),
+              ConditionExpression: 'version = :version',
+              ExpressionAttributeValues: { ':version': note.version },
+            },
+          },
           {
             Update: {
               TableName,
@@ -282,11 +341,15 @@ export class DynamoBookmarkStore implements BookmarkStore {
 
   /** Records how the page enrichment ended and takes the bookmark out of the enrichment outbox. */
   async recordPageOutcome(bookmarkId: string, outcome: PageOutcome): Promise<void> {
-    await this.updateBookmark(bookmarkId, 'SET pageStatus = :status, pageError = :reason, enrichedAt = :at REMOVE gsi1pk, gsi1sk', {
-      ':status': outcome.status,
-      ':reason': outcome.status === 'failed' ? outcome.reason : null,
-      ':at': isoTimestamp(new Date()),
-    });
+    await this.updateBookmark(
+      bookmarkId,
+      'SET pageStatus = :status, pageError = :reason, enrichedAt = :at REMOVE gsi1pk, gsi1sk',
+      {
+        ':status': outcome.status,
+        ':reason': outcome.status === 'failed' ? outcome.reason : null,
+        ':at': isoTimestamp(new Date()),
+      },
+    );
   }
 
   /** Enrichment requests still in the outbox since before `before` (ISO time), oldest first. */
@@ -307,19 +370,39 @@ export class DynamoBookmarkStore implements BookmarkStore {
     // A bookmark enters the outbox when it is created (bookmarkItem), so that is when its request began to wait.
     return shards
       .flatMap((page) => page.Items ?? [])
-      .map((item) => ({ request: pendingRequest(item), sweeps: Number(item.sweeps ?? 0), pendingSince: item.created as string }));
+      .map((item) => ({
+        request: pendingRequest(item),
+        sweeps: Number(item.sweeps ?? 0),
+        pendingSince: item.created as string,
+      }));
   }
 
   /** Moves a re-published request to the back of the outbox, counting the attempt. */
   async deferEnrichment(bookmarkId: string, since: string): Promise<void> {
     const { gsi1sk } = keys.enrichmentOutbox(bookmarkId, since);
-    await this.updateBookmark(bookmarkId, 'SET gsi1sk = :since, sweeps = if_not_exists(sweeps, :zero) + :one', { ':since': gsi1sk, ':zero': 0, ':one': 1 }, 'attribute_exists(gsi1pk)');
+    await this.updateBookmark(
+      bookmarkId,
+      'SET gsi1sk = :since, sweeps = if_not_exists(sweeps, :zero) + :one',
+      { ':since': gsi1sk, ':zero': 0, ':one': 1 },
+      'attribute_exists(gsi1pk)',
+    );
   }
 
-  private async updateBookmark(bookmarkId: string, expression: string, values: Record<string, unknown>, condition = 'attribute_exists(pk)'): Promise<void> {
+  private async updateBookmark(
+    bookmarkId: string,
+    expression: string,
+    values: Record<string, unknown>,
+    condition = 'attribute_exists(pk)',
+  ): Promise<void> {
     try {
       await this.doc.send(
-        new UpdateCommand({ TableName: this.tableName, Key: keys.bookmark(bookmarkId), UpdateExpression: expression, ConditionExpression: condition, ExpressionAttributeValues: values }),
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.bookmark(bookmarkId),
+          UpdateExpression: expression,
+          ConditionExpression: condition,
+          ExpressionAttributeValues: values,
+        }),
       );
     } catch (error) {
       // The bookmark was deleted meanwhile (or already left the outbox): nothing left to update.
@@ -333,7 +416,9 @@ export class DynamoBookmarkStore implements BookmarkStore {
   }
 
   async getNote(noteId: string): Promise<Note | null> {
-    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.note(noteId), ConsistentRead: true }));
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.note(noteId), ConsistentRead: true }),
+    );
     return Item ? toNote(Item) : null;
   }
 
@@ -344,11 +429,17 @@ export class DynamoBookmarkStore implements BookmarkStore {
   }
 
   /** Both in one BatchGetItem; unprocessed keys are read again, so "missing" means missing. */
-  private async loadBookmarkAndNote(ref: { bookmarkId: string; noteId: string }): Promise<{ bookmark: Bookmark; note: Note }> {
-    const items = await batchGetAll(this.doc, this.tableName, [keys.bookmark(ref.bookmarkId), keys.note(ref.noteId)], { consistentRead: true });
+  private async loadBookmarkAndNote(ref: {
+    bookmarkId: string;
+    noteId: string;
+  }): Promise<{ bookmark: Bookmark; note: Note }> {
+    const items = await batchGetAll(this.doc, this.tableName, [keys.bookmark(ref.bookmarkId), keys.note(ref.noteId)], {
+      consistentRead: true,
+    });
     const bookmark = items.find((item) => item.type === 'Bookmark');
     const note = items.find((item) => item.type === 'Note');
-    if (!bookmark || !note) throw new NoteNotFoundError(`Bookmark ${ref.bookmarkId} or its note ${ref.noteId} is missing`);
+    if (!bookmark || !note)
+      throw new NoteNotFoundError(`Bookmark ${ref.bookmarkId} or its note ${ref.noteId} is missing`);
     return { bookmark: toBookmark(bookmark), note: toNote(note) };
   }
 }
@@ -356,7 +447,9 @@ export class DynamoBookmarkStore implements BookmarkStore {
 /** A bookmark in the enrichment outbox keeps what is to be done; the request is rebuilt from it. */
 function bookmarkItem(bookmark: Bookmark, enrichment: EnrichmentRequest | null) {
   const intent = enrichment && { scrapeDescription: enrichment.scrapeDescription, fetchIcon: enrichment.fetchIcon };
-  const outbox = intent ? { ...keys.enrichmentOutbox(bookmark.id, bookmark.created), enrichment: intent, pageStatus: 'pending' } : {};
+  const outbox = intent
+    ? { ...keys.enrichmentOutbox(bookmark.id, bookmark.created), enrichment: intent, pageStatus: 'pending' }
+    : {};
   return { ...keys.bookmark(bookmark.id), type: 'Bookmark', ...bookmark, ...outbox };
 }
 
@@ -367,7 +460,14 @@ function pendingRequest(item: Record<string, unknown>): EnrichmentRequest {
 
 /** `highlightsRecorded`: the note's highlights have records (notes from before are `gleaner migrate`'s to do). */
 function noteItem(note: Note) {
-  return { ...keys.note(note.id), ...keys.userNotesIndex(note.userId, note.updated ?? note.created, note.id), type: 'Note', ...note, tags: [...note.tags], highlightsRecorded: true };
+  return {
+    ...keys.note(note.id),
+    ...keys.userNotesIndex(note.userId, note.updated ?? note.created, note.id),
+    type: 'Note',
+    ...note,
+    tags: [...note.tags],
+    highlightsRecorded: true,
+  };
 }
 
 function noteTagItem(note: Note, tag: string) {

@@ -16,13 +16,15 @@ export function createDynamoClients(
 ): DynamoClients {
   const instrument = options.instrument ?? ((client) => client);
   // Instrumented before the document client is built on it, which shares its middleware stack.
-  const client = instrument(new DynamoDBClient({
-    region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
-    maxAttempts: options.maxAttempts,
-    ...(options.endpoint
-      ? { endpoint: options.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
-  }));
+  const client = instrument(
+    new DynamoDBClient({
+      region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
+      maxAttempts: options.maxAttempts,
+      ...(options.endpoint
+        ? { endpoint: options.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+        : {}),
+    }),
+  );
   const doc = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });

@@ -1,4 +1,9 @@
-import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb';
 import { tableDefinition } from '../../platform/table-definition';
 
 /** Creates the table from the shared definition unless it exists (local stack and tests only). */

@@ -1,12 +1,18 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { FeedIndexEntry, FeedNote, PublishedFeedStore } from '../../core/feed';
 import type { FeedRecord, Highlight } from '../../core/model';
-import { transactForUser } from './user-transaction';
 import { batchGetAll } from './batch-get';
 import { noteHighlightItems } from './highlight-items';
-import { keys, LOOKUP_INDEX } from './keys';
 import { toHighlight, toNote } from './items';
+import { keys, LOOKUP_INDEX } from './keys';
+import { transactForUser } from './user-transaction';
 
 /** Index entries read per query page when an `all` filter has to skip notes lacking other tags. */
 const ALL_MATCH_PAGE_SIZE = 100;
@@ -46,7 +52,9 @@ export class DynamoFeedStore implements PublishedFeedStore {
   }
 
   async deleteFeed(feedId: string): Promise<boolean> {
-    const { Attributes } = await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: keys.feed(feedId), ReturnValues: 'ALL_OLD' }));
+    const { Attributes } = await this.doc.send(
+      new DeleteCommand({ TableName: this.tableName, Key: keys.feed(feedId), ReturnValues: 'ALL_OLD' }),
+    );
     return Attributes !== undefined;
   }
 
@@ -82,16 +90,39 @@ export class DynamoFeedStore implements PublishedFeedStore {
    */
   async matchingEntries(feed: FeedRecord, max: number, before: string | null = null): Promise<FeedIndexEntry[]> {
     if (feed.tags.length === 0 || max <= 0) return [];
-    const entries = feed.match === 'all' ? await this.entriesWithAllTags(feed, max, before) : await this.entriesWithAnyTag(feed, max, before);
-    return entries.map((entry) => ({ noteId: entry.noteId, updated: entry.sortKey.slice(0, entry.sortKey.lastIndexOf('#')) || null, position: entry.sortKey }));
+    const entries =
+      feed.match === 'all'
+        ? await this.entriesWithAllTags(feed, max, before)
+        : await this.entriesWithAnyTag(feed, max, before);
+    return entries.map((entry) => ({
+      noteId: entry.noteId,
+      updated: entry.sortKey.slice(0, entry.sortKey.lastIndexOf('#')) || null,
+      position: entry.sortKey,
+    }));
   }
 
   async notesOf(entries: readonly FeedIndexEntry[]): Promise<FeedNote[]> {
-    const items = await batchGetAll(this.doc, this.tableName, entries.map((entry) => keys.note(entry.noteId)));
+    const items = await batchGetAll(
+      this.doc,
+      this.tableName,
+      entries.map((entry) => keys.note(entry.noteId)),
+    );
     const byId = new Map(items.map(toNote).map((note) => [note.id, note]));
     return entries.flatMap((entry) => {
       const note = byId.get(entry.noteId);
-      return note ? [{ id: note.id, title: note.title, body: note.body, tags: note.tags, url: note.url, updated: note.updated, created: note.created }] : [];
+      return note
+        ? [
+            {
+              id: note.id,
+              title: note.title,
+              body: note.body,
+              tags: note.tags,
+              url: note.url,
+              updated: note.updated,
+              created: note.created,
+            },
+          ]
+        : [];
     });
   }
 
@@ -102,7 +133,9 @@ export class DynamoFeedStore implements PublishedFeedStore {
   }
 
   private async entriesWithAnyTag(feed: FeedRecord, max: number, before: string | null): Promise<TagIndexEntry[]> {
-    const perTag = await Promise.all(feed.tags.map((tag) => this.queryTagIndex(feed.userId, tag, { limit: max, before }).then((page) => page.entries)));
+    const perTag = await Promise.all(
+      feed.tags.map((tag) => this.queryTagIndex(feed.userId, tag, { limit: max, before }).then((page) => page.entries)),
+    );
     const newestFirst = perTag.flat().sort((a, b) => (a.sortKey < b.sortKey ? 1 : a.sortKey > b.sortKey ? -1 : 0));
     const seen = new Set<string>();
     return newestFirst.filter((entry) => !seen.has(entry.noteId) && seen.add(entry.noteId)).slice(0, max);
@@ -117,11 +150,22 @@ export class DynamoFeedStore implements PublishedFeedStore {
    * are served, so a read's cost stays bounded however large the workspace.
    */
   private async entriesWithAllTags(feed: FeedRecord, max: number, before: string | null): Promise<TagIndexEntry[]> {
-    const walks = feed.tags.map((tag) => ({ tag, others: feed.tags.filter((other) => other !== tag), found: [] as TagIndexEntry[], startKey: undefined as Record<string, unknown> | undefined, done: false }));
+    const walks = feed.tags.map((tag) => ({
+      tag,
+      others: feed.tags.filter((other) => other !== tag),
+      found: [] as TagIndexEntry[],
+      startKey: undefined as Record<string, unknown> | undefined,
+      done: false,
+    }));
     for (let round = 0; round < ALL_MATCH_MAX_ROUNDS; round++) {
       await Promise.all(
         walks.map(async (walk) => {
-          const page = await this.queryTagIndex(feed.userId, walk.tag, { limit: ALL_MATCH_PAGE_SIZE, alsoTagged: walk.others, startKey: walk.startKey, before });
+          const page = await this.queryTagIndex(feed.userId, walk.tag, {
+            limit: ALL_MATCH_PAGE_SIZE,
+            alsoTagged: walk.others,
+            startKey: walk.startKey,
+            before,
+          });
           walk.found.push(...page.entries);
           walk.startKey = page.lastKey;
           walk.done = page.lastKey === undefined;
@@ -136,7 +180,12 @@ export class DynamoFeedStore implements PublishedFeedStore {
   private async queryTagIndex(
     userId: string,
     tag: string,
-    options: { limit: number; alsoTagged?: readonly string[]; startKey?: Record<string, unknown>; before?: string | null },
+    options: {
+      limit: number;
+      alsoTagged?: readonly string[];
+      startKey?: Record<string, unknown>;
+      before?: string | null;
+    },
   ): Promise<{ entries: TagIndexEntry[]; lastKey?: Record<string, unknown> }> {
     const others = options.alsoTagged ?? [];
     const { Items, LastEvaluatedKey } = await this.doc.send(
@@ -157,7 +206,10 @@ export class DynamoFeedStore implements PublishedFeedStore {
         ExclusiveStartKey: options.startKey,
       }),
     );
-    return { entries: (Items ?? []).map((item) => ({ noteId: item.noteId as string, sortKey: item.gsi1sk as string })), lastKey: LastEvaluatedKey };
+    return {
+      entries: (Items ?? []).map((item) => ({ noteId: item.noteId as string, sortKey: item.gsi1sk as string })),
+      lastKey: LastEvaluatedKey,
+    };
   }
 }
 
@@ -168,7 +220,13 @@ interface TagIndexEntry {
 }
 
 function feedItem(feed: FeedRecord) {
-  return { ...keys.feed(feed.id), ...keys.userFeedsIndex(feed.userId, feed.created, feed.id), type: 'Feed', ...feed, tags: [...feed.tags] };
+  return {
+    ...keys.feed(feed.id),
+    ...keys.userFeedsIndex(feed.userId, feed.created, feed.id),
+    type: 'Feed',
+    ...feed,
+    tags: [...feed.tags],
+  };
 }
 
 function toFeed(item: Record<string, unknown>): FeedRecord {

@@ -1,8 +1,13 @@
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { HIGHLIGHT_SORT_PREFIX, keys } from './keys';
 
 /** The items of a note's highlights, in the order they were saved (`projection`: only those attributes). */
-export async function noteHighlightItems(doc: DynamoDBDocumentClient, tableName: string, noteId: string, projection?: string): Promise<Record<string, unknown>[]> {
+export async function noteHighlightItems(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  noteId: string,
+  projection?: string,
+): Promise<Record<string, unknown>[]> {
   const found: Record<string, unknown>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {

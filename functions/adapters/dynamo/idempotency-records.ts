@@ -11,8 +11,14 @@ import { keys, TTL_ATTRIBUTE } from './keys';
 export function idempotencyClaimPut(TableName: string, claim: IdempotencyClaim) {
   return {
     TableName,
-    Item: { ...keys.idempotency(claim.scope, claim.key), type: 'IdempotencyRecord', ...recordFields(claim), leaseUntil: claim.leaseUntil },
-    ConditionExpression: 'attribute_not_exists(pk) OR #ttl <= :now OR (attribute_not_exists(outcome) AND leaseUntil <= :now)',
+    Item: {
+      ...keys.idempotency(claim.scope, claim.key),
+      type: 'IdempotencyRecord',
+      ...recordFields(claim),
+      leaseUntil: claim.leaseUntil,
+    },
+    ConditionExpression:
+      'attribute_not_exists(pk) OR #ttl <= :now OR (attribute_not_exists(outcome) AND leaseUntil <= :now)',
     ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
     ExpressionAttributeValues: { ':now': claim.createdAt },
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
@@ -44,11 +50,21 @@ export function idempotencyRecordPut<Outcome>(TableName: string, record: Idempot
  */
 export function idempotencyClaimDelete(TableName: string, claim: IdempotencyClaim) {
   const { ConditionExpression, ExpressionAttributeValues } = claimedBy(claim);
-  return { TableName, Key: keys.idempotency(claim.scope, claim.key), ConditionExpression: `${ConditionExpression} AND attribute_not_exists(outcome)`, ExpressionAttributeValues };
+  return {
+    TableName,
+    Key: keys.idempotency(claim.scope, claim.key),
+    ConditionExpression: `${ConditionExpression} AND attribute_not_exists(outcome)`,
+    ExpressionAttributeValues,
+  };
 }
 
 function recordFields(record: Omit<IdempotencyClaim, 'leaseUntil'>) {
-  return { fingerprint: record.fingerprint, claimId: record.claimId, createdAt: record.createdAt, [TTL_ATTRIBUTE]: record.expiresAt };
+  return {
+    fingerprint: record.fingerprint,
+    claimId: record.claimId,
+    createdAt: record.createdAt,
+    [TTL_ATTRIBUTE]: record.expiresAt,
+  };
 }
 
 function claimedBy(claim: Pick<IdempotencyClaim, 'claimId'>) {
@@ -58,10 +74,17 @@ function claimedBy(claim: Pick<IdempotencyClaim, 'claimId'>) {
 /** What holds the key, from the item returned by a failed claim or completion. */
 export function storedAnswer<Outcome>(item: Record<string, AttributeValue>): StoredAnswer<Outcome> {
   const record = unmarshall(item);
-  return { fingerprint: record.fingerprint as string, outcome: record.outcome === undefined ? null : (JSON.parse(record.outcome as string) as Outcome) };
+  return {
+    fingerprint: record.fingerprint as string,
+    outcome: record.outcome === undefined ? null : (JSON.parse(record.outcome as string) as Outcome),
+  };
 }
 
 /** What holds the key when a transaction was cancelled because its request's claim is no longer its own. */
-export function takenKey<Outcome>(reason: CancellationReason | undefined): { kind: 'key-taken'; stored: StoredAnswer<Outcome> } | null {
-  return reason?.Code === 'ConditionalCheckFailed' && reason.Item ? { kind: 'key-taken', stored: storedAnswer(reason.Item) } : null;
+export function takenKey<Outcome>(
+  reason: CancellationReason | undefined,
+): { kind: 'key-taken'; stored: StoredAnswer<Outcome> } | null {
+  return reason?.Code === 'ConditionalCheckFailed' && reason.Item
+    ? { kind: 'key-taken', stored: storedAnswer(reason.Item) }
+    : null;
 }

@@ -1,4 +1,4 @@
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { InvalidCursorError, type PageRequest } from '../../core/listing';
 import { LOOKUP_INDEX } from './keys';
 
@@ -45,7 +45,10 @@ function decodeCursor(cursor: string | undefined, partition: string): IndexKey |
   }
   const fields = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
   const valid =
-    typeof key === 'object' && key !== null && Object.keys(key).length === fields.length && fields.every((field) => typeof (key as Record<string, unknown>)[field] === 'string');
+    typeof key === 'object' &&
+    key !== null &&
+    Object.keys(key).length === fields.length &&
+    fields.every((field) => typeof (key as Record<string, unknown>)[field] === 'string');
   if (!valid || (key as IndexKey).gsi1pk !== partition) throw new InvalidCursorError();
   return key as IndexKey;
 }

@@ -41,7 +41,10 @@ function bounded(value: string): string {
 export const keys = {
   user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'USER' }),
   /** Every user, oldest first (one partition: users are few and written once, for `gleaner users list`). */
-  usersIndex: (created?: string, userId?: string) => ({ gsi1pk: 'USERS', gsi1sk: created && userId ? `${created}#${userId}` : '' }),
+  usersIndex: (created?: string, userId?: string) => ({
+    gsi1pk: 'USERS',
+    gsi1sk: created && userId ? `${created}#${userId}` : '',
+  }),
   savedUrl: (userId: string, normalizedUrl: string): Key => ({
     pk: `USER#${userId}`,
     sk: `URL#${sha256(normalizedUrl)}`,
@@ -55,7 +58,10 @@ export const keys = {
    * Bookmarks whose enrichment has not completed, sharded over 16 partitions by the id's first hex
    * digit so a burst of saves does not make one hot key; the sweeper reads them back.
    */
-  enrichmentOutbox: (bookmarkId: string, since: string) => ({ gsi1pk: `OUTBOX#${bookmarkId[0]}`, gsi1sk: `${since}#${bookmarkId}` }),
+  enrichmentOutbox: (bookmarkId: string, since: string) => ({
+    gsi1pk: `OUTBOX#${bookmarkId[0]}`,
+    gsi1sk: `${since}#${bookmarkId}`,
+  }),
   enrichmentOutboxShards: [...'0123456789abcdef'].map((digit) => `OUTBOX#${digit}`),
   note: (noteId: string): Key => ({ pk: `NOTE#${noteId}`, sk: 'NOTE' }),
   /** A user's notes, most recently updated first (the same order as the tag index). */
@@ -65,7 +71,10 @@ export const keys = {
   }),
   noteTag: (noteId: string, tag: string): Key => ({ pk: `NOTE#${noteId}`, sk: `TAG#${tag}` }),
   /** A note's highlights live in its partition, in the order they were saved. */
-  highlight: (noteId: string, saved: string, highlightId: string): Key => ({ pk: `NOTE#${noteId}`, sk: `${HIGHLIGHT_SORT_PREFIX}${saved}#${highlightId}` }),
+  highlight: (noteId: string, saved: string, highlightId: string): Key => ({
+    pk: `NOTE#${noteId}`,
+    sk: `${HIGHLIGHT_SORT_PREFIX}${saved}#${highlightId}`,
+  }),
   tagIndex: (userId: string, tag: string, updated?: string, noteId?: string) => ({
     gsi1pk: `USER#${userId}#TAG#${tag}`,
     gsi1sk: updated && noteId ? `${updated}#${noteId}` : '',
@@ -75,7 +84,10 @@ export const keys = {
     gsi1pk: `USER#${userId}#FEEDS`,
     gsi1sk: created && feedId ? `${created}#${feedId}` : '',
   }),
-  rateLimitWindow: (subject: string, windowStart: number): Key => ({ pk: `RL#${bounded(subject)}`, sk: `W#${windowStart}` }),
+  rateLimitWindow: (subject: string, windowStart: number): Key => ({
+    pk: `RL#${bounded(subject)}`,
+    sk: `W#${windowStart}`,
+  }),
   site: (host: string): Key => ({ pk: `SITE#${bounded(host)}`, sk: 'SITE' }),
   icon: (hash: string): Key => ({ pk: `ICON#${hash}`, sk: 'ICON' }),
   /** Idempotency-Keys are per access token: another token's same key is another record. */

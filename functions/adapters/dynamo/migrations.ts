@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { highlightsOfBody } from '../../core/highlights';
 import { highlightItem } from './items';
 import { keys } from './keys';
@@ -37,14 +37,31 @@ const listIndexes: Migration = {
     const changed = { users: 0, tokens: 0, notes: 0 };
     for await (const item of scanWithout(doc, tableName, 'gsi1pk', ['User', 'AccessToken', 'Note'])) {
       if (item.type === 'User') {
-        if (await addIndex(doc, tableName, keys.user(item.id as string), keys.usersIndex(item.created as string, item.id as string))) changed.users++;
+        if (
+          await addIndex(
+            doc,
+            tableName,
+            keys.user(item.id as string),
+            keys.usersIndex(item.created as string, item.id as string),
+          )
+        )
+          changed.users++;
       } else if (item.type === 'AccessToken') {
         const tokenHash = (item.pk as string).slice('TOKEN#'.length);
         const indexed = await addIndex(doc, tableName, keys.token(tokenHash), keys.tokenIdIndex(item.id as string));
-        const named = await putIfAbsent(doc, tableName, { ...keys.userToken(item.userId as string, item.id as string), type: 'UserToken', tokenId: item.id, tokenHash });
+        const named = await putIfAbsent(doc, tableName, {
+          ...keys.userToken(item.userId as string, item.id as string),
+          type: 'UserToken',
+          tokenId: item.id,
+          tokenHash,
+        });
         if (indexed || named) changed.tokens++;
       } else if (item.type === 'Note') {
-        const listed = keys.userNotesIndex(item.userId as string, (item.updated ?? item.created) as string, item.id as string);
+        const listed = keys.userNotesIndex(
+          item.userId as string,
+          (item.updated ?? item.created) as string,
+          item.id as string,
+        );
         if (await addIndex(doc, tableName, keys.note(item.id as string), listed)) changed.notes++;
       }
     }
@@ -69,10 +86,27 @@ const highlightRecords: Migration = {
       const updated = (item.updated as string | null | undefined) ?? created;
       const found = highlightsOfBody(item.body as string);
       for (const [index, { quote, comment }] of found.entries()) {
-        const highlight = { id: derivedId(`${noteId}#${index}`), noteId, userId: item.userId as string, quote, comment, saved: index === 0 ? created : updated };
+        const highlight = {
+          id: derivedId(`${noteId}#${index}`),
+          noteId,
+          userId: item.userId as string,
+          quote,
+          comment,
+          saved: index === 0 ? created : updated,
+        };
         if (await putIfAbsent(doc, tableName, highlightItem(highlight))) changed.highlights++;
       }
-      await doc.send(new UpdateCommand({ TableName: tableName, Key: keys.note(noteId), UpdateExpression: 'SET highlightsRecorded = :yes', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':yes': true } })).catch(ignoreConditionFailed);
+      await doc
+        .send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.note(noteId),
+            UpdateExpression: 'SET highlightsRecorded = :yes',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':yes': true },
+          }),
+        )
+        .catch(ignoreConditionFailed);
       changed.notes++;
     }
     return changed;
@@ -103,7 +137,12 @@ export async function runMigrations(doc: DynamoDBDocumentClient, tableName: stri
 }
 
 /** The items of the given types that lack `attribute`, a Scan page at a time. */
-async function* scanWithout(doc: DynamoDBDocumentClient, tableName: string, attribute: string, types: readonly string[]) {
+async function* scanWithout(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  attribute: string,
+  types: readonly string[],
+) {
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await doc.send(
@@ -122,7 +161,12 @@ async function* scanWithout(doc: DynamoDBDocumentClient, tableName: string, attr
 }
 
 /** Sets an item's index attributes unless it has them (or is gone); true when it changed. */
-async function addIndex(doc: DynamoDBDocumentClient, tableName: string, key: Record<string, string>, index: { gsi1pk: string; gsi1sk: string }): Promise<boolean> {
+async function addIndex(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  key: Record<string, string>,
+  index: { gsi1pk: string; gsi1sk: string },
+): Promise<boolean> {
   return changedUnlessConditionFails(() =>
     doc.send(
       new UpdateCommand({
@@ -136,8 +180,14 @@ async function addIndex(doc: DynamoDBDocumentClient, tableName: string, key: Rec
   );
 }
 
-async function putIfAbsent(doc: DynamoDBDocumentClient, tableName: string, item: Record<string, unknown>): Promise<boolean> {
-  return changedUnlessConditionFails(() => doc.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' })));
+async function putIfAbsent(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  item: Record<string, unknown>,
+): Promise<boolean> {
+  return changedUnlessConditionFails(() =>
+    doc.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' })),
+  );
 }
 
 async function changedUnlessConditionFails(write: () => Promise<unknown>): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentWindow, type RateLimitDecision, type RateLimiter, type RateLimitPolicy } from '../../core/rate-limit';
 import { keys, TTL_ATTRIBUTE } from './keys';
 
@@ -30,7 +30,11 @@ export class DynamoRateLimiter implements RateLimiter {
           UpdateExpression: 'ADD hits :one SET #ttl = if_not_exists(#ttl, :expiresAt)',
           ConditionExpression: 'attribute_not_exists(hits) OR hits < :limit',
           ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':one': 1, ':limit': policy.limit, ':expiresAt': window.start + policy.windowSeconds * 2 },
+          ExpressionAttributeValues: {
+            ':one': 1,
+            ':limit': policy.limit,
+            ':expiresAt': window.start + policy.windowSeconds * 2,
+          },
           ReturnValues: 'UPDATED_NEW',
         }),
       );

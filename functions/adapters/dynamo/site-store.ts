@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SiteIcon, SiteStore, StoredIcon } from '../../core/icons';
 import { keys } from './keys';
 
@@ -11,8 +11,12 @@ export class DynamoSiteStore implements SiteStore {
   ) {}
 
   async getSite(host: string): Promise<SiteIcon | null> {
-    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.site(host), ConsistentRead: true }));
-    return Item ? { icon: (Item.icon as string | undefined) ?? null, fetchedAt: (Item.fetchedAt as string | undefined) ?? null } : null;
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.site(host), ConsistentRead: true }),
+    );
+    return Item
+      ? { icon: (Item.icon as string | undefined) ?? null, fetchedAt: (Item.fetchedAt as string | undefined) ?? null }
+      : null;
   }
 
   /**
@@ -26,7 +30,8 @@ export class DynamoSiteStore implements SiteStore {
           TableName: this.tableName,
           Key: keys.site(host),
           UpdateExpression: 'SET #type = :type, claimedUntil = :until',
-          ConditionExpression: '(attribute_not_exists(fetchedAt) OR fetchedAt < :stale) AND (attribute_not_exists(claimedUntil) OR claimedUntil < :now)',
+          ConditionExpression:
+            '(attribute_not_exists(fetchedAt) OR fetchedAt < :stale) AND (attribute_not_exists(claimedUntil) OR claimedUntil < :now)',
           ExpressionAttributeNames: { '#type': 'type' },
           ExpressionAttributeValues: {
             ':type': 'Site',
@@ -46,7 +51,10 @@ export class DynamoSiteStore implements SiteStore {
   /** Records the outcome of a fetch and releases the claim. */
   async recordFetch(host: string, icon: string | null, fetchedAt: Date): Promise<void> {
     await this.doc.send(
-      new PutCommand({ TableName: this.tableName, Item: { ...keys.site(host), type: 'Site', host, icon, fetchedAt: fetchedAt.toISOString() } }),
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...keys.site(host), type: 'Site', host, icon, fetchedAt: fetchedAt.toISOString() },
+      }),
     );
   }
 
@@ -56,7 +64,14 @@ export class DynamoSiteStore implements SiteStore {
       await this.doc.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...keys.icon(icon.hash), type: 'Icon', hash: icon.hash, mediaType: icon.mediaType, bytes: icon.bytes, size: icon.bytes.length },
+          Item: {
+            ...keys.icon(icon.hash),
+            type: 'Icon',
+            hash: icon.hash,
+            mediaType: icon.mediaType,
+            bytes: icon.bytes,
+            size: icon.bytes.length,
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );

@@ -1,4 +1,4 @@
-import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import { type CancellationReason, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Deadline } from '../../core/deadline';
 import { requestDeadline } from '../../platform/request-deadline';
@@ -8,7 +8,11 @@ import { requestDeadline } from '../../platform/request-deadline';
  * was cancelled because another transaction touched the same items at the same moment, for as long
  * as the request's deadline allows.
  */
-export async function retryOnConflict<T>(operation: (attempt: number) => Promise<T>, maxAttempts = 12, deadline = requestDeadline()): Promise<T> {
+export async function retryOnConflict<T>(
+  operation: (attempt: number) => Promise<T>,
+  maxAttempts = 12,
+  deadline = requestDeadline(),
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await operation(attempt);
@@ -29,7 +33,10 @@ const MAX_TRANSACTION_ACTIONS = 100;
  * A transaction of `actions` and as many of `more` as it has room for; `overflow` (the rest of
  * `more`) is for the caller to write right after it.
  */
-export function fillTransaction<More extends TransactionAction>(actions: readonly TransactionAction[], more: readonly More[]): { actions: TransactionAction[]; overflow: More[] } {
+export function fillTransaction<More extends TransactionAction>(
+  actions: readonly TransactionAction[],
+  more: readonly More[],
+): { actions: TransactionAction[]; overflow: More[] } {
   const room = Math.max(0, MAX_TRANSACTION_ACTIONS - actions.length);
   return { actions: [...actions, ...more.slice(0, room)], overflow: more.slice(room) };
 }

@@ -1,4 +1,4 @@
-import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from './keys';
 import { cancellationReasons, retryOnConflict } from './transactions';
 
@@ -11,16 +11,31 @@ type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteComma
  * user item means "no such user": a conflict with another transaction is retried, and any other
  * cancellation (a throttled item, a failed condition of `items`) is thrown as it came.
  */
-export async function transactForUser(doc: DynamoDBDocumentClient, tableName: string, userId: string, items: TransactItems): Promise<void> {
+export async function transactForUser(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  userId: string,
+  items: TransactItems,
+): Promise<void> {
   await retryOnConflict(async () => {
     try {
       await doc.send(
         new TransactWriteCommand({
-          TransactItems: [{ ConditionCheck: { TableName: tableName, Key: keys.user(userId), ConditionExpression: 'attribute_exists(pk)' } }, ...items],
+          TransactItems: [
+            {
+              ConditionCheck: {
+                TableName: tableName,
+                Key: keys.user(userId),
+                ConditionExpression: 'attribute_exists(pk)',
+              },
+            },
+            ...items,
+          ],
         }),
       );
     } catch (error) {
-      if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') throw new UserNotFoundError(`no user with id ${userId}`);
+      if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed')
+        throw new UserNotFoundError(`no user with id ${userId}`);
       throw error;
     }
   });

@@ -13,8 +13,19 @@ export class SqsJsonPublisher<T> {
 }
 
 /** Delays the next delivery of a received message: how a worker backs off before a retry. */
-export async function delayRedelivery(sqs: SQSClient, queueUrl: string, receiptHandle: string, seconds: number): Promise<void> {
-  await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }));
+export async function delayRedelivery(
+  sqs: SQSClient,
+  queueUrl: string,
+  receiptHandle: string,
+  seconds: number,
+): Promise<void> {
+  await sqs.send(
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: queueUrl,
+      ReceiptHandle: receiptHandle,
+      VisibilityTimeout: seconds,
+    }),
+  );
 }
 
 /**
