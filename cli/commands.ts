@@ -1,12 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { changedPlan, newAccessToken, newUser } from '../functions/core/accounts';
-import {
-  bookmarkFileEntries,
-  exportWorkspace,
-  InvalidExportError,
-  parseWorkspaceExport,
-} from '../functions/core/export-workspace';
 import {
   type FeedSettings,
   InvalidFeedSettingsError,
@@ -16,9 +9,7 @@ import {
   parseSharing,
   parseTagList,
   updateFeedRecord,
-} from '../functions/core/feed-settings';
-import { importBookmarks } from '../functions/core/import-bookmarks';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from '../functions/core/listing';
+} from '../functions/core/feed/settings';
 import {
   type AccessToken,
   bookmarkResource,
@@ -27,7 +18,6 @@ import {
   type Plan,
   type User,
 } from '../functions/core/model';
-import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../functions/core/netscape-bookmarks';
 import {
   DEFAULT_ROTATION_GRACE,
   expiryAfter,
@@ -35,7 +25,17 @@ import {
   InvalidDurationError,
   parseDuration,
   tokenAccepted,
-} from '../functions/core/token-lifecycle';
+} from '../functions/core/token/lifecycle';
+import { changedPlan, newAccessToken, newUser } from '../functions/core/workspace/accounts';
+import {
+  bookmarkFileEntries,
+  exportWorkspace,
+  InvalidExportError,
+  parseWorkspaceExport,
+} from '../functions/core/workspace/export';
+import { importBookmarks } from '../functions/core/workspace/import';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from '../functions/core/workspace/listing';
+import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../functions/core/workspace/netscape-bookmarks';
 import { routeUrl } from '../functions/platform/routes';
 import type { Connection } from './connection';
 

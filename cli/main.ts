@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { InvalidFeedSettingsError } from '../functions/core/feed-settings';
-import { DEFAULT_PAGE_SIZE, InvalidCursorError, MAX_PAGE_SIZE } from '../functions/core/listing';
-import { DEFAULT_ROTATION_GRACE } from '../functions/core/token-lifecycle';
+import { InvalidFeedSettingsError } from '../functions/core/feed/settings';
+import { DEFAULT_ROTATION_GRACE } from '../functions/core/token/lifecycle';
+import { DEFAULT_PAGE_SIZE, InvalidCursorError, MAX_PAGE_SIZE } from '../functions/core/workspace/listing';
 import { commands, DocumentOutput, UsageError } from './commands';
 import { connect } from './connection';
 import { humanReadable } from './output';

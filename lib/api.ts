@@ -20,7 +20,7 @@ import {
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { parseRateLimitPolicy, rateLimitHeaders } from '../functions/core/rate-limit';
+import { parseRateLimitPolicy, rateLimitHeaders } from '../functions/core/contract/rate-limit';
 import {
   CORS_PREFLIGHT_MAX_AGE_SECONDS,
   checkRouteTable,

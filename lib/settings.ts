@@ -1,6 +1,6 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
-import { parseRateLimitPolicy } from '../functions/core/rate-limit';
+import { parseRateLimitPolicy } from '../functions/core/contract/rate-limit';
 
 /** API Gateway token bucket: steady requests per second and the burst above it. */
 const throttleSchema = z.object({

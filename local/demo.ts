@@ -3,8 +3,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
 import type { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
-import { newAccessToken, newUser } from '../functions/core/accounts';
-import { newFeedRecord } from '../functions/core/feed-settings';
+import { newFeedRecord } from '../functions/core/feed/settings';
+import { newAccessToken, newUser } from '../functions/core/workspace/accounts';
 
 /**
  * The demo account `npm start` creates on first start: a user, a token and a public feed of the

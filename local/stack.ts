@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { ensureTable } from '../functions/adapters/dynamo/create-table';
-import { fullQuota, rateLimitHeaders } from '../functions/core/rate-limit';
-import { retirementHeaders } from '../functions/core/retirement';
+import { fullQuota, rateLimitHeaders } from '../functions/core/contract/rate-limit';
+import { retirementHeaders } from '../functions/core/contract/retirement';
 import type { Environment } from '../functions/platform/env';
 import {
   checkRouteTable,

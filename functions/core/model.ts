@@ -1,7 +1,7 @@
 /** The records Gleaner keeps, as the domain sees them (storage keys live in the DynamoDB adapter). */
 
-import type { BookmarkResource } from './contract';
-import type { FeedSharing, TagMatch } from './feed';
+import type { BookmarkResource } from './contract/contract';
+import type { FeedSharing, TagMatch } from './feed/feed';
 
 export type Plan = 'free' | 'pro';
 

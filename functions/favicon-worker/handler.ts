@@ -1,8 +1,8 @@
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { DynamoSiteStore } from '../adapters/dynamo/site-store';
-import { parseFaviconRequest } from '../core/enrichment';
-import { type FetchFaviconPorts, fetchFavicon } from '../core/favicon';
-import { ICON_MAX_BYTES } from '../core/icons';
+import { parseFaviconRequest } from '../core/enrich/enrichment';
+import { type FetchFaviconPorts, fetchFavicon } from '../core/enrich/favicon';
+import { ICON_MAX_BYTES } from '../core/enrich/icons';
 import { deferred, type Environment } from '../platform/env';
 import { setting, settings } from '../platform/settings';
 import { enrichmentWorker } from '../queue-consumer/enrichment-worker';

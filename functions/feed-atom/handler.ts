@@ -12,7 +12,7 @@ const atom: FeedRepresentation = {
   contentType: 'application/atom+xml; charset=utf-8',
   // xmlbuilder2 and markdown-it load with the first 200: a cold start that answers 304 or 404 never pays for them.
   render: async (feed, notes, urls) =>
-    (await import('../core/feed-atom')).renderAtom(feed, notes, {
+    (await import('../core/feed/atom')).renderAtom(feed, notes, {
       selfUrl: urls.currentPage ?? urls.atom,
       nextUrl: urls.nextPage ?? null,
       pageUrl: urls.page,

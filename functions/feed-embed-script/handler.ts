@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { FEED_EMBED_SCRIPT } from '../core/feed-embed-script';
+import { FEED_EMBED_SCRIPT } from '../core/feed/embed-script';
 import { httpRoute } from '../http/middleware';
 import { header } from '../http/responses';
 import { deferred, type Environment } from '../platform/env';

@@ -1,4 +1,4 @@
-import { renderFeedNotFoundPage, renderFeedPage } from '../core/feed-page';
+import { renderFeedNotFoundPage, renderFeedPage } from '../core/feed/page';
 import {
   type FeedRepresentation,
   makePublishedFeedHandler,

@@ -11,8 +11,8 @@ import {
   type RateLimiter,
   type RateLimitPolicy,
   rateLimitHeaders,
-} from '../core/rate-limit';
-import { type Retirement, retirementHeaders } from '../core/retirement';
+} from '../core/contract/rate-limit';
+import { type Retirement, retirementHeaders } from '../core/contract/retirement';
 import { withInvocationDeadline } from '../platform/request-deadline';
 import type { Tracing } from '../platform/tracing';
 import { errorResponse, type Headers } from './responses';

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { RateLimitError } from '../core/contract';
-import type { RateLimitDecision } from '../core/rate-limit';
+import type { RateLimitError } from '../core/contract/contract';
+import type { RateLimitDecision } from '../core/contract/rate-limit';
 import { errorResponse, type Headers } from './responses';
 
 /** 429 RateLimitError; `retry_after` and the Retry-After header both say when the window resets. */

@@ -5,7 +5,7 @@ import type {
   IdempotencyInFlightError,
   NoteLimitError,
   RateLimitError,
-} from '../core/contract';
+} from '../core/contract/contract';
 
 /** Every non-2xx JSON answer of the contract has a top-level `detail`: one of the contract's error bodies. */
 type ErrorDetail = (

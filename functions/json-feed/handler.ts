@@ -13,7 +13,7 @@ const jsonFeed: FeedRepresentation = {
   // markdown-it (the entries' HTML) loads with the first 200: a cold start that answers 304 or 404 never pays for it.
   render: async (feed, notes, urls) =>
     JSON.stringify(
-      (await import('../core/feed-json-feed')).buildJsonFeed(feed, notes, {
+      (await import('../core/feed/json-feed')).buildJsonFeed(feed, notes, {
         selfUrl: urls.jsonFeed,
         nextUrl: urls.nextPage ?? null,
         pageUrl: urls.page,

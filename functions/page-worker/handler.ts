@@ -1,8 +1,8 @@
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { DynamoSiteStore } from '../adapters/dynamo/site-store';
 import { SqsJsonPublisher } from '../adapters/sqs/sqs';
-import { type FaviconRequest, parseEnrichmentRequest } from '../core/enrichment';
-import { type EnrichPagePorts, enrichPage } from '../core/page-enrichment';
+import { type FaviconRequest, parseEnrichmentRequest } from '../core/enrich/enrichment';
+import { type EnrichPagePorts, enrichPage } from '../core/enrich/page-enrichment';
 import { deferred, type Environment } from '../platform/env';
 import { setting, settings } from '../platform/settings';
 import { enrichmentWorker } from '../queue-consumer/enrichment-worker';

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { contractSchemas } from '../core/contract';
-import { FEED_PAGE_LIMIT } from '../core/feed-paging';
-import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_TTL_SECONDS } from '../core/idempotency';
-import { saveRequestSchema } from '../core/save-request';
+import { contractSchemas } from '../core/contract/contract';
+import { FEED_PAGE_LIMIT } from '../core/feed/paging';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_TTL_SECONDS } from '../core/save/idempotency';
+import { saveRequestSchema } from '../core/save/save-request';
 import { type RouteDefinition, routes } from './routes';
 
 /**
@@ -66,7 +66,7 @@ const headers: Record<string, JsonObject> = {
   },
 };
 
-/** Headers of every answer of a retiring route (functions/core/retirement.ts). */
+/** Headers of every answer of a retiring route (functions/core/contract/retirement.ts). */
 const retirementHeaders: Record<string, JsonObject> = {
   Deprecation: {
     description: 'When the operation was deprecated (RFC 9745): `@` and epoch seconds.',

@@ -1,4 +1,4 @@
-import { checkRetirement, type Retirement } from '../core/retirement';
+import { checkRetirement, type Retirement } from '../core/contract/retirement';
 import { rateLimitSettings, settings } from './settings';
 
 /**

@@ -1,5 +1,5 @@
-import type { RateLimitPolicy } from '../core/rate-limit';
-import { parseRateLimitPolicy } from '../core/rate-limit';
+import type { RateLimitPolicy } from '../core/contract/rate-limit';
+import { parseRateLimitPolicy } from '../core/contract/rate-limit';
 import type { Environment } from './env';
 
 /**

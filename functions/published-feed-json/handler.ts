@@ -1,4 +1,4 @@
-import { buildPublishedFeed } from '../core/feed';
+import { buildPublishedFeed } from '../core/feed/feed';
 import {
   type FeedRepresentation,
   makePublishedFeedHandler,

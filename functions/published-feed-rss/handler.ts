@@ -13,7 +13,7 @@ const rss: FeedRepresentation = {
   // xmlbuilder2 and markdown-it load with the first 200: a cold start that answers 304 or 404 never pays for them.
   render: async (feed, notes, urls) =>
     // The channel link names the page for people.
-    (await import('../core/feed-rss')).renderRss(feed, notes, {
+    (await import('../core/feed/rss')).renderRss(feed, notes, {
       selfUrl: urls.rss,
       siteUrl: urls.page,
       entryLink: (note) => `${urls.json}#${note.id}`,

@@ -9,7 +9,7 @@ import {
   type SafeResponse,
 } from '../adapters/safe-fetch';
 import { createSqsClient, delayRedelivery } from '../adapters/sqs/sqs';
-import type { Attempt, FetchOutcome } from '../core/enrichment';
+import type { Attempt, FetchOutcome } from '../core/enrich/enrichment';
 import type { Environment } from '../platform/env';
 import { createLogger, createMetrics } from '../platform/observability';
 import { setting, settings } from '../platform/settings';

@@ -5,7 +5,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { type Attempt, RetryLaterError, retryDelaySeconds } from '../core/enrichment';
+import { type Attempt, RetryLaterError, retryDelaySeconds } from '../core/enrich/enrichment';
 import { metricNames } from '../platform/metric-names';
 import { count } from '../platform/observability';
 import { withInvocationDeadline } from '../platform/request-deadline';

@@ -7,22 +7,22 @@ import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
-import type { IdempotencyInFlightError, NoteLimitError } from '../core/contract';
-import { keyReusedIssue, parseIdempotencyKey } from '../core/idempotency';
-import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/rate-limit';
-import { parseRetirement, type Retirement } from '../core/retirement';
+import type { IdempotencyInFlightError, NoteLimitError } from '../core/contract/contract';
+import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
+import { parseRetirement, type Retirement } from '../core/contract/retirement';
+import { jsonContentTypeIssues } from '../core/contract/validation';
+import { keyReusedIssue, parseIdempotencyKey } from '../core/save/idempotency';
 import {
   type AnswerOutcome,
   type SaveBookmarkPorts,
   type SaveContextReader,
   saveBookmark,
   saveResult,
-} from '../core/save-bookmark';
-import { parseSaveRequest, type SaveRequestParse } from '../core/save-request';
-import { bearerToken, hashToken } from '../core/token';
-import { isWellFormedToken } from '../core/token-format';
-import { lastUseDue, tokenAccepted, userAgentFamily } from '../core/token-lifecycle';
-import { jsonContentTypeIssues } from '../core/validation';
+} from '../core/save/save-bookmark';
+import { parseSaveRequest, type SaveRequestParse } from '../core/save/save-request';
+import { isWellFormedToken } from '../core/token/format';
+import { lastUseDue, tokenAccepted, userAgentFamily } from '../core/token/lifecycle';
+import { bearerToken, hashToken } from '../core/token/token';
 import { httpRoute, type RouteRequest } from '../http/middleware';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, headerValues, jsonResponse } from '../http/responses';

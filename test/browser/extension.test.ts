@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { BrowserContext, Page, Worker } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildExtension } from '../../extension/build';
-import { mintToken } from '../../functions/core/token';
+import { mintToken } from '../../functions/core/token/token';
 import { chromiumAvailable, launchWithExtension, serveHtmlPage } from '../support/browser';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { repositoryRoot } from '../support/processes';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { embedSnippet } from '../../functions/core/feed-page';
+import { embedSnippet } from '../../functions/core/feed/page';
 import { routeUrl } from '../../functions/platform/routes';
 import { chromiumAvailable, launchChromium, serveHtmlPage } from '../support/browser';
 import { startTestStack, type TestStack } from '../support/local-stack';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { parseHTML } from 'linkedom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FEED_EMBED_SCRIPT } from '../../functions/core/feed-embed-script';
-import { updateFeedRecord } from '../../functions/core/feed-settings';
+import { FEED_EMBED_SCRIPT } from '../../functions/core/feed/embed-script';
+import { updateFeedRecord } from '../../functions/core/feed/settings';
 import { routeUrl } from '../../functions/platform/routes';
 import { startTestStack, type TestStack } from '../support/local-stack';
 

@@ -1,6 +1,6 @@
 import { parseFeed } from '@rowanmanning/feed-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateFeedRecord } from '../../functions/core/feed-settings';
+import { updateFeedRecord } from '../../functions/core/feed/settings';
 import { routeUrl } from '../../functions/platform/routes';
 import { contractFetch } from '../support/contract';
 import { json, startTestStack, type TestStack } from '../support/local-stack';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { parseFeed } from '@rowanmanning/feed-parser';
 import { SaxesParser } from 'saxes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateFeedRecord } from '../../functions/core/feed-settings';
+import { updateFeedRecord } from '../../functions/core/feed/settings';
 import { routeUrl } from '../../functions/platform/routes';
 import { contractFetch } from '../support/contract';
 import { feedValidatorRulesAvailable, feedValidatorWarnings } from '../support/feed-validator';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Retirement } from '../../functions/core/retirement';
+import type { Retirement } from '../../functions/core/contract/retirement';
 import { type RouteDefinition, routes } from '../../functions/platform/routes';
 import { startLocalStack } from '../../local/stack';
 import { contractFetch } from '../support/contract';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../functions/adapters/dynamo/keys';
-import { newAccessToken } from '../../functions/core/accounts';
+import { newAccessToken } from '../../functions/core/workspace/accounts';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 
 let t: TestStack;

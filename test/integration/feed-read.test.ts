@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
-import type { EnrichmentRequest } from '../../functions/core/enrichment';
-import { newFeedRecord } from '../../functions/core/feed-settings';
+import type { EnrichmentRequest } from '../../functions/core/enrich/enrichment';
+import { newFeedRecord } from '../../functions/core/feed/settings';
 import { makeHandler as makeRssFeedHandler } from '../../functions/published-feed-rss/handler';
 import { makeHandler as makeSaveHandler } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';

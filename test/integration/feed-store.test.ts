@@ -3,8 +3,8 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { keys } from '../../functions/adapters/dynamo/keys';
-import { newFeedRecord } from '../../functions/core/feed-settings';
-import { isoTimestamp } from '../../functions/core/text';
+import { newFeedRecord } from '../../functions/core/feed/settings';
+import { isoTimestamp } from '../../functions/core/text/text';
 import { createTestTable } from '../support/dynamo';
 
 /**

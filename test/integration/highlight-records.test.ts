@@ -6,8 +6,8 @@ import type { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookma
 import type { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { runMigrations } from '../../functions/adapters/dynamo/migrations';
-import { newUser } from '../../functions/core/accounts';
-import { saveBookmark } from '../../functions/core/save-bookmark';
+import { saveBookmark } from '../../functions/core/save/save-bookmark';
+import { newUser } from '../../functions/core/workspace/accounts';
 import { createTestStores, type createTestTable } from '../support/dynamo';
 
 /** Highlights as their own records, against DynamoDB Local: written with the note, deleted with it, migrated from bodies. */

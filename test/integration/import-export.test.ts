@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
-import { newUser } from '../../functions/core/accounts';
-import { bookmarkFileEntries, exportWorkspace, parseWorkspaceExport } from '../../functions/core/export-workspace';
-import { importBookmarks } from '../../functions/core/import-bookmarks';
-import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../../functions/core/netscape-bookmarks';
+import { newUser } from '../../functions/core/workspace/accounts';
+import { bookmarkFileEntries, exportWorkspace, parseWorkspaceExport } from '../../functions/core/workspace/export';
+import { importBookmarks } from '../../functions/core/workspace/import';
+import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../../functions/core/workspace/netscape-bookmarks';
 import { createTestTable } from '../support/dynamo';
 
 /** `gleaner import` and `gleaner export` through the save core, against DynamoDB Local. */
@@ -101,7 +101,7 @@ describe('import and export', () => {
     const source = await user();
     await importBookmarks(ports(), source, parseNetscapeBookmarks(file));
     // Highlights and comments appended by later saves, and a description with markup-looking text.
-    const { saveBookmark } = await import('../../functions/core/save-bookmark');
+    const { saveBookmark } = await import('../../functions/core/save/save-bookmark');
     const save = (url: string, selection: string | null, comment: string | null, description: string | null = null) =>
       saveBookmark(ports(), {
         userId: source,

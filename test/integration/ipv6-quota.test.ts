@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EnrichmentRequest } from '../../functions/core/enrichment';
-import { parseRateLimitPolicy } from '../../functions/core/rate-limit';
+import { parseRateLimitPolicy } from '../../functions/core/contract/rate-limit';
+import type { EnrichmentRequest } from '../../functions/core/enrich/enrichment';
 import { makeHandler as makeJsonFeedHandler } from '../../functions/published-feed-json/handler';
 import { makeHandler as makeSaveHandler } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';

@@ -5,8 +5,8 @@ import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-stor
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { runMigrations } from '../../functions/adapters/dynamo/migrations';
-import { newAccessToken, newUser } from '../../functions/core/accounts';
 import type { Bookmark, Note } from '../../functions/core/model';
+import { newAccessToken, newUser } from '../../functions/core/workspace/accounts';
 import { createTestTable } from '../support/dynamo';
 
 /** `gleaner migrate` against DynamoDB Local: items written before the list commands join their lists. */

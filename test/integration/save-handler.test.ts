@@ -8,9 +8,9 @@ import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-stor
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { SqsJsonPublisher } from '../../functions/adapters/sqs/sqs';
-import { newAccessToken, newUser } from '../../functions/core/accounts';
-import type { EnrichmentRequest } from '../../functions/core/enrichment';
-import { parseRateLimitPolicy, type RateLimitPolicy } from '../../functions/core/rate-limit';
+import { parseRateLimitPolicy, type RateLimitPolicy } from '../../functions/core/contract/rate-limit';
+import type { EnrichmentRequest } from '../../functions/core/enrich/enrichment';
+import { newAccessToken, newUser } from '../../functions/core/workspace/accounts';
 import { makeHandler, type SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
 import { context, proxyEvent } from '../support/factories';

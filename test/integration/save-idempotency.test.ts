@@ -4,10 +4,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { keys } from '../../functions/adapters/dynamo/keys';
-import { newAccessToken, newUser } from '../../functions/core/accounts';
-import type { EnrichmentRequest } from '../../functions/core/enrichment';
-import { IDEMPOTENCY_LEASE_SECONDS, IDEMPOTENCY_TTL_SECONDS } from '../../functions/core/idempotency';
-import type { BookmarkStore } from '../../functions/core/save-bookmark';
+import type { EnrichmentRequest } from '../../functions/core/enrich/enrichment';
+import { IDEMPOTENCY_LEASE_SECONDS, IDEMPOTENCY_TTL_SECONDS } from '../../functions/core/save/idempotency';
+import type { BookmarkStore } from '../../functions/core/save/save-bookmark';
+import { newAccessToken, newUser } from '../../functions/core/workspace/accounts';
 import { makeHandler, type SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
 import { context, proxyEvent } from '../support/factories';

@@ -6,8 +6,8 @@ import type { DynamoAccountStore } from '../../functions/adapters/dynamo/account
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { DynamoSiteStore } from '../../functions/adapters/dynamo/site-store';
-import type { EnrichmentRequest } from '../../functions/core/enrichment';
-import { newFeedRecord } from '../../functions/core/feed-settings';
+import type { EnrichmentRequest } from '../../functions/core/enrich/enrichment';
+import { newFeedRecord } from '../../functions/core/feed/settings';
 import { makeHandler as makeIconHandler } from '../../functions/get-icon/handler';
 import { ANSWER_MARGIN_MS } from '../../functions/platform/request-deadline';
 import { makeHandler as makeJsonFeedHandler } from '../../functions/published-feed-json/handler';

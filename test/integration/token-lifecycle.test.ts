@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
-import { newAccessToken, newUser } from '../../functions/core/accounts';
-import { expiryAfter, expiryAfterRotation } from '../../functions/core/token-lifecycle';
+import { expiryAfter, expiryAfterRotation } from '../../functions/core/token/lifecycle';
+import { newAccessToken, newUser } from '../../functions/core/workspace/accounts';
 import { makeHandler, type SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
 import { context, proxyEvent } from '../support/factories';

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import type { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import type { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
-import { newUser } from '../../functions/core/accounts';
-import { newFeedRecord } from '../../functions/core/feed-settings';
-import { InvalidCursorError } from '../../functions/core/listing';
+import { newFeedRecord } from '../../functions/core/feed/settings';
 import type { Bookmark, Note } from '../../functions/core/model';
-import { saveBookmark } from '../../functions/core/save-bookmark';
-import { isoTimestamp } from '../../functions/core/text';
+import { saveBookmark } from '../../functions/core/save/save-bookmark';
+import { isoTimestamp } from '../../functions/core/text/text';
+import { newUser } from '../../functions/core/workspace/accounts';
+import { InvalidCursorError } from '../../functions/core/workspace/listing';
 import { createTestStores, type createTestTable } from '../support/dynamo';
 
 /** Listing and deleting a user's notes and bookmarks against DynamoDB Local. */

@@ -4,9 +4,9 @@ import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-stor
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { DynamoRateLimiter } from '../../functions/adapters/dynamo/rate-limiter';
-import { newAccessToken, newUser } from '../../functions/core/accounts';
-import type { EnrichmentRequest } from '../../functions/core/enrichment';
-import { parseRateLimitPolicy } from '../../functions/core/rate-limit';
+import { parseRateLimitPolicy } from '../../functions/core/contract/rate-limit';
+import type { EnrichmentRequest } from '../../functions/core/enrich/enrichment';
+import { newAccessToken, newUser } from '../../functions/core/workspace/accounts';
 import type { PublishedFeedDeps } from '../../functions/http/published-feed';
 import type { SaveBookmarkDeps } from '../../functions/save-bookmark/handler';
 import type { createTestTable } from './dynamo';

@@ -9,7 +9,7 @@ import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { retryOnConflict } from '../../functions/adapters/dynamo/transactions';
 import { Deadline, DeadlineExceededError } from '../../functions/core/deadline';
-import { newFeedRecord } from '../../functions/core/feed-settings';
+import { newFeedRecord } from '../../functions/core/feed/settings';
 import type { AccessToken } from '../../functions/core/model';
 import { cancelled, throttled } from '../support/fault-injection';
 

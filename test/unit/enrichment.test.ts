@@ -9,18 +9,18 @@ import {
   parseFaviconRequest,
   RetryLaterError,
   retryDelaySeconds,
-} from '../../functions/core/enrichment';
+} from '../../functions/core/enrich/enrichment';
+import { type FetchFaviconPorts, fetchFavicon } from '../../functions/core/enrich/favicon';
+import { ICON_MAX_BYTES } from '../../functions/core/enrich/icons';
 import {
   MAX_OUTBOX_SWEEPS,
   type PendingEnrichment,
   type SweepOutboxPorts,
   sweepOutbox,
-} from '../../functions/core/enrichment-outbox';
-import { type FetchFaviconPorts, fetchFavicon } from '../../functions/core/favicon';
-import { ICON_MAX_BYTES } from '../../functions/core/icons';
+} from '../../functions/core/enrich/outbox';
+import { type EnrichPagePorts, enrichPage } from '../../functions/core/enrich/page-enrichment';
 import type { Bookmark, Note } from '../../functions/core/model';
-import { type EnrichPagePorts, enrichPage } from '../../functions/core/page-enrichment';
-import { isoTimestamp } from '../../functions/core/text';
+import { isoTimestamp } from '../../functions/core/text/text';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -6,7 +6,7 @@ import { EMPTY_OUTBOX, type OutboxItem } from '../../extension/src/outbox';
 import { cleanSelection, isSavable } from '../../extension/src/page-text';
 import { describeDetail, postSave, saveEndpoint, testConnection } from '../../extension/src/save-api';
 import { checkServerUrl, checkToken, originPattern } from '../../extension/src/settings';
-import { mintToken } from '../../functions/core/token';
+import { mintToken } from '../../functions/core/token/token';
 
 /** The extension's server client, settings checks and page helpers, outside the browser. */
 

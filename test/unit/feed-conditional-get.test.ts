@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Feed, FeedIndexEntry } from '../../functions/core/feed';
-import { feedValidators, isNotModified } from '../../functions/core/feed-conditional-get';
+import { feedValidators, isNotModified } from '../../functions/core/feed/conditional-get';
+import type { Feed, FeedIndexEntry } from '../../functions/core/feed/feed';
 
 const FEED: Feed = {
   id: '5a8b2c4d-1e3f-4a5b-8c7d-9e0f1a2b3c4d',

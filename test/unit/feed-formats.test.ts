@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { SaxesParser } from 'saxes';
 import { describe, expect, it } from 'vitest';
-import { buildPublishedFeed, type Feed, type FeedNote } from '../../functions/core/feed';
-import { renderAtom } from '../../functions/core/feed-atom';
-import { buildJsonFeed } from '../../functions/core/feed-json-feed';
-import { noteHtml } from '../../functions/core/note-html';
+import { renderAtom } from '../../functions/core/feed/atom';
+import { buildPublishedFeed, type Feed, type FeedNote } from '../../functions/core/feed/feed';
+import { buildJsonFeed } from '../../functions/core/feed/json-feed';
+import { noteHtml } from '../../functions/core/text/note-html';
 import { jsonFeedSchemaProblems } from '../support/json-feed';
 import { PYTHON, pythonModuleAvailable } from '../support/python';
 

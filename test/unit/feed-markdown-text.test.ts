@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { markdownToPlainText } from '../../functions/core/markdown-text';
-import { buildNoteBody } from '../../functions/core/note-body';
+import { buildNoteBody } from '../../functions/core/save/note-body';
+import { markdownToPlainText } from '../../functions/core/text/markdown-text';
 
 describe('markdownToPlainText', () => {
   it('turns a saved note body into plain text', () => {

@@ -6,9 +6,9 @@ import {
   lastChangedAt,
   sortNewestFirst,
   toRfc822,
-} from '../../functions/core/feed';
-import { renderRss } from '../../functions/core/feed-rss';
-import { sanitizeText } from '../../functions/core/text';
+} from '../../functions/core/feed/feed';
+import { renderRss } from '../../functions/core/feed/rss';
+import { sanitizeText } from '../../functions/core/text/text';
 
 const feed: Feed = {
   id: '0b5c3a52-7a55-4a1c-9a39-2f3f1f0d9c11',

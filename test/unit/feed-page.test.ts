@@ -1,12 +1,12 @@
 import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
-import type { Feed, FeedNote } from '../../functions/core/feed';
+import type { Feed, FeedNote } from '../../functions/core/feed/feed';
 import {
   embedSnippet,
   type FeedPageLinks,
   renderFeedNotFoundPage,
   renderFeedPage,
-} from '../../functions/core/feed-page';
+} from '../../functions/core/feed/page';
 
 const HOSTILE = `</title><script>alert(1)</script><img src=x onerror=alert(2)> "q" 'a' & &amp;`;
 const FEED: Feed = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FEED_PAGE_LIMIT, feedPageCursor, feedPageUrl, parseFeedPage } from '../../functions/core/feed-paging';
+import { FEED_PAGE_LIMIT, feedPageCursor, feedPageUrl, parseFeedPage } from '../../functions/core/feed/paging';
 
 const FEED = '0f8f8c8e-1111-4222-8333-444455556666';
 

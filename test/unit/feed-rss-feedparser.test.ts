@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import type { Feed, FeedNote } from '../../functions/core/feed';
-import { renderRss } from '../../functions/core/feed-rss';
+import type { Feed, FeedNote } from '../../functions/core/feed/feed';
+import { renderRss } from '../../functions/core/feed/rss';
 import { PYTHON, pythonModuleAvailable } from '../support/python';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Feed, FeedNote } from '../../functions/core/feed';
-import { renderRss } from '../../functions/core/feed-rss';
+import type { Feed, FeedNote } from '../../functions/core/feed/feed';
+import { renderRss } from '../../functions/core/feed/rss';
 import { feedValidatorRulesAvailable, feedValidatorWarnings } from '../support/feed-validator';
 
 /** The W3C feed validator's checks on text (test/support/feed-validator-rules.py) over hostile feeds. */

@@ -1,9 +1,9 @@
 import { parseFeed } from '@rowanmanning/feed-parser';
 import { SaxesParser } from 'saxes';
 import { describe, expect, it } from 'vitest';
-import type { Feed, FeedNote } from '../../functions/core/feed';
-import { renderRss } from '../../functions/core/feed-rss';
-import { noteHtml } from '../../functions/core/note-html';
+import type { Feed, FeedNote } from '../../functions/core/feed/feed';
+import { renderRss } from '../../functions/core/feed/rss';
+import { noteHtml } from '../../functions/core/text/note-html';
 
 /** Characters XML 1.0 forbids; each lone surrogate sits next to ASCII or a control, never its partner. */
 const FORBIDDEN = '\uDFFF\u0000\u0001\u0008\u000B\u000C\u001F\uFFFE\uFFFF\uD800';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractHashtags, TAG_MAX_LENGTH } from '../../functions/core/hashtags';
+import { extractHashtags, TAG_MAX_LENGTH } from '../../functions/core/save/hashtags';
 
 describe('extractHashtags', () => {
   it('lower-cases a tag', () => {

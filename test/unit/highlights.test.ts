@@ -1,7 +1,7 @@
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { highlightEntries, highlightsOfBody, textFragmentUrl } from '../../functions/core/highlights';
-import { appendHighlight, buildNoteBody } from '../../functions/core/note-body';
+import { highlightEntries, highlightsOfBody, textFragmentUrl } from '../../functions/core/save/highlights';
+import { appendHighlight, buildNoteBody } from '../../functions/core/save/note-body';
 
 const RUNS = { numRuns: 300, seed: Number(process.env.FUZZ_SEED ?? 20261123) };
 

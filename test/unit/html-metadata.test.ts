@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeHtml, extractPageMetadata, HTML_PARSE_LIMIT } from '../../functions/core/html-metadata';
-import { DESCRIPTION_MAX_LENGTH } from '../../functions/core/note-body';
+import { decodeHtml, extractPageMetadata, HTML_PARSE_LIMIT } from '../../functions/core/enrich/html-metadata';
+import { DESCRIPTION_MAX_LENGTH } from '../../functions/core/save/note-body';
 
 const PAGE = 'https://example.com/blog/post.html?ref=feed#top';
 const FAVICON = 'https://example.com/favicon.ico';

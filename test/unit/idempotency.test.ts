@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseIdempotencyKey, requestFingerprint } from '../../functions/core/idempotency';
+import { parseIdempotencyKey, requestFingerprint } from '../../functions/core/save/idempotency';
 
 const LOC = ['header', 'idempotency-key'];
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../../functions/core/netscape-bookmarks';
+import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../../functions/core/workspace/netscape-bookmarks';
 
 const file = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
 <META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=UTF-8">

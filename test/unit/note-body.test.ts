@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { markdownToPlainText } from '../../functions/core/markdown-text';
 import {
   appendHighlight,
   bodyFits,
@@ -10,7 +9,8 @@ import {
   quote,
   sameHighlight,
   sourceLine,
-} from '../../functions/core/note-body';
+} from '../../functions/core/save/note-body';
+import { markdownToPlainText } from '../../functions/core/text/markdown-text';
 
 const page = { title: 'A Page', url: 'https://x.test/a' };
 const source = 'Source: [A Page](https://x.test/a)';

@@ -1,8 +1,8 @@
 import * as fc from 'fast-check';
 import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
-import { appendHighlight, buildNoteBody } from '../../functions/core/note-body';
-import { ALLOWED_ELEMENTS, noteHtml } from '../../functions/core/note-html';
+import { appendHighlight, buildNoteBody } from '../../functions/core/save/note-body';
+import { ALLOWED_ELEMENTS, noteHtml } from '../../functions/core/text/note-html';
 
 const RUNS = { numRuns: 500, seed: Number(process.env.FUZZ_SEED ?? 20261123) };
 

@@ -1,11 +1,11 @@
 import * as fc from 'fast-check';
 import { SaxesParser } from 'saxes';
 import { describe, expect, it } from 'vitest';
-import type { Feed, FeedNote } from '../../functions/core/feed';
-import { renderRss } from '../../functions/core/feed-rss';
-import { extractHashtags } from '../../functions/core/hashtags';
-import { markdownToPlainText } from '../../functions/core/markdown-text';
-import { normalizeUrl, parseBookmarkUrl } from '../../functions/core/url';
+import type { Feed, FeedNote } from '../../functions/core/feed/feed';
+import { renderRss } from '../../functions/core/feed/rss';
+import { extractHashtags } from '../../functions/core/save/hashtags';
+import { normalizeUrl, parseBookmarkUrl } from '../../functions/core/save/url';
+import { markdownToPlainText } from '../../functions/core/text/markdown-text';
 
 /** Properties of the pure core over generated input: no exception, idempotence, well-formed output. */
 

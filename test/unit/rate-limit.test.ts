@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { clientQuotaKey, currentWindow, parseRateLimitPolicy, rateLimitHeaders } from '../../functions/core/rate-limit';
+import {
+  clientQuotaKey,
+  currentWindow,
+  parseRateLimitPolicy,
+  rateLimitHeaders,
+} from '../../functions/core/contract/rate-limit';
 
 describe('parseRateLimitPolicy', () => {
   it.each([

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { mintToken } from '../../functions/core/token';
+import { mintToken } from '../../functions/core/token/token';
 import { PYTHON } from '../support/python';
 
 /** The README's secret-scanner script, run as printed, finds minted tokens and nothing else. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkRetirement, retirementHeaders } from '../../functions/core/retirement';
+import { checkRetirement, retirementHeaders } from '../../functions/core/contract/retirement';
 import { checkRouteTable, routes } from '../../functions/platform/routes';
 
 const link = 'https://docs.example/retiring-v1';

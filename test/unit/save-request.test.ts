@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseSaveRequest, SAVE_LIMITS, type SaveRequest } from '../../functions/core/save-request';
-import type { ValidationIssue } from '../../functions/core/validation';
+import type { ValidationIssue } from '../../functions/core/contract/validation';
+import { parseSaveRequest, SAVE_LIMITS, type SaveRequest } from '../../functions/core/save/save-request';
 
 const url = 'https://x.test/article';
 

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LOOKUP_INDEX, TTL_ATTRIBUTE } from '../../functions/adapters/dynamo/keys';
-import { DESCRIPTION_MAX_LENGTH } from '../../functions/core/note-body';
-import { SAVE_LIMITS } from '../../functions/core/save-request';
+import { DESCRIPTION_MAX_LENGTH } from '../../functions/core/save/note-body';
+import { SAVE_LIMITS } from '../../functions/core/save/save-request';
 import { tableDefinition } from '../../functions/platform/table-definition';
 import { repositoryRoot } from '../support/processes';
 
@@ -30,7 +30,7 @@ describe('the table definition is the one source of its names', () => {
 describe('the description cap', () => {
   it('is the note body rule the save request and the scraper both use', () => {
     expect(SAVE_LIMITS.description).toBe(DESCRIPTION_MAX_LENGTH);
-    for (const file of ['functions/core/save-request.ts', 'functions/core/html-metadata.ts']) {
+    for (const file of ['functions/core/save/save-request.ts', 'functions/core/enrich/html-metadata.ts']) {
       expect(readFileSync(join(repositoryRoot, file), 'utf8'), file).not.toMatch(/\b500\b/);
     }
   });

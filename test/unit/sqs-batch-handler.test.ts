@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
-import { type Attempt, RetryLaterError, retryDelaySeconds } from '../../functions/core/enrichment';
+import { type Attempt, RetryLaterError, retryDelaySeconds } from '../../functions/core/enrich/enrichment';
 import { type SqsWorkerOptions, sqsWorker } from '../../functions/queue-consumer/sqs-batch-handler';
 import { context, sqsRecord } from '../support/factories';
 import { testMetrics } from '../support/observability';

@@ -6,7 +6,7 @@ import {
   parseDuration,
   tokenAccepted,
   userAgentFamily,
-} from '../../functions/core/token-lifecycle';
+} from '../../functions/core/token/lifecycle';
 
 const token = (fields: Partial<AccessToken> = {}): AccessToken => ({
   id: 't',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HOST_MAX_LENGTH, normalizeUrl, parseBookmarkUrl, URL_MAX_LENGTH } from '../../functions/core/url';
+import { HOST_MAX_LENGTH, normalizeUrl, parseBookmarkUrl, URL_MAX_LENGTH } from '../../functions/core/save/url';
 
 /** The normalized identity of a URL that must parse. */
 function identity(input: string): string {

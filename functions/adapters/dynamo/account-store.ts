@@ -6,12 +6,12 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { UserReader } from '../../core/accounts';
-import type { Page, PageRequest } from '../../core/listing';
 import type { AccessToken, User } from '../../core/model';
-import type { SaveContext, SaveContextReader } from '../../core/save-bookmark';
-import { isoTimestamp } from '../../core/text';
-import { LAST_USE_INTERVAL_MS } from '../../core/token-lifecycle';
+import type { SaveContext, SaveContextReader } from '../../core/save/save-bookmark';
+import { isoTimestamp } from '../../core/text/text';
+import { LAST_USE_INTERVAL_MS } from '../../core/token/lifecycle';
+import type { UserReader } from '../../core/workspace/accounts';
+import type { Page, PageRequest } from '../../core/workspace/listing';
 import { batchGetAll } from './batch-get';
 import { queryIndexPage } from './index-page';
 import { keys, LOOKUP_INDEX } from './keys';

@@ -9,11 +9,10 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { EnrichmentRequest, PageOutcome } from '../../core/enrichment';
-import type { PendingEnrichment } from '../../core/enrichment-outbox';
-import type { IdempotencyClaim } from '../../core/idempotency';
-import type { Page, PageRequest } from '../../core/listing';
+import type { EnrichmentRequest, PageOutcome } from '../../core/enrich/enrichment';
+import type { PendingEnrichment } from '../../core/enrich/outbox';
 import type { Bookmark, Highlight, Note } from '../../core/model';
+import type { IdempotencyClaim } from '../../core/save/idempotency';
 import {
   type AnswerOutcome,
   type BookmarkStore,
@@ -23,8 +22,9 @@ import {
   NoteNotFoundError,
   type NoteUpdate,
   type SaveRecord,
-} from '../../core/save-bookmark';
-import { isoTimestamp } from '../../core/text';
+} from '../../core/save/save-bookmark';
+import { isoTimestamp } from '../../core/text/text';
+import type { Page, PageRequest } from '../../core/workspace/listing';
 import { batchGetAll } from './batch-get';
 import { noteHighlightItems } from './highlight-items';
 import {

@@ -6,7 +6,7 @@ import {
   PutCommand,
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { FeedIndexEntry, FeedNote, PublishedFeedStore } from '../../core/feed';
+import type { FeedIndexEntry, FeedNote, PublishedFeedStore } from '../../core/feed/feed';
 import type { FeedRecord, Highlight } from '../../core/model';
 import { batchGetAll } from './batch-get';
 import { noteHighlightItems } from './highlight-items';

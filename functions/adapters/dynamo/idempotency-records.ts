@@ -1,6 +1,6 @@
 import type { AttributeValue, CancellationReason } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { IdempotencyClaim, IdempotencyRecord, StoredAnswer } from '../../core/idempotency';
+import type { IdempotencyClaim, IdempotencyRecord, StoredAnswer } from '../../core/save/idempotency';
 import { keys, TTL_ATTRIBUTE } from './keys';
 
 /**

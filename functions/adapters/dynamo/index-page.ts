@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { InvalidCursorError, type PageRequest } from '../../core/listing';
+import { InvalidCursorError, type PageRequest } from '../../core/workspace/listing';
 import { LOOKUP_INDEX } from './keys';
 
 /** One page of the lookup index's `partition`, and the cursor of the next one. */

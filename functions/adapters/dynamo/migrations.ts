@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { highlightsOfBody } from '../../core/highlights';
+import { highlightsOfBody } from '../../core/save/highlights';
 import { highlightItem } from './items';
 import { keys } from './keys';
 

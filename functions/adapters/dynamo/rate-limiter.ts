@@ -1,6 +1,11 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { currentWindow, type RateLimitDecision, type RateLimiter, type RateLimitPolicy } from '../../core/rate-limit';
+import {
+  currentWindow,
+  type RateLimitDecision,
+  type RateLimiter,
+  type RateLimitPolicy,
+} from '../../core/contract/rate-limit';
 import { keys, TTL_ATTRIBUTE } from './keys';
 
 /**

@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SiteIcon, SiteStore, StoredIcon } from '../../core/icons';
+import type { SiteIcon, SiteStore, StoredIcon } from '../../core/enrich/icons';
 import { keys } from './keys';
 
 /** Favicons by host (fetched at most once per host per refresh period) and icon bytes by content hash. */

@@ -1,7 +1,7 @@
 import { parseHTML } from 'linkedom';
-import { normalizeTag } from './hashtags';
-import { MAX_TAGS_PER_NOTE, mergeTags } from './model';
-import { SOURCE_LINE_PREFIX } from './note-body';
+import { MAX_TAGS_PER_NOTE, mergeTags } from '../model';
+import { normalizeTag } from '../save/hashtags';
+import { SOURCE_LINE_PREFIX } from '../save/note-body';
 
 /**
  * The Netscape bookmark file every browser exports (and linkding, Pinboard and Raindrop too):

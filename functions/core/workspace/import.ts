@@ -1,9 +1,9 @@
-import { mergeTags } from './model';
+import { mergeTags } from '../model';
+import { type SaveBookmarkPorts, saveBookmark } from '../save/save-bookmark';
+import { SAVE_LIMITS } from '../save/save-request';
+import { normalizeUrl, parseBookmarkUrl } from '../save/url';
+import { truncate } from '../text/text';
 import type { BookmarkFileEntry } from './netscape-bookmarks';
-import { type SaveBookmarkPorts, saveBookmark } from './save-bookmark';
-import { SAVE_LIMITS } from './save-request';
-import { truncate } from './text';
-import { normalizeUrl, parseBookmarkUrl } from './url';
 
 /**
  * `gleaner import`: every link of a bookmark file goes through the save core, so URLs are normalised,

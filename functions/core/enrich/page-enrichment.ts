@@ -1,11 +1,11 @@
+import type { Bookmark } from '../model';
+import { insertDescription } from '../save/note-body';
+import { type BookmarkStore, NoteNotFoundError } from '../save/save-bookmark';
+import { isoTimestamp } from '../text/text';
 import type { Attempt, EnrichmentRequest, FaviconRequest, FetchOutcome, PageOutcome } from './enrichment';
 import { isFresh, isTransientStatus, RetryLaterError } from './enrichment';
 import { decodeHtml, extractPageMetadata } from './html-metadata';
 import type { SiteStore } from './icons';
-import type { Bookmark } from './model';
-import { insertDescription } from './note-body';
-import { type BookmarkStore, NoteNotFoundError } from './save-bookmark';
-import { isoTimestamp } from './text';
 
 /** The page worker's step: fetch the saved page once, put its description into the note, hand its favicon candidates on. */
 

@@ -18,6 +18,8 @@
  * a plain-text element reads to it as HTML.
  */
 import { create } from 'xmlbuilder2';
+import { noteHtml } from '../text/note-html';
+import { sanitizeText, xmlText } from '../text/text';
 import {
   type Feed,
   type FeedNote,
@@ -27,8 +29,6 @@ import {
   sortNewestFirst,
   toFeedEntry,
 } from './feed';
-import { noteHtml } from './note-html';
-import { sanitizeText, xmlText } from './text';
 
 const ATOM_NAMESPACE = 'http://www.w3.org/2005/Atom';
 const CONTENT_NAMESPACE = 'http://purl.org/rss/1.0/modules/content/';

@@ -1,5 +1,5 @@
+import { isoTimestamp } from '../text/text';
 import type { EnrichmentRequest, PageOutcome } from './enrichment';
-import { isoTimestamp } from './text';
 
 export interface PendingEnrichment {
   readonly request: EnrichmentRequest;

@@ -1,5 +1,5 @@
-import type { AccessToken } from './model';
-import { isoTimestamp } from './text';
+import type { AccessToken } from '../model';
+import { isoTimestamp } from '../text/text';
 
 /** Token expiry, rotation and "last used" (`gleaner tokens create --expires-in`, `tokens rotate`, `tokens list`). */
 

@@ -10,9 +10,10 @@
  * through its allow-list; no other user text reaches a URL attribute except the bookmarked http(s)
  * URLs, which `safeHref` checks.
  */
+
+import { noteHtml } from '../text/note-html';
+import { sanitizeText } from '../text/text';
 import { type Feed, type FeedNote, parseInstant, sortNewestFirst } from './feed';
-import { noteHtml } from './note-html';
-import { sanitizeText } from './text';
 
 /** The addresses a feed's page links to; all derived from the route table by the handler. */
 export interface FeedPageLinks {

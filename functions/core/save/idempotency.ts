@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ValidationIssue } from './validation';
+import type { ValidationIssue } from '../contract/validation';
 
 /**
  * Idempotency-Key (draft-ietf-httpapi-idempotency-key-header): a client that repeats a request with

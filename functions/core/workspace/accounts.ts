@@ -1,6 +1,6 @@
-import { type AccessToken, FREE_PLAN_NOTE_CAP, type Plan, type User } from './model';
-import { isoTimestamp } from './text';
-import { hashToken, mintToken } from './token';
+import { type AccessToken, FREE_PLAN_NOTE_CAP, type Plan, type User } from '../model';
+import { isoTimestamp } from '../text/text';
+import { hashToken, mintToken } from '../token/token';
 
 /** The pro plan is capped too, only far higher: the cap keeps a runaway client from filling the table. */
 export const PRO_PLAN_NOTE_CAP = 1_000_000;

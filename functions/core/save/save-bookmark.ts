@@ -1,5 +1,7 @@
-import type { BookmarkSaveResult } from './contract';
-import type { EnrichmentRequest } from './enrichment';
+import type { BookmarkSaveResult } from '../contract/contract';
+import type { EnrichmentRequest } from '../enrich/enrichment';
+import { type AccessToken, type Bookmark, bookmarkResource, type Highlight, mergeTags, type Note } from '../model';
+import { isoTimestamp } from '../text/text';
 import { extractHashtags } from './hashtags';
 import { highlightsOfBody } from './highlights';
 import {
@@ -10,10 +12,8 @@ import {
   requestFingerprint,
   type StoredAnswer,
 } from './idempotency';
-import { type AccessToken, type Bookmark, bookmarkResource, type Highlight, mergeTags, type Note } from './model';
 import { appendHighlight, bodyFits, buildNoteBody, endsWithParagraph, sameHighlight } from './note-body';
 import type { SaveRequest } from './save-request';
-import { isoTimestamp } from './text';
 import { normalizeUrl } from './url';
 
 /**

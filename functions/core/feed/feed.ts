@@ -12,10 +12,10 @@
  * `feedValidators` → `isNotModified` ? 304 : the store's `notesOf` → `buildPublishedFeed` /
  * `renderRss`. A 304 reads no note.
  */
-import type { FeedEntry, PublishedFeed } from './contract';
-import { markdownToPlainText } from './markdown-text';
-import type { FeedItems, FeedRecord, Highlight } from './model';
-import { sanitizeText } from './text';
+import type { FeedEntry, PublishedFeed } from '../contract/contract';
+import type { FeedItems, FeedRecord, Highlight } from '../model';
+import { markdownToPlainText } from '../text/markdown-text';
+import { sanitizeText } from '../text/text';
 
 export type TagMatch = 'any' | 'all';
 export type FeedSharing = 'public' | 'link' | 'private';

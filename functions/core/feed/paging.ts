@@ -6,7 +6,7 @@
  * in the feed's order (newest first). A note changed meanwhile moves to the top, where a reader
  * refreshing the first page finds it; it is never served twice down the pages.
  */
-import type { ValidationIssue } from './validation';
+import type { ValidationIssue } from '../contract/validation';
 
 export const FEED_PAGE_LIMIT = { default: 50, min: 1, max: 100 } as const;
 

@@ -2,9 +2,10 @@
  * The JSON Feed 1.1 (https://jsonfeed.org/version/1.1) representation of a published feed. Pure: no
  * AWS, no I/O. Same entries, same order, as the contract's JSON.
  */
+
+import { noteHtml } from '../text/note-html';
+import { sanitizeText } from '../text/text';
 import { type Feed, type FeedNote, formatRfc3339, parseInstant, sortNewestFirst, toFeedEntry } from './feed';
-import { noteHtml } from './note-html';
-import { sanitizeText } from './text';
 
 export const JSON_FEED_VERSION = 'https://jsonfeed.org/version/1.1';
 

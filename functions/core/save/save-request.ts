@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
+import { type PydanticIssueParams, toValidationIssues, type ValidationIssue } from '../contract/validation';
+import { truncate } from '../text/text';
 import { DESCRIPTION_MAX_LENGTH } from './note-body';
-import { truncate } from './text';
 import { HOST_MAX_LENGTH, parseBookmarkUrl, URL_MAX_LENGTH, type UrlProblem } from './url';
-import { type PydanticIssueParams, toValidationIssues, type ValidationIssue } from './validation';
 
 /** Upper bounds of the save request's text fields (longer values answer 422; `description` is truncated). */
 export const SAVE_LIMITS = {
@@ -47,14 +47,12 @@ const optionalText = (max?: number) =>
  */
 export const saveRequestSchema = z.object({
   url: z.pipe(
-    z
-      .string()
-      .register(z.globalRegistry, {
-        format: 'uri',
-        pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
-        maxLength: URL_MAX_LENGTH,
-        description: 'An http or https URL with a host.',
-      }),
+    z.string().register(z.globalRegistry, {
+      format: 'uri',
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+      maxLength: URL_MAX_LENGTH,
+      description: 'An http or https URL with a host.',
+    }),
     z.transform((value: string, ctx) => {
       const parsed = parseBookmarkUrl(value);
       if (parsed.ok) return parsed.url;

@@ -2,8 +2,8 @@
  * What the page worker keeps from a fetched page: its description and where its favicon may be.
  * Pure functions over bytes and strings; no network, nothing from AWS.
  */
-import { DESCRIPTION_MAX_LENGTH } from './note-body';
-import { truncate } from './text';
+import { DESCRIPTION_MAX_LENGTH } from '../save/note-body';
+import { truncate } from '../text/text';
 
 export interface PageMetadata {
   description: string | null;

@@ -1,5 +1,5 @@
+import type { Bookmark, Note } from '../model';
 import { MAX_PAGE_SIZE, type Page, type PageRequest } from './listing';
-import type { Bookmark, Note } from './model';
 import type { BookmarkFileEntry } from './netscape-bookmarks';
 
 /** `gleaner export`: a user's whole workspace, for another tool or for `gleaner import`. */

@@ -1,7 +1,7 @@
+import type { FeedItems, FeedRecord } from '../model';
+import { normalizeTag } from '../save/hashtags';
+import { isoTimestamp } from '../text/text';
 import type { FeedSharing, TagMatch } from './feed';
-import { normalizeTag } from './hashtags';
-import type { FeedItems, FeedRecord } from './model';
-import { isoTimestamp } from './text';
 
 /** A feed's settings (title, tag filter, sharing), as the `gleaner feeds` commands manage them; reading a feed is feed.ts. */
 

@@ -6,8 +6,8 @@
  * - `textFragmentUrl(url, quote)`: the page URL pointing at the quote (URL Fragment Text Directives).
  * - `highlightEntries(notes, highlights, max)`: one feed entry per highlight, the newest `max`.
  */
-import { type FeedNote, sortNewestFirst } from './feed';
-import type { Highlight } from './model';
+import { type FeedNote, sortNewestFirst } from '../feed/feed';
+import type { Highlight } from '../model';
 import { quote as quoted, SOURCE_LINE_PREFIX } from './note-body';
 
 /** Words of the quote's start a text directive names: enough to find it, short enough to survive edits. */

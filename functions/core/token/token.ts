@@ -1,5 +1,5 @@
 import { createHash, randomInt } from 'node:crypto';
-import { BASE62_ALPHABET, TOKEN_PREFIX, TOKEN_RANDOM_LENGTH, tokenChecksum } from './token-format';
+import { BASE62_ALPHABET, TOKEN_PREFIX, TOKEN_RANDOM_LENGTH, tokenChecksum } from './format';
 
 /**
  * Personal access tokens on the server: minting and hashing (the format itself, shared with the

@@ -11,6 +11,8 @@
  * plain text is only XML-escaped.
  */
 import { create } from 'xmlbuilder2';
+import { noteHtml } from '../text/note-html';
+import { xmlText } from '../text/text';
 import {
   type Feed,
   type FeedNote,
@@ -20,8 +22,6 @@ import {
   sortNewestFirst,
   toFeedEntry,
 } from './feed';
-import { noteHtml } from './note-html';
-import { xmlText } from './text';
 
 const ATOM_NAMESPACE = 'http://www.w3.org/2005/Atom';
 /** `updated` is required: a feed with nothing dated at all says so with the epoch. */
