@@ -174,9 +174,9 @@ describe('deleting a note', () => {
     const { note } = await save(userId, 'raced');
     // The note goes between the save finding the URL taken and appending to its note.
     const racing = Object.create(store) as DynamoBookmarkStore;
-    racing.updateSavedNote = async (...args) => {
+    racing.appendToNote = async (...args) => {
       await store.deleteNote(note.id);
-      return store.updateSavedNote(...args);
+      return store.appendToNote(...args);
     };
     const ports = {
       store: racing,

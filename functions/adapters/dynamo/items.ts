@@ -1,4 +1,5 @@
 import type { Bookmark, Highlight, Note } from '../../core/model';
+import { withAppended } from '../../core/save/note-body';
 import { keys } from './keys';
 
 /** Table items as the domain's records, shared by every store that reads them. */
@@ -25,7 +26,11 @@ export function toNote(item: Record<string, unknown>): Note {
     bookmarkId: (item.bookmarkId as string | undefined) ?? null,
     url: (item.url as string | undefined) ?? null,
     title: item.title as string,
-    body: (item.body as string | undefined) ?? '',
+    // What appends added since the body was last written whole (see DynamoBookmarkStore.appendToNote).
+    body: withAppended(
+      (item.body as string | undefined) ?? '',
+      ((item.appended as { text: string }[] | undefined) ?? []).map((entry) => entry.text),
+    ),
     tags: (item.tags as string[] | undefined) ?? [],
     lastHighlight: (item.lastHighlight as string | undefined) ?? null,
     created: item.created as string,
