@@ -16,6 +16,7 @@ import { type Retirement, retirementHeaders } from '../core/contract/retirement'
 import { withInvocationDeadline } from '../platform/request-deadline';
 import type { Tracing } from '../platform/tracing';
 import { errorResponse, type Headers } from './responses';
+import { temporaryFaultRetryAfter } from './temporary-fault';
 
 /** What a route's own code gets besides the event: its rate limiter, bound to the route's policy. */
 export interface RouteRequest {
@@ -56,7 +57,7 @@ const EXPOSED_HEADERS = [
  * The middleware every HTTP route shares: an X-Ray segment, structured logs with the request id,
  * metrics flushed per invocation, the request's deadline (retries stop in time to answer: see request-deadline.ts),
  * CORS headers on every answer, a last-resort 500 in the contract's shape with no stack
- * trace, and the headers the contract wants on every answer of a route, errors included: the four
+ * trace (503 with Retry-After when the failure is a temporary one), and the headers the contract wants on every answer of a route, errors included: the four
  * RateLimit headers (the limiter's last answer, or the full quota when it never answered) and, on a
  * retiring route, Deprecation/Sunset/Link. A HEAD request gets the GET answer without its body.
  */
@@ -119,7 +120,17 @@ function everyAnswer(options: RouteOptions): middy.MiddlewareObj<APIGatewayProxy
   };
 }
 
+/** The last-resort answer: 503 with Retry-After for a temporary fault (contention, DynamoDB unreachable), else 500. */
 function internalError(logger: Logger, error: unknown, requestId: string): APIGatewayProxyResult {
+  const retryAfter = temporaryFaultRetryAfter(error);
+  if (retryAfter !== null) {
+    logger.warn('Temporary fault; answered 503', { error: error as Error, requestId });
+    return errorResponse(
+      503,
+      `Temporarily unavailable; retry in ${retryAfter} s (request id ${requestId})`,
+      { 'Retry-After': String(retryAfter) },
+    );
+  }
   logger.error('Unhandled error', { error: error as Error, requestId });
   return errorResponse(500, `Internal server error (request id ${requestId})`);
 }
