@@ -78,22 +78,8 @@ export const saveRequestSchema = z.object({
 
 export type SaveRequestParse = { ok: true; request: SaveRequest } | { ok: false; issues: ValidationIssue[] };
 
-/** Parses the raw HTTP body of a save. JSON syntax errors and non-object bodies are 422s like any other. */
-export function parseSaveRequest(rawBody: string | null | undefined): SaveRequestParse {
-  if (rawBody === null || rawBody === undefined || rawBody.trim() === '') {
-    return { ok: false, issues: [{ loc: ['body'], msg: 'Field required', type: 'missing' }] };
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(rawBody);
-  } catch (error) {
-    return {
-      ok: false,
-      issues: [
-        { loc: ['body', 0], msg: 'JSON decode error', type: 'json_invalid', ctx: { error: (error as Error).message } },
-      ],
-    };
-  }
+/** The save request from its JSON body (see parseJsonBody): a body that is no object is a 422 like any other. */
+export function parseSaveRequest(data: unknown): SaveRequestParse {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     return {
       ok: false,
