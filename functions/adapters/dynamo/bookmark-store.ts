@@ -1,3 +1,4 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -7,7 +8,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { ContentionError } from '../../core/deadline';
 import type { EnrichmentRequest, PageOutcome } from '../../core/enrich/enrichment';
 import type { PendingEnrichment } from '../../core/enrich/outbox';
@@ -107,9 +108,13 @@ export class DynamoBookmarkStore implements BookmarkStore {
       ],
       highlights.map((highlight) => ({ Put: { TableName, Item: highlightItem(highlight) } })),
     );
-    const outcome = await retryOnConflict(() =>
-      conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: actions }))),
-    );
+    const outcome = await retryOnConflict(async (attempt) => {
+      // A conflict is most often another save of the same page: once its marker is there, this one
+      // appends instead of queueing behind every other new save of that page.
+      const marker = attempt > 1 ? await this.savedUrlMarker(bookmark.userId, bookmark.normalizedUrl) : null;
+      if (marker) return { written: false as const, failed: [...(record ? [null] : []), { item: marker }] };
+      return conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: actions })));
+    });
     if (outcome.written) {
       await Promise.all(overflow.map(({ Put }) => this.doc.send(new PutCommand(Put))));
       return { kind: 'created' };
@@ -124,6 +129,14 @@ export class DynamoBookmarkStore implements BookmarkStore {
     if (!user?.item) throw new Error(`User ${bookmark.userId} does not exist`);
     const account = unmarshall(user.item);
     return { kind: 'note-limit', used: Number(account.noteCount), limit: Number(account.noteCap) };
+  }
+
+  /** The (user, normalised URL) marker of a saved page, as DynamoDB returns an item (for a failed condition's outcome). */
+  private async savedUrlMarker(userId: string, normalizedUrl: string): Promise<Record<string, AttributeValue> | null> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.savedUrl(userId, normalizedUrl), ConsistentRead: true }),
+    );
+    return Item ? marshall(Item) : null;
   }
 
   claimKey(claim: IdempotencyClaim): Promise<KeyTaken | null> {
