@@ -129,6 +129,16 @@ class RequestRateLimit implements RouteRequest {
 }
 
 /**
+ * What CloudFront's security headers policy adds to every answer (lib/cdn.ts), sent by the handlers
+ * too, so the local stack answers as AWS does. HSTS stays CloudFront's: it means nothing over http.
+ */
+const SECURITY_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'strict-origin-when-cross-origin',
+} as const;
+
+/**
  * Runs first on the way in (the request's limiter) and last on the way out (before CORS): a
  * middleware's RouteAnswer, or a 500/503 for a failure; the route's headers; HEAD.
  */
@@ -140,7 +150,7 @@ function everyAnswer<Event extends APIGatewayProxyEvent>(
     const limits = invocations.get(request.context) ?? new RequestRateLimit(options.rateLimit);
     request.response = {
       ...response,
-      headers: { ...response.headers, ...limits.headers(), ...routeHeaders },
+      headers: { ...SECURITY_HEADERS, ...response.headers, ...limits.headers(), ...routeHeaders },
       ...(request.event.httpMethod === 'HEAD' ? { body: '', isBase64Encoded: false } : {}),
     };
   };

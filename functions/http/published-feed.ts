@@ -33,6 +33,8 @@ export interface FeedRepresentation {
   readonly contentType: string;
   /** May load its renderer on first use, so answers that render nothing (304, 404, 429) never load it. */
   render(feed: Feed, notes: readonly FeedNote[], urls: FeedUrls): string | Promise<string>;
+  /** Headers of its every answer (the page's Content-Security-Policy). */
+  readonly headers?: Readonly<Record<string, string>>;
   /** The body of the 404 for a feed that is not published (people get a page); the contract's error JSON when unset. */
   readonly notFoundPage?: string;
   /** Served in pages (`?limit=`, `?cursor=`); `self` is the representation's own address among the feed's. */
@@ -152,7 +154,7 @@ async function readPublishedFeed(
     : feedUrls;
   return {
     statusCode: 200,
-    headers: { ...cacheHeaders, 'Content-Type': representation.contentType },
+    headers: { ...cacheHeaders, 'Content-Type': representation.contentType, ...representation.headers },
     body: await representation.render(feed, shown, urls),
   };
 }
@@ -162,7 +164,11 @@ function notFound(representation: FeedRepresentation): APIGatewayProxyResult {
     return errorResponse(404, NOT_FOUND, { 'Cache-Control': NOT_FOUND_CACHE });
   return {
     statusCode: 404,
-    headers: { 'Content-Type': representation.contentType, 'Cache-Control': NOT_FOUND_CACHE },
+    headers: {
+      'Content-Type': representation.contentType,
+      'Cache-Control': NOT_FOUND_CACHE,
+      ...representation.headers,
+    },
     body: representation.notFoundPage,
   };
 }

@@ -120,10 +120,8 @@ export const routes: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/feeds/{feed_id}',
     entry: 'functions/feed-page/handler.ts',
-    throttle: 'feed',
-    cdn: true,
-    answersHead: true,
-    access: ['table:read', 'table:rate-limit'],
+    // Its preflight too (OPTIONS answers 204, as on the other feed routes: issue 21).
+    ...feedRead,
   },
   {
     id: 'GetIcon',

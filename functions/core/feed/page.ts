@@ -11,6 +11,7 @@
  * URLs, which `safeHref` checks.
  */
 
+import { createHash } from 'node:crypto';
 import { noteHtml } from '../text/note-html';
 import { sanitizeText } from '../text/text';
 import { type Feed, type FeedNote, parseInstant, sortNewestFirst } from './feed';
@@ -59,6 +60,26 @@ export function escapeHtml(text: string): string {
     .replace(/"/g, '&quot;')
     .replace(/'/g, '&#39;');
 }
+
+const sha256Source = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+
+/**
+ * The page's Content-Security-Policy: its own inline style and its one script (the copy button) by
+ * hash, images from anywhere a note links them, and nothing else: no other script, no frame around
+ * it, no form, no <base>. With the headers CloudFront adds to every answer, so the local stack sends
+ * what AWS does.
+ */
+export const FEED_PAGE_HEADERS = {
+  'Content-Security-Policy': [
+    "default-src 'none'",
+    `script-src ${sha256Source(COPY_SCRIPT)}`,
+    `style-src ${sha256Source(STYLE)}`,
+    'img-src https: data:',
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+} as const;
 
 /** Only http(s) addresses become links: a stored `javascript:` or `data:` URL never does. */
 function safeHref(url: string | null): string | null {
