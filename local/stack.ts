@@ -80,7 +80,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     OUTBOX_GRACE_SECONDS: '30',
     ...options.env,
   };
-  let localRoutes: LocalRoute[] = [];
+  let localRoutes: LocalRoute[] | null = null;
   const server = createApiServer({
     routes: () => localRoutes,
     corsOrigins: setting(handlerEnv, settings.corsAllowedOrigins),
