@@ -15,16 +15,17 @@ import {
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { buildSync } from 'esbuild';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
+import { toNote } from '../functions/adapters/dynamo/items';
 import { keys } from '../functions/adapters/dynamo/keys';
 import { createSqsClient } from '../functions/adapters/sqs/sqs';
-import { type ResourceAccess, routes } from '../functions/platform/routes';
+import { type ResourceAccess, routes, routeUrl } from '../functions/platform/routes';
 import { scheduledTasks, workers } from '../functions/platform/workers';
 import { BUNDLE_ENTRY_FILE, bundleFunction, functionBundleOptions } from '../lib/function-bundle';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalStack, startLocalStack } from '../local/stack';
 import { initAndFirstUseBytes } from './bundle-graph';
 import { type RecordedCall, startDynamoRecorder } from './dynamo-recorder';
-import { directSave, fixture, type OperationName, operations, succeed } from './operations';
+import { directSave, type Fixture, fixture, type OperationName, operations, succeed } from './operations';
 
 /**
  * `npm run bench`, in one run: module init of each function's deployed bundle beside a bundle of the
@@ -41,6 +42,8 @@ const INIT_RUNS = Number(process.env.BENCH_INIT_RUNS ?? 9);
 /** Targets from issue 11: init within 1.3× of the SDK alone; a save within 1.6× of its round trips' floor. */
 const INIT_TARGET = 1.3;
 const SAVE_TARGET = 1.6;
+/** Issue 21's hot note: this many highlights saved to one note at once. */
+const HOT_NOTE_SAVES = 200;
 
 interface Row {
   readonly name: string;
@@ -328,6 +331,7 @@ async function throughTheStack(): Promise<void> {
     }
     const serverOverhead = median(routeTimes.get('save, new page')!) - median(routeTimes.get(DIRECT_SAVE)!);
     row('local HTTP server share of a save p50', `${ms(serverOverhead)} (API Gateway stands there in production)`);
+    await hotNote(timedStack, data, doc, tableName);
   } finally {
     client.destroy();
     await counted.stop();
@@ -335,6 +339,34 @@ async function throughTheStack(): Promise<void> {
     await recorder.close();
     await dynamo.stop();
   }
+}
+
+/** Issue 21: many highlights on one note at once; each append is one write, so all land, once each. */
+async function hotNote(stack: LocalStack, data: Fixture, doc: DynamoDBDocumentClient, tableName: string) {
+  const url = `https://example.com/hot-${randomUUID()}`;
+  const save = (selection?: string) =>
+    fetch(routeUrl(stack.baseUrl, 'SaveBookmark', {}), {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${data.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url, ...(selection ? { selection } : {}) }),
+    });
+  const first = (await (await save()).json()) as { note_id: string };
+  const quotes = Array.from({ length: HOT_NOTE_SAVES }, (_, i) => `hot highlight ${i}`);
+  const started = performance.now();
+  const statuses = await Promise.all(quotes.map(async (quote) => (await save(quote)).status));
+  const elapsed = performance.now() - started;
+  const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: keys.note(first.note_id) }));
+  const body = toNote(Item!).body;
+  const storedOnce = quotes.filter((quote) => body.split(`> ${quote}\n`).length === 2 || body.endsWith(`> ${quote}`));
+  const answered = statuses.filter((status) => status === 200).length;
+  row(
+    `hot note: ${HOT_NOTE_SAVES} concurrent highlights`,
+    `${answered} answered 200, ${storedOnce.length} stored once, in ${ms(elapsed)} (${ms(elapsed / HOT_NOTE_SAVES)} a save)`,
+    {
+      met: answered === HOT_NOTE_SAVES && storedOnce.length === HOT_NOTE_SAVES,
+      text: `all ${HOT_NOTE_SAVES} answered 200 and stored once`,
+    },
+  );
 }
 
 const loadBefore = loadavg()[0]!;
