@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { isWellFormedToken } from '../../shared/token-format';
 import { DynamoAccountStore } from '../adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../adapters/dynamo/client';
@@ -20,7 +21,6 @@ import {
   saveResult,
 } from '../core/save/save-bookmark';
 import { parseSaveRequest, type SaveRequestParse } from '../core/save/save-request';
-import { isWellFormedToken } from '../core/token/format';
 import { lastUseDue, tokenAccepted, userAgentFamily } from '../core/token/lifecycle';
 import { bearerToken, hashToken } from '../core/token/token';
 import { httpRoute, type RouteRequest } from '../http/middleware';
