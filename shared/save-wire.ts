@@ -39,6 +39,8 @@ export interface ErrorDetail {
   readonly code: string;
   readonly message: string;
   readonly hint?: string;
+  /** Extra context (`used`/`limit` of a 402, `retry_after` of a 429). */
+  readonly [field: string]: unknown;
 }
 
 /** Every error answer's body: a message, a structured detail, or a 422's list of issues. */

@@ -37,20 +37,3 @@ export async function askWorker<T extends WorkerRequest>(request: T): Promise<Wo
   if (typeof answer === 'object' && 'workerFailure' in answer) throw new Error(answer.workerFailure);
   return answer;
 }
-
-/** The popup's and notifications' words for what became of a save. */
-export function deliveryMessage(delivery: Delivery): string {
-  switch (delivery.kind) {
-    case 'saved':
-      if (delivery.result.selection_appended) return 'Added to your note';
-      return delivery.result.is_new_bookmark ? 'Saved' : 'Already saved: your note is unchanged';
-    case 'queued':
-      return `Queued: ${delivery.reason}. Gleaner sends it by itself.`;
-    case 'held':
-      return delivery.reason;
-    case 'token-refused':
-      return 'Your token was refused (revoked or mistyped). Paste a new one in the options; the save waits.';
-    case 'dropped':
-      return `Not saved: ${delivery.reason}`;
-  }
-}

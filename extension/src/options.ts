@@ -1,7 +1,7 @@
 import { askWorker } from './messages';
-import { failureMessage } from './notifications';
 import { type ConnectionTest, saveEndpoint, testConnection } from './save-api';
 import { checkServerUrl, checkToken, originPattern, SETTINGS_KEY, type Settings } from './settings';
+import { failureMessage } from './wording';
 
 /** The options page: the server address and the token, checked before they are stored. */
 

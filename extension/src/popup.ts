@@ -1,10 +1,10 @@
-import { askWorker, deliveryMessage } from './messages';
-import { failureMessage } from './notifications';
+import { askWorker } from './messages';
 import type { Delivery, OutboxItem, OutboxState } from './outbox';
 import { type CapturedPage, capturePage } from './page-capture';
 import { fitUrl, isSavable, tooLongMessage } from './page-text';
 import type { SaveRequest } from './save-api';
 import { SETTINGS_KEY } from './settings';
+import { deliveryMessage, failureMessage } from './wording';
 
 /** The toolbar popup: the page's title and selection prefilled, a comment, Save, and the waiting saves. */
 

@@ -1,11 +1,11 @@
 import { badgeFor } from './badge';
 import { type WorkerRequest, workerFailure } from './messages';
-import { failureMessage, failureNotification, type NotificationText, notificationFor } from './notifications';
 import { type Delivery, Outbox, type OutboxState, type SaveSource } from './outbox';
 import { capturePage } from './page-capture';
 import { fitUrl, isSavable, tooLongMessage } from './page-text';
 import { postSave } from './save-api';
 import { SETTINGS_KEY, type Settings } from './settings';
+import { failureMessage, failureNotification, type NotificationText, notificationFor } from './wording';
 
 /**
  * The service worker. Every listener is registered synchronously when the worker script runs, as

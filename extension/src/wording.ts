@@ -1,7 +1,11 @@
-import { deliveryMessage } from './messages';
 import type { Delivery } from './outbox';
 
-/** The notifications the worker shows, as data: what each says is decided here and unit-tested. */
+/**
+ * What the extension says about saves, in the popup and in notifications: decided here, apart from the
+ * browser APIs that show it, and unit-tested.
+ */
+
+/** A notification the worker shows. */
 export interface NotificationText {
   /** `attention…` ids open the options page when clicked. */
   readonly id: string;
@@ -41,4 +45,21 @@ export function failureMessage(error: unknown): string {
   if (/quota/i.test(text))
     return `The browser’s storage for Gleaner is full, so the save could not be kept for sending (${text}). Free space or discard waiting saves.`;
   return text || 'An unknown error inside the extension';
+}
+
+/** The popup's and notifications' words for what became of a save. */
+export function deliveryMessage(delivery: Delivery): string {
+  switch (delivery.kind) {
+    case 'saved':
+      if (delivery.result.selection_appended) return 'Added to your note';
+      return delivery.result.is_new_bookmark ? 'Saved' : 'Already saved: your note is unchanged';
+    case 'queued':
+      return `Queued: ${delivery.reason}. Gleaner sends it by itself.`;
+    case 'held':
+      return delivery.reason;
+    case 'token-refused':
+      return 'Your token was refused (revoked or mistyped). Paste a new one in the options; the save waits.';
+    case 'dropped':
+      return `Not saved: ${delivery.reason}`;
+  }
 }
