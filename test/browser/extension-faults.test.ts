@@ -99,6 +99,9 @@ async function startServerWithoutCors() {
   };
 }
 
+/** A save crosses the browser, CORS and the local stack: on a busy machine that takes more than a second. */
+const SLOW = { timeout: 10_000 };
+
 describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong', () => {
   let t: TestStack;
   let token: string;
@@ -180,7 +183,7 @@ describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong
       .toContain('Queued: Server unreachable');
 
     await popup.getByRole('button', { name: 'Retry now' }).click();
-    await expect.poll(() => popup.getByRole('status').textContent()).toBe('Saved');
+    await expect.poll(() => popup.getByRole('status').textContent(), SLOW).toBe('Saved');
     expect(await popup.locator('#queue').isHidden()).toBe(true);
     await expectSavedOnce(page.url());
     await Promise.all([popup.close(), page.close()]);
@@ -226,7 +229,7 @@ describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong
     });
     const popup = await openPopup(tabId);
     await popup.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => popup.getByRole('status').textContent()).toContain('storage for Gleaner is full');
+    await expect.poll(() => popup.getByRole('status').textContent(), SLOW).toContain('storage for Gleaner is full');
     expect(await popup.getByRole('button', { name: 'Save' }).isEnabled()).toBe(true);
 
     expect(await pressSaveCommand(context, tabId)).toBeNull();
@@ -238,7 +241,7 @@ describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong
       local.set = local.workingSet;
     });
     await popup.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => popup.getByRole('status').textContent()).toBe('Saved');
+    await expect.poll(() => popup.getByRole('status').textContent(), SLOW).toBe('Saved');
     await Promise.all([popup.close(), page.close()]);
   });
 
@@ -253,7 +256,7 @@ describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong
     expect((await popup.locator('#page-url').boundingBox())!.height).toBeLessThan(30);
 
     await save.click();
-    await expect.poll(() => popup.getByRole('status').textContent()).toBe('Saved');
+    await expect.poll(() => popup.getByRole('status').textContent(), SLOW).toBe('Saved');
     expect((proxy.saves.at(-1)!.body as { url: string }).url).toBe(`${siteUrl}/long`);
     await Promise.all([popup.close(), page.close()]);
   });
@@ -278,21 +281,21 @@ describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong
     await options.getByLabel('Personal access token').fill(token);
     await options.getByLabel('Server address').fill(proxy.address);
     await test.click();
-    await expect.poll(() => status.textContent()).toContain('Token accepted');
+    await expect.poll(() => status.textContent(), SLOW).toContain('Token accepted');
     expect(await asked()).toEqual([]);
 
     await options.getByLabel('Server address').fill(closedServer.address);
     await test.click();
-    await expect.poll(() => status.textContent()).toContain('does not let browser extensions call it (CORS)');
+    await expect.poll(() => status.textContent(), SLOW).toContain('does not let browser extensions call it (CORS)');
     expect(await asked()).toEqual([['http://localhost/*']]);
     await test.click();
-    await expect.poll(() => status.textContent()).toContain('Saves wait until you allow it');
+    await expect.poll(() => status.textContent(), SLOW).toContain('Saves wait until you allow it');
     await options.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => status.textContent()).toMatch(/^Saved\. The server at localhost:\d+ does not let/);
+    await expect.poll(() => status.textContent(), SLOW).toMatch(/^Saved\. The server at localhost:\d+ does not let/);
     expect(await asked()).toHaveLength(1);
 
     await options.getByRole('button', { name: 'Allow access to the server' }).click();
-    await expect.poll(() => status.textContent()).toContain('was declined');
+    await expect.poll(() => status.textContent(), SLOW).toContain('was declined');
     expect(await asked()).toHaveLength(2);
     await options.close();
     closedServer.close();

@@ -35,6 +35,9 @@ const ARTICLE = `<!doctype html><html lang="en"><head><title>Queues absorb burst
 <p id="second">Retries need idempotency, or they do the work twice.</p>
 <p id="third">Dead-letter queues keep what could not be processed.</p></body></html>`;
 
+/** A save crosses the browser, CORS and the local stack: on a busy machine that takes more than a second. */
+const SLOW = { timeout: 10_000 };
+
 describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () => {
   let t: TestStack;
   let site: Awaited<ReturnType<typeof serveHtmlPage>>;
@@ -114,29 +117,29 @@ describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () =>
 
     await options.getByLabel('Personal access token').fill(`${token.slice(0, -1)}${token.endsWith('a') ? 'b' : 'a'}`);
     await options.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => status.textContent()).toContain('checksum does not match');
+    await expect.poll(() => status.textContent(), SLOW).toContain('checksum does not match');
     expect(await worker.evaluate(() => chrome.storage.local.get('settings'))).toEqual({});
 
     await options.getByLabel('Personal access token').fill(mintToken());
     await options.getByRole('button', { name: 'Test connection' }).click();
-    await expect.poll(() => status.textContent()).toContain('Token refused (401)');
+    await expect.poll(() => status.textContent(), SLOW).toContain('Token refused (401)');
 
     await options.getByLabel('Server address').fill('http://127.0.0.1:9');
     await options.getByLabel('Personal access token').fill(token);
     await options.getByRole('button', { name: 'Test connection' }).click();
-    await expect.poll(() => status.textContent()).toContain('Server unreachable');
+    await expect.poll(() => status.textContent(), SLOW).toContain('Server unreachable');
 
     await options.getByLabel('Server address').fill(`${ungrantedAddress(t.stack.baseUrl)}/`);
     await options.getByRole('button', { name: 'Test connection' }).click();
-    await expect.poll(() => status.textContent()).toContain('Token accepted');
+    await expect.poll(() => status.textContent(), SLOW).toContain('Token accepted');
     await options.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => status.textContent()).toBe('Saved.');
+    await expect.poll(() => status.textContent(), SLOW).toBe('Saved.');
     expect(await worker.evaluate(() => chrome.storage.local.get('settings'))).toEqual({
       settings: { serverUrl: ungrantedAddress(t.stack.baseUrl), token },
     });
     expect(await axeViolations(options)).toEqual([]);
     await options.getByRole('button', { name: 'Test connection' }).click();
-    await expect.poll(() => status.textContent()).toContain('Token accepted');
+    await expect.poll(() => status.textContent(), SLOW).toContain('Token accepted');
     await options.screenshot({ path: join(screenshotDir, 'extension-options.png') });
     await options.close();
   });
@@ -150,7 +153,7 @@ describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () =>
     expect(await popup.getByLabel('Title').inputValue()).toBe('Queues absorb bursts');
     await popup.getByLabel('Comment').fill('The core idea #queues #reading');
     await popup.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => popup.getByRole('status').textContent()).toBe('Saved');
+    await expect.poll(() => popup.getByRole('status').textContent(), SLOW).toBe('Saved');
     expect(await axeViolations(popup)).toEqual([]);
     await popup.locator('main').screenshot({ path: join(screenshotDir, 'extension-popup.png') });
     await popup.close();
