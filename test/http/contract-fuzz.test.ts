@@ -18,7 +18,7 @@ import {
   malformedBody,
   mutatedObjectOf,
   pathSegment,
-  valueOf,
+  arbitraryOf,
 } from '../support/fuzz-requests';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
@@ -182,7 +182,7 @@ const saveRequest: fc.Arbitrary<FuzzRequest> = fc
     body: fc.oneof(
       {
         weight: 5,
-        arbitrary: valueOf(requestSchema).map((body) => ({
+        arbitrary: arbitraryOf(requestSchema).map((body) => ({
           valid: true,
           text: JSON.stringify(body) as string | Buffer,
         })),
