@@ -13,12 +13,12 @@ import { routes } from '../../functions/platform/routes';
 import openapi from '../../openapi.json' with { type: 'json' };
 import { assertMatchesContract } from '../support/contract';
 import {
+  arbitraryOf,
   headerText,
   type JsonSchema,
   malformedBody,
   mutatedObjectOf,
   pathSegment,
-  arbitraryOf,
 } from '../support/fuzz-requests';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
