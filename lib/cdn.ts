@@ -32,7 +32,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, type BucketProps, ObjectOw
 import { Construct } from 'constructs';
 import type { RouteDefinition } from '../functions/platform/routes';
 import type { Api } from './api';
-import type { GleanerSettings } from './settings';
+import type { GleanerSettings } from './stage-settings';
 import { CdnWebAcl } from './waf';
 
 export interface CdnProps {
