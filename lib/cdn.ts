@@ -260,9 +260,7 @@ const PUBLIC_CACHE_POLICY = {
 } satisfies Omit<CachePolicyProps, 'comment' | 'queryStringBehavior'>;
 
 /** The exact path pattern (`{param}` as `*`) of each cached route whose answer its query selects, with those keys. */
-export function pagedPathPatterns(
-  routes: readonly RouteDefinition[],
-): { pattern: string; queryKeys: readonly string[] }[] {
+function pagedPathPatterns(routes: readonly RouteDefinition[]): { pattern: string; queryKeys: readonly string[] }[] {
   return routes
     .filter((route) => route.cdn && route.cacheQuery?.length)
     .map((route) => ({ pattern: route.path.replace(/\{[^}]+\}/g, '*'), queryKeys: route.cacheQuery! }));

@@ -17,7 +17,7 @@ import type { FeedItems, FeedRecord, FeedSharing, Highlight, TagMatch } from '..
 import { markdownToPlainText } from '../text/markdown-text';
 import { sanitizeText } from '../text/text';
 
-export interface TagFilter {
+interface TagFilter {
   readonly tags: readonly string[];
   readonly match: TagMatch;
 }
