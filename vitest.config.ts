@@ -1,9 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
+/** Tests that talk to DynamoDB Local share one per run, started by the global setup. */
+const withDynamoDbLocal = ['test/support/global-setup.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: {
@@ -12,5 +13,22 @@ export default defineConfig({
       // Metrics would print embedded-metric-format JSON; tests spy on them instead.
       POWERTOOLS_METRICS_DISABLED: 'true',
     },
+    // Pure code, adapters with mocked clients and the CDK stack start no database.
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts', 'test/http/**/*.test.ts'],
+          globalSetup: withDynamoDbLocal,
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'browser', include: ['test/browser/**/*.test.ts'], globalSetup: withDynamoDbLocal },
+      },
+    ],
   },
 });
