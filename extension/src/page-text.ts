@@ -1,4 +1,4 @@
-import { SAVE_URL_MAX_LENGTH } from '../../shared/save-wire';
+import { SAVE_URL_MAX_LENGTH } from '../../functions/core/wire/save';
 
 /** What the extension makes of a page's text and address, apart from the browser APIs that read them. */
 

@@ -4,7 +4,7 @@ import {
   SAVE_PATH,
   type SaveBookmarkBody,
   type ValidationIssue,
-} from '../../shared/save-wire';
+} from '../../functions/core/wire/save';
 
 /**
  * The one server call the extension makes: POST /api/v1/bookmarks/save (the contract's saveBookmark),

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { isWellFormedToken } from '../../shared/token-format';
 import { DynamoAccountStore } from '../adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../adapters/dynamo/client';
@@ -23,6 +22,7 @@ import {
 import { parseSaveRequest, type SaveRequestParse } from '../core/save/save-request';
 import { lastUseDue, tokenAccepted, userAgentFamily } from '../core/token/lifecycle';
 import { bearerToken, hashToken } from '../core/token/token';
+import { isWellFormedToken } from '../core/wire/token-format';
 import { httpRoute, type RouteRequest } from '../http/middleware';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, headerValues, jsonResponse } from '../http/responses';

@@ -12,9 +12,9 @@ import type * as contract from '../../functions/core/contract/contract';
 import type { saveRequestSchema } from '../../functions/core/save/save-request';
 import { URL_MAX_LENGTH } from '../../functions/core/save/url';
 import { mintToken } from '../../functions/core/token/token';
+import type * as wire from '../../functions/core/wire/save';
+import { SAVE_PATH, SAVE_URL_MAX_LENGTH } from '../../functions/core/wire/save';
 import { routes } from '../../functions/platform/routes';
-import type * as wire from '../../shared/save-wire';
-import { SAVE_PATH, SAVE_URL_MAX_LENGTH } from '../../shared/save-wire';
 
 /** The extension's server client, settings checks and page helpers, outside the browser. */
 

@@ -1,6 +1,7 @@
 /**
- * The save route's wire format (the contract's saveBookmark) as plain types, for clients outside the
- * server tree: the browser extension builds its requests and reads the answers with these. A type test
+ * The save route's wire format (the contract's saveBookmark) as plain types, shared with clients
+ * outside the server tree: the browser extension builds its requests and reads the answers with these
+ * (core/wire is the one part of the server tree it may import). A type test
  * (test/unit/extension-client.test.ts) holds them to the server's own schemas, so they cannot drift.
  */
 
