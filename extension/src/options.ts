@@ -164,9 +164,13 @@ async function rememberAnswer(pattern: string, granted: boolean): Promise<void> 
 }
 
 async function showQueueState(): Promise<void> {
-  const state = await askWorker({ type: 'outbox' });
-  element('token-refused').hidden = !state.tokenRefused;
-  element('waiting-count').textContent = String(state.items.length);
+  try {
+    const state = await askWorker({ type: 'outbox' });
+    element('token-refused').hidden = !state.tokenRefused;
+    element('waiting-count').textContent = String(state.items.length);
+  } catch (error) {
+    show(`The waiting saves cannot be read: ${failureMessage(error)}`, 'bad');
+  }
 }
 
 function show(message: string, tone: string): void {

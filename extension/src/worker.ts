@@ -5,7 +5,7 @@ import { capturePage } from './page-capture';
 import { fitUrl, isSavable, tooLongMessage } from './page-text';
 import { postSave } from './save-api';
 import { SETTINGS_KEY, type Settings } from './settings';
-import { failureMessage, failureNotification, type NotificationText, notificationFor } from './wording';
+import { failureNotification, type NotificationText, notificationFor } from './wording';
 
 /**
  * The service worker. Every listener is registered synchronously when the worker script runs, as
@@ -82,7 +82,10 @@ export function startWorker(config: WorkerConfig): WorkerHandle {
     void chrome.notifications.clear(id);
   });
   chrome.runtime.onMessage.addListener((request: WorkerRequest, _sender, reply) => {
-    answer(request).then(reply, (error: unknown) => reply(workerFailure(failureMessage(error))));
+    // The page words the failure itself (failureMessage), as it does a failure to reach the worker.
+    answer(request).then(reply, (error: unknown) =>
+      reply(workerFailure(error instanceof Error ? error.message : String(error))),
+    );
     return true; // the reply comes asynchronously
   });
 

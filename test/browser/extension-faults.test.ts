@@ -8,6 +8,7 @@ import { startTestStack, type TestStack } from '../support/local-stack';
 import {
   currentWorker,
   extensionTestBuild,
+  openedPage,
   pressSaveCommand,
   stopServiceWorkers,
   storedOutbox,
@@ -122,8 +123,9 @@ describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong
     ({ context, extensionId } = await launchWithExtension(
       await extensionTestBuild({ sendTimeoutMs: SEND_TIMEOUT_MS }),
     ));
-    extensionPage = await context.newPage();
-    await extensionPage.goto(`chrome-extension://${extensionId}/popup.html`);
+    // The options page the extension opens on install serves to read and write its storage.
+    const optionsUrl = `chrome-extension://${extensionId}/options.html`;
+    extensionPage = await openedPage(context, optionsUrl);
     await extensionPage.evaluate((settings) => chrome.storage.local.set({ settings }), {
       serverUrl: proxy.address,
       token,
@@ -228,18 +230,24 @@ describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong
       local.set = () => Promise.reject(new Error('QUOTA_BYTES quota exceeded'));
     });
     const popup = await openPopup(tabId);
-    await popup.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => popup.getByRole('status').textContent(), SLOW).toContain('storage for Gleaner is full');
-    expect(await popup.getByRole('button', { name: 'Save' }).isEnabled()).toBe(true);
+    try {
+      await popup.getByRole('button', { name: 'Save' }).click();
+      await expect
+        .poll(() => popup.getByRole('status').textContent(), SLOW)
+        .toBe(
+          'Not saved: The browser’s storage for Gleaner is full, so the save could not be kept for sending (QUOTA_BYTES quota exceeded). Free space or discard waiting saves.',
+        );
+      expect(await popup.getByRole('button', { name: 'Save' }).isEnabled()).toBe(true);
 
-    expect(await pressSaveCommand(context, tabId)).toBeNull();
-    const notifications = await worker.evaluate(() => chrome.notifications.getAll());
-    expect(Object.keys(notifications).some((id) => id.startsWith('failed-'))).toBe(true);
-
-    await worker.evaluate(() => {
-      const local = chrome.storage.local as unknown as Record<string, unknown>;
-      local.set = local.workingSet;
-    });
+      expect(await pressSaveCommand(context, tabId)).toBeNull();
+      const notified = async () => Object.keys(await worker.evaluate(() => chrome.notifications.getAll()));
+      await expect.poll(notified).toContainEqual(expect.stringMatching(/^failed-/));
+    } finally {
+      await worker.evaluate(() => {
+        const local = chrome.storage.local as unknown as Record<string, unknown>;
+        local.set = local.workingSet;
+      });
+    }
     await popup.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => popup.getByRole('status').textContent(), SLOW).toBe('Saved');
     await Promise.all([popup.close(), page.close()]);

@@ -30,6 +30,15 @@ export async function extensionTestBuild(options: { sendTimeoutMs?: number } = {
   return outDir;
 }
 
+/** The page the browser opened at `url` (the options page on install), once it is there. */
+export async function openedPage(context: BrowserContext, url: string): Promise<Page> {
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((wake) => setTimeout(wake, 50))) {
+    const page = context.pages().find((candidate) => candidate.url() === url);
+    if (page) return page;
+  }
+  throw new Error(`${url} did not open within 10 s`);
+}
+
 /** The running service worker (a new one after the browser stopped the last). */
 export async function currentWorker(context: BrowserContext): Promise<Worker> {
   const running = context.serviceWorkers();
