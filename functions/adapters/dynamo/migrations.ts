@@ -10,7 +10,7 @@ import { keys } from './keys';
  * is idempotent (conditional writes), so a run that stopped half-way is finished by running again,
  * and a second run changes nothing.
  */
-export interface Migration {
+interface Migration {
   readonly name: string;
   readonly description: string;
   /** Runs over the whole table; counts what it changed, by kind. */
@@ -115,7 +115,7 @@ const highlightRecords: Migration = {
 };
 
 /** Every migration, in the order they run. */
-export const migrations: readonly Migration[] = [listIndexes, highlightRecords];
+const migrations: readonly Migration[] = [listIndexes, highlightRecords];
 
 /** Runs every migration over the table, in order. */
 export async function runMigrations(doc: DynamoDBDocumentClient, tableName: string): Promise<MigrationResult[]> {
