@@ -8,6 +8,7 @@ import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
+  PutCommand,
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
@@ -208,6 +209,9 @@ function rawCalls(doc: DynamoDBDocumentClient, TableName: string): Record<string
           ExpressionAttributeValues: { ':one': 1 },
         }),
       ),
+    // An append's highlight record (the note itself is one UpdateItem).
+    PutItem: (i) =>
+      doc.send(new PutCommand({ TableName, Item: { ...keys.rateLimitWindow(`bench-put-${i % 50}`, 0), hits: 1 } })),
     TransactWriteItems: (_, shape = { items: 3, bytes: 0 }) =>
       doc.send(new TransactWriteCommand({ TransactItems: transaction(shape) })),
     Query: () =>

@@ -325,10 +325,13 @@ describe('request content type', () => {
       });
     const saved = await send('application/json; charset=iso-8859-1');
     expect(saved.status).toBe(200);
-    expect((await saved.json()).bookmark.title).toBe('café');
+    expect(((await saved.json()) as { bookmark: { title: string } }).bookmark.title).toBe('café');
     const undecodable = await send('application/json');
     expect(undecodable.status).toBe(422);
-    expect((await undecodable.json()).detail[0]).toMatchObject({ loc: ['body', 46], type: 'json_invalid' });
+    expect(((await undecodable.json()) as { detail: unknown[] }).detail[0]).toMatchObject({
+      loc: ['body', 46],
+      type: 'json_invalid',
+    });
     const unknown = await send('application/json; charset=x-klingon');
     expect(unknown.status).toBe(415);
     expect(await unknown.json()).toEqual({ detail: 'Unsupported charset "x-klingon": send UTF-8' });
