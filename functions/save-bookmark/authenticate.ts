@@ -12,7 +12,7 @@ import { metricNames } from '../platform/metric-names';
 import { count } from '../platform/observability';
 
 /** The caller a personal access token names, and what the save reads with the token (the host's icon). */
-export interface Caller {
+interface Caller {
   readonly token: AccessToken;
   readonly siteIcon: string | null;
 }

@@ -12,9 +12,7 @@ export type BodyParse<T> =
   | { readonly ok: false; readonly status: 422; readonly issues: ValidationIssue[] }
   | { readonly ok: false; readonly status: 415; readonly detail: string };
 
-export type JsonBody = BodyParse<unknown>;
-
-export function parseJsonBody(bytes: Uint8Array | null, contentType: string | undefined): JsonBody {
+export function parseJsonBody(bytes: Uint8Array | null, contentType: string | undefined): BodyParse<unknown> {
   const typeIssues = jsonContentTypeIssues(contentType);
   if (typeIssues.length) return { ok: false, status: 422, issues: typeIssues };
   if (bytes === null || bytes.length === 0) return missingBody();
@@ -41,12 +39,12 @@ export function parseJsonBody(bytes: Uint8Array | null, contentType: string | un
   }
 }
 
-function missingBody(): JsonBody {
+function missingBody(): BodyParse<never> {
   return { ok: false, status: 422, issues: [{ loc: ['body'], msg: 'Field required', type: 'missing' }] };
 }
 
 /** pydantic's json_invalid, at the character where the body stops being JSON. */
-function invalidJson(at: number, error: string): JsonBody {
+function invalidJson(at: number, error: string): BodyParse<never> {
   return {
     ok: false,
     status: 422,
@@ -101,7 +99,7 @@ function describeSyntaxError(text: string, at: number): string {
  * building values): the offset of the first character that cannot continue it, or its length when
  * it ends too soon.
  */
-export function jsonSyntaxErrorAt(text: string): number {
+function jsonSyntaxErrorAt(text: string): number {
   let at = 0;
   const fail = (): never => {
     throw at;
