@@ -91,7 +91,7 @@ describe('gleaner migrate', () => {
     expect((await store.listBookmarks(user.id, {}, { limit: 10 })).items).toHaveLength(1);
 
     const [second] = await runMigrations(table.doc, table.tableName);
-    expect(second!.changed).toEqual({ users: 0, tokens: 0, notes: 0 });
+    expect(second!.changed).toEqual({ users: 0, tokens: 0, notes: 0, highlights: 0 });
   });
 
   it('leaves items written by this version alone', async () => {
@@ -99,7 +99,7 @@ describe('gleaner migrate', () => {
     const user = newUser({ id: randomUUID(), name: 'Recent', now: new Date() });
     await accounts.createUser(user);
     const [result] = await runMigrations(table.doc, table.tableName);
-    expect(result!.changed).toEqual({ users: 0, tokens: 0, notes: 0 });
+    expect(result!.changed).toEqual({ users: 0, tokens: 0, notes: 0, highlights: 0 });
     expect(await listedUserIds()).toContain(user.id);
   });
 });
