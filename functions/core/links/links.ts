@@ -25,8 +25,11 @@ export interface NoteLink {
   readonly context: string;
 }
 
-/** Links a note keeps: more are ignored (a pasted list of URLs is no web of notes). */
-export const MAX_LINKS_PER_NOTE = 100;
+/**
+ * Links a note keeps: more are ignored (a pasted list of URLs is no web of notes), and a note's links
+ * change in one DynamoDB transaction (100 actions: the new, the removed, the title, the check).
+ */
+export const MAX_LINKS_PER_NOTE = 40;
 export const CONTEXT_MAX_LENGTH = 280;
 const TITLE_MAX_LENGTH = 300;
 
