@@ -144,6 +144,11 @@ describe('the daily review store', () => {
     const a = await reader(1, 1);
     const b = await reader(1, 1);
     const secret = await review.issueFeedSecret(a.userId);
+    // The feed has today's review even when no one opened it yet, and only A's highlights.
+    const [today] = await review.feedDays(a.userId, DAY, 30);
+    expect(today!.date).toBe('2026-03-02');
+    expect(today!.highlights.map((highlight) => highlight.quote)).toEqual(['Quote 0 of page 0']);
+    expect(await review.feedDays(b.userId, DAY, 30)).toHaveLength(1);
     expect(await review.userOfFeedSecret(secret)).toBe(a.userId);
     // B's id with A's secret part, or a made-up secret, opens nothing.
     expect(await review.userOfFeedSecret(secret.replace(a.userId, b.userId))).toBeNull();

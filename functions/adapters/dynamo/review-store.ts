@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Highlight, Note } from '../../core/model';
 import { buildDailyReview, localDate, type ReviewCandidate, type ReviewReason } from '../../core/review/daily';
+import type { ReviewFeedDay } from '../../core/review/feed';
 import { feedSecretMatches, feedSecretUser, hashFeedSecret, mintFeedSecret } from '../../core/review/feed-secret';
 import { NO_PROGRESS, type ReviewProgress, recordReview } from '../../core/review/progress';
 import {
@@ -240,6 +241,27 @@ export class DynamoReviewStore {
       }),
     );
     return Items.map(toReviewDay);
+  }
+
+  /**
+   * The review feed's days: today's review (built now if no read built it yet) and the days before
+   * it, newest first, each with its highlights' text and notes.
+   */
+  async feedDays(userId: string, now: Date, limit: number): Promise<ReviewFeedDay[]> {
+    await this.reviewDay(userId, now);
+    const days = await this.recentDays(userId, limit);
+    return Promise.all(
+      days.map(async (day) => ({
+        date: day.date,
+        created: day.created,
+        highlights: (await this.reviewEntries(userId, day)).map(({ highlight, note }) => ({
+          quote: highlight.quote,
+          comment: highlight.comment,
+          noteTitle: note.title,
+          noteUrl: note.url,
+        })),
+      })),
+    );
   }
 
   /** The user's highlight with this id; null when there is none (another user's id included). */
