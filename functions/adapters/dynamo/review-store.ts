@@ -439,15 +439,15 @@ export class DynamoReviewStore {
     return feedSecretMatches(secret, (item?.secretHash as string | undefined) ?? null) ? userId : null;
   }
 
-  /** Every highlight of the user (from the user's highlights index: no note is read). */
-  private async userHighlights(userId: string): Promise<Highlight[]> {
-    return (
-      await queryAll(this.doc, this.tableName, {
-        IndexName: LOOKUP_INDEX,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.userHighlightsIndex(userId).gsi1pk },
-      })
-    ).map(toHighlight);
+  /** Every highlight of the user, without its text (from the user's highlights index: no note is read). */
+  private async userHighlights(userId: string): Promise<Pick<Highlight, 'id' | 'noteId' | 'saved'>[]> {
+    const items = await queryAll(this.doc, this.tableName, {
+      IndexName: LOOKUP_INDEX,
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.userHighlightsIndex(userId).gsi1pk },
+      ProjectionExpression: 'id, noteId, saved',
+    });
+    return items.map((item) => ({ id: item.id as string, noteId: item.noteId as string, saved: item.saved as string }));
   }
 
   /** Every note of the user: title, URL and tags (what weights the review and names its highlights). */
