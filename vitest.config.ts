@@ -7,6 +7,8 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Conditions waited on (a save landing, a worker waking) get the time a busy 2-core machine needs.
+    expect: { poll: { timeout: 10_000 } },
     env: {
       // The AWS SDK warns on every client that Node 20 support ends in 2027; tests need no reminder.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
