@@ -139,7 +139,8 @@ export class DynamoLinkStore {
     const links = (
       await Promise.all(
         answered.map((key) =>
-          queryAll(this.doc, this.tableName, {
+          queryAll(this.doc, {
+            TableName: this.tableName,
             IndexName: LOOKUP_INDEX,
             KeyConditionExpression: 'gsi1pk = :pk',
             ExpressionAttributeValues: { ':pk': keys.linksToIndex(userId, key).gsi1pk },
@@ -207,7 +208,8 @@ export class DynamoLinkStore {
   }
 
   private queryPartition(noteId: string, prefix: string): Promise<Record<string, unknown>[]> {
-    return queryAll(this.doc, this.tableName, {
+    return queryAll(this.doc, {
+      TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': keys.note(noteId).pk, ':prefix': prefix },
       ConsistentRead: true,

@@ -441,7 +441,8 @@ export class DynamoReviewStore {
 
   /** Every highlight of the user, without its text (from the user's highlights index: no note is read). */
   private async userHighlights(userId: string): Promise<Pick<Highlight, 'id' | 'noteId' | 'saved'>[]> {
-    const items = await queryAll(this.doc, this.tableName, {
+    const items = await queryAll(this.doc, {
+      TableName: this.tableName,
       IndexName: LOOKUP_INDEX,
       KeyConditionExpression: 'gsi1pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.userHighlightsIndex(userId).gsi1pk },
@@ -452,7 +453,8 @@ export class DynamoReviewStore {
 
   /** Every note of the user: title, URL and tags (what weights the review and names its highlights). */
   private async noteSummaries(userId: string): Promise<Map<string, NoteSummary>> {
-    const items = await queryAll(this.doc, this.tableName, {
+    const items = await queryAll(this.doc, {
+      TableName: this.tableName,
       IndexName: LOOKUP_INDEX,
       KeyConditionExpression: 'gsi1pk = :pk',
       ExpressionAttributeValues: { ':pk': keys.userNotesIndex(userId).gsi1pk },
@@ -493,7 +495,8 @@ export class DynamoReviewStore {
   }
 
   private queryUserPartition(userId: string, prefix: string): Promise<Record<string, unknown>[]> {
-    return queryAll(this.doc, this.tableName, {
+    return queryAll(this.doc, {
+      TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': keys.user(userId).pk, ':prefix': prefix },
       ConsistentRead: true,
