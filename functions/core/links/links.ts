@@ -12,7 +12,7 @@
  */
 import { normalizeUrl, parseBookmarkUrl } from '../save/url';
 
-export type LinkKind = 'title' | 'url';
+type LinkKind = 'title' | 'url';
 
 /** A link as written in a note. */
 export interface NoteLink {
@@ -29,7 +29,7 @@ export interface NoteLink {
  * Links a note keeps: more are ignored (a pasted list of URLs is no web of notes), and a note's links
  * change in one DynamoDB transaction (100 actions: the new, the removed, the title, the check).
  */
-export const MAX_LINKS_PER_NOTE = 40;
+const MAX_LINKS_PER_NOTE = 40;
 export const CONTEXT_MAX_LENGTH = 280;
 const TITLE_MAX_LENGTH = 300;
 
@@ -100,7 +100,7 @@ const sentences = new Intl.Segmenter('en', { granularity: 'sentence' });
  * The sentence of `text` at `index`, as plain text: within its line (a quote's `>` marker dropped),
  * `[[Title|shown]]` as its title, cut around the link when longer than `CONTEXT_MAX_LENGTH`.
  */
-export function sentenceAround(text: string, index: number): string {
+function sentenceAround(text: string, index: number): string {
   const lineStart = text.lastIndexOf('\n', index - 1) + 1;
   const lineEnd = text.indexOf('\n', index);
   const line = text.slice(lineStart, lineEnd === -1 ? undefined : lineEnd);

@@ -29,7 +29,7 @@ export interface DailyReview {
 
 const DAY_MS = 86_400_000;
 /** A highlight rated before comes back by resurfacing once it has not been seen for this long. */
-export const RESURFACE_AFTER_DAYS = 30;
+const RESURFACE_AFTER_DAYS = 30;
 /** Newly saved highlights come back more often: their extra weight halves every this many days. */
 const RECENCY_HALF_LIFE_DAYS = 30;
 /** A favoured tag multiplies a highlight's weight by this. */
@@ -106,7 +106,7 @@ export function buildDailyReview(input: {
  * recent save (recency). Rated before: only once not seen for `RESURFACE_AFTER_DAYS`, growing with
  * the time since (up to 3). Divided by one more than its skips, tripled by a favoured tag.
  */
-export function resurfacingWeight(
+function resurfacingWeight(
   highlight: ReviewCandidate,
   card: ReviewCard | undefined,
   favoured: ReadonlySet<string>,

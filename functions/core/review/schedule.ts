@@ -8,7 +8,7 @@
 import { type Card, createEmptyCard, fsrs, type Grade, Rating, State } from 'ts-fsrs';
 
 /** What a reviewer answers: the four FSRS grades, or `discard` (never show this highlight again). */
-export const REVIEW_RATINGS = ['again', 'hard', 'good', 'easy', 'discard'] as const;
+const REVIEW_RATINGS = ['again', 'hard', 'good', 'easy', 'discard'] as const;
 export type ReviewRating = (typeof REVIEW_RATINGS)[number];
 
 export function isReviewRating(value: unknown): value is ReviewRating {
@@ -22,7 +22,7 @@ const GRADES: Record<Exclude<ReviewRating, 'discard'>, Grade> = {
   easy: Rating.Easy,
 };
 
-export type CardPhase = 'new' | 'learning' | 'review' | 'relearning';
+type CardPhase = 'new' | 'learning' | 'review' | 'relearning';
 const PHASES: Record<State, CardPhase> = {
   [State.New]: 'new',
   [State.Learning]: 'learning',

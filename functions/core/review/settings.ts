@@ -14,7 +14,7 @@ export interface ReviewSettings {
   readonly mutedTags: readonly string[];
 }
 
-export const REVIEW_SIZE = { min: 3, max: 15, default: 5 } as const;
+const REVIEW_SIZE = { min: 3, max: 15, default: 5 } as const;
 /** Tags in each list; more would only be noise in the weights (and keep the settings item small). */
 const MAX_LISTED_TAGS = 50;
 
@@ -26,7 +26,7 @@ export const DEFAULT_REVIEW_SETTINGS: ReviewSettings = {
 };
 
 /** Whether `name` is an IANA time zone this runtime knows (aliases such as `US/Samoa` included). */
-export function isTimeZone(name: string): boolean {
+function isTimeZone(name: string): boolean {
   if (!name) return false;
   try {
     new Intl.DateTimeFormat('en', { timeZone: name });
