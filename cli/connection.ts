@@ -19,7 +19,7 @@ export interface Connection {
 /** The deployed table named by --table/--region, or else the running local stack's DynamoDB Local. */
 export function connect(target: { table?: string; region?: string; baseUrl?: string }): Connection {
   let tableName: string;
-  let clients;
+  let clients: ReturnType<typeof createDynamoClients>;
   let baseUrl = target.baseUrl ?? process.env.GLEANER_BASE_URL ?? null;
   if (target.table) {
     tableName = target.table;
