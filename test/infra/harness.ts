@@ -76,7 +76,7 @@ export function apiMethods(template: Template) {
   const pathOf = (parent: unknown): string => {
     const ref = (parent as { Ref?: string }).Ref;
     const resource = ref ? resources[ref] : undefined;
-    if (!resource || resource.Type !== 'AWS::ApiGateway::Resource') return '';
+    if (resource?.Type !== 'AWS::ApiGateway::Resource') return '';
     return `${pathOf(resource.Properties.ParentId)}/${resource.Properties.PathPart}`;
   };
   return Object.values(resources)

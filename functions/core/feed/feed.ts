@@ -139,10 +139,3 @@ export function formatRfc822(ms: number): string {
 export function formatRfc3339(ms: number): string {
   return new Date(ms).toISOString();
 }
-
-/** `formatRfc822` of an ISO 8601 date; throws RangeError when it does not parse. */
-export function toRfc822(iso: string): string {
-  const ms = parseInstant(iso);
-  if (ms === null) throw new RangeError(`Not a date: ${JSON.stringify(iso)}`);
-  return formatRfc822(ms);
-}
