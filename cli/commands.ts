@@ -189,6 +189,7 @@ export const commands: Record<string, Command> = {
 
   import: async ({ args, options, accounts, bookmarks }) => {
     const file = requiredArgument(args, 'FILE');
+    requiredUserId(options); // a malformed id is told before the file is read
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
