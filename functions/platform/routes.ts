@@ -144,7 +144,6 @@ export const routes: readonly RouteDefinition[] = [
     entry: 'functions/landing-page/handler.ts',
     throttle: 'openapi',
     cdn: false,
-    answersHead: true,
     access: [],
   },
   {

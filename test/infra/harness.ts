@@ -83,7 +83,8 @@ export function apiMethods(template: Template) {
     .filter((resource) => resource.Type === 'AWS::ApiGateway::Method')
     .map(({ Properties }) => ({
       httpMethod: Properties.HttpMethod as string,
-      path: pathOf(Properties.ResourceId),
+      // The API's root resource (GET /) is not an AWS::ApiGateway::Resource of its own.
+      path: pathOf(Properties.ResourceId) || '/',
       properties: Properties,
     }));
 }
