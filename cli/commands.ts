@@ -53,7 +53,7 @@ export class DocumentOutput {
   ) {}
 }
 /** An id that names nothing: exit status 1, as every other failure (an unreadable file, a revoked token). */
-export class NotFoundError extends Error {}
+class NotFoundError extends Error {}
 
 interface Invocation extends Connection {
   readonly options: Record<string, string | boolean | undefined>;

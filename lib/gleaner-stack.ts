@@ -9,7 +9,7 @@ import { BackgroundWork } from './background-work';
 import { Cdn } from './cdn';
 import { OperationsDashboard } from './dashboard';
 import { DataTable } from './data';
-import type { GleanerSettings } from './settings';
+import type { GleanerSettings } from './stage-settings';
 import { createWorkQueues } from './work-queue';
 
 export interface GleanerStackProps extends StackProps {

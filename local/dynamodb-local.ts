@@ -14,7 +14,7 @@ export interface DynamoDbLocal {
 }
 
 /** Java is missing or too old: said in one sentence, without a stack trace. */
-export class JavaUnusableError extends Error {}
+class JavaUnusableError extends Error {}
 
 const JAVA_HINT = 'DynamoDB Local needs Java 17 or newer (e.g. `apt-get install openjdk-17-jre-headless`)';
 

@@ -7,7 +7,7 @@ import type { RouteDefinition } from '../../functions/platform/routes';
 import { Api } from '../../lib/api';
 import { DataTable } from '../../lib/data';
 import { GleanerStack } from '../../lib/gleaner-stack';
-import { type GleanerSettings, parseSettings } from '../../lib/settings';
+import { type GleanerSettings, parseSettings } from '../../lib/stage-settings';
 import { createWorkQueues } from '../../lib/work-queue';
 
 export const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {

@@ -101,4 +101,32 @@ describe('layering', () => {
     );
     expect(broken.map(describeImport)).toEqual([]);
   });
+
+  it('core has no import cycles, type-only ones included', () => {
+    const graph = new Map<string, string[]>();
+    for (const { file, target } of importsFrom('functions/core/')) {
+      if (!target) continue;
+      const resolved = sourceFiles.find((candidate) => candidate === `${target}.ts` || candidate === target);
+      if (resolved) graph.set(file, [...(graph.get(file) ?? []), resolved]);
+    }
+    expect(cyclesOf(graph)).toEqual([]);
+  });
 });
+
+/** Every cycle found by a depth-first walk, each written `a → b → a`. */
+function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const cycles: string[] = [];
+  const done = new Set<string>();
+  const walk = (node: string, path: string[]) => {
+    const seenAt = path.indexOf(node);
+    if (seenAt >= 0) {
+      cycles.push([...path.slice(seenAt), node].join(' → '));
+      return;
+    }
+    if (done.has(node)) return;
+    for (const next of graph.get(node) ?? []) walk(next, [...path, node]);
+    done.add(node);
+  };
+  for (const node of graph.keys()) walk(node, []);
+  return cycles;
+}

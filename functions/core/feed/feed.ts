@@ -13,14 +13,11 @@
  * `renderRss`. A 304 reads no note.
  */
 import type { FeedEntry, PublishedFeed } from '../contract/contract';
-import type { FeedItems, FeedRecord, Highlight } from '../model';
+import type { FeedItems, FeedRecord, FeedSharing, Highlight, TagMatch } from '../model';
 import { markdownToPlainText } from '../text/markdown-text';
 import { sanitizeText } from '../text/text';
 
-export type TagMatch = 'any' | 'all';
-export type FeedSharing = 'public' | 'link' | 'private';
-
-export interface TagFilter {
+interface TagFilter {
   readonly tags: readonly string[];
   readonly match: TagMatch;
 }
