@@ -246,14 +246,14 @@ export const commands: Record<string, Command> = {
       now: new Date(),
     });
     await feeds.createFeed(feed);
-    return feedResource(feed, baseUrl);
+    return feedResources([feed], baseUrl)[0]!;
   },
 
   'feeds get': async ({ args, feeds, baseUrl }) => {
     const feedId = requiredId(args, 'FEED_ID');
     const feed = await feeds.getFeed(feedId);
     if (!feed) throw new NotFoundError(`no feed with id ${feedId}`);
-    return feedResource(feed, baseUrl);
+    return feedResources([feed], baseUrl)[0]!;
   },
 
   'feeds update': async ({ args, options, feeds, baseUrl }) => {
@@ -265,12 +265,12 @@ export const commands: Record<string, Command> = {
     if (!current) throw new NotFoundError(`no feed with id ${feedId}`);
     const updated = updateFeedRecord(current, change, new Date());
     if (!(await feeds.replaceFeed(current, updated))) throw new Error(`feed ${feedId} changed meanwhile; try again`);
-    return feedResource(updated, baseUrl);
+    return feedResources([updated], baseUrl)[0]!;
   },
 
   'feeds list': async ({ options, accounts, feeds, baseUrl }) => {
     const userId = await existingUser(options, accounts);
-    const list = (await feeds.listFeeds(userId)).map((feed) => feedResource(feed, baseUrl));
+    const list = feedResources(await feeds.listFeeds(userId), baseUrl);
     // Each feed has five addresses: one block of key: value lines a feed reads better than a table.
     return new DocumentOutput(list.length ? `${keyValueBlocks(list)}\n` : '(no feeds)\n', { feeds: list });
   },
@@ -300,21 +300,24 @@ function feedSettings(options: Invocation['options']): FeedSettings {
 }
 
 /**
- * The feed as the CLI prints it, with every address readers use: its page for people, RSS, Atom and
- * JSON Feed for feed readers, and the JSON of the contract's API. On stderr it says when those
- * answer 404 (a private feed) and how to share it, or when they lack the service's address.
+ * Feeds as the CLI prints them, with every address readers use: the page for people, RSS, Atom and
+ * JSON Feed for feed readers, and the JSON of the contract's API. On stderr it says which of them
+ * answer 404 (private feeds) and how to share them, and when the addresses lack the service's.
  */
-function feedResource(feed: FeedRecord, baseUrl: string | null) {
-  const base = baseUrl ?? '';
-  const url = (routeId: string) => routeUrl(base, routeId, { feed_id: feed.id });
-  if (feed.sharing === 'private')
+function feedResources(feeds: readonly FeedRecord[], baseUrl: string | null) {
+  for (const feed of feeds.filter((candidate) => candidate.sharing === 'private'))
     process.stderr.write(
       `gleaner: feed ${feed.id} is private, so its addresses answer 404 to everyone; to share it with whoever has the link: gleaner feeds update ${feed.id} --sharing link\n`,
     );
-  if (baseUrl === null)
+  if (baseUrl === null && feeds.length)
     process.stderr.write(
       'gleaner: the addresses are paths only; pass --base-url (the stack output BaseUrl) or set GLEANER_BASE_URL\n',
     );
+  return feeds.map((feed) => feedResource(feed, baseUrl ?? ''));
+}
+
+function feedResource(feed: FeedRecord, baseUrl: string) {
+  const url = (routeId: string) => routeUrl(baseUrl, routeId, { feed_id: feed.id });
   return {
     id: feed.id,
     title: feed.title,
