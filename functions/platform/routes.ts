@@ -1,4 +1,5 @@
 import { checkRetirement, type Retirement } from '../core/contract/retirement';
+import type { Scope } from '../core/identity/principal';
 import { rateLimitSettings, settings } from './settings';
 
 /**
@@ -8,7 +9,7 @@ import { rateLimitSettings, settings } from './settings';
 export interface RouteDefinition {
   /** Logical id, used for the Lambda construct and log names. */
   readonly id: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: HttpMethod;
   /** API Gateway resource path; `{name}` segments become path parameters. */
   readonly path: string;
   /**
@@ -17,7 +18,7 @@ export interface RouteDefinition {
    */
   readonly entry: string;
   /** Which quota in cdk.json context (`throttle.<name>`) API Gateway applies to this route. */
-  readonly throttle: 'save' | 'feed' | 'icon' | 'openapi';
+  readonly throttle: 'save' | 'feed' | 'icon' | 'openapi' | 'owner';
   /**
    * Set when browsers call the route with headers that need a CORS preflight: API Gateway and the
    * local stack then answer its OPTIONS. (The handler sends the CORS headers of its own answers.)
@@ -33,7 +34,15 @@ export interface RouteDefinition {
   readonly retirement?: Retirement;
   /** What the function may touch; the CDK stack turns each into a least-privilege grant plus env. */
   readonly access: readonly ResourceAccess[];
+  /**
+   * The owner's side (`/api/v2/me/…` and the signed-in pages): the caller must be a signed-in principal
+   * holding `scope` (any principal when absent); `session` routes refuse OAuth tokens too (API tokens,
+   * account export and deletion, every page).
+   */
+  readonly owner?: { readonly scope?: Scope; readonly session?: boolean };
 }
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /**
  * - `table:read`: GetItem/Query/BatchGetItem on the table and its indexes (env TABLE_NAME)
@@ -62,6 +71,72 @@ const feedRead = {
   answersHead: true,
   access: ['table:read', 'table:rate-limit'],
 } as const satisfies Partial<RouteDefinition>;
+
+/** The per-user API: one function serves every operation (functions/owner-api), rate-limited per user. */
+const ownerApi = {
+  entry: 'functions/owner-api/handler.ts',
+  throttle: 'owner',
+  cdn: false,
+  access: ['table:read', 'table:write', 'table:rate-limit'],
+} as const satisfies Partial<RouteDefinition>;
+
+/** The per-user API's routes, `/api/v2/me/…`; `openapi.ts` documents them in `/openapi/v2.json`. */
+const ownerApiRoutes: readonly RouteDefinition[] = [
+  { id: 'GetMyAccount', method: 'GET', path: '/api/v2/me', owner: {}, ...ownerApi },
+  { id: 'DeleteMyAccount', method: 'DELETE', path: '/api/v2/me', owner: { session: true }, ...ownerApi },
+  { id: 'ExportMyAccount', method: 'GET', path: '/api/v2/me/export', owner: { session: true }, ...ownerApi },
+  { id: 'ListMyNotes', method: 'GET', path: '/api/v2/me/notes', owner: { scope: 'notes:read' }, ...ownerApi },
+  { id: 'GetMyNote', method: 'GET', path: '/api/v2/me/notes/{note_id}', owner: { scope: 'notes:read' }, ...ownerApi },
+  {
+    id: 'EditMyNote',
+    method: 'PATCH',
+    path: '/api/v2/me/notes/{note_id}',
+    owner: { scope: 'notes:write' },
+    ...ownerApi,
+  },
+  {
+    id: 'DeleteMyNote',
+    method: 'DELETE',
+    path: '/api/v2/me/notes/{note_id}',
+    owner: { scope: 'notes:write' },
+    ...ownerApi,
+  },
+  { id: 'ListMyTags', method: 'GET', path: '/api/v2/me/tags', owner: { scope: 'notes:read' }, ...ownerApi },
+  {
+    id: 'MergeMyTag',
+    method: 'POST',
+    path: '/api/v2/me/tags/{tag}/merge',
+    owner: { scope: 'notes:write' },
+    ...ownerApi,
+  },
+  { id: 'RenameMyTag', method: 'PATCH', path: '/api/v2/me/tags/{tag}', owner: { scope: 'notes:write' }, ...ownerApi },
+  { id: 'ListMyFeeds', method: 'GET', path: '/api/v2/me/feeds', owner: { scope: 'feeds:read' }, ...ownerApi },
+  { id: 'CreateMyFeed', method: 'POST', path: '/api/v2/me/feeds', owner: { scope: 'feeds:write' }, ...ownerApi },
+  { id: 'GetMyFeed', method: 'GET', path: '/api/v2/me/feeds/{feed_id}', owner: { scope: 'feeds:read' }, ...ownerApi },
+  {
+    id: 'EditMyFeed',
+    method: 'PATCH',
+    path: '/api/v2/me/feeds/{feed_id}',
+    owner: { scope: 'feeds:write' },
+    ...ownerApi,
+  },
+  {
+    id: 'DeleteMyFeed',
+    method: 'DELETE',
+    path: '/api/v2/me/feeds/{feed_id}',
+    owner: { scope: 'feeds:write' },
+    ...ownerApi,
+  },
+  { id: 'ListMyTokens', method: 'GET', path: '/api/v2/me/tokens', owner: { session: true }, ...ownerApi },
+  { id: 'CreateMyToken', method: 'POST', path: '/api/v2/me/tokens', owner: { session: true }, ...ownerApi },
+  {
+    id: 'RevokeMyToken',
+    method: 'DELETE',
+    path: '/api/v2/me/tokens/{token_id}',
+    owner: { session: true },
+    ...ownerApi,
+  },
+];
 
 export const routes: readonly RouteDefinition[] = [
   {
@@ -146,6 +221,7 @@ export const routes: readonly RouteDefinition[] = [
     answersHead: true,
     access: [],
   },
+  ...ownerApiRoutes,
 ];
 
 export type RateLimitedQuota = keyof typeof rateLimitSettings;
@@ -173,9 +249,30 @@ export function pathMethods(table: readonly RouteDefinition[], path: string): st
   return [...onPath.flatMap(routeMethods), ...(onPath.some((route) => route.preflight) ? ['OPTIONS'] : [])];
 }
 
-/** Refuses a route table that breaks the contract's promises (a retirement with less than six months' notice). */
+/**
+ * Refuses a route table that breaks the contract's promises (a retirement with less than six months'
+ * notice), or whose routes sharing a handler module (and so a function) want different grants or quotas.
+ */
 export function checkRouteTable(table: readonly RouteDefinition[]): void {
   for (const route of table) if (route.retirement) checkRetirement(route.id, route.retirement);
+  for (const route of table) {
+    const first = table.find((other) => other.entry === route.entry)!;
+    if (first.access.join() !== route.access.join() || first.throttle !== route.throttle)
+      throw new Error(`Routes ${first.id} and ${route.id} share ${route.entry} but not its grants and quota`);
+  }
+}
+
+/** The routes that each stand for a function: routes naming the same handler module share one (the first of them). */
+export function routeFunctions(table: readonly RouteDefinition[]): RouteDefinition[] {
+  return table.filter((route, index) => table.findIndex((other) => other.entry === route.entry) === index);
+}
+
+/** The description of a route's function: its method and path, or for a shared one its module. */
+export function routeFunctionDescription(route: RouteDefinition, table: readonly RouteDefinition[] = routes): string {
+  const shared = table.filter((other) => other.entry === route.entry).length > 1;
+  return shared
+    ? `${route.entry}: ${route.owner ? "the owner's routes" : 'several routes'}`
+    : `${route.method} ${route.path}`;
 }
 
 /** How long browsers may cache a preflight answer, in API Gateway and in the local stack alike. */

@@ -136,6 +136,12 @@ export const rateLimitSettings = {
     parse: parseRateLimitPolicy,
     fallback: parseRateLimitPolicy('600;w=60'),
   },
+  owner: {
+    name: 'OWNER_RATE_LIMIT',
+    doc: "the per-user API's quota per user (and per client before sign-in)",
+    parse: parseRateLimitPolicy,
+    fallback: parseRateLimitPolicy('600;w=60'),
+  },
 } satisfies Record<string, Setting<RateLimitPolicy>>;
 
 /** A setting's value from `env`: its default when unset, a SettingError naming it when malformed or missing. */

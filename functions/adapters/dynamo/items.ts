@@ -26,6 +26,7 @@ export function toNote(item: Record<string, unknown>): Note {
     url: (item.url as string | undefined) ?? null,
     title: item.title as string,
     body: (item.body as string | undefined) ?? '',
+    comment: (item.comment as string | undefined) ?? null,
     tags: (item.tags as string[] | undefined) ?? [],
     lastHighlight: (item.lastHighlight as string | undefined) ?? null,
     created: item.created as string,

@@ -18,6 +18,8 @@ export interface ExportedBookmark {
   readonly tags: readonly string[];
   /** The note's Markdown: its description, highlights and comments. */
   readonly note: string;
+  /** The owner's own comment on the note, when it has one. */
+  readonly comment?: string;
 }
 
 /** Every bookmark of the user with its note, oldest first (the order browsers write their files in). */
@@ -42,6 +44,7 @@ export async function exportWorkspace(reader: WorkspaceReader, userId: string): 
           updated: bookmark.updated,
           tags: note.tags,
           note: note.body,
+          ...(note.comment ? { comment: note.comment } : {}),
         });
     }
     cursor = page.cursor ?? undefined;
