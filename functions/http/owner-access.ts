@@ -1,73 +1,40 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Principal } from '../core/identity/principal';
-import { TOKEN_PREFIX } from '../core/token/format';
-import { bearerToken } from '../core/token/token';
+import type { Session } from '../core/identity/session';
 import type { RouteDefinition } from '../platform/routes';
-import { errorResponse, headerValues } from './responses';
+import type { OwnerAuthentication, OwnerAuthOptions } from './owner-auth';
+import { errorResponse } from './responses';
 
 /**
- * Who may call an owner's route (`route.owner` in the route table): the one place the per-user API
- * and the signed-in pages decide it. `authenticate` turns the request into a signed-in principal
- * (a browser session or an OAuth access token for this resource) or says why not.
+ * Who may call an owner's route, by its rule in the route table (`route.owner`): the one place the
+ * per-user API and the signed-in pages decide it. `authenticate` (owner-auth.ts's authenticateOwner,
+ * bound to its stores) turns the request into a principal, checking the route's scope on an OAuth
+ * token and the CSRF token of a session's write; session-only routes then refuse OAuth tokens.
  */
 
-export type Authentication = Principal | { readonly refused: 401 | 403; readonly detail: string };
+export type Authenticate = (event: APIGatewayProxyEvent, options: OwnerAuthOptions) => Promise<OwnerAuthentication>;
 
-export type Authenticate = (event: APIGatewayProxyEvent) => Promise<Authentication>;
+export type OwnerAccess =
+  | { readonly ok: true; readonly principal: Principal; readonly session: Session | null }
+  | { readonly ok: false; readonly response: APIGatewayProxyResult };
 
-/** What a refused request gets: the status and the contract's `detail`, and the bearer challenge on a 401. */
-export type AccessRefusal = {
-  readonly status: 401 | 403;
-  readonly detail: string | { code: string; message: string; hint?: string };
-};
-
-export const PAT_REFUSED =
-  'Personal access tokens only save bookmarks (POST /api/v1/bookmarks/save); sign in, or use an OAuth access token, for /api/v2/me.';
-
-/** The principal a route admits, or why it refuses the request. */
 export async function ownerAccess(
   route: RouteDefinition,
   event: APIGatewayProxyEvent,
   authenticate: Authenticate,
-): Promise<Principal | AccessRefusal> {
+  csrfToken?: string | null,
+): Promise<OwnerAccess> {
   const rule = route.owner;
   if (!rule) throw new Error(`Route ${route.id} is not an owner's route`);
-  // The contract limits personal access tokens to the save path: named as such, never looked up here.
-  if (headerValues(event, 'Authorization').some((value) => bearerToken(value)?.startsWith(`${TOKEN_PREFIX}_`)))
-    return { status: 401, detail: PAT_REFUSED };
-  const found = await authenticate(event);
-  if ('refused' in found) return { status: found.refused, detail: found.detail };
-  if (rule.session && found.via !== 'session')
+  const found = await authenticate(event, { scopes: rule.scope ? [rule.scope] : [], csrfToken });
+  if (found.ok && rule.session && found.principal.via !== 'session')
     return {
-      status: 403,
-      detail: {
+      ok: false,
+      response: errorResponse(403, {
         code: 'session_required',
-        message: 'This operation is only available to the signed-in web app, not to OAuth clients.',
-      },
-    };
-  if (rule.scope && !found.scopes.has(rule.scope))
-    return {
-      status: 403,
-      detail: {
-        code: 'insufficient_scope',
-        message: `This operation needs the ${rule.scope} scope.`,
-        hint: 'Ask for it when the app is authorised again.',
-      },
+        message: 'Only the signed-in web app may do this, not an OAuth client.',
+        hint: 'Sign in to Gleaner in a browser.',
+      }),
     };
   return found;
-}
-
-export function isRefusal(access: Principal | AccessRefusal): access is AccessRefusal {
-  return 'status' in access;
-}
-
-/** A refusal as the API answers it: 401 with a bearer challenge, or 403 (RFC 6750 names the missing scope). */
-export function refusalResponse(route: RouteDefinition, refusal: AccessRefusal): APIGatewayProxyResult {
-  const challenge =
-    refusal.status === 401
-      ? 'Bearer realm="gleaner"'
-      : typeof refusal.detail !== 'string' && refusal.detail.code === 'insufficient_scope'
-        ? `Bearer realm="gleaner", error="insufficient_scope", scope="${route.owner?.scope}"`
-        : null;
-  return errorResponse(refusal.status, refusal.detail, challenge ? { 'WWW-Authenticate': challenge } : {});
 }

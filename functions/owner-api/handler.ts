@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { userRateLimitSubject } from '../adapters/dynamo/account-deletion';
@@ -7,6 +8,8 @@ import { DynamoAccountStore, UserNotFoundError } from '../adapters/dynamo/accoun
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
+import { DynamoIdentityStore } from '../adapters/dynamo/identity-store';
+import { DynamoOAuthAdapter } from '../adapters/dynamo/oauth-adapter';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
 import { jsonContentTypeIssues, parseUuidParameter, toValidationIssues } from '../core/contract/validation';
@@ -26,7 +29,8 @@ import * as library from '../core/owner/library';
 import { ConflictError, InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
 import { InvalidCursorError } from '../core/workspace/listing';
 import { httpRoute, type RouteRequest } from '../http/middleware';
-import { type Authenticate, isRefusal, ownerAccess, refusalResponse } from '../http/owner-access';
+import { type Authenticate, ownerAccess } from '../http/owner-access';
+import { authenticateOwner } from '../http/owner-auth';
 import { feedAddresses, requestBaseUrl } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, jsonResponse } from '../http/responses';
@@ -149,17 +153,18 @@ async function ownerApiRoute(
   const operation = route && operations[route.id];
   if (!route || !operation) throw new Error(`No operation for ${event.httpMethod} ${event.resource}`);
   const access = await ownerAccess(route, event, deps.authenticate);
+  // Signed-in callers count against their own quota, refused ones against their address's.
   const limit = await request.rateLimit(
-    isRefusal(access)
-      ? `ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`
-      : userRateLimitSubject(access.userId),
+    access.ok
+      ? userRateLimitSubject(access.principal.userId)
+      : `ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`,
   );
   if (!limit.allowed) return rateLimited(limit);
-  if (isRefusal(access)) return refusalResponse(route, access);
+  if (!access.ok) return access.response;
   const baseUrl = deps.publicBaseUrl ?? requestBaseUrl(event, false);
   const ports: OwnerPorts = { ...deps, feedLinks: (feedId) => feedAddresses(baseUrl, feedId) };
   try {
-    const answer = await operation({ ports, principal: access, event });
+    const answer = await operation({ ports, principal: access.principal, event });
     // Every answer is the caller's own data: no shared cache may keep it.
     return { ...answer, headers: { 'Cache-Control': 'private, no-store', ...answer.headers } };
   } catch (error) {
@@ -216,7 +221,7 @@ function parseBody<Schema extends z.ZodMiniType>(schema: Schema, event: APIGatew
   return parsed.data;
 }
 
-export function createHandler(env: Environment, authenticate: Authenticate = notSignedIn) {
+export function createHandler(env: Environment) {
   const tableName = setting(env, settings.tableName);
   const tracing = createTracing();
   const { doc } = createDynamoClients({
@@ -224,15 +229,16 @@ export function createHandler(env: Environment, authenticate: Authenticate = not
     instrument: tracing.instrument,
   });
   const accounts = new DynamoAccountStore(doc, tableName);
+  const publicBaseUrl = setting(env, settings.publicBaseUrl) ?? null;
   return makeHandler({
-    authenticate,
+    authenticate: ownerAuthentication(doc, tableName, publicBaseUrl),
     notes: new DynamoBookmarkStore(doc, tableName),
     feeds: new DynamoFeedStore(doc, tableName),
     tokens: accounts,
     accounts,
     rateLimiter: new DynamoRateLimiter(doc, tableName),
     rateLimitPolicy: setting(env, rateLimitSettings.owner),
-    publicBaseUrl: setting(env, settings.publicBaseUrl) ?? null,
+    publicBaseUrl,
     corsOrigins: setting(env, settings.corsAllowedOrigins),
     logger: createLogger(env),
     tracing,
@@ -241,7 +247,20 @@ export function createHandler(env: Environment, authenticate: Authenticate = not
   });
 }
 
-/** Until sign-in lands every request is anonymous. */
-const notSignedIn: Authenticate = async () => ({ refused: 401, detail: 'Not signed in' });
+/** authenticateOwner bound to the table's sessions and OAuth access tokens. */
+export function ownerAuthentication(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  publicBaseUrl: string | null,
+): Authenticate {
+  const sessions = new DynamoIdentityStore(doc, tableName);
+  const accessTokens = new DynamoOAuthAdapter('AccessToken', doc, tableName);
+  return (event, options) =>
+    authenticateOwner(
+      { sessions, accessTokens, publicBaseUrl: publicBaseUrl ?? requestBaseUrl(event, false), now: () => new Date() },
+      event,
+      options,
+    );
+}
 
 export const handler = deferred(() => createHandler(process.env));

@@ -72,6 +72,15 @@ const feedRead = {
   access: ['table:read', 'table:rate-limit'],
 } as const satisfies Partial<RouteDefinition>;
 
+/** The OpenAPI documents: one function serves both, cached by CloudFront. */
+const openApiDocument = {
+  entry: 'functions/get-openapi-document/handler.ts',
+  throttle: 'openapi',
+  cdn: true,
+  answersHead: true,
+  access: [],
+} as const satisfies Partial<RouteDefinition>;
+
 /** The per-user API: one function serves every operation (functions/owner-api), rate-limited per user. */
 const ownerApi = {
   entry: 'functions/owner-api/handler.ts',
@@ -211,15 +220,18 @@ export const routes: readonly RouteDefinition[] = [
     access: ['table:read'],
   },
   {
-    // The OpenAPI description of the routes above; not itself one of the contract's operations.
+    // The OpenAPI description of the contract's operations; not itself one of them.
     id: 'GetOpenApiDocument',
     method: 'GET',
     path: '/openapi.json',
-    entry: 'functions/get-openapi-document/handler.ts',
-    throttle: 'openapi',
-    cdn: true,
-    answersHead: true,
-    access: [],
+    ...openApiDocument,
+  },
+  {
+    // The OpenAPI description of everything else: the per-user API and the other feed formats.
+    id: 'GetOwnerApiDocument',
+    method: 'GET',
+    path: '/openapi/v2.json',
+    ...openApiDocument,
   },
   ...ownerApiRoutes,
 ];

@@ -2,6 +2,9 @@ import { BatchWriteCommand, type DynamoDBDocumentClient, QueryCommand } from '@a
 import { type Key, keys, LOOKUP_INDEX } from './keys';
 import { backoff } from './transactions';
 
+/** Sort keys of the references to a user's OAuth login sessions (keys.oauthLoginRef). */
+const OAUTH_LOGIN_SORT_PREFIX = keys.oauthLoginRef('', '').sk;
+
 /** BatchWriteItem takes at most 25 requests a call. */
 const BATCH_SIZE = 25;
 
@@ -11,9 +14,10 @@ export const userRateLimitSubject = (userId: string) => `user:${userId}`;
 /**
  * Deletes a user and every row it owns: its tokens first (no save starts after that), then every
  * idempotency record of those tokens, its feeds, each note's partition (note, tag entries,
- * highlights) with its bookmark, its rate-limit windows, and last its own partition (the user, the
- * saved-URL markers, token references, and whatever else is kept under `USER#<id>`), so a deletion
- * cut short can run again from the account that is still there.
+ * highlights) with its bookmark, its rate-limit windows, its sign-in items (OAuth grants and what
+ * was issued under them, sessions, one-time links, the email login), and last its own partition (the
+ * user, the saved-URL markers, token references, passkeys, and whatever else is kept under
+ * `USER#<id>`), so a deletion cut short can run again from the account that is still there.
  */
 export async function deleteAccountRows(doc: DynamoDBDocumentClient, tableName: string, userId: string): Promise<void> {
   const userPartition = await queryKeys(doc, tableName, { pk: keys.user(userId).pk });
@@ -40,6 +44,22 @@ export async function deleteAccountRows(doc: DynamoDBDocumentClient, tableName: 
   }
   const rateLimitPartition = keys.rateLimitWindow(userRateLimitSubject(userId), 0).pk;
   await deleteAll(doc, tableName, await queryKeys(doc, tableName, { pk: rateLimitPartition }));
+  // Sign-in: OAuth grants with every artifact issued under them, OAuth login sessions, browser sessions,
+  // one-time links, and the email login last of them.
+  const signIn = await queryKeys(doc, tableName, { gsi1pk: keys.authIndex(userId, '').gsi1pk });
+  for (const grant of signIn.filter((item) => item.pk.startsWith('OIDC#Grant#')))
+    await deleteAll(
+      doc,
+      tableName,
+      await queryKeys(doc, tableName, { gsi1pk: keys.oauthGrantIndex(grant.id as string, '', '').gsi1pk }),
+    );
+  await deleteAll(doc, tableName, [
+    ...userPartition
+      .filter((item) => item.sk.startsWith(OAUTH_LOGIN_SORT_PREFIX))
+      .map((item) => keys.oauthArtifact('Session', item.sk.slice(OAUTH_LOGIN_SORT_PREFIX.length))),
+    ...signIn.filter((item) => !item.pk.startsWith('EMAIL#')),
+    ...signIn.filter((item) => item.pk.startsWith('EMAIL#')),
+  ]);
   const userItem = keys.user(userId);
   await deleteAll(doc, tableName, [...userPartition.filter((item) => item.sk !== userItem.sk), userItem]);
 }
