@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { ASSETS_PATH } from '../functions/core/web/layout';
 import {
   CORS_PREFLIGHT_MAX_AGE_SECONDS,
   compileRoutePath,
@@ -11,6 +12,7 @@ import {
   type RouteDefinition,
   routeMethods,
 } from '../functions/platform/routes';
+import type { WebAsset } from '../web/build';
 import { lambdaContext, restProxyEvent } from './lambda-runtime';
 
 /**
@@ -36,11 +38,15 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** A request must arrive whole within this time (API Gateway's integration timeout is 29 s). */
 const REQUEST_TIMEOUT_MS = 30_000;
 
-export function createApiServer(options: {
+export interface ApiServerOptions {
   routes: () => readonly LocalRoute[];
   corsOrigins: readonly string[];
+  /** The web app's static assets by file name, served under /assets/ (CloudFront's web bucket when deployed). */
+  assets?: () => ReadonlyMap<string, WebAsset>;
   log?: (line: string) => void;
-}): Server {
+}
+
+export function createApiServer(options: ApiServerOptions): Server {
   // The answer in progress on each connection, so a parser error answers through it.
   const inFlight = new WeakMap<Duplex, ServerResponse>();
   const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS }, (request, response) => {
@@ -81,12 +87,10 @@ export function createApiServer(options: {
   return server;
 }
 
-async function dispatch(
-  options: { routes: () => readonly LocalRoute[]; corsOrigins: readonly string[] },
-  request: IncomingMessage,
-  response: ServerResponse,
-): Promise<void> {
+async function dispatch(options: ApiServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://localhost');
+  if (url.pathname.startsWith(`${ASSETS_PATH}/`) && options.assets)
+    return serveAsset(options.assets(), url, request, response);
   const candidates = options.routes().flatMap((route) => {
     const { pattern, params } = compileRoutePath(route.definition.path);
     const match = pattern.exec(url.pathname);
@@ -194,6 +198,27 @@ function decodePathSegment(segment: string): string {
   } catch {
     return segment;
   }
+}
+
+/** A web asset as the web bucket serves it through CloudFront (404 in the contract's shape for any other file). */
+function serveAsset(
+  assets: ReadonlyMap<string, WebAsset>,
+  url: URL,
+  request: IncomingMessage,
+  response: ServerResponse,
+): void {
+  const asset = assets.get(url.pathname.slice(ASSETS_PATH.length + 1));
+  if (!asset || (request.method !== 'GET' && request.method !== 'HEAD')) {
+    send(response, { statusCode: 404, body: JSON.stringify({ detail: 'Not Found' }) });
+    return;
+  }
+  response.writeHead(200, {
+    'Content-Type': asset.contentType,
+    'Content-Length': String(asset.body.length),
+    'Cache-Control': 'no-cache',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  response.end(request.method === 'HEAD' ? undefined : asset.body);
 }
 
 function preflightAnswer(

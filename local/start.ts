@@ -92,6 +92,7 @@ async function main(): Promise<void> {
       env: { ...handlerSettings(), LOG_LEVEL: process.env.LOG_LEVEL || 'WARN' },
       // GLEANER_ENRICHMENT=off: no background fetching of saved pages (e.g. when working offline).
       startWorkers: process.env.GLEANER_ENRICHMENT !== 'off',
+      stateDir: dataDir,
       log: (line) => console.log(line),
     });
     writeLocalState(dataDir, {
@@ -131,6 +132,8 @@ async function printWelcome(stack: LocalStack, dynamo: DynamoDbLocal, dataDir: s
   const feedUrl = (routeId: string) => routeUrl(stack.baseUrl, routeId, { feed_id: demo.feedId });
   client.destroy();
   console.log(`
+Open ${stack.webBaseUrl} to sign up (mail, with its links, is printed here and kept in ${stack.mailFolder})
+
 Gleaner is running at ${stack.baseUrl}
   data:          ${dataDir} (DynamoDB Local at ${dynamo.endpoint})
   for the CLI:   export GLEANER_DATA_DIR=${shellQuoted(dataDir)}   (in another shell, so \`npx gleaner\` finds this stack)

@@ -1,4 +1,7 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { DynamoIdentityStore } from '../adapters/dynamo/identity-store';
+import { DynamoOAuthAdapter } from '../adapters/dynamo/oauth-adapter';
 import type { Principal, Scope } from '../core/identity/principal';
 import { ALL_SCOPES } from '../core/identity/principal';
 import { resourceIdentifier } from '../core/identity/resources';
@@ -11,6 +14,9 @@ import {
 } from '../core/identity/session';
 import { TOKEN_PREFIX } from '../core/token/format';
 import { bearerToken } from '../core/token/token';
+import type { Environment } from '../platform/env';
+import { setting, settings } from '../platform/settings';
+import { serviceBaseUrl } from './base-url';
 import { errorResponse, headerValues } from './responses';
 
 /**
@@ -24,8 +30,9 @@ export interface OwnerAuthDeps {
   readonly sessions: { getSession(idHash: string): Promise<Session | null> };
   /** oidc-provider's stored access tokens (opaque: the token is the id). */
   readonly accessTokens: { find(id: string): Promise<Record<string, unknown> | undefined> };
-  /** The service's public address: the resource identifier tokens must name, and whether cookies are Secure. */
-  readonly publicBaseUrl: string;
+  /** The service's public address (see serviceBaseUrl): the resource tokens must name, and whether cookies are Secure. */
+  readonly publicBaseUrl: string | null;
+  readonly trustCdnHeaders: boolean;
   readonly now: () => Date;
 }
 
@@ -42,6 +49,26 @@ export type OwnerAuthentication =
 
 export const CSRF_HEADER = 'X-CSRF-Token';
 
+/**
+ * OwnerAuthDeps from a handler's environment, on the table: what a route of the owner's side passes
+ * to `authenticateOwner`.
+ */
+export function ownerAuthDeps(env: Environment, doc: DynamoDBDocumentClient): OwnerAuthDeps {
+  const tableName = setting(env, settings.tableName);
+  return {
+    sessions: new DynamoIdentityStore(doc, tableName),
+    accessTokens: new DynamoOAuthAdapter('AccessToken', doc, tableName),
+    publicBaseUrl: webBaseUrl(env),
+    trustCdnHeaders: setting(env, settings.trustCdnHeaders),
+    now: () => new Date(),
+  };
+}
+
+/** The web app's configured address (WEB_BASE_URL, else PUBLIC_BASE_URL), or null to take it from the request. */
+export function webBaseUrl(env: Environment): string | null {
+  return setting(env, settings.webBaseUrl) ?? setting(env, settings.publicBaseUrl) ?? null;
+}
+
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export const PAT_REFUSED_DETAIL =
@@ -53,7 +80,10 @@ export async function authenticateOwner(
   options: OwnerAuthOptions = {},
 ): Promise<OwnerAuthentication> {
   const authorization = headerValues(event, 'Authorization');
-  if (authorization.length > 0) return bearerAuthentication(deps, authorization, options.scopes ?? []);
+  if (authorization.length > 0) {
+    const resource = resourceIdentifier(serviceBaseUrl(event, deps.publicBaseUrl, deps.trustCdnHeaders), 'ownerApi');
+    return bearerAuthentication(deps, authorization, resource, options.scopes ?? []);
+  }
   const session = await sessionOf(deps, event);
   if (!session) return refused(401, 'Not authenticated: sign in, or send Authorization: Bearer <OAuth access token>');
   if (!SAFE_METHODS.has(event.httpMethod)) {
@@ -70,7 +100,8 @@ export async function authenticateOwner(
 
 /** The live session a request's cookie names, or null (no cookie, unknown, expired or signed out). */
 export async function sessionOf(deps: OwnerAuthDeps, event: APIGatewayProxyEvent): Promise<Session | null> {
-  const id = sessionIdFromCookies(headerValues(event, 'Cookie'), secureCookies(deps.publicBaseUrl));
+  const secure = secureCookies(serviceBaseUrl(event, deps.publicBaseUrl, deps.trustCdnHeaders));
+  const id = sessionIdFromCookies(headerValues(event, 'Cookie'), secure);
   if (!id) return null;
   const session = await deps.sessions.getSession(hashSecret(id));
   return session && sessionLive(session, deps.now()) ? session : null;
@@ -83,6 +114,7 @@ export function secureCookies(publicBaseUrl: string): boolean {
 async function bearerAuthentication(
   deps: OwnerAuthDeps,
   authorization: readonly string[],
+  audience: string,
   required: readonly Scope[],
 ): Promise<OwnerAuthentication> {
   const token = authorization.length === 1 ? bearerToken(authorization[0]) : null;
@@ -94,7 +126,6 @@ async function bearerAuthentication(
   if (!payload || typeof payload.accountId !== 'string' || (typeof payload.exp === 'number' && payload.exp <= now)) {
     return refused(401, 'Invalid, expired or revoked access token', 'invalid_token');
   }
-  const audience = resourceIdentifier(deps.publicBaseUrl, 'ownerApi');
   const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
   if (!audiences.includes(audience)) {
     return refused(

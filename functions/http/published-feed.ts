@@ -18,6 +18,7 @@ import { createLogger } from '../platform/observability';
 import { routeUrl } from '../platform/routes';
 import { rateLimitSettings, setting, settings } from '../platform/settings';
 import { createTracing, type Tracing } from '../platform/tracing';
+import { serviceBaseUrl } from './base-url';
 import { httpRoute, type RouteRequest } from './middleware';
 import { rateLimited } from './rate-limited';
 import { errorResponse, type Headers, header } from './responses';
@@ -133,7 +134,7 @@ async function readPublishedFeed(
     record.items === 'highlights' ? deps.feeds.highlightsOf(entries.map((entry) => entry.noteId)) : null,
   ]);
   const shown = highlights ? highlightEntries(notes, highlights, page?.limit ?? deps.maxEntries) : notes;
-  const baseUrl = deps.publicBaseUrl ?? requestBaseUrl(event, deps.trustCdnHeaders);
+  const baseUrl = serviceBaseUrl(event, deps.publicBaseUrl, deps.trustCdnHeaders);
   const feedUrls = feedAddresses(baseUrl, record.id);
   const self = page && representation.paged?.self(feedUrls);
   const urls: FeedUrls = self
@@ -194,12 +195,6 @@ function clientAddress(event: APIGatewayProxyEvent, trustCdnHeaders: boolean): s
 }
 
 /** The address readers used: CloudFront's host (passed on as X-Forwarded-Host), else the API's own. */
-export function requestBaseUrl(event: APIGatewayProxyEvent, trustCdnHeaders: boolean): string {
-  const forwardedHost = trustCdnHeaders ? header(event.headers, 'X-Forwarded-Host') : undefined;
-  if (forwardedHost) return `https://${forwardedHost}`;
-  return `https://${event.requestContext.domainName}/${event.requestContext.stage}`;
-}
-
 export function publishedFeedDeps(env: Environment): PublishedFeedDeps {
   const tableName = setting(env, settings.tableName);
   const tracing = createTracing();

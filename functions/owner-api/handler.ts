@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { userRateLimitSubject } from '../adapters/dynamo/account-deletion';
@@ -8,8 +7,6 @@ import { DynamoAccountStore, UserNotFoundError } from '../adapters/dynamo/accoun
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
-import { DynamoIdentityStore } from '../adapters/dynamo/identity-store';
-import { DynamoOAuthAdapter } from '../adapters/dynamo/oauth-adapter';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
 import { jsonContentTypeIssues, parseUuidParameter, toValidationIssues } from '../core/contract/validation';
@@ -28,10 +25,11 @@ import {
 import * as library from '../core/owner/library';
 import { ConflictError, InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
 import { InvalidCursorError } from '../core/workspace/listing';
+import { serviceBaseUrl } from '../http/base-url';
 import { httpRoute, type RouteRequest } from '../http/middleware';
 import { type Authenticate, ownerAccess } from '../http/owner-access';
-import { authenticateOwner } from '../http/owner-auth';
-import { feedAddresses, requestBaseUrl } from '../http/published-feed';
+import { authenticateOwner, ownerAuthDeps } from '../http/owner-auth';
+import { feedAddresses } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, jsonResponse } from '../http/responses';
 import { deferred, type Environment } from '../platform/env';
@@ -161,7 +159,7 @@ async function ownerApiRoute(
   );
   if (!limit.allowed) return rateLimited(limit);
   if (!access.ok) return access.response;
-  const baseUrl = deps.publicBaseUrl ?? requestBaseUrl(event, false);
+  const baseUrl = serviceBaseUrl(event, deps.publicBaseUrl, false);
   const ports: OwnerPorts = { ...deps, feedLinks: (feedId) => feedAddresses(baseUrl, feedId) };
   try {
     const answer = await operation({ ports, principal: access.principal, event });
@@ -230,8 +228,9 @@ export function createHandler(env: Environment) {
   });
   const accounts = new DynamoAccountStore(doc, tableName);
   const publicBaseUrl = setting(env, settings.publicBaseUrl) ?? null;
+  const authDeps = ownerAuthDeps(env, doc);
   return makeHandler({
-    authenticate: ownerAuthentication(doc, tableName, publicBaseUrl),
+    authenticate: (event, options) => authenticateOwner(authDeps, event, options),
     notes: new DynamoBookmarkStore(doc, tableName),
     feeds: new DynamoFeedStore(doc, tableName),
     tokens: accounts,
@@ -245,22 +244,6 @@ export function createHandler(env: Environment) {
     newId: randomUUID,
     now: () => new Date(),
   });
-}
-
-/** authenticateOwner bound to the table's sessions and OAuth access tokens. */
-export function ownerAuthentication(
-  doc: DynamoDBDocumentClient,
-  tableName: string,
-  publicBaseUrl: string | null,
-): Authenticate {
-  const sessions = new DynamoIdentityStore(doc, tableName);
-  const accessTokens = new DynamoOAuthAdapter('AccessToken', doc, tableName);
-  return (event, options) =>
-    authenticateOwner(
-      { sessions, accessTokens, publicBaseUrl: publicBaseUrl ?? requestBaseUrl(event, false), now: () => new Date() },
-      event,
-      options,
-    );
 }
 
 export const handler = deferred(() => createHandler(process.env));

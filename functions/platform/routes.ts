@@ -1,5 +1,6 @@
 import { checkRetirement, type Retirement } from '../core/contract/retirement';
 import type { Scope } from '../core/identity/principal';
+import { webPaths } from '../core/web/paths';
 import { rateLimitSettings, settings } from './settings';
 
 /**
@@ -18,7 +19,7 @@ export interface RouteDefinition {
    */
   readonly entry: string;
   /** Which quota in cdk.json context (`throttle.<name>`) API Gateway applies to this route. */
-  readonly throttle: 'save' | 'feed' | 'icon' | 'openapi' | 'owner';
+  readonly throttle: 'save' | 'feed' | 'icon' | 'openapi' | 'owner' | 'web';
   /**
    * Set when browsers call the route with headers that need a CORS preflight: API Gateway and the
    * local stack then answer its OPTIONS. (The handler sends the CORS headers of its own answers.)
@@ -49,8 +50,17 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
  * - `table:write`: item writes and transactions on the table (env TABLE_NAME)
  * - `table:rate-limit`: UpdateItem on rate-limit window items only (`RL#…` keys)
  * - `queue:enrichment` / `queue:favicon`: SendMessage to that queue (env from workers.ts `queues`)
+ * - `mail:send`: SES SendEmail from the configured sender (env MAIL_FROM)
+ * - `oauth:keys`: read the authorization server's key secret (env OAUTH_KEYS_SECRET_ARN)
  */
-export type ResourceAccess = 'table:read' | 'table:write' | 'table:rate-limit' | 'queue:enrichment' | 'queue:favicon';
+export type ResourceAccess =
+  | 'table:read'
+  | 'table:write'
+  | 'table:rate-limit'
+  | 'queue:enrichment'
+  | 'queue:favicon'
+  | 'mail:send'
+  | 'oauth:keys';
 
 export interface PreflightSettings {
   /** `configured`: the origins in CORS_ALLOWED_ORIGINS (the browser extension); `any`: every site (public feeds, embedded anywhere). */
@@ -147,6 +157,22 @@ const ownerApiRoutes: readonly RouteDefinition[] = [
   },
 ];
 
+/**
+ * The web app's account pages and their form posts (functions/web-account): never cached, reading and
+ * writing the table (logins, sessions, one-time links, passkeys) and counting sign-in attempts.
+ */
+function accountRoute(id: string, method: 'GET' | 'POST', path: string): RouteDefinition {
+  return {
+    id,
+    method,
+    path,
+    entry: 'functions/web-account/handler.ts',
+    throttle: 'web',
+    cdn: false,
+    access: ['table:read', 'table:write', 'table:rate-limit', 'mail:send'],
+  };
+}
+
 export const routes: readonly RouteDefinition[] = [
   {
     id: 'SaveBookmark',
@@ -234,6 +260,25 @@ export const routes: readonly RouteDefinition[] = [
     ...openApiDocument,
   },
   ...ownerApiRoutes,
+  accountRoute('WebHome', 'GET', webPaths.home),
+  accountRoute('WebSignUpPage', 'GET', webPaths.signUp),
+  accountRoute('WebSignUp', 'POST', webPaths.signUp),
+  accountRoute('WebSignInPage', 'GET', webPaths.signIn),
+  accountRoute('WebSignIn', 'POST', webPaths.signIn),
+  accountRoute('WebSignOut', 'POST', webPaths.signOut),
+  accountRoute('WebVerifyEmail', 'GET', webPaths.verifyEmail),
+  accountRoute('WebForgotPasswordPage', 'GET', webPaths.forgotPassword),
+  accountRoute('WebForgotPassword', 'POST', webPaths.forgotPassword),
+  accountRoute('WebSetPasswordPage', 'GET', webPaths.setPassword),
+  accountRoute('WebSetPassword', 'POST', webPaths.setPassword),
+  accountRoute('WebAccountPage', 'GET', webPaths.account),
+  accountRoute('WebChangeEmail', 'POST', webPaths.accountEmail),
+  accountRoute('WebChangePassword', 'POST', webPaths.accountPassword),
+  accountRoute('WebPasskeyRegisterOptions', 'POST', webPaths.passkeyRegisterOptions),
+  accountRoute('WebPasskeyRegister', 'POST', webPaths.passkeyRegister),
+  accountRoute('WebPasskeyDelete', 'POST', webPaths.passkeyDelete),
+  accountRoute('WebPasskeySignInOptions', 'POST', webPaths.passkeySignInOptions),
+  accountRoute('WebPasskeySignIn', 'POST', webPaths.passkeySignIn),
 ];
 
 export type RateLimitedQuota = keyof typeof rateLimitSettings;
@@ -306,16 +351,16 @@ export function routeUrl(baseUrl: string, routeId: string, params: Record<string
   return `${baseUrl.replace(/\/+$/, '')}${path}`;
 }
 
-/** API Gateway path template → RegExp capturing the `{name}` segments. */
+/** API Gateway path template → RegExp capturing the `{name}` segments (and a greedy last `{name+}`). */
 export function compileRoutePath(path: string): { pattern: RegExp; params: string[] } {
   const params: string[] = [];
   const source = path
     .split('/')
     .map((segment) => {
-      const match = /^\{(\w+)\}$/.exec(segment);
+      const match = /^\{(\w+)(\+?)\}$/.exec(segment);
       if (!match) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       params.push(match[1]!);
-      return '([^/]+)';
+      return match[2] ? '(.+)' : '([^/]+)';
     })
     .join('/');
   return { pattern: new RegExp(`^${source}$`), params };

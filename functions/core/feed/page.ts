@@ -13,7 +13,6 @@
 
 import { escapeHtml } from '../text/html';
 import { noteHtml } from '../text/note-html';
-import { sanitizeText } from '../text/text';
 import { type Feed, type FeedNote, parseInstant, sortNewestFirst } from './feed';
 
 /** The addresses a feed's page links to; all derived from the route table by the handler. */
