@@ -319,7 +319,7 @@ describe('attacks, generated from the route table', () => {
       'feeds:read',
       'feeds:write',
     ]);
-    const elsewhere = await oauthAccessToken(t, victim.user.id, ['notes:read'], `${t.stack.baseUrl}/mcp`);
+    const elsewhere = await oauthAccessToken(t, victim.user.id, ['notes:read'], `${t.stack.webBaseUrl}/mcp`);
     const call = (route: RouteDefinition, headers: Record<string, string>) =>
       contractFetch(`${t.stack.baseUrl}${pathOf(route, victimIds)}`, {
         method: route.method,

@@ -43,7 +43,7 @@ export async function oauthAccessToken(
   t: TestStack,
   userId: string,
   scopes: readonly Scope[],
-  audience = resourceIdentifier(t.stack.baseUrl, 'ownerApi'),
+  audience = resourceIdentifier(t.stack.webBaseUrl, 'ownerApi'),
 ): Promise<string> {
   const id = randomBytes(32).toString('base64url');
   // Tokens are issued under a grant, as oidc-provider issues them.

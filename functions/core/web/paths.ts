@@ -24,8 +24,17 @@ export const webPaths = {
   apiTokens: '/settings/tokens',
   library: '/library',
   tags: '/tags',
+  tagRename: '/tags/rename',
+  tagMerge: '/tags/merge',
   feeds: '/my/feeds',
+  /** The PWA's Web Share Target: a phone's share sheet posts a page here. */
+  share: '/share',
 } as const;
+
+/** A note's page in the Library. */
+export function notePath(noteId: string): string {
+  return `${webPaths.library}/notes/${encodeURIComponent(noteId)}`;
+}
 
 /**
  * Where to go after signing in: `next` only when it is a path on this site (`/…`, not `//host` or
