@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Principal } from '../core/identity/principal';
 import type { Session } from '../core/identity/session';
-import type { RouteDefinition } from '../platform/routes';
+import { type RouteDefinition, routes } from '../platform/routes';
 import type { OwnerAuthentication, OwnerAuthOptions } from './owner-auth';
 import { errorResponse } from './responses';
 
@@ -37,4 +37,13 @@ export async function ownerAccess(
       }),
     };
   return found;
+}
+
+/** The owner's route the request came in on (HEAD is its GET): the route picks the operation of a shared function. */
+export function matchedRoute(
+  event: APIGatewayProxyEvent,
+  table: readonly RouteDefinition[] = routes,
+): RouteDefinition | undefined {
+  const method = event.httpMethod === 'HEAD' ? 'GET' : event.httpMethod;
+  return table.find((route) => route.path === event.resource && route.method === method && route.owner);
 }

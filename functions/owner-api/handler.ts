@@ -27,14 +27,13 @@ import { ConflictError, InvalidInputError, NotFoundError, type OwnerPorts } from
 import { InvalidCursorError } from '../core/workspace/listing';
 import { serviceBaseUrl } from '../http/base-url';
 import { httpRoute, type RouteRequest } from '../http/middleware';
-import { type Authenticate, ownerAccess } from '../http/owner-access';
+import { type Authenticate, matchedRoute, ownerAccess } from '../http/owner-access';
 import { authenticateOwner, ownerAuthDeps } from '../http/owner-auth';
 import { feedAddresses } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, jsonResponse } from '../http/responses';
 import { deferred, type Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
-import { type RouteDefinition, routes } from '../platform/routes';
 import { rateLimitSettings, setting, settings } from '../platform/settings';
 import { createTracing, type Tracing } from '../platform/tracing';
 
@@ -134,12 +133,6 @@ export function makeHandler(deps: OwnerApiDeps) {
     ...deps,
     rateLimit: { limiter: deps.rateLimiter, policy: deps.rateLimitPolicy },
   });
-}
-
-/** The route table's entry the request came in on (HEAD is its GET). */
-export function matchedRoute(event: APIGatewayProxyEvent, table: readonly RouteDefinition[] = routes) {
-  const method = event.httpMethod === 'HEAD' ? 'GET' : event.httpMethod;
-  return table.find((route) => route.path === event.resource && route.method === method && route.owner);
 }
 
 async function ownerApiRoute(

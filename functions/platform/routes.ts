@@ -173,6 +173,38 @@ function accountRoute(id: string, method: 'GET' | 'POST', path: string): RouteDe
   };
 }
 
+/** The signed-in pages of a workspace and the share target: one function (functions/web-library), session only. */
+function libraryPage(id: string, method: 'GET' | 'POST', path: string): RouteDefinition {
+  return {
+    id,
+    method,
+    path,
+    entry: 'functions/web-library/handler.ts',
+    throttle: 'owner',
+    cdn: false,
+    owner: { session: true },
+    access: ['table:read', 'table:write', 'table:rate-limit', 'queue:enrichment'],
+  };
+}
+
+const libraryPages: readonly RouteDefinition[] = [
+  libraryPage('WebLibrary', 'GET', webPaths.library),
+  libraryPage('WebNote', 'GET', `${webPaths.library}/notes/{note_id}`),
+  libraryPage('WebNoteEdit', 'POST', `${webPaths.library}/notes/{note_id}`),
+  libraryPage('WebNoteDelete', 'POST', `${webPaths.library}/notes/{note_id}/delete`),
+  libraryPage('WebTags', 'GET', webPaths.tags),
+  libraryPage('WebTagRename', 'POST', webPaths.tagRename),
+  libraryPage('WebTagMerge', 'POST', webPaths.tagMerge),
+  libraryPage('WebFeeds', 'GET', webPaths.feeds),
+  libraryPage('WebFeedCreate', 'POST', webPaths.feeds),
+  libraryPage('WebFeedEdit', 'POST', `${webPaths.feeds}/{feed_id}`),
+  libraryPage('WebFeedDelete', 'POST', `${webPaths.feeds}/{feed_id}/delete`),
+  libraryPage('WebApiTokens', 'GET', webPaths.apiTokens),
+  libraryPage('WebApiTokenCreate', 'POST', webPaths.apiTokens),
+  libraryPage('WebApiTokenRevoke', 'POST', `${webPaths.apiTokens}/{token_id}/revoke`),
+  libraryPage('WebShare', 'POST', webPaths.share),
+];
+
 export const routes: readonly RouteDefinition[] = [
   {
     id: 'SaveBookmark',
@@ -260,6 +292,7 @@ export const routes: readonly RouteDefinition[] = [
     ...openApiDocument,
   },
   ...ownerApiRoutes,
+  ...libraryPages,
   accountRoute('WebHome', 'GET', webPaths.home),
   accountRoute('WebSignUpPage', 'GET', webPaths.signUp),
   accountRoute('WebSignUp', 'POST', webPaths.signUp),
