@@ -1,7 +1,6 @@
-import type { FeedItems, FeedRecord } from '../model';
+import type { FeedItems, FeedRecord, FeedSharing, TagMatch } from '../model';
 import { normalizeTag } from '../save/hashtags';
 import { isoTimestamp } from '../text/text';
-import type { FeedSharing, TagMatch } from './feed';
 
 /** A feed's settings (title, tag filter, sharing), as the `gleaner feeds` commands manage them; reading a feed is feed.ts. */
 
