@@ -335,7 +335,7 @@ describe('attacks, generated from the route table', () => {
       if (route.method !== 'GET')
         expect((await call(route, { Cookie: victim.cookie })).status, `${route.id} without CSRF`).toBe(403);
       const scope = route.owner?.scope;
-      if (route.owner?.session || (scope && scope.endsWith(':write')))
+      if (route.owner?.session || scope?.endsWith(':write'))
         expect((await call(route, { Authorization: `Bearer ${readOnly}` })).status, `${route.id} read-only token`).toBe(
           403,
         );
