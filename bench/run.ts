@@ -24,7 +24,15 @@ import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalStack, startLocalStack } from '../local/stack';
 import { initAndFirstUseBytes } from './bundle-graph';
 import { type RecordedCall, startDynamoRecorder } from './dynamo-recorder';
-import { directSave, fixture, type OperationName, operations, succeed } from './operations';
+import {
+  directSave,
+  fixture,
+  type OperationName,
+  operations,
+  ownerFixture,
+  ownerOperations,
+  succeed,
+} from './operations';
 
 /**
  * `npm run bench`, in one run: module init of each function's deployed bundle beside a bundle of the
@@ -237,15 +245,21 @@ async function throughTheStack(): Promise<void> {
   const dynamo = await startDynamoDbLocal();
   const recorder = await startDynamoRecorder(dynamo.endpoint);
   const tableName = `bench-${randomUUID()}`;
-  const env = { LOG_LEVEL: 'SILENT', SAVE_RATE_LIMIT: '100000;w=60', FEED_RATE_LIMIT: '100000;w=60' };
+  const env = {
+    LOG_LEVEL: 'SILENT',
+    SAVE_RATE_LIMIT: '100000;w=60',
+    FEED_RATE_LIMIT: '100000;w=60',
+    OWNER_RATE_LIMIT: '100000;w=60',
+  };
   // Two stacks on one table: one behind the recorder counts round trips, the other is timed untouched.
   const counted = await startLocalStack({ dynamoEndpoint: recorder.endpoint, tableName, startWorkers: false, env });
   const timedStack = await startLocalStack({ dynamoEndpoint: dynamo.endpoint, tableName, startWorkers: false, env });
   const { client, doc } = createDynamoClients({ endpoint: dynamo.endpoint, region: 'local' });
   try {
     const data = await fixture(doc, tableName);
+    const owner = await ownerFixture(doc, tableName);
     const steps = new Map<OperationName, RecordedCall[][]>();
-    const countedOperations = operations(counted, data);
+    const countedOperations = { ...operations(counted, data), ...ownerOperations(counted, owner) };
     for (const [name, call] of Object.entries(countedOperations) as [
       OperationName,
       (i: number) => Promise<Response>,
@@ -287,7 +301,11 @@ async function throughTheStack(): Promise<void> {
       OperationName,
       (i: number) => Promise<void>
     >;
-    const timedOperations = { ...operations(timedStack, data), [DIRECT_SAVE]: directSave(timedStack, data) };
+    const timedOperations = {
+      ...operations(timedStack, data),
+      ...ownerOperations(timedStack, owner),
+      [DIRECT_SAVE]: directSave(timedStack, data),
+    };
     for (const call of [...Object.values(raw), ...Object.values(chains), ...Object.values(timedOperations)])
       await call(0);
     const rawTimes = new Map<string, number[]>(Object.keys(raw).map((name) => [name, []]));
