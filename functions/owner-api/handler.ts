@@ -1,13 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { userRateLimitSubject } from '../adapters/dynamo/account-deletion';
-import { DynamoAccountStore, UserNotFoundError } from '../adapters/dynamo/account-store';
-import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
-import { createDynamoClients } from '../adapters/dynamo/client';
-import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
-import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
+import { UserNotFoundError } from '../adapters/dynamo/account-store';
 import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
 import { jsonContentTypeIssues, parseUuidParameter, toValidationIssues } from '../core/contract/validation';
 import { InvalidFeedSettingsError } from '../core/feed/settings';
@@ -28,14 +23,13 @@ import { InvalidCursorError } from '../core/workspace/listing';
 import { serviceBaseUrl } from '../http/base-url';
 import { httpRoute, type RouteRequest } from '../http/middleware';
 import { type Authenticate, matchedRoute, ownerAccess } from '../http/owner-access';
-import { authenticateOwner, ownerAuthDeps } from '../http/owner-auth';
+import { ownerDeps } from '../http/owner-deps';
 import { feedAddresses } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, jsonResponse } from '../http/responses';
 import { deferred, type Environment } from '../platform/env';
-import { createLogger } from '../platform/observability';
-import { rateLimitSettings, setting, settings } from '../platform/settings';
-import { createTracing, type Tracing } from '../platform/tracing';
+import { setting, settings } from '../platform/settings';
+import type { Tracing } from '../platform/tracing';
 
 /**
  * `/api/v2/me/…`: the per-user API. One function serves every route of the table whose entry is this
@@ -213,30 +207,7 @@ function parseBody<Schema extends z.ZodMiniType>(schema: Schema, event: APIGatew
 }
 
 export function createHandler(env: Environment) {
-  const tableName = setting(env, settings.tableName);
-  const tracing = createTracing();
-  const { doc } = createDynamoClients({
-    endpoint: setting(env, settings.dynamoEndpoint),
-    instrument: tracing.instrument,
-  });
-  const accounts = new DynamoAccountStore(doc, tableName);
-  const publicBaseUrl = setting(env, settings.publicBaseUrl) ?? null;
-  const authDeps = ownerAuthDeps(env, doc);
-  return makeHandler({
-    authenticate: (event, options) => authenticateOwner(authDeps, event, options),
-    notes: new DynamoBookmarkStore(doc, tableName),
-    feeds: new DynamoFeedStore(doc, tableName),
-    tokens: accounts,
-    accounts,
-    rateLimiter: new DynamoRateLimiter(doc, tableName),
-    rateLimitPolicy: setting(env, rateLimitSettings.owner),
-    publicBaseUrl,
-    corsOrigins: setting(env, settings.corsAllowedOrigins),
-    logger: createLogger(env),
-    tracing,
-    newId: randomUUID,
-    now: () => new Date(),
-  });
+  return makeHandler({ ...ownerDeps(env).deps, corsOrigins: setting(env, settings.corsAllowedOrigins) });
 }
 
 export const handler = deferred(() => createHandler(process.env));

@@ -1,12 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { userRateLimitSubject } from '../adapters/dynamo/account-deletion';
-import { DynamoAccountStore } from '../adapters/dynamo/account-store';
-import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
-import { createDynamoClients } from '../adapters/dynamo/client';
-import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
-import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
 import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
 import { parseUuidParameter } from '../core/contract/validation';
@@ -33,15 +27,15 @@ import { InvalidCursorError } from '../core/workspace/listing';
 import { serviceBaseUrl } from '../http/base-url';
 import { httpRoute, type RouteRequest } from '../http/middleware';
 import { type Authenticate, matchedRoute, ownerAccess } from '../http/owner-access';
-import { authenticateOwner, type OwnerAuthDeps, ownerAuthDeps, sessionOf } from '../http/owner-auth';
+import { sessionOf } from '../http/owner-auth';
+import { ownerDeps } from '../http/owner-deps';
 import { feedAddresses } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
 import { header } from '../http/responses';
 import { formFields, htmlResponse, redirectResponse } from '../http/web';
 import { deferred, type Environment } from '../platform/env';
-import { createLogger } from '../platform/observability';
-import { rateLimitSettings, setting, settings } from '../platform/settings';
-import { createTracing, type Tracing } from '../platform/tracing';
+import { setting, settings } from '../platform/settings';
+import type { Tracing } from '../platform/tracing';
 
 /**
  * The signed-in pages of a workspace (Library, Note, Tags, Feeds, Settings › API tokens) and the PWA's
@@ -311,34 +305,15 @@ async function share(deps: WebLibraryDeps, event: APIGatewayProxyEvent, request:
 }
 
 export function createHandler(env: Environment) {
-  const tableName = setting(env, settings.tableName);
-  const tracing = createTracing();
-  const { doc } = createDynamoClients({
-    endpoint: setting(env, settings.dynamoEndpoint),
-    instrument: tracing.instrument,
-  });
-  const accounts = new DynamoAccountStore(doc, tableName);
-  const notes = new DynamoBookmarkStore(doc, tableName);
-  const authDeps: OwnerAuthDeps = ownerAuthDeps(env, doc);
+  const { deps, authDeps } = ownerDeps(env);
   return makeHandler({
-    authenticate: (event, options) => authenticateOwner(authDeps, event, options),
+    ...deps,
     sessionOf: (event) => sessionOf(authDeps, event),
-    notes,
-    saves: notes,
-    feeds: new DynamoFeedStore(doc, tableName),
-    tokens: accounts,
-    accounts,
+    saves: deps.notes,
     enrichment: new SqsJsonPublisher(
-      createSqsClient({ endpoint: setting(env, settings.sqsEndpoint), instrument: tracing.instrument }),
+      createSqsClient({ endpoint: setting(env, settings.sqsEndpoint), instrument: deps.tracing.instrument }),
       setting(env, settings.enrichmentQueueUrl),
     ),
-    rateLimiter: new DynamoRateLimiter(doc, tableName),
-    rateLimitPolicy: setting(env, rateLimitSettings.owner),
-    publicBaseUrl: setting(env, settings.publicBaseUrl) ?? null,
-    logger: createLogger(env),
-    tracing,
-    newId: randomUUID,
-    now: () => new Date(),
   });
 }
 

@@ -1,5 +1,6 @@
-import { BatchWriteCommand, type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Key, keys, LOOKUP_INDEX } from './keys';
+import { queryAll } from './query-all';
 import { backoff } from './transactions';
 
 /** Sort keys of the references to a user's OAuth login sessions (keys.oauthLoginRef). */
@@ -73,23 +74,13 @@ async function queryKeys(
   partition: { pk: string } | { gsi1pk: string },
 ): Promise<KeyedItem[]> {
   const onIndex = 'gsi1pk' in partition;
-  const found: KeyedItem[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await doc.send(
-      new QueryCommand({
-        TableName: tableName,
-        ...(onIndex ? { IndexName: LOOKUP_INDEX } : {}),
-        KeyConditionExpression: onIndex ? 'gsi1pk = :partition' : 'pk = :partition',
-        ExpressionAttributeValues: { ':partition': onIndex ? partition.gsi1pk : partition.pk },
-        ProjectionExpression: 'pk, sk, id, bookmarkId, tokenHash',
-        ExclusiveStartKey,
-      }),
-    );
-    found.push(...((page.Items ?? []) as KeyedItem[]));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return found;
+  return (await queryAll(doc, {
+    TableName: tableName,
+    ...(onIndex ? { IndexName: LOOKUP_INDEX } : {}),
+    KeyConditionExpression: onIndex ? 'gsi1pk = :partition' : 'pk = :partition',
+    ExpressionAttributeValues: { ':partition': onIndex ? partition.gsi1pk : partition.pk },
+    ProjectionExpression: 'pk, sk, id, bookmarkId, tokenHash',
+  })) as KeyedItem[];
 }
 
 /** Deletes the items in order, 25 a call, retrying what DynamoDB leaves unprocessed. */

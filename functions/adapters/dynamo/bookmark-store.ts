@@ -38,6 +38,7 @@ import {
 import { queryIndexPage } from './index-page';
 import { highlightItem, toBookmark, toHighlight, toNote } from './items';
 import { keys, LOOKUP_INDEX } from './keys';
+import { queryAll } from './query-all';
 import { backoff, cancellationReasons, fillTransaction, retryOnConflict } from './transactions';
 
 /** Optimistic note updates give up after this many lost races (each retry re-reads the note). */
@@ -328,46 +329,33 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
    */
   async tagCounts(userId: string): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: LOOKUP_INDEX,
-          KeyConditionExpression: 'gsi1pk = :partition',
-          ExpressionAttributeValues: { ':partition': keys.userNotesIndex(userId).gsi1pk },
-          ProjectionExpression: 'tags',
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? [])
-        for (const tag of (item.tags as string[] | undefined) ?? []) counts.set(tag, (counts.get(tag) ?? 0) + 1);
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    const notes = await queryAll(this.doc, {
+      TableName: this.tableName,
+      IndexName: LOOKUP_INDEX,
+      KeyConditionExpression: 'gsi1pk = :partition',
+      ExpressionAttributeValues: { ':partition': keys.userNotesIndex(userId).gsi1pk },
+      ProjectionExpression: 'tags',
+    });
+    for (const note of notes)
+      for (const tag of (note.tags as string[] | undefined) ?? []) counts.set(tag, (counts.get(tag) ?? 0) + 1);
     return counts;
   }
 
   /** The ids of the user's notes carrying `tag`, newest first (at most `limit`). */
   async notesTagged(userId: string, tag: string, limit?: number): Promise<string[]> {
-    const ids: string[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: LOOKUP_INDEX,
-          KeyConditionExpression: 'gsi1pk = :partition',
-          ExpressionAttributeValues: { ':partition': keys.tagIndex(userId, tag).gsi1pk },
-          ProjectionExpression: 'noteId',
-          ScanIndexForward: false,
-          ...(limit ? { Limit: limit - ids.length } : {}),
-          ExclusiveStartKey,
-        }),
-      );
-      ids.push(...(page.Items ?? []).map((item) => item.noteId as string));
-      ExclusiveStartKey = limit && ids.length >= limit ? undefined : page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return ids;
+    const entries = await queryAll(
+      this.doc,
+      {
+        TableName: this.tableName,
+        IndexName: LOOKUP_INDEX,
+        KeyConditionExpression: 'gsi1pk = :partition',
+        ExpressionAttributeValues: { ':partition': keys.tagIndex(userId, tag).gsi1pk },
+        ProjectionExpression: 'noteId',
+        ScanIndexForward: false,
+      },
+      limit,
+    );
+    return entries.map((entry) => entry.noteId as string);
   }
 
   /** A page of the user's bookmarks, in the order of their notes (see listNotes). */
