@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../functions/adapters/dynamo/bookmark-store';
-import { createDynamoClients } from '../functions/adapters/dynamo/client';
+import { createDynamoClients, type DynamoClients } from '../functions/adapters/dynamo/client';
 import { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
 import { DynamoIdentityStore } from '../functions/adapters/dynamo/identity-store';
 import { type MigrationResult, runMigrations } from '../functions/adapters/dynamo/migrations';
@@ -29,7 +29,7 @@ export interface Connection {
 /** The deployed table named by --table/--region, or else the running local stack's DynamoDB Local. */
 export function connect(target: { table?: string; region?: string; baseUrl?: string }): Connection {
   let tableName: string;
-  let clients;
+  let clients: DynamoClients;
   let baseUrl = target.baseUrl ?? process.env.GLEANER_BASE_URL ?? null;
   let webBaseUrl = baseUrl;
   let mailer: Mailer;

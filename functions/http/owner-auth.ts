@@ -12,8 +12,8 @@ import {
   sessionIdFromCookies,
   sessionLive,
 } from '../core/identity/session';
-import { TOKEN_PREFIX } from '../core/token/format';
 import { bearerToken } from '../core/token/token';
+import { TOKEN_PREFIX } from '../core/wire/token-format';
 import type { Environment } from '../platform/env';
 import { setting, settings } from '../platform/settings';
 import { serviceBaseUrl } from './base-url';

@@ -11,7 +11,7 @@
  * URLs, which `safeHref` checks.
  */
 
-import { escapeHtml } from '../text/html';
+import { escapeHtml } from '../text/escape';
 import { noteHtml } from '../text/note-html';
 import { type Feed, type FeedNote, parseInstant, sortNewestFirst } from './feed';
 

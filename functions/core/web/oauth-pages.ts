@@ -4,7 +4,7 @@
  */
 
 import { SCOPES, type Scope } from '../identity/principal';
-import { escapeHtml } from '../text/html';
+import { escapeHtml } from '../text/escape';
 import { csrfField, postButton, renderPage } from './layout';
 import { webPaths } from './paths';
 
