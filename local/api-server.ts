@@ -257,10 +257,14 @@ function send(
   response: ServerResponse,
   result: Pick<APIGatewayProxyResult, 'statusCode' | 'body'> & Partial<APIGatewayProxyResult>,
 ): void {
-  // API Gateway's default content type for a proxy answer that names none.
-  const headers: Record<string, string | string[]> = result.body ? { 'Content-Type': 'application/json' } : {};
-  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
-  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  // Header names are case-insensitive: one value per name, as API Gateway sends it. API Gateway's
+  // default content type for a proxy answer that names none.
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name.toLowerCase()] = String(value);
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
+    headers[name.toLowerCase()] = values.map(String);
+  }
+  if (result.body && !headers['content-type']) headers['content-type'] = 'application/json';
   response.writeHead(result.statusCode, headers);
   response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }

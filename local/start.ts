@@ -98,6 +98,7 @@ async function main(): Promise<void> {
     writeLocalState(dataDir, {
       pid: process.pid,
       baseUrl: stack.baseUrl,
+      webBaseUrl: stack.webBaseUrl,
       dynamoEndpoint: dynamo.endpoint,
       dynamoPid: dynamo.pid,
       tableName: LOCAL_TABLE_NAME,

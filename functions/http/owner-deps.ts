@@ -3,6 +3,7 @@ import { DynamoAccountStore } from '../adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
+import { DynamoIdentityStore } from '../adapters/dynamo/identity-store';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import type { Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
@@ -29,6 +30,7 @@ export function ownerDeps(env: Environment) {
       feeds: new DynamoFeedStore(doc, tableName),
       tokens: accounts,
       accounts,
+      logins: new DynamoIdentityStore(doc, tableName),
       rateLimiter: new DynamoRateLimiter(doc, tableName),
       rateLimitPolicy: setting(env, rateLimitSettings.owner),
       publicBaseUrl: setting(env, settings.publicBaseUrl) ?? null,

@@ -173,6 +173,26 @@ function accountRoute(id: string, method: 'GET' | 'POST', path: string): RouteDe
   };
 }
 
+/**
+ * The OAuth 2.1 authorization server (functions/oauth: oidc-provider behind one proxy route) and its
+ * discovery documents. Browser-based clients call the token, registration and revocation endpoints
+ * from other origins, so the POSTs answer a preflight from any origin.
+ */
+function oauthRoute(id: string, method: 'GET' | 'POST', path: string): RouteDefinition {
+  return {
+    id,
+    method,
+    path,
+    entry: 'functions/oauth/handler.ts',
+    throttle: 'web',
+    cdn: false,
+    ...(method === 'POST'
+      ? { preflight: { origins: 'any', allowHeaders: ['Authorization', 'Content-Type', 'DPoP'] } }
+      : {}),
+    access: ['table:read', 'table:write', 'table:rate-limit', 'oauth:keys'],
+  };
+}
+
 /** The signed-in pages of a workspace and the share target: one function (functions/web-library), session only. */
 function libraryPage(id: string, method: 'GET' | 'POST', path: string): RouteDefinition {
   return {
@@ -312,6 +332,13 @@ export const routes: readonly RouteDefinition[] = [
   accountRoute('WebPasskeyDelete', 'POST', webPaths.passkeyDelete),
   accountRoute('WebPasskeySignInOptions', 'POST', webPaths.passkeySignInOptions),
   accountRoute('WebPasskeySignIn', 'POST', webPaths.passkeySignIn),
+  accountRoute('WebConnectedAppsPage', 'GET', webPaths.connectedApps),
+  accountRoute('WebConnectedAppRevoke', 'POST', webPaths.connectedAppRevoke),
+  oauthRoute('OAuthGet', 'GET', '/oauth/{proxy+}'),
+  oauthRoute('OAuthPost', 'POST', '/oauth/{proxy+}'),
+  oauthRoute('OAuthServerMetadata', 'GET', '/.well-known/oauth-authorization-server'),
+  oauthRoute('OpenIdConfiguration', 'GET', '/.well-known/openid-configuration'),
+  oauthRoute('OwnerApiResourceMetadata', 'GET', '/.well-known/oauth-protected-resource/api/v2/me'),
 ];
 
 export type RateLimitedQuota = keyof typeof rateLimitSettings;

@@ -4,24 +4,19 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { DynamoIdentityStore, EmailTakenError } from '../adapters/dynamo/identity-store';
+import { DynamoOAuthGrants } from '../adapters/dynamo/oauth-adapter';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { createMailer } from '../adapters/mail/mailer';
 import type { RateLimiter, RateLimitPolicy } from '../core/contract/rate-limit';
 import { normalizeEmail } from '../core/identity/email';
 import {
   type Login,
-  ONE_TIME_LINK_SECONDS,
   type OneTimePurpose,
   oneTimeLinkLive,
   WEBAUTHN_CHALLENGE_SECONDS,
 } from '../core/identity/identity';
-import {
-  alreadyRegisteredMail,
-  invitationMail,
-  type Mailer,
-  passwordResetMail,
-  verificationMail,
-} from '../core/identity/mail';
+import { sendOneTimeLink } from '../core/identity/links';
+import { alreadyRegisteredMail, type Mailer } from '../core/identity/mail';
 import {
   registrationOptions,
   relyingParty,
@@ -32,14 +27,7 @@ import {
   verifySignIn,
 } from '../core/identity/passkeys';
 import { hashPassword, passwordProblem, verifyPassword } from '../core/identity/password';
-import {
-  clearedSessionCookie,
-  hashSecret,
-  newSession,
-  randomSecret,
-  type Session,
-  sessionCookie,
-} from '../core/identity/session';
+import { clearedSessionCookie, hashSecret, newSession, type Session, sessionCookie } from '../core/identity/session';
 import { checkSignIn, throttle } from '../core/identity/sign-in';
 import {
   accountPage,
@@ -52,6 +40,7 @@ import {
   welcomePage,
 } from '../core/web/account-pages';
 import { CSRF_FIELD } from '../core/web/layout';
+import { connectedAppsPage } from '../core/web/oauth-pages';
 import { safeNextPath, webPaths } from '../core/web/paths';
 import { newUser } from '../core/workspace/accounts';
 import { serviceBaseUrl } from '../http/base-url';
@@ -73,6 +62,7 @@ import { createTracing, type Tracing } from '../platform/tracing';
 
 export interface WebAccountDeps extends OwnerAuthDeps {
   readonly identities: DynamoIdentityStore;
+  readonly grants: DynamoOAuthGrants;
   readonly limiter: RateLimiter;
   readonly accountPolicy: RateLimitPolicy;
   readonly addressPolicy: RateLimitPolicy;
@@ -105,6 +95,8 @@ const actions: Record<string, Action> = {
   [`POST ${webPaths.passkeyDelete}`]: passkeyDelete,
   [`POST ${webPaths.passkeySignInOptions}`]: passkeySignInOptions,
   [`POST ${webPaths.passkeySignIn}`]: passkeySignIn,
+  [`GET ${webPaths.connectedApps}`]: showConnectedApps,
+  [`POST ${webPaths.connectedAppRevoke}`]: revokeConnectedApp,
 };
 
 /** The paths this module serves, with their methods, for the route table. */
@@ -181,22 +173,8 @@ function tooManyAttempts(page: (options: { error: string }) => string, retryAfte
 }
 
 /** Makes a one-time link of `purpose` for `login` and mails it. */
-async function mailLink(deps: WebAccountDeps, baseUrl: string, purpose: OneTimePurpose, login: Login): Promise<string> {
-  const secret = randomSecret();
-  await deps.identities.putOneTimeLink({
-    tokenHash: hashSecret(secret),
-    purpose,
-    userId: login.userId,
-    email: login.email,
-    expiresAt: Math.floor(deps.now().getTime() / 1000) + ONE_TIME_LINK_SECONDS[purpose],
-  });
-  const path = purpose === 'verify-email' ? webPaths.verifyEmail : webPaths.setPassword;
-  const link = `${baseUrl}${path}?token=${secret}`;
-  const mail = { 'verify-email': verificationMail, 'reset-password': passwordResetMail, invite: invitationMail }[
-    purpose
-  ];
-  await deps.mailer.send(mail(login.email, link));
-  return link;
+function mailLink(deps: WebAccountDeps, baseUrl: string, purpose: OneTimePurpose, login: Login): Promise<string> {
+  return sendOneTimeLink({ links: deps.identities, mailer: deps.mailer, now: deps.now }, baseUrl, purpose, login);
 }
 
 async function signIn(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
@@ -495,6 +473,34 @@ async function passkeySignIn(deps: WebAccountDeps, event: APIGatewayProxyEvent):
   );
 }
 
+async function showConnectedApps(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const signedIn = await pageSession(deps, event);
+  if ('response' in signedIn) return signedIn.response;
+  const { session } = signedIn;
+  const grants = await deps.grants.listGrants(session.userId);
+  const apps = await Promise.all(
+    grants.map(async (grant) => ({
+      grantId: grant.grantId,
+      clientName: (await deps.grants.clientName(grant.clientId)) ?? grant.clientId,
+      scopes: grant.scopes,
+      granted: grant.granted,
+    })),
+  );
+  const notice = queryParameter(event, 'notice') === 'revoked' ? 'The app is disconnected.' : null;
+  return htmlResponse(200, connectedAppsPage(apps, session.csrfToken, notice));
+}
+
+async function revokeConnectedApp(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const form = await accountForm(deps, event);
+  if ('response' in form) return form.response;
+  const grantId = form.fields.get('grant');
+  // Only the signed-in user's own grant: another user's id is refused like an unknown one.
+  if (!grantId || !(await deps.grants.revokeGrant(form.session.userId, grantId))) {
+    return errorResponse(404, 'No such connected app');
+  }
+  return redirectResponse(`${webPaths.connectedApps}?notice=revoked`);
+}
+
 export function createHandler(env: Environment) {
   const tableName = setting(env, settings.tableName);
   const logger = createLogger(env);
@@ -506,6 +512,7 @@ export function createHandler(env: Environment) {
   return makeHandler({
     ...ownerAuthDeps(env, doc),
     identities: new DynamoIdentityStore(doc, tableName),
+    grants: new DynamoOAuthGrants(doc, tableName),
     limiter: new DynamoRateLimiter(doc, tableName),
     accountPolicy: setting(env, settings.signInAccountLimit),
     addressPolicy: setting(env, settings.signInAddressLimit),

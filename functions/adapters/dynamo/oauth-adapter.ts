@@ -103,8 +103,10 @@ export class DynamoOAuthAdapter {
       new UpdateCommand({
         TableName: this.tableName,
         Key: keys.oauthArtifact(this.name, id),
-        UpdateExpression: 'SET payload.consumed = :now',
-        ConditionExpression: 'attribute_exists(pk)',
+        UpdateExpression: 'SET payload.#consumed = :now',
+        // Once only: of two requests racing to use one code or refresh token, the second fails.
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(payload.#consumed)',
+        ExpressionAttributeNames: { '#consumed': 'consumed' },
         ExpressionAttributeValues: { ':now': Math.floor(this.now() / 1000) },
       }),
     );
@@ -148,5 +150,69 @@ export class DynamoOAuthAdapter {
     const expiresAt = item[TTL_ATTRIBUTE];
     if (typeof expiresAt === 'number' && expiresAt <= this.now() / 1000) return undefined;
     return item.payload as OAuthPayload;
+  }
+}
+
+/** The artifacts that belong to a grant, deleted with it. */
+const GRANT_ARTIFACTS = ['AccessToken', 'RefreshToken', 'AuthorizationCode'] as const;
+
+export interface StoredGrant {
+  readonly grantId: string;
+  readonly clientId: string;
+  /** Scopes per resource indicator, and the OpenID scopes. */
+  readonly scopes: readonly string[];
+  /** ISO time the grant was made, when known. */
+  readonly granted: string | null;
+}
+
+/** A user's OAuth grants, for Settings › Connected apps and account deletion. */
+export class DynamoOAuthGrants {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async listGrants(userId: string): Promise<StoredGrant[]> {
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: LOOKUP_INDEX,
+        KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.authIndex(userId, '').gsi1pk, ':prefix': 'GRANT#' },
+      }),
+    );
+    const now = Date.now() / 1000;
+    return (Items ?? [])
+      .filter((item) => !(typeof item[TTL_ATTRIBUTE] === 'number' && item[TTL_ATTRIBUTE] <= now))
+      .map((item) => {
+        const payload = item.payload as Record<string, unknown>;
+        const resources = Object.values((payload.resources as Record<string, string> | undefined) ?? {});
+        const openid = String((payload.openid as { scope?: string } | undefined)?.scope ?? '');
+        const scopes = [...new Set([...resources, openid].flatMap((scope) => scope.split(' ')).filter(Boolean))];
+        return {
+          grantId: String(item.id),
+          clientId: String(payload.clientId),
+          scopes,
+          granted: typeof payload.iat === 'number' ? new Date(payload.iat * 1000).toISOString() : null,
+        };
+      });
+  }
+
+  /** The client's name as it registered, or null (unknown, or a metadata-document client not stored here). */
+  async clientName(clientId: string): Promise<string | null> {
+    const client = await new DynamoOAuthAdapter('Client', this.doc, this.tableName).find(clientId);
+    return typeof client?.client_name === 'string' ? client.client_name : null;
+  }
+
+  /** Revokes one of the user's grants with every token issued under it; false when it is not theirs. */
+  async revokeGrant(userId: string, grantId: string): Promise<boolean> {
+    const grants = new DynamoOAuthAdapter('Grant', this.doc, this.tableName);
+    const grant = await grants.find(grantId);
+    if (!grant || grant.accountId !== userId) return false;
+    await Promise.all(
+      GRANT_ARTIFACTS.map((model) => new DynamoOAuthAdapter(model, this.doc, this.tableName).revokeByGrantId(grantId)),
+    );
+    await grants.destroy(grantId);
+    return true;
   }
 }

@@ -178,6 +178,8 @@ const accountSchema = z
   .object({
     id: z.string(),
     name: z.string(),
+    email: z.nullable(z.string()),
+    email_verified: z.boolean(),
     plan: z.enum(['free', 'pro']),
     note_cap: z.int(),
     note_count: z.int(),

@@ -64,6 +64,11 @@ export interface TokenStore {
   revokeToken(tokenId: string): Promise<boolean>;
 }
 
+/** The email login of a user (none for an operator-created user not yet invited). */
+export interface LoginReader {
+  getLoginOfUser(userId: string): Promise<{ readonly email: string; readonly verified: boolean } | null>;
+}
+
 export interface AccountStore {
   getUser(userId: string): Promise<User | null>;
   /** Deletes the user and every row it owns. */
@@ -84,6 +89,7 @@ export interface OwnerPorts {
   readonly feeds: FeedSettingsStore;
   readonly tokens: TokenStore;
   readonly accounts: AccountStore;
+  readonly logins: LoginReader;
   readonly feedLinks: (feedId: string) => FeedLinks;
   readonly newId: () => string;
   readonly now: () => Date;
@@ -269,9 +275,12 @@ export async function revokeToken(ports: OwnerPorts, principal: Principal, token
 }
 
 export async function getAccount(ports: OwnerPorts, principal: Principal): Promise<AccountResource> {
-  const user = await ports.accounts.getUser(principal.userId);
+  const [user, login] = await Promise.all([
+    ports.accounts.getUser(principal.userId),
+    ports.logins.getLoginOfUser(principal.userId),
+  ]);
   if (!user) throw new NotFoundError('No such account');
-  return accountResource(user);
+  return accountResource(user, login);
 }
 
 export async function exportAccount(ports: OwnerPorts, principal: Principal): Promise<AccountExportResource> {
@@ -366,10 +375,12 @@ export function tokenResource(token: AccessToken): TokenResource {
   };
 }
 
-function accountResource(user: User): AccountResource {
+function accountResource(user: User, login: { email: string; verified: boolean } | null): AccountResource {
   return {
     id: user.id,
     name: user.name,
+    email: login?.email ?? null,
+    email_verified: login?.verified ?? false,
     plan: user.plan,
     note_cap: user.noteCap,
     note_count: user.noteCount,

@@ -5,7 +5,7 @@
 
 import type { Passkey } from '../identity/identity';
 import { PASSWORD_MIN_LENGTH } from '../identity/password';
-import { escapeHtml } from '../text/html';
+import { escapeHtml } from '../text/escape';
 import { csrfField, postButton, renderPage } from './layout';
 import { webPaths } from './paths';
 

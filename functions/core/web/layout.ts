@@ -6,7 +6,7 @@
  * `escapeHtml` and pass it as `body`.
  */
 
-import { escapeHtml } from '../text/html';
+import { escapeHtml } from '../text/escape';
 import { webPaths } from './paths';
 
 export interface SignedIn {

@@ -11,7 +11,7 @@ import type {
   NoteSummaryResource,
   TokenResource,
 } from '../owner/api';
-import { escapeHtml } from '../text/html';
+import { escapeHtml } from '../text/escape';
 import { csrfField, type NavItem, postButton, renderPage, type SignedIn } from './layout';
 import { notePath, webPaths } from './paths';
 
