@@ -17,7 +17,7 @@ import { buildSync } from 'esbuild';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { keys } from '../functions/adapters/dynamo/keys';
 import { createSqsClient } from '../functions/adapters/sqs/sqs';
-import { type ResourceAccess, routes } from '../functions/platform/routes';
+import { type ResourceAccess, routeFunctions, routes } from '../functions/platform/routes';
 import { scheduledTasks, workers } from '../functions/platform/workers';
 import { BUNDLE_ENTRY_FILE, bundleFunction, functionBundleOptions } from '../lib/function-bundle';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
@@ -131,7 +131,7 @@ async function bundleInit(): Promise<void> {
     const traced = baseline(['DynamoDB', 'SQS', 'Tracer']);
     row('  X-Ray tracing, on the first sampled invocation', `+${ms(traced.init - untraced.init)}`);
     const functions = [
-      ...routes.map((route) => ({ ...route, isWorker: false })),
+      ...routeFunctions(routes).map((route) => ({ ...route, isWorker: false })),
       ...workers.map((worker) => ({ ...worker, isWorker: true })),
       ...scheduledTasks.map((task) => ({ ...task, isWorker: false })),
     ];
