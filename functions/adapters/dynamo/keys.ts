@@ -48,7 +48,7 @@ function bounded(value: string): string {
 
 export const keys = {
   user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'USER' }),
-  /** Every user, oldest first (one partition: users are few and written once, for `gleaner users list`). */
+  /** Every user, by creation (one partition: users are few and written once, for `gleaner users list`). */
   usersIndex: (created?: string, userId?: string) => ({
     gsi1pk: 'USERS',
     gsi1sk: created && userId ? `${created}#${userId}` : '',

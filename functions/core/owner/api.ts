@@ -199,6 +199,7 @@ const exportSchema = z
         updated: dateTime,
         tags: z.array(z.string()),
         note: z.string(),
+        highlights: z.array(z.object({ quote: z.string(), comment: z.nullable(z.string()), saved: dateTime })),
         comment: z.optional(z.string()),
       }),
     ),

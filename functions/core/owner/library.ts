@@ -7,7 +7,7 @@ import { descriptionOf } from '../save/note-body';
 import { isoTimestamp } from '../text/text';
 import { expiryAfter } from '../token/lifecycle';
 import { newAccessToken } from '../workspace/accounts';
-import { exportWorkspace, type WorkspaceReader } from '../workspace/export';
+import { exportWorkspace, type HighlightReader, type WorkspaceReader } from '../workspace/export';
 import type { Page, PageRequest } from '../workspace/listing';
 import type {
   AccountExportResource,
@@ -49,7 +49,8 @@ export interface LibraryStore extends WorkspaceReader {
   notesTagged(userId: string, tag: string, limit?: number): Promise<string[]>;
 }
 
-export interface FeedSettingsStore {
+/** Feeds, and the highlights of notes (read as feeds of highlights read them). */
+export interface FeedSettingsStore extends HighlightReader {
   createFeed(feed: FeedRecord): Promise<void>;
   replaceFeed(previous: FeedRecord, next: FeedRecord): Promise<boolean>;
   deleteFeed(feedId: string): Promise<boolean>;
@@ -286,14 +287,18 @@ export async function getAccount(ports: OwnerPorts, principal: Principal): Promi
 export async function exportAccount(ports: OwnerPorts, principal: Principal): Promise<AccountExportResource> {
   const [account, bookmarks, feeds, tokens] = await Promise.all([
     getAccount(ports, principal),
-    exportWorkspace(ports.notes, principal.userId),
+    exportWorkspace({ notes: ports.notes, highlights: ports.feeds }, principal.userId),
     listFeeds(ports, principal),
     listTokens(ports, principal),
   ]);
   return {
     exported: isoTimestamp(ports.now()),
     account,
-    bookmarks: bookmarks.map((bookmark) => ({ ...bookmark, tags: [...bookmark.tags] })),
+    bookmarks: bookmarks.map((bookmark) => ({
+      ...bookmark,
+      tags: [...bookmark.tags],
+      highlights: [...bookmark.highlights],
+    })),
     ...feeds,
     ...tokens,
   };
