@@ -342,7 +342,10 @@ function acknowledgeAuthInFunction(method: Method): void {
  */
 function bodyRateLimitHeaders(routes: readonly RouteDefinition[], settings: GleanerSettings): Record<string, string> {
   const policies = new Set(
-    routes.filter((route) => route.method === 'POST').flatMap((route) => settings.rateLimits[route.throttle] ?? []),
+    // The contract's POST: the owner's routes take small forms and JSON, well under the gateway's 10 MB.
+    routes
+      .filter((route) => route.method === 'POST' && !route.owner)
+      .flatMap((route) => settings.rateLimits[route.throttle] ?? []),
   );
   if (policies.size !== 1) return {};
   const policy = parseRateLimitPolicy([...policies][0]!);

@@ -295,6 +295,7 @@ describe('REST API', () => {
       'GetIcon',
       'GetJsonFeed',
       'GetOpenApiDocument',
+      'GetOwnerApiDocument',
       'GetPublishedFeed',
       'GetPublishedFeedRss',
     ]);
@@ -669,6 +670,7 @@ describe('CloudFront', () => {
     '/feeds/embed.js',
     '/icons/*',
     '/openapi.json',
+    '/openapi/v2.json',
   ];
   /** The paged formats, whose query selects the page. */
   const pagedPatterns = ['/feeds/*/atom', '/feeds/*/feed.json'];
