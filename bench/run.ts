@@ -19,14 +19,23 @@ import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { toNote } from '../functions/adapters/dynamo/items';
 import { keys } from '../functions/adapters/dynamo/keys';
 import { createSqsClient } from '../functions/adapters/sqs/sqs';
-import { type ResourceAccess, routes, routeUrl } from '../functions/platform/routes';
+import { type ResourceAccess, routeFunctions, routes, routeUrl } from '../functions/platform/routes';
 import { scheduledTasks, workers } from '../functions/platform/workers';
 import { BUNDLE_ENTRY_FILE, bundleFunction, functionBundleOptions } from '../lib/function-bundle';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalStack, startLocalStack } from '../local/stack';
 import { initAndFirstUseBytes } from './bundle-graph';
 import { type RecordedCall, startDynamoRecorder } from './dynamo-recorder';
-import { directSave, type Fixture, fixture, type OperationName, operations, succeed } from './operations';
+import {
+  directSave,
+  type Fixture,
+  fixture,
+  type OperationName,
+  operations,
+  ownerFixture,
+  ownerOperations,
+  succeed,
+} from './operations';
 import { reviewAndLinks } from './review';
 
 /**
@@ -129,7 +138,7 @@ async function bundleInit(): Promise<void> {
     const traced = baseline(['DynamoDB', 'SQS', 'Tracer']);
     row('  X-Ray tracing, on the first sampled invocation', `+${ms(traced.init - untraced.init)}`);
     const functions = [
-      ...routes.map((route) => ({ ...route, isWorker: false })),
+      ...routeFunctions(routes).map((route) => ({ ...route, isWorker: false })),
       ...workers.map((worker) => ({ ...worker, isWorker: true })),
       ...scheduledTasks.map((task) => ({ ...task, isWorker: false })),
     ];
@@ -246,15 +255,21 @@ async function throughTheStack(): Promise<void> {
   const dynamo = await startDynamoDbLocal();
   const recorder = await startDynamoRecorder(dynamo.endpoint);
   const tableName = `bench-${randomUUID()}`;
-  const env = { LOG_LEVEL: 'SILENT', SAVE_RATE_LIMIT: '100000;w=60', FEED_RATE_LIMIT: '100000;w=60' };
+  const env = {
+    LOG_LEVEL: 'SILENT',
+    SAVE_RATE_LIMIT: '100000;w=60',
+    FEED_RATE_LIMIT: '100000;w=60',
+    OWNER_RATE_LIMIT: '100000;w=60',
+  };
   // Two stacks on one table: one behind the recorder counts round trips, the other is timed untouched.
   const counted = await startLocalStack({ dynamoEndpoint: recorder.endpoint, tableName, startWorkers: false, env });
   const timedStack = await startLocalStack({ dynamoEndpoint: dynamo.endpoint, tableName, startWorkers: false, env });
   const { client, doc } = createDynamoClients({ endpoint: dynamo.endpoint, region: 'local' });
   try {
     const data = await fixture(doc, tableName);
+    const owner = await ownerFixture(doc, tableName);
     const steps = new Map<OperationName, RecordedCall[][]>();
-    const countedOperations = operations(counted, data);
+    const countedOperations = { ...operations(counted, data), ...ownerOperations(counted, owner) };
     for (const [name, call] of Object.entries(countedOperations) as [
       OperationName,
       (i: number) => Promise<Response>,
@@ -296,7 +311,11 @@ async function throughTheStack(): Promise<void> {
       OperationName,
       (i: number) => Promise<void>
     >;
-    const timedOperations = { ...operations(timedStack, data), [DIRECT_SAVE]: directSave(timedStack, data) };
+    const timedOperations = {
+      ...operations(timedStack, data),
+      ...ownerOperations(timedStack, owner),
+      [DIRECT_SAVE]: directSave(timedStack, data),
+    };
     for (const call of [...Object.values(raw), ...Object.values(chains), ...Object.values(timedOperations)])
       await call(0);
     const rawTimes = new Map<string, number[]>(Object.keys(raw).map((name) => [name, []]));

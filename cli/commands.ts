@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { EmailTakenError } from '../functions/adapters/dynamo/identity-store';
 import { parseUuidParameter } from '../functions/core/contract/validation';
 import {
   type FeedSettings,
@@ -11,6 +12,8 @@ import {
   parseTagList,
   updateFeedRecord,
 } from '../functions/core/feed/settings';
+import { normalizeEmail } from '../functions/core/identity/email';
+import { sendOneTimeLink } from '../functions/core/identity/links';
 import {
   type AccessToken,
   bookmarkResource,
@@ -90,6 +93,26 @@ export const commands: Record<string, Command> = {
     const updated = user && (await accounts.updatePlan(userId, changedPlan(user, change)));
     if (!updated) throw new NotFoundError(`no user with id ${userId}`);
     return userResource(updated);
+  },
+
+  'users invite': async ({ args, options, accounts, identities, mailer, webBaseUrl }) => {
+    const userId = requiredArgument(args, 'USER_ID');
+    const email = normalizeEmail(requiredOption(options, 'email'));
+    if (!email) throw new UsageError('--email must be an email address like name@example.com');
+    if (!webBaseUrl) throw new UsageError('give --base-url (the BaseUrl output of the stack): the link points there');
+    if (!(await accounts.getUser(userId))) throw new NotFoundError(`no user with id ${userId}`);
+    const now = new Date();
+    try {
+      await identities.addLogin({ email, userId, passwordHash: null, verified: false, created: now.toISOString() });
+    } catch (error) {
+      if (error instanceof EmailTakenError) throw new UsageError(`${email} already belongs to an account`);
+      throw error;
+    }
+    const link = await sendOneTimeLink({ links: identities, mailer, now: () => now }, webBaseUrl, 'invite', {
+      email,
+      userId,
+    });
+    return { user_id: userId, email, link, expires_in: '7d' };
   },
 
   'tokens create': async ({ options, accounts }) => {

@@ -17,6 +17,7 @@ Commands:
   users create --name NAME [--plan free|pro] [--note-cap N]
   users list [--limit N] [--cursor C]
   users update USER_ID [--plan free|pro] [--note-cap N]
+  users invite USER_ID --email ADDRESS   (mails, and prints, a one-time link that sets a password)
   tokens create --user USER_ID [--label TEXT] [--expires-in 90d]
   tokens list --user USER_ID
   tokens rotate TOKEN_ID [--grace 24h] [--expires-in 90d]
@@ -110,6 +111,7 @@ function parseCommandLine(argv: string[]) {
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'v', default: false },
         name: { type: 'string' },
+        email: { type: 'string' },
         plan: { type: 'string' },
         'note-cap': { type: 'string' },
         user: { type: 'string' },

@@ -30,6 +30,7 @@ import {
   pathMethods,
   type RouteDefinition,
   routeEnvironment,
+  routeFunctionDescription,
   routeMethods,
 } from '../functions/platform/routes';
 import { settings as handlerSettings, rateLimitSettings } from '../functions/platform/settings';
@@ -107,10 +108,17 @@ export class Api extends Construct {
 
     const methodThrottles: ThrottlingPerMethod[] = [];
     const preflightMethods = new Map<IResource, { preflight: PreflightSettings; methods: string[] }>();
+    // Routes that name the same handler module share its function (the per-user API: one function, many routes).
+    const functions = new Map<string, AppFunction>();
     for (const route of routes) {
-      const fn = this.addRouteFunction(route, settings, targets);
+      const fn = functions.get(route.entry) ?? this.addRouteFunction(route, settings, targets);
+      functions.set(route.entry, fn);
       const resource = this.restApi.root.resourceForPath(route.path);
-      const integration = new LambdaIntegration(fn.function);
+      // A function several routes share gets one invoke permission for this API rather than two per
+      // method: with dozens of owner routes, per-method permissions alone would pass CloudFormation's
+      // 500-resource limit. It still answers only the methods integrated with it.
+      const shared = routes.filter((other) => other.entry === route.entry).length > 1;
+      const integration = new LambdaIntegration(fn.function, { scopePermissionToMethod: !shared });
       // HEAD goes to the same function, whose middleware drops the body.
       for (const httpMethod of routeMethods(route)) {
         const method = resource.addMethod(httpMethod, integration, { apiKeyRequired: route.cdn });
@@ -219,9 +227,9 @@ export class Api extends Construct {
 
   /** The route's function, with the grants and settings its `access`, quota and CDN use call for. */
   private addRouteFunction(route: RouteDefinition, settings: GleanerSettings, targets: AccessTargets): AppFunction {
-    const fn = new AppFunction(this, route.id, {
+    const fn = new AppFunction(this, route.owner ? functionIdOf(route.entry) : route.id, {
       entry: route.entry,
-      description: `${route.method} ${route.path}`,
+      description: routeFunctionDescription(route),
       logRetention: settings.logRetentionDays,
       logLevel: settings.logLevel,
     });
@@ -232,6 +240,9 @@ export class Api extends Construct {
     for (const [name, value] of Object.entries(routeEnvironment(route))) fn.function.addEnvironment(name, value);
     if (route.preflight?.origins === 'configured')
       fn.function.addEnvironment(handlerSettings.corsAllowedOrigins.name, settings.corsAllowedOrigins.join(','));
+    // The owner's routes answer with feed addresses readers use.
+    if (route.owner && settings.publicBaseUrl)
+      fn.function.addEnvironment(handlerSettings.publicBaseUrl.name, settings.publicBaseUrl);
     if (route.cdn) {
       // Only CloudFront can call these methods (API key), so its viewer-address and host headers are true.
       fn.function.addEnvironment(handlerSettings.trustCdnHeaders.name, 'true');
@@ -303,12 +314,18 @@ export class Api extends Construct {
   }
 }
 
+/** `functions/owner-api/handler.ts` → `OwnerApi`: the construct id of a function several routes share. */
+function functionIdOf(entry: string): string {
+  const folder = entry.split('/').at(-2) ?? entry;
+  return folder.replace(/(^|-)(\w)/g, (_, _dash: string, letter: string) => letter.toUpperCase());
+}
+
 function acknowledgeAuthInFunction(method: Method): void {
   Validations.of(method).acknowledge(
     {
       id: 'AwsSolutions-APIG4',
       reason:
-        'The save function authenticates personal access tokens itself (only their hashes are stored in DynamoDB); the feed and icon routes are public by contract and accept only CloudFront, by its API key.',
+        "The save function authenticates personal access tokens itself (only their hashes are stored in DynamoDB); the owner's functions authenticate browser sessions and OAuth access tokens themselves; the feed and icon routes are public by contract and accept only CloudFront, by its API key.",
     },
     {
       id: 'AwsSolutions-COG4',
@@ -325,7 +342,10 @@ function acknowledgeAuthInFunction(method: Method): void {
  */
 function bodyRateLimitHeaders(routes: readonly RouteDefinition[], settings: GleanerSettings): Record<string, string> {
   const policies = new Set(
-    routes.filter((route) => route.method === 'POST').flatMap((route) => settings.rateLimits[route.throttle] ?? []),
+    // The contract's POST: the owner's routes take small forms and JSON, well under the gateway's 10 MB.
+    routes
+      .filter((route) => route.method === 'POST' && !route.owner)
+      .flatMap((route) => settings.rateLimits[route.throttle] ?? []),
   );
   if (policies.size !== 1) return {};
   const policy = parseRateLimitPolicy([...policies][0]!);

@@ -8,6 +8,7 @@ import { settings as handlerSettings, METRICS_NAMESPACE, SERVICE_NAME } from '..
 import type { QueueName } from '../functions/platform/workers';
 import type { DataTable, TableAccess } from './data';
 import { FUNCTION_HANDLER, functionCode } from './function-bundle';
+import type { Identity } from './identity';
 import type { GleanerSettings } from './stage-settings';
 import type { WorkQueue, WorkQueues } from './work-queue';
 
@@ -28,6 +29,7 @@ export interface AppFunctionProps {
 export interface AccessTargets {
   readonly data: DataTable;
   readonly queues: WorkQueues;
+  readonly identity: Identity;
 }
 
 type QueueAccess = Extract<ResourceAccess, `queue:${string}`>;
@@ -73,9 +75,11 @@ export class AppFunction extends Construct implements IGrantable {
   }
 
   /** Grants each entry of `access` (see `ResourceAccess`) with the environment variable that goes with it. */
-  bindAccess(access: readonly ResourceAccess[], { data, queues }: AccessTargets): void {
+  bindAccess(access: readonly ResourceAccess[], { data, queues, identity }: AccessTargets): void {
     for (const entry of access) {
       if (isQueueAccess(entry)) this.bindQueue(queues[entry.slice('queue:'.length) as QueueName]);
+      else if (entry === 'mail:send') identity.grantSendMail(this);
+      else if (entry === 'oauth:keys') identity.grantOAuthKeys(this);
       else this.bindTable(data, entry);
     }
   }

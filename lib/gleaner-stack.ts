@@ -9,6 +9,7 @@ import { BackgroundWork } from './background-work';
 import { Cdn } from './cdn';
 import { OperationsDashboard } from './dashboard';
 import { DataTable } from './data';
+import { Identity } from './identity';
 import type { GleanerSettings } from './stage-settings';
 import { createWorkQueues } from './work-queue';
 
@@ -21,7 +22,8 @@ export class GleanerStack extends Stack {
   constructor(scope: Construct, id: string, { settings, ...props }: GleanerStackProps) {
     super(scope, id, props);
     const data = new DataTable(this, 'Data');
-    const targets: AccessTargets = { data, queues: createWorkQueues(this) };
+    const identity = new Identity(this, 'Identity', { mailFrom: settings.mailFrom });
+    const targets: AccessTargets = { data, queues: createWorkQueues(this), identity };
     const api = new Api(this, 'Api', { routes, settings, targets });
     const cdn = new Cdn(this, 'Cdn', { api, routes, settings });
     const publicBaseUrl = settings.publicBaseUrl ?? cdn.baseUrl;

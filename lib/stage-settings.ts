@@ -100,6 +100,8 @@ const settingsSchema = z.object({
    * The address users reach the service at. Default: `https://<domainName>` with a custom domain,
    * else the distribution's own domain. Set it when something else fronts CloudFront.
    */
+  /** The verified SES identity accounts' mail (verification, password reset, invitations) is sent from. */
+  mailFrom: z.string().min(3).default('Gleaner <no-reply@example.com>'),
   publicBaseUrl: z
     .url({ protocol: /^https$/ })
     .transform((url) => url.replace(/\/+$/, ''))

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { ASSETS_PATH } from '../functions/core/web/layout';
 import {
   CORS_PREFLIGHT_MAX_AGE_SECONDS,
   compileRoutePath,
@@ -11,6 +12,7 @@ import {
   type RouteDefinition,
   routeMethods,
 } from '../functions/platform/routes';
+import type { WebAsset } from '../web/build';
 import { lambdaContext, restProxyEvent } from './lambda-runtime';
 
 /**
@@ -36,12 +38,16 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** A request must arrive whole within this time (API Gateway's integration timeout is 29 s). */
 const REQUEST_TIMEOUT_MS = 30_000;
 
-export function createApiServer(options: {
+export interface ApiServerOptions {
   /** The routes, or null while their handlers are still loading (every request then answers 503). */
   routes: () => readonly LocalRoute[] | null;
   corsOrigins: readonly string[];
+  /** The web app's static assets by file name, served under /assets/ (CloudFront's web bucket when deployed). */
+  assets?: () => ReadonlyMap<string, WebAsset>;
   log?: (line: string) => void;
-}): Server {
+}
+
+export function createApiServer(options: ApiServerOptions): Server {
   // The request and answer in progress on each connection, so a parser error answers through it.
   const inFlight = new WeakMap<Duplex, { request: IncomingMessage; response: ServerResponse }>();
   const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS }, (request, response) => {
@@ -93,12 +99,10 @@ export function createApiServer(options: {
 /** How long a client should wait while the handlers load (well under a second on a laptop). */
 const STARTING_RETRY_AFTER_SECONDS = 1;
 
-async function dispatch(
-  options: { routes: () => readonly LocalRoute[] | null; corsOrigins: readonly string[] },
-  request: IncomingMessage,
-  response: ServerResponse,
-): Promise<void> {
+async function dispatch(options: ApiServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://localhost');
+  if (url.pathname.startsWith(`${ASSETS_PATH}/`) && options.assets)
+    return serveAsset(options.assets(), url, request, response);
   const routes = options.routes();
   if (routes === null) {
     // Listening before the handlers are loaded: a client told "not found" now would think the address wrong.
@@ -218,6 +222,27 @@ function decodePathSegment(segment: string): string {
   }
 }
 
+/** A web asset as the web bucket serves it through CloudFront (404 in the contract's shape for any other file). */
+function serveAsset(
+  assets: ReadonlyMap<string, WebAsset>,
+  url: URL,
+  request: IncomingMessage,
+  response: ServerResponse,
+): void {
+  const asset = assets.get(url.pathname.slice(ASSETS_PATH.length + 1));
+  if (!asset || (request.method !== 'GET' && request.method !== 'HEAD')) {
+    send(response, { statusCode: 404, body: JSON.stringify({ detail: 'Not Found' }) });
+    return;
+  }
+  response.writeHead(200, {
+    'Content-Type': asset.contentType,
+    'Content-Length': String(asset.body.length),
+    'Cache-Control': 'no-cache',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  response.end(request.method === 'HEAD' ? undefined : asset.body);
+}
+
 function preflightAnswer(
   corsOrigins: readonly string[],
   preflight: PreflightSettings,
@@ -254,10 +279,14 @@ function send(
   response: ServerResponse,
   result: Pick<APIGatewayProxyResult, 'statusCode' | 'body'> & Partial<APIGatewayProxyResult>,
 ): void {
-  // API Gateway's default content type for a proxy answer that names none.
-  const headers: Record<string, string | string[]> = result.body ? { 'Content-Type': 'application/json' } : {};
-  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
-  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  // Header names are case-insensitive: one value per name, as API Gateway sends it. API Gateway's
+  // default content type for a proxy answer that names none.
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name.toLowerCase()] = String(value);
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
+    headers[name.toLowerCase()] = values.map(String);
+  }
+  if (result.body && !headers['content-type']) headers['content-type'] = 'application/json';
   response.writeHead(result.statusCode, headers);
   response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }

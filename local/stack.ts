@@ -1,5 +1,8 @@
+import { mkdtempSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { ensureTable } from '../functions/adapters/dynamo/create-table';
@@ -15,6 +18,7 @@ import {
 } from '../functions/platform/routes';
 import { rateLimitSettings, setting, settings } from '../functions/platform/settings';
 import { type QueueName, queues, scheduledTasks, workers } from '../functions/platform/workers';
+import { buildWebAssets } from '../web/build';
 import { createApiServer, type LocalRoute, type ProxyHandler } from './api-server';
 import { LocalQueue, type SqsConsumer } from './queue';
 import { LocalSqsEndpoint } from './sqs-endpoint';
@@ -38,12 +42,22 @@ export interface LocalStackOptions {
   readonly log?: (line: string) => void;
   /** The route table to serve; the real one unless a test marks a route (e.g. as retiring). */
   readonly routes?: readonly RouteDefinition[];
+  /**
+   * Where the local stack keeps what SES and Secrets Manager keep when deployed: mail as files
+   * (`mail/`) and the authorization server's generated keys (`oauth-keys.json`). A fresh temporary
+   * folder when unset.
+   */
+  readonly stateDir?: string;
 }
 
 export interface LocalStack {
   readonly baseUrl: string;
+  /** The web app's address (the same server as `baseUrl`, by name). */
+  readonly webBaseUrl: string;
   readonly env: Environment;
   readonly queues: Readonly<Record<QueueName, LocalQueue>>;
+  /** The folder mail is written to (one JSON file per message). */
+  readonly mailFolder: string;
   /** Runs a scheduled task now, as its schedule would (e.g. the enrichment outbox sweep). */
   runScheduledTask(id: string): Promise<unknown>;
   stop(): Promise<void>;
@@ -73,21 +87,29 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   ) as Record<QueueName, LocalQueue>;
   const sqs = await LocalSqsEndpoint.start(Object.values(localQueues));
 
+  const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'gleaner-local-'));
+  const mailFolder = join(stateDir, 'mail');
   // Retries back off from 1 s instead of 30 s, and the outbox is swept after 30 s instead of 2 min.
   const handlerEnv: Environment = {
     LOG_LEVEL: 'WARN',
     RETRY_BASE_SECONDS: '1',
     OUTBOX_GRACE_SECONDS: '30',
+    [settings.mailFolder.name]: mailFolder,
+    [settings.oauthKeysFile.name]: join(stateDir, 'oauth-keys.json'),
     ...options.env,
   };
   let localRoutes: LocalRoute[] | null = null;
+  const assets = await buildWebAssets();
   const server = createApiServer({
     routes: () => localRoutes,
     corsOrigins: setting(handlerEnv, settings.corsAllowedOrigins),
+    assets: () => assets,
     log: options.log,
   });
   const port = await listen(server, options.port ?? 0);
   const baseUrl = `http://127.0.0.1:${port}`;
+  // The same server by name: browsers accept passkeys only for a host name, never an IP address.
+  const webBaseUrl = `http://localhost:${port}`;
 
   const env: Environment = {
     ...handlerEnv,
@@ -95,6 +117,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     DYNAMODB_ENDPOINT: options.dynamoEndpoint,
     SQS_ENDPOINT: sqs.endpoint,
     PUBLIC_BASE_URL: baseUrl,
+    [settings.webBaseUrl.name]: webBaseUrl,
     ...Object.fromEntries(Object.values(queues).map((queue) => [queue.urlEnv, sqs.queueUrl(localQueues[queue.name])])),
   };
   const load = <H>(entry: string, moduleEnv = env) =>
@@ -132,8 +155,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   return {
     baseUrl,
+    webBaseUrl,
     env,
     queues: localQueues,
+    mailFolder,
     runScheduledTask: (id) => {
       const run = tasks.get(id);
       if (!run) throw new Error(`No scheduled task ${id}`);

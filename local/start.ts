@@ -95,15 +95,16 @@ async function main(): Promise<void> {
       env: {
         ...handlerSettings(),
         LOG_LEVEL: process.env.LOG_LEVEL || 'WARN',
-        [settings.demoFeedId.name]: demo.demo.feedId,
       },
       // GLEANER_ENRICHMENT=off: no background fetching of saved pages (e.g. when working offline).
       startWorkers: process.env.GLEANER_ENRICHMENT !== 'off',
+      stateDir: dataDir,
       log: (line) => console.log(line),
     });
     writeLocalState(dataDir, {
       pid: process.pid,
       baseUrl: stack.baseUrl,
+      webBaseUrl: stack.webBaseUrl,
       dynamoEndpoint: dynamo.endpoint,
       dynamoPid: dynamo.pid,
       tableName: LOCAL_TABLE_NAME,
@@ -154,6 +155,8 @@ function printWelcome(
 ): void {
   const feedUrl = (routeId: string) => routeUrl(stack.baseUrl, routeId, { feed_id: demo.feedId });
   console.log(`
+Open ${stack.webBaseUrl} to sign up (mail, with its links, is printed here and kept in ${stack.mailFolder})
+
 Gleaner is running at ${stack.baseUrl}
   data:          ${dataDir} (DynamoDB Local at ${dynamo.endpoint})
   for the CLI:   paste into another shell; then \`gleaner\` works from any folder and finds this stack:

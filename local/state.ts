@@ -6,6 +6,8 @@ import { join, resolve } from 'node:path';
 export interface LocalStackState {
   readonly pid: number;
   readonly baseUrl: string;
+  /** The web app's address (the same server by name, for passkeys). */
+  readonly webBaseUrl?: string;
   readonly dynamoEndpoint: string;
   /** The process id of the DynamoDB Local that `npm start` runs, for an operator (or a test) who needs it. */
   readonly dynamoPid?: number;

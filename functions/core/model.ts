@@ -50,6 +50,8 @@ export interface Note {
   readonly url: string | null;
   readonly title: string;
   readonly body: string;
+  /** The owner's own comment on the note, edited in the web app or the per-user API (absent before it was kept). */
+  readonly comment?: string | null;
   readonly tags: readonly string[];
   /** The selection most recently appended, so a client's retry does not append it twice. */
   readonly lastHighlight: string | null;

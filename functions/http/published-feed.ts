@@ -18,6 +18,7 @@ import { createLogger } from '../platform/observability';
 import { routeUrl } from '../platform/routes';
 import { rateLimitSettings, setting, settings } from '../platform/settings';
 import { createTracing, type Tracing } from '../platform/tracing';
+import { serviceBaseUrl } from './base-url';
 import { httpRoute, type RouteRequest } from './middleware';
 import { rateLimited } from './rate-limited';
 import { errorResponse, type Headers, header } from './responses';
@@ -140,15 +141,8 @@ async function readPublishedFeed(
     record.items === 'highlights' ? deps.feeds.highlightsOf(entries.map((entry) => entry.noteId)) : null,
   ]);
   const shown = highlights ? highlightEntries(notes, highlights, page?.limit ?? deps.maxEntries) : notes;
-  const baseUrl = deps.publicBaseUrl ?? requestBaseUrl(event, deps.trustCdnHeaders);
-  const feedUrls: FeedUrls = {
-    json: routeUrl(baseUrl, 'GetPublishedFeed', { feed_id: record.id }),
-    rss: routeUrl(baseUrl, 'GetPublishedFeedRss', { feed_id: record.id }),
-    atom: routeUrl(baseUrl, 'GetFeedAtom', { feed_id: record.id }),
-    jsonFeed: routeUrl(baseUrl, 'GetJsonFeed', { feed_id: record.id }),
-    page: routeUrl(baseUrl, 'GetFeedPage', { feed_id: record.id }),
-    embedScript: routeUrl(baseUrl, 'GetFeedEmbedScript', {}),
-  };
+  const baseUrl = serviceBaseUrl(event, deps.publicBaseUrl, deps.trustCdnHeaders);
+  const feedUrls = feedAddresses(baseUrl, record.id);
   const self = page && representation.paged?.self(feedUrls);
   const urls: FeedUrls = self
     ? {
@@ -192,6 +186,18 @@ function publishedFeed(record: FeedRecord, owner: User | null): Feed {
   };
 }
 
+/** Where a feed is read, in each representation, at `baseUrl`. */
+export function feedAddresses(baseUrl: string, feedId: string): FeedUrls {
+  return {
+    json: routeUrl(baseUrl, 'GetPublishedFeed', { feed_id: feedId }),
+    rss: routeUrl(baseUrl, 'GetPublishedFeedRss', { feed_id: feedId }),
+    atom: routeUrl(baseUrl, 'GetFeedAtom', { feed_id: feedId }),
+    jsonFeed: routeUrl(baseUrl, 'GetJsonFeed', { feed_id: feedId }),
+    page: routeUrl(baseUrl, 'GetFeedPage', { feed_id: feedId }),
+    embedScript: routeUrl(baseUrl, 'GetFeedEmbedScript', {}),
+  };
+}
+
 /** The reader's address: CloudFront's viewer address when behind it (the source IP is an edge's). */
 function clientAddress(event: APIGatewayProxyEvent, trustCdnHeaders: boolean): string {
   const viewer = trustCdnHeaders ? header(event.headers, 'CloudFront-Viewer-Address') : undefined;
@@ -200,12 +206,6 @@ function clientAddress(event: APIGatewayProxyEvent, trustCdnHeaders: boolean): s
 }
 
 /** The address readers used: CloudFront's host (passed on as X-Forwarded-Host), else the API's own. */
-function requestBaseUrl(event: APIGatewayProxyEvent, trustCdnHeaders: boolean): string {
-  const forwardedHost = trustCdnHeaders ? header(event.headers, 'X-Forwarded-Host') : undefined;
-  if (forwardedHost) return `https://${forwardedHost}`;
-  return `https://${event.requestContext.domainName}/${event.requestContext.stage}`;
-}
-
 export function publishedFeedDeps(env: Environment): PublishedFeedDeps {
   const tableName = setting(env, settings.tableName);
   const tracing = createTracing();

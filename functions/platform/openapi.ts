@@ -6,20 +6,21 @@ import { saveRequestSchema } from '../core/save/save-request';
 import { type RouteDefinition, routes } from './routes';
 
 /**
- * The OpenAPI 3.1 description of the contract's three operations and the feed formats beside them
- * (Atom, JSON Feed), built from the route table and
- * the zod schemas the handlers use. `npm run openapi` writes it to openapi.json (committed, served
- * at GET /openapi.json); a test fails when that file is stale.
+ * The OpenAPI 3.1 description of the contract's three operations, exactly (version 1.1.0), built
+ * from the route table and the zod schemas the handlers use. `npm run openapi` writes it to
+ * openapi.json (committed, served at GET /openapi.json); a test fails when that file is stale. What
+ * Gleaner serves beside the contract (the per-user API, the Atom and JSON Feed formats) is described
+ * by openapi-v2.ts, served at GET /openapi/v2.json.
  */
 
-type JsonObject = Record<string, unknown>;
+export type JsonObject = Record<string, unknown>;
 
-const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+export const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'] as const;
 
-const headers: Record<string, JsonObject> = {
+export const headers: Record<string, JsonObject> = {
   'RateLimit-Limit': {
     description: 'Requests allowed in the current window.',
     required: true,
@@ -67,7 +68,7 @@ const headers: Record<string, JsonObject> = {
 };
 
 /** Headers of every answer of a retiring route (functions/core/contract/retirement.ts). */
-const retirementHeaders: Record<string, JsonObject> = {
+export const retirementHeaders: Record<string, JsonObject> = {
   Deprecation: {
     description: 'When the operation was deprecated (RFC 9745): `@` and epoch seconds.',
     required: true,
@@ -85,12 +86,16 @@ const retirementHeaders: Record<string, JsonObject> = {
   },
 };
 
-const rateLimited = (extra: Record<string, JsonObject> = {}) => ({
+export const rateLimited = (extra: Record<string, JsonObject> = {}) => ({
   ...Object.fromEntries(RATE_LIMIT_HEADERS.map((name) => [name, headerRef(name)])),
   ...extra,
 });
 
-function jsonResponse(description: string, schema: string, extraHeaders: Record<string, JsonObject> = {}): JsonObject {
+export function jsonResponse(
+  description: string,
+  schema: string,
+  extraHeaders: Record<string, JsonObject> = {},
+): JsonObject {
   return {
     description,
     headers: rateLimited(extraHeaders),
@@ -98,7 +103,7 @@ function jsonResponse(description: string, schema: string, extraHeaders: Record<
   };
 }
 
-const tooManyRequests = jsonResponse('Rate limit exceeded: wait Retry-After seconds.', 'RateLimitError', {
+export const tooManyRequests = jsonResponse('Rate limit exceeded: wait Retry-After seconds.', 'RateLimitError', {
   'Retry-After': headerRef('Retry-After'),
 });
 
@@ -141,7 +146,7 @@ const feedCacheHeaders = {
   'Cache-Control': headerRef('Cache-Control'),
 };
 
-const pagingParameters = [
+export const pagingParameters = [
   {
     name: 'limit',
     in: 'query',
@@ -164,7 +169,7 @@ const pagingParameters = [
   },
 ];
 
-function feedOperation(
+export function feedOperation(
   operationId: string,
   summary: string,
   representation: JsonObject,
@@ -247,8 +252,8 @@ const saveOperation: JsonObject = {
   },
 };
 
-/** Operations by route id: the route table gives each its method and path. */
-const operations: Record<string, JsonObject> = {
+/** The contract's operations by route id: the route table gives each its method and path. */
+const contractOperations: Record<string, JsonObject> = {
   SaveBookmark: saveOperation,
   GetPublishedFeed: feedOperation('getPublishedFeed', 'A published feed as JSON', {
     'application/json': { schema: schemaRef('PublishedFeed') },
@@ -256,6 +261,10 @@ const operations: Record<string, JsonObject> = {
   GetPublishedFeedRss: feedOperation('getPublishedFeedRss', 'A published feed as RSS 2.0', {
     'application/rss+xml': { schema: { type: 'string', description: 'An RSS 2.0 document.' } },
   }),
+};
+
+/** The feed formats Gleaner serves beside the contract's (in the v2 document). */
+export const feedFormatOperations: Record<string, JsonObject> = {
   GetFeedAtom: feedOperation(
     'getFeedAtom',
     'A published feed as Atom 1.0 (RFC 4287), in pages',
@@ -286,14 +295,27 @@ const operations: Record<string, JsonObject> = {
   ),
 };
 
+/** The JSON Schema of each schema of a zod registry, as components (requests described by their input side). */
+export function registrySchemas(registry: Parameters<typeof z.toJSONSchema>[0] & object): Record<string, JsonObject> {
+  const { schemas } = z.toJSONSchema(registry as typeof contractSchemas, {
+    target: 'draft-2020-12',
+    uri: (id) => schemaRef(id).$ref,
+    io: 'input',
+  });
+  return schemas as Record<string, JsonObject>;
+}
+
 /** zod's JSON Schema of each component, less the `$schema`/`$id` a standalone schema carries. */
 function componentSchemas(): Record<string, JsonObject> {
   const { schemas } = z.toJSONSchema(contractSchemas, { target: 'draft-2020-12', uri: (id) => schemaRef(id).$ref });
   const request = z.toJSONSchema(saveRequestSchema, { target: 'draft-2020-12', io: 'input' });
-  const all: Record<string, JsonObject> = {
+  return sortedComponents({
     ...schemas,
     BookmarkSaveRequest: { ...request, description: 'Unknown fields are ignored; blank strings count as absent.' },
-  };
+  });
+}
+
+export function sortedComponents(all: Record<string, JsonObject>): Record<string, JsonObject> {
   return Object.fromEntries(
     Object.entries(all)
       .sort(([a], [b]) => a.localeCompare(b))
@@ -301,13 +323,13 @@ function componentSchemas(): Record<string, JsonObject> {
   );
 }
 
-const unexpectedFailure = jsonResponse(
+export const unexpectedFailure = jsonResponse(
   'An unexpected failure; the message names the request id it was logged under.',
   'Error',
 );
 
 /** What the route table adds to an operation: HEAD, a retirement, and the 500 every route may answer. */
-function routeOperation(route: RouteDefinition, operation: JsonObject): JsonObject {
+export function routeOperation(route: RouteDefinition, operation: JsonObject): JsonObject {
   const head = route.answersHead ? 'HEAD answers the same status and headers without a body.' : undefined;
   const responses = { ...(operation.responses as Record<string, JsonObject>), 500: unexpectedFailure };
   const retiring = route.retirement
@@ -331,7 +353,7 @@ function routeOperation(route: RouteDefinition, operation: JsonObject): JsonObje
   return { ...operation, ...(description ? { description } : {}), ...retiring };
 }
 
-function pathsOf(table: readonly RouteDefinition[]): JsonObject {
+export function pathsOf(table: readonly RouteDefinition[], operations: Record<string, JsonObject>): JsonObject {
   const paths: Record<string, JsonObject> = {};
   for (const route of table) {
     const operation = operations[route.id];
@@ -347,15 +369,15 @@ export function buildOpenApiDocument(table: readonly RouteDefinition[] = routes)
     openapi: '3.1.0',
     info: {
       title: 'Gleaner: bookmark capture and published feeds',
-      version: '1.2.0',
+      version: '1.1.0',
       description:
-        'Save a web page as a bookmark-backed note with a personal access token, and read published feeds as JSON, RSS 2.0, Atom 1.0 or JSON Feed 1.1 without authentication. Every answer carries the four RateLimit headers (draft-ietf-httpapi-ratelimit-headers-06). Paths are relative to the address this document is served from.',
+        'Save a web page as a bookmark-backed note with a personal access token, and read published feeds as JSON or RSS 2.0 without authentication. Every answer carries the four RateLimit headers (draft-ietf-httpapi-ratelimit-headers-06). Paths are relative to the address this document is served from. The per-user API and the other feed formats are described at /openapi/v2.json.',
     },
     tags: [
       { name: 'bookmarks', description: 'The capture path (personal access tokens).' },
       { name: 'feeds', description: 'Published feeds, for feed readers and site embeds (no credentials).' },
     ],
-    paths: pathsOf(table),
+    paths: pathsOf(table, contractOperations),
     components: {
       schemas: componentSchemas(),
       headers: { ...headers, ...(table.some((route) => route.retirement) ? retirementHeaders : {}) },

@@ -1,4 +1,6 @@
 import { checkRetirement, type Retirement } from '../core/contract/retirement';
+import type { Scope } from '../core/identity/principal';
+import { webPaths } from '../core/web/paths';
 import { rateLimitSettings, settings } from './settings';
 
 /**
@@ -8,7 +10,7 @@ import { rateLimitSettings, settings } from './settings';
 export interface RouteDefinition {
   /** Logical id, used for the Lambda construct and log names. */
   readonly id: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: HttpMethod;
   /** API Gateway resource path; `{name}` segments become path parameters. */
   readonly path: string;
   /**
@@ -17,7 +19,7 @@ export interface RouteDefinition {
    */
   readonly entry: string;
   /** Which quota in cdk.json context (`throttle.<name>`) API Gateway applies to this route. */
-  readonly throttle: 'save' | 'feed' | 'icon' | 'openapi';
+  readonly throttle: 'save' | 'feed' | 'icon' | 'openapi' | 'owner' | 'web';
   /**
    * Set when browsers call the route with headers that need a CORS preflight: API Gateway and the
    * local stack then answer its OPTIONS. (The handler sends the CORS headers of its own answers.)
@@ -33,15 +35,32 @@ export interface RouteDefinition {
   readonly retirement?: Retirement;
   /** What the function may touch; the CDK stack turns each into a least-privilege grant plus env. */
   readonly access: readonly ResourceAccess[];
+  /**
+   * The owner's side (`/api/v2/me/…` and the signed-in pages): the caller must be a signed-in principal
+   * holding `scope` (any principal when absent); `session` routes refuse OAuth tokens too (API tokens,
+   * account export and deletion, every page).
+   */
+  readonly owner?: { readonly scope?: Scope; readonly session?: boolean };
 }
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /**
  * - `table:read`: GetItem/Query/BatchGetItem on the table and its indexes (env TABLE_NAME)
  * - `table:write`: item writes and transactions on the table (env TABLE_NAME)
  * - `table:rate-limit`: UpdateItem on rate-limit window items only (`RL#…` keys)
  * - `queue:enrichment` / `queue:favicon`: SendMessage to that queue (env from workers.ts `queues`)
+ * - `mail:send`: SES SendEmail from the configured sender (env MAIL_FROM)
+ * - `oauth:keys`: read the authorization server's key secret (env OAUTH_KEYS_SECRET_ARN)
  */
-export type ResourceAccess = 'table:read' | 'table:write' | 'table:rate-limit' | 'queue:enrichment' | 'queue:favicon';
+export type ResourceAccess =
+  | 'table:read'
+  | 'table:write'
+  | 'table:rate-limit'
+  | 'queue:enrichment'
+  | 'queue:favicon'
+  | 'mail:send'
+  | 'oauth:keys';
 
 export interface PreflightSettings {
   /** `configured`: the origins in CORS_ALLOWED_ORIGINS (the browser extension); `any`: every site (public feeds, embedded anywhere). */
@@ -62,6 +81,149 @@ const feedRead = {
   answersHead: true,
   access: ['table:read', 'table:rate-limit'],
 } as const satisfies Partial<RouteDefinition>;
+
+/** The OpenAPI documents: one function serves both, cached by CloudFront. */
+const openApiDocument = {
+  entry: 'functions/get-openapi-document/handler.ts',
+  throttle: 'openapi',
+  cdn: true,
+  answersHead: true,
+  access: [],
+} as const satisfies Partial<RouteDefinition>;
+
+/** The per-user API: one function serves every operation (functions/owner-api), rate-limited per user. */
+const ownerApi = {
+  entry: 'functions/owner-api/handler.ts',
+  throttle: 'owner',
+  cdn: false,
+  access: ['table:read', 'table:write', 'table:rate-limit'],
+} as const satisfies Partial<RouteDefinition>;
+
+/** The per-user API's routes, `/api/v2/me/…`; `openapi.ts` documents them in `/openapi/v2.json`. */
+const ownerApiRoutes: readonly RouteDefinition[] = [
+  { id: 'GetMyAccount', method: 'GET', path: '/api/v2/me', owner: {}, ...ownerApi },
+  { id: 'DeleteMyAccount', method: 'DELETE', path: '/api/v2/me', owner: { session: true }, ...ownerApi },
+  { id: 'ExportMyAccount', method: 'GET', path: '/api/v2/me/export', owner: { session: true }, ...ownerApi },
+  { id: 'ListMyNotes', method: 'GET', path: '/api/v2/me/notes', owner: { scope: 'notes:read' }, ...ownerApi },
+  { id: 'GetMyNote', method: 'GET', path: '/api/v2/me/notes/{note_id}', owner: { scope: 'notes:read' }, ...ownerApi },
+  {
+    id: 'EditMyNote',
+    method: 'PATCH',
+    path: '/api/v2/me/notes/{note_id}',
+    owner: { scope: 'notes:write' },
+    ...ownerApi,
+  },
+  {
+    id: 'DeleteMyNote',
+    method: 'DELETE',
+    path: '/api/v2/me/notes/{note_id}',
+    owner: { scope: 'notes:write' },
+    ...ownerApi,
+  },
+  { id: 'ListMyTags', method: 'GET', path: '/api/v2/me/tags', owner: { scope: 'notes:read' }, ...ownerApi },
+  {
+    id: 'MergeMyTag',
+    method: 'POST',
+    path: '/api/v2/me/tags/{tag}/merge',
+    owner: { scope: 'notes:write' },
+    ...ownerApi,
+  },
+  { id: 'RenameMyTag', method: 'PATCH', path: '/api/v2/me/tags/{tag}', owner: { scope: 'notes:write' }, ...ownerApi },
+  { id: 'ListMyFeeds', method: 'GET', path: '/api/v2/me/feeds', owner: { scope: 'feeds:read' }, ...ownerApi },
+  { id: 'CreateMyFeed', method: 'POST', path: '/api/v2/me/feeds', owner: { scope: 'feeds:write' }, ...ownerApi },
+  { id: 'GetMyFeed', method: 'GET', path: '/api/v2/me/feeds/{feed_id}', owner: { scope: 'feeds:read' }, ...ownerApi },
+  {
+    id: 'EditMyFeed',
+    method: 'PATCH',
+    path: '/api/v2/me/feeds/{feed_id}',
+    owner: { scope: 'feeds:write' },
+    ...ownerApi,
+  },
+  {
+    id: 'DeleteMyFeed',
+    method: 'DELETE',
+    path: '/api/v2/me/feeds/{feed_id}',
+    owner: { scope: 'feeds:write' },
+    ...ownerApi,
+  },
+  { id: 'ListMyTokens', method: 'GET', path: '/api/v2/me/tokens', owner: { session: true }, ...ownerApi },
+  { id: 'CreateMyToken', method: 'POST', path: '/api/v2/me/tokens', owner: { session: true }, ...ownerApi },
+  {
+    id: 'RevokeMyToken',
+    method: 'DELETE',
+    path: '/api/v2/me/tokens/{token_id}',
+    owner: { session: true },
+    ...ownerApi,
+  },
+];
+
+/**
+ * The web app's account pages and their form posts (functions/web-account): never cached, reading and
+ * writing the table (logins, sessions, one-time links, passkeys) and counting sign-in attempts.
+ */
+function accountRoute(id: string, method: 'GET' | 'POST', path: string): RouteDefinition {
+  return {
+    id,
+    method,
+    path,
+    entry: 'functions/web-account/handler.ts',
+    throttle: 'web',
+    cdn: false,
+    access: ['table:read', 'table:write', 'table:rate-limit', 'mail:send'],
+  };
+}
+
+/**
+ * The OAuth 2.1 authorization server (functions/oauth: oidc-provider behind one proxy route) and its
+ * discovery documents. Browser-based clients call the token, registration and revocation endpoints
+ * from other origins, so the POSTs answer a preflight from any origin.
+ */
+function oauthRoute(id: string, method: 'GET' | 'POST', path: string): RouteDefinition {
+  return {
+    id,
+    method,
+    path,
+    entry: 'functions/oauth/handler.ts',
+    throttle: 'web',
+    cdn: false,
+    ...(method === 'POST'
+      ? { preflight: { origins: 'any', allowHeaders: ['Authorization', 'Content-Type', 'DPoP'] } }
+      : {}),
+    access: ['table:read', 'table:write', 'table:rate-limit', 'oauth:keys'],
+  };
+}
+
+/** The signed-in pages of a workspace and the share target: one function (functions/web-library), session only. */
+function libraryPage(id: string, method: 'GET' | 'POST', path: string): RouteDefinition {
+  return {
+    id,
+    method,
+    path,
+    entry: 'functions/web-library/handler.ts',
+    throttle: 'owner',
+    cdn: false,
+    owner: { session: true },
+    access: ['table:read', 'table:write', 'table:rate-limit', 'queue:enrichment'],
+  };
+}
+
+const libraryPages: readonly RouteDefinition[] = [
+  libraryPage('WebLibrary', 'GET', webPaths.library),
+  libraryPage('WebNote', 'GET', `${webPaths.library}/notes/{note_id}`),
+  libraryPage('WebNoteEdit', 'POST', `${webPaths.library}/notes/{note_id}`),
+  libraryPage('WebNoteDelete', 'POST', `${webPaths.library}/notes/{note_id}/delete`),
+  libraryPage('WebTags', 'GET', webPaths.tags),
+  libraryPage('WebTagRename', 'POST', webPaths.tagRename),
+  libraryPage('WebTagMerge', 'POST', webPaths.tagMerge),
+  libraryPage('WebFeeds', 'GET', webPaths.feeds),
+  libraryPage('WebFeedCreate', 'POST', webPaths.feeds),
+  libraryPage('WebFeedEdit', 'POST', `${webPaths.feeds}/{feed_id}`),
+  libraryPage('WebFeedDelete', 'POST', `${webPaths.feeds}/{feed_id}/delete`),
+  libraryPage('WebApiTokens', 'GET', webPaths.apiTokens),
+  libraryPage('WebApiTokenCreate', 'POST', webPaths.apiTokens),
+  libraryPage('WebApiTokenRevoke', 'POST', `${webPaths.apiTokens}/{token_id}/revoke`),
+  libraryPage('WebShare', 'POST', webPaths.share),
+];
 
 export const routes: readonly RouteDefinition[] = [
   {
@@ -134,27 +296,47 @@ export const routes: readonly RouteDefinition[] = [
     access: ['table:read'],
   },
   {
-    // A landing page for people at the service's address (the web app takes it over); not cached by
-    // CloudFront, so it is the default behaviour's, as every path outside the cached ones.
-    id: 'GetLandingPage',
-    method: 'GET',
-    path: '/',
-    entry: 'functions/landing-page/handler.ts',
-    throttle: 'openapi',
-    cdn: false,
-    access: [],
-  },
-  {
-    // The OpenAPI description of the routes above; not itself one of the contract's operations.
+    // The OpenAPI description of the contract's operations; not itself one of them.
     id: 'GetOpenApiDocument',
     method: 'GET',
     path: '/openapi.json',
-    entry: 'functions/get-openapi-document/handler.ts',
-    throttle: 'openapi',
-    cdn: true,
-    answersHead: true,
-    access: [],
+    ...openApiDocument,
   },
+  {
+    // The OpenAPI description of everything else: the per-user API and the other feed formats.
+    id: 'GetOwnerApiDocument',
+    method: 'GET',
+    path: '/openapi/v2.json',
+    ...openApiDocument,
+  },
+  ...ownerApiRoutes,
+  ...libraryPages,
+  accountRoute('WebHome', 'GET', webPaths.home),
+  accountRoute('WebSignUpPage', 'GET', webPaths.signUp),
+  accountRoute('WebSignUp', 'POST', webPaths.signUp),
+  accountRoute('WebSignInPage', 'GET', webPaths.signIn),
+  accountRoute('WebSignIn', 'POST', webPaths.signIn),
+  accountRoute('WebSignOut', 'POST', webPaths.signOut),
+  accountRoute('WebVerifyEmail', 'GET', webPaths.verifyEmail),
+  accountRoute('WebForgotPasswordPage', 'GET', webPaths.forgotPassword),
+  accountRoute('WebForgotPassword', 'POST', webPaths.forgotPassword),
+  accountRoute('WebSetPasswordPage', 'GET', webPaths.setPassword),
+  accountRoute('WebSetPassword', 'POST', webPaths.setPassword),
+  accountRoute('WebAccountPage', 'GET', webPaths.account),
+  accountRoute('WebChangeEmail', 'POST', webPaths.accountEmail),
+  accountRoute('WebChangePassword', 'POST', webPaths.accountPassword),
+  accountRoute('WebPasskeyRegisterOptions', 'POST', webPaths.passkeyRegisterOptions),
+  accountRoute('WebPasskeyRegister', 'POST', webPaths.passkeyRegister),
+  accountRoute('WebPasskeyDelete', 'POST', webPaths.passkeyDelete),
+  accountRoute('WebPasskeySignInOptions', 'POST', webPaths.passkeySignInOptions),
+  accountRoute('WebPasskeySignIn', 'POST', webPaths.passkeySignIn),
+  accountRoute('WebConnectedAppsPage', 'GET', webPaths.connectedApps),
+  accountRoute('WebConnectedAppRevoke', 'POST', webPaths.connectedAppRevoke),
+  oauthRoute('OAuthGet', 'GET', '/oauth/{proxy+}'),
+  oauthRoute('OAuthPost', 'POST', '/oauth/{proxy+}'),
+  oauthRoute('OAuthServerMetadata', 'GET', '/.well-known/oauth-authorization-server'),
+  oauthRoute('OpenIdConfiguration', 'GET', '/.well-known/openid-configuration'),
+  oauthRoute('OwnerApiResourceMetadata', 'GET', '/.well-known/oauth-protected-resource/api/v2/me'),
 ];
 
 export type RateLimitedQuota = keyof typeof rateLimitSettings;
@@ -182,9 +364,30 @@ export function pathMethods(table: readonly RouteDefinition[], path: string): st
   return [...onPath.flatMap(routeMethods), ...(onPath.some((route) => route.preflight) ? ['OPTIONS'] : [])];
 }
 
-/** Refuses a route table that breaks the contract's promises (a retirement with less than six months' notice). */
+/**
+ * Refuses a route table that breaks the contract's promises (a retirement with less than six months'
+ * notice), or whose routes sharing a handler module (and so a function) want different grants or quotas.
+ */
 export function checkRouteTable(table: readonly RouteDefinition[]): void {
   for (const route of table) if (route.retirement) checkRetirement(route.id, route.retirement);
+  for (const route of table) {
+    const first = table.find((other) => other.entry === route.entry)!;
+    if (first.access.join() !== route.access.join() || first.throttle !== route.throttle)
+      throw new Error(`Routes ${first.id} and ${route.id} share ${route.entry} but not its grants and quota`);
+  }
+}
+
+/** The routes that each stand for a function: routes naming the same handler module share one (the first of them). */
+export function routeFunctions(table: readonly RouteDefinition[]): RouteDefinition[] {
+  return table.filter((route, index) => table.findIndex((other) => other.entry === route.entry) === index);
+}
+
+/** The description of a route's function: its method and path, or for a shared one its module. */
+export function routeFunctionDescription(route: RouteDefinition, table: readonly RouteDefinition[] = routes): string {
+  const shared = table.filter((other) => other.entry === route.entry).length > 1;
+  return shared
+    ? `${route.entry}: ${route.owner ? "the owner's routes" : 'several routes'}`
+    : `${route.method} ${route.path}`;
 }
 
 /** How long browsers may cache a preflight answer, in API Gateway and in the local stack alike. */
@@ -206,16 +409,16 @@ export function routeUrl(baseUrl: string, routeId: string, params: Record<string
   return `${baseUrl.replace(/\/+$/, '')}${path}`;
 }
 
-/** API Gateway path template → RegExp capturing the `{name}` segments. */
+/** API Gateway path template → RegExp capturing the `{name}` segments (and a greedy last `{name+}`). */
 export function compileRoutePath(path: string): { pattern: RegExp; params: string[] } {
   const params: string[] = [];
   const source = path
     .split('/')
     .map((segment) => {
-      const match = /^\{(\w+)\}$/.exec(segment);
+      const match = /^\{(\w+)(\+?)\}$/.exec(segment);
       if (!match) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       params.push(match[1]!);
-      return '([^/]+)';
+      return match[2] ? '(.+)' : '([^/]+)';
     })
     .join('/');
   return { pattern: new RegExp(`^${source}$`), params };

@@ -64,12 +64,6 @@ export const settings = {
     parse: text,
   },
   faviconQueueUrl: { name: 'FAVICON_QUEUE_URL', doc: 'where the page worker hands favicon candidates', parse: text },
-  demoFeedId: {
-    name: 'DEMO_FEED_ID',
-    doc: 'the demo feed the landing page links to (the local stack makes one; a deployment has none)',
-    parse: text,
-    fallback: undefined,
-  },
   publicBaseUrl: {
     name: 'PUBLIC_BASE_URL',
     doc: "readers' address of the service (CloudFront or the custom domain)",
@@ -125,6 +119,54 @@ export const settings = {
     parse: text,
     fallback: undefined,
   },
+  webBaseUrl: {
+    name: 'WEB_BASE_URL',
+    doc: "the web app's address, when it differs from PUBLIC_BASE_URL (locally http://localhost:PORT: WebAuthn needs a host name, not an IP address)",
+    parse: text,
+    fallback: undefined,
+  },
+  mailFolder: {
+    name: 'MAIL_FOLDER',
+    doc: 'local stack: write mail as files here (and print its link) instead of sending it through SES',
+    parse: text,
+    fallback: undefined,
+  },
+  mailFrom: {
+    name: 'MAIL_FROM',
+    doc: "the SES identity accounts' mail is sent from",
+    parse: text,
+    fallback: 'Gleaner <no-reply@localhost>',
+  },
+  oauthKeysSecret: {
+    name: 'OAUTH_KEYS_SECRET_ARN',
+    doc: "Secrets Manager secret holding the authorization server's signing JWKS and cookie keys",
+    parse: text,
+    fallback: undefined,
+  },
+  oauthKeysFile: {
+    name: 'OAUTH_KEYS_FILE',
+    doc: 'local stack: the file the generated signing JWKS and cookie keys persist in',
+    parse: text,
+    fallback: undefined,
+  },
+  signInAccountLimit: {
+    name: 'SIGNIN_ACCOUNT_RATE_LIMIT',
+    doc: 'sign-in attempts per email address',
+    parse: parseRateLimitPolicy,
+    fallback: parseRateLimitPolicy('10;w=900'),
+  },
+  signInAddressLimit: {
+    name: 'SIGNIN_ADDRESS_RATE_LIMIT',
+    doc: 'sign-in, sign-up and reset attempts per client address',
+    parse: parseRateLimitPolicy,
+    fallback: parseRateLimitPolicy('60;w=900'),
+  },
+  oauthRegistrationLimit: {
+    name: 'OAUTH_REGISTRATION_RATE_LIMIT',
+    doc: 'dynamic client registrations per client address',
+    parse: parseRateLimitPolicy,
+    fallback: parseRateLimitPolicy('20;w=3600'),
+  },
   logLevel: { name: 'LOG_LEVEL', doc: 'Powertools log level', parse: text, fallback: 'INFO' },
 } satisfies Record<string, Setting<unknown>>;
 
@@ -139,6 +181,12 @@ export const rateLimitSettings = {
   feed: {
     name: 'FEED_RATE_LIMIT',
     doc: 'feed quota per client',
+    parse: parseRateLimitPolicy,
+    fallback: parseRateLimitPolicy('600;w=60'),
+  },
+  owner: {
+    name: 'OWNER_RATE_LIMIT',
+    doc: "the per-user API's quota per user (and per client before sign-in)",
     parse: parseRateLimitPolicy,
     fallback: parseRateLimitPolicy('600;w=60'),
   },

@@ -27,3 +27,14 @@ describe('GET /openapi.json', () => {
     expect(await response.text()).toBe('');
   });
 });
+
+describe('GET /openapi/v2.json', () => {
+  it('serves the committed document of the per-user API and the other feed formats', async () => {
+    const response = await fetch(`${t.stack.baseUrl}/openapi/v2.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('Cache-Control')).toBe('public, max-age=300');
+    expect(await response.json()).toEqual(
+      JSON.parse(readFileSync(new URL('../../openapi-v2.json', import.meta.url), 'utf8')),
+    );
+  });
+});

@@ -1,7 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { routeMethods, routes } from '../../functions/platform/routes';
+import { routeFunctionDescription, routeFunctions, routeMethods, routes } from '../../functions/platform/routes';
 import { rateLimitSettings, settings } from '../../functions/platform/settings';
 import { tableDefinition } from '../../functions/platform/table-definition';
 import { queues, scheduledTasks, workers } from '../../functions/platform/workers';
@@ -32,7 +32,7 @@ const faviconWorker = workers.find((worker) => worker.id === 'FaviconWorker')!;
 type FunctionResource = [string, { Properties: Record<string, any> }];
 
 function routeFunction(route = saveRoute, template: Template = built.template): FunctionResource {
-  return onlyResource(template, 'AWS::Lambda::Function', { Description: `${route.method} ${route.path}` });
+  return onlyResource(template, 'AWS::Lambda::Function', { Description: routeFunctionDescription(route) });
 }
 
 /** The function of a worker or scheduled task, whose description starts with its id. */
@@ -105,9 +105,9 @@ describe('data table', () => {
 });
 
 describe('functions', () => {
-  it('gives every route, worker and scheduled task its own arm64 Node.js 24 function with its own log group', () => {
+  it('gives every route (routes of one handler module share it), worker and scheduled task its own arm64 Node.js 24 function with its own log group', () => {
     const functions = [
-      ...routes.map((route) => routeFunction(route)),
+      ...routeFunctions(routes).map((route) => routeFunction(route)),
       ...[...workers, ...scheduledTasks].map(({ id }) => backgroundFunction(id)),
     ];
     expect(allFunctions()).toHaveLength(functions.length);
@@ -295,6 +295,7 @@ describe('REST API', () => {
       'GetIcon',
       'GetJsonFeed',
       'GetOpenApiDocument',
+      'GetOwnerApiDocument',
       'GetPublishedFeed',
       'GetPublishedFeedRss',
     ]);
@@ -669,6 +670,7 @@ describe('CloudFront', () => {
     '/feeds/embed.js',
     '/icons/*',
     '/openapi.json',
+    '/openapi/v2.json',
   ];
   /** The paged formats, whose query selects the page. */
   const pagedPatterns = ['/feeds/*/atom', '/feeds/*/feed.json'];

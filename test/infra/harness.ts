@@ -7,6 +7,7 @@ import type { RouteDefinition } from '../../functions/platform/routes';
 import { Api } from '../../lib/api';
 import { DataTable } from '../../lib/data';
 import { GleanerStack } from '../../lib/gleaner-stack';
+import { Identity } from '../../lib/identity';
 import { type GleanerSettings, parseSettings } from '../../lib/stage-settings';
 import { createWorkQueues } from '../../lib/work-queue';
 
@@ -22,8 +23,10 @@ export const testContext = {
     feed: { rateLimit: 31, burstLimit: 62 },
     icon: { rateLimit: 41, burstLimit: 82 },
     openapi: { rateLimit: 5, burstLimit: 9 },
+    owner: { rateLimit: 23, burstLimit: 46 },
+    web: { rateLimit: 19, burstLimit: 38 },
   },
-  rateLimits: { save: '42;w=30', feed: '420;w=30' },
+  rateLimits: { save: '42;w=30', feed: '420;w=30', owner: '240;w=30' },
   corsAllowedOrigins: ['https://extension.example'],
   logRetentionDays: 14,
   logLevel: 'DEBUG',
@@ -49,7 +52,11 @@ export function buildGleanerStack(settings = testSettings()) {
 /** The API construct alone, for route tables other than the real one. */
 export function buildApi(routes: readonly RouteDefinition[], settings = testSettings()) {
   const stack = new Stack(testApp(), 'ApiTest');
-  const targets = { data: new DataTable(stack, 'Data'), queues: createWorkQueues(stack) };
+  const targets = {
+    data: new DataTable(stack, 'Data'),
+    queues: createWorkQueues(stack),
+    identity: new Identity(stack, 'Identity', { mailFrom: settings.mailFrom }),
+  };
   new Api(stack, 'Api', { routes, settings, targets });
   return Template.fromStack(stack);
 }

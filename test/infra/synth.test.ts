@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
-import { routes } from '../../functions/platform/routes';
+import { routeFunctions, routes } from '../../functions/platform/routes';
 import { scheduledTasks, workers } from '../../functions/platform/workers';
 import { cfnLintAvailable } from '../support/cfn-lint';
 
@@ -26,7 +26,7 @@ it('synthesizes the app with the CLI, bundling every function as ESM with the AW
   const functions = Object.values<{ Type: string; Properties: Record<string, any> }>(template.Resources).filter(
     (resource) => resource.Type === 'AWS::Lambda::Function',
   );
-  expect(functions).toHaveLength(routes.length + workers.length + scheduledTasks.length);
+  expect(functions).toHaveLength(routeFunctions(routes).length + workers.length + scheduledTasks.length);
   for (const fn of functions) {
     expect(fn.Properties.Handler, fn.Properties.Description).toBe('index.handler');
     const assetHash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');

@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Worker } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page, type Worker } from 'playwright-core';
 
 /**
  * Debian's Chromium, driven by playwright-core (no browser download). Without it the browser tests
@@ -53,4 +54,35 @@ export async function serveHtmlPage(html: string): Promise<{ readonly port: numb
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { port: (server.address() as AddressInfo).port, close: () => server.close() };
+}
+
+/** Every axe-core violation on the page (the web app's pages must have none), as `id: help (n nodes)`. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8'));
+  const results = await page.evaluate(() =>
+    (
+      globalThis as unknown as {
+        axe: { run(): Promise<{ violations: { id: string; help: string; nodes: unknown[] }[] }> };
+      }
+    ).axe.run(),
+  );
+  return results.violations.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.length} nodes)`);
+}
+
+/** The newest mail the local stack wrote to `folder` for `to`, with its link. */
+export function lastMailTo(folder: string, to: string): { subject: string; link: string; text: string } | null {
+  if (!existsSync(folder)) return null;
+  const mails = readdirSync(folder)
+    .sort()
+    .map(
+      (file) =>
+        JSON.parse(readFileSync(join(folder, file), 'utf8')) as {
+          to: string;
+          subject: string;
+          link: string;
+          text: string;
+        },
+    )
+    .filter((mail) => mail.to === to);
+  return mails.at(-1) ?? null;
 }

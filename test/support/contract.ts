@@ -15,14 +15,22 @@ import { compileRoutePath } from '../../functions/platform/routes';
 type Operation = OpenAPIV3_1.OperationObject;
 type ResponseSpec = OpenAPIV3_1.ResponseObject;
 
-const document = (await SwaggerParser.dereference(
-  JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')),
-)) as OpenAPIV3_1.Document;
+/** The contract's document and the v2 one (the per-user API, the other feed formats): their paths do not overlap. */
+const documents = await Promise.all(
+  ['openapi.json', 'openapi-v2.json'].map(
+    async (file) =>
+      (await SwaggerParser.dereference(
+        JSON.parse(readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8')),
+      )) as OpenAPIV3_1.Document,
+  ),
+);
 
-const paths = Object.entries(document.paths ?? {}).map(([template, item]) => ({
-  pattern: compileRoutePath(template).pattern,
-  item: item!,
-}));
+const paths = documents.flatMap((document) =>
+  Object.entries(document.paths ?? {}).map(([template, item]) => ({
+    pattern: compileRoutePath(template).pattern,
+    item: item!,
+  })),
+);
 
 const bodies = addFormats(new Ajv2020({ allErrors: true }));
 // Header values are text: "120" is the integer 120.
@@ -98,7 +106,9 @@ export function contractProblems(method: string, url: string, answer: Answer): s
 export function assertMatchesContract(method: string, url: string, answer: Answer): void {
   const problems = contractProblems(method, url, answer);
   if (problems?.length)
-    throw new Error(`${method} ${url} → ${answer.status} does not match openapi.json:\n- ${problems.join('\n- ')}`);
+    throw new Error(
+      `${method} ${url} → ${answer.status} does not match its OpenAPI document:\n- ${problems.join('\n- ')}`,
+    );
 }
 
 /** `fetch`, failing when the answer of a documented operation does not match the document. */

@@ -13,6 +13,12 @@ export interface JsonSchema {
   readonly required?: readonly string[];
   readonly maxLength?: number;
   readonly format?: string;
+  readonly items?: JsonSchema;
+  readonly maxItems?: number;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly enum?: readonly unknown[];
+  readonly const?: unknown;
 }
 
 /** Pages a valid save points at: few enough that saves of the same page (appends) are frequent. */
@@ -28,6 +34,8 @@ const asciiText = (maxLength: number) => fc.string({ maxLength });
 
 /** A value the schema accepts (strings stay short: the mutations make the long ones). */
 export function arbitraryOf(schema: JsonSchema): fc.Arbitrary<unknown> {
+  if (schema.const !== undefined) return fc.constant(schema.const);
+  if (schema.enum) return fc.constantFrom(...schema.enum);
   if (schema.anyOf) return fc.oneof(...schema.anyOf.map(arbitraryOf));
   if (Array.isArray(schema.type)) return fc.oneof(...schema.type.map((type) => arbitraryOf({ ...schema, type })));
   switch (schema.type) {
@@ -35,6 +43,10 @@ export function arbitraryOf(schema: JsonSchema): fc.Arbitrary<unknown> {
       return schema.format === 'uri' ? fc.constantFrom(...PAGES) : asciiText(Math.min(schema.maxLength ?? 200, 200));
     case 'boolean':
       return fc.boolean();
+    case 'integer':
+      return fc.integer({ min: schema.minimum ?? -1_000, max: schema.maximum ?? 1_000 });
+    case 'array':
+      return fc.array(arbitraryOf(schema.items ?? {}), { maxLength: Math.min(schema.maxItems ?? 5, 5) });
     case 'null':
       return fc.constant(null);
     case 'object': {
@@ -89,6 +101,7 @@ const wrongType = fc.oneof(
 export function mutatedObjectOf(schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> {
   const names = Object.keys(schema.properties ?? {});
   const valid = arbitraryOf(schema) as fc.Arbitrary<Record<string, unknown>>;
+  const urlNames = names.filter((name) => schema.properties![name]!.format === 'uri');
   const longerThanAllowed = (name: string) => {
     const max = maxLengthOf(schema.properties![name]!) ?? 1_000;
     return fc.integer({ min: max - 1, max: max + 2 }).map((length) => 'x'.repeat(length));
@@ -105,9 +118,10 @@ export function mutatedObjectOf(schema: JsonSchema): fc.Arbitrary<Record<string,
     fc
       .tuple(valid, fc.constantFrom(...names))
       .chain(([body, name]) => longerThanAllowed(name).map((text) => ({ ...body, [name]: text }))),
-    fc
-      .tuple(valid, fc.constantFrom(...names.filter((name) => schema.properties![name]!.format === 'uri')), oddUrl)
-      .map(([body, name, url]) => ({ ...body, [name]: url })),
+    // Only for schemas with a URL field (the save request's `url`).
+    ...(urlNames.length
+      ? [fc.tuple(valid, fc.constantFrom(...urlNames), oddUrl).map(([body, name, url]) => ({ ...body, [name]: url }))]
+      : []),
     fc
       .tuple(valid, fc.constantFrom(...names), oddText)
       .map(([body, name, text]) => ({ ...body, [name]: name === 'url' ? `https://example.com/${text}` : text })),

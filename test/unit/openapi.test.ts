@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, serializeOpenApiDocument } from '../../functions/platform/openapi';
+import { buildOwnerApiDocument, serializeOwnerApiDocument } from '../../functions/platform/openapi-v2';
 import { routes } from '../../functions/platform/routes';
 
 const committed = readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8');
@@ -16,20 +17,18 @@ describe('openapi.json', () => {
     await expect(SwaggerParser.validate(JSON.parse(committed))).resolves.toBeDefined();
   });
 
-  it("describes the contract's three operations and the Atom and JSON Feed formats added beside them, at version 1.2.0", () => {
+  it("describes exactly the contract's three operations, at version 1.1.0", () => {
     const document = buildOpenApiDocument() as {
       info: { version: string };
       paths: Record<string, Record<string, { operationId: string }>>;
     };
-    expect(document.info.version).toBe('1.2.0');
+    expect(document.info.version).toBe('1.1.0');
     const operations = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.entries(item).map(([method, op]) => `${method} ${path} ${op.operationId}`),
     );
     expect(operations.sort()).toEqual([
       'get /api/v2/publisher/feeds/{feed_id}/public getPublishedFeed',
       'get /api/v2/publisher/feeds/{feed_id}/rss getPublishedFeedRss',
-      'get /feeds/{feed_id}/atom getFeedAtom',
-      'get /feeds/{feed_id}/feed.json getJsonFeed',
       'post /api/v1/bookmarks/save saveBookmark',
     ]);
   });
@@ -58,5 +57,34 @@ describe('openapi.json', () => {
       $ref: '#/components/schemas/Missing',
     };
     await expect(SwaggerParser.validate(broken)).rejects.toThrow(/Missing/);
+  });
+});
+
+describe('openapi-v2.json', () => {
+  const committedV2 = readFileSync(new URL('../../openapi-v2.json', import.meta.url), 'utf8');
+
+  it('is what `npm run openapi` generates from the route table and the zod schemas', () => {
+    // On failure: run `npm run openapi` and commit openapi-v2.json.
+    expect(committedV2).toBe(serializeOwnerApiDocument());
+  });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    await expect(SwaggerParser.validate(JSON.parse(committedV2))).resolves.toBeDefined();
+  });
+
+  it("describes every owner's route of the table and the Atom and JSON Feed formats, and none of the contract's", () => {
+    const document = buildOwnerApiDocument() as { paths: Record<string, Record<string, { operationId: string }>> };
+    const described = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    const expected = routes
+      .filter(
+        (route) => route.path.startsWith('/api/v2/me') || route.id === 'GetFeedAtom' || route.id === 'GetJsonFeed',
+      )
+      .map((route) => `${route.method} ${route.path}`);
+    expect(described.sort()).toEqual(expected.sort());
+    expect(
+      described.filter((operation) => operation.includes('/api/v1/') || operation.includes('/publisher/')),
+    ).toEqual([]);
   });
 });

@@ -6,11 +6,13 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { AccessToken, User } from '../../core/model';
+import type { AccountStore, TokenStore } from '../../core/owner/library';
 import type { SaveContext, SaveContextReader } from '../../core/save/save-bookmark';
 import { isoTimestamp } from '../../core/text/text';
 import { LAST_USE_INTERVAL_MS } from '../../core/token/lifecycle';
 import type { UserReader } from '../../core/workspace/accounts';
 import type { Page, PageRequest } from '../../core/workspace/listing';
+import { deleteAccountRows } from './account-deletion';
 import { batchGetAll } from './batch-get';
 import { conditionalWrite, writtenUnlessConditionFails } from './conditional-write';
 import { queryIndexPage } from './index-page';
@@ -18,7 +20,7 @@ import { keys, LOOKUP_INDEX } from './keys';
 import { transactForUser } from './user-transaction';
 
 /** Users and their personal access tokens (only token hashes are stored). */
-export class DynamoAccountStore implements SaveContextReader, UserReader {
+export class DynamoAccountStore implements SaveContextReader, UserReader, AccountStore, TokenStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -43,6 +45,11 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
   async listUsers(page: PageRequest): Promise<Page<User>> {
     const { items, cursor } = await queryIndexPage(this.doc, this.tableName, keys.usersIndex().gsi1pk, page);
     return { items: items.map(toUser), cursor };
+  }
+
+  /** Deletes the user and every row it owns (account-deletion.ts). */
+  deleteAccount(userId: string): Promise<void> {
+    return deleteAccountRows(this.doc, this.tableName, userId);
   }
 
   /** Sets the user's plan and note cap; returns the user as updated, or null when there is none. */

@@ -13,6 +13,7 @@ import { ContentionError } from '../../core/deadline';
 import type { EnrichmentRequest, PageOutcome } from '../../core/enrich/enrichment';
 import type { PendingEnrichment } from '../../core/enrich/outbox';
 import type { Bookmark, Highlight, Note } from '../../core/model';
+import type { LibraryStore, NoteEditChange } from '../../core/owner/library';
 import type { IdempotencyClaim } from '../../core/save/idempotency';
 import { bodyBytes, NOTE_BODY_MAX_BYTES } from '../../core/save/note-body';
 import {
@@ -40,9 +41,10 @@ import {
   takenKey,
 } from './idempotency-records';
 import { queryIndexPage } from './index-page';
-import { highlightItem, toBookmark, toNote } from './items';
+import { highlightItem, toBookmark, toHighlight, toNote } from './items';
 import { keys, LOOKUP_INDEX } from './keys';
-import { backoff, fillTransaction, retryOnConflict } from './transactions';
+import { queryAll } from './query-all';
+import { backoff, cancellationReasons, fillTransaction, retryOnConflict } from './transactions';
 
 /** Optimistic note updates give up after this many lost races (each retry re-reads the note). */
 const MAX_NOTE_UPDATE_ATTEMPTS = 40;
@@ -55,7 +57,7 @@ interface AppendedEntry {
 }
 
 /** Bookmarks, their notes and the notes' tag index in the single table. */
-export class DynamoBookmarkStore implements BookmarkStore {
+export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -383,6 +385,114 @@ export class DynamoBookmarkStore implements BookmarkStore {
         ? items.map(toNote)
         : await this.notesInOrder(items.map((entry) => entry.noteId as string));
     return { items: notes, cursor };
+  }
+
+  /**
+   * The owner's edit of a note's title, comment and tags: conditional on the version read (a save
+   * meanwhile makes it re-read and re-apply), moving the note in the user's index, the bookmark's
+   * title with it, and the tag index to the new tags (entries of removed tags deleted).
+   */
+  async editNote(noteId: string, change: (note: Note) => NoteEditChange | null, updated: string): Promise<Note | null> {
+    const TableName = this.tableName;
+    for (let attempt = 1; ; attempt++) {
+      const note = await this.getNote(noteId);
+      if (!note) return null;
+      const changed = change(note);
+      if (!changed) return note;
+      const written: Note = { ...note, ...changed, tags: [...changed.tags], updated, version: note.version + 1 };
+      const notesIndex = keys.userNotesIndex(note.userId, updated, note.id);
+      const removed = note.tags.filter((tag) => !written.tags.includes(tag));
+      try {
+        await retryOnConflict(() =>
+          this.doc.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Update: {
+                    TableName,
+                    Key: keys.note(note.id),
+                    UpdateExpression:
+                      'SET title = :title, #comment = :comment, tags = :tags, updated = :updated, version = :next, gsi1pk = :notesIndex, gsi1sk = :notesIndexSort',
+                    ConditionExpression: 'version = :version',
+                    ExpressionAttributeNames: { '#comment': 'comment' },
+                    ExpressionAttributeValues: {
+                      ':title': written.title,
+                      ':comment': written.comment ?? null,
+                      ':tags': written.tags,
+                      ':updated': updated,
+                      ':next': written.version,
+                      ':version': note.version,
+                      ':notesIndex': notesIndex.gsi1pk,
+                      ':notesIndexSort': notesIndex.gsi1sk,
+                    },
+                  },
+                },
+                ...(note.bookmarkId
+                  ? [
+                      {
+                        Update: {
+                          TableName,
+                          Key: keys.bookmark(note.bookmarkId),
+                          UpdateExpression: 'SET title = :title, updated = :updated',
+                          ConditionExpression: 'attribute_exists(pk)',
+                          ExpressionAttributeValues: { ':title': written.title, ':updated': updated },
+                        },
+                      },
+                    ]
+                  : []),
+                ...written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } })),
+                ...removed.map((tag) => ({ Delete: { TableName, Key: keys.noteTag(note.id, tag) } })),
+              ],
+            }),
+          ),
+        );
+        return written;
+      } catch (error) {
+        const lostRace = cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed';
+        if (!lostRace || attempt >= MAX_NOTE_UPDATE_ATTEMPTS) throw error;
+        await backoff(Math.min(attempt, 6));
+      }
+    }
+  }
+
+  /** A note's highlights, oldest first. */
+  async noteHighlights(noteId: string): Promise<Highlight[]> {
+    return (await noteHighlightItems(this.doc, this.tableName, noteId)).map(toHighlight);
+  }
+
+  /**
+   * Every tag of the user and how many notes carry it, counted from the notes' tag lists (only that
+   * attribute is read): one query page per ~1 MB of notes, as no per-tag counter is kept.
+   */
+  async tagCounts(userId: string): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    const notes = await queryAll(this.doc, {
+      TableName: this.tableName,
+      IndexName: LOOKUP_INDEX,
+      KeyConditionExpression: 'gsi1pk = :partition',
+      ExpressionAttributeValues: { ':partition': keys.userNotesIndex(userId).gsi1pk },
+      ProjectionExpression: 'tags',
+    });
+    for (const note of notes)
+      for (const tag of (note.tags as string[] | undefined) ?? []) counts.set(tag, (counts.get(tag) ?? 0) + 1);
+    return counts;
+  }
+
+  /** The ids of the user's notes carrying `tag`, newest first (at most `limit`). */
+  async notesTagged(userId: string, tag: string, limit?: number): Promise<string[]> {
+    const entries = await queryAll(
+      this.doc,
+      {
+        TableName: this.tableName,
+        IndexName: LOOKUP_INDEX,
+        KeyConditionExpression: 'gsi1pk = :partition',
+        ExpressionAttributeValues: { ':partition': keys.tagIndex(userId, tag).gsi1pk },
+        ProjectionExpression: 'noteId',
+        ScanIndexForward: false,
+      },
+      limit,
+    );
+    return entries.map((entry) => entry.noteId as string);
   }
 
   /** A page of the user's bookmarks, in the order of their notes (see listNotes). */

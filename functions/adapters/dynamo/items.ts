@@ -31,6 +31,7 @@ export function toNote(item: Record<string, unknown>): Note {
       (item.body as string | undefined) ?? '',
       ((item.appended as { text: string }[] | undefined) ?? []).map((entry) => entry.text),
     ),
+    comment: (item.comment as string | undefined) ?? null,
     tags: (item.tags as string[] | undefined) ?? [],
     lastHighlight: (item.lastHighlight as string | undefined) ?? null,
     created: item.created as string,

@@ -32,6 +32,14 @@ export const TTL_ATTRIBUTE = tableDefinition.timeToLiveAttribute;
  * | review feed secret  | USER#<userId>           | REVIEW#FEED        |                            |                      |
  * | link (outgoing)     | NOTE#<noteId>           | LINK#<sha256(key)> | USER#<userId>#LINKTO#<sha256(key)> | <noteId>     |
  * | note's title name   | NOTE#<noteId>           | NAME#<sha256(key)> | USER#<userId>#NAME#<sha256(key)>   | <created>#<noteId> |
+ * | email login         | EMAIL#<email>           | EMAIL              | USER#<userId>#AUTH         | EMAIL#<email>        |
+ * | browser session     | SESSION#<sha256(id)>    | SESSION            | USER#<userId>#AUTH         | SESSION#<sha256(id)> |
+ * | one-time link       | ONETIME#<sha256(token)> | ONETIME            | USER#<userId>#AUTH         | ONETIME#<sha256>     |
+ * | passkey             | USER#<userId>           | PASSKEY#<credId>   |                            |                      |
+ * | WebAuthn challenge  | WEBAUTHN#<challenge>    | CHALLENGE          |                            |                      |
+ * | OAuth artifact      | OIDC#<model>#<id>       | OIDC               | OIDCGRANT#<grantId> (or UID) | <model>#<id>       |
+ * | OAuth grant         | OIDC#Grant#<grantId>    | OIDC               | USER#<userId>#AUTH         | GRANT#<grantId>      |
+ * | OAuth login (ref)   | USER#<userId>           | OIDCSESSION#<id>   |                            |                      |
  *
  * Everything of the review lives in the user's partition and every link item in its note's, so
  * deleting an account (its partition and its notes' partitions) deletes them too. Link lookups go
@@ -135,6 +143,25 @@ export const keys = {
   icon: (hash: string): Key => ({ pk: `ICON#${hash}`, sk: 'ICON' }),
   /** Idempotency-Keys are per access token: another token's same key is another record. */
   idempotency: (tokenId: string, key: string): Key => ({ pk: `IDEMPOTENCY#${tokenId}`, sk: `KEY#${sha256(key)}` }),
+  login: (email: string): Key => ({ pk: `EMAIL#${bounded(email)}`, sk: 'EMAIL' }),
+  session: (idHash: string): Key => ({ pk: `SESSION#${idHash}`, sk: 'SESSION' }),
+  oneTimeLink: (tokenHash: string): Key => ({ pk: `ONETIME#${tokenHash}`, sk: 'ONETIME' }),
+  passkey: (userId: string, credentialId: string): Key => ({
+    pk: `USER#${userId}`,
+    sk: `PASSKEY#${bounded(credentialId)}`,
+  }),
+  webAuthnChallenge: (challenge: string): Key => ({ pk: `WEBAUTHN#${bounded(challenge)}`, sk: 'CHALLENGE' }),
+  /** Everything a user signs in with (logins, sessions, one-time links, OAuth grants), for sign-out-everywhere and deletion. */
+  authIndex: (userId: string, sortKey: string) => ({ gsi1pk: `USER#${userId}#AUTH`, gsi1sk: sortKey }),
+  /** An oidc-provider artifact (token, code, grant, interaction, …) by its model name and id. */
+  oauthArtifact: (model: string, id: string): Key => ({ pk: `OIDC#${model}#${bounded(id)}`, sk: 'OIDC' }),
+  oauthGrantIndex: (grantId: string, model: string, id: string) => ({
+    gsi1pk: `OIDCGRANT#${grantId}`,
+    gsi1sk: `${model}#${bounded(id)}`,
+  }),
+  oauthUidIndex: (uid: string) => ({ gsi1pk: `OIDCUID#${uid}`, gsi1sk: 'Session' }),
+  /** Names an OAuth login session of the user, so deleting the account finds it. */
+  oauthLoginRef: (userId: string, sessionId: string): Key => ({ pk: `USER#${userId}`, sk: `OIDCSESSION#${sessionId}` }),
 };
 
 function sha256(value: string): string {

@@ -58,6 +58,12 @@ export function insertDescription(body: string, description: string): string | n
   return joinParagraphs([description, body]);
 }
 
+/** The description above a body's source line, as a first save put it there; null when the body starts at its source line. */
+export function descriptionOf(body: string): string | null {
+  const end = body.indexOf(`\n\n${SOURCE_LINE_PREFIX}`);
+  return end > 0 && !body.startsWith(SOURCE_LINE_PREFIX) ? body.slice(0, end).trim() || null : null;
+}
+
 export function sourceLine(title: string, url: string): string {
   // Escaped so the title stays literal text: brackets would end the link, `*` `_` `` ` `` would format it.
   const text = title

@@ -147,7 +147,7 @@ export interface BookmarkStore {
   releaseClaim(claim: IdempotencyClaim): Promise<void>;
 }
 
-interface EnrichmentPublisher {
+export interface EnrichmentPublisher {
   publish(request: EnrichmentRequest): Promise<void>;
 }
 

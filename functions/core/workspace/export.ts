@@ -26,6 +26,8 @@ export interface ExportedBookmark {
   readonly note: string;
   /** The note's highlights in the order they were saved, with their exact times. */
   readonly highlights: readonly ExportedHighlight[];
+  /** The owner's own comment on the note, when it has one. */
+  readonly comment?: string;
 }
 
 export interface ExportedHighlight {
@@ -61,6 +63,7 @@ export async function exportWorkspace(
           highlights: highlightList
             .filter((highlight) => highlight.noteId === note.id)
             .map(({ quote, comment, saved }) => ({ quote, comment, saved })),
+          ...(note.comment ? { comment: note.comment } : {}),
         });
     }
     cursor = page.cursor ?? undefined;

@@ -1,0 +1,382 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Login, OneTimeLink, Passkey, WebAuthnChallenge } from '../../core/identity/identity';
+import type { Session } from '../../core/identity/session';
+import type { User } from '../../core/model';
+import { keys, LOOKUP_INDEX, TTL_ATTRIBUTE } from './keys';
+import { cancellationReasons } from './transactions';
+
+export class EmailTakenError extends Error {}
+
+/**
+ * How people sign in: email logins (with the password hash), browser sessions, one-time links
+ * (email verification, password reset, invitations), passkeys and their WebAuthn challenges. Every
+ * item but passkeys (in the user's partition) is also in the user's `AUTH` index partition, so
+ * "sign out everywhere" and deleting the account find them all.
+ */
+export class DynamoIdentityStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** A new user with an email login, in one transaction; EmailTakenError when the address has a login. */
+  async createUserWithLogin(user: User, login: Login): Promise<void> {
+    try {
+      await this.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.tableName,
+                Item: {
+                  ...keys.user(user.id),
+                  ...keys.usersIndex(user.created, user.id),
+                  type: 'User',
+                  ...user,
+                  email: login.email,
+                },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            this.loginPut(login),
+          ],
+        }),
+      );
+    } catch (error) {
+      if (cancellationReasons(error)?.[1]?.Code === 'ConditionalCheckFailed') throw new EmailTakenError(login.email);
+      throw error;
+    }
+  }
+
+  /** Gives an existing user (made by an operator) an email login; EmailTakenError when the address has one. */
+  async addLogin(login: Login): Promise<void> {
+    try {
+      await this.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: keys.user(login.userId),
+                UpdateExpression: 'SET email = :email',
+                ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(email)',
+                ExpressionAttributeValues: { ':email': login.email },
+              },
+            },
+            this.loginPut(login),
+          ],
+        }),
+      );
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (reasons?.[0]?.Code === 'ConditionalCheckFailed')
+        throw new Error(`user ${login.userId} does not exist or already has an email login`);
+      if (reasons?.[1]?.Code === 'ConditionalCheckFailed') throw new EmailTakenError(login.email);
+      throw error;
+    }
+  }
+
+  private loginPut(login: Login) {
+    return {
+      Put: {
+        TableName: this.tableName,
+        Item: {
+          ...keys.login(login.email),
+          ...keys.authIndex(login.userId, `EMAIL#${login.email}`),
+          type: 'Login',
+          ...login,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    };
+  }
+
+  async getLogin(email: string): Promise<Login | null> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.login(email) }));
+    return Item ? toLogin(Item) : null;
+  }
+
+  /** The user's email login (the user item names its address). */
+  async getLoginOfUser(userId: string): Promise<Login | null> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.user(userId), ProjectionExpression: 'email' }),
+    );
+    return typeof Item?.email === 'string' ? this.getLogin(Item.email) : null;
+  }
+
+  async setPassword(email: string, passwordHash: string, markVerified: boolean): Promise<void> {
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.login(email),
+        UpdateExpression: markVerified ? 'SET passwordHash = :hash, verified = :yes' : 'SET passwordHash = :hash',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':hash': passwordHash, ...(markVerified ? { ':yes': true } : {}) },
+      }),
+    );
+  }
+
+  async markVerified(email: string, userId: string): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.login(email),
+          UpdateExpression: 'SET verified = :yes',
+          ConditionExpression: 'userId = :user',
+          ExpressionAttributeValues: { ':yes': true, ':user': userId },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /** Moves a login to a new address (unverified until its link is followed); EmailTakenError when taken. */
+  async changeEmail(current: Login, newEmail: string): Promise<void> {
+    const moved: Login = { ...current, email: newEmail, verified: false };
+    try {
+      await this.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: this.tableName,
+                Key: keys.login(current.email),
+                ConditionExpression: 'userId = :user',
+                ExpressionAttributeValues: { ':user': current.userId },
+              },
+            },
+            this.loginPut(moved),
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: keys.user(current.userId),
+                UpdateExpression: 'SET email = :email',
+                ConditionExpression: 'attribute_exists(pk)',
+                ExpressionAttributeValues: { ':email': newEmail },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (cancellationReasons(error)?.[1]?.Code === 'ConditionalCheckFailed') throw new EmailTakenError(newEmail);
+      throw error;
+    }
+  }
+
+  async putSession(session: Session): Promise<void> {
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...keys.session(session.idHash),
+          ...keys.authIndex(session.userId, `SESSION#${session.idHash}`),
+          type: 'Session',
+          ...session,
+          [TTL_ATTRIBUTE]: session.expiresAt,
+        },
+      }),
+    );
+  }
+
+  async getSession(idHash: string): Promise<Session | null> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.session(idHash) }));
+    return Item ? toSession(Item) : null;
+  }
+
+  async deleteSession(idHash: string): Promise<void> {
+    await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: keys.session(idHash) }));
+  }
+
+  /** Ends every session of the user but `keepIdHash` (after a password change, the one that changed it). */
+  async deleteSessionsOf(userId: string, keepIdHash?: string): Promise<number> {
+    const sessions = await this.authItems(userId, 'SESSION#');
+    const ended = sessions.filter((item) => item.idHash !== keepIdHash);
+    await Promise.all(ended.map((item) => this.deleteSession(String(item.idHash))));
+    return ended.length;
+  }
+
+  async putOneTimeLink(link: OneTimeLink): Promise<void> {
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...keys.oneTimeLink(link.tokenHash),
+          ...keys.authIndex(link.userId, `ONETIME#${link.tokenHash}`),
+          type: 'OneTimeLink',
+          ...link,
+          [TTL_ATTRIBUTE]: link.expiresAt,
+        },
+      }),
+    );
+  }
+
+  /** Reads a one-time link without using it (a page that shows the set-password form). */
+  async getOneTimeLink(tokenHash: string): Promise<OneTimeLink | null> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.oneTimeLink(tokenHash) }),
+    );
+    return Item ? toOneTimeLink(Item) : null;
+  }
+
+  /** Uses a one-time link up: it is deleted, so a second use (a replay, a race) finds nothing. */
+  async consumeOneTimeLink(tokenHash: string): Promise<OneTimeLink | null> {
+    const { Attributes } = await this.doc.send(
+      new DeleteCommand({ TableName: this.tableName, Key: keys.oneTimeLink(tokenHash), ReturnValues: 'ALL_OLD' }),
+    );
+    return Attributes ? toOneTimeLink(Attributes) : null;
+  }
+
+  async putChallenge(challenge: WebAuthnChallenge): Promise<void> {
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...keys.webAuthnChallenge(challenge.challenge),
+          type: 'WebAuthnChallenge',
+          ...challenge,
+          [TTL_ATTRIBUTE]: challenge.expiresAt,
+        },
+      }),
+    );
+  }
+
+  /** Takes a challenge (once): null when unknown, used or expired. */
+  async consumeChallenge(challenge: string, now: Date): Promise<WebAuthnChallenge | null> {
+    const { Attributes } = await this.doc.send(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: keys.webAuthnChallenge(challenge),
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    if (!Attributes || Number(Attributes.expiresAt) <= now.getTime() / 1000) return null;
+    return {
+      challenge: String(Attributes.challenge),
+      purpose: Attributes.purpose as WebAuthnChallenge['purpose'],
+      userId: (Attributes.userId as string | undefined) ?? null,
+      expiresAt: Number(Attributes.expiresAt),
+    };
+  }
+
+  async putPasskey(passkey: Passkey): Promise<void> {
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...keys.passkey(passkey.userId, passkey.credentialId), type: 'Passkey', ...passkey },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  async getPasskey(userId: string, credentialId: string): Promise<Passkey | null> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.passkey(userId, credentialId) }),
+    );
+    return Item ? toPasskey(Item) : null;
+  }
+
+  async listPasskeys(userId: string): Promise<Passkey[]> {
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.user(userId).pk, ':prefix': 'PASSKEY#' },
+      }),
+    );
+    return (Items ?? []).map(toPasskey);
+  }
+
+  async recordPasskeyUse(passkey: Passkey, counter: number, now: Date): Promise<void> {
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.passkey(passkey.userId, passkey.credentialId),
+        UpdateExpression: 'SET #counter = :counter, lastUsed = :now',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#counter': 'counter' },
+        ExpressionAttributeValues: { ':counter': counter, ':now': now.toISOString() },
+      }),
+    );
+  }
+
+  async deletePasskey(userId: string, credentialId: string): Promise<void> {
+    await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: keys.passkey(userId, credentialId) }));
+  }
+
+  /** The user's items in the AUTH index whose index sort key starts with `prefix`. */
+  private async authItems(userId: string, prefix: string): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: LOOKUP_INDEX,
+          KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.authIndex(userId, '').gsi1pk, ':prefix': prefix },
+          ExclusiveStartKey,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return items;
+  }
+}
+
+function toLogin(item: Record<string, unknown>): Login {
+  return {
+    email: String(item.email),
+    userId: String(item.userId),
+    passwordHash: (item.passwordHash as string | undefined) ?? null,
+    verified: item.verified === true,
+    created: String(item.created),
+  };
+}
+
+function toSession(item: Record<string, unknown>): Session {
+  return {
+    idHash: String(item.idHash),
+    userId: String(item.userId),
+    csrfToken: String(item.csrfToken),
+    created: String(item.created),
+    expiresAt: Number(item.expiresAt),
+  };
+}
+
+function toOneTimeLink(item: Record<string, unknown>): OneTimeLink {
+  return {
+    tokenHash: String(item.tokenHash),
+    purpose: item.purpose as OneTimeLink['purpose'],
+    userId: String(item.userId),
+    email: String(item.email),
+    expiresAt: Number(item.expiresAt),
+  };
+}
+
+function toPasskey(item: Record<string, unknown>): Passkey {
+  return {
+    userId: String(item.userId),
+    credentialId: String(item.credentialId),
+    publicKey: String(item.publicKey),
+    counter: Number(item.counter ?? 0),
+    transports: (item.transports as string[] | undefined) ?? [],
+    label: String(item.label ?? 'Passkey'),
+    created: String(item.created),
+    lastUsed: (item.lastUsed as string | undefined) ?? null,
+  };
+}

@@ -1,0 +1,218 @@
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { keys, LOOKUP_INDEX, TTL_ATTRIBUTE } from './keys';
+
+/** What oidc-provider stores for each artifact (a token, code, grant, interaction, client, session). */
+export type OAuthPayload = Record<string, unknown> & {
+  readonly grantId?: string;
+  readonly uid?: string;
+  readonly accountId?: string;
+  readonly consumed?: number;
+  readonly exp?: number;
+};
+
+/**
+ * oidc-provider's storage adapter on the single table: one item per artifact, keyed by model name and
+ * id, expiring through the table's TTL (and checked on read, as TTL deletes lazily). Artifacts of a
+ * grant are in the lookup index under it (`revokeByGrantId`: logging out a client, refresh-token reuse,
+ * "Connected apps › Revoke"); grants are in their user's AUTH index partition (the Connected apps list,
+ * account deletion); login sessions by their uid, with a reference item in the user's partition.
+ */
+export class DynamoOAuthAdapter {
+  constructor(
+    private readonly name: string,
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async upsert(id: string, payload: OAuthPayload, expiresIn?: number): Promise<void> {
+    const expiresAt = expiresIn ? Math.floor(this.now() / 1000) + expiresIn : undefined;
+    const index =
+      this.name === 'Grant' && payload.accountId
+        ? keys.authIndex(payload.accountId, `GRANT#${id}`)
+        : payload.grantId
+          ? keys.oauthGrantIndex(payload.grantId, this.name, id)
+          : this.name === 'Session' && payload.uid
+            ? keys.oauthUidIndex(payload.uid)
+            : {};
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...keys.oauthArtifact(this.name, id),
+          ...index,
+          type: `OAuth${this.name}`,
+          model: this.name,
+          id,
+          payload,
+          ...(expiresAt ? { [TTL_ATTRIBUTE]: expiresAt } : {}),
+        },
+      }),
+    );
+    if (this.name === 'Session' && payload.accountId) {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...keys.oauthLoginRef(payload.accountId, id),
+            type: 'OAuthLoginRef',
+            sessionId: id,
+            ...(expiresAt ? { [TTL_ATTRIBUTE]: expiresAt } : {}),
+          },
+        }),
+      );
+    }
+  }
+
+  async find(id: string): Promise<OAuthPayload | undefined> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.oauthArtifact(this.name, id), ConsistentRead: true }),
+    );
+    return this.live(Item);
+  }
+
+  async findByUid(uid: string): Promise<OAuthPayload | undefined> {
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: LOOKUP_INDEX,
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.oauthUidIndex(uid).gsi1pk },
+        Limit: 1,
+      }),
+    );
+    // The index is eventually consistent: read the item itself.
+    const id = Items?.[0]?.id;
+    return typeof id === 'string' ? this.find(id) : undefined;
+  }
+
+  /** Device flow is not enabled: there are no user codes. */
+  async findByUserCode(): Promise<undefined> {
+    return undefined;
+  }
+
+  async consume(id: string): Promise<void> {
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.oauthArtifact(this.name, id),
+        UpdateExpression: 'SET payload.#consumed = :now',
+        // Once only: of two requests racing to use one code or refresh token, the second fails.
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(payload.#consumed)',
+        ExpressionAttributeNames: { '#consumed': 'consumed' },
+        ExpressionAttributeValues: { ':now': Math.floor(this.now() / 1000) },
+      }),
+    );
+  }
+
+  async destroy(id: string): Promise<void> {
+    const { Attributes } = await this.doc.send(
+      new DeleteCommand({ TableName: this.tableName, Key: keys.oauthArtifact(this.name, id), ReturnValues: 'ALL_OLD' }),
+    );
+    const accountId = (Attributes?.payload as OAuthPayload | undefined)?.accountId;
+    if (this.name === 'Session' && accountId) {
+      await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: keys.oauthLoginRef(accountId, id) }));
+    }
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: LOOKUP_INDEX,
+          KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :model)',
+          ExpressionAttributeValues: { ':pk': `OIDCGRANT#${grantId}`, ':model': `${this.name}#` },
+          ProjectionExpression: 'pk, sk',
+          ExclusiveStartKey,
+        }),
+      );
+      // A grant holds a handful of artifacts (a code, an access and a refresh token per rotation).
+      await Promise.all(
+        (page.Items ?? []).map((item) =>
+          this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { pk: item.pk, sk: item.sk } })),
+        ),
+      );
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+  }
+
+  private live(item: Record<string, unknown> | undefined): OAuthPayload | undefined {
+    if (!item) return undefined;
+    const expiresAt = item[TTL_ATTRIBUTE];
+    if (typeof expiresAt === 'number' && expiresAt <= this.now() / 1000) return undefined;
+    return item.payload as OAuthPayload;
+  }
+}
+
+/** The artifacts that belong to a grant, deleted with it. */
+const GRANT_ARTIFACTS = ['AccessToken', 'RefreshToken', 'AuthorizationCode'] as const;
+
+export interface StoredGrant {
+  readonly grantId: string;
+  readonly clientId: string;
+  /** Scopes per resource indicator, and the OpenID scopes. */
+  readonly scopes: readonly string[];
+  /** ISO time the grant was made, when known. */
+  readonly granted: string | null;
+}
+
+/** A user's OAuth grants, for Settings › Connected apps and account deletion. */
+export class DynamoOAuthGrants {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async listGrants(userId: string): Promise<StoredGrant[]> {
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: LOOKUP_INDEX,
+        KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.authIndex(userId, '').gsi1pk, ':prefix': 'GRANT#' },
+      }),
+    );
+    const now = Date.now() / 1000;
+    return (Items ?? [])
+      .filter((item) => !(typeof item[TTL_ATTRIBUTE] === 'number' && item[TTL_ATTRIBUTE] <= now))
+      .map((item) => {
+        const payload = item.payload as Record<string, unknown>;
+        const resources = Object.values((payload.resources as Record<string, string> | undefined) ?? {});
+        const openid = String((payload.openid as { scope?: string } | undefined)?.scope ?? '');
+        const scopes = [...new Set([...resources, openid].flatMap((scope) => scope.split(' ')).filter(Boolean))];
+        return {
+          grantId: String(item.id),
+          clientId: String(payload.clientId),
+          scopes,
+          granted: typeof payload.iat === 'number' ? new Date(payload.iat * 1000).toISOString() : null,
+        };
+      });
+  }
+
+  /** The client's name as it registered, or null (unknown, or a metadata-document client not stored here). */
+  async clientName(clientId: string): Promise<string | null> {
+    const client = await new DynamoOAuthAdapter('Client', this.doc, this.tableName).find(clientId);
+    return typeof client?.client_name === 'string' ? client.client_name : null;
+  }
+
+  /** Revokes one of the user's grants with every token issued under it; false when it is not theirs. */
+  async revokeGrant(userId: string, grantId: string): Promise<boolean> {
+    const grants = new DynamoOAuthAdapter('Grant', this.doc, this.tableName);
+    const grant = await grants.find(grantId);
+    if (!grant || grant.accountId !== userId) return false;
+    await Promise.all(
+      GRANT_ARTIFACTS.map((model) => new DynamoOAuthAdapter(model, this.doc, this.tableName).revokeByGrantId(grantId)),
+    );
+    await grants.destroy(grantId);
+    return true;
+  }
+}

@@ -1,0 +1,237 @@
+import * as z from 'zod/mini';
+import { FEED_DESCRIPTION_MAX_LENGTH, FEED_MAX_TAGS, FEED_TITLE_MAX_LENGTH } from '../feed/settings';
+import { MAX_TAGS_PER_NOTE } from '../model';
+import { TAG_MAX_LENGTH } from '../save/hashtags';
+import { SAVE_LIMITS } from '../save/save-request';
+import { MAX_PAGE_SIZE } from '../workspace/listing';
+
+/**
+ * The per-user API's bodies (`/api/v2/me/…`) as zod schemas, written once: the handler parses requests
+ * with them, and `/openapi/v2.json` is generated from them (functions/platform/openapi-v2.ts).
+ */
+
+export const ownerApiSchemas = z.registry<{ id: string; description?: string }>();
+
+const uuid = z.guid();
+const dateTime = z.iso.datetime({ offset: true });
+const tag = z.string().check(z.minLength(1), z.maxLength(TAG_MAX_LENGTH));
+
+/** A note comment may be as long as a save's comment. */
+export const NOTE_COMMENT_MAX_LENGTH = SAVE_LIMITS.comment;
+export const NOTE_TITLE_MAX_LENGTH = SAVE_LIMITS.title;
+export const TOKEN_LABEL_MAX_LENGTH = 100;
+/** API tokens expire after at most ten years (or never, when no expiry is asked for). */
+export const TOKEN_MAX_EXPIRY_DAYS = 3650;
+
+const noteSummarySchema = z
+  .object({
+    id: uuid,
+    title: z.string(),
+    url: z.nullable(z.url()),
+    icon: z.nullable(z.string()),
+    tags: z.array(z.string()),
+    created: dateTime,
+    updated: z.nullable(dateTime),
+  })
+  .register(ownerApiSchemas, { id: 'NoteSummary', description: 'A note as lists show it.' });
+
+const highlightSchema = z
+  .object({ id: uuid, quote: z.string(), comment: z.nullable(z.string()), saved: dateTime })
+  .register(ownerApiSchemas, { id: 'Highlight', description: 'A quoted selection and its comment, as saved.' });
+
+const noteSchema = z
+  .object({
+    ...noteSummarySchema.shape,
+    description: z.nullable(z.string()),
+    comment: z.nullable(z.string()),
+    body: z.string(),
+    highlights: z.array(highlightSchema),
+    version: z.int(),
+  })
+  .register(ownerApiSchemas, {
+    id: 'Note',
+    description:
+      'A note whole: its Markdown body, the description above its source line, its own comment, and its highlights oldest first.',
+  });
+
+const notePageSchema = z
+  .object({ notes: z.array(noteSummarySchema), next_cursor: z.nullable(z.string()) })
+  .register(ownerApiSchemas, {
+    id: 'NotePage',
+    description: 'Notes, most recently saved or changed first; `next_cursor` reads the next page (null on the last).',
+  });
+
+export const noteEditSchema = z
+  .object({
+    title: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(NOTE_TITLE_MAX_LENGTH))),
+    comment: z.optional(z.nullable(z.string().check(z.maxLength(NOTE_COMMENT_MAX_LENGTH)))),
+    tags: z.optional(z.array(tag).check(z.maxLength(MAX_TAGS_PER_NOTE))),
+  })
+  .register(ownerApiSchemas, {
+    id: 'NoteEdit',
+    description: "What to change; absent fields stay. Tags replace the note's tags (normalised as hashtags are).",
+  });
+
+const tagCountSchema = z
+  .object({ name: z.string(), count: z.int().check(z.nonnegative()) })
+  .register(ownerApiSchemas, { id: 'TagCount', description: 'A tag and how many notes carry it.' });
+
+const tagListSchema = z
+  .object({ tags: z.array(tagCountSchema) })
+  .register(ownerApiSchemas, { id: 'TagList', description: 'Every tag of the workspace, by name.' });
+
+export const tagRenameSchema = z.object({ name: tag }).register(ownerApiSchemas, {
+  id: 'TagRename',
+  description: 'The new name; 409 when another tag has it (merge instead).',
+});
+
+export const tagMergeSchema = z
+  .object({ into: tag })
+  .register(ownerApiSchemas, { id: 'TagMerge', description: 'The tag that takes over every note of this one.' });
+
+const tagChangeSchema = z
+  .object({ tag: z.string(), notes_changed: z.int().check(z.nonnegative()) })
+  .register(ownerApiSchemas, { id: 'TagChange', description: 'The tag now carried, and how many notes changed.' });
+
+const feedSharing = z.enum(['public', 'link', 'private']);
+const feedFields = {
+  title: z.string().check(z.trim(), z.minLength(1), z.maxLength(FEED_TITLE_MAX_LENGTH)),
+  description: z.nullable(z.string().check(z.maxLength(FEED_DESCRIPTION_MAX_LENGTH))),
+  tags: z.array(tag).check(z.minLength(1), z.maxLength(FEED_MAX_TAGS)),
+  match: z.enum(['any', 'all']),
+  sharing: feedSharing,
+  items: z.enum(['notes', 'highlights']),
+};
+
+const feedSchema = z
+  .object({
+    id: uuid,
+    ...feedFields,
+    created: dateTime,
+    updated: dateTime,
+    page_url: z.url(),
+    json_url: z.url(),
+    rss_url: z.url(),
+    atom_url: z.url(),
+    json_feed_url: z.url(),
+  })
+  .register(ownerApiSchemas, {
+    id: 'Feed',
+    description:
+      'A feed of the notes carrying its tags, with the addresses readers use (they answer 404 while it is private).',
+  });
+
+const feedListSchema = z
+  .object({ feeds: z.array(feedSchema) })
+  .register(ownerApiSchemas, { id: 'FeedList', description: 'Every feed of the account, oldest first.' });
+
+export const feedCreateSchema = z
+  .object({
+    title: feedFields.title,
+    description: z.optional(feedFields.description),
+    tags: feedFields.tags,
+    match: z.optional(feedFields.match),
+    sharing: z.optional(feedFields.sharing),
+    items: z.optional(feedFields.items),
+  })
+  .register(ownerApiSchemas, {
+    id: 'FeedCreate',
+    description: 'A new feed; it is private unless `sharing` says otherwise, matches `any` tag and lists notes.',
+  });
+
+export const feedEditSchema = z
+  .partial(z.object(feedFields))
+  .register(ownerApiSchemas, { id: 'FeedEdit', description: 'What to change; absent fields stay.' });
+
+const tokenSchema = z
+  .object({
+    id: uuid,
+    label: z.nullable(z.string()),
+    created: dateTime,
+    expires: z.nullable(dateTime),
+    last_used: z.nullable(dateTime),
+    last_used_by: z.nullable(z.string()),
+    revoked: z.boolean(),
+  })
+  .register(ownerApiSchemas, { id: 'ApiToken', description: 'A personal access token, without its secret.' });
+
+const tokenListSchema = z
+  .object({ tokens: z.array(tokenSchema) })
+  .register(ownerApiSchemas, { id: 'ApiTokenList', description: 'Every token of the account, oldest first.' });
+
+export const tokenCreateSchema = z
+  .object({
+    label: z.string().check(z.trim(), z.minLength(1), z.maxLength(TOKEN_LABEL_MAX_LENGTH)),
+    expires_in_days: z.optional(z.nullable(z.int().check(z.minimum(1), z.maximum(TOKEN_MAX_EXPIRY_DAYS)))),
+  })
+  .register(ownerApiSchemas, {
+    id: 'ApiTokenCreate',
+    description: 'A label saying where the token goes, and days until it expires (null or absent: never).',
+  });
+
+const createdTokenSchema = z.object({ ...tokenSchema.shape, token: z.string() }).register(ownerApiSchemas, {
+  id: 'CreatedApiToken',
+  description: 'The new token and its secret (`gln_…`), shown this once: only its hash is kept.',
+});
+
+const accountSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    email: z.nullable(z.string()),
+    email_verified: z.boolean(),
+    plan: z.enum(['free', 'pro']),
+    note_cap: z.int(),
+    note_count: z.int(),
+    created: dateTime,
+  })
+  .register(ownerApiSchemas, { id: 'Account', description: 'The signed-in account.' });
+
+const exportSchema = z
+  .object({
+    exported: dateTime,
+    account: accountSchema,
+    bookmarks: z.array(
+      z.object({
+        url: z.string(),
+        title: z.string(),
+        created: dateTime,
+        updated: dateTime,
+        tags: z.array(z.string()),
+        note: z.string(),
+        highlights: z.array(z.object({ quote: z.string(), comment: z.nullable(z.string()), saved: dateTime })),
+        comment: z.optional(z.string()),
+      }),
+    ),
+    feeds: z.array(feedSchema),
+    tokens: z.array(tokenSchema),
+  })
+  .register(ownerApiSchemas, {
+    id: 'AccountExport',
+    description: 'Everything the account holds; `gleaner import` reads its `bookmarks` back.',
+  });
+
+export const accountDeleteSchema = z.object({ confirm: z.literal('delete my account') }).register(ownerApiSchemas, {
+  id: 'AccountDelete',
+  description: 'Deleting the account and every note, feed and token it owns cannot be undone: say so.',
+});
+
+/** Query parameters of the note list. */
+export const NOTE_PAGE_LIMIT = { min: 1, max: MAX_PAGE_SIZE, default: 50 } as const;
+
+export type NoteSummaryResource = z.infer<typeof noteSummarySchema>;
+export type NoteResource = z.infer<typeof noteSchema>;
+export type NotePageResource = z.infer<typeof notePageSchema>;
+export type NoteEdit = z.infer<typeof noteEditSchema>;
+export type TagListResource = z.infer<typeof tagListSchema>;
+export type TagChangeResource = z.infer<typeof tagChangeSchema>;
+export type FeedResource = z.infer<typeof feedSchema>;
+export type FeedListResource = z.infer<typeof feedListSchema>;
+export type FeedCreate = z.infer<typeof feedCreateSchema>;
+export type FeedEdit = z.infer<typeof feedEditSchema>;
+export type TokenResource = z.infer<typeof tokenSchema>;
+export type TokenListResource = z.infer<typeof tokenListSchema>;
+export type TokenCreate = z.infer<typeof tokenCreateSchema>;
+export type CreatedTokenResource = z.infer<typeof createdTokenSchema>;
+export type AccountResource = z.infer<typeof accountSchema>;
+export type AccountExportResource = z.infer<typeof exportSchema>;

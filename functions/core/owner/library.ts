@@ -1,0 +1,394 @@
+import type { ValidationIssue } from '../contract/validation';
+import { newFeedRecord, updateFeedRecord } from '../feed/settings';
+import type { Principal } from '../identity/principal';
+import type { AccessToken, Bookmark, FeedRecord, Highlight, Note, User } from '../model';
+import { normalizeTag } from '../save/hashtags';
+import { descriptionOf } from '../save/note-body';
+import { isoTimestamp } from '../text/text';
+import { expiryAfter } from '../token/lifecycle';
+import { newAccessToken } from '../workspace/accounts';
+import { exportWorkspace, type HighlightReader, type WorkspaceReader } from '../workspace/export';
+import type { Page, PageRequest } from '../workspace/listing';
+import type {
+  AccountExportResource,
+  AccountResource,
+  CreatedTokenResource,
+  FeedCreate,
+  FeedEdit,
+  FeedResource,
+  NoteEdit,
+  NoteResource,
+  NoteSummaryResource,
+  TagChangeResource,
+  TokenCreate,
+  TokenResource,
+} from './api';
+
+/**
+ * The owner's side of a workspace: what the per-user API and the signed-in pages do with notes, tags,
+ * feeds, API tokens and the account. Every record read by id passes `owned` (the one ownership check),
+ * so another user's id answers exactly as an unknown one.
+ */
+
+/** What a note edit writes: its title, comment and tags (the body is the save path's). */
+export interface NoteEditChange {
+  readonly title: string;
+  readonly comment: string | null;
+  readonly tags: readonly string[];
+}
+
+export interface LibraryStore extends WorkspaceReader {
+  getNote(noteId: string): Promise<Note | null>;
+  noteHighlights(noteId: string): Promise<Highlight[]>;
+  /** Applies `change` without losing a concurrent save (re-read and re-applied on conflict); null when the note is gone. */
+  editNote(noteId: string, change: (note: Note) => NoteEditChange | null, updated: string): Promise<Note | null>;
+  deleteNote(noteId: string): Promise<Note | null>;
+  /** Every tag of the user with the number of notes carrying it. */
+  tagCounts(userId: string): Promise<Map<string, number>>;
+  /** The ids of the user's notes carrying `tag` (at most `limit`). */
+  notesTagged(userId: string, tag: string, limit?: number): Promise<string[]>;
+}
+
+/** Feeds, and the highlights of notes (read as feeds of highlights read them). */
+export interface FeedSettingsStore extends HighlightReader {
+  createFeed(feed: FeedRecord): Promise<void>;
+  replaceFeed(previous: FeedRecord, next: FeedRecord): Promise<boolean>;
+  deleteFeed(feedId: string): Promise<boolean>;
+  getFeed(feedId: string): Promise<FeedRecord | null>;
+  listFeeds(userId: string): Promise<FeedRecord[]>;
+}
+
+export interface TokenStore {
+  createToken(token: AccessToken, tokenHash: string): Promise<void>;
+  listTokens(userId: string): Promise<AccessToken[]>;
+  findToken(tokenId: string): Promise<{ token: AccessToken } | null>;
+  revokeToken(tokenId: string): Promise<boolean>;
+}
+
+/** The email login of a user (none for an operator-created user not yet invited). */
+export interface LoginReader {
+  getLoginOfUser(userId: string): Promise<{ readonly email: string; readonly verified: boolean } | null>;
+}
+
+export interface AccountStore {
+  getUser(userId: string): Promise<User | null>;
+  /** Deletes the user and every row it owns. */
+  deleteAccount(userId: string): Promise<void>;
+}
+
+/** The addresses a feed is read at, from the route table (the handler knows the base address). */
+export interface FeedLinks {
+  readonly page: string;
+  readonly json: string;
+  readonly rss: string;
+  readonly atom: string;
+  readonly jsonFeed: string;
+}
+
+export interface OwnerPorts {
+  readonly notes: LibraryStore;
+  readonly feeds: FeedSettingsStore;
+  readonly tokens: TokenStore;
+  readonly accounts: AccountStore;
+  readonly logins: LoginReader;
+  readonly feedLinks: (feedId: string) => FeedLinks;
+  readonly newId: () => string;
+  readonly now: () => Date;
+}
+
+/** The record asked for does not exist, or is another user's (the same answer). */
+export class NotFoundError extends Error {}
+/** The change would clash with what exists (a rename onto a tag in use, a feed changed meanwhile). */
+export class ConflictError extends Error {}
+/** Input that parsed but does not make sense, as the contract's 422 issues. */
+export class InvalidInputError extends Error {
+  constructor(readonly issues: ValidationIssue[]) {
+    super(issues.map((issue) => issue.msg).join('; '));
+  }
+}
+
+/** The one ownership check: a record of another user is as absent as one that never existed. */
+export function owned<T extends { readonly userId: string }>(principal: Principal, record: T | null, what: string): T {
+  if (!record || record.userId !== principal.userId) throw new NotFoundError(`No such ${what}`);
+  return record;
+}
+
+export async function listNotes(
+  ports: OwnerPorts,
+  principal: Principal,
+  filter: { tag?: string },
+  page: PageRequest,
+): Promise<{ notes: NoteSummaryResource[]; next_cursor: string | null }> {
+  const tag = filter.tag === undefined ? undefined : checkedTag(filter.tag, ['query', 'tag']);
+  const found: Page<Note> = await ports.notes.listNotes(principal.userId, tag === undefined ? {} : { tag }, page);
+  const icons = await iconsOf(ports, found.items);
+  return { notes: found.items.map((note) => noteSummary(note, icons)), next_cursor: found.cursor };
+}
+
+export async function getNote(ports: OwnerPorts, principal: Principal, noteId: string): Promise<NoteResource> {
+  const note = owned(principal, await ports.notes.getNote(noteId), 'note');
+  const [icons, highlights] = await Promise.all([iconsOf(ports, [note]), ports.notes.noteHighlights(note.id)]);
+  return noteResource(note, icons, highlights);
+}
+
+export async function editNote(
+  ports: OwnerPorts,
+  principal: Principal,
+  noteId: string,
+  edit: NoteEdit,
+): Promise<NoteResource> {
+  const tags = edit.tags && checkedTags(edit.tags, ['body', 'tags']);
+  owned(principal, await ports.notes.getNote(noteId), 'note');
+  const written = await ports.notes.editNote(
+    noteId,
+    (note) => {
+      const next: NoteEditChange = {
+        title: edit.title ?? note.title,
+        comment: edit.comment === undefined ? (note.comment ?? null) : edit.comment?.trim() || null,
+        tags: tags ?? note.tags,
+      };
+      const same =
+        next.title === note.title &&
+        next.comment === (note.comment ?? null) &&
+        next.tags.join('\n') === note.tags.join('\n');
+      return same ? null : next;
+    },
+    isoTimestamp(ports.now()),
+  );
+  return getNote(ports, principal, owned(principal, written, 'note').id);
+}
+
+export async function deleteNote(ports: OwnerPorts, principal: Principal, noteId: string): Promise<void> {
+  owned(principal, await ports.notes.getNote(noteId), 'note');
+  await ports.notes.deleteNote(noteId);
+}
+
+export async function listTags(ports: OwnerPorts, principal: Principal) {
+  const counts = await ports.notes.tagCounts(principal.userId);
+  return {
+    tags: [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([name, count]) => ({ name, count })),
+  };
+}
+
+/**
+ * Moves every note (and every feed filter) from one tag to another. A rename refuses a name another
+ * tag has (409); a merge wants exactly that. Each note is its own conditional write, so a save
+ * meanwhile is re-read, never overwritten.
+ */
+export async function retag(
+  ports: OwnerPorts,
+  principal: Principal,
+  from: string,
+  to: string,
+  mode: 'rename' | 'merge',
+): Promise<TagChangeResource> {
+  const source = checkedTag(from, ['path', 'tag']);
+  const target = checkedTag(to, ['body', mode === 'rename' ? 'name' : 'into']);
+  const noteIds = await ports.notes.notesTagged(principal.userId, source);
+  if (noteIds.length === 0) throw new NotFoundError(`No note carries the tag ${source}`);
+  if (source === target) return { tag: target, notes_changed: 0 };
+  if (mode === 'rename' && (await ports.notes.notesTagged(principal.userId, target, 1)).length)
+    throw new ConflictError(`The tag ${target} exists already: merge ${source} into it instead`);
+  const updated = isoTimestamp(ports.now());
+  const swap = (tags: readonly string[]) => [...new Set(tags.map((tag) => (tag === source ? target : tag)))];
+  let changed = 0;
+  for (const noteId of noteIds) {
+    const written = await ports.notes.editNote(
+      noteId,
+      (note) =>
+        note.userId === principal.userId && note.tags.includes(source)
+          ? { title: note.title, comment: note.comment ?? null, tags: swap(note.tags) }
+          : null,
+      updated,
+    );
+    if (written?.tags.includes(target)) changed++;
+  }
+  const feeds = await ports.feeds.listFeeds(principal.userId);
+  for (const feed of feeds.filter((candidate) => candidate.tags.includes(source)))
+    await ports.feeds.replaceFeed(feed, updateFeedRecord(feed, { tags: swap(feed.tags) }, ports.now()));
+  return { tag: target, notes_changed: changed };
+}
+
+export async function listFeeds(ports: OwnerPorts, principal: Principal) {
+  const feeds = await ports.feeds.listFeeds(principal.userId);
+  return { feeds: feeds.map((feed) => feedResource(ports, feed)) };
+}
+
+export async function getFeed(ports: OwnerPorts, principal: Principal, feedId: string): Promise<FeedResource> {
+  return feedResource(ports, owned(principal, await ports.feeds.getFeed(feedId), 'feed'));
+}
+
+export async function createFeed(ports: OwnerPorts, principal: Principal, input: FeedCreate): Promise<FeedResource> {
+  const feed = newFeedRecord({
+    id: ports.newId(),
+    userId: principal.userId,
+    settings: { ...input, tags: checkedTags(input.tags, ['body', 'tags']) },
+    now: ports.now(),
+  });
+  await ports.feeds.createFeed(feed);
+  return feedResource(ports, feed);
+}
+
+export async function editFeed(
+  ports: OwnerPorts,
+  principal: Principal,
+  feedId: string,
+  edit: FeedEdit,
+): Promise<FeedResource> {
+  const current = owned(principal, await ports.feeds.getFeed(feedId), 'feed');
+  const tags = edit.tags && checkedTags(edit.tags, ['body', 'tags']);
+  const next = updateFeedRecord(current, { ...edit, ...(tags ? { tags } : {}) }, ports.now());
+  if (!(await ports.feeds.replaceFeed(current, next))) throw new ConflictError('The feed changed meanwhile; try again');
+  return feedResource(ports, next);
+}
+
+export async function deleteFeed(ports: OwnerPorts, principal: Principal, feedId: string): Promise<void> {
+  owned(principal, await ports.feeds.getFeed(feedId), 'feed');
+  await ports.feeds.deleteFeed(feedId);
+}
+
+export async function listTokens(ports: OwnerPorts, principal: Principal) {
+  return { tokens: (await ports.tokens.listTokens(principal.userId)).map(tokenResource) };
+}
+
+export async function createToken(
+  ports: OwnerPorts,
+  principal: Principal,
+  input: TokenCreate,
+): Promise<CreatedTokenResource> {
+  const now = ports.now();
+  const days = input.expires_in_days ?? undefined;
+  const token = newAccessToken({
+    id: ports.newId(),
+    userId: principal.userId,
+    label: input.label,
+    expires: expiryAfter(now, days === undefined ? undefined : days * 86_400_000),
+    now,
+  });
+  await ports.tokens.createToken(token.record, token.hash);
+  return { ...tokenResource(token.record), token: token.secret };
+}
+
+export async function revokeToken(ports: OwnerPorts, principal: Principal, tokenId: string): Promise<TokenResource> {
+  const token = owned(principal, (await ports.tokens.findToken(tokenId))?.token ?? null, 'token');
+  if (!token.revoked) await ports.tokens.revokeToken(token.id);
+  return tokenResource({ ...token, revoked: true });
+}
+
+export async function getAccount(ports: OwnerPorts, principal: Principal): Promise<AccountResource> {
+  const [user, login] = await Promise.all([
+    ports.accounts.getUser(principal.userId),
+    ports.logins.getLoginOfUser(principal.userId),
+  ]);
+  if (!user) throw new NotFoundError('No such account');
+  return accountResource(user, login);
+}
+
+export async function exportAccount(ports: OwnerPorts, principal: Principal): Promise<AccountExportResource> {
+  const [account, bookmarks, feeds, tokens] = await Promise.all([
+    getAccount(ports, principal),
+    exportWorkspace({ notes: ports.notes, highlights: ports.feeds }, principal.userId),
+    listFeeds(ports, principal),
+    listTokens(ports, principal),
+  ]);
+  return {
+    exported: isoTimestamp(ports.now()),
+    account,
+    bookmarks: bookmarks.map((bookmark) => ({
+      ...bookmark,
+      tags: [...bookmark.tags],
+      highlights: [...bookmark.highlights],
+    })),
+    ...feeds,
+    ...tokens,
+  };
+}
+
+export async function deleteAccount(ports: OwnerPorts, principal: Principal): Promise<void> {
+  await getAccount(ports, principal);
+  await ports.accounts.deleteAccount(principal.userId);
+}
+
+function checkedTag(raw: string, loc: (string | number)[]): string {
+  const tag = normalizeTag(raw.trim().replace(/^#/, ''));
+  if (!tag || !/^[\p{L}\p{N}\p{M}_-]+$/u.test(tag))
+    throw new InvalidInputError([{ loc, msg: 'Input should be a tag: letters, digits, _ and -', type: 'tag' }]);
+  return tag;
+}
+
+function checkedTags(raw: readonly string[], loc: (string | number)[]): string[] {
+  return [...new Set(raw.map((tag, index) => checkedTag(tag, [...loc, index])))];
+}
+
+async function iconsOf(ports: OwnerPorts, notes: readonly Note[]): Promise<Map<string, Bookmark>> {
+  const bookmarks = await ports.notes.getBookmarks(notes.flatMap((note) => note.bookmarkId ?? []));
+  return new Map(bookmarks.map((bookmark) => [bookmark.id, bookmark]));
+}
+
+function noteSummary(note: Note, bookmarks: Map<string, Bookmark>): NoteSummaryResource {
+  return {
+    id: note.id,
+    title: note.title,
+    url: note.url,
+    icon: (note.bookmarkId && bookmarks.get(note.bookmarkId)?.icon) || null,
+    tags: [...note.tags],
+    created: note.created,
+    updated: note.updated,
+  };
+}
+
+function noteResource(note: Note, bookmarks: Map<string, Bookmark>, highlights: readonly Highlight[]): NoteResource {
+  return {
+    ...noteSummary(note, bookmarks),
+    description: descriptionOf(note.body),
+    comment: note.comment ?? null,
+    body: note.body,
+    highlights: highlights.map(({ id, quote, comment, saved }) => ({ id, quote, comment, saved })),
+    version: note.version,
+  };
+}
+
+function feedResource(ports: OwnerPorts, feed: FeedRecord): FeedResource {
+  const links = ports.feedLinks(feed.id);
+  return {
+    id: feed.id,
+    title: feed.title,
+    description: feed.description,
+    tags: [...feed.tags],
+    match: feed.match,
+    sharing: feed.sharing,
+    items: feed.items,
+    created: feed.created,
+    updated: feed.updated,
+    page_url: links.page,
+    json_url: links.json,
+    rss_url: links.rss,
+    atom_url: links.atom,
+    json_feed_url: links.jsonFeed,
+  };
+}
+
+export function tokenResource(token: AccessToken): TokenResource {
+  return {
+    id: token.id,
+    label: token.label,
+    created: token.created,
+    expires: token.expires,
+    last_used: token.lastUsed,
+    last_used_by: token.lastUsedAgent,
+    revoked: token.revoked,
+  };
+}
+
+function accountResource(user: User, login: { email: string; verified: boolean } | null): AccountResource {
+  return {
+    id: user.id,
+    name: user.name,
+    email: login?.email ?? null,
+    email_verified: login?.verified ?? false,
+    plan: user.plan,
+    note_cap: user.noteCap,
+    note_count: user.noteCount,
+    created: user.created,
+  };
+}

@@ -1,0 +1,193 @@
+/**
+ * The pages of signing up, signing in and the Account page. Pure rendering: each returns the whole
+ * HTML document through `renderPage`; every value from outside goes through `escapeHtml`.
+ */
+
+import type { Passkey } from '../identity/identity';
+import { PASSWORD_MIN_LENGTH } from '../identity/password';
+import { escapeHtml } from '../text/escape';
+import { csrfField, postButton, renderPage } from './layout';
+import { webPaths } from './paths';
+
+interface Messages {
+  readonly notice?: string | null;
+  readonly error?: string | null;
+}
+
+function emailField(value = '', autocomplete = 'username'): string {
+  return `<label for="email">Email</label>
+<input id="email" name="email" type="email" required maxlength="254" autocomplete="${autocomplete}" value="${escapeHtml(value)}">`;
+}
+
+function passwordField(autocomplete: 'current-password' | 'new-password', label = 'Password', id = 'password'): string {
+  const rules =
+    autocomplete === 'new-password' ? ` minlength="${PASSWORD_MIN_LENGTH}" aria-describedby="${id}-hint"` : '';
+  const hint =
+    autocomplete === 'new-password'
+      ? `\n<p id="${id}-hint" class="hint">At least ${PASSWORD_MIN_LENGTH} characters; a few unrelated words make a strong one.</p>`
+      : '';
+  return `<label for="${id}">${escapeHtml(label)}</label>
+<input id="${id}" name="${id}" type="password" required maxlength="200" autocomplete="${autocomplete}"${rules}>${hint}`;
+}
+
+/** The page at `/` for visitors who are not signed in. */
+export function welcomePage(): string {
+  return renderPage({
+    title: 'Welcome',
+    body: `<h1>Gleaner</h1>
+<p>Keep what you read: save pages and highlights from your browser, tag them, and publish feeds of your notes.</p>
+<p><a class="button" href="${webPaths.signUp}">Sign up</a> or <a href="${webPaths.signIn}">sign in</a>.</p>`,
+  });
+}
+
+export function signUpPage(options: Messages & { email?: string } = {}): string {
+  return renderPage({
+    title: 'Sign up',
+    ...options,
+    body: `<h1>Sign up</h1>
+<form method="post" action="${webPaths.signUp}" class="stack">
+${emailField(options.email, 'email')}
+${passwordField('new-password')}
+<button type="submit">Sign up</button>
+</form>
+<p>Already have an account? <a href="${webPaths.signIn}">Sign in</a>.</p>`,
+  });
+}
+
+export function signInPage(options: Messages & { email?: string; next?: string | null } = {}): string {
+  const next = options.next ? `<input type="hidden" name="next" value="${escapeHtml(options.next)}">` : '';
+  return renderPage({
+    title: 'Sign in',
+    ...options,
+    scripts: ['passkey.js'],
+    body: `<h1>Sign in</h1>
+<form method="post" action="${webPaths.signIn}" class="stack">
+${next}${emailField(options.email)}
+${passwordField('current-password')}
+<button type="submit">Sign in</button>
+</form>
+<div class="passkey-sign-in" data-passkey-sign-in hidden>
+<p>Or, without a password:</p>
+<button type="button" data-passkey-sign-in-button data-next="${escapeHtml(options.next ?? '')}">Sign in with a passkey</button>
+<p class="error" role="alert" data-passkey-error hidden></p>
+</div>
+<p><a href="${webPaths.forgotPassword}">Forgot your password?</a> · No account yet? <a href="${webPaths.signUp}">Sign up</a>.</p>`,
+  });
+}
+
+/** After sign-up or a reset request: the same words whether or not the address has an account. */
+export function checkEmailPage(purpose: 'verify' | 'reset'): string {
+  const what =
+    purpose === 'verify'
+      ? 'We sent a link to confirm your address. Open it to finish signing up, then sign in.'
+      : 'If the address has an account, we sent it a link to choose a new password. It works for one hour.';
+  return renderPage({
+    title: 'Check your email',
+    body: `<h1>Check your email</h1>
+<p>${what}</p>
+<p><a href="${webPaths.signIn}">Back to sign in</a></p>`,
+  });
+}
+
+export function forgotPasswordPage(options: Messages = {}): string {
+  return renderPage({
+    title: 'Reset your password',
+    ...options,
+    body: `<h1>Reset your password</h1>
+<p>Enter your address and we will mail you a link to choose a new password.</p>
+<form method="post" action="${webPaths.forgotPassword}" class="stack">
+${emailField()}
+<button type="submit">Send the link</button>
+</form>`,
+  });
+}
+
+export function setPasswordPage(options: Messages & { token: string; email: string; invited: boolean }): string {
+  const title = options.invited ? 'Choose your password' : 'Choose a new password';
+  return renderPage({
+    title,
+    error: options.error,
+    body: `<h1>${title}</h1>
+<p>For ${escapeHtml(options.email)}.</p>
+<form method="post" action="${webPaths.setPassword}" class="stack">
+<input type="hidden" name="token" value="${escapeHtml(options.token)}">
+<input type="text" name="username" autocomplete="username" value="${escapeHtml(options.email)}" hidden>
+${passwordField('new-password')}
+<button type="submit">Set password</button>
+</form>`,
+  });
+}
+
+/** A page for a link that is unknown, used or expired. */
+export function linkExpiredPage(): string {
+  return renderPage({
+    title: 'Link expired',
+    body: `<h1>This link no longer works</h1>
+<p>It was used already, or it expired. <a href="${webPaths.forgotPassword}">Ask for a new password link</a> or <a href="${webPaths.signIn}">sign in</a>.</p>`,
+  });
+}
+
+export interface AccountView {
+  readonly email: string | null;
+  readonly verified: boolean;
+  readonly passkeys: readonly Passkey[];
+  readonly csrfToken: string;
+}
+
+export function accountPage(view: AccountView, messages: Messages = {}): string {
+  const csrf = csrfField(view.csrfToken);
+  const passkeys = view.passkeys.length
+    ? `<ul class="list">${view.passkeys
+        .map(
+          (passkey) =>
+            `<li><span>${escapeHtml(passkey.label)} <span class="muted">added ${escapeHtml(passkey.created.slice(0, 10))}${passkey.lastUsed ? `, last used ${escapeHtml(passkey.lastUsed.slice(0, 10))}` : ''}</span></span> ${postButton(webPaths.passkeyDelete, view.csrfToken, `Remove ${passkey.label}`, 'secondary', { credential: passkey.credentialId })}</li>`,
+        )
+        .join('')}</ul>`
+    : '<p>No passkeys yet.</p>';
+  return renderPage({
+    title: 'Account',
+    current: 'account',
+    signedIn: { csrfToken: view.csrfToken },
+    scripts: ['passkey.js'],
+    ...messages,
+    body: `<h1>Account</h1>
+<section aria-labelledby="email-heading">
+<h2 id="email-heading">Email</h2>
+<p>${view.email ? `${escapeHtml(view.email)}${view.verified ? '' : ' <span class="badge">not confirmed</span>'}` : 'No email address yet.'}</p>
+<form method="post" action="${webPaths.accountEmail}" class="stack">
+${csrf}
+<label for="new-email">New email address</label>
+<input id="new-email" name="email" type="email" required maxlength="254" autocomplete="email">
+${passwordField('current-password', 'Current password', 'current-password')}
+<button type="submit">Change email</button>
+</form>
+</section>
+<section aria-labelledby="password-heading">
+<h2 id="password-heading">Password</h2>
+<form method="post" action="${webPaths.accountPassword}" class="stack">
+${csrf}
+<input type="text" name="username" autocomplete="username" value="${escapeHtml(view.email ?? '')}" hidden>
+${passwordField('current-password', 'Current password', 'password-current')}
+${passwordField('new-password', 'New password', 'new-password')}
+<button type="submit">Change password</button>
+</form>
+<p class="hint">Changing it signs out every other browser.</p>
+</section>
+<section aria-labelledby="passkeys-heading">
+<h2 id="passkeys-heading">Passkeys</h2>
+<p>Sign in with your device's screen lock or a security key instead of your password.</p>
+${passkeys}
+<div data-passkey-register hidden>
+<label for="passkey-label">Name for the new passkey</label>
+<input id="passkey-label" type="text" maxlength="60" value="Passkey" data-passkey-label>
+<button type="button" data-passkey-register-button data-csrf="${escapeHtml(view.csrfToken)}">Add a passkey</button>
+<p class="error" role="alert" data-passkey-error hidden></p>
+</div>
+</section>
+<section aria-labelledby="sessions-heading">
+<h2 id="sessions-heading">Sign out</h2>
+${postButton(webPaths.signOut, view.csrfToken, 'Sign out')}
+${postButton(webPaths.signOut, view.csrfToken, 'Sign out everywhere', 'secondary', { everywhere: 'true' })}
+</section>`,
+  });
+}

@@ -1,0 +1,329 @@
+/**
+ * The signed-in pages of a workspace: Library, Note, Tags, Feeds and Settings › API tokens. Pure
+ * rendering through `renderPage` (no script: every action is a form that posts and redirects back);
+ * every value from outside goes through `escapeHtml`, and only http(s) URLs reach an href or src.
+ */
+
+import type {
+  CreatedTokenResource,
+  FeedResource,
+  NoteResource,
+  NoteSummaryResource,
+  TokenResource,
+} from '../owner/api';
+import { escapeHtml } from '../text/escape';
+import { csrfField, type NavItem, postButton, renderPage, type SignedIn } from './layout';
+import { notePath, webPaths } from './paths';
+
+export interface PageContext {
+  readonly signedIn: SignedIn;
+  readonly notice?: string | null;
+  readonly error?: string | null;
+}
+
+function page(context: PageContext, title: string, current: NavItem | undefined, body: string): string {
+  return renderPage({
+    title,
+    body,
+    current,
+    signedIn: context.signedIn,
+    notice: context.notice,
+    error: context.error,
+  });
+}
+
+/** An http(s) URL as an attribute value, or null for anything else (a `javascript:` URL is never a link). */
+function safeUrl(url: string | null): string | null {
+  return url && /^https?:\/\//i.test(url) ? escapeHtml(url) : null;
+}
+
+function when(iso: string | null): string {
+  return iso ? `<time datetime="${escapeHtml(iso)}">${escapeHtml(iso.slice(0, 10))}</time>` : '';
+}
+
+function tagLinks(tags: readonly string[]): string {
+  if (!tags.length) return '';
+  const items = tags
+    .map(
+      (tag) =>
+        `<li><a class="badge" href="${webPaths.library}?tag=${encodeURIComponent(tag)}">#${escapeHtml(tag)}</a></li>`,
+    )
+    .join('');
+  return `<ul class="tags" aria-label="Tags">${items}</ul>`;
+}
+
+function hostOf(url: string | null): string {
+  try {
+    return url ? new URL(url).host : '';
+  } catch {
+    return '';
+  }
+}
+
+export interface LibraryView {
+  readonly notes: readonly NoteSummaryResource[];
+  readonly tag: string | null;
+  /** The link to the next (older) page, or null on the last. */
+  readonly olderHref: string | null;
+  /**
+   * SEARCH SLOT: the search box (its own feature) renders here, above the notes, once it lands; the
+   * Library passes its form as HTML. Null leaves the slot empty.
+   */
+  readonly searchBox?: string | null;
+}
+
+export function libraryPage(context: PageContext, view: LibraryView): string {
+  const items = view.notes
+    .map((note) => {
+      const icon = safeUrl(note.icon);
+      const source = safeUrl(note.url);
+      return `<li class="note-item">
+${icon ? `<img class="favicon" src="${icon}" alt="" width="16" height="16">` : ''}<a class="note-title" href="${notePath(note.id)}">${escapeHtml(note.title)}</a>
+<p class="muted">${source ? `${escapeHtml(hostOf(note.url))} · ` : ''}${when(note.updated ?? note.created)}</p>
+${tagLinks(note.tags)}
+</li>`;
+    })
+    .join('\n');
+  const filter = view.tag
+    ? `<p>Notes tagged <strong>#${escapeHtml(view.tag)}</strong> · <a href="${webPaths.library}">Show all notes</a></p>`
+    : '';
+  const empty = view.tag
+    ? '<p>No note carries this tag.</p>'
+    : '<p>Nothing saved yet. Create an API token in <a href="/settings/tokens">Settings › API tokens</a>, put it in the browser extension, and save a page; or share a page to Gleaner from your phone.</p>';
+  return page(
+    context,
+    'Library',
+    'library',
+    `<h1>Library</h1>
+<!-- SEARCH SLOT: the search feature's box goes here (LibraryView.searchBox). -->
+${view.searchBox ? `<div class="search-slot">${view.searchBox}</div>\n` : ''}<form method="get" action="${webPaths.library}" class="inline-form tag-filter" role="search" aria-label="Filter by tag">
+<label for="tag-filter">Filter by tag</label>
+<input id="tag-filter" name="tag" value="${escapeHtml(view.tag ?? '')}" autocomplete="off">
+<button type="submit" class="secondary">Filter</button>
+</form>
+${filter}${view.notes.length ? `<ul class="list notes">\n${items}\n</ul>` : empty}
+${view.olderHref ? `<p><a href="${escapeHtml(view.olderHref)}">Older notes</a></p>` : ''}`,
+  );
+}
+
+export function notePage(context: PageContext, note: NoteResource): string {
+  const source = safeUrl(note.url);
+  const highlights = note.highlights
+    .map(
+      (highlight) => `<li>
+<blockquote>${escapeHtml(highlight.quote)}</blockquote>
+${highlight.comment ? `<p>${escapeHtml(highlight.comment)}</p>` : ''}<p class="muted">Saved ${when(highlight.saved)}</p>
+</li>`,
+    )
+    .join('\n');
+  const csrf = context.signedIn.csrfToken;
+  return page(
+    context,
+    note.title,
+    'library',
+    `<h1>${escapeHtml(note.title)}</h1>
+${source ? `<p><a href="${source}" rel="noopener noreferrer">${escapeHtml(note.url!)}</a></p>` : ''}
+<p class="muted">Saved ${when(note.created)}${note.updated ? ` · changed ${when(note.updated)}` : ''}</p>
+${note.description ? `<p>${escapeHtml(note.description)}</p>` : ''}
+${note.comment ? `<p class="note-comment"><strong>Your comment:</strong> ${escapeHtml(note.comment)}</p>` : ''}
+${tagLinks(note.tags)}
+<section aria-labelledby="highlights">
+<h2 id="highlights">Highlights</h2>
+${note.highlights.length ? `<ul class="list highlights">\n${highlights}\n</ul>` : '<p class="muted">No highlights yet.</p>'}
+</section>
+<section aria-labelledby="edit">
+<h2 id="edit">Edit</h2>
+<form method="post" action="${notePath(note.id)}" class="stack">
+${csrfField(csrf)}
+<label for="title">Title</label>
+<input id="title" name="title" required maxlength="1000" value="${escapeHtml(note.title)}">
+<label for="comment">Comment</label>
+<textarea id="comment" name="comment" rows="4" maxlength="5000">${escapeHtml(note.comment ?? '')}</textarea>
+<label for="tags">Tags</label>
+<input id="tags" name="tags" value="${escapeHtml(note.tags.join(', '))}" aria-describedby="tags-hint">
+<p id="tags-hint" class="hint muted">Separated by commas or spaces.</p>
+<button type="submit">Save changes</button>
+</form>
+</section>
+<section aria-labelledby="delete">
+<h2 id="delete">Delete</h2>
+<p>Deletes the note, its highlights and its bookmark.</p>
+${postButton(`${notePath(note.id)}/delete`, csrf, 'Delete note', 'secondary')}
+</section>
+<p><a href="${webPaths.library}">Back to the Library</a></p>`,
+  );
+}
+
+export function tagsPage(context: PageContext, tags: readonly { name: string; count: number }[]): string {
+  const csrf = context.signedIn.csrfToken;
+  const rows = tags
+    .map(
+      (tag) => `<li>
+<a href="${webPaths.library}?tag=${encodeURIComponent(tag.name)}">#${escapeHtml(tag.name)}</a> <span class="muted">${tag.count} ${tag.count === 1 ? 'note' : 'notes'}</span>
+</li>`,
+    )
+    .join('\n');
+  const options = tags
+    .map((tag) => `<option value="${escapeHtml(tag.name)}">${escapeHtml(tag.name)}</option>`)
+    .join('');
+  const change = (
+    action: string,
+    label: string,
+    field: string,
+    fieldLabel: string,
+    help: string,
+  ) => `<form method="post" action="${action}" class="stack">
+${csrfField(csrf)}
+<label for="${field}-from">Tag</label>
+<select id="${field}-from" name="tag" required>${options}</select>
+<label for="${field}">${fieldLabel}</label>
+<input id="${field}" name="${field}" required maxlength="64" aria-describedby="${field}-hint">
+<p id="${field}-hint" class="hint muted">${help}</p>
+<button type="submit">${label}</button>
+</form>`;
+  return page(
+    context,
+    'Tags',
+    'tags',
+    `<h1>Tags</h1>
+${tags.length ? `<ul class="list tags-list">\n${rows}\n</ul>` : '<p>No tags yet: hashtags in a save’s comment become tags, and you can tag a note on its page.</p>'}
+${
+  tags.length
+    ? `<section aria-labelledby="rename"><h2 id="rename">Rename a tag</h2>
+${change(webPaths.tagRename, 'Rename', 'name', 'New name', 'On every note and feed. A name another tag has is refused: merge instead.')}
+</section>
+<section aria-labelledby="merge"><h2 id="merge">Merge tags</h2>
+${change(webPaths.tagMerge, 'Merge', 'into', 'Into tag', 'Its notes and feeds carry this tag instead.')}
+</section>`
+    : ''
+}`,
+  );
+}
+
+const SHARING_LABELS = {
+  private: 'Private (only you)',
+  link: 'Anyone with the link',
+  public: 'Public',
+} as const;
+
+function sharingSelect(id: string, current: FeedResource['sharing']): string {
+  const options = (Object.keys(SHARING_LABELS) as FeedResource['sharing'][])
+    .map((value) => `<option value="${value}"${value === current ? ' selected' : ''}>${SHARING_LABELS[value]}</option>`)
+    .join('');
+  return `<label for="${id}">Visibility</label><select id="${id}" name="sharing">${options}</select>`;
+}
+
+export function feedsPage(context: PageContext, feeds: readonly FeedResource[]): string {
+  const csrf = context.signedIn.csrfToken;
+  const items = feeds
+    .map((feed) => {
+      const links = [
+        ['Page', feed.page_url],
+        ['RSS', feed.rss_url],
+        ['Atom', feed.atom_url],
+        ['JSON Feed', feed.json_feed_url],
+      ]
+        .map(([label, url]) => `<li><a href="${escapeHtml(url!)}">${label}</a></li>`)
+        .join('');
+      return `<li>
+<h2>${escapeHtml(feed.title)}</h2>
+<p class="muted">Notes tagged ${feed.tags.map((tag) => `#${escapeHtml(tag)}`).join(feed.match === 'all' ? ' and ' : ' or ')} · ${SHARING_LABELS[feed.sharing]}</p>
+${feed.sharing === 'private' ? '<p class="muted">Its addresses answer “not found” until you share it.</p>' : ''}<ul class="feed-links" aria-label="Addresses of ${escapeHtml(feed.title)}">${links}</ul>
+<form method="post" action="${webPaths.feeds}/${encodeURIComponent(feed.id)}" class="inline-form">
+${csrfField(csrf)}${sharingSelect(`sharing-${feed.id}`, feed.sharing)}
+<button type="submit" class="secondary">Save visibility</button>
+</form>
+${postButton(`${webPaths.feeds}/${encodeURIComponent(feed.id)}/delete`, csrf, `Delete ${feed.title}`, 'secondary')}
+</li>`;
+    })
+    .join('\n');
+  return page(
+    context,
+    'Feeds',
+    'feeds',
+    `<h1>Feeds</h1>
+<p>A feed lists your notes with some tags, newest first, as a web page, RSS, Atom and JSON Feed.</p>
+${feeds.length ? `<ul class="list feeds">\n${items}\n</ul>` : '<p class="muted">No feeds yet.</p>'}
+<section aria-labelledby="new-feed">
+<h2 id="new-feed">New feed</h2>
+<form method="post" action="${webPaths.feeds}" class="stack">
+${csrfField(csrf)}
+<label for="feed-title">Title</label>
+<input id="feed-title" name="title" required maxlength="200">
+<label for="feed-tags">Tags</label>
+<input id="feed-tags" name="tags" required aria-describedby="feed-tags-hint">
+<p id="feed-tags-hint" class="hint muted">Notes with any of these tags (commas or spaces between them).</p>
+${sharingSelect('feed-sharing', 'private')}
+<button type="submit">Create feed</button>
+</form>
+</section>`,
+  );
+}
+
+const EXPIRY_CHOICES: readonly [string, string][] = [
+  ['30', '30 days'],
+  ['90', '90 days'],
+  ['365', 'A year'],
+  ['', 'Never'],
+];
+
+export function apiTokensPage(
+  context: PageContext,
+  tokens: readonly TokenResource[],
+  created: CreatedTokenResource | null = null,
+): string {
+  const csrf = context.signedIn.csrfToken;
+  const rows = tokens
+    .map(
+      (token) => `<li>
+<strong>${escapeHtml(token.label ?? 'Unlabelled')}</strong>${token.revoked ? ' <span class="badge">Revoked</span>' : ''}
+<p class="muted">Created ${when(token.created)} · ${token.expires ? `expires ${when(token.expires)}` : 'never expires'} · ${token.last_used ? `last used ${when(token.last_used)}${token.last_used_by ? ` by ${escapeHtml(token.last_used_by)}` : ''}` : 'never used'}</p>
+${token.revoked ? '' : postButton(`${webPaths.apiTokens}/${encodeURIComponent(token.id)}/revoke`, csrf, `Revoke ${token.label ?? 'token'}`, 'secondary')}
+</li>`,
+    )
+    .join('\n');
+  const secret = created
+    ? `<section aria-labelledby="new-secret" class="notice">
+<h2 id="new-secret">Your new token “${escapeHtml(created.label ?? '')}”</h2>
+<p>Copy it now: it is shown only this once. Paste it into the browser extension’s options.</p>
+<label for="secret">Token</label>
+<input id="secret" readonly value="${escapeHtml(created.token)}">
+</section>`
+    : '';
+  const expiry = EXPIRY_CHOICES.map(
+    ([value, label]) => `<option value="${value}"${value === '90' ? ' selected' : ''}>${label}</option>`,
+  ).join('');
+  return page(
+    context,
+    'API tokens',
+    'settings',
+    `<h1>Settings › API tokens</h1>
+<p>An API token lets the browser extension (or a script) save pages to your Library. It can do nothing else.</p>
+${secret}
+<section aria-labelledby="create">
+<h2 id="create">Create a token</h2>
+<form method="post" action="${webPaths.apiTokens}" class="stack">
+${csrfField(csrf)}
+<label for="label">Label</label>
+<input id="label" name="label" required maxlength="100" placeholder="Laptop browser">
+<label for="expires">Expires</label>
+<select id="expires" name="expires_in_days">${expiry}</select>
+<button type="submit">Create token</button>
+</form>
+</section>
+<section aria-labelledby="tokens">
+<h2 id="tokens">Your tokens</h2>
+${tokens.length ? `<ul class="list tokens">\n${rows}\n</ul>` : '<p class="muted">No tokens yet.</p>'}
+</section>`,
+  );
+}
+
+/** A page that is another user's, or none: the same answer. */
+export function notFoundPage(context: PageContext): string {
+  return page(
+    context,
+    'Not found',
+    undefined,
+    `<h1>Not found</h1><p><a href="${webPaths.library}">Back to the Library</a></p>`,
+  );
+}

@@ -1,0 +1,53 @@
+/**
+ * The web app's page addresses, named once: links, redirects and the route table use these. Pages of
+ * the signed-in app are owned by their features; this is only where their paths are spelled.
+ */
+export const webPaths = {
+  home: '/',
+  signUp: '/signup',
+  signIn: '/signin',
+  signOut: '/signout',
+  verifyEmail: '/verify-email',
+  forgotPassword: '/forgot-password',
+  /** Sets a password from a one-time link (a reset, or an operator's invitation). */
+  setPassword: '/set-password',
+  account: '/account',
+  accountEmail: '/account/email',
+  accountPassword: '/account/password',
+  passkeyRegisterOptions: '/account/passkeys/options',
+  passkeyRegister: '/account/passkeys',
+  passkeyDelete: '/account/passkeys/delete',
+  passkeySignInOptions: '/signin/passkey/options',
+  passkeySignIn: '/signin/passkey',
+  connectedApps: '/settings/apps',
+  connectedAppRevoke: '/settings/apps/revoke',
+  apiTokens: '/settings/tokens',
+  library: '/library',
+  tags: '/tags',
+  tagRename: '/tags/rename',
+  tagMerge: '/tags/merge',
+  feeds: '/my/feeds',
+  /** The PWA's Web Share Target: a phone's share sheet posts a page here. */
+  share: '/share',
+} as const;
+
+/** A note's page in the Library. */
+export function notePath(noteId: string): string {
+  return `${webPaths.library}/notes/${encodeURIComponent(noteId)}`;
+}
+
+/**
+ * Where to go after signing in: `next` only when it is a path on this site (`/…`, not `//host` or
+ * `/\host`, which browsers read as another host), else the Library. Closes the open redirect.
+ */
+export function safeNextPath(next: string | null | undefined): string {
+  if (!next?.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return webPaths.library;
+  if (/[\u0000-\u001f\u007f]/.test(next)) return webPaths.library;
+  try {
+    const resolved = new URL(next, 'https://gleaner.invalid');
+    if (resolved.origin !== 'https://gleaner.invalid') return webPaths.library;
+    return `${resolved.pathname}${resolved.search}${resolved.hash}`;
+  } catch {
+    return webPaths.library;
+  }
+}

@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import { DynamoAccountStore } from '../adapters/dynamo/account-store';
+import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
+import { createDynamoClients } from '../adapters/dynamo/client';
+import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
+import { DynamoIdentityStore } from '../adapters/dynamo/identity-store';
+import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
+import type { Environment } from '../platform/env';
+import { createLogger } from '../platform/observability';
+import { rateLimitSettings, setting, settings } from '../platform/settings';
+import { createTracing } from '../platform/tracing';
+import type { Authenticate } from './owner-access';
+import { authenticateOwner, ownerAuthDeps } from './owner-auth';
+
+/** What the owner's functions (the per-user API and the signed-in pages) are built from, in Lambda and locally. */
+export function ownerDeps(env: Environment) {
+  const tableName = setting(env, settings.tableName);
+  const tracing = createTracing();
+  const { doc } = createDynamoClients({
+    endpoint: setting(env, settings.dynamoEndpoint),
+    instrument: tracing.instrument,
+  });
+  const accounts = new DynamoAccountStore(doc, tableName);
+  const authDeps = ownerAuthDeps(env, doc);
+  return {
+    authDeps,
+    deps: {
+      authenticate: ((event, options) => authenticateOwner(authDeps, event, options)) satisfies Authenticate,
+      notes: new DynamoBookmarkStore(doc, tableName),
+      feeds: new DynamoFeedStore(doc, tableName),
+      tokens: accounts,
+      accounts,
+      logins: new DynamoIdentityStore(doc, tableName),
+      rateLimiter: new DynamoRateLimiter(doc, tableName),
+      rateLimitPolicy: setting(env, rateLimitSettings.owner),
+      publicBaseUrl: setting(env, settings.publicBaseUrl) ?? null,
+      logger: createLogger(env),
+      tracing,
+      newId: randomUUID,
+      now: () => new Date(),
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { pageSecurityHeaders } from '../core/web/layout';
+import { header } from './responses';
+
+/** Answers and requests of the server-rendered web app: HTML pages, redirects after a POST, form bodies. */
+
+export function htmlResponse(
+  statusCode: number,
+  html: string,
+  headers: Record<string, string> = {},
+  options: { formAction?: boolean } = {},
+): APIGatewayProxyResult {
+  return { statusCode, headers: { ...pageSecurityHeaders(options), ...headers }, body: html };
+}
+
+/** 303 See Other: after a form's POST, the browser GETs `location`. */
+export function redirectResponse(location: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return { statusCode: 303, headers: { Location: location, 'Cache-Control': 'no-store', ...headers }, body: '' };
+}
+
+/** The fields of an `application/x-www-form-urlencoded` body (empty for any other body). */
+export function formFields(event: APIGatewayProxyEvent): URLSearchParams {
+  const contentType = header(event.headers, 'Content-Type') ?? '';
+  if (!event.body || !/^application\/x-www-form-urlencoded\b/i.test(contentType)) return new URLSearchParams();
+  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  return new URLSearchParams(text);
+}
+
+/** A JSON body as an object, or null when it is not one. */
+export function jsonBody(event: APIGatewayProxyEvent): Record<string, unknown> | null {
+  if (!event.body) return null;
+  try {
+    const value: unknown = JSON.parse(
+      event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body,
+    );
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function queryParameter(event: APIGatewayProxyEvent, name: string): string | null {
+  return event.queryStringParameters?.[name] ?? null;
+}

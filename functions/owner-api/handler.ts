@@ -1,0 +1,213 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type * as z from 'zod/mini';
+import { userRateLimitSubject } from '../adapters/dynamo/account-deletion';
+import { UserNotFoundError } from '../adapters/dynamo/account-store';
+import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
+import { jsonContentTypeIssues, parseUuidParameter, toValidationIssues } from '../core/contract/validation';
+import { InvalidFeedSettingsError } from '../core/feed/settings';
+import type { Principal } from '../core/identity/principal';
+import {
+  accountDeleteSchema,
+  feedCreateSchema,
+  feedEditSchema,
+  NOTE_PAGE_LIMIT,
+  noteEditSchema,
+  tagMergeSchema,
+  tagRenameSchema,
+  tokenCreateSchema,
+} from '../core/owner/api';
+import * as library from '../core/owner/library';
+import { ConflictError, InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
+import { InvalidCursorError } from '../core/workspace/listing';
+import { serviceBaseUrl } from '../http/base-url';
+import { httpRoute, type RouteRequest } from '../http/middleware';
+import { type Authenticate, matchedRoute, ownerAccess } from '../http/owner-access';
+import { ownerDeps } from '../http/owner-deps';
+import { feedAddresses } from '../http/published-feed';
+import { rateLimited } from '../http/rate-limited';
+import { errorResponse, header, jsonResponse } from '../http/responses';
+import { deferred, type Environment } from '../platform/env';
+import { setting, settings } from '../platform/settings';
+import type { Tracing } from '../platform/tracing';
+
+/**
+ * `/api/v2/me/…`: the per-user API. One function serves every route of the table whose entry is this
+ * module; the route (method and resource) picks the operation. Each request is admitted by
+ * `ownerAccess` (the route's scope, session-only routes), counted against its user's quota, parsed
+ * with the schemas of core/owner/api.ts, and answered in the contract's shapes.
+ */
+
+export interface OwnerApiDeps extends Omit<OwnerPorts, 'feedLinks'> {
+  readonly authenticate: Authenticate;
+  readonly rateLimiter: RateLimiter;
+  readonly rateLimitPolicy: RateLimitPolicy;
+  /** Readers' address of the feeds; null takes it from the request. */
+  readonly publicBaseUrl: string | null;
+  readonly corsOrigins: readonly string[];
+  readonly logger: Logger;
+  readonly tracing?: Tracing;
+}
+
+interface Call {
+  readonly ports: OwnerPorts;
+  readonly principal: Principal;
+  readonly event: APIGatewayProxyEvent;
+}
+
+type Operation = (call: Call) => Promise<APIGatewayProxyResult>;
+
+const ok = async (answer: Promise<unknown>, status = 200) => jsonResponse(status, await answer);
+const noContent = async (done: Promise<void>): Promise<APIGatewayProxyResult> => {
+  await done;
+  return { statusCode: 204, headers: {}, body: '' };
+};
+
+/** The operation of each route id (every owner route with this module as its entry has one: a test checks). */
+export const operations: Record<string, Operation> = {
+  GetMyAccount: ({ ports, principal }) => ok(library.getAccount(ports, principal)),
+  ExportMyAccount: async ({ ports, principal }) => ({
+    ...(await ok(library.exportAccount(ports, principal))),
+    headers: {
+      'Content-Type': 'application/json',
+      'Content-Disposition': 'attachment; filename="gleaner-export.json"',
+    },
+  }),
+  DeleteMyAccount: ({ ports, principal, event }) => {
+    parseBody(accountDeleteSchema, event);
+    return noContent(library.deleteAccount(ports, principal));
+  },
+  ListMyNotes: ({ ports, principal, event }) => {
+    const query = event.queryStringParameters ?? {};
+    return ok(
+      library.listNotes(ports, principal, query.tag === undefined ? {} : { tag: query.tag }, {
+        limit: pageLimit(query.limit),
+        ...(query.cursor ? { cursor: query.cursor } : {}),
+      }),
+    );
+  },
+  GetMyNote: ({ ports, principal, event }) => ok(library.getNote(ports, principal, uuidParameter(event, 'note_id'))),
+  EditMyNote: ({ ports, principal, event }) => {
+    const noteId = uuidParameter(event, 'note_id');
+    return ok(library.editNote(ports, principal, noteId, parseBody(noteEditSchema, event)));
+  },
+  DeleteMyNote: ({ ports, principal, event }) =>
+    noContent(library.deleteNote(ports, principal, uuidParameter(event, 'note_id'))),
+  ListMyTags: ({ ports, principal }) => ok(library.listTags(ports, principal)),
+  RenameMyTag: ({ ports, principal, event }) => {
+    const { name } = parseBody(tagRenameSchema, event);
+    return ok(library.retag(ports, principal, event.pathParameters?.tag ?? '', name, 'rename'));
+  },
+  MergeMyTag: ({ ports, principal, event }) => {
+    const { into } = parseBody(tagMergeSchema, event);
+    return ok(library.retag(ports, principal, event.pathParameters?.tag ?? '', into, 'merge'));
+  },
+  ListMyFeeds: ({ ports, principal }) => ok(library.listFeeds(ports, principal)),
+  CreateMyFeed: ({ ports, principal, event }) =>
+    ok(library.createFeed(ports, principal, parseBody(feedCreateSchema, event)), 201),
+  GetMyFeed: ({ ports, principal, event }) => ok(library.getFeed(ports, principal, uuidParameter(event, 'feed_id'))),
+  EditMyFeed: ({ ports, principal, event }) => {
+    const feedId = uuidParameter(event, 'feed_id');
+    return ok(library.editFeed(ports, principal, feedId, parseBody(feedEditSchema, event)));
+  },
+  DeleteMyFeed: ({ ports, principal, event }) =>
+    noContent(library.deleteFeed(ports, principal, uuidParameter(event, 'feed_id'))),
+  ListMyTokens: ({ ports, principal }) => ok(library.listTokens(ports, principal)),
+  CreateMyToken: async ({ ports, principal, event }) => ({
+    ...(await ok(library.createToken(ports, principal, parseBody(tokenCreateSchema, event)), 201)),
+    // The secret is in this answer only: no cache may keep it.
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
+  }),
+  RevokeMyToken: ({ ports, principal, event }) =>
+    ok(library.revokeToken(ports, principal, uuidParameter(event, 'token_id'))),
+};
+
+export function makeHandler(deps: OwnerApiDeps) {
+  return httpRoute((event, request) => ownerApiRoute(deps, event, request), {
+    ...deps,
+    rateLimit: { limiter: deps.rateLimiter, policy: deps.rateLimitPolicy },
+  });
+}
+
+async function ownerApiRoute(
+  deps: OwnerApiDeps,
+  event: APIGatewayProxyEvent,
+  request: RouteRequest,
+): Promise<APIGatewayProxyResult> {
+  const route = matchedRoute(event);
+  const operation = route && operations[route.id];
+  if (!route || !operation) throw new Error(`No operation for ${event.httpMethod} ${event.resource}`);
+  const access = await ownerAccess(route, event, deps.authenticate);
+  // Signed-in callers count against their own quota, refused ones against their address's.
+  const limit = await request.rateLimit(
+    access.ok
+      ? userRateLimitSubject(access.principal.userId)
+      : `ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`,
+  );
+  if (!limit.allowed) return rateLimited(limit);
+  if (!access.ok) return access.response;
+  const baseUrl = serviceBaseUrl(event, deps.publicBaseUrl, false);
+  const ports: OwnerPorts = { ...deps, feedLinks: (feedId) => feedAddresses(baseUrl, feedId) };
+  try {
+    const answer = await operation({ ports, principal: access.principal, event });
+    // Every answer is the caller's own data: no shared cache may keep it.
+    return { ...answer, headers: { 'Cache-Control': 'private, no-store', ...answer.headers } };
+  } catch (error) {
+    return failure(error);
+  }
+}
+
+/** Refusals the operations raise, in the contract's shapes. */
+function failure(error: unknown): APIGatewayProxyResult {
+  if (error instanceof InvalidInputError) return errorResponse(422, error.issues);
+  if (error instanceof InvalidFeedSettingsError)
+    return errorResponse(422, [{ loc: ['body'], msg: error.message, type: 'value_error' }]);
+  if (error instanceof InvalidCursorError)
+    return errorResponse(422, [{ loc: ['query', 'cursor'], msg: error.message, type: 'value_error' }]);
+  if (error instanceof NotFoundError) return errorResponse(404, error.message);
+  if (error instanceof UserNotFoundError) return errorResponse(404, 'No such account');
+  if (error instanceof ConflictError) return errorResponse(409, { code: 'conflict', message: error.message });
+  throw error;
+}
+
+function uuidParameter(event: APIGatewayProxyEvent, name: string): string {
+  const parsed = parseUuidParameter(name, event.pathParameters?.[name]);
+  if (!parsed.ok) throw new InvalidInputError(parsed.issues);
+  return parsed.value;
+}
+
+function pageLimit(raw: string | undefined): number {
+  if (raw === undefined) return NOTE_PAGE_LIMIT.default;
+  const limit = Number(raw);
+  if (!/^\d+$/.test(raw) || limit < NOTE_PAGE_LIMIT.min || limit > NOTE_PAGE_LIMIT.max)
+    throw new InvalidInputError([
+      {
+        loc: ['query', 'limit'],
+        msg: `Input should be a whole number from ${NOTE_PAGE_LIMIT.min} to ${NOTE_PAGE_LIMIT.max}`,
+        type: 'int_range',
+      },
+    ]);
+  return limit;
+}
+
+/** The JSON body, as `schema` reads it; a 422 with every issue otherwise. */
+function parseBody<Schema extends z.ZodMiniType>(schema: Schema, event: APIGatewayProxyEvent): z.output<Schema> {
+  const typeIssues = jsonContentTypeIssues(header(event.headers, 'Content-Type'));
+  if (typeIssues.length) throw new InvalidInputError(typeIssues);
+  const text = event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  let value: unknown;
+  try {
+    value = JSON.parse(text ?? '');
+  } catch {
+    throw new InvalidInputError([{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }]);
+  }
+  const parsed = schema.safeParse(value, { reportInput: true });
+  if (!parsed.success) throw new InvalidInputError(toValidationIssues('body', parsed.error.issues));
+  return parsed.data;
+}
+
+export function createHandler(env: Environment) {
+  return makeHandler({ ...ownerDeps(env).deps, corsOrigins: setting(env, settings.corsAllowedOrigins) });
+}
+
+export const handler = deferred(() => createHandler(process.env));

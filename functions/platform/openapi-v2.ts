@@ -1,0 +1,318 @@
+import { contractSchemas } from '../core/contract/contract';
+import { SCOPES, type Scope } from '../core/identity/principal';
+import { NOTE_PAGE_LIMIT, ownerApiSchemas } from '../core/owner/api';
+import {
+  feedFormatOperations,
+  headerRef,
+  headers,
+  type JsonObject,
+  jsonResponse,
+  pathsOf,
+  rateLimited,
+  registrySchemas,
+  retirementHeaders,
+  schemaRef,
+  sortedComponents,
+  tooManyRequests,
+} from './openapi';
+import { type RouteDefinition, routes } from './routes';
+
+/**
+ * The OpenAPI 3.1 description of what Gleaner serves beside the contract: the per-user API
+ * (`/api/v2/me/…`, generated from the route table's owner rules and the zod schemas of
+ * core/owner/api.ts) and the Atom and JSON Feed formats of published feeds. `npm run openapi` writes
+ * it to openapi-v2.json (committed, served at GET /openapi/v2.json); a test fails when it is stale.
+ */
+
+interface OwnerOperation {
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tag: 'notes' | 'tags' | 'feeds' | 'tokens' | 'account';
+  /** The request body's schema. */
+  readonly body?: string;
+  /** The success answer: its status and body schema (none for 204). */
+  readonly answer: { readonly status: 200 | 201 | 204; readonly schema?: string; readonly description: string };
+  readonly query?: readonly JsonObject[];
+  /** A 409 the operation may answer. */
+  readonly conflict?: string;
+}
+
+const idParameter = (name: string, what: string) => ({
+  name,
+  in: 'path',
+  required: true,
+  description: `The ${what}'s id (a UUID). Another account's id answers 404, as an unknown one does.`,
+  schema: { type: 'string', format: 'uuid' },
+});
+
+const pathParameters: Record<string, JsonObject> = {
+  note_id: idParameter('note_id', 'note'),
+  feed_id: idParameter('feed_id', 'feed'),
+  token_id: idParameter('token_id', 'API token'),
+  tag: {
+    name: 'tag',
+    in: 'path',
+    required: true,
+    description: 'The tag, as lists show it (a leading # is ignored).',
+    schema: { type: 'string' },
+  },
+};
+
+const noteListQuery = [
+  {
+    name: 'tag',
+    in: 'query',
+    required: false,
+    description: 'Only notes carrying this tag.',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: 'Notes per page.',
+    schema: { type: 'integer', minimum: NOTE_PAGE_LIMIT.min, maximum: NOTE_PAGE_LIMIT.max, default: 50 },
+  },
+  {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description: "The previous page's `next_cursor`.",
+    schema: { type: 'string' },
+  },
+];
+
+const operations: Record<string, OwnerOperation> = {
+  GetMyAccount: {
+    operationId: 'getMyAccount',
+    summary: 'The signed-in account',
+    tag: 'account',
+    answer: { status: 200, schema: 'Account', description: 'The account.' },
+  },
+  DeleteMyAccount: {
+    operationId: 'deleteMyAccount',
+    summary: 'Delete the account with every note, feed, token and sign-in it owns',
+    tag: 'account',
+    body: 'AccountDelete',
+    answer: { status: 204, description: 'Deleted: nothing of the account is left.' },
+  },
+  ExportMyAccount: {
+    operationId: 'exportMyAccount',
+    summary: 'Everything the account holds, as one JSON document',
+    tag: 'account',
+    answer: { status: 200, schema: 'AccountExport', description: 'The export (an attachment).' },
+  },
+  ListMyNotes: {
+    operationId: 'listMyNotes',
+    summary: 'Notes, most recently saved or changed first, a page at a time',
+    tag: 'notes',
+    query: noteListQuery,
+    answer: { status: 200, schema: 'NotePage', description: 'A page of notes.' },
+  },
+  GetMyNote: {
+    operationId: 'getMyNote',
+    summary: 'A note whole: body, description, comment, tags, source URL, favicon and highlights',
+    tag: 'notes',
+    answer: { status: 200, schema: 'Note', description: 'The note.' },
+  },
+  EditMyNote: {
+    operationId: 'editMyNote',
+    summary: "Change a note's title, comment or tags",
+    tag: 'notes',
+    body: 'NoteEdit',
+    answer: { status: 200, schema: 'Note', description: 'The note as changed.' },
+  },
+  DeleteMyNote: {
+    operationId: 'deleteMyNote',
+    summary: 'Delete a note with its bookmark and highlights',
+    tag: 'notes',
+    answer: { status: 204, description: 'Deleted.' },
+  },
+  ListMyTags: {
+    operationId: 'listMyTags',
+    summary: 'Every tag with the number of notes carrying it',
+    tag: 'tags',
+    answer: { status: 200, schema: 'TagList', description: 'The tags, by name.' },
+  },
+  RenameMyTag: {
+    operationId: 'renameMyTag',
+    summary: 'Rename a tag on every note and feed filter',
+    tag: 'tags',
+    body: 'TagRename',
+    conflict: 'Another tag has the new name: merge into it instead.',
+    answer: { status: 200, schema: 'TagChange', description: 'Renamed.' },
+  },
+  MergeMyTag: {
+    operationId: 'mergeMyTag',
+    summary: 'Merge a tag into another: its notes and feed filters carry the other from now on',
+    tag: 'tags',
+    body: 'TagMerge',
+    answer: { status: 200, schema: 'TagChange', description: 'Merged.' },
+  },
+  ListMyFeeds: {
+    operationId: 'listMyFeeds',
+    summary: 'Every feed of the account, with its addresses',
+    tag: 'feeds',
+    answer: { status: 200, schema: 'FeedList', description: 'The feeds.' },
+  },
+  CreateMyFeed: {
+    operationId: 'createMyFeed',
+    summary: 'Create a feed of the notes carrying some tags',
+    tag: 'feeds',
+    body: 'FeedCreate',
+    answer: { status: 201, schema: 'Feed', description: 'Created.' },
+  },
+  GetMyFeed: {
+    operationId: 'getMyFeed',
+    summary: 'A feed and its addresses',
+    tag: 'feeds',
+    answer: { status: 200, schema: 'Feed', description: 'The feed.' },
+  },
+  EditMyFeed: {
+    operationId: 'editMyFeed',
+    summary: "Change a feed's title, description, tags, match, items or visibility",
+    tag: 'feeds',
+    body: 'FeedEdit',
+    conflict: 'The feed changed meanwhile: read it again and retry.',
+    answer: { status: 200, schema: 'Feed', description: 'The feed as changed.' },
+  },
+  DeleteMyFeed: {
+    operationId: 'deleteMyFeed',
+    summary: 'Delete a feed: its addresses answer 404 from now on',
+    tag: 'feeds',
+    answer: { status: 204, description: 'Deleted.' },
+  },
+  ListMyTokens: {
+    operationId: 'listMyTokens',
+    summary: 'Every API token (personal access token) of the account, without secrets',
+    tag: 'tokens',
+    answer: { status: 200, schema: 'ApiTokenList', description: 'The tokens.' },
+  },
+  CreateMyToken: {
+    operationId: 'createMyToken',
+    summary: 'Create an API token for the browser extension or a script; its secret is shown once',
+    tag: 'tokens',
+    body: 'ApiTokenCreate',
+    answer: { status: 201, schema: 'CreatedApiToken', description: 'Created; the answer is not cached anywhere.' },
+  },
+  RevokeMyToken: {
+    operationId: 'revokeMyToken',
+    summary: 'Revoke an API token: saves with it answer 401 from now on',
+    tag: 'tokens',
+    answer: { status: 200, schema: 'ApiToken', description: 'Revoked.' },
+  },
+};
+
+function ownerOperation(route: RouteDefinition, spec: OwnerOperation): JsonObject {
+  const rule = route.owner!;
+  const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => pathParameters[match[1]!]!);
+  const validated = params.length > 0 || spec.body !== undefined || spec.query !== undefined;
+  const writes = route.method !== 'GET';
+  const scopeNote = rule.session
+    ? 'Only the signed-in web app (a browser session) may call it: OAuth clients get 403.'
+    : rule.scope
+      ? `OAuth access tokens need the \`${rule.scope}\` scope (${SCOPES[rule.scope]}).`
+      : 'Any OAuth access token for this API may call it.';
+  const csrfNote = writes ? ' A browser session sends its CSRF token as X-CSRF-Token.' : '';
+  return {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    description: [spec.description, `${scopeNote}${csrfNote}`].filter(Boolean).join(' '),
+    tags: [spec.tag],
+    security: rule.session ? [{ session: [] }] : [{ session: [] }, { oauth: rule.scope ? [rule.scope] : [] }],
+    ...(params.length || spec.query ? { parameters: [...params, ...(spec.query ?? [])] } : {}),
+    ...(spec.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: schemaRef(spec.body) } } } }
+      : {}),
+    responses: {
+      [spec.answer.status]: spec.answer.schema
+        ? jsonResponse(spec.answer.description, spec.answer.schema)
+        : { description: spec.answer.description, headers: rateLimited() },
+      401: jsonResponse(
+        'Not signed in, or the access token is missing, invalid, expired, for another resource, or a personal access token (those only save bookmarks).',
+        'Error',
+        { 'WWW-Authenticate': headerRef('WWW-Authenticate') },
+      ),
+      403: jsonResponse(
+        writes
+          ? "A session's write without its CSRF token, a token without the operation's scope, or an OAuth client on a session-only operation."
+          : "A token without the operation's scope, or an OAuth client on a session-only operation.",
+        'Error',
+      ),
+      ...(params.length ? { 404: jsonResponse('No such record in this account.', 'Error') } : {}),
+      ...(spec.conflict ? { 409: jsonResponse(spec.conflict, 'Error') } : {}),
+      ...(validated
+        ? { 422: jsonResponse('Invalid parameters or body, or a Content-Type other than JSON.', 'HTTPValidationError') }
+        : {}),
+      429: tooManyRequests,
+    },
+  };
+}
+
+/** The v2 document's operations by route id: the owner's routes and the feed formats. */
+function v2Operations(table: readonly RouteDefinition[]): Record<string, JsonObject> {
+  return {
+    ...feedFormatOperations,
+    ...Object.fromEntries(
+      table.flatMap((route) => {
+        const spec = route.owner && operations[route.id];
+        return spec ? [[route.id, ownerOperation(route, spec)]] : [];
+      }),
+    ),
+  };
+}
+
+/** The error bodies of the contract the per-user API answers with too. */
+const SHARED_ERRORS = ['Error', 'ErrorDetail', 'HTTPValidationError', 'ValidationError', 'RateLimitError'];
+
+export function buildOwnerApiDocument(table: readonly RouteDefinition[] = routes): JsonObject {
+  const contract = registrySchemas(contractSchemas);
+  const scopes = Object.fromEntries(Object.entries(SCOPES) as [Scope, string][]);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Gleaner: the per-user API and the other feed formats',
+      version: '2.0.0',
+      description:
+        "The signed-in owner's API (`/api/v2/me/…`): notes, tags, feeds, API tokens and the account, for the web app (browser session) and OAuth 2.1 clients (access tokens for this API, scope-checked). Personal access tokens are refused here: they only save bookmarks (see /openapi.json, the contract). Also the Atom 1.0 and JSON Feed 1.1 formats of published feeds. Errors and rate limits are the contract's: every error has a top-level `detail`, every answer the four RateLimit headers, counted per account.",
+    },
+    tags: [
+      { name: 'notes', description: 'Saved pages and their notes.' },
+      { name: 'tags', description: 'Tags across notes and feed filters.' },
+      { name: 'feeds', description: 'Published feeds: their settings, and their Atom and JSON Feed formats.' },
+      { name: 'tokens', description: 'Personal access tokens for the save path (web app only).' },
+      { name: 'account', description: 'The account itself.' },
+    ],
+    paths: pathsOf(table, v2Operations(table)),
+    components: {
+      schemas: sortedComponents({
+        ...Object.fromEntries(SHARED_ERRORS.map((name) => [name, contract[name]!])),
+        ...registrySchemas(ownerApiSchemas),
+      }),
+      headers: { ...headers, ...(table.some((route) => route.retirement) ? retirementHeaders : {}) },
+      securitySchemes: {
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'gleaner_session',
+          description:
+            "The web app's session cookie (`__Host-gleaner_session` over HTTPS), set at sign-in; writes also send X-CSRF-Token.",
+        },
+        oauth: {
+          type: 'openIdConnect',
+          openIdConnectUrl: '/.well-known/openid-configuration',
+          description: `OAuth 2.1 (authorization code with PKCE S256) access tokens issued for this API's resource indicator. Scopes: ${Object.entries(
+            scopes,
+          )
+            .map(([scope, what]) => `\`${scope}\` (${what})`)
+            .join(', ')}.`,
+        },
+      },
+    },
+  };
+}
+
+export function serializeOwnerApiDocument(document: JsonObject = buildOwnerApiDocument()): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}

@@ -1,0 +1,320 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { userRateLimitSubject } from '../adapters/dynamo/account-deletion';
+import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
+import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
+import { parseUuidParameter } from '../core/contract/validation';
+import { InvalidFeedSettingsError } from '../core/feed/settings';
+import type { Principal } from '../core/identity/principal';
+import type { Session } from '../core/identity/session';
+import { NOTE_PAGE_LIMIT } from '../core/owner/api';
+import * as library from '../core/owner/library';
+import { ConflictError, InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
+import { type BookmarkStore, type EnrichmentPublisher, saveBookmark } from '../core/save/save-bookmark';
+import { parseSaveRequest } from '../core/save/save-request';
+import { CSRF_FIELD, renderPage } from '../core/web/layout';
+import {
+  apiTokensPage,
+  feedsPage,
+  libraryPage,
+  notePage,
+  notFoundPage,
+  type PageContext,
+  tagsPage,
+} from '../core/web/library-pages';
+import { notePath, webPaths } from '../core/web/paths';
+import { InvalidCursorError } from '../core/workspace/listing';
+import { serviceBaseUrl } from '../http/base-url';
+import { httpRoute, type RouteRequest } from '../http/middleware';
+import { type Authenticate, matchedRoute, ownerAccess } from '../http/owner-access';
+import { sessionOf } from '../http/owner-auth';
+import { ownerDeps } from '../http/owner-deps';
+import { feedAddresses } from '../http/published-feed';
+import { rateLimited } from '../http/rate-limited';
+import { header } from '../http/responses';
+import { formFields, htmlResponse, redirectResponse } from '../http/web';
+import { deferred, type Environment } from '../platform/env';
+import { setting, settings } from '../platform/settings';
+import type { Tracing } from '../platform/tracing';
+
+/**
+ * The signed-in pages of a workspace (Library, Note, Tags, Feeds, Settings › API tokens) and the PWA's
+ * share target. Each GET renders a page; each form POST does one thing through the same core as the
+ * per-user API (core/owner/library.ts, with its ownership check) and redirects back with a notice.
+ * Admission is the route table's rule through `ownerAccess`, with the form's CSRF field.
+ */
+
+export interface WebLibraryDeps extends Omit<OwnerPorts, 'feedLinks'> {
+  readonly authenticate: Authenticate;
+  /** Reads the session of the share target, which cannot carry a CSRF token (see share). */
+  readonly sessionOf: (event: APIGatewayProxyEvent) => Promise<Session | null>;
+  /** The save path's store, for the share target. */
+  readonly saves: BookmarkStore;
+  readonly enrichment: EnrichmentPublisher;
+  readonly rateLimiter: RateLimiter;
+  readonly rateLimitPolicy: RateLimitPolicy;
+  readonly publicBaseUrl: string | null;
+  readonly logger: Logger;
+  readonly tracing?: Tracing;
+}
+
+interface Visit {
+  readonly ports: OwnerPorts;
+  readonly principal: Principal;
+  readonly context: PageContext;
+  readonly event: APIGatewayProxyEvent;
+  readonly form: URLSearchParams;
+}
+
+type Action = (visit: Visit) => Promise<APIGatewayProxyResult>;
+
+/** Notices a redirect may ask for, by code: no text from the request is ever shown. */
+const NOTICES = {
+  saved: 'Saved.',
+  deleted: 'Deleted.',
+  renamed: 'Tag renamed.',
+  merged: 'Tags merged.',
+  created: 'Created.',
+  revoked: 'Token revoked. Saves with it are refused from now on.',
+  shared: 'Saved from your share.',
+} as const;
+
+const page = (html: string, status = 200) => htmlResponse(status, html);
+const back = (path: string, notice: keyof typeof NOTICES) =>
+  redirectResponse(`${path}${path.includes('?') ? '&' : '?'}notice=${notice}`);
+
+/** Tags typed into a field: separated by commas or spaces, `#` optional. */
+function typedTags(value: string | null): string[] {
+  return (value ?? '')
+    .split(/[\s,]+/)
+    .map((tag) => tag.replace(/^#/, ''))
+    .filter(Boolean);
+}
+
+function uuid(event: APIGatewayProxyEvent, name: string): string {
+  const parsed = parseUuidParameter(name, event.pathParameters?.[name]);
+  if (!parsed.ok) throw new NotFoundError(`No such ${name}`);
+  return parsed.value;
+}
+
+export const actions: Record<string, Action> = {
+  WebLibrary: async ({ ports, principal, context, event }) => {
+    const query = event.queryStringParameters ?? {};
+    const tag = query.tag?.trim() || null;
+    const found = await library.listNotes(ports, principal, tag ? { tag } : {}, {
+      limit: NOTE_PAGE_LIMIT.default,
+      ...(query.cursor ? { cursor: query.cursor } : {}),
+    });
+    const older =
+      found.next_cursor &&
+      `${webPaths.library}?${new URLSearchParams({ ...(tag ? { tag } : {}), cursor: found.next_cursor })}`;
+    return page(libraryPage(context, { notes: found.notes, tag, olderHref: older }));
+  },
+  WebNote: async ({ ports, principal, context, event }) =>
+    page(notePage(context, await library.getNote(ports, principal, uuid(event, 'note_id')))),
+  WebNoteEdit: async ({ ports, principal, event, form }) => {
+    const noteId = uuid(event, 'note_id');
+    await library.editNote(ports, principal, noteId, {
+      title: form.get('title')?.trim() || undefined,
+      comment: form.get('comment') ?? undefined,
+      tags: typedTags(form.get('tags')),
+    });
+    return back(notePath(noteId), 'saved');
+  },
+  WebNoteDelete: async ({ ports, principal, event }) => {
+    await library.deleteNote(ports, principal, uuid(event, 'note_id'));
+    return back(webPaths.library, 'deleted');
+  },
+  WebTags: async ({ ports, principal, context }) =>
+    page(tagsPage(context, (await library.listTags(ports, principal)).tags)),
+  WebTagRename: async ({ ports, principal, form }) => {
+    await library.retag(ports, principal, form.get('tag') ?? '', form.get('name') ?? '', 'rename');
+    return back(webPaths.tags, 'renamed');
+  },
+  WebTagMerge: async ({ ports, principal, form }) => {
+    await library.retag(ports, principal, form.get('tag') ?? '', form.get('into') ?? '', 'merge');
+    return back(webPaths.tags, 'merged');
+  },
+  WebFeeds: async ({ ports, principal, context }) =>
+    page(feedsPage(context, (await library.listFeeds(ports, principal)).feeds)),
+  WebFeedCreate: async ({ ports, principal, form }) => {
+    await library.createFeed(ports, principal, {
+      title: form.get('title') ?? '',
+      tags: typedTags(form.get('tags')),
+      sharing: sharing(form.get('sharing')),
+    });
+    return back(webPaths.feeds, 'created');
+  },
+  WebFeedEdit: async ({ ports, principal, event, form }) => {
+    await library.editFeed(ports, principal, uuid(event, 'feed_id'), { sharing: sharing(form.get('sharing')) });
+    return back(webPaths.feeds, 'saved');
+  },
+  WebFeedDelete: async ({ ports, principal, event }) => {
+    await library.deleteFeed(ports, principal, uuid(event, 'feed_id'));
+    return back(webPaths.feeds, 'deleted');
+  },
+  WebApiTokens: async ({ ports, principal, context }) =>
+    page(apiTokensPage(context, (await library.listTokens(ports, principal)).tokens)),
+  WebApiTokenCreate: async ({ ports, principal, context, form }) => {
+    const days = Number(form.get('expires_in_days') || Number.NaN);
+    const label = form.get('label')?.trim() ?? '';
+    if (!label)
+      throw new InvalidInputError([{ loc: ['body', 'label'], msg: 'A token needs a label', type: 'missing' }]);
+    const created = await library.createToken(ports, principal, {
+      label: label.slice(0, 100),
+      expires_in_days: Number.isInteger(days) && days > 0 ? Math.min(days, 3650) : null,
+    });
+    // The secret is on this answer only (no redirect, no cache): the page shows it once.
+    const tokens = (await library.listTokens(ports, principal)).tokens;
+    return page(apiTokensPage({ ...context, notice: NOTICES.created }, tokens, created), 201);
+  },
+  WebApiTokenRevoke: async ({ ports, principal, event }) => {
+    await library.revokeToken(ports, principal, uuid(event, 'token_id'));
+    return back(webPaths.apiTokens, 'revoked');
+  },
+};
+
+function sharing(value: string | null) {
+  return value === 'public' || value === 'link' ? value : 'private';
+}
+
+export function makeHandler(deps: WebLibraryDeps) {
+  return httpRoute((event, request) => webLibraryRoute(deps, event, request), {
+    ...deps,
+    corsOrigins: [],
+    rateLimit: { limiter: deps.rateLimiter, policy: deps.rateLimitPolicy },
+  });
+}
+
+async function webLibraryRoute(
+  deps: WebLibraryDeps,
+  event: APIGatewayProxyEvent,
+  request: RouteRequest,
+): Promise<APIGatewayProxyResult> {
+  const route = matchedRoute(event);
+  if (route?.id === 'WebShare') return share(deps, event, request);
+  const action = route && actions[route.id];
+  if (!route || !action) throw new Error(`No page for ${event.httpMethod} ${event.resource}`);
+  const form = event.httpMethod === 'POST' ? formFields(event) : new URLSearchParams();
+  const access = await ownerAccess(route, event, deps.authenticate, form.get(CSRF_FIELD));
+  const limit = await request.rateLimit(
+    access.ok
+      ? userRateLimitSubject(access.principal.userId)
+      : `ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`,
+  );
+  if (!limit.allowed) return rateLimited(limit);
+  if (!access.ok) {
+    if (access.response.statusCode === 401) return signInFirst(event);
+    return page(renderPage({ title: 'Refused', error: refusedText(access.response), body: '<h1>Refused</h1>' }), 403);
+  }
+  const context: PageContext = {
+    signedIn: { csrfToken: access.session!.csrfToken },
+    notice: NOTICES[event.queryStringParameters?.notice as keyof typeof NOTICES] ?? null,
+  };
+  const baseUrl = serviceBaseUrl(event, deps.publicBaseUrl, false);
+  const ports: OwnerPorts = { ...deps, feedLinks: (feedId) => feedAddresses(baseUrl, feedId) };
+  try {
+    return await action({ ports, principal: access.principal, context, event, form });
+  } catch (error) {
+    if (error instanceof NotFoundError) return page(notFoundPage(context), 404);
+    const problem =
+      error instanceof InvalidInputError || error instanceof InvalidFeedSettingsError || error instanceof ConflictError
+        ? error.message
+        : error instanceof InvalidCursorError
+          ? 'That page of the list no longer exists.'
+          : null;
+    if (problem === null) throw error;
+    return page(
+      renderPage({ title: 'Not done', signedIn: context.signedIn, error: problem, body: errorBody(event) }),
+      422,
+    );
+  }
+}
+
+function errorBody(event: APIGatewayProxyEvent): string {
+  return `<h1>Not done</h1><p><a href="${event.httpMethod === 'GET' ? webPaths.library : refererPath(event)}">Go back</a></p>`;
+}
+
+/** The page a form was posted from, when it is one of ours (the Referer's path); the Library otherwise. */
+function refererPath(event: APIGatewayProxyEvent): string {
+  try {
+    const referer = new URL(header(event.headers, 'Referer') ?? '');
+    return /^\/[\w/-]*$/.test(referer.pathname) ? referer.pathname : webPaths.library;
+  } catch {
+    return webPaths.library;
+  }
+}
+
+function refusedText(response: APIGatewayProxyResult): string {
+  const detail = (JSON.parse(response.body) as { detail: string | { message: string } }).detail;
+  return typeof detail === 'string' ? detail : detail.message;
+}
+
+function signInFirst(event: APIGatewayProxyEvent): APIGatewayProxyResult {
+  const back = event.httpMethod === 'GET' ? event.path : webPaths.library;
+  return redirectResponse(`${webPaths.signIn}?next=${encodeURIComponent(back)}`);
+}
+
+/**
+ * The Web Share Target (POST /share from the installed app's share sheet): saves the shared page with
+ * the session, through the save core, and opens its note. The operating system's share sheet cannot
+ * send a CSRF token, so the browser's Fetch Metadata stands in for it: a share is a navigation the
+ * user started (`Sec-Fetch-Site: none`) or one from the app itself (`same-origin`); a post from
+ * another site is refused (its Lax session cookie would not come along either).
+ */
+async function share(deps: WebLibraryDeps, event: APIGatewayProxyEvent, request: RouteRequest) {
+  const site = header(event.headers, 'Sec-Fetch-Site');
+  const session = site === 'none' || site === 'same-origin' ? await deps.sessionOf(event) : null;
+  const limit = await request.rateLimit(
+    session ? userRateLimitSubject(session.userId) : `ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`,
+  );
+  if (!limit.allowed) return rateLimited(limit);
+  if (!session) return signInFirst({ ...event, httpMethod: 'POST' });
+  const form = formFields(event);
+  // Apps share the address as `url`, or inside `text` (Android's share sheet does the latter).
+  const url = form.get('url') || /https?:\/\/\S+/i.exec(form.get('text') ?? '')?.[0] || '';
+  const parsed = parseSaveRequest(JSON.stringify({ url, title: form.get('title') || null }));
+  const context: PageContext = { signedIn: { csrfToken: session.csrfToken } };
+  if (!parsed.ok)
+    return page(
+      renderPage({
+        title: 'Not saved',
+        signedIn: context.signedIn,
+        error: 'The share had no web address to save.',
+        body: '<h1>Not saved</h1>',
+      }),
+      422,
+    );
+  const outcome = await saveBookmark(
+    { ...deps, store: deps.saves },
+    { userId: session.userId, request: parsed.request, siteIcon: null, idempotency: null },
+  );
+  if (outcome.kind === 'saved') return back(notePath(outcome.bookmark.noteId), 'shared');
+  return page(
+    renderPage({
+      title: 'Not saved',
+      signedIn: context.signedIn,
+      error:
+        outcome.kind === 'note-limit'
+          ? 'Your plan’s note limit is reached: delete notes you no longer need to save new pages.'
+          : 'This page’s note is full.',
+      body: '<h1>Not saved</h1>',
+    }),
+    outcome.kind === 'note-limit' ? 402 : 422,
+  );
+}
+
+export function createHandler(env: Environment) {
+  const { deps, authDeps } = ownerDeps(env);
+  return makeHandler({
+    ...deps,
+    sessionOf: (event) => sessionOf(authDeps, event),
+    saves: deps.notes,
+    enrichment: new SqsJsonPublisher(
+      createSqsClient({ endpoint: setting(env, settings.sqsEndpoint), instrument: deps.tracing.instrument }),
+      setting(env, settings.enrichmentQueueUrl),
+    ),
+  });
+}
+
+export const handler = deferred(() => createHandler(process.env));

@@ -1,0 +1,134 @@
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations, chromiumAvailable, lastMailTo, launchChromium } from '../support/browser';
+import { startTestStack, type TestStack } from '../support/local-stack';
+
+/**
+ * Accounts in real Chromium, through the local stack: sign up, confirm the address from the local
+ * mail folder, sign out and back in, add a passkey with Chromium's virtual authenticator and sign in
+ * with it alone. Every page visited has no axe-core violation, on a phone and in dark mode too.
+ */
+
+const EMAIL = 'ada@example.com';
+const PASSWORD = 'correct horse battery staple';
+
+describe.skipIf(!chromiumAvailable())('accounts in Chromium', () => {
+  let t: TestStack;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let cdp: CDPSession;
+  const pagesChecked: string[] = [];
+  const cspErrors: string[] = [];
+
+  beforeAll(async () => {
+    t = await startTestStack();
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
+    page = await context.newPage();
+    // The CSP forbids inline scripts and styles: a page that had one would log the refusal.
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content Security Policy|Refused/.test(message.text()))
+        cspErrors.push(`${page.url()}: ${message.text()}`);
+    });
+    cdp = await context.newCDPSession(page);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  async function expectAccessible(): Promise<void> {
+    expect(await axeViolations(page), page.url()).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    pagesChecked.push(new URL(page.url()).pathname);
+  }
+
+  async function signInWithPassword(): Promise<void> {
+    await page.goto(`${t.stack.webBaseUrl}/signin`);
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  }
+
+  it('signs up, confirms the address from the mail folder, and signs in', async () => {
+    await page.goto(t.stack.webBaseUrl);
+    await expectAccessible();
+    await page.getByRole('link', { name: 'Sign up' }).first().click();
+    await expectAccessible();
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Check your email');
+    await expectAccessible();
+
+    // Not confirmed yet: the password is right, but the address must be confirmed first.
+    await signInWithPassword();
+    expect(await page.getByRole('alert').textContent()).toContain('Confirm your email address first');
+
+    const mail = lastMailTo(t.stack.mailFolder, EMAIL);
+    expect(mail?.subject).toBe('Confirm your email address for Gleaner');
+    await page.goto(mail!.link);
+    expect(await page.getByRole('status').textContent()).toContain('Your address is confirmed');
+    await expectAccessible();
+
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(/\/library$/);
+    const cookies = await context.cookies();
+    const session = cookies.find((cookie) => cookie.name === 'gleaner_session');
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+  });
+
+  it('signs out on the server and back in with a new session id', async () => {
+    const before = (await context.cookies()).find((cookie) => cookie.name === 'gleaner_session')!.value;
+    await page.goto(`${t.stack.webBaseUrl}/account`);
+    await expectAccessible();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).first().click();
+    await page.waitForURL(/\/signin\?notice=signed-out$/);
+    // The old cookie, replayed, opens nothing.
+    const replay = await fetch(`${t.stack.webBaseUrl}/account`, {
+      headers: { Cookie: `gleaner_session=${before}` },
+      redirect: 'manual',
+    });
+    expect(replay.status).toBe(303);
+    expect(replay.headers.get('location')).toBe('/signin?next=%2Faccount');
+
+    await signInWithPassword();
+    await page.waitForURL(/\/library$/);
+    const after = (await context.cookies()).find((cookie) => cookie.name === 'gleaner_session')!.value;
+    expect(after).not.toBe(before);
+  });
+
+  it('adds a passkey on the Account page and signs in with it alone', async () => {
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    });
+    await page.goto(`${t.stack.webBaseUrl}/account`);
+    await page.getByLabel('Name for the new passkey').fill('This laptop');
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await expect.poll(() => page.getByText('This laptop').count()).toBeGreaterThan(0);
+    await expectAccessible();
+
+    await page.getByRole('button', { name: 'Sign out', exact: true }).first().click();
+    await page.waitForURL(/\/signin/);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.waitForURL(/\/library$/);
+    expect((await context.cookies()).some((cookie) => cookie.name === 'gleaner_session')).toBe(true);
+  });
+
+  it('checked every page it visited for accessibility, and no page broke the CSP', () => {
+    expect(new Set(pagesChecked)).toEqual(new Set(['/', '/signup', '/signin', '/account']));
+    expect(cspErrors).toEqual([]);
+  });
+});

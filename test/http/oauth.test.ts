@@ -1,0 +1,240 @@
+import * as oauth from 'oauth4webapi';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, startTestStack, type TestStack } from '../support/local-stack';
+import { createLoginUser, csrfTokenOf, signedIn, type WebClient } from '../support/web-client';
+
+/**
+ * The authorization server with a real OAuth client (oauth4webapi): dynamic registration, code +
+ * PKCE through the consent page, a call to the per-user API, refresh with rotation, refusal of a
+ * replayed refresh token (which revokes the grant), revocation, and Connected apps. Then the attacks.
+ */
+
+const PASSWORD = 'a long enough password';
+const insecure = { [oauth.allowInsecureRequests]: true } as const;
+
+describe('the OAuth 2.1 authorization server', () => {
+  let t: TestStack;
+  let as: oauth.AuthorizationServer;
+  let issuer: URL;
+  let browser: WebClient;
+  const redirectUri = 'http://127.0.0.1:9/callback';
+
+  beforeAll(async () => {
+    t = await startTestStack();
+    issuer = new URL(t.stack.webBaseUrl);
+    await createLoginUser(t, 'owner@example.com', PASSWORD);
+    await createLoginUser(t, 'other@example.com', PASSWORD);
+    browser = await signedIn(t, 'owner@example.com', PASSWORD);
+    as = await oauth.processDiscoveryResponse(
+      issuer,
+      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
+    );
+  });
+
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  async function register(name = 'Reading app'): Promise<oauth.Client> {
+    const response = await oauth.dynamicClientRegistrationRequest(
+      as,
+      {
+        client_name: name,
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      },
+      insecure,
+    );
+    return oauth.processDynamicClientRegistrationResponse(response);
+  }
+
+  function authorizationUrl(client: oauth.Client, params: Record<string, string>): string {
+    const url = new URL(as.authorization_endpoint!);
+    for (const [name, value] of Object.entries({
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: 'notes:read offline_access',
+      resource: `${issuer.origin}/api/v2/me`,
+      state: 'state-1',
+      ...params,
+    }))
+      if (value !== '') url.searchParams.set(name, value);
+    return url.toString();
+  }
+
+  /** Runs the authorization request through sign-in and the consent page; the URL the browser ends at. */
+  async function authorize(client: oauth.Client, params: Record<string, string>, as_ = browser): Promise<URL> {
+    let { response, url } = await as_.follow(authorizationUrl(client, params));
+    if (response.status === 200 && url.includes('/oauth/interaction/')) {
+      const page = await response.text();
+      expect(page).toContain('Reading app');
+      expect(page).toContain('Read and search your notes, highlights and tags');
+      const confirm = await as_.post(`${new URL(url).pathname}/confirm`, { csrf: csrfTokenOf(page) });
+      ({ response, url } = await as_.follow(confirm.headers.get('location')!));
+    }
+    return new URL(url);
+  }
+
+  async function codeFlow(client: oauth.Client, resource = `${issuer.origin}/api/v2/me`) {
+    const verifier = oauth.generateRandomCodeVerifier();
+    const callback = await authorize(client, {
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      resource,
+    });
+    const params = oauth.validateAuthResponse(as, client, callback, 'state-1');
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      params,
+      redirectUri,
+      verifier,
+      {
+        additionalParameters: { resource },
+        ...insecure,
+      },
+    );
+    return oauth.processAuthorizationCodeResponse(as, client, response);
+  }
+
+  const me = (accessToken: string) =>
+    fetch(`${t.stack.baseUrl}/api/v2/me`, { headers: { Authorization: `Bearer ${accessToken}` } });
+
+  it('publishes RFC 8414 metadata and OpenID discovery: code + S256 only, registration, revocation', async () => {
+    expect(as.issuer).toBe(issuer.origin);
+    expect(as.response_types_supported).toEqual(['code']);
+    expect(as.code_challenge_methods_supported).toEqual(['S256']);
+    expect(as.grant_types_supported).not.toContain('implicit');
+    expect(as.grant_types_supported).not.toContain('password');
+    expect(as.registration_endpoint).toBe(`${issuer.origin}/oauth/register`);
+    expect(as.revocation_endpoint).toBe(`${issuer.origin}/oauth/revoke`);
+    const openid = await json(await fetch(`${t.stack.baseUrl}/.well-known/openid-configuration`));
+    expect(openid.issuer).toBe(issuer.origin);
+    const resource = await json(await fetch(`${t.stack.baseUrl}/.well-known/oauth-protected-resource/api/v2/me`));
+    expect(resource).toMatchObject({ resource: `${issuer.origin}/api/v2/me`, authorization_servers: [issuer.origin] });
+  });
+
+  it('registers a client, runs code + PKCE through consent, calls /api/v2/me, refreshes, and refuses a replayed refresh token', async () => {
+    const client = await register();
+    const tokens = await codeFlow(client);
+    expect(tokens.refresh_token).toBeTruthy();
+
+    const account = await me(tokens.access_token);
+    expect(account.status).toBe(200);
+    expect(await json(account)).toMatchObject({ email: 'owner@example.com' });
+
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
+    );
+    expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
+    expect((await me(refreshed.access_token)).status).toBe(200);
+
+    // The old refresh token again: refused, and the whole grant is revoked with it.
+    const replay = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure);
+    expect(replay.status).toBe(400);
+    expect((await json(replay)).error).toBe('invalid_grant');
+    expect((await me(refreshed.access_token)).status).toBe(401);
+    const again = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshed.refresh_token!, insecure);
+    expect(again.status).toBe(400);
+  });
+
+  it('revokes a token (RFC 7009) and lists and revokes grants in Settings › Connected apps', async () => {
+    const client = await register();
+    const tokens = await codeFlow(client);
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, client, oauth.None(), tokens.access_token, insecure),
+    );
+    expect((await me(tokens.access_token)).status).toBe(401);
+
+    const second = await codeFlow(client);
+    const page = await browser.request('/settings/apps');
+    const html = await page.text();
+    expect(html).toContain('Reading app');
+    const grantId = /name="grant" value="([^"]+)"/.exec(html)![1]!;
+
+    // Another user cannot revoke it, not even knowing its id.
+    const other = await signedIn(t, 'other@example.com', PASSWORD);
+    const otherPage = await (await other.request('/settings/apps')).text();
+    expect(otherPage).not.toContain('Reading app');
+    expect((await other.post('/settings/apps/revoke', { csrf: csrfTokenOf(otherPage), grant: grantId })).status).toBe(
+      404,
+    );
+    expect((await me(second.access_token)).status).toBe(200);
+
+    const revoked = await browser.post('/settings/apps/revoke', { csrf: csrfTokenOf(html), grant: grantId });
+    expect(revoked.status).toBe(303);
+    expect((await me(second.access_token)).status).toBe(401);
+    const refresh = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), second.refresh_token!, insecure);
+    expect(refresh.status).toBe(400);
+  });
+
+  describe('attacks', () => {
+    it('refuses an authorization request without a PKCE challenge', async () => {
+      const client = await register();
+      const callback = await authorize(client, {});
+      expect(callback.searchParams.get('error')).toBe('invalid_request');
+      expect(callback.searchParams.get('code')).toBeNull();
+    });
+
+    it('refuses the plain PKCE method', async () => {
+      const client = await register();
+      const callback = await authorize(client, { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' });
+      expect(callback.searchParams.get('error')).toBe('invalid_request');
+    });
+
+    it('refuses a redirect_uri that is not registered exactly, without redirecting to it', async () => {
+      const client = await register();
+      for (const wrong of [
+        'http://127.0.0.1:9/callback/',
+        'http://127.0.0.1:9/callback?x=1',
+        'http://evil.example/callback',
+      ]) {
+        const { response, url } = await browser.follow(
+          authorizationUrl(client, {
+            redirect_uri: wrong,
+            code_challenge: 'a'.repeat(43),
+            code_challenge_method: 'S256',
+          }),
+        );
+        expect(new URL(url).origin).toBe(issuer.origin);
+        expect(response.status).toBe(400);
+      }
+    });
+
+    it('refuses the implicit flow and registration of confidential clients', async () => {
+      const client = await register();
+      const callback = await authorize(client, { response_type: 'token' });
+      // The error goes to the registered redirect URI, in the fragment an implicit response would use.
+      expect(new URLSearchParams(callback.hash.slice(1)).get('error')).toBe('unsupported_response_type');
+      expect(`${callback.search}${callback.hash}`).not.toContain('access_token');
+      const confidential = await fetch(as.registration_endpoint!, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [redirectUri], token_endpoint_auth_method: 'client_secret_basic' }),
+      });
+      expect(confidential.status).toBe(400);
+      expect((await json(confidential)).error).toBe('invalid_client_metadata');
+    });
+
+    it('refuses on /api/v2/me a token issued for another resource (/mcp)', async () => {
+      const client = await register();
+      const tokens = await codeFlow(client, `${issuer.origin}/mcp`);
+      const answer = await me(tokens.access_token);
+      expect(answer.status).toBe(401);
+      expect((await json(answer)).detail).toContain('another resource');
+    });
+
+    it('refuses a personal access token on /api/v2, saying such tokens only save bookmarks', async () => {
+      const { token } = await t.createUser();
+      const answer = await me(token);
+      expect(answer.status).toBe(401);
+      expect((await json(answer)).detail).toMatch(/Personal access tokens only save bookmarks/);
+    });
+  });
+});
