@@ -112,9 +112,9 @@ export async function searchNotes(
   ]);
   const ranked =
     mode === 'keyword'
-      ? keywordHits
+      ? byScore(keywordHits)
       : mode === 'semantic'
-        ? semanticHits.filter(({ note }) => !excludedByQuery(note, query))
+        ? byScore(semanticHits.filter(({ note }) => !excludedByQuery(note, query)))
         : fuse(
             keywordHits,
             semanticHits.filter(({ note }) => !excludedByQuery(note, query)),
@@ -175,7 +175,12 @@ export function fuse<T extends { note: { note_id: string } }>(...lists: T[][]): 
       fused.set(hit.note.note_id, entry);
     });
   }
-  return [...fused.values()].sort((a, b) => b.score - a.score).map(({ hit, score }) => ({ ...hit, score }));
+  return byScore([...fused.values()].map(({ hit, score }) => ({ ...hit, score })));
+}
+
+/** Best first; equal scores in note id order, so the same window pages the same way every time. */
+function byScore<T extends { note: { note_id: string }; score: number }>(hits: T[]): T[] {
+  return hits.sort((a, b) => b.score - a.score || a.note.note_id.localeCompare(b.note.note_id));
 }
 
 /**
