@@ -370,7 +370,8 @@ function emptyText() {
 
 async function vectorDimensions(table: lancedb.Table): Promise<number> {
   const field = (await table.schema()).fields.find((candidate) => candidate.name === 'vector');
-  return (field?.type as FixedSizeList).listSize;
+  if (!field) throw new Error('a vectors table without its vector column');
+  return (field.type as FixedSizeList).listSize;
 }
 
 /** A model name as a table name: letters, digits and `_` only, with a digest so two names never collide. */
