@@ -3,24 +3,43 @@ import { DynamoBookmarkStore } from '../functions/adapters/dynamo/bookmark-store
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
 import { type MigrationResult, runMigrations } from '../functions/adapters/dynamo/migrations';
-import { dataDirectory, readLocalState } from '../local/state';
+import type { LanceSearchIndex } from '../functions/adapters/search/lance-index';
+import {
+  backfillIndex,
+  embedderFromEnv,
+  openIndexFromEnv,
+  rebuildIndex,
+} from '../functions/adapters/search/search-services';
+import type { SearchPorts } from '../functions/core/search/search';
+import { settings } from '../functions/platform/settings';
+import { dataDirectory, readLocalState, searchIndexFolder } from '../local/state';
 
 export interface Connection {
   readonly accounts: DynamoAccountStore;
   readonly bookmarks: DynamoBookmarkStore;
   readonly feeds: DynamoFeedStore;
-  /** Runs `gleaner migrate`'s migrations over the table. */
+  /** Runs `gleaner migrate`'s migrations over the table, then backfills the search index. */
   migrate(): Promise<MigrationResult[]>;
+  /** The search index and embedder (opened on first use). */
+  search(): Promise<SearchPorts>;
+  /** Rebuilds the search index, or one user's part of it, from the table; how many notes it indexed. */
+  reindex(userId?: string): Promise<number>;
   /** Public base URL for the feed addresses the commands print; null when unknown. */
   readonly baseUrl: string | null;
   close(): void;
 }
 
 /** The deployed table named by --table/--region, or else the running local stack's DynamoDB Local. */
-export function connect(target: { table?: string; region?: string; baseUrl?: string }): Connection {
+export function connect(target: {
+  table?: string;
+  region?: string;
+  baseUrl?: string;
+  searchIndex?: string;
+}): Connection {
   let tableName: string;
   let clients;
   let baseUrl = target.baseUrl ?? process.env.GLEANER_BASE_URL ?? null;
+  let searchIndexUri = target.searchIndex ?? process.env[settings.searchIndexUri.name];
   if (target.table) {
     tableName = target.table;
     clients = createDynamoClients({ region: target.region });
@@ -34,14 +53,36 @@ export function connect(target: { table?: string; region?: string; baseUrl?: str
     }
     tableName = state.tableName;
     baseUrl ??= state.baseUrl;
+    searchIndexUri ??= searchIndexFolder(dataDir);
     clients = createDynamoClients({ endpoint: state.dynamoEndpoint, region: 'local' });
   }
+  const env = { ...process.env, [settings.searchIndexUri.name]: searchIndexUri };
+  let opened: Promise<{ index: LanceSearchIndex; embedder: ReturnType<typeof embedderFromEnv> }> | undefined;
+  const search = () => {
+    if (!searchIndexUri)
+      throw new Error(`name the search index with --search-index URI or ${settings.searchIndexUri.name}`);
+    opened ??= openIndexFromEnv(env).then((index) => ({ index, embedder: embedderFromEnv(env) }));
+    return opened;
+  };
+  const { doc } = clients;
   return {
-    accounts: new DynamoAccountStore(clients.doc, tableName),
-    bookmarks: new DynamoBookmarkStore(clients.doc, tableName),
-    feeds: new DynamoFeedStore(clients.doc, tableName),
-    migrate: () => runMigrations(clients.doc, tableName),
+    accounts: new DynamoAccountStore(doc, tableName),
+    bookmarks: new DynamoBookmarkStore(doc, tableName),
+    feeds: new DynamoFeedStore(doc, tableName),
+    migrate: async () => {
+      const results = await runMigrations(doc, tableName);
+      const changed = await backfillIndex({ doc, tableName, ...(await search()) });
+      return [
+        ...results,
+        { name: 'search-index', description: 'Indexes for search the notes the search index lacks', changed },
+      ];
+    },
+    search,
+    reindex: async (userId) => rebuildIndex({ doc, tableName, ...(await search()) }, userId),
     baseUrl,
-    close: () => clients.client.destroy(),
+    close: () => {
+      clients.client.destroy();
+      void opened?.then(({ index }) => index.close());
+    },
   };
 }

@@ -8,7 +8,7 @@ import { DataFolderInUseError, dynamoDbLocalsServing, lockDataFolder } from './d
 import { DEMO_FEED_TAG, ensureDemo, saveCommand } from './demo';
 import { type DynamoDbLocal, startDynamoDbLocal, stopProcess } from './dynamodb-local';
 import { type LocalStack, startLocalStack } from './stack';
-import { dataDirectory, LOCAL_TABLE_NAME, removeLocalState, writeLocalState } from './state';
+import { dataDirectory, LOCAL_TABLE_NAME, removeLocalState, searchIndexFolder, writeLocalState } from './state';
 
 /** `npm start`: Gleaner on one machine. Configuration by environment variables (see the README). */
 
@@ -21,6 +21,9 @@ const HANDLER_SETTINGS = [
   settings.corsAllowedOrigins,
   settings.fetchAllow,
   settings.iconRefreshDays,
+  settings.embeddingsUrl,
+  settings.embeddingsModel,
+  settings.embeddingsApiKey,
 ].map((definition) => definition.name);
 
 function handlerSettings(): Record<string, string> {
@@ -92,6 +95,7 @@ async function main(): Promise<void> {
       env: { ...handlerSettings(), LOG_LEVEL: process.env.LOG_LEVEL || 'WARN' },
       // GLEANER_ENRICHMENT=off: no background fetching of saved pages (e.g. when working offline).
       startWorkers: process.env.GLEANER_ENRICHMENT !== 'off',
+      searchIndexUri: searchIndexFolder(dataDir),
       log: (line) => console.log(line),
     });
     writeLocalState(dataDir, {

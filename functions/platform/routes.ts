@@ -40,8 +40,18 @@ export interface RouteDefinition {
  * - `table:write`: item writes and transactions on the table (env TABLE_NAME)
  * - `table:rate-limit`: UpdateItem on rate-limit window items only (`RL#…` keys)
  * - `queue:enrichment` / `queue:favicon`: SendMessage to that queue (env from workers.ts `queues`)
+ * - `search:read` / `search:write`: the search index's bucket and commit table (env SEARCH_INDEX_URI)
+ * - `embeddings`: InvokeModel on the one embedding model (env BEDROCK_EMBEDDINGS, GLEANER_EMBEDDINGS_MODEL)
  */
-export type ResourceAccess = 'table:read' | 'table:write' | 'table:rate-limit' | 'queue:enrichment' | 'queue:favicon';
+export type ResourceAccess =
+  | 'table:read'
+  | 'table:write'
+  | 'table:rate-limit'
+  | 'queue:enrichment'
+  | 'queue:favicon'
+  | 'search:read'
+  | 'search:write'
+  | 'embeddings';
 
 export interface PreflightSettings {
   /** `configured`: the origins in CORS_ALLOWED_ORIGINS (the browser extension); `any`: every site (public feeds, embedded anywhere). */

@@ -7,6 +7,7 @@ import type { RouteDefinition } from '../../functions/platform/routes';
 import { Api } from '../../lib/api';
 import { DataTable } from '../../lib/data';
 import { GleanerStack } from '../../lib/gleaner-stack';
+import { SearchIndexStore } from '../../lib/search';
 import { type GleanerSettings, parseSettings } from '../../lib/settings';
 import { createWorkQueues } from '../../lib/work-queue';
 
@@ -49,7 +50,11 @@ export function buildGleanerStack(settings = testSettings()) {
 /** The API construct alone, for route tables other than the real one. */
 export function buildApi(routes: readonly RouteDefinition[], settings = testSettings()) {
   const stack = new Stack(testApp(), 'ApiTest');
-  const targets = { data: new DataTable(stack, 'Data'), queues: createWorkQueues(stack) };
+  const targets = {
+    data: new DataTable(stack, 'Data'),
+    queues: createWorkQueues(stack),
+    search: new SearchIndexStore(stack, 'SearchIndex', { settings }),
+  };
   new Api(stack, 'Api', { routes, settings, targets });
   return Template.fromStack(stack);
 }

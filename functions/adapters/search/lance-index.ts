@@ -232,15 +232,14 @@ export class LanceSearchIndex implements SearchIndex {
   }
 
   /** Notes of the index whose vectors in `model` are missing, up to `limit` (for re-embedding). */
-  async missingVectors(model: string, dimensions: number, limit: number): Promise<SearchDocument[]> {
-    const table = await this.vectorTable(model, dimensions);
-    const embedded = new Set(
-      (await table.query().where('deleted = false').select(['note_id']).toArray()).map((row) => String(row.note_id)),
-    );
+  async missingVectors(model: string, limit: number): Promise<SearchDocument[]> {
+    const table = await this.existingVectorTable(model);
+    const rows = table ? await table.query().where('deleted = false').select(['note_id', 'version']).toArray() : [];
+    const embedded = new Map(rows.map((row) => [String(row.note_id), Number(row.version)]));
     const missing: SearchDocument[] = [];
     for await (const batch of this.notes.query().where('deleted = false')) {
       for (const row of batch.toArray()) {
-        if (!embedded.has(String(row.note_id))) missing.push(documentOf(row));
+        if ((embedded.get(String(row.note_id)) ?? -1) < Number(row.version)) missing.push(documentOf(row));
         if (missing.length >= limit) return missing;
       }
     }

@@ -8,7 +8,6 @@ import { tokenize } from './tokens';
 export interface Embedder {
   /** Names the vector space: vectors of different models are never compared. */
   readonly model: string;
-  readonly dimensions: number;
   /** One vector per text, in order. `purpose` lets models that embed queries differently do so. */
   embed(texts: readonly string[], purpose: 'document' | 'query'): Promise<number[][]>;
 }
@@ -24,7 +23,6 @@ export class EmbedderUnavailableError extends Error {}
 export function testEmbedder(dimensions = 64, model = `test-hash-${dimensions}`): Embedder {
   return {
     model,
-    dimensions,
     async embed(texts) {
       return texts.map((text) => hashVector(text, dimensions));
     },
