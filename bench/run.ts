@@ -25,6 +25,7 @@ import { type LocalStack, startLocalStack } from '../local/stack';
 import { initAndFirstUseBytes } from './bundle-graph';
 import { type RecordedCall, startDynamoRecorder } from './dynamo-recorder';
 import { directSave, fixture, type OperationName, operations, succeed } from './operations';
+import { searchBench } from './search';
 
 /**
  * `npm run bench`, in one run: module init of each function's deployed bundle beside a bundle of the
@@ -340,6 +341,7 @@ async function throughTheStack(): Promise<void> {
 const loadBefore = loadavg()[0]!;
 await bundleInit();
 await throughTheStack();
+await searchBench(row);
 // Other processes on the machine slow the bundles and the routes alike; the ratios hold better than the milliseconds.
 row(
   'load average, 1 min (start → end)',

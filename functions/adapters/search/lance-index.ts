@@ -27,6 +27,11 @@ export interface IndexLocation {
   /** A folder, or `s3+ddb://bucket/prefix?ddbTableName=…` on AWS. */
   readonly uri: string;
   readonly storageOptions?: Record<string, string>;
+  /**
+   * How stale a read may be, in seconds, when other processes write the index (the indexer does):
+   * 0 checks for a newer version on every read. @default 0
+   */
+  readonly readConsistencySeconds?: number;
 }
 
 /** What the indexer knows of a note in the index. */
@@ -83,7 +88,10 @@ export class LanceSearchIndex implements SearchIndex {
   ) {}
 
   static async open(location: IndexLocation): Promise<LanceSearchIndex> {
-    const db = await lancedb.connect(location.uri, { storageOptions: location.storageOptions });
+    const db = await lancedb.connect(location.uri, {
+      storageOptions: location.storageOptions,
+      readConsistencyInterval: location.readConsistencySeconds ?? 0,
+    });
     const notes = await db.createEmptyTable(NOTES_TABLE, notesSchema, { existOk: true });
     return new LanceSearchIndex(db, notes);
   }
