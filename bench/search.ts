@@ -42,7 +42,7 @@ const quantile = (values: readonly number[], q: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))]!;
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
-function uuidOf(seed: string): string {
+export function uuidOf(seed: string): string {
   const hex = createHash('sha256').update(seed).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
@@ -58,7 +58,7 @@ function random(seed: number) {
 }
 
 /** Notes written from the fixture's vocabulary: realistic word frequencies, titles and tags, many of them. */
-function syntheticNotes(userId: string, count: number, seed: number): Note[] {
+export function syntheticNotes(userId: string, count: number, seed: number): Note[] {
   const source = fixtureNotes(userId, uuidOf).map(({ note }) => note);
   const words = source.flatMap((note) => tokenize(`${note.title} ${note.body}`)).filter((word) => word.length > 2);
   const tags = [...new Set(source.flatMap((note) => note.tags))];
