@@ -1,7 +1,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { GleanerStack } from '../lib/gleaner-stack';
-import { DEFAULT_STAGE, settingsForStage } from '../lib/settings';
+import { DEFAULT_STAGE, settingsForStage } from '../lib/stage-settings';
 
 const app = new App();
 const stage = app.node.tryGetContext('stage') as string | undefined;

@@ -50,7 +50,7 @@ export class DocumentOutput {
     readonly json: Record<string, unknown>,
   ) {}
 }
-export class NotFoundError extends Error {}
+class NotFoundError extends Error {}
 
 interface Invocation extends Connection {
   readonly options: Record<string, string | boolean | undefined>;

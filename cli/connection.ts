@@ -1,6 +1,6 @@
 import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../functions/adapters/dynamo/bookmark-store';
-import { createDynamoClients } from '../functions/adapters/dynamo/client';
+import { createDynamoClients, type DynamoClients } from '../functions/adapters/dynamo/client';
 import { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
 import { type MigrationResult, runMigrations } from '../functions/adapters/dynamo/migrations';
 import type { LanceSearchIndex } from '../functions/adapters/search/lance-index';
@@ -37,7 +37,7 @@ export function connect(target: {
   searchIndex?: string;
 }): Connection {
   let tableName: string;
-  let clients;
+  let clients: DynamoClients;
   let baseUrl = target.baseUrl ?? process.env.GLEANER_BASE_URL ?? null;
   let searchIndexUri = target.searchIndex ?? process.env[settings.searchIndexUri.name];
   if (target.table) {

@@ -16,8 +16,14 @@ const source = join(root, 'extension');
 export interface ExtensionBuildOptions {
   readonly outDir?: string;
   /**
-   * Host permissions granted at install, for automated tests only: a browser under automation cannot
-   * answer the permission prompt the options page raises. The published build has none.
+   * For automated tests only: the service worker built from this entry instead of `src/background.ts`
+   * (one that hands the tests a handle on the worker), with these compile-time constants. The
+   * published build exposes nothing on `globalThis`.
+   */
+  readonly testWorker?: { readonly entry: string; readonly define?: Record<string, string> };
+  /**
+   * Host permissions granted at install, for automated tests only: they stand in for `activeTab`,
+   * which only a person's click on the toolbar button grants. The published build has none.
    */
   readonly testHostPermissions?: readonly string[];
   readonly zip?: boolean;
@@ -31,7 +37,12 @@ export async function buildExtension(
   mkdirSync(outDir, { recursive: true });
 
   await build({
-    entryPoints: ['background', 'popup', 'options'].map((name) => join(source, 'src', `${name}.ts`)),
+    entryPoints: {
+      background: options.testWorker?.entry ?? join(source, 'src', 'background.ts'),
+      popup: join(source, 'src', 'popup.ts'),
+      options: join(source, 'src', 'options.ts'),
+    },
+    define: options.testWorker?.define,
     outdir: outDir,
     bundle: true,
     format: 'iife',

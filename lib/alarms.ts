@@ -19,7 +19,7 @@ import { AppFunction } from './app-function';
 import type { Cdn } from './cdn';
 import type { DataTable } from './data';
 import { CLOUDFRONT_METRICS_REGION, cdnMetric, METRIC_PERIOD as PERIOD, routeMetric, serviceMetric } from './metrics';
-import type { GleanerSettings } from './settings';
+import type { GleanerSettings } from './stage-settings';
 import type { WorkQueues } from './work-queue';
 
 export interface AlarmsProps {

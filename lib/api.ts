@@ -34,7 +34,7 @@ import {
 } from '../functions/platform/routes';
 import { settings as handlerSettings, rateLimitSettings } from '../functions/platform/settings';
 import { type AccessTargets, AppFunction } from './app-function';
-import type { GleanerSettings, Throttle } from './settings';
+import type { GleanerSettings, Throttle } from './stage-settings';
 
 export interface ApiProps {
   readonly routes: readonly RouteDefinition[];

@@ -9,7 +9,7 @@ import type { QueueName } from '../functions/platform/workers';
 import type { DataTable, TableAccess } from './data';
 import { FUNCTION_HANDLER, functionCode } from './function-bundle';
 import { grantEmbeddings, type SearchIndexStore } from './search';
-import type { GleanerSettings } from './settings';
+import type { GleanerSettings } from './stage-settings';
 import type { WorkQueue, WorkQueues } from './work-queue';
 
 /** Memory of every function (`npm run cost` prices Lambda time at it). */

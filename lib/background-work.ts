@@ -8,7 +8,7 @@ import { Construct } from 'constructs';
 import { settings as handlerSettings } from '../functions/platform/settings';
 import type { ScheduledTaskDefinition, WorkerDefinition } from '../functions/platform/workers';
 import { type AccessTargets, AppFunction } from './app-function';
-import type { GleanerSettings } from './settings';
+import type { GleanerSettings } from './stage-settings';
 import { workerTimeout } from './work-queue';
 
 export interface BackgroundWorkProps {

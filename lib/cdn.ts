@@ -32,7 +32,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, type BucketProps, ObjectOw
 import { Construct } from 'constructs';
 import type { RouteDefinition } from '../functions/platform/routes';
 import type { Api } from './api';
-import type { GleanerSettings } from './settings';
+import type { GleanerSettings } from './stage-settings';
 import { CdnWebAcl } from './waf';
 
 export interface CdnProps {
@@ -260,9 +260,7 @@ const PUBLIC_CACHE_POLICY = {
 } satisfies Omit<CachePolicyProps, 'comment' | 'queryStringBehavior'>;
 
 /** The exact path pattern (`{param}` as `*`) of each cached route whose answer its query selects, with those keys. */
-export function pagedPathPatterns(
-  routes: readonly RouteDefinition[],
-): { pattern: string; queryKeys: readonly string[] }[] {
+function pagedPathPatterns(routes: readonly RouteDefinition[]): { pattern: string; queryKeys: readonly string[] }[] {
   return routes
     .filter((route) => route.cdn && route.cacheQuery?.length)
     .map((route) => ({ pattern: route.path.replace(/\{[^}]+\}/g, '*'), queryKeys: route.cacheQuery! }));

@@ -10,7 +10,7 @@ import { Cdn } from './cdn';
 import { OperationsDashboard } from './dashboard';
 import { DataTable } from './data';
 import { SearchIndexing, SearchIndexStore } from './search';
-import type { GleanerSettings } from './settings';
+import type { GleanerSettings } from './stage-settings';
 import { createWorkQueues } from './work-queue';
 
 export interface GleanerStackProps extends StackProps {

@@ -14,7 +14,7 @@ import type { StreamConsumerDefinition } from '../functions/platform/workers';
 import { type AccessTargets, AppFunction } from './app-function';
 import type { DataTable } from './data';
 import { METRIC_PERIOD, serviceMetric } from './metrics';
-import type { GleanerSettings } from './settings';
+import type { GleanerSettings } from './stage-settings';
 
 /** The indexer's stream reads older than this (the table's writes not yet searchable) page someone. */
 const ITERATOR_AGE_ALARM_SECONDS = 60;

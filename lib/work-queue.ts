@@ -5,7 +5,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type QueueDefinition, type QueueName, queues } from '../functions/platform/workers';
-import type { GleanerSettings } from './settings';
+import type { GleanerSettings } from './stage-settings';
 
 /** The longest a worker may spend on one batch. */
 export const workerTimeout = Duration.seconds(30);

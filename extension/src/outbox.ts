@@ -15,8 +15,15 @@ export interface OutboxItem {
   readonly createdAt: number;
   readonly source: SaveSource;
   readonly request: SaveRequest;
-  /** Sends started. From the second on the save says `append: false`, so a retried selection is not appended twice. */
+  /**
+   * Sends started. Every send is the same request with the same key, so a retry whose first answer was
+   * lost gets that answer replayed instead of applying the save twice.
+   */
   readonly attempts: number;
+  /** Answers that said "try again later" (5xx, 408, 409, 425, a 404): at MAX_SERVER_FAILURES the save moves aside. */
+  readonly failures?: number;
+  /** 404s in a row: a server still starting answers 404, so only the second one means a wrong address. */
+  readonly notFound?: number;
   /** Epoch ms before which the item is not sent again (backoff). */
   readonly nextAttemptAt: number;
   /** Set when the item waits for the person rather than the clock (note cap reached, wrong server address). */
@@ -31,9 +38,11 @@ export interface OutboxState {
   readonly tokenRefused: boolean;
   /** Epoch ms before which no save is sent at all (a 429, or RateLimit-Remaining 0). */
   readonly quietUntil: number;
+  /** Epoch ms since which every send has failed (unreachable or a server error): the backoff grows with it. */
+  readonly failingSince?: number | null;
 }
 
-export const EMPTY_OUTBOX: OutboxState = { items: [], tokenRefused: false, quietUntil: 0 };
+export const EMPTY_OUTBOX: OutboxState = { items: [], tokenRefused: false, quietUntil: 0, failingSince: null };
 
 /** What became of one save, for the popup's answer, the badge and notifications. */
 export type Delivery =
@@ -48,22 +57,30 @@ export type Delivery =
 export interface OutboxPorts {
   load(): Promise<OutboxState | undefined>;
   store(state: OutboxState): Promise<void>;
-  /** Sends one save; `not-configured` when there is no server address or token yet. */
-  send(item: OutboxItem, options: { append: boolean }): Promise<SaveAnswer | { kind: 'not-configured' }>;
+  /** Sends one save, the same request every time; `not-configured` when there is no server address or token yet. */
+  send(item: OutboxItem): Promise<SaveAnswer | { kind: 'not-configured' }>;
   now(): number;
   /** In [0, 1): spreads retries so queued browsers do not all come back at once. */
   random(): number;
   newId(): string;
 }
 
-/** Exponential backoff for network failures and 5xx: 30 s, 1 min, 2 min, … at most 30 min, ±20 %. */
+/**
+ * Backoff while the server fails: wait as long as it has been failing, at least 30 s and at most
+ * 30 min, ±20 % (30 s, 1 min, 2 min, … when nothing else is sent). It follows the outage's length, so
+ * saves made meanwhile (each tries at once) do not push the next try further away.
+ */
 export const RETRY_BASE_MS = 30_000;
 export const RETRY_MAX_MS = 30 * 60_000;
 /** A 429 without Retry-After waits this long. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 60_000;
+/** After this many "try again later" answers a save moves aside (held, with a notification) and the rest go on. */
+export const MAX_SERVER_FAILURES = 5;
+/** A 404 is taken for a wrong server address only when it comes again after a retry (a server starting up answers 404). */
+const NOT_FOUND_LIMIT = 2;
 
-export function backoffMs(attempts: number, random: number): number {
-  const base = Math.min(RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1), RETRY_MAX_MS);
+export function backoffMs(failingForMs: number, random: number): number {
+  const base = Math.min(Math.max(failingForMs, RETRY_BASE_MS), RETRY_MAX_MS);
   return Math.round(base * (0.8 + 0.4 * random));
 }
 
@@ -161,10 +178,10 @@ export class Outbox {
       const now = this.ports.now();
       if (!head || state.tokenRefused || now < state.quietUntil || now < head.nextAttemptAt) return deliveries;
 
-      // Counted before the send: a worker stopped mid-send retries with append: false.
+      // Stored before the send: a worker stopped mid-send finds the save still here and sends it again.
       const sending: OutboxItem = { ...head, attempts: head.attempts + 1 };
       await this.ports.store(replace(state, sending));
-      const answer = await this.ports.send(sending, { append: sending.attempts === 1 });
+      const answer = await this.ports.send(sending);
       const { delivery, next } = settle(await this.state(), sending, answer, this.ports.now(), this.ports.random());
       await this.ports.store(next);
       deliveries.push(delivery);
@@ -199,20 +216,21 @@ function settle(
     'rateLimit' in answer && answer.rateLimit?.remaining === 0
       ? Math.max(state.quietUntil, now + answer.rateLimit.resetSeconds * 1000)
       : state.quietUntil;
-  const without = { ...state, quietUntil, items: state.items.filter((candidate) => candidate.id !== item.id) };
-  const retry = (problem: string, retryAt: number) => {
-    const waiting = { ...item, nextAttemptAt: retryAt, problem };
+  const failing = answer.kind === 'unreachable' || (answer.kind === 'refused' && isTemporary(answer.status));
+  const failingSince = failing ? (state.failingSince ?? now) : null;
+  const after = { ...state, quietUntil, failingSince };
+  const without = { ...after, items: state.items.filter((candidate) => candidate.id !== item.id) };
+  const retry = (problem: string, waitAtLeastMs = 0, counted: Partial<OutboxItem> = {}) => {
+    const retryAt = now + Math.max(backoffMs(now - failingSince!, random), waitAtLeastMs);
+    const waiting = { ...item, ...counted, nextAttemptAt: retryAt, problem };
     return {
       delivery: { kind: 'queued', item: waiting, reason: problem, retryAt } as const,
-      next: replace({ ...state, quietUntil }, waiting),
+      next: replace(after, waiting),
     };
   };
-  const hold = (problem: string) => {
-    const held = { ...item, held: true, problem };
-    return {
-      delivery: { kind: 'held', item: held, reason: problem } as const,
-      next: replace({ ...state, quietUntil }, held),
-    };
+  const hold = (problem: string, counted: Partial<OutboxItem> = {}) => {
+    const held = { ...item, ...counted, held: true, problem };
+    return { delivery: { kind: 'held', item: held, reason: problem } as const, next: replace(after, held) };
   };
 
   switch (answer.kind) {
@@ -221,7 +239,7 @@ function settle(
     case 'not-configured':
       return hold('Gleaner is not set up yet: add the server address and your token in the options');
     case 'unreachable':
-      return retry(`Server unreachable (${answer.message})`, now + backoffMs(item.attempts, random));
+      return retry(`Server unreachable (${answer.message})`);
   }
 
   const { status, detail } = answer;
@@ -230,26 +248,48 @@ function settle(
     const waiting = { ...item, problem: 'Token refused: paste a new token in the options' };
     return {
       delivery: { kind: 'token-refused', item: waiting },
-      next: replace({ ...state, quietUntil, tokenRefused: true }, waiting),
+      next: replace({ ...after, tokenRefused: true }, waiting),
     };
   }
   if (status === 429) {
     const waitMs = answer.retryAfterSeconds !== null ? answer.retryAfterSeconds * 1000 : DEFAULT_RATE_LIMIT_WAIT_MS;
     const retryAt = now + waitMs;
-    const limited = retry(`Rate limited: sending again in ${Math.ceil(waitMs / 1000)} s`, retryAt);
-    return { ...limited, next: { ...limited.next, quietUntil: Math.max(quietUntil, retryAt) } };
+    const waiting = {
+      ...item,
+      nextAttemptAt: retryAt,
+      problem: `Rate limited: sending again in ${Math.ceil(waitMs / 1000)} s`,
+    };
+    return {
+      delivery: { kind: 'queued', item: waiting, reason: waiting.problem, retryAt },
+      next: replace({ ...after, quietUntil: Math.max(quietUntil, retryAt) }, waiting),
+    };
   }
   if (status === 402) return hold(message ?? 'Note limit reached');
   if (status === 422 || status === 400 || status === 413 || status === 415) {
-    const field = Array.isArray(detail) ? fieldName((detail[0] as { loc?: unknown[] } | undefined)?.loc) : null;
+    const field = Array.isArray(detail) ? fieldName(detail[0]?.loc) : null;
     return { delivery: { kind: 'dropped', item, reason: message ?? `Refused (${status})`, field }, next: without };
   }
-  // 408, 409 (the same save still in flight), 425 and 5xx pass; anything else needs a person to look.
-  if (status >= 500 || status === 408 || status === 409 || status === 425) {
-    const retryAt = now + Math.max(backoffMs(item.attempts, random), (answer.retryAfterSeconds ?? 0) * 1000);
-    return retry(`Server error ${status}${message ? `: ${message}` : ''}`, retryAt);
+  if (isTemporary(status)) {
+    const counted = { failures: (item.failures ?? 0) + 1, notFound: status === 404 ? (item.notFound ?? 0) + 1 : 0 };
+    if (counted.notFound >= NOT_FOUND_LIMIT)
+      return hold(
+        'The server answered 404 (not found) again after a retry: check the server address in the options',
+        counted,
+      );
+    const problem = `Server error ${status}${message ? `: ${message}` : ''}`;
+    if (counted.failures >= MAX_SERVER_FAILURES)
+      return hold(`Set aside after ${counted.failures} failed tries (${problem}): retry or discard it`, counted);
+    return retry(problem, (answer.retryAfterSeconds ?? 0) * 1000, counted);
   }
   return hold(`The server answered ${status}${message ? `: ${message}` : ''}; check the server address in the options`);
+}
+
+/**
+ * Answers that may pass: 408, 409 (the same save still in flight), 425, 5xx, and 404, which a server
+ * still starting up gives before its routes are loaded. Anything else needs a person to look.
+ */
+function isTemporary(status: number): boolean {
+  return status >= 500 || status === 404 || status === 408 || status === 409 || status === 425;
 }
 
 function replace(state: OutboxState, item: OutboxItem): OutboxState {

@@ -1,21 +1,25 @@
-import { askWorker, deliveryMessage } from './messages';
-import type { Delivery, OutboxItem } from './outbox';
+import { askWorker } from './messages';
+import type { Delivery, OutboxItem, OutboxState } from './outbox';
 import { type CapturedPage, capturePage } from './page-capture';
-import { isSavable } from './page-text';
+import { fitUrl, isSavable, tooLongMessage } from './page-text';
+import type { SaveRequest } from './save-api';
 import { SETTINGS_KEY } from './settings';
+import { deliveryMessage, failureMessage } from './wording';
 
 /** The toolbar popup: the page's title and selection prefilled, a comment, Save, and the waiting saves. */
 
 const element = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const form = element<HTMLFormElement>('save-form');
 const result = element<HTMLParagraphElement>('result');
+/** The save this popup made, while it waits in the outbox: Retry now then tells what became of it. */
+let waitingSave: string | null = null;
 
 async function main(): Promise<void> {
   element('open-options').addEventListener(
     'click',
     () => void chrome.runtime.openOptionsPage().then(() => window.close()),
   );
-  element('retry-now').addEventListener('click', () => void askWorker({ type: 'retry-now' }).then(showQueue));
+  element('retry-now').addEventListener('click', () => void retryNow());
   await showQueue();
 
   if (!(await chrome.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY]) {
@@ -28,10 +32,10 @@ async function main(): Promise<void> {
     return;
   }
   const page = await capturePage(tab);
-  fill(page);
+  const url = fill(page);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    void save(page);
+    if (url) void save({ ...page.request, url });
   });
 }
 
@@ -43,27 +47,65 @@ async function targetTab(): Promise<chrome.tabs.Tab | undefined> {
   return tab;
 }
 
-function fill(page: CapturedPage): void {
+/**
+ * Fills the form; the address to save, or null when it is too long even without its query string.
+ * A long address is shown on one clipped line, so Save stays in view.
+ */
+function fill(page: CapturedPage): string | null {
   form.hidden = false;
   element<HTMLInputElement>('title').value = page.request.title ?? '';
-  element('page-url').textContent = page.request.url;
   element<HTMLTextAreaElement>('selection').value = page.request.selection ?? '';
   element('unreadable').hidden = page.readable;
   element<HTMLTextAreaElement>('comment').focus();
+  const fit = fitUrl(page.request.url);
+  const url = fit.kind === 'fits' ? page.request.url : fit.kind === 'without-query' ? fit.url : null;
+  const shown = element('page-url');
+  shown.textContent = url ?? page.request.url;
+  shown.title = shown.textContent;
+  if (fit.kind !== 'fits') {
+    const warning = element('url-too-long');
+    warning.hidden = false;
+    warning.textContent = tooLongMessage(fit);
+    warning.className = `status ${url ? 'warn' : 'bad'}`;
+    element('save').textContent = 'Save without the query string';
+    element<HTMLButtonElement>('save').disabled = url === null;
+  }
+  return url;
 }
 
-async function save(page: CapturedPage): Promise<void> {
+async function save(request: SaveRequest): Promise<void> {
   const button = element<HTMLButtonElement>('save');
   button.disabled = true;
   show('Saving…', '');
   const text = (id: string) => element<HTMLInputElement | HTMLTextAreaElement>(id).value.trim() || null;
-  const delivery = await askWorker({
-    type: 'save',
-    request: { ...page.request, title: text('title'), selection: text('selection'), comment: text('comment') },
-  });
-  show(deliveryMessage(delivery), tone(delivery));
-  // Anything but a refusal of this input is done or in the outbox; a second click would save it twice.
-  button.disabled = delivery.kind !== 'dropped';
+  try {
+    const delivery = await askWorker({
+      type: 'save',
+      request: { ...request, title: text('title'), selection: text('selection'), comment: text('comment') },
+    });
+    show(deliveryMessage(delivery), tone(delivery));
+    waitingSave = delivery.kind === 'saved' || delivery.kind === 'dropped' ? null : delivery.item.id;
+    // Anything but a refusal of this input is done or in the outbox; a second click would save it twice.
+    button.disabled = delivery.kind !== 'dropped';
+  } catch (error) {
+    // Nothing was kept: say why, and let the person try again.
+    show(`Not saved: ${failureMessage(error)}`, 'bad');
+    button.disabled = false;
+  }
+  await showQueue();
+}
+
+async function retryNow(): Promise<void> {
+  try {
+    const deliveries = await askWorker({ type: 'retry-now' });
+    const mine = deliveries.find((delivery) => delivery.item.id === waitingSave);
+    if (mine) {
+      show(deliveryMessage(mine), tone(mine));
+      if (mine.kind === 'saved' || mine.kind === 'dropped') waitingSave = null;
+    }
+  } catch (error) {
+    show(`Retry failed: ${failureMessage(error)}`, 'bad');
+  }
   await showQueue();
 }
 
@@ -78,7 +120,13 @@ function show(message: string, toneClass: string): void {
 }
 
 async function showQueue(): Promise<void> {
-  const state = await askWorker({ type: 'outbox' });
+  let state: OutboxState;
+  try {
+    state = await askWorker({ type: 'outbox' });
+  } catch (error) {
+    show(`The waiting saves cannot be read: ${failureMessage(error)}`, 'bad');
+    return;
+  }
   element('token-refused').hidden = !state.tokenRefused;
   element('queue').hidden = state.items.length === 0;
   element('queue-items').replaceChildren(...state.items.map(queueEntry));

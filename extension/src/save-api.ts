@@ -1,23 +1,25 @@
+import {
+  type BookmarkSaveResult,
+  type ErrorBody,
+  SAVE_PATH,
+  type SaveBookmarkBody,
+  type ValidationIssue,
+} from '../../functions/core/wire/save';
+
 /**
  * The one server call the extension makes: POST /api/v1/bookmarks/save (the contract's saveBookmark),
  * and what came back, classified for the outbox. No browser APIs beyond fetch, so it is unit-tested
  * in Node against a local server.
  */
 
-export interface SaveRequest {
-  readonly url: string;
+export type { BookmarkSaveResult };
+
+/** What the extension reads from a page and the person: every field of a save but `append`. */
+export interface SaveRequest extends SaveBookmarkBody {
   readonly title: string | null;
   readonly selection: string | null;
   readonly comment: string | null;
-  /** The page's meta description; the server then need not scrape the page for it. */
   readonly description: string | null;
-}
-
-export interface BookmarkSaveResult {
-  readonly bookmark: { readonly id: string; readonly url: string; readonly title: string | null };
-  readonly note_id: string;
-  readonly is_new_bookmark: boolean;
-  readonly selection_appended: boolean;
 }
 
 /** The four RateLimit fields of draft-ietf-httpapi-ratelimit-headers-06, when the answer had them. */
@@ -33,13 +35,11 @@ export type SaveAnswer =
       readonly kind: 'refused';
       readonly status: number;
       /** The answer's `detail`: a message, an ErrorDetail object or HTTPValidationError items. */
-      readonly detail: unknown;
+      readonly detail: ErrorBody['detail'] | null;
       readonly retryAfterSeconds: number | null;
       readonly rateLimit: RateLimitState | null;
     }
   | { readonly kind: 'unreachable'; readonly message: string };
-
-export const SAVE_PATH = '/api/v1/bookmarks/save';
 
 /** The save endpoint under a server address (the stack's BaseUrl, which may carry a stage path). */
 export function saveEndpoint(serverUrl: string): string {
@@ -49,7 +49,7 @@ export function saveEndpoint(serverUrl: string): string {
 export async function postSave(
   fetchImpl: typeof fetch,
   server: { readonly serverUrl: string; readonly token: string },
-  body: SaveRequest & { readonly append?: boolean },
+  body: SaveBookmarkBody,
   idempotencyKey?: string,
 ): Promise<SaveAnswer> {
   let response: Response;
@@ -74,7 +74,7 @@ export async function postSave(
   return {
     kind: 'refused',
     status: response.ok ? 502 : response.status,
-    detail: (parsed as { detail?: unknown } | null)?.detail ?? null,
+    detail: (parsed as Partial<ErrorBody> | null)?.detail ?? null,
     retryAfterSeconds: seconds(response.headers.get('Retry-After')),
     rateLimit,
   };
@@ -102,21 +102,19 @@ function isSaveResult(value: unknown): value is BookmarkSaveResult {
 }
 
 /** A one-line, human reading of an error answer's `detail`. */
-export function describeDetail(detail: unknown): string | null {
+export function describeDetail(detail: ErrorBody['detail'] | null): string | null {
   if (typeof detail === 'string') return detail;
-  if (Array.isArray(detail)) {
-    return detail
-      .map((item: { loc?: unknown[]; msg?: string }) => `${fieldName(item.loc)}: ${item.msg ?? 'invalid'}`)
-      .join('; ');
-  }
-  if (detail && typeof detail === 'object' && typeof (detail as { message?: unknown }).message === 'string') {
-    return (detail as { message: string }).message;
-  }
+  if (isIssueList(detail)) return detail.map((item) => `${fieldName(item.loc)}: ${item.msg ?? 'invalid'}`).join('; ');
+  if (detail && typeof detail === 'object' && typeof detail.message === 'string') return detail.message;
   return null;
 }
 
+function isIssueList(detail: ErrorBody['detail'] | null): detail is readonly ValidationIssue[] {
+  return Array.isArray(detail);
+}
+
 /** `["body","url"]` → `url`; the field a person can recognise. */
-export function fieldName(loc: unknown[] | undefined): string {
+export function fieldName(loc: readonly unknown[] | undefined): string {
   const path = (loc ?? []).filter((part) => part !== 'body');
   return path.length ? path.join('.') : 'request';
 }

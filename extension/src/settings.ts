@@ -1,4 +1,4 @@
-import { TOKEN_PREFIX, tokenProblem } from '../../functions/core/token/format';
+import { TOKEN_PREFIX, tokenProblem } from '../../functions/core/wire/token-format';
 
 /**
  * The extension's two settings: the server address and the personal access token. Both live in

@@ -1,7 +1,6 @@
 /** The records Gleaner keeps, as the domain sees them (storage keys live in the DynamoDB adapter). */
 
 import type { BookmarkResource } from './contract/contract';
-import type { FeedSharing, TagMatch } from './feed/feed';
 
 export type Plan = 'free' | 'pro';
 
@@ -73,6 +72,12 @@ export interface Highlight {
   /** When it was saved (ISO 8601). */
   readonly saved: string;
 }
+
+/** Whether a feed lists notes with any of its tags, or only those with all of them. */
+export type TagMatch = 'any' | 'all';
+
+/** Who reads a feed: anyone (listed), anyone holding its UUID, or no one (404 to all). */
+export type FeedSharing = 'public' | 'link' | 'private';
 
 /** What a feed lists: one entry per note, or one per highlight of those notes. */
 export type FeedItems = 'notes' | 'highlights';

@@ -39,7 +39,7 @@ export interface FeedRepresentation {
   readonly paged?: { readonly self: (urls: FeedUrls) => string };
 }
 
-export interface FeedUrls {
+interface FeedUrls {
   readonly json: string;
   readonly rss: string;
   readonly atom: string;

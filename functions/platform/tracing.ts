@@ -3,7 +3,7 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import type { startTracer, TraceOptions } from './tracer';
 
 /** What the client factories take to trace the calls of an AWS SDK client. */
-export type ClientInstrument = <Client>(client: Client) => Client;
+type ClientInstrument = <Client>(client: Client) => Client;
 
 /**
  * X-Ray tracing with the Powertools Tracer: each sampled invocation a handler subsegment, each

@@ -21,7 +21,7 @@ export const queues: Readonly<Record<QueueName, QueueDefinition>> = {
 };
 
 /** A Lambda function that no HTTP route invokes. */
-export interface BackgroundFunctionDefinition {
+interface BackgroundFunctionDefinition {
   readonly id: string;
   /** Handler module relative to the repository root; exports `handler` and `createHandler(env)`. */
   readonly entry: string;

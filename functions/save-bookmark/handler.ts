@@ -20,9 +20,9 @@ import {
   saveResult,
 } from '../core/save/save-bookmark';
 import { parseSaveRequest, type SaveRequestParse } from '../core/save/save-request';
-import { isWellFormedToken } from '../core/token/format';
 import { lastUseDue, tokenAccepted, userAgentFamily } from '../core/token/lifecycle';
 import { bearerToken, hashToken } from '../core/token/token';
+import { isWellFormedToken } from '../core/wire/token-format';
 import { httpRoute, type RouteRequest } from '../http/middleware';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, headerValues, jsonResponse } from '../http/responses';

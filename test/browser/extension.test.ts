@@ -4,11 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page, Worker } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildExtension } from '../../extension/build';
+import type { WorkerHandle } from '../../extension/src/worker';
 import { mintToken } from '../../functions/core/token/token';
 import { chromiumAvailable, launchWithExtension, serveHtmlPage } from '../support/browser';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { repositoryRoot } from '../support/processes';
+import {
+  currentWorker,
+  extensionTestBuild,
+  pressSaveCommand as pressSaveCommandIn,
+  ungrantedAddress,
+} from './support/extension';
 
 /**
  * The extension in a real browser against the local stack: options set up by their labels, saves from
@@ -29,6 +35,9 @@ const ARTICLE = `<!doctype html><html lang="en"><head><title>Queues absorb burst
 <p id="second">Retries need idempotency, or they do the work twice.</p>
 <p id="third">Dead-letter queues keep what could not be processed.</p></body></html>`;
 
+/** A save crosses the browser, CORS and the local stack: on a busy machine that takes more than a second. */
+const SLOW = { timeout: 10_000 };
+
 describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () => {
   let t: TestStack;
   let site: Awaited<ReturnType<typeof serveHtmlPage>>;
@@ -47,14 +56,7 @@ describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () =>
     } = await t.createUser());
     site = await serveHtmlPage(ARTICLE);
     siteUrl = `http://127.0.0.1:${site.port}`;
-    // The options page asks for the server's origin; automation cannot answer that prompt, so this
-    // build has loopback granted at install (the published build has no host permissions).
-    const { outDir } = await buildExtension({
-      outDir: mkdtempSync(join(tmpdir(), 'gleaner-extension-')),
-      testHostPermissions: ['http://127.0.0.1/*'],
-      zip: false,
-    });
-    ({ context, worker, extensionId } = await launchWithExtension(outDir));
+    ({ context, worker, extensionId } = await launchWithExtension(await extensionTestBuild()));
   }, 120_000);
 
   afterAll(async () => {
@@ -84,14 +86,7 @@ describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () =>
     return { page, tabId };
   }
 
-  /** The keyboard command's code path, as the browser calls it for Alt+Shift+S. */
-  const pressSaveCommand = (tabId: number) =>
-    worker.evaluate(async (id) => {
-      const { gleanerWorker } = globalThis as unknown as {
-        gleanerWorker: { handleCommand(command: string, tab: chrome.tabs.Tab): Promise<any> };
-      };
-      return gleanerWorker.handleCommand('save-page', await chrome.tabs.get(id));
-    }, tabId);
+  const pressSaveCommand = (tabId: number): Promise<any> => pressSaveCommandIn(context, tabId);
 
   const badgeText = () => worker.evaluate(() => chrome.action.getBadgeText({}));
 
@@ -118,33 +113,33 @@ describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () =>
   it('is set up in the options page, which checks the token and tests the connection', async () => {
     const options = await extensionPage('options.html');
     const status = options.getByRole('status');
-    await options.getByLabel('Server address').fill(t.stack.baseUrl);
+    await options.getByLabel('Server address').fill(ungrantedAddress(t.stack.baseUrl));
 
     await options.getByLabel('Personal access token').fill(`${token.slice(0, -1)}${token.endsWith('a') ? 'b' : 'a'}`);
     await options.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => status.textContent()).toContain('checksum does not match');
+    await expect.poll(() => status.textContent(), SLOW).toContain('checksum does not match');
     expect(await worker.evaluate(() => chrome.storage.local.get('settings'))).toEqual({});
 
     await options.getByLabel('Personal access token').fill(mintToken());
     await options.getByRole('button', { name: 'Test connection' }).click();
-    await expect.poll(() => status.textContent()).toContain('Token refused (401)');
+    await expect.poll(() => status.textContent(), SLOW).toContain('Token refused (401)');
 
     await options.getByLabel('Server address').fill('http://127.0.0.1:9');
     await options.getByLabel('Personal access token').fill(token);
     await options.getByRole('button', { name: 'Test connection' }).click();
-    await expect.poll(() => status.textContent()).toContain('Server unreachable');
+    await expect.poll(() => status.textContent(), SLOW).toContain('Server unreachable');
 
-    await options.getByLabel('Server address').fill(`${t.stack.baseUrl}/`);
+    await options.getByLabel('Server address').fill(`${ungrantedAddress(t.stack.baseUrl)}/`);
     await options.getByRole('button', { name: 'Test connection' }).click();
-    await expect.poll(() => status.textContent()).toContain('Token accepted');
+    await expect.poll(() => status.textContent(), SLOW).toContain('Token accepted');
     await options.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => status.textContent()).toBe('Saved.');
+    await expect.poll(() => status.textContent(), SLOW).toBe('Saved.');
     expect(await worker.evaluate(() => chrome.storage.local.get('settings'))).toEqual({
-      settings: { serverUrl: t.stack.baseUrl, token },
+      settings: { serverUrl: ungrantedAddress(t.stack.baseUrl), token },
     });
     expect(await axeViolations(options)).toEqual([]);
     await options.getByRole('button', { name: 'Test connection' }).click();
-    await expect.poll(() => status.textContent()).toContain('Token accepted');
+    await expect.poll(() => status.textContent(), SLOW).toContain('Token accepted');
     await options.screenshot({ path: join(screenshotDir, 'extension-options.png') });
     await options.close();
   });
@@ -158,7 +153,7 @@ describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () =>
     expect(await popup.getByLabel('Title').inputValue()).toBe('Queues absorb bursts');
     await popup.getByLabel('Comment').fill('The core idea #queues #reading');
     await popup.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => popup.getByRole('status').textContent()).toBe('Saved');
+    await expect.poll(() => popup.getByRole('status').textContent(), SLOW).toBe('Saved');
     expect(await axeViolations(popup)).toEqual([]);
     await popup.locator('main').screenshot({ path: join(screenshotDir, 'extension-popup.png') });
     await popup.close();
@@ -209,10 +204,8 @@ describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () =>
     expect(await badgeText()).toBe('');
 
     // Sending again (an alarm firing late) finds nothing left to send.
-    await worker.evaluate(() =>
-      (
-        globalThis as unknown as { gleanerWorker: { outbox: { flush(): Promise<unknown[]> } } }
-      ).gleanerWorker.outbox.flush(),
+    await (await currentWorker(context)).evaluate(() =>
+      (globalThis as unknown as { gleanerWorker: WorkerHandle }).gleanerWorker.outbox.flush(),
     );
     expect((await t.accounts.getUser(userId))!.noteCount).toBe(notesBefore + 1);
     const saved = await popup.evaluate(async () => (await chrome.storage.local.get('outbox')).outbox);

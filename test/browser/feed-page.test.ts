@@ -1,16 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { embedSnippet } from '../../functions/core/feed/page';
 import { routeUrl } from '../../functions/platform/routes';
 import { chromiumAvailable, launchChromium, serveHtmlPage } from '../support/browser';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { repositoryRoot } from '../support/processes';
 
 /**
  * The feed's public page in real Chromium: axe-core finds no serious or critical violation (light and
  * dark), hostile text stays text, and the embed snippet renders the feed on a site of another origin.
- * `FEED_PAGE_SCREENSHOT=docs/feed-page.png` also writes the README's screenshot.
+ * `npm run screenshots` (GLEANER_SCREENSHOTS=docs) also writes the README's screenshot, docs/feed-page.png.
  */
 
 const HOSTILE = `<img src=x onerror="window.pwned=1"><script>window.pwned=1</script> "quotes" & 'apostrophes'`;
@@ -95,8 +97,8 @@ describe.skipIf(!chromiumAvailable())("a feed's public page, in Chromium", () =>
         expect(await seriousAxeViolations(page)).toEqual([]);
         // Responsive: nothing wider than the screen.
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
-        if (colorScheme === 'light' && viewport.width > 1000 && process.env.FEED_PAGE_SCREENSHOT) {
-          await page.screenshot({ path: process.env.FEED_PAGE_SCREENSHOT, fullPage: true });
+        if (colorScheme === 'light' && viewport.width > 1000 && process.env.GLEANER_SCREENSHOTS === 'docs') {
+          await page.screenshot({ path: join(repositoryRoot, 'docs/feed-page.png'), fullPage: true });
         }
         await page.close();
       }

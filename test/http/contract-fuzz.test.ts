@@ -13,12 +13,12 @@ import { routes } from '../../functions/platform/routes';
 import openapi from '../../openapi.json' with { type: 'json' };
 import { assertMatchesContract } from '../support/contract';
 import {
+  arbitraryOf,
   headerText,
   type JsonSchema,
   malformedBody,
   mutatedObjectOf,
   pathSegment,
-  valueOf,
 } from '../support/fuzz-requests';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
@@ -182,7 +182,7 @@ const saveRequest: fc.Arbitrary<FuzzRequest> = fc
     body: fc.oneof(
       {
         weight: 5,
-        arbitrary: valueOf(requestSchema).map((body) => ({
+        arbitrary: arbitraryOf(requestSchema).map((body) => ({
           valid: true,
           text: JSON.stringify(body) as string | Buffer,
         })),

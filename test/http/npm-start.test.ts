@@ -34,7 +34,10 @@ function portOpen(endpoint: string): Promise<boolean> {
   const { hostname, port } = new URL(endpoint);
   return new Promise((resolve) => {
     const socket = connect(Number(port), hostname);
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }

@@ -43,9 +43,14 @@ function bash(script: string, env: Record<string, string>): Promise<string> {
 
 /** The README's JSON with "…" for any value and an example timestamp for any timestamp. */
 function expectShape(actual: unknown, shown: unknown): void {
-  if (shown === '…') return expect(actual).toEqual(expect.any(String));
-  if (typeof shown === 'string' && /^\d{4}-\d\d-\d\dT/.test(shown))
-    return expect(actual).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+\+00:00$/);
+  if (shown === '…') {
+    expect(actual).toEqual(expect.any(String));
+    return;
+  }
+  if (typeof shown === 'string' && /^\d{4}-\d\d-\d\dT/.test(shown)) {
+    expect(actual).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+\+00:00$/);
+    return;
+  }
   if (shown !== null && typeof shown === 'object') {
     expect(Object.keys(actual as object).sort()).toEqual(Object.keys(shown).sort());
     for (const [key, value] of Object.entries(shown)) expectShape((actual as Record<string, unknown>)[key], value);

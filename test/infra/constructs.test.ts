@@ -7,7 +7,7 @@ import { type RouteDefinition, routes } from '../../functions/platform/routes';
 import { queues } from '../../functions/platform/workers';
 import { AppFunction } from '../../lib/app-function';
 import { cachedPathPatterns } from '../../lib/cdn';
-import { parseSettings, settingsForStage } from '../../lib/settings';
+import { parseSettings, settingsForStage } from '../../lib/stage-settings';
 import { WorkQueue, workerTimeout } from '../../lib/work-queue';
 import {
   apiMethods,

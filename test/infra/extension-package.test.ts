@@ -32,11 +32,26 @@ describe('the extension package', () => {
     });
   });
 
-  it('asks for no host at install: the page through activeTab, the server when the options are saved', () => {
+  it('asks for no host at install: the page through activeTab, the server only if its CORS needs it', () => {
     expect(manifest.host_permissions).toBeUndefined();
     expect(JSON.stringify(manifest)).not.toContain('<all_urls>');
-    expect(manifest.permissions).toEqual(expect.arrayContaining(['activeTab', 'scripting', 'storage', 'alarms']));
-    expect(manifest.optional_host_permissions).toEqual(['https://*/*', 'http://*/*']);
+    expect(manifest.permissions).toEqual(
+      expect.arrayContaining(['activeTab', 'scripting', 'storage', 'unlimitedStorage', 'alarms']),
+    );
+    // http:// only on this computer, where the token never crosses a network.
+    expect(manifest.optional_host_permissions).toEqual([
+      'https://*/*',
+      'http://127.0.0.1/*',
+      'http://localhost/*',
+      'http://[::1]/*',
+    ]);
+  });
+
+  it('puts nothing on globalThis for tests: they build their own worker entry', () => {
+    const worker = readFileSync(join(outDir, 'background.js'), 'utf8');
+    expect(worker).toContain('startWorker');
+    expect(worker).not.toContain('gleanerWorker');
+    expect(worker).not.toMatch(/globalThis\b/);
   });
 
   it('zips exactly the unpacked files', () => {

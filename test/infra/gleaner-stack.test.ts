@@ -5,7 +5,7 @@ import { routeMethods, routes } from '../../functions/platform/routes';
 import { rateLimitSettings, settings } from '../../functions/platform/settings';
 import { tableDefinition } from '../../functions/platform/table-definition';
 import { queues, scheduledTasks, streamConsumers, workers } from '../../functions/platform/workers';
-import { DEFAULT_STAGE, type GleanerSettings, parseSettings } from '../../lib/settings';
+import { DEFAULT_STAGE, type GleanerSettings, parseSettings } from '../../lib/stage-settings';
 import { workerTimeout } from '../../lib/work-queue';
 import {
   acknowledgments,

@@ -8,7 +8,7 @@ import { Api } from '../../lib/api';
 import { DataTable } from '../../lib/data';
 import { GleanerStack } from '../../lib/gleaner-stack';
 import { SearchIndexStore } from '../../lib/search';
-import { type GleanerSettings, parseSettings } from '../../lib/settings';
+import { type GleanerSettings, parseSettings } from '../../lib/stage-settings';
 import { createWorkQueues } from '../../lib/work-queue';
 
 export const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
@@ -81,7 +81,7 @@ export function apiMethods(template: Template) {
   const pathOf = (parent: unknown): string => {
     const ref = (parent as { Ref?: string }).Ref;
     const resource = ref ? resources[ref] : undefined;
-    if (!resource || resource.Type !== 'AWS::ApiGateway::Resource') return '';
+    if (resource?.Type !== 'AWS::ApiGateway::Resource') return '';
     return `${pathOf(resource.Properties.ParentId)}/${resource.Properties.PathPart}`;
   };
   return Object.values(resources)

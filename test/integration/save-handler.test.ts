@@ -119,13 +119,17 @@ describe('save handler against DynamoDB Local', () => {
     expect(table.requests.operations).toEqual(['UpdateItemCommand']);
   });
 
-  it('reuses a favicon already known for the host and then only asks to scrape the description', async () => {
-    await table.doc.send(
+  /** A favicon the favicon worker already stored for `host`. */
+  const knownIcon = (host: string) =>
+    table.doc.send(
       new PutCommand({
         TableName: table.tableName,
-        Item: { ...keys.site('icons.example'), type: 'Site', icon: 'https://gleaner.test/icons/abc.png' },
+        Item: { ...keys.site(host), type: 'Site', icon: 'https://gleaner.test/icons/abc.png' },
       }),
     );
+
+  it('reuses a favicon already known for the host and then only asks to scrape the description', async () => {
+    await knownIcon('icons.example');
     const response = await save(makeHandler(deps()), { url: 'https://icons.example/page' });
     expect(JSON.parse(response.body).bookmark.icon).toBe('https://gleaner.test/icons/abc.png');
     // Intent only: the worker reads the bookmark's URL and note itself.
@@ -135,8 +139,16 @@ describe('save handler against DynamoDB Local', () => {
   });
 
   it('publishes nothing when the description was given and the favicon is known', async () => {
-    await save(makeHandler(deps()), { url: 'https://icons.example/described', description: 'Given.' });
+    await knownIcon('described.example');
+    const response = await save(makeHandler(deps()), { url: 'https://described.example/page', description: 'Given.' });
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body).bookmark.icon).toBe('https://gleaner.test/icons/abc.png');
     expect(published).toEqual([]);
+    // Without the favicon known, the same kind of save asks for the icon alone.
+    const unknown = await save(makeHandler(deps()), { url: 'https://unknown.example/page', description: 'Given.' });
+    expect(published).toEqual([
+      { bookmarkId: JSON.parse(unknown.body).bookmark.id, scrapeDescription: false, fetchIcon: true },
+    ]);
   });
 
   it('answers 401 to several Authorization values in multiValueHeaders, though headers holds a valid one', async () => {

@@ -227,7 +227,11 @@ describe('retries under contention that never ends', () => {
       const noteUpdate = (input: Record<string, unknown>) =>
         (input.TransactItems as { Update?: unknown }[] | undefined)?.[0]?.Update !== undefined;
       let noteWrites = 0;
-      faults.set(({ input }) => (noteUpdate(input) ? (noteWrites++, contention()) : undefined));
+      faults.set(({ input }) => {
+        if (!noteUpdate(input)) return undefined;
+        noteWrites++;
+        return contention();
+      });
       let response: APIGatewayProxyResult;
       try {
         response = await saveHandler()(

@@ -117,9 +117,10 @@ describe('token lifecycle', () => {
     let saveStarted!: () => void;
     const started = new Promise<void>((resolve) => (saveStarted = resolve));
     const watched = Object.assign(Object.create(store) as typeof store, {
-      createBookmark: (...args: Parameters<typeof store.createBookmark>) => (
-        saveStarted(), store.createBookmark(...args)
-      ),
+      createBookmark: (...args: Parameters<typeof store.createBookmark>) => {
+        saveStarted();
+        return store.createBookmark(...args);
+      },
     });
     // Were the use recorded before the save, this record (held until the save starts) would never finish.
     const heldRecord = Object.assign(Object.create(accounts) as DynamoAccountStore, { recordTokenUse: () => started });

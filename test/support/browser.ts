@@ -9,7 +9,7 @@ import { type Browser, type BrowserContext, chromium, type Worker } from 'playwr
  * Debian's Chromium, driven by playwright-core (no browser download). Without it the browser tests
  * are skipped with a message naming the package, except under CI=true, where a missing browser fails.
  */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export function chromiumAvailable(): boolean {
   if (existsSync(CHROMIUM_PATH)) return true;

@@ -27,9 +27,9 @@ const PAGES = [
 const asciiText = (maxLength: number) => fc.string({ maxLength });
 
 /** A value the schema accepts (strings stay short: the mutations make the long ones). */
-export function valueOf(schema: JsonSchema): fc.Arbitrary<unknown> {
-  if (schema.anyOf) return fc.oneof(...schema.anyOf.map(valueOf));
-  if (Array.isArray(schema.type)) return fc.oneof(...schema.type.map((type) => valueOf({ ...schema, type })));
+export function arbitraryOf(schema: JsonSchema): fc.Arbitrary<unknown> {
+  if (schema.anyOf) return fc.oneof(...schema.anyOf.map(arbitraryOf));
+  if (Array.isArray(schema.type)) return fc.oneof(...schema.type.map((type) => arbitraryOf({ ...schema, type })));
   switch (schema.type) {
     case 'string':
       return schema.format === 'uri' ? fc.constantFrom(...PAGES) : asciiText(Math.min(schema.maxLength ?? 200, 200));
@@ -39,7 +39,7 @@ export function valueOf(schema: JsonSchema): fc.Arbitrary<unknown> {
       return fc.constant(null);
     case 'object': {
       const properties = Object.fromEntries(
-        Object.entries(schema.properties ?? {}).map(([name, property]) => [name, valueOf(property)]),
+        Object.entries(schema.properties ?? {}).map(([name, property]) => [name, arbitraryOf(property)]),
       );
       return fc.record(properties, { requiredKeys: [...(schema.required ?? [])] });
     }
@@ -88,7 +88,7 @@ const wrongType = fc.oneof(
 /** A body the schema may reject: one field of a valid object broken in one of several ways. */
 export function mutatedObjectOf(schema: JsonSchema): fc.Arbitrary<Record<string, unknown>> {
   const names = Object.keys(schema.properties ?? {});
-  const valid = valueOf(schema) as fc.Arbitrary<Record<string, unknown>>;
+  const valid = arbitraryOf(schema) as fc.Arbitrary<Record<string, unknown>>;
   const longerThanAllowed = (name: string) => {
     const max = maxLengthOf(schema.properties![name]!) ?? 1_000;
     return fc.integer({ min: max - 1, max: max + 2 }).map((length) => 'x'.repeat(length));

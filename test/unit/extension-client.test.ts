@@ -1,12 +1,20 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import type * as z from 'zod/mini';
 import { badgeFor } from '../../extension/src/badge';
-import { EMPTY_OUTBOX, type OutboxItem } from '../../extension/src/outbox';
-import { cleanSelection, isSavable } from '../../extension/src/page-text';
+import { type Delivery, EMPTY_OUTBOX, type OutboxItem } from '../../extension/src/outbox';
+import { cleanSelection, fitUrl, isSavable, tooLongMessage } from '../../extension/src/page-text';
 import { describeDetail, postSave, saveEndpoint, testConnection } from '../../extension/src/save-api';
 import { checkServerUrl, checkToken, originPattern } from '../../extension/src/settings';
+import { failureMessage, notificationFor } from '../../extension/src/wording';
+import type * as contract from '../../functions/core/contract/contract';
+import type { saveRequestSchema } from '../../functions/core/save/save-request';
+import { URL_MAX_LENGTH } from '../../functions/core/save/url';
 import { mintToken } from '../../functions/core/token/token';
+import type * as wire from '../../functions/core/wire/save';
+import { SAVE_PATH, SAVE_URL_MAX_LENGTH } from '../../functions/core/wire/save';
+import { routes } from '../../functions/platform/routes';
 
 /** The extension's server client, settings checks and page helpers, outside the browser. */
 
@@ -110,9 +118,11 @@ describe('the save client', () => {
 
   it('words error details for a person', () => {
     expect(describeDetail('Invalid token')).toBe('Invalid token');
-    expect(describeDetail([{ loc: ['body', 'title'], msg: 'String should have at most 1000 characters' }])).toBe(
-      'title: String should have at most 1000 characters',
-    );
+    expect(
+      describeDetail([
+        { loc: ['body', 'title'], msg: 'String should have at most 1000 characters', type: 'string_too_long' },
+      ]),
+    ).toBe('title: String should have at most 1000 characters');
     expect(describeDetail({ code: 'note_limit', message: 'Note limit reached' })).toBe('Note limit reached');
     expect(describeDetail(null)).toBeNull();
   });
@@ -209,5 +219,74 @@ describe('the toolbar badge', () => {
       text: '!',
       title: expect.stringContaining('token was refused'),
     });
+  });
+});
+
+describe('the save route’s wire types, shared with the extension', () => {
+  it('match the server’s contract schemas', () => {
+    expectTypeOf<contract.BookmarkSaveResult>().toExtend<wire.BookmarkSaveResult>();
+    expectTypeOf<wire.SaveBookmarkBody>().toExtend<z.input<typeof saveRequestSchema>>();
+    expectTypeOf<contract.HTTPValidationError['detail'][number]>().toExtend<wire.ValidationIssue>();
+    expectTypeOf<contract.NoteLimitError['detail']>().toExtend<wire.ErrorDetail>();
+    expect(SAVE_URL_MAX_LENGTH).toBe(URL_MAX_LENGTH);
+    expect(routes.some((route) => route.path === SAVE_PATH && route.method === 'POST')).toBe(true);
+  });
+});
+
+describe('what the extension tells a person', () => {
+  const item: OutboxItem = {
+    id: 'i',
+    createdAt: 0,
+    source: 'context-menu',
+    request: { url: 'https://example.com/long', title: 'Long', selection: null, comment: null, description: null },
+    attempts: 1,
+    nextAttemptAt: 0,
+    held: false,
+    problem: null,
+  };
+
+  it('names a refused field once in a notification', () => {
+    const dropped: Delivery = {
+      kind: 'dropped',
+      item,
+      reason: describeDetail([
+        { loc: ['body', 'url'], msg: 'URL should have at most 2048 characters', type: 'string_too_long' },
+      ])!,
+      field: 'url',
+    };
+    expect(notificationFor(dropped)).toEqual({
+      id: 'dropped-i',
+      title: 'Gleaner refused a save: Long',
+      message: 'url: URL should have at most 2048 characters',
+    });
+  });
+
+  it('says a full storage is full', () => {
+    expect(failureMessage(new Error('QUOTA_BYTES quota exceeded'))).toContain('storage for Gleaner is full');
+    expect(failureMessage(new Error('Could not establish connection'))).toBe('Could not establish connection');
+  });
+});
+
+describe('addresses too long to save', () => {
+  const path = 'https://example.com/search';
+  it('saves an address that fits as it is', () => {
+    expect(fitUrl(`${path}?q=${'x'.repeat(SAVE_URL_MAX_LENGTH - path.length - 3)}`)).toEqual({ kind: 'fits' });
+  });
+
+  it('offers the address without its query string when that fits', () => {
+    const long = `${path}?q=${'x'.repeat(3000)}#top`;
+    const fit = fitUrl(long);
+    expect(fit).toEqual({ kind: 'without-query', url: path, length: long.length });
+    expect(tooLongMessage(fit as Exclude<typeof fit, { kind: 'fits' }>)).toBe(
+      'This address is too long (3,033 characters; Gleaner saves addresses of at most 2,048). Without its query string it fits.',
+    );
+  });
+
+  it('says why when even the address without its query string is too long', () => {
+    const fit = fitUrl(`https://example.com/${'p'.repeat(2100)}?q=1`);
+    expect(fit).toMatchObject({ kind: 'too-long', shortest: 2120 });
+    expect(tooLongMessage(fit as Exclude<typeof fit, { kind: 'fits' }>)).toContain(
+      '2,120 even without its query string, so this page cannot be saved',
+    );
   });
 });

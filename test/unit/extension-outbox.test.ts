@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   backoffMs,
+  MAX_SERVER_FAILURES,
   Outbox,
   type OutboxItem,
   type OutboxPorts,
@@ -18,14 +19,14 @@ function harness(answers: Answer[] = []) {
   let now = 1_000_000;
   let stored: OutboxState | undefined;
   let ids = 0;
-  const sent: { id: string; url: string; append: boolean }[] = [];
+  const sent: { id: string; url: string; item: OutboxItem }[] = [];
   const ports: OutboxPorts = {
     load: async () => stored && structuredClone(stored),
     store: async (state) => {
       stored = structuredClone(state);
     },
-    send: async (item: OutboxItem, { append }) => {
-      sent.push({ id: item.id, url: item.request.url, append });
+    send: async (item: OutboxItem) => {
+      sent.push({ id: item.id, url: item.request.url, item });
       return answers.shift() ?? saved();
     },
     now: () => now,
@@ -70,7 +71,11 @@ const saved = (
   rateLimit: { remaining: overrides.remaining ?? 100, resetSeconds: overrides.resetSeconds ?? 60 },
 });
 const unreachable: SaveAnswer = { kind: 'unreachable', message: 'Failed to fetch' };
-const refused = (status: number, detail: unknown, retryAfterSeconds: number | null = null): SaveAnswer => ({
+const refused = (
+  status: number,
+  detail: Extract<SaveAnswer, { kind: 'refused' }>['detail'],
+  retryAfterSeconds: number | null = null,
+): SaveAnswer => ({
   kind: 'refused',
   status,
   detail,
@@ -83,11 +88,11 @@ describe('the extension outbox', () => {
     const h = harness([saved({ appended: true })]);
     const delivery = await h.add(page('a'), 'popup');
     expect(delivery).toMatchObject({ kind: 'saved', result: { selection_appended: true } });
-    expect(h.sent).toEqual([{ id: 'save-1', url: 'https://example.com/a', append: true }]);
+    expect(h.sent.map(({ id, url }) => ({ id, url }))).toEqual([{ id: 'save-1', url: 'https://example.com/a' }]);
     expect(h.stored.items).toEqual([]);
   });
 
-  it('retries a network failure with exponential backoff, with append: false and the same idempotency key', async () => {
+  it('retries a network failure with growing waits, sending the same request under the same key', async () => {
     const h = harness([unreachable, unreachable, unreachable]);
     const first = await h.add(page('a'), 'command');
     expect(first).toMatchObject({
@@ -99,23 +104,71 @@ describe('the extension outbox', () => {
     expect(await h.outbox.flush()).toEqual([]);
     h.advance(RETRY_BASE_MS - 1);
     expect(await h.outbox.flush()).toEqual([]);
+    // Each wait is as long as the server has been failing: 30 s, 30 s, 1 min, 2 min, …
     h.advance(1);
+    expect(await h.outbox.flush()).toMatchObject([{ kind: 'queued', retryAt: h.now + RETRY_BASE_MS }]);
+    h.advance(RETRY_BASE_MS);
     expect(await h.outbox.flush()).toMatchObject([{ kind: 'queued', retryAt: h.now + 2 * RETRY_BASE_MS }]);
     h.advance(2 * RETRY_BASE_MS);
-    expect(await h.outbox.flush()).toMatchObject([{ kind: 'queued', retryAt: h.now + 4 * RETRY_BASE_MS }]);
-    h.advance(4 * RETRY_BASE_MS);
     expect(await h.outbox.flush()).toMatchObject([{ kind: 'saved' }]);
-    expect(h.sent).toEqual([
-      { id: 'save-1', url: 'https://example.com/a', append: true },
-      ...Array(3).fill({ id: 'save-1', url: 'https://example.com/a', append: false }),
-    ]);
+    // A lost answer is replayed by the key only if the retry is the very same request.
+    expect(h.sent).toHaveLength(4);
+    for (const send of h.sent) {
+      expect(send.id).toBe('save-1');
+      expect(send.item.request).toEqual(page('a'));
+    }
+    expect(h.stored).toMatchObject({ items: [], failingSince: null });
   });
 
-  it('spreads retries by ±20 % and never waits more than 30 minutes', () => {
-    expect(backoffMs(1, 0)).toBe(RETRY_BASE_MS * 0.8);
-    expect(backoffMs(1, 0.999_999)).toBeCloseTo(RETRY_BASE_MS * 1.2, -1);
-    expect(backoffMs(3, 0.5)).toBe(4 * RETRY_BASE_MS);
-    expect(backoffMs(40, 0.5)).toBe(RETRY_MAX_MS);
+  it('waits as long as the server has been failing: at least 30 s, at most 30 minutes, ±20 %', () => {
+    expect(backoffMs(0, 0)).toBe(RETRY_BASE_MS * 0.8);
+    expect(backoffMs(0, 0.999_999)).toBeCloseTo(RETRY_BASE_MS * 1.2, -1);
+    expect(backoffMs(5 * 60_000, 0.5)).toBe(5 * 60_000);
+    expect(backoffMs(10 * 3_600_000, 0.5)).toBe(RETRY_MAX_MS);
+  });
+
+  it('backs off by how long the server has been down, not by how many saves were made meanwhile', async () => {
+    const h = harness(Array(8).fill(unreachable));
+    await h.add(page('first'), 'command');
+    // Six saves in the next minute: each tries the queue at once, and each fails.
+    for (let i = 0; i < 6; i++) {
+      h.advance(10_000);
+      await h.add(page(`more-${i}`), 'command');
+    }
+    const head = h.stored.items[0]!;
+    expect(head.attempts).toBe(7);
+    // Down for a minute: the next try is about a minute away, not 2^6 × 30 s.
+    expect(head.nextAttemptAt - h.now).toBe(60_000);
+  });
+
+  it('moves a save that keeps failing with a server error aside, tells why, and sends the rest', async () => {
+    const h = harness(Array(MAX_SERVER_FAILURES).fill(refused(500, 'Internal Server Error')));
+    expect(await h.add(page('poison'), 'command')).toMatchObject({ kind: 'queued' });
+    for (let failure = 2; failure < MAX_SERVER_FAILURES; failure++) {
+      h.advance(RETRY_MAX_MS);
+      expect(await h.outbox.flush()).toMatchObject([{ kind: 'queued', item: { failures: failure } }]);
+    }
+    h.advance(RETRY_MAX_MS);
+    const [setAside, ...rest] = await h.outbox.flush();
+    expect(setAside).toMatchObject({
+      kind: 'held',
+      reason: expect.stringContaining(`Set aside after ${MAX_SERVER_FAILURES} failed tries`),
+    });
+    expect(rest).toEqual([]);
+    // Later saves flow past it; it waits for the person (Retry now, or Discard).
+    expect(await h.add(page('next'), 'command')).toMatchObject({ kind: 'saved' });
+    expect(h.stored.items).toMatchObject([{ id: 'save-1', held: true }]);
+    expect(Outbox.nextWake(h.stored)).toBeNull();
+    expect(await h.outbox.retryNow()).toMatchObject([{ kind: 'saved', item: { id: 'save-1' } }]);
+  });
+
+  it.each([408, 409, 425, 502])('retries a %i and counts it toward setting the save aside', async (status) => {
+    const h = harness([refused(status, null)]);
+    expect(await h.add(page('a'), 'command')).toMatchObject({
+      kind: 'queued',
+      item: { failures: 1 },
+      retryAt: h.now + RETRY_BASE_MS,
+    });
   });
 
   it('sends saves in the order they were made, and a failure holds back the ones behind it', async () => {
@@ -188,7 +241,7 @@ describe('the extension outbox', () => {
 
     expect(await h.outbox.resume()).toMatchObject([{ kind: 'saved' }, { kind: 'saved' }]);
     expect(h.stored).toMatchObject({ tokenRefused: false, items: [] });
-    expect(h.sent.map((send) => send.append)).toEqual([true, false, true]);
+    expect(h.sent.map((send) => send.id)).toEqual(['save-1', 'save-1', 'save-2']);
   });
 
   it('holds a save refused by the note cap with the server’s message, while other saves go on', async () => {
@@ -242,14 +295,31 @@ describe('the extension outbox', () => {
   });
 
   it('asks a person to check the address when the server answers something that is not Gleaner', async () => {
-    const h = harness([refused(404, 'Not Found')]);
+    const h = harness([refused(405, 'Method Not Allowed')]);
     expect(await h.add(page('a'), 'command')).toMatchObject({
       kind: 'held',
       reason: expect.stringContaining('check the server address'),
     });
   });
 
-  it('picks up after the worker was stopped mid-send: the save goes again, as a retry', async () => {
+  it('takes a 404 for a wrong address only when it comes again after a retry (a server starting up answers 404)', async () => {
+    const starting = harness([refused(404, 'Not Found')]);
+    expect(await starting.add(page('a'), 'command')).toMatchObject({
+      kind: 'queued',
+      retryAt: starting.now + RETRY_BASE_MS,
+    });
+    starting.advance(RETRY_BASE_MS);
+    expect(await starting.outbox.flush()).toMatchObject([{ kind: 'saved' }]);
+
+    const wrong = harness([refused(404, 'Not Found'), refused(404, 'Not Found')]);
+    await wrong.add(page('a'), 'command');
+    wrong.advance(RETRY_BASE_MS);
+    expect(await wrong.outbox.flush()).toMatchObject([
+      { kind: 'held', reason: expect.stringContaining('check the server address') },
+    ]);
+  });
+
+  it('picks up after the worker was stopped mid-send: the same request goes again', async () => {
     const h = harness();
     const send = h.ports.send;
     // The first worker stops while its request is in flight (the promise never settles).
@@ -260,7 +330,7 @@ describe('the extension outbox', () => {
     h.ports.send = send;
     const restarted = new Outbox(h.ports);
     expect(await restarted.flush()).toMatchObject([{ kind: 'saved', item: { id: 'save-1', attempts: 2 } }]);
-    expect(h.sent).toEqual([{ id: 'save-1', url: 'https://example.com/a', append: false }]);
+    expect(h.sent.map(({ id, item }) => [id, item.request])).toEqual([['save-1', page('a')]]);
   });
 
   it('discards a waiting save', async () => {

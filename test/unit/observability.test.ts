@@ -9,7 +9,10 @@ const API_KEY = 'cloudfront-origin-key-0123456789';
 /** What the logger writes (Powertools writes to process.stdout/stderr outside POWERTOOLS_DEV). */
 function captureLogs(): () => string {
   let written = '';
-  const capture = (chunk: string | Uint8Array) => ((written += chunk.toString()), true);
+  const capture = (chunk: string | Uint8Array) => {
+    written += chunk.toString();
+    return true;
+  };
   vi.spyOn(process.stdout, 'write').mockImplementation(capture);
   vi.spyOn(process.stderr, 'write').mockImplementation(capture);
   return () => written;

@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { isWellFormedToken, TOKEN_PREFIX, tokenChecksum, tokenProblem } from '../../functions/core/token/format';
 import { bearerToken, hashToken, mintToken } from '../../functions/core/token/token';
+import { isWellFormedToken, TOKEN_PREFIX, tokenChecksum, tokenProblem } from '../../functions/core/wire/token-format';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const PREFIX = `${TOKEN_PREFIX}_`;

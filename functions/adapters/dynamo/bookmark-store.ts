@@ -422,12 +422,6 @@ export class DynamoBookmarkStore implements BookmarkStore {
     return Item ? toNote(Item) : null;
   }
 
-  private async loadNote(noteId: string): Promise<Note> {
-    const note = await this.getNote(noteId);
-    if (!note) throw new NoteNotFoundError(`Note ${noteId} is missing`);
-    return note;
-  }
-
   /** Both in one BatchGetItem; unprocessed keys are read again, so "missing" means missing. */
   private async loadBookmarkAndNote(ref: {
     bookmarkId: string;

@@ -1,4 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 export interface DynamoClients {
@@ -29,4 +29,17 @@ export function createDynamoClients(
     marshallOptions: { removeUndefinedValues: true },
   });
   return { client, doc };
+}
+
+/** Whether DynamoDB (Local) at `endpoint` answers a request now: one ListTables, no retries. */
+export async function dynamoAnswers(endpoint: string): Promise<boolean> {
+  const { client } = createDynamoClients({ endpoint, region: 'local', maxAttempts: 1 });
+  try {
+    await client.send(new ListTablesCommand({ Limit: 1 }));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    client.destroy();
+  }
 }

@@ -10,7 +10,7 @@ import { keys } from './keys';
  * is idempotent (conditional writes), so a run that stopped half-way is finished by running again,
  * and a second run changes nothing.
  */
-export interface Migration {
+interface Migration {
   readonly name: string;
   readonly description: string;
   /** Runs over the whole table; counts what it changed, by kind. */
@@ -114,7 +114,7 @@ const highlightRecords: Migration = {
 };
 
 /** Every migration, in the order they run. */
-export const migrations: readonly Migration[] = [listIndexes, highlightRecords];
+const migrations: readonly Migration[] = [listIndexes, highlightRecords];
 
 /** A UUID-shaped id that is the same for the same `seed`. */
 function derivedId(seed: string): string {

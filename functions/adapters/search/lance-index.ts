@@ -18,7 +18,7 @@ import type { IndexedNote, SearchIndex } from '../../core/search/search';
  */
 
 /** A tombstone outranks every version a note can reach. */
-export const TOMBSTONE_VERSION = Number.MAX_SAFE_INTEGER;
+const TOMBSTONE_VERSION = Number.MAX_SAFE_INTEGER;
 const NOTES_TABLE = 'notes';
 /** New rows are searched unindexed (still found) until optimize() folds them in; it runs after this many writes. */
 const OPTIMIZE_EVERY_ROWS = 500;
@@ -310,7 +310,7 @@ export class LanceSearchIndex implements SearchIndex {
 }
 
 /** The engine's full-text query for the query's terms, or null when it has none. */
-export function fullTextQuery(query: SearchQuery): FullTextQuery | null {
+function fullTextQuery(query: SearchQuery): FullTextQuery | null {
   const positive = query.required.length + query.optional.length;
   if (positive === 0) return null;
   const clauses: [Occur, FullTextQuery][] = [
@@ -382,7 +382,7 @@ async function vectorDimensions(table: lancedb.Table): Promise<number> {
 }
 
 /** A model name as a table name: letters, digits and `_` only, with a digest so two names never collide. */
-export function vectorTableName(model: string): string {
+function vectorTableName(model: string): string {
   const readable = model
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')

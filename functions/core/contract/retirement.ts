@@ -14,7 +14,7 @@ export interface Retirement {
 }
 
 /** The contract's minimum notice between deprecation and removal. */
-export const MINIMUM_NOTICE_MONTHS = 6;
+const MINIMUM_NOTICE_MONTHS = 6;
 
 /** Throws a message naming the route when the dates are invalid or the notice is too short. */
 export function checkRetirement(routeId: string, retirement: Retirement): void {

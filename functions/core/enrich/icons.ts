@@ -45,7 +45,7 @@ const EXTENSIONS: Record<string, string> = {
 
 /** The media type of a Content-Type header value when it is an accepted image type, else null. */
 export function iconMediaType(contentType: string | null): string | null {
-  const mediaType = contentType?.split(';')[0]!.trim().toLowerCase() ?? '';
+  const mediaType = (contentType?.split(';')[0] ?? '').trim().toLowerCase();
   return mediaType in EXTENSIONS ? mediaType : null;
 }
 

@@ -11,8 +11,8 @@
  * plain text is only XML-escaped.
  */
 import { create } from 'xmlbuilder2';
+import { xmlText } from '../text/escape';
 import { noteHtml } from '../text/note-html';
-import { xmlText } from '../text/text';
 import {
   type Feed,
   type FeedNote,

@@ -13,14 +13,11 @@
  * `renderRss`. A 304 reads no note.
  */
 import type { FeedEntry, PublishedFeed } from '../contract/contract';
-import type { FeedItems, FeedRecord, Highlight } from '../model';
+import type { FeedItems, FeedRecord, FeedSharing, Highlight, TagMatch } from '../model';
 import { markdownToPlainText } from '../text/markdown-text';
 import { sanitizeText } from '../text/text';
 
-export type TagMatch = 'any' | 'all';
-export type FeedSharing = 'public' | 'link' | 'private';
-
-export interface TagFilter {
+interface TagFilter {
   readonly tags: readonly string[];
   readonly match: TagMatch;
 }
@@ -138,11 +135,4 @@ export function formatRfc822(ms: number): string {
 /** RFC 3339 date in UTC, e.g. `2026-11-21T10:00:00.000Z`: Atom's and JSON Feed's dates. */
 export function formatRfc3339(ms: number): string {
   return new Date(ms).toISOString();
-}
-
-/** `formatRfc822` of an ISO 8601 date; throws RangeError when it does not parse. */
-export function toRfc822(iso: string): string {
-  const ms = parseInstant(iso);
-  if (ms === null) throw new RangeError(`Not a date: ${JSON.stringify(iso)}`);
-  return formatRfc822(ms);
 }

@@ -11,8 +11,8 @@
  * URLs, which `safeHref` checks.
  */
 
+import { escapeHtml } from '../text/escape';
 import { noteHtml } from '../text/note-html';
-import { sanitizeText } from '../text/text';
 import { type Feed, type FeedNote, parseInstant, sortNewestFirst } from './feed';
 
 /** The addresses a feed's page links to; all derived from the route table by the handler. */
@@ -49,16 +49,6 @@ label{display:block;font-weight:600;margin-top:.75rem}
 
 /** Fills the clipboard from the field the button names; the address stays selectable without it. */
 const COPY_SCRIPT = `document.querySelectorAll('button[data-copy]').forEach(function(b){b.hidden=false;b.addEventListener('click',function(){var f=document.getElementById(b.dataset.copy);f.select();(navigator.clipboard?navigator.clipboard.writeText(f.value):Promise.reject()).then(function(){b.textContent='Copied'},function(){document.execCommand('copy');b.textContent='Copied'})})})`;
-
-/** Text as HTML content or a quoted attribute value. */
-export function escapeHtml(text: string): string {
-  return sanitizeText(text)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
 
 /** Only http(s) addresses become links: a stored `javascript:` or `data:` URL never does. */
 function safeHref(url: string | null): string | null {

@@ -18,8 +18,8 @@
  * a plain-text element reads to it as HTML.
  */
 import { create } from 'xmlbuilder2';
+import { escapeHtmlWithHexReferences, xmlText } from '../text/escape';
 import { noteHtml } from '../text/note-html';
-import { sanitizeText, xmlText } from '../text/text';
 import {
   type Feed,
   type FeedNote,
@@ -45,14 +45,6 @@ export interface RssOptions {
   readonly siteUrl: string;
   /** Page for a note that bookmarks no URL. */
   readonly entryLink: (note: FeedNote) => string;
-}
-
-/**
- * Plain text as HTML with hexadecimal references only. `>` is escaped too so that the text can never
- * hold `]]>`, and CR so that a parser's line-end normalisation cannot turn it into LF.
- */
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&#x26;').replace(/</g, '&#x3C;').replace(/>/g, '&#x3E;').replace(/\r/g, '&#xD;');
 }
 
 /** The channel description when the feed has none, e.g. `Notes tagged #a or #b by Ann`. */
@@ -107,10 +99,9 @@ function addText(parent: XmlElement, name: string, text: string): void {
 }
 
 /**
- * Plain text in an element readers take as HTML, as a CDATA section of HTML-escaped text: the W3C
- * feed validator takes an element's entities for HTML unless its source line writes `&#x`, which the
- * CDATA section does, and which xmlbuilder2's escaping of text would turn into `&amp;#x`.
+ * Plain text in an element readers take as HTML, as a CDATA section of HTML-escaped text (xmlbuilder2's
+ * escaping of text would turn the validator's `&#x` into `&amp;#x`).
  */
 function addHtmlText(parent: XmlElement, name: string, text: string): void {
-  parent.ele(name).dat(escapeHtml(sanitizeText(text)));
+  parent.ele(name).dat(escapeHtmlWithHexReferences(text));
 }

@@ -1,14 +1,13 @@
-import type { FeedItems, FeedRecord } from '../model';
+import type { FeedItems, FeedRecord, FeedSharing, TagMatch } from '../model';
 import { normalizeTag } from '../save/hashtags';
 import { isoTimestamp } from '../text/text';
-import type { FeedSharing, TagMatch } from './feed';
 
 /** A feed's settings (title, tag filter, sharing), as the `gleaner feeds` commands manage them; reading a feed is feed.ts. */
 
 /** A feed filters on at most this many tags (each is one indexed query when the feed is read). */
-export const FEED_MAX_TAGS = 10;
-export const FEED_TITLE_MAX_LENGTH = 200;
-export const FEED_DESCRIPTION_MAX_LENGTH = 1000;
+const FEED_MAX_TAGS = 10;
+const FEED_TITLE_MAX_LENGTH = 200;
+const FEED_DESCRIPTION_MAX_LENGTH = 1000;
 
 export interface FeedSettings {
   readonly title?: string;

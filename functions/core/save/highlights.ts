@@ -45,7 +45,7 @@ export function textFragmentUrl(url: string, quote: string): string {
 }
 
 /** The note body of a highlight entry: the quote, then its comment. */
-export function highlightBody(highlight: Pick<Highlight, 'quote' | 'comment'>): string {
+function highlightBody(highlight: Pick<Highlight, 'quote' | 'comment'>): string {
   return [quoted(highlight.quote), highlight.comment].filter(Boolean).join('\n\n');
 }
 

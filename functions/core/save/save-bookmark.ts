@@ -94,7 +94,7 @@ export interface BookmarkStore {
   releaseClaim(claim: IdempotencyClaim): Promise<void>;
 }
 
-export interface EnrichmentPublisher {
+interface EnrichmentPublisher {
   publish(request: EnrichmentRequest): Promise<void>;
 }
 

@@ -65,10 +65,10 @@ const NOT_URI_SYNTAX = /%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$&'()*+,;=:@/?#%]/g
  */
 function escapeOutsideUriSyntax(url: URL): URL {
   const escaped = new URL(url.href);
-  const escape = (part: string) => part.replace(NOT_URI_SYNTAX, (char) => encodeURIComponent(char));
-  escaped.pathname = escape(url.pathname);
-  escaped.search = escape(url.search);
-  escaped.hash = escape(url.hash);
+  const escapePart = (part: string) => part.replace(NOT_URI_SYNTAX, (char) => encodeURIComponent(char));
+  escaped.pathname = escapePart(url.pathname);
+  escaped.search = escapePart(url.search);
+  escaped.hash = escapePart(url.hash);
   return escaped;
 }
 

@@ -12,12 +12,12 @@ import { parseQuery, type QueryProblem, type SearchQuery, type Term } from './qu
 import { bestSnippet, type Snippet } from './snippet';
 import { tokenize } from './tokens';
 
-export const SEARCH_MODES = ['keyword', 'semantic', 'hybrid'] as const;
-export type SearchMode = (typeof SEARCH_MODES)[number];
-export const DEFAULT_SEARCH_LIMIT = 20;
-export const MAX_SEARCH_LIMIT = 100;
+const SEARCH_MODES = ['keyword', 'semantic', 'hybrid'] as const;
+type SearchMode = (typeof SEARCH_MODES)[number];
+const DEFAULT_SEARCH_LIMIT = 20;
+const MAX_SEARCH_LIMIT = 100;
 /** Reciprocal rank fusion's constant (Cormack et al. 2009): 1/(k + rank) summed over the lists. */
-export const RRF_K = 60;
+const RRF_K = 60;
 
 /** What the index returns for a hit: enough of the document to show it and mark its snippet. */
 export type IndexedNote = Pick<
@@ -49,7 +49,7 @@ export interface SearchOptions {
   readonly cursor?: string;
 }
 
-export interface SearchResult {
+interface SearchResult {
   readonly note_id: string;
   readonly title: string;
   readonly url: string | null;

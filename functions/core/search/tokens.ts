@@ -8,7 +8,7 @@ const WORD = /[\p{L}\p{N}]+/gu;
 const COMBINING_MARK = /\p{M}/gu;
 
 /** Lower-cased, accents folded (`Café` → `cafe`). */
-export function foldWord(word: string): string {
+function foldWord(word: string): string {
   return word.normalize('NFKD').replace(COMBINING_MARK, '').toLowerCase();
 }
 

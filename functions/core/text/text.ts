@@ -26,13 +26,3 @@ const REPLACEMENT_CHAR = /\uFFFD/g;
 export function sanitizeText(text: string): string {
   return text.replace(CONTROL_CHARS, '').replace(LONE_SURROGATE, '').replace(REPLACEMENT_CHAR, '');
 }
-
-/**
- * A text or attribute value for xmlbuilder2 (RSS, Atom). Its serializer leaves entity-looking `&…;`
- * as written (a note's `&nbsp;` would be an undefined entity, and `&amp;` would read back as `&`),
- * and parsers turn a raw CR into LF. Escaping every `&` and CR here makes the output exact: the
- * serializer leaves `&amp;`/`&#13;` alone and still escapes `<` and `>` (and so `]]>`).
- */
-export function xmlText(text: string): string {
-  return sanitizeText(text).replace(/&/g, '&amp;').replace(/\r/g, '&#13;');
-}

@@ -1,9 +1,9 @@
 import { createHash, randomInt } from 'node:crypto';
-import { BASE62_ALPHABET, TOKEN_PREFIX, TOKEN_RANDOM_LENGTH, tokenChecksum } from './format';
+import { BASE62_ALPHABET, TOKEN_PREFIX, TOKEN_RANDOM_LENGTH, tokenChecksum } from '../wire/token-format';
 
 /**
  * Personal access tokens on the server: minting and hashing (the format itself, shared with the
- * browser extension, is in token-format.ts). Only the SHA-256 of a token is ever stored.
+ * browser extension, is in core/wire/token-format.ts). Only the SHA-256 of a token is ever stored.
  */
 
 export function mintToken(): string {

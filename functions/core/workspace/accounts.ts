@@ -3,7 +3,7 @@ import { isoTimestamp } from '../text/text';
 import { hashToken, mintToken } from '../token/token';
 
 /** The pro plan is capped too, only far higher: the cap keeps a runaway client from filling the table. */
-export const PRO_PLAN_NOTE_CAP = 1_000_000;
+const PRO_PLAN_NOTE_CAP = 1_000_000;
 
 export function newUser(input: { id: string; name: string; plan?: Plan; noteCap?: number; now: Date }): User {
   const plan = input.plan ?? 'free';

@@ -2,6 +2,7 @@ import { parseHTML } from 'linkedom';
 import { MAX_TAGS_PER_NOTE, mergeTags } from '../model';
 import { normalizeTag } from '../save/hashtags';
 import { SOURCE_LINE_PREFIX } from '../save/note-body';
+import { escapeHtml } from '../text/escape';
 
 /**
  * The Netscape bookmark file every browser exports (and linkding, Pinboard and Raindrop too):
@@ -52,10 +53,10 @@ export function renderNetscapeBookmarks(entries: readonly BookmarkFileEntry[]): 
   const lines = entries.map((entry) => {
     const added = entry.added ? ` ADD_DATE="${Math.floor(entry.added.getTime() / 1000)}"` : '';
     const modified = entry.note?.updated ? ` LAST_MODIFIED="${Math.floor(entry.note.updated.getTime() / 1000)}"` : '';
-    const tags = entry.tags.length ? ` TAGS="${escape(entry.tags.join(','))}"` : '';
+    const tags = entry.tags.length ? ` TAGS="${escapeHtml(entry.tags.join(','))}"` : '';
     const text = entry.note?.body ?? entry.description;
-    const description = text ? `\n    <DD>${escape(text)}` : '';
-    return `    <DT><A HREF="${escape(entry.url)}"${added}${modified}${tags}>${escape(entry.title ?? entry.url)}</A>${description}`;
+    const description = text ? `\n    <DD>${escapeHtml(text)}` : '';
+    return `    <DT><A HREF="${escapeHtml(entry.url)}"${added}${modified}${tags}>${escapeHtml(entry.title ?? entry.url)}</A>${description}`;
   });
   return [
     '<!DOCTYPE NETSCAPE-Bookmark-file-1>',
@@ -109,8 +110,4 @@ function asTag(name: string): string | null {
     .replace(/[^\p{L}\p{N}\p{M}_-]+/gu, '-')
     .replace(/^-+/, '');
   return words ? normalizeTag(words) : null;
-}
-
-function escape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }

@@ -2,6 +2,13 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
 import { parseRateLimitPolicy } from '../functions/core/contract/rate-limit';
 
+/**
+ * A deployment stage's settings: the `gleaner` context in cdk.json (throttles, alarms, retention…),
+ * read by bin/app.ts and turned into resources and environment variables by the stack. What a function
+ * reads at run time is the other half, `functions/platform/settings.ts`, which the stack's variables
+ * follow; this file stays out of the Lambda bundles because it needs aws-cdk-lib.
+ */
+
 /** API Gateway token bucket: steady requests per second and the burst above it. */
 const throttleSchema = z.object({
   rateLimit: z.number().positive(),

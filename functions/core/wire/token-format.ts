@@ -4,8 +4,8 @@ import CRC32 from 'crc-32';
 /**
  * The shape of a personal access token, GitHub-style: `gln_` + 30 random base62 characters + a
  * 6-character base62 CRC32 of them. The checksum lets a typo or a scanner's guess be rejected without
- * a database call. This module has no Node.js imports: the browser extension checks a pasted token
- * with the same rule before it stores it.
+ * a database call. Shared by the server and the browser extension (which checks a pasted token with
+ * the same rule before it stores it), so it imports nothing but crc-32.
  */
 export const TOKEN_PREFIX = 'gln';
 

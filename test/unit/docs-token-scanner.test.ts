@@ -6,14 +6,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mintToken } from '../../functions/core/token/token';
 import { PYTHON } from '../support/python';
 
-/** The README's secret-scanner script, run as printed, finds minted tokens and nothing else. */
+/** The secret-scanner script in docs/saving.md, run as printed, finds minted tokens and nothing else. */
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../../docs/saving.md', import.meta.url), 'utf8');
 const script = /```python\n(#!\/usr\/bin\/env python3\n# find-gleaner-tokens[\s\S]*?)```/.exec(readme)?.[1];
 const folder = mkdtempSync(join(tmpdir(), 'gleaner-scanner-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-describe('the README token scanner', () => {
+describe('the token scanner in docs/saving.md', () => {
   it('prints every well-formed token and no look-alike', () => {
     expect(script).toBeDefined();
     const tokens = Array.from({ length: 20 }, mintToken);
