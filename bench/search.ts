@@ -35,6 +35,9 @@ const USERS = 100;
 const TARGET_NOTES = Number(process.env.BENCH_SEARCH_NOTES ?? 10_000);
 const OTHER_NOTES_PER_USER = 100;
 const QUERIES = 200;
+const INDEX_BATCH = 100;
+/** Progress on stderr, so a long run shows where it is and the figures on stdout stay clean. */
+const progress = (line: string) => process.stderr.write(`\r${line}   `);
 const LAG_SAVES = 30;
 const QUERY_P95_TARGET_MS = 50;
 
@@ -124,8 +127,11 @@ async function scaleRows(row: AddRow) {
     ).flat();
     const all = [...mine, ...others];
     const started = performance.now();
-    for (let start = 0; start < all.length; start += 1000)
-      await indexNotes({ index, embedder }, all.slice(start, start + 1000));
+    // Batches of the stream's size (the indexer's Lambda takes 100 records at a time).
+    for (let start = 0; start < all.length; start += INDEX_BATCH) {
+      await indexNotes({ index, embedder }, all.slice(start, start + INDEX_BATCH));
+      progress(`indexed ${Math.min(all.length, start + INDEX_BATCH)} of ${all.length}`);
+    }
     const written = performance.now() - started;
     const optimizeStarted = performance.now();
     await index.optimize();
