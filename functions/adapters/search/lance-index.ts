@@ -89,7 +89,8 @@ export class LanceSearchIndex implements SearchIndex {
 
   static async open(location: IndexLocation): Promise<LanceSearchIndex> {
     const db = await lancedb.connect(location.uri, {
-      storageOptions: location.storageOptions,
+      // Lance file format 2.0: 0.31.0's default (2.1) failed to decode its own string pages past ~15,000 notes (npm run bench).
+      storageOptions: { new_table_data_storage_version: '2.0', ...location.storageOptions },
       readConsistencyInterval: location.readConsistencySeconds ?? 0,
     });
     const notes = await db.createEmptyTable(NOTES_TABLE, notesSchema, { existOk: true });
