@@ -25,13 +25,15 @@ import { type LocalStack, startLocalStack } from '../local/stack';
 import { initAndFirstUseBytes } from './bundle-graph';
 import { type RecordedCall, startDynamoRecorder } from './dynamo-recorder';
 import { directSave, fixture, type OperationName, operations, succeed } from './operations';
+import { reviewAndLinks } from './review';
 import { searchBench } from './search';
 
 /**
  * `npm run bench`, in one run: module init of each function's deployed bundle beside a bundle of the
  * SDK clients it uses; the serial DynamoDB round trips of each operation; save and feed latency through the local
  * stack, and a first save handed straight to its handler as Lambda would (production has no local
- * HTTP server), beside bare DynamoDB Local calls measured alongside (the floor). Absolute numbers are this
+ * HTTP server), beside bare DynamoDB Local calls measured alongside (the floor); the daily review
+ * at 10,000 highlights and backlinks of a much-linked note (bench/review.ts). Absolute numbers are this
  * machine's, not Lambda's: the targets are ratios. Prints a table and exits 1 when a target is missed.
  */
 
@@ -341,6 +343,7 @@ async function throughTheStack(): Promise<void> {
 const loadBefore = loadavg()[0]!;
 await bundleInit();
 await throughTheStack();
+await reviewAndLinks(row);
 await searchBench(row);
 // Other processes on the machine slow the bundles and the routes alike; the ratios hold better than the milliseconds.
 row(

@@ -33,7 +33,10 @@ export interface FeedRepresentation {
   readonly contentType: string;
   /** May load its renderer on first use, so answers that render nothing (304, 404, 429) never load it. */
   render(feed: Feed, notes: readonly FeedNote[], urls: FeedUrls): string | Promise<string>;
-  /** The body of the 404 for a feed that is not published (people get a page); the contract's error JSON when unset. */
+  /**
+   * The body of the 404 for a feed that is not published, or whose id is not a UUID (people get a
+   * page); when unset, the contract's error JSON (and 422 for an id that is not a UUID).
+   */
   readonly notFoundPage?: string;
   /** Served in pages (`?limit=`, `?cursor=`); `self` is the representation's own address among the feed's. */
   readonly paged?: { readonly self: (urls: FeedUrls) => string };
@@ -95,6 +98,8 @@ async function readPublishedFeed(
     feedId.ok ? deps.feeds.getFeed(feedId.value) : null,
   ]);
   if (!limit.allowed) return rateLimited(limit, { 'Cache-Control': 'no-store' });
+  // A person who mistyped a page's address gets the page that says so; readers of the API, its 422.
+  if (!feedId.ok && representation.notFoundPage !== undefined) return notFound(representation);
   if (!feedId.ok) return errorResponse(422, feedId.issues, { 'Cache-Control': 'no-store' });
   const paging = representation.paged ? parseFeedPage(event.queryStringParameters, feedId.value) : null;
   if (paging && !paging.ok) return errorResponse(422, paging.issues, { 'Cache-Control': 'no-store' });

@@ -146,6 +146,17 @@ export const routes: readonly RouteDefinition[] = [
     access: ['table:read'],
   },
   {
+    // A landing page for people at the service's address (the web app takes it over); not cached by
+    // CloudFront, so it is the default behaviour's, as every path outside the cached ones.
+    id: 'GetLandingPage',
+    method: 'GET',
+    path: '/',
+    entry: 'functions/landing-page/handler.ts',
+    throttle: 'openapi',
+    cdn: false,
+    access: [],
+  },
+  {
     // The OpenAPI description of the routes above; not itself one of the contract's operations.
     id: 'GetOpenApiDocument',
     method: 'GET',

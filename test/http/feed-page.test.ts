@@ -107,13 +107,19 @@ describe("a feed's public page", () => {
     expect(changed.headers.get('ETag')).not.toBe(etag);
   });
 
-  it('answers HEAD like GET without the body, and 422 for a feed_id that is not a UUID', async () => {
+  it('answers HEAD like GET without the body', async () => {
     const { user } = await t.createUser();
     const feed = await createFeed(user.id, { title: 'Head', tags: ['h'], sharing: 'public' });
     const head = await fetch(pageUrl(feed.id), { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.headers.get('ETag')).toBe((await fetch(pageUrl(feed.id))).headers.get('ETag'));
-    expect((await fetch(`${t.stack.baseUrl}/feeds/not-a-uuid`)).status).toBe(422);
+  });
+
+  it('answers a feed id that is not a UUID with the HTML not-found page a browser shows, not JSON', async () => {
+    const mistyped = await fetch(`${t.stack.baseUrl}/feeds/not-a-uuid`);
+    expect(mistyped.status).toBe(404);
+    expect(mistyped.headers.get('Content-Type')).toBe('text/html; charset=utf-8');
+    expect(await mistyped.text()).toBe(await (await fetch(pageUrl(randomUUID()))).text());
   });
 });
 

@@ -88,7 +88,8 @@ export function apiMethods(template: Template) {
     .filter((resource) => resource.Type === 'AWS::ApiGateway::Method')
     .map(({ Properties }) => ({
       httpMethod: Properties.HttpMethod as string,
-      path: pathOf(Properties.ResourceId),
+      // The API's root resource (GET /) is not an AWS::ApiGateway::Resource of its own.
+      path: pathOf(Properties.ResourceId) || '/',
       properties: Properties,
     }));
 }
@@ -101,7 +102,8 @@ export function throttleOf(quota: string) {
 
 /** A method's resource path as a stage's MethodSettings write it (`/~1api~1v1~1bookmarks~1save`). */
 export function stageResourcePath(path: string): string {
-  return `/${path.replace(/\//g, '~1')}`;
+  // API Gateway names the root resource `/` there, not `/~1`.
+  return path === '/' ? '/' : `/${path.replace(/\//g, '~1')}`;
 }
 
 /** The single resource of `type` whose properties match, by logical id. */

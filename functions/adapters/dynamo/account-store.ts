@@ -40,15 +40,9 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
     return Item ? toUser(Item) : null;
   }
 
-  /** A page of all users, oldest first. */
+  /** A page of all users, newest first. */
   async listUsers(page: PageRequest): Promise<Page<User>> {
-    const { items, cursor } = await queryIndexPage(
-      this.doc,
-      this.tableName,
-      keys.usersIndex().gsi1pk,
-      page,
-      'oldest first',
-    );
+    const { items, cursor } = await queryIndexPage(this.doc, this.tableName, keys.usersIndex().gsi1pk, page);
     return { items: items.map(toUser), cursor };
   }
 
@@ -139,7 +133,7 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
     return item ? { token: toAccessToken(item), tokenHash: (item.pk as string).slice('TOKEN#'.length) } : null;
   }
 
-  /** Every token of the user, oldest first. */
+  /** Every token of the user, newest first. */
   async listTokens(userId: string): Promise<AccessToken[]> {
     const refs: Record<string, unknown>[] = [];
     let ExclusiveStartKey: Record<string, unknown> | undefined;
@@ -160,7 +154,7 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
       this.tableName,
       refs.map((ref) => keys.token(ref.tokenHash as string)),
     );
-    return items.map(toAccessToken).sort((a, b) => a.created.localeCompare(b.created) || a.id.localeCompare(b.id));
+    return items.map(toAccessToken).sort((a, b) => b.created.localeCompare(a.created) || b.id.localeCompare(a.id));
   }
 
   /** Marks a token revoked; returns false when no token has that id. */

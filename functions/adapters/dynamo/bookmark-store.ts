@@ -240,7 +240,7 @@ export class DynamoBookmarkStore implements BookmarkStore {
   async listNotes(userId: string, filter: { tag?: string }, page: PageRequest): Promise<Page<Note>> {
     const partition =
       filter.tag === undefined ? keys.userNotesIndex(userId).gsi1pk : keys.tagIndex(userId, filter.tag).gsi1pk;
-    const { items, cursor } = await queryIndexPage(this.doc, this.tableName, partition, page, 'newest first');
+    const { items, cursor } = await queryIndexPage(this.doc, this.tableName, partition, page);
     const notes =
       filter.tag === undefined
         ? items.map(toNote)

@@ -63,6 +63,7 @@ export class DynamoFeedStore implements PublishedFeedStore {
     return Item ? toFeed(Item) : null;
   }
 
+  /** Every feed of the user, newest first. */
   async listFeeds(userId: string): Promise<FeedRecord[]> {
     const feeds: FeedRecord[] = [];
     let ExclusiveStartKey: Record<string, unknown> | undefined;
@@ -73,6 +74,7 @@ export class DynamoFeedStore implements PublishedFeedStore {
           IndexName: LOOKUP_INDEX,
           KeyConditionExpression: 'gsi1pk = :pk',
           ExpressionAttributeValues: { ':pk': keys.userFeedsIndex(userId).gsi1pk },
+          ScanIndexForward: false,
           ExclusiveStartKey,
         }),
       );

@@ -34,9 +34,14 @@ export function toNote(item: Record<string, unknown>): Note {
   };
 }
 
-/** A highlight's item, in its note's partition. */
+/** A highlight's item, in its note's partition and in its user's highlights index. */
 export function highlightItem(highlight: Highlight) {
-  return { ...keys.highlight(highlight.noteId, highlight.saved, highlight.id), type: 'Highlight', ...highlight };
+  return {
+    ...keys.highlight(highlight.noteId, highlight.saved, highlight.id),
+    ...keys.userHighlightsIndex(highlight.userId, highlight.id),
+    type: 'Highlight',
+    ...highlight,
+  };
 }
 
 export function toHighlight(item: Record<string, unknown>): Highlight {

@@ -29,13 +29,14 @@ const SCAN_PAGE_SIZE = 200;
 /**
  * The list indexes `users list`, `tokens list`, `notes list` and `bookmarks list` read: users,
  * tokens and notes written before those commands existed lack them, so the lists left them out.
+ * Highlights recorded before the daily review lack the user's highlights index it reads.
  */
 const listIndexes: Migration = {
   name: 'list-indexes',
   description: 'Adds users, tokens and notes written before the list commands to the indexes those commands read',
   async run(doc, tableName) {
-    const changed = { users: 0, tokens: 0, notes: 0 };
-    for await (const item of scanWithout(doc, tableName, 'gsi1pk', ['User', 'AccessToken', 'Note'])) {
+    const changed = { users: 0, tokens: 0, notes: 0, highlights: 0 };
+    for await (const item of scanWithout(doc, tableName, 'gsi1pk', ['User', 'AccessToken', 'Note', 'Highlight'])) {
       if (item.type === 'User') {
         if (
           await addIndex(
@@ -63,6 +64,10 @@ const listIndexes: Migration = {
           item.id as string,
         );
         if (await addIndex(doc, tableName, keys.note(item.id as string), listed)) changed.notes++;
+      } else if (item.type === 'Highlight') {
+        const indexed = keys.userHighlightsIndex(item.userId as string, item.id as string);
+        if (await addIndex(doc, tableName, { pk: item.pk as string, sk: item.sk as string }, indexed))
+          changed.highlights++;
       }
     }
     return changed;

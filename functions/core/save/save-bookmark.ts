@@ -138,7 +138,12 @@ interface SaveInput {
   readonly imported?: {
     readonly tags: readonly string[];
     readonly added: Date | null;
-    readonly note?: { readonly body: string; readonly updated: Date | null } | null;
+    readonly note?: {
+      readonly body: string;
+      readonly updated: Date | null;
+      /** Its highlights with their times, in order; null to read them from the body, at the note's time. */
+      readonly highlights: readonly { quote: string; comment: string | null; saved: Date }[] | null;
+    } | null;
   };
 }
 
@@ -205,7 +210,9 @@ async function save(
   const saved: AnswerOutcome = { kind: 'saved', bookmark, isNewBookmark: true, selectionAppended: false };
   // Its highlights as records too: the selection, or those of a restored note's body.
   const highlights = restored
-    ? highlightsOfBody(restored.body).map((found) => newHighlight(ports, note, found, updated))
+    ? (restored.highlights ?? highlightsOfBody(restored.body)).map((found) =>
+        newHighlight(ports, note, found, 'saved' in found ? isoTimestamp(found.saved) : updated),
+      )
     : request.selection
       ? [newHighlight(ports, note, { quote: request.selection, comment: request.comment }, now)]
       : [];
