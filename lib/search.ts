@@ -172,7 +172,7 @@ export class SearchIndexing extends Construct {
       {
         threshold: 0,
         description:
-          'Table changes were given up on by the search indexer after its retries: those notes may be stale in search. Run `gleaner reindex` once the cause (in the SearchIndexer log group) is fixed, then purge the queue.',
+          'Table changes were given up on by the search indexer after its retries: those notes may be stale in search. Look first at the SearchIndexer log group for the cause; once fixed, run `gleaner reindex`, then purge the queue.',
       },
     );
   }
