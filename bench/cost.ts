@@ -1,11 +1,20 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
+import { LanceSearchIndex } from '../functions/adapters/search/lance-index';
+import { searchDocument } from '../functions/core/search/document';
+import { testEmbedder } from '../functions/core/search/embedder';
+import { indexNotes } from '../functions/core/search/indexer';
+import { searchNotes } from '../functions/core/search/search';
 import { FUNCTION_MEMORY_MB } from '../lib/app-function';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { startLocalStack } from '../local/stack';
 import { startDynamoRecorder } from './dynamo-recorder';
 import { fixture, type OperationName, operations } from './operations';
+import { syntheticNotes, uuidOf } from './search';
 
 /**
  * `npm run cost`: dollars per million saves and per million feed reads, from what one run through
@@ -28,6 +37,11 @@ const PRICES = {
   sqsRequest: 0.4 / 1e6,
   cloudFrontHttpsRequest: 0.01 / 1e4,
   cloudFrontTransferGb: 0.085,
+  lambdaX86GbSecond: 0.0000166667,
+  titanV2PerThousandTokens: 0.00002,
+  s3Put: 0.005 / 1000,
+  s3Get: 0.0004 / 1000,
+  s3GbMonth: 0.023,
 } as const;
 const perMillion = (price: number) => `$${(price * 1e6).toFixed(3)} per million`;
 const PRICE_UNITS: Record<keyof typeof PRICES, (price: number) => string> = {
@@ -39,6 +53,11 @@ const PRICE_UNITS: Record<keyof typeof PRICES, (price: number) => string> = {
   sqsRequest: perMillion,
   cloudFrontHttpsRequest: perMillion,
   cloudFrontTransferGb: (price) => `$${price} per GB`,
+  lambdaX86GbSecond: (price) => `$${price} per GB-second`,
+  titanV2PerThousandTokens: (price) => `$${price} per 1,000 tokens`,
+  s3Put: perMillion,
+  s3Get: perMillion,
+  s3GbMonth: (price) => `$${price} per GB-month`,
 };
 /** Share of feed reads CloudFront answers from its cache (they never reach API Gateway or Lambda). */
 const CDN_HIT_RATIO = 0.9;
@@ -165,4 +184,73 @@ for (const [label, cost] of [
   [`feed reads RSS (${CDN_HIT_RATIO * 100}% CDN hits)`, feedCost('feed RSS (50 entries)')],
 ] as const) {
   console.log(`  ${label.padEnd(34)} $${(cost.perRequest * 1e6).toFixed(2).padStart(7)}   ${cost.parts}`);
+}
+
+// ---- Search ---------------------------------------------------------------------------------------
+
+/**
+ * Search per 1,000 notes indexed and per 1,000 queries. The indexer's time per note and a query's
+ * time are measured here (LanceDB in a local folder, with vectors); the S3 request counts per
+ * commit and per query and the tokens per note are assumptions, written beside the figures.
+ */
+const SEARCH_NOTES = 500;
+/** Objects a commit of one batch writes: data and deletion files, the manifest, the commit record, index deltas. */
+const S3_PUTS_PER_BATCH = 12;
+const NOTES_PER_BATCH = 100;
+/** Reads a query makes on a warm function: the manifest check (read consistency), index pages mostly cached. */
+const S3_GETS_PER_QUERY = 3;
+/** Titan tokens for a note's text (title, description, highlights, comment) and for a query. */
+const TOKENS_PER_NOTE = 400;
+const TOKENS_PER_QUERY = 8;
+const INDEXER_MEMORY_GB = 1;
+
+const searchFolder = mkdtempSync(join(tmpdir(), 'gleaner-cost-search-'));
+const searchIndex = await LanceSearchIndex.open({ uri: searchFolder });
+try {
+  const user = uuidOf('cost-user');
+  const notes = syntheticNotes(user, SEARCH_NOTES, 3);
+  const embedder = testEmbedder(64);
+  const indexStarted = performance.now();
+  for (let start = 0; start < notes.length; start += NOTES_PER_BATCH)
+    await indexNotes({ index: searchIndex, embedder }, notes.slice(start, start + NOTES_PER_BATCH));
+  const msPerNote = (performance.now() - indexStarted) / notes.length;
+  await searchIndex.optimize();
+  const queryTimes: number[] = [];
+  for (const note of notes.slice(0, 50)) {
+    const began = performance.now();
+    await searchNotes({ index: searchIndex, embedder }, user, note.title.split(' ').slice(0, 2).join(' '), {
+      mode: 'hybrid',
+    });
+    queryTimes.push(performance.now() - began);
+  }
+  const queryMs = median(queryTimes);
+  const bytesPerNote = JSON.stringify(notes.map(searchDocument)).length / notes.length + 64 * 4;
+  const perThousandNotes = {
+    lambda:
+      (1000 * msPerNote * INDEXER_MEMORY_GB * PRICES.lambdaX86GbSecond) / 1000 +
+      (1000 / NOTES_PER_BATCH) * PRICES.lambdaRequest,
+    embeddings: (1000 * TOKENS_PER_NOTE * PRICES.titanV2PerThousandTokens) / 1000,
+    s3: (1000 / NOTES_PER_BATCH) * S3_PUTS_PER_BATCH * PRICES.s3Put,
+    storageMonth: ((1000 * bytesPerNote) / 1024 ** 3) * PRICES.s3GbMonth,
+  };
+  const perThousandQueries = {
+    lambda:
+      1000 * ((queryMs * (FUNCTION_MEMORY_MB / 1024)) / 1000) * PRICES.lambdaArmGbSecond + 1000 * PRICES.lambdaRequest,
+    embeddings: (1000 * TOKENS_PER_QUERY * PRICES.titanV2PerThousandTokens) / 1000,
+    s3: 1000 * S3_GETS_PER_QUERY * PRICES.s3Get,
+  };
+  const dollars = (value: number) => `$${value.toFixed(4)}`;
+  const sum = (parts: Record<string, number>) => Object.values(parts).reduce((total, part) => total + part, 0);
+  console.log(
+    `\nSearch (measured here: ${msPerNote.toFixed(1)} ms to index a note with its vector, ${queryMs.toFixed(1)} ms a hybrid query):`,
+  );
+  console.log(
+    `  per 1,000 notes indexed            ${dollars(sum(perThousandNotes))}   Lambda ${dollars(perThousandNotes.lambda)}, Titan V2 ${dollars(perThousandNotes.embeddings)} (${TOKENS_PER_NOTE} tokens a note), S3 PUTs ${dollars(perThousandNotes.s3)}, then ${dollars(perThousandNotes.storageMonth)} a month stored`,
+  );
+  console.log(
+    `  per 1,000 queries                  ${dollars(sum(perThousandQueries))}   Lambda ${dollars(perThousandQueries.lambda)}, Titan V2 ${dollars(perThousandQueries.embeddings)}, S3 GETs ${dollars(perThousandQueries.s3)} (${S3_GETS_PER_QUERY} a query, assumed)`,
+  );
+} finally {
+  searchIndex.close();
+  rmSync(searchFolder, { recursive: true, force: true });
 }

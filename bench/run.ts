@@ -37,6 +37,7 @@ import {
   succeed,
 } from './operations';
 import { reviewAndLinks } from './review';
+import { searchBench } from './search';
 
 /**
  * `npm run bench`, in one run: module init of each function's deployed bundle beside a bundle of the
@@ -398,6 +399,7 @@ const loadBefore = loadavg()[0]!;
 await bundleInit();
 await throughTheStack();
 await reviewAndLinks(row);
+await searchBench(row);
 // Other processes on the machine slow the bundles and the routes alike; the ratios hold better than the milliseconds.
 row(
   'load average, 1 min (start → end)',

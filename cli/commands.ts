@@ -22,6 +22,8 @@ import {
   type Plan,
   type User,
 } from '../functions/core/model';
+import { searchNotes } from '../functions/core/search/search';
+import { snippetText } from '../functions/core/search/snippet';
 import {
   DEFAULT_ROTATION_GRACE,
   expiryAfter,
@@ -254,6 +256,32 @@ export const commands: Record<string, Command> = {
     return new DocumentOutput(document, { user_id: userId, format, document });
   },
 
+  search: async ({ args, options, accounts, search }) => {
+    const userId = await existingUser(options, accounts);
+    if (args.length !== 1)
+      throw new UsageError('give the query as one argument, quoted: gleaner search --user ID "query"');
+    const limit = optionalCount(options, 'limit');
+    const result = await searchNotes(await search(), userId, args[0]!, {
+      mode: options.mode as string | undefined,
+      limit,
+      cursor: options.cursor as string | undefined,
+    });
+    if (!result.ok) throw new UsageError(result.problem.message);
+    const { results, cursor, mode, reason } = result.answer;
+    const json = {
+      results: results.map((hit) => ({ ...hit, snippet: snippetText(hit.snippet) })),
+      cursor,
+      mode,
+      ...(reason ? { reason } : {}),
+    };
+    return new DocumentOutput(searchTable(json), json);
+  },
+
+  reindex: async ({ options, accounts, reindex }) => {
+    const userId = options.user === undefined ? undefined : await existingUser(options, accounts);
+    return { indexed: await reindex(userId), ...(userId ? { user_id: userId } : {}) };
+  },
+
   migrate: async ({ migrate }) => {
     const results = await migrate();
     return { migrations: results.map(({ name, description, changed }) => ({ name, description, ...changed })) };
@@ -304,6 +332,25 @@ export const commands: Record<string, Command> = {
     return { id: feedId, deleted: true };
   },
 };
+
+/** One line per hit (score, title, snippet with `**` around matches), then the mode and the next cursor. */
+function searchTable(answer: {
+  results: { title: string; url: string | null; score: number; snippet: string }[];
+  cursor: string | null;
+  mode: string;
+  reason?: string;
+}): string {
+  const lines = answer.results.map(
+    (hit) =>
+      `${hit.score.toFixed(3)}  ${hit.title}${hit.url ? ` <${hit.url}>` : ''}  ${hit.snippet.replace(/\s+/g, ' ')}`,
+  );
+  return [
+    ...(lines.length ? lines : ['(no results)']),
+    `mode: ${answer.mode}${answer.reason ? ` (${answer.reason})` : ''}`,
+    ...(answer.cursor ? [`cursor: ${answer.cursor}`] : []),
+    '',
+  ].join('\n');
+}
 
 function feedSettings(options: Invocation['options']): FeedSettings {
   const text = (name: string) => (typeof options[name] === 'string' ? (options[name] as string) : undefined);

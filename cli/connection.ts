@@ -7,15 +7,28 @@ import { DynamoIdentityStore } from '../functions/adapters/dynamo/identity-store
 import { type MigrationResult, runMigrations } from '../functions/adapters/dynamo/migrations';
 import { FolderMailer } from '../functions/adapters/mail/folder-mailer';
 import { createMailer } from '../functions/adapters/mail/mailer';
+import type { LanceSearchIndex } from '../functions/adapters/search/lance-index';
+import {
+  backfillIndex,
+  embedderFromEnv,
+  openIndexFromEnv,
+  rebuildIndex,
+} from '../functions/adapters/search/search-services';
 import type { Mailer } from '../functions/core/identity/mail';
-import { dataDirectory, readLocalState } from '../local/state';
+import type { SearchPorts } from '../functions/core/search/search';
+import { settings } from '../functions/platform/settings';
+import { dataDirectory, readLocalState, searchIndexFolder } from '../local/state';
 
 export interface Connection {
   readonly accounts: DynamoAccountStore;
   readonly bookmarks: DynamoBookmarkStore;
   readonly feeds: DynamoFeedStore;
-  /** Runs `gleaner migrate`'s migrations over the table. */
+  /** Runs `gleaner migrate`'s migrations over the table, then backfills the search index. */
   migrate(): Promise<MigrationResult[]>;
+  /** The search index and embedder (opened on first use). */
+  search(): Promise<SearchPorts>;
+  /** Rebuilds the search index, or one user's part of it, from the table; how many notes it indexed. */
+  reindex(userId?: string): Promise<number>;
   /** Public base URL for the feed addresses the commands print; null when unknown. */
   readonly baseUrl: string | null;
   readonly identities: DynamoIdentityStore;
@@ -27,12 +40,18 @@ export interface Connection {
 }
 
 /** The deployed table named by --table/--region, or else the running local stack's DynamoDB Local. */
-export function connect(target: { table?: string; region?: string; baseUrl?: string }): Connection {
+export function connect(target: {
+  table?: string;
+  region?: string;
+  baseUrl?: string;
+  searchIndex?: string;
+}): Connection {
   let tableName: string;
   let clients: DynamoClients;
   let baseUrl = target.baseUrl ?? process.env.GLEANER_BASE_URL ?? null;
   let webBaseUrl = baseUrl;
   let mailer: Mailer;
+  let searchIndexUri = target.searchIndex ?? process.env[settings.searchIndexUri.name];
   if (target.table) {
     tableName = target.table;
     clients = createDynamoClients({ region: target.region });
@@ -49,17 +68,39 @@ export function connect(target: { table?: string; region?: string; baseUrl?: str
     baseUrl ??= state.baseUrl;
     webBaseUrl ??= state.webBaseUrl ?? state.baseUrl;
     mailer = new FolderMailer(join(dataDir, 'mail'));
+    searchIndexUri ??= searchIndexFolder(dataDir);
     clients = createDynamoClients({ endpoint: state.dynamoEndpoint, region: 'local' });
   }
+  const env = { ...process.env, [settings.searchIndexUri.name]: searchIndexUri };
+  let opened: Promise<{ index: LanceSearchIndex; embedder: ReturnType<typeof embedderFromEnv> }> | undefined;
+  const search = () => {
+    if (!searchIndexUri)
+      throw new Error(`name the search index with --search-index URI or ${settings.searchIndexUri.name}`);
+    opened ??= openIndexFromEnv(env).then((index) => ({ index, embedder: embedderFromEnv(env) }));
+    return opened;
+  };
+  const { doc } = clients;
   return {
-    accounts: new DynamoAccountStore(clients.doc, tableName),
-    bookmarks: new DynamoBookmarkStore(clients.doc, tableName),
-    feeds: new DynamoFeedStore(clients.doc, tableName),
-    migrate: () => runMigrations(clients.doc, tableName),
+    accounts: new DynamoAccountStore(doc, tableName),
+    bookmarks: new DynamoBookmarkStore(doc, tableName),
+    feeds: new DynamoFeedStore(doc, tableName),
+    migrate: async () => {
+      const results = await runMigrations(doc, tableName);
+      const changed = await backfillIndex({ doc, tableName, ...(await search()) });
+      return [
+        ...results,
+        { name: 'search-index', description: 'Indexes for search the notes the search index lacks', changed },
+      ];
+    },
+    search,
+    reindex: async (userId) => rebuildIndex({ doc, tableName, ...(await search()) }, userId),
     baseUrl,
     identities: new DynamoIdentityStore(clients.doc, tableName),
     mailer,
     webBaseUrl,
-    close: () => clients.client.destroy(),
+    close: () => {
+      clients.client.destroy();
+      void opened?.then(({ index }) => index.close());
+    },
   };
 }

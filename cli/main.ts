@@ -35,6 +35,8 @@ Commands:
   feeds update FEED_ID [--title ...] [--description ...] [--tags ...] [--match ...] [--sharing ...] [--items ...]
   feeds list --user USER_ID
   feeds delete FEED_ID
+  search --user USER_ID "QUERY" [--mode keyword|semantic|hybrid] [--limit N] [--cursor C]
+  reindex [--user USER_ID]        (rebuilds the search index from the table)
   migrate                         (after an upgrade: brings items written earlier up to date)
 
 Without --table the command talks to the local stack started by \`npm start\`
@@ -51,7 +53,11 @@ A feed is created private: its addresses answer 404 until --sharing link (anyone
 or public. \`feeds create\`, \`get\` and \`list\` print its page, RSS, Atom, JSON Feed and JSON addresses.
 A changed --plan brings that plan's note cap unless --note-cap is given too.
 \`notes delete\` also deletes the note's bookmark and frees its place under the note cap.
-\`migrate\` runs every migration, each safe to run again (a stopped run is finished by running it again).
+\`migrate\` runs every migration, each safe to run again (a stopped run is finished by running it again),
+then indexes for search the notes the index lacks.
+\`search\` takes the query language of docs/search.md (words, "phrases", prefix*, #tag, -word, site:,
+after:/before:YYYY-MM-DD, has:highlight, a pasted URL); answers say which mode ran and why.
+With --table, name the search index with --search-index URI (the stack's SearchIndexUri output).
 
 Without --json the answer is printed for people: key: value lines, or a table (a note's
 body cut to its first line there). With --json, stdout is exactly one JSON object.
@@ -86,7 +92,12 @@ async function main(argv: string[]): Promise<number> {
   const command = oneWord ?? commands[`${resource} ${action}`];
   if (!command) throw new UsageError(unknownCommand(resource, action));
   const args = oneWord ? [action, ...rest].filter((arg): arg is string => arg !== undefined) : rest;
-  const connection = connect({ table: values.table, region: values.region, baseUrl: values['base-url'] });
+  const connection = connect({
+    table: values.table,
+    region: values.region,
+    baseUrl: values['base-url'],
+    searchIndex: values['search-index'],
+  });
   try {
     const result = await command({ options: values, args, ...connection });
     if (result instanceof DocumentOutput)
@@ -128,6 +139,8 @@ function parseCommandLine(argv: string[]) {
         'expires-in': { type: 'string' },
         grace: { type: 'string' },
         format: { type: 'string' },
+        mode: { type: 'string' },
+        'search-index': { type: 'string' },
       },
     });
   } catch (error) {

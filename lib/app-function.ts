@@ -9,6 +9,7 @@ import type { QueueName } from '../functions/platform/workers';
 import type { DataTable, TableAccess } from './data';
 import { FUNCTION_HANDLER, functionCode } from './function-bundle';
 import type { Identity } from './identity';
+import { grantEmbeddings, type SearchIndexStore } from './search';
 import type { GleanerSettings } from './stage-settings';
 import type { WorkQueue, WorkQueues } from './work-queue';
 
@@ -23,6 +24,10 @@ export interface AppFunctionProps {
   readonly logLevel: GleanerSettings['logLevel'];
   /** @default ROUTE_TIMEOUT_SECONDS */
   readonly timeout?: Duration;
+  /** @default FUNCTION_MEMORY_MB */
+  readonly memoryMb?: number;
+  /** @default ARM_64 */
+  readonly architecture?: Architecture;
 }
 
 /** What the `access` entries of routes, workers and scheduled tasks refer to. */
@@ -30,6 +35,7 @@ export interface AccessTargets {
   readonly data: DataTable;
   readonly queues: WorkQueues;
   readonly identity: Identity;
+  readonly search: SearchIndexStore;
 }
 
 type QueueAccess = Extract<ResourceAccess, `queue:${string}`>;
@@ -54,8 +60,8 @@ export class AppFunction extends Construct implements IGrantable {
       handler: FUNCTION_HANDLER,
       description: props.description,
       runtime: Runtime.NODEJS_24_X,
-      architecture: Architecture.ARM_64,
-      memorySize: FUNCTION_MEMORY_MB,
+      architecture: props.architecture ?? Architecture.ARM_64,
+      memorySize: props.memoryMb ?? FUNCTION_MEMORY_MB,
       timeout: props.timeout ?? Duration.seconds(ROUTE_TIMEOUT_SECONDS),
       tracing: Tracing.ACTIVE,
       role: this.role,
@@ -75,11 +81,13 @@ export class AppFunction extends Construct implements IGrantable {
   }
 
   /** Grants each entry of `access` (see `ResourceAccess`) with the environment variable that goes with it. */
-  bindAccess(access: readonly ResourceAccess[], { data, queues, identity }: AccessTargets): void {
+  bindAccess(access: readonly ResourceAccess[], { data, queues, identity, search }: AccessTargets): void {
     for (const entry of access) {
       if (isQueueAccess(entry)) this.bindQueue(queues[entry.slice('queue:'.length) as QueueName]);
       else if (entry === 'mail:send') identity.grantSendMail(this);
       else if (entry === 'oauth:keys') identity.grantOAuthKeys(this);
+      else if (entry === 'search:read' || entry === 'search:write') search.grant(this, access.includes('search:write'));
+      else if (entry === 'embeddings') grantEmbeddings(this);
       else this.bindTable(data, entry);
     }
   }
@@ -103,7 +111,8 @@ export class AppFunction extends Construct implements IGrantable {
     this.function.addEnvironment(definition.urlEnv, queue.queueUrl);
   }
 
-  private acknowledgeWildcard(finding: string, reason: string): void {
+  /** Records why a wildcard cdk-nag finds in this function's policy is intended. */
+  acknowledgeWildcard(finding: string, reason: string): void {
     Validations.of(this.role).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
   }
 }

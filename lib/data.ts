@@ -4,6 +4,7 @@ import {
   AttributeType,
   BillingMode,
   ProjectionType,
+  StreamViewType,
   Table,
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
@@ -24,11 +25,12 @@ export class DataTable extends Construct {
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
-    const { partitionKey, sortKey, timeToLiveAttribute, globalSecondaryIndexes } = tableDefinition;
+    const { partitionKey, sortKey, timeToLiveAttribute, streamView, globalSecondaryIndexes } = tableDefinition;
     this.table = new Table(this, 'Table', {
       partitionKey: stringAttribute(partitionKey),
       sortKey: stringAttribute(sortKey),
       timeToLiveAttribute,
+      stream: StreamViewType[streamView],
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryption.AWS_MANAGED,

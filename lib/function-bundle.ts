@@ -1,3 +1,4 @@
+import { cpSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AssetHashType, DockerImage, type ILocalBundling } from 'aws-cdk-lib';
@@ -9,6 +10,15 @@ const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 
 /** ESM bundles have no `require`, yet bundled CommonJS dependencies (xmlbuilder2) still call it. */
 const esmRequireBanner = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/**
+ * Packages with a native module (LanceDB, and the Arrow library whose classes it checks by identity)
+ * cannot be bundled: they stay imports, and a bundle that uses them ships them in its node_modules
+ * with what they depend on, as installed here (x86-64 Linux: see the search indexer's architecture).
+ */
+const NATIVE_PACKAGES = ['@lancedb/lancedb', 'apache-arrow'] as const;
+/** Optional dependencies of those that Gleaner never loads (LanceDB's own embedding integrations), and type-only ones. */
+const NEVER_SHIPPED = /^(@types\/|openai$|@huggingface\/)/;
 
 /**
  * How every function is bundled; `npm run bench` and the bundle tests build with the same options.
@@ -23,6 +33,7 @@ const esmRequireBanner = "import { createRequire } from 'module'; const require 
  */
 export const functionBundleOptions = {
   bundle: true,
+  external: [...NATIVE_PACKAGES],
   platform: 'node',
   format: 'esm',
   target: 'node24',
@@ -43,12 +54,41 @@ export const FUNCTION_HANDLER = 'index.handler';
 
 /** Bundles `entry` (relative to the repository root) into `outdir`, as the stack deploys it; returns what went where. */
 export function bundleFunction(entry: string, outdir: string): Metafile {
-  return buildSync({
+  const { metafile } = buildSync({
     ...functionBundleOptions,
     entryPoints: [path.resolve(projectRoot, entry)],
     outdir,
     metafile: true,
-  }).metafile;
+  });
+  const imported = new Set(
+    Object.values(metafile.outputs).flatMap((output) =>
+      output.imports.filter((found) => found.external).map((found) => found.path),
+    ),
+  );
+  const native = NATIVE_PACKAGES.filter((name) => imported.has(name));
+  for (const name of packageClosure(native)) {
+    cpSync(path.join(projectRoot, 'node_modules', name), path.join(outdir, 'node_modules', name), { recursive: true });
+  }
+  return metafile;
+}
+
+/** The installed packages `roots` need at run time, themselves included. */
+function packageClosure(roots: readonly string[]): Set<string> {
+  const found = new Set<string>();
+  const visit = (name: string) => {
+    const manifest = path.join(projectRoot, 'node_modules', name, 'package.json');
+    if (found.has(name) || NEVER_SHIPPED.test(name) || !existsSync(manifest)) return;
+    found.add(name);
+    const {
+      dependencies = {},
+      optionalDependencies = {},
+      peerDependencies = {},
+    } = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, Record<string, string> | undefined>;
+    for (const dependency of Object.keys({ ...dependencies, ...optionalDependencies, ...peerDependencies }))
+      visit(dependency);
+  };
+  for (const root of roots) visit(root);
+  return found;
 }
 
 /** Local bundling with esbuild in this process: no Docker, the same esbuild as the lock file's. */

@@ -1,7 +1,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { routes } from '../functions/platform/routes';
-import { scheduledTasks, workers } from '../functions/platform/workers';
+import { scheduledTasks, streamConsumers, workers } from '../functions/platform/workers';
 import { Alarms } from './alarms';
 import { Api } from './api';
 import type { AccessTargets } from './app-function';
@@ -10,6 +10,7 @@ import { Cdn } from './cdn';
 import { OperationsDashboard } from './dashboard';
 import { DataTable } from './data';
 import { Identity } from './identity';
+import { SearchIndexing, SearchIndexStore } from './search';
 import type { GleanerSettings } from './stage-settings';
 import { createWorkQueues } from './work-queue';
 
@@ -23,7 +24,8 @@ export class GleanerStack extends Stack {
     super(scope, id, props);
     const data = new DataTable(this, 'Data');
     const identity = new Identity(this, 'Identity', { mailFrom: settings.mailFrom });
-    const targets: AccessTargets = { data, queues: createWorkQueues(this), identity };
+    const search = new SearchIndexStore(this, 'SearchIndex', { settings });
+    const targets: AccessTargets = { data, queues: createWorkQueues(this), identity, search };
     const api = new Api(this, 'Api', { routes, settings, targets });
     const cdn = new Cdn(this, 'Cdn', { api, routes, settings });
     const publicBaseUrl = settings.publicBaseUrl ?? cdn.baseUrl;
@@ -34,6 +36,7 @@ export class GleanerStack extends Stack {
       targets,
       publicBaseUrl,
     });
+    new SearchIndexing(this, 'Search', { consumers: streamConsumers, settings, targets, data });
     // After everything else: it alarms on every function and gives every alarm of the stack its topic.
     new Alarms(this, 'Alarms', { settings, routes, api, cdn, data, queues: targets.queues });
     new OperationsDashboard(this, 'Operations', {
@@ -55,6 +58,10 @@ export class GleanerStack extends Stack {
       description: 'Base URL of the API stage (the save route answers here too)',
     });
     new CfnOutput(this, 'TableName', { value: data.table.tableName });
+    new CfnOutput(this, 'SearchIndexUri', {
+      value: search.uri,
+      description: 'The search index, for gleaner reindex/search --table … --search-index',
+    });
     for (const workQueue of Object.values(targets.queues)) {
       new CfnOutput(this, `${workQueue.node.id}QueueUrl`, {
         value: workQueue.queue.queueUrl,

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { ensureTable } from '../functions/adapters/dynamo/create-table';
+import { StreamReader } from '../functions/adapters/search/stream-reader';
 import { fullQuota, rateLimitHeaders } from '../functions/core/contract/rate-limit';
 import { retirementHeaders } from '../functions/core/contract/retirement';
 import type { Environment } from '../functions/platform/env';
@@ -17,11 +18,12 @@ import {
   routes,
 } from '../functions/platform/routes';
 import { rateLimitSettings, setting, settings } from '../functions/platform/settings';
-import { type QueueName, queues, scheduledTasks, workers } from '../functions/platform/workers';
+import { type QueueName, queues, scheduledTasks, streamConsumers, workers } from '../functions/platform/workers';
 import { buildWebAssets } from '../web/build';
 import { createApiServer, type LocalRoute, type ProxyHandler } from './api-server';
 import { LocalQueue, type SqsConsumer } from './queue';
 import { LocalSqsEndpoint } from './sqs-endpoint';
+import { type StreamPoller, startStreamPoller } from './stream-poller';
 
 /**
  * The whole service on one machine: every route of the shared route table served by its real handler
@@ -48,6 +50,8 @@ export interface LocalStackOptions {
    * folder when unset.
    */
   readonly stateDir?: string;
+  /** Folder of the search index; the stream consumers (the search indexer) run when it is given. */
+  readonly searchIndexUri?: string;
 }
 
 export interface LocalStack {
@@ -72,7 +76,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   checkRouteTable(routeTable);
   const { client } = createDynamoClients({ endpoint: options.dynamoEndpoint, region: 'local' });
   await ensureTable(client, options.tableName);
-  client.destroy();
 
   const localQueues = Object.fromEntries(
     Object.values(queues).map((queue) => [
@@ -118,6 +121,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     SQS_ENDPOINT: sqs.endpoint,
     PUBLIC_BASE_URL: baseUrl,
     [settings.webBaseUrl.name]: webBaseUrl,
+    ...(options.searchIndexUri ? { [settings.searchIndexUri.name]: options.searchIndexUri } : {}),
     ...Object.fromEntries(Object.values(queues).map((queue) => [queue.urlEnv, sqs.queueUrl(localQueues[queue.name])])),
   };
   const load = <H>(entry: string, moduleEnv = env) =>
@@ -137,6 +141,24 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         [settings.sourceQueueUrl.name]: sqs.queueUrl(localQueues[worker.queue]),
       });
       localQueues[worker.queue].attachConsumer(consumer, { batchSize: 5 });
+    }
+  }
+  // The table's stream feeds its consumers as Lambda's event source mapping would, one poller each.
+  const pollers: StreamPoller[] = [];
+  const readers: StreamReader[] = [];
+  if (options.searchIndexUri) {
+    for (const consumer of streamConsumers) {
+      const reader = await StreamReader.open(client, options.dynamoEndpoint, options.tableName);
+      readers.push(reader);
+      pollers.push(
+        startStreamPoller({
+          read: () => reader.read(consumer.batchSize),
+          handle: await load(consumer.entry),
+          functionName: consumer.id,
+          maxAttempts: consumer.maxAttempts,
+          log: options.log,
+        }),
+      );
     }
   }
   const tasks = new Map(
@@ -167,6 +189,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stop: async () => {
       for (const timer of timers) clearInterval(timer);
       for (const queue of Object.values(localQueues)) queue.stop();
+      await Promise.all(pollers.map((poller) => poller.stop()));
+      for (const reader of readers) reader.close();
+      client.destroy();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await sqs.stop();

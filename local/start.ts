@@ -10,7 +10,7 @@ import { DataFolderInUseError, dynamoDbLocalsServing, lockDataFolder } from './d
 import { DEMO_FEED_TAG, ensureDemo, saveCommand } from './demo';
 import { type DynamoDbLocal, startDynamoDbLocal, stopProcess } from './dynamodb-local';
 import { type LocalStack, startLocalStack } from './stack';
-import { dataDirectory, LOCAL_TABLE_NAME, removeLocalState, writeLocalState } from './state';
+import { dataDirectory, LOCAL_TABLE_NAME, removeLocalState, searchIndexFolder, writeLocalState } from './state';
 
 /** `npm start`: Gleaner on one machine. Configuration by environment variables (see the README). */
 
@@ -23,6 +23,9 @@ const HANDLER_SETTINGS = [
   settings.corsAllowedOrigins,
   settings.fetchAllow,
   settings.iconRefreshDays,
+  settings.embeddingsUrl,
+  settings.embeddingsModel,
+  settings.embeddingsApiKey,
 ].map((definition) => definition.name);
 
 function handlerSettings(): Record<string, string> {
@@ -99,6 +102,7 @@ async function main(): Promise<void> {
       // GLEANER_ENRICHMENT=off: no background fetching of saved pages (e.g. when working offline).
       startWorkers: process.env.GLEANER_ENRICHMENT !== 'off',
       stateDir: dataDir,
+      searchIndexUri: searchIndexFolder(dataDir),
       log: (line) => console.log(line),
     });
     writeLocalState(dataDir, {

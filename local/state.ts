@@ -20,6 +20,11 @@ export function dataDirectory(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(env.GLEANER_DATA_DIR || '.gleaner');
 }
 
+/** The search index of the local stack: a LanceDB folder beside DynamoDB Local's data. */
+export function searchIndexFolder(dataDir: string): string {
+  return join(dataDir, 'search');
+}
+
 const statePath = (dataDir: string) => join(dataDir, 'local-stack.json');
 
 export function writeLocalState(dataDir: string, state: LocalStackState): void {

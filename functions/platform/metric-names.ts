@@ -26,4 +26,8 @@ export const metricNames = {
   outboxRepublished: 'OutboxRepublished',
   outboxAbandoned: 'OutboxAbandoned',
   outboxOldestPending: 'OutboxOldestPendingSeconds',
+  /** The search indexer: notes written to the index, deleted from it, and batches that failed (replayed). */
+  notesIndexed: 'NotesIndexed',
+  notesUnindexed: 'NotesUnindexed',
+  indexBatchFailed: 'IndexBatchFailed',
 } as const;

@@ -52,6 +52,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
  * - `queue:enrichment` / `queue:favicon`: SendMessage to that queue (env from workers.ts `queues`)
  * - `mail:send`: SES SendEmail from the configured sender (env MAIL_FROM)
  * - `oauth:keys`: read the authorization server's key secret (env OAUTH_KEYS_SECRET_ARN)
+ * - `search:read` / `search:write`: the search index's bucket and commit table (env SEARCH_INDEX_URI)
+ * - `embeddings`: InvokeModel on the one embedding model (env BEDROCK_EMBEDDINGS, GLEANER_EMBEDDINGS_MODEL)
  */
 export type ResourceAccess =
   | 'table:read'
@@ -60,7 +62,10 @@ export type ResourceAccess =
   | 'queue:enrichment'
   | 'queue:favicon'
   | 'mail:send'
-  | 'oauth:keys';
+  | 'oauth:keys'
+  | 'search:read'
+  | 'search:write'
+  | 'embeddings';
 
 export interface PreflightSettings {
   /** `configured`: the origins in CORS_ALLOWED_ORIGINS (the browser extension); `any`: every site (public feeds, embedded anywhere). */

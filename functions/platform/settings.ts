@@ -168,6 +168,35 @@ export const settings = {
     fallback: parseRateLimitPolicy('20;w=3600'),
   },
   logLevel: { name: 'LOG_LEVEL', doc: 'Powertools log level', parse: text, fallback: 'INFO' },
+  searchIndexUri: {
+    name: 'SEARCH_INDEX_URI',
+    doc: 'where the search index lives: a folder, or s3+ddb://bucket/prefix?ddbTableName=… on AWS',
+    parse: text,
+  },
+  embeddingsUrl: {
+    name: 'GLEANER_EMBEDDINGS_URL',
+    doc: 'an OpenAI-compatible embeddings endpoint (…/v1/embeddings); unset: keyword search only',
+    parse: text,
+    fallback: undefined,
+  },
+  embeddingsModel: {
+    name: 'GLEANER_EMBEDDINGS_MODEL',
+    doc: 'the model the embeddings endpoint (or Bedrock) is asked for',
+    parse: text,
+    fallback: undefined,
+  },
+  embeddingsApiKey: {
+    name: 'GLEANER_EMBEDDINGS_API_KEY',
+    doc: 'bearer token for the embeddings endpoint, if it wants one',
+    parse: text,
+    fallback: undefined,
+  },
+  bedrockEmbeddings: {
+    name: 'BEDROCK_EMBEDDINGS',
+    doc: 'true on AWS: embed with Bedrock (GLEANER_EMBEDDINGS_MODEL names the model)',
+    parse: flag,
+    fallback: false,
+  },
 } satisfies Record<string, Setting<unknown>>;
 
 /** The application rate limit of each quota (`requests;w=seconds`). */

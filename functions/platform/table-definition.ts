@@ -9,6 +9,8 @@ export const tableDefinition = {
   sortKey: 'sk',
   /** Epoch seconds; DynamoDB deletes the item some time after it passes (rate-limit windows, Idempotency-Key records). */
   timeToLiveAttribute: 'expiresAt',
+  /** Every change, before and after, feeds the search indexer (a Lambda on AWS, a poller locally). */
+  streamView: 'NEW_AND_OLD_IMAGES',
   globalSecondaryIndexes: [
     /** Overloaded lookup index: token by id, a user's feeds, notes by (user, tag) newest first. */
     { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },

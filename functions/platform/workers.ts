@@ -61,5 +61,24 @@ export const scheduledTasks: readonly ScheduledTaskDefinition[] = [
   },
 ];
 
+/** A function fed by the table's stream (NEW_AND_OLD_IMAGES): Lambda's event source on AWS, a poller locally. */
+export interface StreamConsumerDefinition extends BackgroundFunctionDefinition {
+  /** Records per invocation. */
+  readonly batchSize: number;
+  /** Invocations of a failing batch before it is parked in the dead-letter queue. */
+  readonly maxAttempts: number;
+}
+
+export const streamConsumers: readonly StreamConsumerDefinition[] = [
+  /** Keeps the search index a projection of the notes (functions/core/search/indexer.ts). */
+  {
+    id: 'SearchIndexer',
+    entry: 'functions/search-indexer/handler.ts',
+    batchSize: 100,
+    maxAttempts: 5,
+    access: ['table:read', 'search:read', 'search:write', 'embeddings'],
+  },
+];
+
 /** Worker attempts (receives) at a page or icon before a transient failure becomes its final outcome. */
 export const MAX_FETCH_ATTEMPTS = 3;

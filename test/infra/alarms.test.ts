@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { metricNames } from '../../functions/platform/metric-names';
 import { routeFunctions, routes } from '../../functions/platform/routes';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/platform/settings';
-import { queues, scheduledTasks, workers } from '../../functions/platform/workers';
+import { queues, scheduledTasks, streamConsumers, workers } from '../../functions/platform/workers';
 import { buildGleanerStack, onlyResource, testSettings } from './harness';
 
 type Resource = { Properties: Record<string, any>; Condition?: string };
@@ -57,7 +57,9 @@ describe('alarms', () => {
 
   it("watch every function's errors, throttles, and p99 duration against 80% of its timeout", () => {
     const functions = Object.entries(built.template.findResources('AWS::Lambda::Function')) as [string, Resource][];
-    expect(functions).toHaveLength(routeFunctions(routes).length + workers.length + scheduledTasks.length);
+    expect(functions).toHaveLength(
+      routeFunctions(routes).length + workers.length + scheduledTasks.length + streamConsumers.length,
+    );
     for (const [functionId, fn] of functions) {
       const dimensions = { FunctionName: { Ref: functionId } };
       expect(alarmsOn('AWS/Lambda', 'Errors', dimensions), functionId).toHaveLength(1);
@@ -134,10 +136,10 @@ describe('alarms', () => {
         .filter(([, alarm]) => alarm.Properties.MetricName === 'ApproximateAgeOfOldestMessage')
         .map(([, alarm]) => alarm.Properties.Threshold),
     ).toEqual(Object.keys(queues).map(() => 900));
-    // Each dead-letter queue and each scheduled task's failed runs.
+    // Each dead-letter queue, each scheduled task's failed runs, and the stream consumers' dead letters.
     expect(
       sqsAlarms.filter(([, alarm]) => alarm.Properties.MetricName === 'ApproximateNumberOfMessagesVisible'),
-    ).toHaveLength(Object.keys(queues).length + scheduledTasks.length);
+    ).toHaveLength(Object.keys(queues).length + scheduledTasks.length + 1);
   });
 
   it("watch the oldest enrichment waiting in the outbox (30 minutes) and failed redelivery delays, from the handlers' own metrics", () => {

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { routeFunctionDescription, routeFunctions, routeMethods, routes } from '../../functions/platform/routes';
 import { rateLimitSettings, settings } from '../../functions/platform/settings';
 import { tableDefinition } from '../../functions/platform/table-definition';
-import { queues, scheduledTasks, workers } from '../../functions/platform/workers';
+import { queues, scheduledTasks, streamConsumers, workers } from '../../functions/platform/workers';
 import { DEFAULT_STAGE, type GleanerSettings, parseSettings } from '../../lib/stage-settings';
 import { workerTimeout } from '../../lib/work-queue';
 import {
@@ -110,7 +110,8 @@ describe('functions', () => {
       ...routeFunctions(routes).map((route) => routeFunction(route)),
       ...[...workers, ...scheduledTasks].map(({ id }) => backgroundFunction(id)),
     ];
-    expect(allFunctions()).toHaveLength(functions.length);
+    // The stream consumers run on x86-64 (their native module): see test/infra/search.test.ts.
+    expect(allFunctions()).toHaveLength(functions.length + streamConsumers.length);
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
         Architectures: ['arm64'],
@@ -507,8 +508,8 @@ describe('queues', () => {
       });
       expect(resources[deadLetterQueueId].Properties, name).toMatchObject({ SqsManagedSseEnabled: true });
     }
-    // Each work queue with its dead-letter queue, and each scheduled task's queue of failed runs.
-    built.template.resourceCountIs('AWS::SQS::Queue', 2 * Object.keys(queues).length + scheduledTasks.length);
+    // Each work queue with its dead-letter queue, each scheduled task's queue of failed runs, the stream consumers' one.
+    built.template.resourceCountIs('AWS::SQS::Queue', 2 * Object.keys(queues).length + scheduledTasks.length + 1);
   });
 
   it('keep their dead-letter queues when the stack is deleted, and delete the work queues', () => {
@@ -530,7 +531,7 @@ describe('queues', () => {
         },
       },
     });
-    expect(Object.keys(policies)).toHaveLength(2 * Object.keys(queues).length + scheduledTasks.length);
+    expect(Object.keys(policies)).toHaveLength(2 * Object.keys(queues).length + scheduledTasks.length + 1);
   });
 
   it('raise an alarm as soon as a message reaches a dead-letter queue', () => {

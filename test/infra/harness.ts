@@ -8,6 +8,7 @@ import { Api } from '../../lib/api';
 import { DataTable } from '../../lib/data';
 import { GleanerStack } from '../../lib/gleaner-stack';
 import { Identity } from '../../lib/identity';
+import { SearchIndexStore } from '../../lib/search';
 import { type GleanerSettings, parseSettings } from '../../lib/stage-settings';
 import { createWorkQueues } from '../../lib/work-queue';
 
@@ -56,6 +57,7 @@ export function buildApi(routes: readonly RouteDefinition[], settings = testSett
     data: new DataTable(stack, 'Data'),
     queues: createWorkQueues(stack),
     identity: new Identity(stack, 'Identity', { mailFrom: settings.mailFrom }),
+    search: new SearchIndexStore(stack, 'SearchIndex', { settings }),
   };
   new Api(stack, 'Api', { routes, settings, targets });
   return Template.fromStack(stack);

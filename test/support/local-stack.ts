@@ -18,7 +18,7 @@ export type TestStack = Awaited<ReturnType<typeof startTestStack>>;
  */
 export async function startTestStack(
   env: Environment = {},
-  options: Pick<LocalStackOptions, 'startWorkers' | 'scheduleEverySeconds' | 'routes'> = {},
+  options: Pick<LocalStackOptions, 'startWorkers' | 'scheduleEverySeconds' | 'routes' | 'searchIndexUri'> = {},
 ) {
   const table = await createTestTable();
   const start = (port?: number) =>

@@ -1,0 +1,94 @@
+import { BedrockRuntimeClient, InvokeModelCommand } from '@aws-sdk/client-bedrock-runtime';
+import { type Embedder, EmbedderUnavailableError } from '../../core/search/embedder';
+
+/** Bedrock's Titan Text Embeddings V2 at 512 dimensions (a good recall/size trade-off for notes). */
+export const TITAN_V2_MODEL_ID = 'amazon.titan-embed-text-v2:0';
+export const TITAN_V2_DIMENSIONS = 512;
+/** Titan V2 reads at most 50,000 characters a text; notes are cut well before. */
+const MAX_EMBEDDED_CHARACTERS = 20_000;
+/** Titan embeds one text a call; this many calls run at once. */
+const BEDROCK_CONCURRENCY = 4;
+const HTTP_TIMEOUT_MS = 15_000;
+
+/** Titan Text Embeddings V2 through Bedrock's InvokeModel, one text a call. */
+export function bedrockTitanEmbedder(client: BedrockRuntimeClient, modelId = TITAN_V2_MODEL_ID): Embedder {
+  const embedOne = async (text: string): Promise<number[]> => {
+    try {
+      const answer = await client.send(
+        new InvokeModelCommand({
+          modelId,
+          contentType: 'application/json',
+          accept: 'application/json',
+          body: JSON.stringify({
+            inputText: text.slice(0, MAX_EMBEDDED_CHARACTERS) || ' ',
+            dimensions: TITAN_V2_DIMENSIONS,
+            normalize: true,
+          }),
+        }),
+      );
+      const { embedding } = JSON.parse(new TextDecoder().decode(answer.body)) as { embedding?: number[] };
+      if (!Array.isArray(embedding) || embedding.length !== TITAN_V2_DIMENSIONS)
+        throw new Error(`Bedrock answered without a ${TITAN_V2_DIMENSIONS}-dimension embedding`);
+      return embedding;
+    } catch (error) {
+      throw new EmbedderUnavailableError(`Bedrock ${modelId}: ${(error as Error).message}`);
+    }
+  };
+  return {
+    model: `bedrock:${modelId}:${TITAN_V2_DIMENSIONS}`,
+    async embed(texts) {
+      const vectors: number[][] = [];
+      for (let start = 0; start < texts.length; start += BEDROCK_CONCURRENCY)
+        vectors.push(...(await Promise.all(texts.slice(start, start + BEDROCK_CONCURRENCY).map(embedOne))));
+      return vectors;
+    },
+  };
+}
+
+export function createBedrockClient(region?: string): BedrockRuntimeClient {
+  return new BedrockRuntimeClient({ region: region ?? process.env.AWS_REGION });
+}
+
+/**
+ * An OpenAI-compatible embeddings endpoint (`POST …/v1/embeddings` with `{model, input}`, answering
+ * `{data: [{index, embedding}]}`): OpenAI itself, or a local server such as llama.cpp, Ollama or vLLM.
+ */
+export function openAiCompatibleEmbedder(options: { url: string; model: string; apiKey?: string }): Embedder {
+  return {
+    model: `openai-compatible:${options.model}`,
+    async embed(texts) {
+      if (texts.length === 0) return [];
+      let response: Response;
+      try {
+        response = await fetch(options.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+          },
+          body: JSON.stringify({
+            model: options.model,
+            input: texts.map((text) => text.slice(0, MAX_EMBEDDED_CHARACTERS)),
+          }),
+          signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
+        });
+      } catch (error) {
+        throw new EmbedderUnavailableError(`${options.url}: ${(error as Error).message}`);
+      }
+      if (!response.ok) throw new EmbedderUnavailableError(`${options.url} answered ${response.status}`);
+      const body = (await response.json()) as { data?: { index?: number; embedding?: unknown }[] };
+      const data = body.data ?? [];
+      const vectors = new Array<number[]>(texts.length);
+      data.forEach((entry, position) => {
+        const index = entry.index ?? position;
+        if (Array.isArray(entry.embedding) && index >= 0 && index < texts.length)
+          vectors[index] = entry.embedding.map(Number);
+      });
+      if (vectors.filter(Boolean).length !== texts.length)
+        throw new EmbedderUnavailableError(
+          `${options.url} answered ${data.length} embeddings for ${texts.length} texts`,
+        );
+      return vectors;
+    },
+  };
+}

@@ -1,0 +1,427 @@
+import * as lancedb from '@lancedb/lancedb';
+import { BooleanQuery, type FullTextQuery, Index, MatchQuery, Occur, PhraseQuery } from '@lancedb/lancedb';
+import { Bool, Field, FixedSizeList, Float32, Float64, List, Schema, Utf8 } from 'apache-arrow';
+import { FIELD_WEIGHTS, type SearchDocument, TEXT_FIELDS } from '../../core/search/document';
+import { noteIdsFilter, queryFilter, urlKeyFilter, userFilter } from '../../core/search/filter';
+import type { SearchQuery, Term } from '../../core/search/query';
+import type { IndexedNote, SearchIndex } from '../../core/search/search';
+
+/**
+ * The search index on LanceDB: one `notes` table of search documents (BM25 full-text indexes on each
+ * text field, scalar indexes on the filter columns) and, per embedding model, a `vectors_<model>`
+ * table. It lives in a folder locally and on S3 (with a DynamoDB commit store) on AWS.
+ *
+ * Writes are conditional on the note's version (a merge that only replaces an older row), and a
+ * deleted note leaves a tombstone row of the highest version, so replays and records out of order
+ * never bring back an old body or a deleted note. Every read filters by user inside the engine
+ * query (LanceDB applies `where` before ranking and limits: a prefilter).
+ */
+
+/** A tombstone outranks every version a note can reach. */
+const TOMBSTONE_VERSION = Number.MAX_SAFE_INTEGER;
+const NOTES_TABLE = 'notes';
+/** New rows are searched unindexed (still found) until optimize() folds them in; it runs after this many writes. */
+const OPTIMIZE_EVERY_ROWS = 500;
+
+export interface IndexLocation {
+  /** A folder, or `s3+ddb://bucket/prefix?ddbTableName=…` on AWS. */
+  readonly uri: string;
+  readonly storageOptions?: Record<string, string>;
+  /**
+   * How stale a read may be, in seconds, when other processes write the index (the indexer does):
+   * 0 checks for a newer version on every read. @default 0
+   */
+  readonly readConsistencySeconds?: number;
+}
+
+/** What the indexer knows of a note in the index. */
+export interface IndexedVersion {
+  readonly version: number;
+  readonly deleted: boolean;
+}
+
+export interface VectorRow {
+  readonly noteId: string;
+  readonly vector: readonly number[];
+}
+
+const list = (name: string) => new Field(name, new List(new Field('item', new Utf8(), true)), false);
+
+/** Columns both tables filter on, so one filter serves both. */
+const filterFields = [
+  new Field('note_id', new Utf8(), false),
+  new Field('user_id', new Utf8(), false),
+  new Field('version', new Float64(), false),
+  new Field('deleted', new Bool(), false),
+  new Field('created', new Float64(), false),
+  new Field('updated', new Float64(), false),
+  list('tag_keys'),
+  list('sites'),
+  new Field('highlight_count', new Float64(), false),
+];
+
+const notesSchema = new Schema([
+  ...filterFields,
+  ...TEXT_FIELDS.map((field) => new Field(field, new Utf8(), false)),
+  list('tags'),
+  new Field('url_key', new Utf8(), false),
+  new Field('prefixes', new Utf8(), false),
+]);
+
+function vectorsSchema(dimensions: number) {
+  return new Schema([
+    ...filterFields,
+    new Field('vector', new FixedSizeList(dimensions, new Field('item', new Float32(), true)), false),
+  ]);
+}
+
+/** Columns a hit needs (never the prefixes or vectors). */
+const HIT_COLUMNS = ['note_id', 'tags', 'created', 'updated', 'highlight_count', ...TEXT_FIELDS];
+
+export class LanceSearchIndex implements SearchIndex {
+  private writtenSinceOptimize = 0;
+  private readonly vectorTables = new Map<string, lancedb.Table>();
+
+  private constructor(
+    private readonly db: lancedb.Connection,
+    private notes: lancedb.Table,
+  ) {}
+
+  static async open(location: IndexLocation): Promise<LanceSearchIndex> {
+    const db = await lancedb.connect(location.uri, {
+      // Lance file format 2.0: 0.31.0's default (2.1) failed to decode its own string pages past ~15,000 notes (npm run bench).
+      storageOptions: { new_table_data_storage_version: '2.0', ...location.storageOptions },
+      readConsistencyInterval: location.readConsistencySeconds ?? 0,
+    });
+    const notes = await db.createEmptyTable(NOTES_TABLE, notesSchema, { existOk: true });
+    return new LanceSearchIndex(db, notes);
+  }
+
+  close(): void {
+    for (const table of [this.notes, ...this.vectorTables.values()]) table.close();
+    this.db.close();
+  }
+
+  // ---- reads -------------------------------------------------------------------------------
+
+  async keyword(userId: string, query: SearchQuery, limit: number) {
+    const filter = queryFilter(userId, query);
+    const fullText = fullTextQuery(query);
+    if (!fullText) {
+      // Filters only: the newest notes that pass them.
+      const rows = await this.notes
+        .query()
+        .where(filter)
+        .select(HIT_COLUMNS)
+        .orderBy({ columnName: 'updated', ascending: false })
+        .limit(limit)
+        .toArray();
+      return rows.map((row) => ({ note: indexedNote(row), score: 0 }));
+    }
+    const rows = await this.notes
+      .query()
+      .fullTextSearch(fullText)
+      .where(filter)
+      .select([...HIT_COLUMNS, '_score'])
+      .limit(limit)
+      .toArray();
+    return rows.map((row) => ({ note: indexedNote(row), score: Number(row._score ?? 0) }));
+  }
+
+  async semantic(userId: string, query: SearchQuery, vector: readonly number[], model: string, limit: number) {
+    const table = await this.vectorTable(model, vector.length);
+    const nearest = await table
+      .query()
+      .nearestTo([...vector])
+      .distanceType('cosine')
+      .where(queryFilter(userId, query))
+      .select(['note_id', '_distance'])
+      .limit(limit)
+      .toArray();
+    const ids = nearest.map((row) => String(row.note_id));
+    const notes = new Map(
+      (await this.readNotes(`${userFilter(userId)} AND ${noteIdsFilter(ids)}`, ids.length)).map((note) => [
+        note.note_id,
+        note,
+      ]),
+    );
+    return nearest.flatMap((row) => {
+      const note = notes.get(String(row.note_id));
+      return note ? [{ note, score: 1 - Number(row._distance) }] : [];
+    });
+  }
+
+  async byUrlKey(userId: string, key: string): Promise<IndexedNote | null> {
+    return (await this.readNotes(urlKeyFilter(userId, key), 1))[0] ?? null;
+  }
+
+  async coverage(userId: string, model: string) {
+    const filter = userFilter(userId);
+    const vectors = await this.existingVectorTable(model);
+    const [notes, embedded] = await Promise.all([
+      this.notes.countRows(filter),
+      vectors ? vectors.countRows(filter) : 0,
+    ]);
+    return { notes, embedded };
+  }
+
+  private async readNotes(filter: string, limit: number): Promise<IndexedNote[]> {
+    if (limit === 0) return [];
+    const rows = await this.notes.query().where(filter).select(HIT_COLUMNS).limit(limit).toArray();
+    return rows.map(indexedNote);
+  }
+
+  // ---- writes ------------------------------------------------------------------------------
+
+  /** The version (or tombstone) the index holds for each of these notes; absent when it holds none. */
+  async versions(noteIds: readonly string[]): Promise<Map<string, IndexedVersion>> {
+    if (noteIds.length === 0) return new Map();
+    const rows = await this.notes
+      .query()
+      .where(noteIdsFilter(noteIds))
+      .select(['note_id', 'version', 'deleted'])
+      .limit(noteIds.length)
+      .toArray();
+    return new Map(
+      rows.map((row) => [String(row.note_id), { version: Number(row.version), deleted: Boolean(row.deleted) }]),
+    );
+  }
+
+  /**
+   * Writes these documents, each only over an older version of its note (never over a tombstone),
+   * and their vectors (when given) into the model's table under the same rule.
+   */
+  async upsert(documents: readonly SearchDocument[], vectors?: { model: string; rows: readonly VectorRow[] }) {
+    if (documents.length === 0) return;
+    await mergeNewer(
+      this.notes,
+      documents.map((document) => ({ ...document, deleted: false })),
+    );
+    if (vectors && vectors.rows.length > 0) {
+      const byId = new Map(documents.map((document) => [document.note_id, document]));
+      const table = await this.vectorTable(vectors.model, vectors.rows[0]!.vector.length);
+      await mergeNewer(
+        table,
+        vectors.rows.flatMap(({ noteId, vector }) => {
+          const document = byId.get(noteId);
+          return document ? [{ ...filterColumns(document), deleted: false, vector: [...vector] }] : [];
+        }),
+      );
+    }
+    await this.afterWrite(documents.length);
+  }
+
+  /** Marks these notes deleted for good: their text goes, a tombstone row stays. */
+  async tombstone(notes: readonly { noteId: string; userId: string }[]) {
+    if (notes.length === 0) return;
+    const rows = notes.map(({ noteId, userId }) => tombstoneRow(noteId, userId));
+    await mergeNewer(
+      this.notes,
+      rows.map((row) => ({ ...row, tags: [], url_key: '', prefixes: '', ...emptyText() })),
+    );
+    for (const table of await this.allVectorTables()) {
+      const zero = new Array<number>(await vectorDimensions(table)).fill(0);
+      await mergeNewer(
+        table,
+        rows.map((row) => ({ ...row, vector: zero })),
+      );
+    }
+    await this.afterWrite(notes.length);
+  }
+
+  /** Empties the index (all users) or one user's live rows, before a rebuild. */
+  async clear(userId?: string) {
+    if (userId === undefined) {
+      for (const name of await this.db.tableNames()) await this.db.dropTable(name);
+      this.vectorTables.clear();
+      this.notes = await this.db.createEmptyTable(NOTES_TABLE, notesSchema, { existOk: true });
+      return;
+    }
+    for (const table of [this.notes, ...(await this.allVectorTables())]) await table.delete(userFilter(userId));
+  }
+
+  /** Notes of the index whose vectors in `model` are missing, up to `limit` (for re-embedding). */
+  async missingVectors(model: string, limit: number): Promise<SearchDocument[]> {
+    const table = await this.existingVectorTable(model);
+    const rows = table ? await table.query().where('deleted = false').select(['note_id', 'version']).toArray() : [];
+    const embedded = new Map(rows.map((row) => [String(row.note_id), Number(row.version)]));
+    const missing: SearchDocument[] = [];
+    for await (const batch of this.notes.query().where('deleted = false')) {
+      for (const row of batch.toArray()) {
+        if ((embedded.get(String(row.note_id)) ?? -1) < Number(row.version)) missing.push(documentOf(row));
+        if (missing.length >= limit) return missing;
+      }
+    }
+    return missing;
+  }
+
+  /** Folds new rows into the indexes and compacts small files. */
+  async optimize() {
+    await this.ensureIndexes();
+    for (const table of [this.notes, ...(await this.allVectorTables())]) await table.optimize();
+    this.writtenSinceOptimize = 0;
+  }
+
+  private async afterWrite(rows: number) {
+    this.writtenSinceOptimize += rows;
+    const indexes = await this.notes.listIndices();
+    if (indexes.length === 0 || this.writtenSinceOptimize >= OPTIMIZE_EVERY_ROWS) await this.optimize();
+  }
+
+  /** Full-text indexes on each text field (positions for phrases), scalar indexes on filter columns. */
+  private async ensureIndexes() {
+    const existing = new Set((await this.notes.listIndices()).flatMap((index) => index.columns));
+    if ((await this.notes.countRows()) === 0) return;
+    // An Index config is spent by the createIndex that takes it, so each is made for its column.
+    const fullText = (withPosition: boolean) =>
+      Index.fts({ withPosition, stem: false, removeStopWords: false, asciiFolding: true });
+    const wanted: [string, () => Index][] = [
+      ...TEXT_FIELDS.map((field): [string, () => Index] => [field, () => fullText(true)]),
+      ['prefixes', () => fullText(false)],
+      ['user_id', () => Index.btree()],
+      ['note_id', () => Index.btree()],
+      ['url_key', () => Index.btree()],
+      ['deleted', () => Index.bitmap()],
+    ];
+    for (const [column, config] of wanted)
+      if (!existing.has(column)) await this.notes.createIndex(column, { config: config() });
+  }
+
+  private async vectorTable(model: string, dimensions: number): Promise<lancedb.Table> {
+    const cached = this.vectorTables.get(model);
+    if (cached) return cached;
+    const table = await this.db.createEmptyTable(vectorTableName(model), vectorsSchema(dimensions), { existOk: true });
+    this.vectorTables.set(model, table);
+    return table;
+  }
+
+  private async existingVectorTable(model: string): Promise<lancedb.Table | null> {
+    const cached = this.vectorTables.get(model);
+    if (cached) return cached;
+    if (!(await this.db.tableNames()).includes(vectorTableName(model))) return null;
+    const table = await this.db.openTable(vectorTableName(model));
+    this.vectorTables.set(model, table);
+    return table;
+  }
+
+  private async allVectorTables(): Promise<lancedb.Table[]> {
+    const names = (await this.db.tableNames()).filter((name) => name.startsWith('vectors_'));
+    return Promise.all(names.map((name) => this.db.openTable(name)));
+  }
+}
+
+/** The engine's full-text query for the query's terms, or null when it has none. */
+function fullTextQuery(query: SearchQuery): FullTextQuery | null {
+  const positive = query.required.length + query.optional.length;
+  if (positive === 0) return null;
+  const clauses: [Occur, FullTextQuery][] = [
+    ...query.required.map((term): [Occur, FullTextQuery] => [Occur.Must, termQuery(term)]),
+    ...query.optional.map((term): [Occur, FullTextQuery] => [Occur.Should, termQuery(term)]),
+    ...query.excluded.map((term): [Occur, FullTextQuery] => [Occur.MustNot, termQuery(term)]),
+  ];
+  return new BooleanQuery(clauses);
+}
+
+/** One term over every field, each weighted; an exact word outranks its typo-tolerant matches. */
+function termQuery(term: Term): FullTextQuery {
+  if (term.kind === 'prefix') return new MatchQuery(term.prefix, 'prefixes');
+  const perField = TEXT_FIELDS.flatMap((field): [Occur, FullTextQuery][] => {
+    const boost = FIELD_WEIGHTS[field];
+    if (term.kind === 'phrase') return [[Occur.Should, new PhraseQuery(term.words.join(' '), field)]];
+    const exact: [Occur, FullTextQuery] = [Occur.Should, new MatchQuery(term.word, field, { boost })];
+    if (term.typos === 0) return [exact];
+    return [exact, [Occur.Should, new MatchQuery(term.word, field, { boost: boost / 2, fuzziness: term.typos })]];
+  });
+  return new BooleanQuery(perField);
+}
+
+/** Inserts rows of notes the table lacks and replaces rows of an older version; leaves the rest. */
+async function mergeNewer(table: lancedb.Table, rows: Record<string, unknown>[]) {
+  if (rows.length === 0) return;
+  await table
+    .mergeInsert('note_id')
+    .whenMatchedUpdateAll({ where: 'target.version < source.version' })
+    .whenNotMatchedInsertAll()
+    .execute(rows);
+}
+
+function filterColumns(document: SearchDocument) {
+  return {
+    note_id: document.note_id,
+    user_id: document.user_id,
+    version: document.version,
+    created: document.created,
+    updated: document.updated,
+    tag_keys: document.tag_keys,
+    sites: document.sites,
+    highlight_count: document.highlight_count,
+  };
+}
+
+function tombstoneRow(noteId: string, userId: string) {
+  return {
+    note_id: noteId,
+    user_id: userId,
+    version: TOMBSTONE_VERSION,
+    deleted: true,
+    created: 0,
+    updated: 0,
+    tag_keys: [],
+    sites: [],
+    highlight_count: 0,
+  };
+}
+
+function emptyText() {
+  return Object.fromEntries(TEXT_FIELDS.map((field) => [field, '']));
+}
+
+async function vectorDimensions(table: lancedb.Table): Promise<number> {
+  const field = (await table.schema()).fields.find((candidate) => candidate.name === 'vector');
+  if (!field) throw new Error('a vectors table without its vector column');
+  return (field.type as FixedSizeList).listSize;
+}
+
+/** A model name as a table name: letters, digits and `_` only, with a digest so two names never collide. */
+function vectorTableName(model: string): string {
+  const readable = model
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .slice(0, 40);
+  let hash = 0;
+  for (const char of model) hash = (Math.imul(hash, 31) + char.charCodeAt(0)) >>> 0;
+  return `vectors_${readable}_${hash.toString(16)}`;
+}
+
+function strings(value: unknown): string[] {
+  if (!value) return [];
+  return Array.from(value as Iterable<unknown>, String);
+}
+
+function indexedNote(row: Record<string, unknown>): IndexedNote {
+  return {
+    note_id: String(row.note_id),
+    title: String(row.title ?? ''),
+    url: String(row.url ?? ''),
+    tags: strings(row.tags),
+    created: Number(row.created),
+    updated: Number(row.updated),
+    highlight_count: Number(row.highlight_count),
+    tags_text: String(row.tags_text ?? ''),
+    highlights: String(row.highlights ?? ''),
+    comment: String(row.comment ?? ''),
+    description: String(row.description ?? ''),
+  };
+}
+
+function documentOf(row: Record<string, unknown>): SearchDocument {
+  return {
+    ...indexedNote(row),
+    user_id: String(row.user_id),
+    version: Number(row.version),
+    tag_keys: strings(row.tag_keys),
+    sites: strings(row.sites),
+    url_key: String(row.url_key ?? ''),
+    prefixes: String(row.prefixes ?? ''),
+  };
+}

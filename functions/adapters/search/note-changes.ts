@@ -1,0 +1,62 @@
+import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import type { Note } from '../../core/model';
+import type { NoteChange } from '../../core/search/indexer';
+import { batchGetAll } from '../dynamo/batch-get';
+import { toNote } from '../dynamo/items';
+import { keys, LOOKUP_INDEX } from '../dynamo/keys';
+
+/**
+ * Stream records as note changes. Only the note item matters: its body already holds the
+ * description, the highlights and the comments, its own attributes the title, URL and tags, and every
+ * write to any of them raises its version. Other items (bookmarks, tag index, highlights) are skipped.
+ */
+export function noteChangeOf(record: Pick<DynamoDBRecord, 'eventName' | 'dynamodb'>): NoteChange | null {
+  const image = record.eventName === 'REMOVE' ? record.dynamodb?.OldImage : record.dynamodb?.NewImage;
+  if (!image) return null;
+  // The stream's attribute values are the SDK's own AttributeValue shape.
+  const item = unmarshall(image as Parameters<typeof unmarshall>[0]);
+  if (item.type !== 'Note' || item.sk !== 'NOTE') return null;
+  if (record.eventName === 'REMOVE') return { kind: 'deleted', noteId: String(item.id), userId: String(item.userId) };
+  return { kind: 'saved', note: toNote(item) };
+}
+
+/** The notes with these ids that exist now (a consistent read: the table is the source of truth). */
+export async function readNotes(doc: DynamoDBDocumentClient, tableName: string, noteIds: readonly string[]) {
+  const items = await batchGetAll(doc, tableName, noteIds.map(keys.note), { consistentRead: true });
+  return items.map(toNote);
+}
+
+/**
+ * Every note in the table (a Scan) or one user's (their notes index), a page at a time, for
+ * rebuilding the index.
+ */
+export async function* allNotes(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  userId?: string,
+): AsyncGenerator<Note[]> {
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(
+      userId === undefined
+        ? new ScanCommand({
+            TableName: tableName,
+            FilterExpression: '#type = :note',
+            ExpressionAttributeNames: { '#type': 'type' },
+            ExpressionAttributeValues: { ':note': 'Note' },
+            ExclusiveStartKey,
+          })
+        : new QueryCommand({
+            TableName: tableName,
+            IndexName: LOOKUP_INDEX,
+            KeyConditionExpression: 'gsi1pk = :notes',
+            ExpressionAttributeValues: { ':notes': keys.userNotesIndex(userId).gsi1pk },
+            ExclusiveStartKey,
+          }),
+    );
+    yield (page.Items ?? []).map(toNote);
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+}

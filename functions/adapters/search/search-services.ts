@@ -1,0 +1,79 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { embeddingText } from '../../core/search/document';
+import type { Embedder } from '../../core/search/embedder';
+import { applyNoteChanges, indexNotes } from '../../core/search/indexer';
+import type { Environment } from '../../platform/env';
+import { setting, settings } from '../../platform/settings';
+import { bedrockTitanEmbedder, createBedrockClient, openAiCompatibleEmbedder } from './embedders';
+import { LanceSearchIndex } from './lance-index';
+import { allNotes, readNotes } from './note-changes';
+
+/** Notes embedded per re-embedding step (the background catch-up after a model change). */
+const REEMBED_BATCH = 50;
+
+/** The embedder the environment names: Bedrock on AWS, an OpenAI-compatible endpoint, or none (keyword only). */
+export function embedderFromEnv(env: Environment): Embedder | null {
+  const model = setting(env, settings.embeddingsModel);
+  if (setting(env, settings.bedrockEmbeddings)) return bedrockTitanEmbedder(createBedrockClient(), model);
+  const url = setting(env, settings.embeddingsUrl);
+  if (!url) return null;
+  if (!model) throw new Error(`${settings.embeddingsUrl.name} is set but ${settings.embeddingsModel.name} is not`);
+  return openAiCompatibleEmbedder({ url, model, apiKey: setting(env, settings.embeddingsApiKey) });
+}
+
+export function openIndexFromEnv(env: Environment): Promise<LanceSearchIndex> {
+  return LanceSearchIndex.open({ uri: setting(env, settings.searchIndexUri) });
+}
+
+/**
+ * Rebuilds the index (or one user's part of it) from the table, the source of truth. Notes deleted
+ * while it runs are tombstoned by the indexer as usual. Returns how many notes it indexed.
+ */
+export async function rebuildIndex(
+  ports: { doc: DynamoDBDocumentClient; tableName: string; index: LanceSearchIndex; embedder: Embedder | null },
+  userId?: string,
+): Promise<number> {
+  await ports.index.clear(userId);
+  let indexed = 0;
+  for await (const notes of allNotes(ports.doc, ports.tableName, userId)) {
+    await indexNotes(ports, notes);
+    indexed += notes.length;
+  }
+  await ports.index.optimize();
+  return indexed;
+}
+
+/** Embeds a batch of notes whose vectors in the embedder's model are missing or older; how many it did. */
+export async function reembedStep(index: LanceSearchIndex, embedder: Embedder): Promise<number> {
+  const documents = await index.missingVectors(embedder.model, REEMBED_BATCH);
+  if (documents.length === 0) return 0;
+  const vectors = await embedder.embed(documents.map(embeddingText), 'document');
+  await index.upsert(documents, {
+    model: embedder.model,
+    rows: documents.map((document, i) => ({ noteId: document.note_id, vector: vectors[i]! })),
+  });
+  return documents.length;
+}
+
+/**
+ * Indexes the notes the index lacks or holds at an older version (notes saved before search existed,
+ * or while the indexer was down), leaving the rest as they are: `gleaner migrate`'s search step.
+ */
+export async function backfillIndex(ports: {
+  doc: DynamoDBDocumentClient;
+  tableName: string;
+  index: LanceSearchIndex;
+  embedder: Embedder | null;
+}): Promise<{ indexed: number }> {
+  let indexed = 0;
+  const indexer = { ...ports, readNotes: (ids: readonly string[]) => readNotes(ports.doc, ports.tableName, ids) };
+  for await (const notes of allNotes(ports.doc, ports.tableName)) {
+    const outcome = await applyNoteChanges(
+      indexer,
+      notes.map((note) => ({ kind: 'saved' as const, note })),
+    );
+    indexed += outcome.indexed;
+  }
+  await ports.index.optimize();
+  return { indexed };
+}

@@ -1,0 +1,60 @@
+/**
+ * The engine's filter (an SQL predicate, applied inside the query before ranking and paging), built
+ * only from values of a checked shape: a UUID, hex digests, ASCII host names, integers. A value of any
+ * other shape throws instead of reaching the predicate, so no user text can change its meaning.
+ */
+import { siteKeys, tagKey } from './document';
+import type { SearchQuery } from './query';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const HEX = /^[0-9a-f]{16,64}$/;
+const HOST = /^[a-z0-9.-]{1,253}$/;
+
+export class UnsafeFilterValueError extends Error {}
+
+export function isUserId(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** A single-quoted SQL string of a value that matched `shape` (which admits no quote). */
+function literal(value: string, shape: RegExp): string {
+  if (!shape.test(value)) throw new UnsafeFilterValueError(`refusing a filter value of unexpected shape`);
+  return `'${value}'`;
+}
+
+function integer(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new UnsafeFilterValueError('refusing a non-integer filter value');
+  return String(value);
+}
+
+/** Live notes of this user only: every query starts from this. */
+export function userFilter(userId: string): string {
+  return `user_id = ${literal(userId.toLowerCase(), UUID)} AND deleted = false`;
+}
+
+/** The user's notes that pass the query's filters (tags, sites, dates, highlights). */
+export function queryFilter(userId: string, query: SearchQuery): string {
+  const clauses = [userFilter(userId)];
+  for (const tag of query.tags) clauses.push(`array_has(tag_keys, ${literal(tagKey(tag), HEX)})`);
+  for (const tag of query.excludedTags) clauses.push(`NOT array_has(tag_keys, ${literal(tagKey(tag), HEX)})`);
+  if (query.sites.length > 0) {
+    // siteKeys of a site the user named is the site itself first; its parents would widen the filter.
+    const any = query.sites.map((site) => `array_has(sites, ${literal(siteKeys(site)[0]!, HOST)})`);
+    clauses.push(`(${any.join(' OR ')})`);
+  }
+  if (query.after !== null) clauses.push(`created >= ${integer(query.after)}`);
+  if (query.before !== null) clauses.push(`created < ${integer(query.before)}`);
+  if (query.hasHighlight) clauses.push('highlight_count > 0');
+  return clauses.join(' AND ');
+}
+
+/** The user's note saved under this normalised URL's key. */
+export function urlKeyFilter(userId: string, key: string): string {
+  return `${userFilter(userId)} AND url_key = ${literal(key, HEX)}`;
+}
+
+/** Rows with these note ids (each a UUID). */
+export function noteIdsFilter(noteIds: readonly string[]): string {
+  if (noteIds.length === 0) return 'false';
+  return `note_id IN (${noteIds.map((id) => literal(id.toLowerCase(), UUID)).join(', ')})`;
+}

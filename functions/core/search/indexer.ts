@@ -1,0 +1,115 @@
+/**
+ * Keeping the search index a projection of the table. Changes arrive as stream records, maybe twice,
+ * maybe out of order, maybe a delete before the save it follows; each note converges all the same:
+ *
+ * - per note only its newest change counts (a delete beats any version);
+ * - a note the index already holds moves forward only, to a higher version;
+ * - a deleted note leaves a tombstone, so nothing brings it back;
+ * - a note the index knows nothing of is read again from the table (the source of truth), so a record
+ *   replayed after the index was rebuilt cannot resurrect a note deleted meanwhile.
+ */
+import type { Note } from '../model';
+import { embeddingText, type SearchDocument, searchDocument } from './document';
+import type { Embedder } from './embedder';
+
+export type NoteChange =
+  | { readonly kind: 'saved'; readonly note: Note }
+  | { readonly kind: 'deleted'; readonly noteId: string; readonly userId: string };
+
+export interface IndexWriter {
+  versions(noteIds: readonly string[]): Promise<Map<string, { version: number; deleted: boolean }>>;
+  upsert(
+    documents: readonly SearchDocument[],
+    vectors?: { model: string; rows: readonly { noteId: string; vector: readonly number[] }[] },
+  ): Promise<void>;
+  tombstone(notes: readonly { noteId: string; userId: string }[]): Promise<void>;
+}
+
+export interface IndexerPorts {
+  readonly index: IndexWriter;
+  /** Reads notes from the table (consistently); the ones that no longer exist are left out. */
+  readonly readNotes: (noteIds: readonly string[]) => Promise<Note[]>;
+  readonly embedder: Embedder | null;
+  /** Told when vectors could not be computed (the notes are indexed for keywords and embedded later). */
+  readonly onEmbeddingFailure?: (error: unknown) => void;
+}
+
+export interface IndexOutcome {
+  readonly indexed: number;
+  readonly deleted: number;
+  /** Changes older than what the index holds (replays, duplicates, records out of order). */
+  readonly skipped: number;
+  readonly reread: number;
+}
+
+export async function applyNoteChanges(ports: IndexerPorts, changes: readonly NoteChange[]): Promise<IndexOutcome> {
+  const newest = newestPerNote(changes);
+  const held = await ports.index.versions([...newest.keys()]);
+  const upserts: Note[] = [];
+  const deletes: { noteId: string; userId: string }[] = [];
+  const unknown: string[] = [];
+  let skipped = changes.length - newest.size;
+  for (const [noteId, change] of newest) {
+    const current = held.get(noteId);
+    if (current?.deleted) skipped++;
+    else if (change.kind === 'deleted') deletes.push({ noteId, userId: change.userId });
+    else if (!current) unknown.push(noteId);
+    else if (current.version >= change.note.version) skipped++;
+    else upserts.push(change.note);
+  }
+  if (unknown.length > 0) {
+    const found = new Map((await ports.readNotes(unknown)).map((note) => [note.id, note]));
+    for (const noteId of unknown) {
+      const note = found.get(noteId);
+      if (note) upserts.push(note);
+      else {
+        const change = newest.get(noteId) as Extract<NoteChange, { kind: 'saved' }>;
+        deletes.push({ noteId, userId: change.note.userId });
+      }
+    }
+  }
+  await ports.index.tombstone(deletes);
+  await indexNotes(ports, upserts);
+  return { indexed: upserts.length, deleted: deletes.length, skipped, reread: unknown.length };
+}
+
+/** Writes these notes' documents, with vectors when an embedder is configured and answers. */
+export async function indexNotes(
+  ports: Pick<IndexerPorts, 'index' | 'embedder' | 'onEmbeddingFailure'>,
+  notes: readonly Note[],
+) {
+  const documents = notes.map(searchDocument);
+  await ports.index.upsert(documents, await embed(ports, documents));
+}
+
+async function embed(
+  ports: Pick<IndexerPorts, 'embedder' | 'onEmbeddingFailure'>,
+  documents: readonly SearchDocument[],
+) {
+  const embedder = ports.embedder;
+  if (!embedder || documents.length === 0) return undefined;
+  try {
+    const vectors = await embedder.embed(documents.map(embeddingText), 'document');
+    return {
+      model: embedder.model,
+      rows: documents.map((document, i) => ({ noteId: document.note_id, vector: vectors[i]! })),
+    };
+  } catch (error) {
+    ports.onEmbeddingFailure?.(error);
+    return undefined;
+  }
+}
+
+function newestPerNote(changes: readonly NoteChange[]): Map<string, NoteChange> {
+  const newest = new Map<string, NoteChange>();
+  for (const change of changes) {
+    const noteId = change.kind === 'saved' ? change.note.id : change.noteId;
+    const seen = newest.get(noteId);
+    if (!seen || seen.kind === 'deleted') {
+      if (!seen) newest.set(noteId, change);
+      continue;
+    }
+    if (change.kind === 'deleted' || change.note.version > seen.note.version) newest.set(noteId, change);
+  }
+  return newest;
+}

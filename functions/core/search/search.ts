@@ -1,0 +1,220 @@
+/**
+ * searchNotes: one user's search, whatever asks (CLI, API, MCP). Parses and checks the request,
+ * picks the mode that can really run (and says why when it is not the one asked for), asks the
+ * index (which filters by user inside the engine), fuses keyword and semantic lists by reciprocal
+ * rank fusion, pages, and builds snippets.
+ */
+import { decodeSearchCursor, encodeSearchCursor, MAX_SEARCH_OFFSET } from './cursor';
+import { type SearchDocument, type TextField, urlKey } from './document';
+import type { Embedder } from './embedder';
+import { isUserId } from './filter';
+import { parseQuery, type QueryProblem, type SearchQuery, type Term } from './query';
+import { bestSnippet, type Snippet } from './snippet';
+import { tokenize } from './tokens';
+
+const SEARCH_MODES = ['keyword', 'semantic', 'hybrid'] as const;
+type SearchMode = (typeof SEARCH_MODES)[number];
+const DEFAULT_SEARCH_LIMIT = 20;
+const MAX_SEARCH_LIMIT = 100;
+/** Reciprocal rank fusion's constant (Cormack et al. 2009): 1/(k + rank) summed over the lists. */
+const RRF_K = 60;
+
+/** What the index returns for a hit: enough of the document to show it and mark its snippet. */
+export type IndexedNote = Pick<
+  SearchDocument,
+  'note_id' | 'title' | 'url' | 'tags' | 'created' | 'updated' | TextField | 'highlight_count'
+>;
+
+/** The search index as the service needs it. Every method filters by `userId` inside the engine. */
+export interface SearchIndex {
+  /** The best `limit` keyword matches, best first (a filter-only query lists newest first). */
+  keyword(userId: string, query: SearchQuery, limit: number): Promise<{ note: IndexedNote; score: number }[]>;
+  /** The nearest `limit` notes to `vector` in `model`'s space that pass the query's filters. */
+  semantic(
+    userId: string,
+    query: SearchQuery,
+    vector: readonly number[],
+    model: string,
+    limit: number,
+  ): Promise<{ note: IndexedNote; score: number }[]>;
+  /** The note saved under this URL key, if any. */
+  byUrlKey(userId: string, key: string): Promise<IndexedNote | null>;
+  /** How many of the user's notes the index holds, and how many have vectors of `model`. */
+  coverage(userId: string, model: string): Promise<{ notes: number; embedded: number }>;
+}
+
+export interface SearchOptions {
+  readonly mode?: string;
+  readonly limit?: number;
+  readonly cursor?: string;
+}
+
+interface SearchResult {
+  readonly note_id: string;
+  readonly title: string;
+  readonly url: string | null;
+  readonly tags: readonly string[];
+  readonly score: number;
+  readonly snippet: Snippet;
+  readonly created: string;
+  readonly updated: string;
+}
+
+export interface SearchAnswer {
+  readonly results: readonly SearchResult[];
+  readonly cursor: string | null;
+  /** The mode that really ran. */
+  readonly mode: SearchMode;
+  /** Why it is not the mode asked for (or the default), when it is not. */
+  readonly reason?: string;
+}
+
+export type SearchProblem =
+  | QueryProblem
+  | { readonly code: 'bad_limit' | 'bad_mode' | 'bad_cursor' | 'bad_user'; readonly message: string };
+
+export interface SearchPorts {
+  readonly index: SearchIndex;
+  /** Null when no embedding model is configured (the offline default). */
+  readonly embedder: Embedder | null;
+}
+
+export async function searchNotes(
+  ports: SearchPorts,
+  userId: string,
+  text: string,
+  options: SearchOptions = {},
+): Promise<{ ok: true; answer: SearchAnswer } | { ok: false; problem: SearchProblem }> {
+  if (!isUserId(userId)) return fail('bad_user', `${JSON.stringify(userId)} is not a user id`);
+  const parsed = parseQuery(text);
+  if (!parsed.ok) return { ok: false, problem: parsed.problem };
+  const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT)
+    return fail('bad_limit', `limit must be a whole number from 1 to ${MAX_SEARCH_LIMIT}`);
+  const asked = options.mode ?? (ports.embedder ? 'hybrid' : 'keyword');
+  if (!SEARCH_MODES.includes(asked as SearchMode))
+    return fail('bad_mode', `mode must be one of ${SEARCH_MODES.join(', ')}`);
+  const boundTo = `${asked}\n${text}`;
+  let offset = 0;
+  if (options.cursor !== undefined) {
+    const decoded = decodeSearchCursor(options.cursor, boundTo);
+    if (decoded === null) return fail('bad_cursor', 'The cursor is malformed or belongs to another search');
+    offset = decoded;
+  }
+
+  const query = parsed.query;
+  const window = offset + limit + 1;
+  const { mode, reason, vector, model } = await resolveMode(ports, userId, query, asked as SearchMode);
+  const [urlHit, keywordHits, semanticHits] = await Promise.all([
+    query.url ? ports.index.byUrlKey(userId, urlKey(query.url)) : null,
+    mode === 'semantic' ? [] : ports.index.keyword(userId, query, window),
+    vector && model ? ports.index.semantic(userId, query, vector, model, window) : [],
+  ]);
+  const ranked =
+    mode === 'keyword'
+      ? byScore(keywordHits)
+      : mode === 'semantic'
+        ? byScore(semanticHits.filter(({ note }) => !excludedByQuery(note, query)))
+        : fuse(
+            keywordHits,
+            semanticHits.filter(({ note }) => !excludedByQuery(note, query)),
+          );
+  // A pasted URL's bookmark comes first, once.
+  const ordered = urlHit
+    ? [{ note: urlHit, score: ranked[0]?.score ?? 1 }, ...ranked.filter(({ note }) => note.note_id !== urlHit.note_id)]
+    : ranked;
+  const page = ordered.slice(offset, offset + limit);
+  const more = ordered.length > offset + limit && offset + limit < MAX_SEARCH_OFFSET;
+  return {
+    ok: true,
+    answer: {
+      results: page.map(({ note, score }) => result(note, score, query)),
+      cursor: more ? encodeSearchCursor(offset + limit, boundTo) : null,
+      mode,
+      ...(reason ? { reason } : {}),
+    },
+  };
+}
+
+/** The mode that can run for this user now, and the query's vector when it uses one. */
+async function resolveMode(
+  ports: SearchPorts,
+  userId: string,
+  query: SearchQuery,
+  asked: SearchMode,
+): Promise<{ mode: SearchMode; reason?: string; vector?: number[]; model?: string }> {
+  if (asked === 'keyword') return { mode: 'keyword' };
+  const keyword = (reason: string) => ({ mode: 'keyword' as const, reason: `${asked} search unavailable: ${reason}` });
+  const embedder = ports.embedder;
+  if (!embedder)
+    return keyword('no embedding model is configured (GLEANER_EMBEDDINGS_URL and GLEANER_EMBEDDINGS_MODEL)');
+  const words = [...query.required, ...query.optional].flatMap(termWords);
+  if (words.length === 0) return keyword('the query has no words to compare by meaning');
+  const { notes, embedded } = await ports.index.coverage(userId, embedder.model);
+  if (embedded < notes)
+    return keyword(`embeddings of ${embedder.model} cover ${embedded} of ${notes} notes; they are being computed`);
+  try {
+    const [vector] = await embedder.embed([words.join(' ')], 'query');
+    return { mode: asked, vector: vector!, model: embedder.model };
+  } catch (error) {
+    return keyword(`the embedding model did not answer (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+function termWords(term: Term): string[] {
+  return term.kind === 'word' ? [term.word] : term.kind === 'prefix' ? [term.prefix] : [...term.words];
+}
+
+/** Reciprocal rank fusion of two ranked lists into one, by note id. */
+export function fuse<T extends { note: { note_id: string } }>(...lists: T[][]): (T & { score: number })[] {
+  const fused = new Map<string, { hit: T; score: number }>();
+  for (const list of lists) {
+    list.forEach((hit, rank) => {
+      const entry = fused.get(hit.note.note_id) ?? { hit, score: 0 };
+      entry.score += 1 / (RRF_K + rank + 1);
+      fused.set(hit.note.note_id, entry);
+    });
+  }
+  return byScore([...fused.values()].map(({ hit, score }) => ({ ...hit, score })));
+}
+
+/** Best first; equal scores in note id order, so the same window pages the same way every time. */
+function byScore<T extends { note: { note_id: string }; score: number }>(hits: T[]): T[] {
+  return hits.sort((a, b) => b.score - a.score || a.note.note_id.localeCompare(b.note.note_id));
+}
+
+/**
+ * True when the note holds a word or phrase the query excludes: the keyword side excludes these in
+ * the engine; nearest neighbours know nothing of words, so their hits are checked here.
+ */
+function excludedByQuery(note: IndexedNote, query: SearchQuery): boolean {
+  if (query.excluded.length === 0) return false;
+  const words = tokenize(
+    [note.title, note.tags_text, note.highlights, note.comment, note.description, note.url].join(' \n '),
+  );
+  return query.excluded.some((term) => {
+    if (term.kind === 'word') return words.includes(term.word);
+    if (term.kind === 'prefix') return words.some((word) => word.startsWith(term.prefix));
+    return words.some((_, start) => term.words.every((word, i) => words[start + i] === word));
+  });
+}
+
+function result(note: IndexedNote, score: number, query: SearchQuery): SearchResult {
+  return {
+    note_id: note.note_id,
+    title: note.title,
+    url: note.url || null,
+    tags: note.tags,
+    score: Number(score.toFixed(6)),
+    snippet: bestSnippet(note, query),
+    created: new Date(note.created).toISOString(),
+    updated: new Date(note.updated).toISOString(),
+  };
+}
+
+function fail(
+  code: Extract<SearchProblem, { code: 'bad_limit' | 'bad_mode' | 'bad_cursor' | 'bad_user' }>['code'],
+  message: string,
+) {
+  return { ok: false as const, problem: { code, message } };
+}

@@ -1,0 +1,85 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { createDynamoClients } from '../adapters/dynamo/client';
+import { noteChangeOf, readNotes } from '../adapters/search/note-changes';
+import { embedderFromEnv, openIndexFromEnv, reembedStep } from '../adapters/search/search-services';
+import { applyNoteChanges, type IndexerPorts, type NoteChange } from '../core/search/indexer';
+import { deferred, type Environment } from '../platform/env';
+import { metricNames } from '../platform/metric-names';
+import { count, createLogger, createMetrics } from '../platform/observability';
+import { setting, settings } from '../platform/settings';
+
+export interface IndexerDeps {
+  /** Built once, on the first batch (opening the index reads its manifest). */
+  readonly ports: () => Promise<IndexerPorts & { afterBatch?: () => Promise<unknown> }>;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}
+
+/**
+ * The table's stream → the search index. A batch's note changes are applied together (one engine
+ * commit per kind of write); a failure fails every record, reported per record (Powertools batch) so
+ * the event source retries the batch, then parks it in the dead-letter queue. Replays are harmless:
+ * the index moves forward by note version only.
+ */
+export function makeHandler(deps: IndexerDeps) {
+  const processor = new BatchProcessor(EventType.DynamoDBStreams);
+  let ports: ReturnType<IndexerDeps['ports']> | undefined;
+  return async (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {
+    const changes = event.Records.map(noteChangeOf).filter((change): change is NoteChange => change !== null);
+    let failure: unknown = null;
+    try {
+      ports ??= deps.ports();
+      const ready = await ports;
+      const outcome = await applyNoteChanges(ready, changes);
+      count(deps.metrics, metricNames.notesIndexed, outcome.indexed);
+      count(deps.metrics, metricNames.notesUnindexed, outcome.deleted);
+      deps.logger.info('Indexed stream batch', { records: event.Records.length, ...outcome });
+      await ready
+        .afterBatch?.()
+        .catch((error: unknown) => deps.logger.warn('Re-embedding step failed', { error: String(error) }));
+    } catch (error) {
+      // Opened anew for the retry: the index may have moved on (a rebuild, a removed folder) under this handle.
+      ports = undefined;
+      failure = error;
+      count(deps.metrics, metricNames.indexBatchFailed);
+      deps.logger.error('Indexing the batch failed; it will be retried', { error: error as Error });
+    } finally {
+      deps.metrics.publishStoredMetrics();
+    }
+    return processPartialResponse(
+      event,
+      async () => {
+        if (failure) throw failure;
+      },
+      processor,
+      { context, processInParallel: false, throwOnFullBatchFailure: false },
+    );
+  };
+}
+
+export function createHandler(env: Environment) {
+  const logger = createLogger(env);
+  const embedder = embedderFromEnv(env);
+  const tableName = setting(env, settings.tableName);
+  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint) });
+  return makeHandler({
+    logger,
+    metrics: createMetrics(logger),
+    ports: async () => {
+      const index = await openIndexFromEnv(env);
+      return {
+        index,
+        embedder,
+        readNotes: (ids) => readNotes(doc, tableName, ids),
+        onEmbeddingFailure: (error) =>
+          logger.warn('Embedding failed; notes indexed for keywords', { error: String(error) }),
+        afterBatch: embedder ? () => reembedStep(index, embedder) : undefined,
+      };
+    },
+  });
+}
+
+export const handler = deferred(() => createHandler(process.env));

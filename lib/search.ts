@@ -1,0 +1,194 @@
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Architecture, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { TITAN_V2_MODEL_ID } from '../functions/adapters/search/embedders';
+import { metricNames } from '../functions/platform/metric-names';
+import { settings as handlerSettings } from '../functions/platform/settings';
+import type { StreamConsumerDefinition } from '../functions/platform/workers';
+import { type AccessTargets, AppFunction } from './app-function';
+import type { DataTable } from './data';
+import { METRIC_PERIOD, serviceMetric } from './metrics';
+import type { GleanerSettings } from './stage-settings';
+
+/** The indexer's stream reads older than this (the table's writes not yet searchable) page someone. */
+const ITERATOR_AGE_ALARM_SECONDS = 60;
+
+/**
+ * Where the search index lives on AWS: LanceDB tables in an S3 bucket (encrypted, versioned, never
+ * public), with a DynamoDB commit table so concurrent writers (the indexer's shards, a reindex)
+ * commit one after the other (LanceDB's `s3+ddb://` store: hash key `base_uri`, range key `version`).
+ */
+export class SearchIndexStore extends Construct {
+  readonly bucket: Bucket;
+  readonly commitTable: Table;
+  /** What SEARCH_INDEX_URI holds. */
+  readonly uri: string;
+
+  constructor(scope: Construct, id: string, props: { settings: GleanerSettings }) {
+    super(scope, id);
+    // The target of server access logs is not logged itself (that would need yet another bucket).
+    const accessLogs = new Bucket(this, 'AccessLogs', {
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      lifecycleRules: [{ expiration: Duration.days(props.settings.logRetentionDays) }],
+    });
+    this.bucket = new Bucket(this, 'Bucket', {
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      versioned: true,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'search-index/',
+      // Old versions of compacted files are kept a week for recovery, then go.
+      lifecycleRules: [{ noncurrentVersionExpiration: Duration.days(7) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.commitTable = new Table(this, 'CommitTable', {
+      partitionKey: { name: 'base_uri', type: AttributeType.STRING },
+      sortKey: { name: 'version', type: AttributeType.NUMBER },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      encryption: TableEncryption.AWS_MANAGED,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.uri = `s3+ddb://${this.bucket.bucketName}/index?ddbTableName=${this.commitTable.tableName}`;
+  }
+
+  /** Read (and for writers, write) the index's objects and commit records; tells the function where it is. */
+  grant(grantee: AppFunction, write: boolean): void {
+    if (write) {
+      this.bucket.grantReadWrite(grantee);
+      this.commitTable.grantReadWriteData(grantee);
+    } else {
+      this.bucket.grantRead(grantee);
+      this.commitTable.grantReadData(grantee);
+    }
+    grantee.function.addEnvironment(handlerSettings.searchIndexUri.name, this.uri);
+    grantee.acknowledgeWildcard(
+      `Resource::<${Stack.of(this).getLogicalId(this.bucket.node.defaultChild as never)}.Arn>/*`,
+      'The search index is many objects under one bucket: LanceDB writes new data, index and manifest files by name.',
+    );
+    for (const action of [
+      'Action::s3:GetBucket*',
+      'Action::s3:GetObject*',
+      'Action::s3:List*',
+      'Action::s3:Abort*',
+      'Action::s3:DeleteObject*',
+    ])
+      grantee.acknowledgeWildcard(action, 'The CDK grant for reading and writing one bucket, scoped to that bucket.');
+  }
+}
+
+/** Bedrock InvokeModel on the one embedding model, and the settings that select it. */
+export function grantEmbeddings(grantee: AppFunction & IGrantable): void {
+  const stack = Stack.of(grantee);
+  grantee.function.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['bedrock:InvokeModel'],
+      resources: [`arn:${stack.partition}:bedrock:${stack.region}::foundation-model/${TITAN_V2_MODEL_ID}`],
+    }),
+  );
+  grantee.function.addEnvironment(handlerSettings.bedrockEmbeddings.name, 'true');
+  grantee.function.addEnvironment(handlerSettings.embeddingsModel.name, TITAN_V2_MODEL_ID);
+}
+
+export interface SearchIndexingProps {
+  readonly consumers: readonly StreamConsumerDefinition[];
+  readonly settings: GleanerSettings;
+  readonly targets: AccessTargets;
+  readonly data: DataTable;
+}
+
+/**
+ * The table's stream → the indexer Lambda: batches with per-record failures reported, retried, then
+ * parked in a dead-letter queue; alarms on failed batches, parked batches and iterator age.
+ */
+export class SearchIndexing extends Construct {
+  readonly deadLetterQueue: Queue;
+
+  constructor(scope: Construct, id: string, { consumers, settings, targets, data }: SearchIndexingProps) {
+    super(scope, id);
+    this.deadLetterQueue = new Queue(this, 'DeadLetters', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This queue is itself the dead-letter queue of the stream consumers.',
+    });
+    for (const consumer of consumers) {
+      const fn = new AppFunction(this, consumer.id, {
+        entry: consumer.entry,
+        description: `${consumer.id}: reads the table's stream`,
+        logRetention: settings.logRetentionDays,
+        logLevel: settings.logLevel,
+        timeout: Duration.minutes(2),
+        memoryMb: 1024,
+        // LanceDB's native module is installed for x86-64 Linux (see lib/function-bundle.ts).
+        architecture: Architecture.X86_64,
+      });
+      fn.bindAccess(consumer.access, targets);
+      fn.function.addEventSource(
+        new DynamoEventSource(data.table, {
+          startingPosition: StartingPosition.TRIM_HORIZON,
+          batchSize: consumer.batchSize,
+          maxBatchingWindow: Duration.seconds(1),
+          retryAttempts: consumer.maxAttempts,
+          reportBatchItemFailures: true,
+          parallelizationFactor: 1,
+          onFailure: new SqsDlq(this.deadLetterQueue),
+        }),
+      );
+      this.alarm(
+        `${consumer.id}IteratorAge`,
+        fn.function.metric('IteratorAge', { statistic: Stats.MAXIMUM, period: METRIC_PERIOD }),
+        {
+          threshold: ITERATOR_AGE_ALARM_SECONDS * 1000,
+          description: `The ${consumer.id} function reads table changes over ${ITERATOR_AGE_ALARM_SECONDS} s old: saves are not searchable yet. Look first at its errors and its IndexBatchFailed metric, then at its log group.`,
+        },
+      );
+    }
+    this.alarm('IndexBatchFailed', serviceMetric(metricNames.indexBatchFailed, Stats.SUM), {
+      threshold: 0,
+      description:
+        'A batch of table changes failed to index and will be retried. Look first at the SearchIndexer log group for the error (index storage, embeddings).',
+    });
+    this.alarm(
+      'DeadLettersAlarm',
+      this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: METRIC_PERIOD,
+        statistic: Stats.MAXIMUM,
+      }),
+      {
+        threshold: 0,
+        description:
+          'Table changes were given up on by the search indexer after its retries: those notes may be stale in search. Look first at the SearchIndexer log group for the cause; once fixed, run `gleaner reindex`, then purge the queue.',
+      },
+    );
+  }
+
+  private alarm(
+    id: string,
+    metric: ReturnType<typeof serviceMetric>,
+    options: { threshold: number; description: string },
+  ) {
+    return new Alarm(this, id, {
+      metric,
+      threshold: options.threshold,
+      alarmDescription: options.description,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+  }
+}

@@ -1,0 +1,97 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LanceSearchIndex } from '../../functions/adapters/search/lance-index';
+import { rebuildIndex } from '../../functions/adapters/search/search-services';
+import { searchNotes } from '../../functions/core/search/search';
+import { startTestStack, type TestStack } from '../support/local-stack';
+
+/**
+ * The whole path on one machine: a save through the local stack's API is written to DynamoDB Local,
+ * its stream record is read by the local poller, the indexer handler writes the index, and search
+ * finds it (within 5 s); a deleted note disappears, and a removed index folder is rebuilt.
+ */
+let test: TestStack;
+let folder: string;
+
+beforeAll(async () => {
+  folder = mkdtempSync(join(tmpdir(), 'gleaner-search-stack-'));
+  test = await startTestStack({}, { searchIndexUri: join(folder, 'index') });
+}, 60_000);
+afterAll(async () => {
+  await test?.stop();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+async function search(userId: string, text: string): Promise<string[]> {
+  const index = await LanceSearchIndex.open({ uri: join(folder, 'index') });
+  try {
+    const result = await searchNotes({ index, embedder: null }, userId, text);
+    if (!result.ok) throw new Error(result.problem.message);
+    return result.answer.results.map((hit) => hit.note_id);
+  } finally {
+    index.close();
+  }
+}
+
+/** Milliseconds until `check` holds, polling; fails after `withinMs`. */
+async function timeUntil(check: () => Promise<boolean>, withinMs = 5000): Promise<number> {
+  const start = Date.now();
+  while (Date.now() - start < withinMs) {
+    if (await check()) return Date.now() - start;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`not within ${withinMs} ms`);
+}
+
+describe('search on the local stack', () => {
+  it('finds a save within 5 s, only for its owner, and loses a deleted note within 5 s', async () => {
+    const alice = await test.createUser();
+    const bob = await test.createUser();
+    const saved = await test.save(alice.token, {
+      url: 'https://glacier.example/moraine',
+      title: 'Moraines and glacial valleys',
+      selection: 'Terminal moraines mark the furthest advance.',
+      comment: 'Field trip notes #geology',
+    });
+    expect(saved.status).toBe(200);
+    const { note_id: noteId } = (await saved.json()) as { note_id: string };
+    await test.save(bob.token, { url: 'https://glacier.example/other', title: 'Moraines elsewhere' });
+
+    const lag = await timeUntil(async () => (await search(alice.user.id, 'moraine')).includes(noteId));
+    expect(lag).toBeLessThan(5000);
+    expect(await search(alice.user.id, 'moraines #geology')).toEqual([noteId]);
+    expect(await search(bob.user.id, 'terminal')).toEqual([]);
+
+    // A highlight appended later is searchable too (the note's newer version replaces the old).
+    await test.save(alice.token, { url: 'https://glacier.example/moraine', selection: 'Drumlins point downstream.' });
+    await timeUntil(async () => (await search(alice.user.id, 'drumlins')).includes(noteId));
+
+    await test.bookmarks.deleteNote(noteId);
+    await timeUntil(async () => (await search(alice.user.id, 'moraine')).length === 0);
+  }, 30_000);
+
+  it('reindex restores an index whose folder was removed', async () => {
+    const carol = await test.createUser();
+    const saved = await test.save(carol.token, { url: 'https://tides.example/', title: 'Tidal bores explained' });
+    const { note_id: noteId } = (await saved.json()) as { note_id: string };
+    await timeUntil(async () => (await search(carol.user.id, 'tidal')).includes(noteId));
+
+    rmSync(join(folder, 'index'), { recursive: true, force: true });
+    const index = await LanceSearchIndex.open({ uri: join(folder, 'index') });
+    try {
+      expect(await search(carol.user.id, 'tidal')).toEqual([]);
+      const indexed = await rebuildIndex({
+        doc: test.table.doc,
+        tableName: test.table.tableName,
+        index,
+        embedder: null,
+      });
+      expect(indexed).toBeGreaterThanOrEqual(1);
+    } finally {
+      index.close();
+    }
+    expect(await search(carol.user.id, 'tidal bores')).toEqual([noteId]);
+  }, 30_000);
+});

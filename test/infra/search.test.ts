@@ -1,0 +1,96 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TITAN_V2_MODEL_ID } from '../../functions/adapters/search/embedders';
+import { metricNames } from '../../functions/platform/metric-names';
+import { settings } from '../../functions/platform/settings';
+import { streamConsumers } from '../../functions/platform/workers';
+import { buildGleanerStack } from './harness';
+
+let built: ReturnType<typeof buildGleanerStack>;
+beforeAll(() => {
+  built = buildGleanerStack();
+});
+
+const indexer = streamConsumers[0]!;
+
+function indexerFunction() {
+  const found = Object.entries(built.template.findResources('AWS::Lambda::Function')).filter(([id]) =>
+    id.includes(indexer.id),
+  );
+  expect(found).toHaveLength(1);
+  return found[0]!;
+}
+
+describe('the search index store', () => {
+  it('is an encrypted, versioned bucket closed to the public, with a commit table for concurrent writers', () => {
+    built.template.hasResourceProperties('AWS::S3::Bucket', {
+      VersioningConfiguration: { Status: 'Enabled' },
+      BucketEncryption: Match.objectLike({}),
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+    });
+    built.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: 'base_uri', KeyType: 'HASH' },
+        { AttributeName: 'version', KeyType: 'RANGE' },
+      ],
+      SSESpecification: { SSEEnabled: true },
+    });
+  });
+
+  it('the table streams new and old images', () => {
+    built.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    });
+  });
+});
+
+describe('the indexer', () => {
+  it('reads the stream with batch failures reported, retries bounded and a dead-letter queue', () => {
+    const [functionId] = indexerFunction();
+    built.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: functionId },
+      BatchSize: indexer.batchSize,
+      MaximumRetryAttempts: indexer.maxAttempts,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      StartingPosition: 'TRIM_HORIZON',
+      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+    });
+  });
+
+  it('is told where the index is and which model embeds, and may invoke that one model only', () => {
+    const [, fn] = indexerFunction();
+    const variables = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties
+      .Environment.Variables;
+    expect(Object.keys(variables)).toEqual(
+      expect.arrayContaining([settings.searchIndexUri.name, settings.bedrockEmbeddings.name]),
+    );
+    expect(variables[settings.embeddingsModel.name]).toBe(TITAN_V2_MODEL_ID);
+    built.template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: 'bedrock:InvokeModel',
+            Resource: {
+              'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(`foundation-model/${TITAN_V2_MODEL_ID}$`)])],
+            },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('alarms on failed batches, parked batches and iterator age', () => {
+    built.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'IteratorAge', Threshold: 60_000 });
+    built.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: metricNames.indexBatchFailed });
+    built.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      AlarmDescription: Match.stringLikeRegexp('search indexer'),
+    });
+  });
+});

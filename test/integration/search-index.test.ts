@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LanceSearchIndex } from '../../functions/adapters/search/lance-index';
+import { embeddingText, searchDocument } from '../../functions/core/search/document';
+import { testEmbedder } from '../../functions/core/search/embedder';
+import { type SearchOptions, searchNotes } from '../../functions/core/search/search';
+import { snippetText } from '../../functions/core/search/snippet';
+import { searchableNote, temporaryIndex } from '../support/search-notes';
+
+const alice = randomUUID();
+const bob = randomUUID();
+const embedder = testEmbedder(32);
+let index: LanceSearchIndex;
+let dispose: () => void;
+
+const aliceNotes = [
+  searchableNote(alice, {
+    title: 'Kubernetes networking explained',
+    description: 'How pods talk to services.',
+    selection: 'Every pod gets its own IP address.',
+    comment: 'Great overview #devops',
+    tags: ['devops'],
+    url: 'https://kubernetes.example.org/docs/networking',
+    created: '2024-02-10T09:00:00.000Z',
+  }),
+  searchableNote(alice, {
+    title: 'Sourdough starter maintenance',
+    description: 'Feeding schedules for a healthy starter.',
+    tags: ['baking'],
+    url: 'https://bread.example.com/starter',
+    created: '2024-03-05T09:00:00.000Z',
+  }),
+  searchableNote(alice, {
+    title: 'Legacy kubernetes install notes',
+    comment: 'old cluster, do not use #draft',
+    tags: ['draft', 'devops'],
+    url: 'https://wiki.example.net/k8s-legacy',
+    created: '2024-01-02T09:00:00.000Z',
+  }),
+];
+// Bob's notes outrank Alice's for the shared words: a filter applied after the top hits would leave Alice none.
+const bobNotes = Array.from({ length: 60 }, (_, i) =>
+  searchableNote(bob, {
+    title: `Kubernetes kubernetes networking networking ${'part '.repeat(i)}`,
+    description: 'kubernetes networking pods services sourdough',
+    url: `https://bob.example.org/${i}`,
+  }),
+);
+
+async function search(userId: string, text: string, options: SearchOptions = {}, withEmbedder = false) {
+  const result = await searchNotes({ index, embedder: withEmbedder ? embedder : null }, userId, text, options);
+  if (!result.ok) throw new Error(result.problem.message);
+  return result.answer;
+}
+
+const ids = async (userId: string, text: string, options: SearchOptions = {}) =>
+  (await search(userId, text, options)).results.map((result) => result.note_id);
+
+beforeAll(async () => {
+  ({ index, dispose } = await temporaryIndex());
+  const documents = [...aliceNotes, ...bobNotes].map(searchDocument);
+  const vectors = await embedder.embed(documents.map(embeddingText), 'document');
+  await index.upsert(documents, {
+    model: embedder.model,
+    rows: documents.map((document, i) => ({ noteId: document.note_id, vector: vectors[i]! })),
+  });
+}, 60_000);
+afterAll(() => dispose?.());
+
+describe('the user filter is inside the engine query', () => {
+  it('finds only the searching user’s notes though another user’s rank higher', async () => {
+    const found = await ids(alice, 'kubernetes', { limit: 2 });
+    expect(found.sort()).toEqual([aliceNotes[0]!.id, aliceNotes[2]!.id].sort());
+    const bobs = await ids(bob, 'kubernetes', { limit: 100 });
+    expect(bobs).toHaveLength(60);
+    expect(bobs.some((id) => aliceNotes.some((note) => note.id === id))).toBe(false);
+  });
+
+  it('keeps semantic and hybrid results to the user too', async () => {
+    for (const mode of ['semantic', 'hybrid']) {
+      const answer = await search(alice, 'kubernetes networking pods', { mode, limit: 10 }, true);
+      expect(answer.mode).toBe(mode);
+      expect(answer.results.map((result) => result.note_id)).not.toContain(bobNotes[0]!.id);
+      expect(answer.results.every((result) => aliceNotes.some((note) => note.id === result.note_id))).toBe(true);
+    }
+  });
+
+  it("treats ' OR 1=1 -- as words: it finds nothing rather than everything", async () => {
+    expect(await ids(alice, "' OR 1=1 --")).toEqual([]);
+    expect(await ids(alice, "kubernetes' OR '1'='1")).toEqual([]);
+  });
+});
+
+describe('the query language against the engine', () => {
+  it.each([
+    ['kubernetes', [0, 2]],
+    ['"pods talk"', [0]],
+    ['"talk pods"', []],
+    ['sourd*', [1]],
+    ['kubernets', [0, 2]],
+    ['kubernetes #devops -#draft', [0]],
+    ['kubernetes -legacy', [0]],
+    ['site:example.com', [1]],
+    ['kubernetes after:2024-02-01', [0]],
+    ['before:2024-02-01', [2]],
+    ['has:highlight', [0]],
+    ['#baking', [1]],
+  ])('%s', async (text, expected) => {
+    const found = await ids(alice, text as string);
+    expect(found.sort()).toEqual((expected as number[]).map((i) => aliceNotes[i]!.id).sort());
+  });
+
+  it('ranks a title match above a description match', async () => {
+    const found = await ids(alice, 'starter');
+    expect(found[0]).toBe(aliceNotes[1]!.id);
+  });
+
+  it('puts a pasted URL’s bookmark first, normalised as saves are', async () => {
+    const found = await ids(alice, 'https://WIKI.example.net/k8s-legacy?utm_source=x#top');
+    expect(found[0]).toBe(aliceNotes[2]!.id);
+  });
+
+  it('marks the matches in the snippet', async () => {
+    const [hit] = (await search(alice, 'pod address')).results;
+    expect(snippetText(hit!.snippet)).toBe('Every **pod** gets its own IP **address**.');
+  });
+
+  it('pages with a cursor bound to the query', async () => {
+    const first = await search(bob, 'networking', { limit: 25 });
+    const second = await search(bob, 'networking', { limit: 25, cursor: first.cursor! });
+    const third = await search(bob, 'networking', { limit: 25, cursor: second.cursor! });
+    const all = [...first.results, ...second.results, ...third.results].map((result) => result.note_id);
+    expect(new Set(all).size).toBe(60);
+    expect(third.cursor).toBeNull();
+    const wrong = await searchNotes({ index, embedder: null }, bob, 'pods', { cursor: first.cursor! });
+    expect(wrong).toMatchObject({ ok: false, problem: { code: 'bad_cursor' } });
+  });
+});
+
+describe('modes say what really ran', () => {
+  it('runs keyword without an embedder and says why', async () => {
+    const answer = await search(alice, 'kubernetes', { mode: 'semantic' });
+    expect(answer.mode).toBe('keyword');
+    expect(answer.reason).toMatch(/no embedding model is configured/);
+  });
+
+  it('stays keyword until vectors cover the user’s notes', async () => {
+    const carol = randomUUID();
+    await index.upsert([searchDocument(searchableNote(carol, { title: 'Unembedded kubernetes note' }))]);
+    const answer = await search(carol, 'kubernetes', {}, true);
+    expect(answer.mode).toBe('keyword');
+    expect(answer.reason).toMatch(/cover 0 of 1 notes/);
+  });
+});
+
+describe('writes move forward only', () => {
+  it('never replaces a newer version, and a tombstone keeps a note deleted', async () => {
+    const dave = randomUUID();
+    const v2 = searchableNote(dave, { title: 'Second version words', version: 2 });
+    const v1 = { ...v2, title: 'First version words', version: 1 };
+    await index.upsert([searchDocument(v2)]);
+    await index.upsert([searchDocument(v1)]);
+    expect(await ids(dave, 'second')).toEqual([v2.id]);
+    expect(await ids(dave, 'first')).toEqual([]);
+
+    await index.tombstone([{ noteId: v2.id, userId: dave }]);
+    await index.upsert([searchDocument({ ...v2, version: 3 })]);
+    expect(await ids(dave, 'second')).toEqual([]);
+    expect((await index.versions([v2.id])).get(v2.id)).toMatchObject({ deleted: true });
+  });
+});

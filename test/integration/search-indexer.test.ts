@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { LanceSearchIndex } from '../../functions/adapters/search/lance-index';
+import type { Note } from '../../functions/core/model';
+import type { IndexWriter } from '../../functions/core/search/indexer';
+import { searchNotes } from '../../functions/core/search/search';
+import { makeHandler } from '../../functions/search-indexer/handler';
+import { context } from '../support/factories';
+import { testMetrics } from '../support/observability';
+import { searchableNote, temporaryIndex } from '../support/search-notes';
+
+const user = randomUUID();
+let index: LanceSearchIndex;
+let dispose: () => void;
+/** The table as the indexer re-reads it: the notes that exist now. */
+let table: Map<string, Note>;
+let sequence = 0;
+
+beforeEach(async () => {
+  ({ index, dispose } = await temporaryIndex());
+  table = new Map();
+});
+afterEach(() => dispose());
+
+function handlerOver(writer: IndexWriter) {
+  return makeHandler({
+    logger: new Logger({ serviceName: 'test', logLevel: 'SILENT' }),
+    metrics: testMetrics(),
+    ports: async () => ({
+      index: writer,
+      embedder: null,
+      readNotes: async (ids) => ids.flatMap((id) => table.get(id) ?? []),
+    }),
+  });
+}
+
+function noteItem(note: Note) {
+  return marshall({ pk: `NOTE#${note.id}`, sk: 'NOTE', type: 'Note', ...note }, { removeUndefinedValues: true });
+}
+
+function saved(note: Note): DynamoDBRecord {
+  return {
+    eventName: note.version === 1 ? 'INSERT' : 'MODIFY',
+    dynamodb: { SequenceNumber: String(++sequence), NewImage: noteItem(note) as never },
+  };
+}
+
+function deleted(note: Note): DynamoDBRecord {
+  return { eventName: 'REMOVE', dynamodb: { SequenceNumber: String(++sequence), OldImage: noteItem(note) as never } };
+}
+
+const event = (...records: DynamoDBRecord[]): DynamoDBStreamEvent => ({ Records: records });
+
+async function found(text: string): Promise<string[]> {
+  const result = await searchNotes({ index, embedder: null }, user, text);
+  if (!result.ok) throw new Error(result.problem.message);
+  return result.answer.results.map((hit) => hit.note_id);
+}
+
+function versions(title: string) {
+  const v1 = searchableNote(user, { title: `${title} first draft` });
+  const v2 = { ...v1, title: `${title} second draft`, version: 2 };
+  const v3 = { ...v1, title: `${title} third draft`, version: 3 };
+  return [v1, v2, v3] as const;
+}
+
+describe('the search indexer converges whatever order its records come in', () => {
+  it('indexes saves and keeps the newest version through duplicates and records out of order', async () => {
+    const handler = handlerOver(index);
+    const [v1, v2, v3] = versions('Alpine');
+    table.set(v1.id, v3);
+    expect(await handler(event(saved(v1), saved(v2)), context())).toEqual({ batchItemFailures: [] });
+    // The first batch found the note unknown, read the table and indexed its current version.
+    expect(await found('third')).toEqual([v1.id]);
+    await handler(event(saved(v3), saved(v2), saved(v1), saved(v3)), context());
+    expect(await found('third')).toEqual([v1.id]);
+    expect(await found('second')).toEqual([]);
+  });
+
+  it('never resurrects a deleted note: a delete before its save, and replays after it', async () => {
+    const handler = handlerOver(index);
+    const [v1, v2] = versions('Boreal');
+    await handler(event(deleted(v2)), context());
+    await handler(event(saved(v1), saved(v2)), context());
+    expect(await found('boreal')).toEqual([]);
+
+    const [w1] = versions('Cirrus');
+    table.set(w1.id, w1);
+    await handler(event(saved(w1)), context());
+    expect(await found('cirrus')).toEqual([w1.id]);
+    table.delete(w1.id);
+    await handler(event(deleted(w1), saved(w1)), context());
+    await handler(event(saved(w1)), context());
+    expect(await found('cirrus')).toEqual([]);
+  });
+
+  it('reads the table for a note it does not know, so a replay after a rebuild keeps a deleted note away', async () => {
+    const handler = handlerOver(index);
+    const [v1] = versions('Dune');
+    // The note was saved and deleted; the index was rebuilt since (it holds no tombstone); the save is replayed.
+    await handler(event(saved(v1)), context());
+    expect(await found('dune')).toEqual([]);
+  });
+
+  it('reports every record of a batch that crashed mid-way, and the replay completes it', async () => {
+    const [a1] = versions('Estuary');
+    const [b1, b2] = versions('Fjord');
+    table.set(a1.id, a1);
+    table.set(b1.id, b2);
+    await handlerOver(index)(event(saved(b1)), context());
+    // The tombstone commit succeeds, then the crash comes before the documents are written.
+    const crashing: IndexWriter = {
+      versions: (ids) => index.versions(ids),
+      tombstone: (notes) => index.tombstone(notes),
+      upsert: async () => {
+        throw new Error('the process died');
+      },
+    };
+    const batch = event(saved(a1), deleted(b2), saved(b2));
+    const response = await handlerOver(crashing)(batch, context());
+    expect(response.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual(
+      batch.Records.map((record) => record.dynamodb!.SequenceNumber),
+    );
+    table.delete(b1.id);
+    expect(await handlerOver(index)(batch, context())).toEqual({ batchItemFailures: [] });
+    expect(await found('estuary')).toEqual([a1.id]);
+    expect(await found('fjord')).toEqual([]);
+  });
+
+  it('skips items that are not notes', async () => {
+    const handler = handlerOver(index);
+    const record: DynamoDBRecord = {
+      eventName: 'INSERT',
+      dynamodb: {
+        SequenceNumber: '1',
+        NewImage: marshall({ pk: 'BOOKMARK#x', sk: 'BOOKMARK', type: 'Bookmark' }) as never,
+      },
+    };
+    expect(await handler(event(record), context())).toEqual({ batchItemFailures: [] });
+  });
+});

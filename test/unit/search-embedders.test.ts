@@ -1,0 +1,98 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BedrockRuntimeClient, InvokeModelCommand } from '@aws-sdk/client-bedrock-runtime';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bedrockTitanEmbedder,
+  openAiCompatibleEmbedder,
+  TITAN_V2_DIMENSIONS,
+  TITAN_V2_MODEL_ID,
+} from '../../functions/adapters/search/embedders';
+import { EmbedderUnavailableError } from '../../functions/core/search/embedder';
+
+/** A loopback stand-in for an OpenAI-compatible embeddings endpoint, recording what it was sent. */
+let server: Server;
+let url: string;
+const received: { headers: IncomingMessage['headers']; body: { model: string; input: string[] } }[] = [];
+let answerStatus = 200;
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    let text = '';
+    request.on('data', (chunk) => (text += chunk));
+    request.on('end', () => {
+      const body = JSON.parse(text);
+      received.push({ headers: request.headers, body });
+      response.writeHead(answerStatus, { 'content-type': 'application/json' });
+      // Answered out of order, as the API allows: `index` says which input each embedding is for.
+      const data = body.input.map((input: string, index: number) => ({
+        object: 'embedding',
+        index,
+        embedding: [input.length, index],
+      }));
+      response.end(
+        JSON.stringify({ object: 'list', data: data.reverse(), model: body.model, usage: { prompt_tokens: 3 } }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/embeddings`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe('the OpenAI-compatible embedder', () => {
+  it('posts {model, input} with the bearer key and reads the embeddings back in input order', async () => {
+    const embedder = openAiCompatibleEmbedder({ url, model: 'nomic-embed-text', apiKey: 'sk-test' });
+    expect(await embedder.embed(['one', 'three'], 'document')).toEqual([
+      [3, 0],
+      [5, 1],
+    ]);
+    expect(received.at(-1)).toMatchObject({
+      headers: { authorization: 'Bearer sk-test', 'content-type': 'application/json' },
+      body: { model: 'nomic-embed-text', input: ['one', 'three'] },
+    });
+    expect(embedder.model).toBe('openai-compatible:nomic-embed-text');
+  });
+
+  it('reports an endpoint that fails or is unreachable as unavailable', async () => {
+    answerStatus = 503;
+    await expect(openAiCompatibleEmbedder({ url, model: 'm' }).embed(['x'], 'query')).rejects.toThrow(
+      EmbedderUnavailableError,
+    );
+    answerStatus = 200;
+    await expect(
+      openAiCompatibleEmbedder({ url: 'http://127.0.0.1:9/v1/embeddings', model: 'm' }).embed(['x'], 'query'),
+    ).rejects.toThrow(EmbedderUnavailableError);
+  });
+});
+
+describe('the Bedrock Titan V2 embedder', () => {
+  it('invokes Titan Text Embeddings V2 for 512 normalised dimensions and reads its embedding', async () => {
+    const bedrock = mockClient(BedrockRuntimeClient);
+    const vector = Array.from({ length: TITAN_V2_DIMENSIONS }, (_, i) => i / 1000);
+    bedrock.on(InvokeModelCommand).resolves({
+      body: new TextEncoder().encode(JSON.stringify({ embedding: vector, inputTextTokenCount: 2 })) as never,
+      contentType: 'application/json',
+    });
+    const embedder = bedrockTitanEmbedder(new BedrockRuntimeClient({ region: 'eu-west-1' }));
+    expect(await embedder.embed(['glacier', 'moraine'], 'document')).toEqual([vector, vector]);
+    const calls = bedrock.commandCalls(InvokeModelCommand);
+    expect(calls).toHaveLength(2);
+    expect(calls[0]!.args[0].input).toMatchObject({
+      modelId: TITAN_V2_MODEL_ID,
+      contentType: 'application/json',
+      accept: 'application/json',
+    });
+    expect(JSON.parse(calls[0]!.args[0].input.body as string)).toEqual({
+      inputText: 'glacier',
+      dimensions: 512,
+      normalize: true,
+    });
+    expect(embedder.model).toBe(`bedrock:${TITAN_V2_MODEL_ID}:512`);
+
+    bedrock.on(InvokeModelCommand).resolves({ body: new TextEncoder().encode('{"embedding":[1,2]}') as never });
+    await expect(embedder.embed(['x'], 'query')).rejects.toThrow(EmbedderUnavailableError);
+    bedrock.restore();
+  });
+});
