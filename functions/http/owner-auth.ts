@@ -1,5 +1,5 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { DynamoClients } from '../adapters/dynamo/client';
 import { DynamoIdentityStore } from '../adapters/dynamo/identity-store';
 import { DynamoOAuthAdapter } from '../adapters/dynamo/oauth-adapter';
 import type { Principal, Scope } from '../core/identity/principal';
@@ -47,13 +47,13 @@ export type OwnerAuthentication =
   | { readonly ok: true; readonly principal: Principal; readonly session: Session | null }
   | { readonly ok: false; readonly response: APIGatewayProxyResult };
 
-export const CSRF_HEADER = 'X-CSRF-Token';
+const CSRF_HEADER = 'X-CSRF-Token';
 
 /**
  * OwnerAuthDeps from a handler's environment, on the table: what a route of the owner's side passes
  * to `authenticateOwner`.
  */
-export function ownerAuthDeps(env: Environment, doc: DynamoDBDocumentClient): OwnerAuthDeps {
+export function ownerAuthDeps(env: Environment, doc: DynamoClients['doc']): OwnerAuthDeps {
   const tableName = setting(env, settings.tableName);
   return {
     sessions: new DynamoIdentityStore(doc, tableName),
@@ -65,13 +65,13 @@ export function ownerAuthDeps(env: Environment, doc: DynamoDBDocumentClient): Ow
 }
 
 /** The web app's configured address (WEB_BASE_URL, else PUBLIC_BASE_URL), or null to take it from the request. */
-export function webBaseUrl(env: Environment): string | null {
+function webBaseUrl(env: Environment): string | null {
   return setting(env, settings.webBaseUrl) ?? setting(env, settings.publicBaseUrl) ?? null;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export const PAT_REFUSED_DETAIL =
+const PAT_REFUSED_DETAIL =
   'Personal access tokens only save bookmarks (POST /api/v1/bookmarks/save). This API takes an OAuth access token or the signed-in web app.';
 
 export async function authenticateOwner(

@@ -1,10 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import serverless from 'serverless-http';
-import { createDynamoClients } from '../adapters/dynamo/client';
+import { createDynamoClients, type DynamoClients } from '../adapters/dynamo/client';
 import { DynamoOAuthAdapter } from '../adapters/dynamo/oauth-adapter';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { loadOAuthKeys } from '../adapters/oauth-keys';
@@ -34,7 +33,7 @@ import { createTracing, type Tracing } from '../platform/tracing';
  */
 
 export interface OAuthDeps extends OwnerAuthDeps {
-  readonly doc: DynamoDBDocumentClient;
+  readonly doc: DynamoClients['doc'];
   readonly tableName: string;
   readonly keys: () => Promise<OAuthKeys>;
   readonly limiter: RateLimiter;

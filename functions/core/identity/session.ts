@@ -7,7 +7,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
  * and an expiry the table's TTL also reads. A sign-in always makes a new id (no fixation).
  */
 
-export const SESSION_LIFETIME_SECONDS = 30 * 24 * 3600;
+const SESSION_LIFETIME_SECONDS = 30 * 24 * 3600;
 
 export interface Session {
   /** SHA-256 of the cookie's id: the storage key. */
@@ -48,7 +48,7 @@ export function hashSecret(secret: string): string {
 }
 
 /** The session cookie's name: `__Host-` over HTTPS, where browsers then insist on Secure, Path=/ and no Domain. */
-export function sessionCookieName(secure: boolean): string {
+function sessionCookieName(secure: boolean): string {
   return secure ? '__Host-gleaner_session' : 'gleaner_session';
 }
 

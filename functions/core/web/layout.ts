@@ -9,12 +9,12 @@
 import { escapeHtml } from '../text/escape';
 import { webPaths } from './paths';
 
-export interface SignedIn {
+interface SignedIn {
   /** The session's CSRF token, for the sign-out form in the navigation and every form on the page. */
   readonly csrfToken: string;
 }
 
-export type NavItem = 'library' | 'tags' | 'feeds' | 'settings' | 'account';
+type NavItem = 'library' | 'tags' | 'feeds' | 'settings' | 'account';
 
 const NAV: readonly { readonly id: NavItem; readonly label: string; readonly href: string }[] = [
   { id: 'library', label: 'Library', href: webPaths.library },
@@ -44,7 +44,7 @@ export interface PageOptions {
 /** Where the built web assets (stylesheet, scripts, icons, manifest) are served. */
 export const ASSETS_PATH = '/assets';
 
-export function assetUrl(file: string): string {
+function assetUrl(file: string): string {
   return `${ASSETS_PATH}/${file}`;
 }
 
