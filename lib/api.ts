@@ -107,8 +107,14 @@ export class Api extends Construct {
 
     const methodThrottles: ThrottlingPerMethod[] = [];
     const preflightMethods = new Map<IResource, { preflight: PreflightSettings; methods: string[] }>();
+    // Routes served by one handler module (the account pages, the authorization server) share its function.
+    const functions = new Map<string, AppFunction>();
     for (const route of routes) {
-      const fn = this.addRouteFunction(route, settings, targets);
+      let fn = functions.get(route.entry);
+      if (!fn) {
+        fn = this.addRouteFunction(route, routeFunctionId(routes, route), settings, targets);
+        functions.set(route.entry, fn);
+      }
       const resource = this.restApi.root.resourceForPath(route.path);
       const integration = new LambdaIntegration(fn.function);
       // HEAD goes to the same function, whose middleware drops the body.
@@ -218,10 +224,15 @@ export class Api extends Construct {
   }
 
   /** The route's function, with the grants and settings its `access`, quota and CDN use call for. */
-  private addRouteFunction(route: RouteDefinition, settings: GleanerSettings, targets: AccessTargets): AppFunction {
-    const fn = new AppFunction(this, route.id, {
+  private addRouteFunction(
+    route: RouteDefinition,
+    id: string,
+    settings: GleanerSettings,
+    targets: AccessTargets,
+  ): AppFunction {
+    const fn = new AppFunction(this, id, {
       entry: route.entry,
-      description: `${route.method} ${route.path}`,
+      description: routeFunctionDescription(id, route),
       logRetention: settings.logRetentionDays,
       logLevel: settings.logLevel,
     });
@@ -347,6 +358,36 @@ const EXECUTION_LOGGING = { loggingLevel: MethodLoggingLevel.ERROR, dataTraceEna
  * them in the CloudFormation console (update the stack, keep its template), and `cdk deploy` keeps
  * the values it finds, as it reuses a deployed stack's parameter values unless told otherwise.
  */
+/**
+ * The construct id of a route's function: the route's own id when it is the only route of its handler
+ * module, else one named after the module's folder (`functions/web-account/handler.ts` → `WebAccount`).
+ * Routes sharing a function must agree on what the function is given (access, quota, retirement, CORS).
+ */
+export function routeFunctionId(table: readonly RouteDefinition[], route: RouteDefinition): string {
+  const siblings = table.filter((other) => other.entry === route.entry);
+  if (siblings.length === 1) return route.id;
+  const settingsOf = (other: RouteDefinition) =>
+    JSON.stringify([
+      [...other.access].sort(),
+      other.throttle,
+      other.retirement,
+      other.cdn,
+      other.preflight?.origins === 'configured',
+    ]);
+  const disagreeing = siblings.find((other) => settingsOf(other) !== settingsOf(route));
+  if (disagreeing)
+    throw new Error(
+      `Routes ${route.id} and ${disagreeing.id} share ${route.entry} but not its access, quota, retirement or CORS.`,
+    );
+  const folder = route.entry.split('/').at(-2)!;
+  return folder.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
+}
+
+/** A route function's description: its route, or, shared, its handler module. */
+export function routeFunctionDescription(functionId: string, route: RouteDefinition): string {
+  return functionId === route.id ? `${route.method} ${route.path}` : `${functionId}: the routes of ${route.entry}`;
+}
+
 function throttleParameters(stack: Stack, quotas: GleanerSettings['throttle']): Record<string, Throttle> {
   return Object.fromEntries(
     Object.entries(quotas).map(([quota, { rateLimit, burstLimit }]) => {

@@ -5,6 +5,7 @@ import { routeMethods, routes } from '../../functions/platform/routes';
 import { rateLimitSettings, settings } from '../../functions/platform/settings';
 import { tableDefinition } from '../../functions/platform/table-definition';
 import { queues, scheduledTasks, workers } from '../../functions/platform/workers';
+import { routeFunctionDescription, routeFunctionId } from '../../lib/api';
 import { DEFAULT_STAGE, type GleanerSettings, parseSettings } from '../../lib/stage-settings';
 import { workerTimeout } from '../../lib/work-queue';
 import {
@@ -32,7 +33,9 @@ const faviconWorker = workers.find((worker) => worker.id === 'FaviconWorker')!;
 type FunctionResource = [string, { Properties: Record<string, any> }];
 
 function routeFunction(route = saveRoute, template: Template = built.template): FunctionResource {
-  return onlyResource(template, 'AWS::Lambda::Function', { Description: `${route.method} ${route.path}` });
+  return onlyResource(template, 'AWS::Lambda::Function', {
+    Description: routeFunctionDescription(routeFunctionId(routes, route), route),
+  });
 }
 
 /** The function of a worker or scheduled task, whose description starts with its id. */
@@ -105,9 +108,9 @@ describe('data table', () => {
 });
 
 describe('functions', () => {
-  it('gives every route, worker and scheduled task its own arm64 Node.js 24 function with its own log group', () => {
+  it('gives every handler module of a route, worker and scheduled task its own arm64 Node.js 24 function with its own log group', () => {
     const functions = [
-      ...routes.map((route) => routeFunction(route)),
+      ...new Map(routes.map((route) => [route.entry, routeFunction(route)])).values(),
       ...[...workers, ...scheduledTasks].map(({ id }) => backgroundFunction(id)),
     ];
     expect(allFunctions()).toHaveLength(functions.length);
@@ -301,7 +304,9 @@ describe('REST API', () => {
   });
 
   it('takes the API key value from a generated secret, never from the template', () => {
-    const [secretId, secret] = onlyResource(built.template, 'AWS::SecretsManager::Secret');
+    const [secretId, secret] = onlyResource(built.template, 'AWS::SecretsManager::Secret', {
+      Description: Match.stringLikeRegexp('origin key'),
+    });
     expect(secret.Properties.GenerateSecretString).toEqual({
       ExcludePunctuation: true,
       PasswordLength: expect.any(Number),
@@ -316,7 +321,11 @@ describe('REST API', () => {
   it('rotates the origin key by version: a new secret and key CloudFront sends, the previous one still accepted, older ones gone', () => {
     const keysAt = (cdnOriginKeyVersion: number) => {
       const { template } = buildGleanerStack(testSettings({ cdnOriginKeyVersion }));
-      const secrets = Object.entries(template.findResources('AWS::SecretsManager::Secret'));
+      const secrets = Object.entries(
+        template.findResources('AWS::SecretsManager::Secret', {
+          Properties: { Description: Match.stringLikeRegexp('origin key') },
+        }),
+      );
       const versionOf = (secretId: string) =>
         /origin key version (\d+)/.exec(secrets.find(([id]) => id === secretId)![1].Properties.Description)![1];
       const referenced = (value: unknown) =>
@@ -807,7 +816,9 @@ describe('CloudFront', () => {
 
   it('sends the API key to the origin of the cached routes only, at the API stage', () => {
     const config = distributionConfig();
-    const [secretId] = onlyResource(built.template, 'AWS::SecretsManager::Secret');
+    const [secretId] = onlyResource(built.template, 'AWS::SecretsManager::Secret', {
+      Description: Match.stringLikeRegexp('origin key'),
+    });
     const originOf = (behavior: Record<string, any>) =>
       (config.Origins as Record<string, any>[]).find((origin) => origin.Id === behavior.TargetOriginId)!;
     for (const behavior of cachedBehaviors()) {

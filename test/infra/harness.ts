@@ -23,6 +23,7 @@ export const testContext = {
     feed: { rateLimit: 31, burstLimit: 62 },
     icon: { rateLimit: 41, burstLimit: 82 },
     openapi: { rateLimit: 5, burstLimit: 9 },
+    web: { rateLimit: 21, burstLimit: 42 },
   },
   rateLimits: { save: '42;w=30', feed: '420;w=30' },
   corsAllowedOrigins: ['https://extension.example'],
@@ -88,7 +89,8 @@ export function apiMethods(template: Template) {
     .filter((resource) => resource.Type === 'AWS::ApiGateway::Method')
     .map(({ Properties }) => ({
       httpMethod: Properties.HttpMethod as string,
-      path: pathOf(Properties.ResourceId),
+      // The API's root resource is no AWS::ApiGateway::Resource of the template.
+      path: pathOf(Properties.ResourceId) || '/',
       properties: Properties,
     }));
 }
@@ -101,7 +103,8 @@ export function throttleOf(quota: string) {
 
 /** A method's resource path as a stage's MethodSettings write it (`/~1api~1v1~1bookmarks~1save`). */
 export function stageResourcePath(path: string): string {
-  return `/${path.replace(/\//g, '~1')}`;
+  // The root resource is written as a lone slash.
+  return path === '/' ? '/' : `/${path.replace(/\//g, '~1')}`;
 }
 
 /** The single resource of `type` whose properties match, by logical id. */
