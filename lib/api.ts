@@ -110,10 +110,11 @@ export class Api extends Construct {
     // Routes served by one handler module (the account pages, the authorization server) share its function.
     const functions = new Map<string, AppFunction>();
     for (const route of routes) {
-      let fn = functions.get(route.entry);
+      const id = routeFunctionId(routes, route);
+      let fn = functions.get(id);
       if (!fn) {
-        fn = this.addRouteFunction(route, routeFunctionId(routes, route), settings, targets);
-        functions.set(route.entry, fn);
+        fn = this.addRouteFunction(route, id, settings, targets);
+        functions.set(id, fn);
       }
       const resource = this.restApi.root.resourceForPath(route.path);
       const integration = new LambdaIntegration(fn.function);
@@ -358,29 +359,32 @@ const EXECUTION_LOGGING = { loggingLevel: MethodLoggingLevel.ERROR, dataTraceEna
  * them in the CloudFormation console (update the stack, keep its template), and `cdk deploy` keeps
  * the values it finds, as it reuses a deployed stack's parameter values unless told otherwise.
  */
+/** What a route's function is given besides its code: routes share a function only when they agree on it. */
+function functionSettings(route: RouteDefinition): string {
+  return JSON.stringify([
+    route.entry,
+    [...route.access].sort(),
+    route.throttle,
+    route.retirement,
+    route.cdn,
+    route.preflight?.origins === 'configured',
+  ]);
+}
+
 /**
- * The construct id of a route's function: the route's own id when it is the only route of its handler
- * module, else one named after the module's folder (`functions/web-account/handler.ts` → `WebAccount`).
- * Routes sharing a function must agree on what the function is given (access, quota, retirement, CORS).
+ * The construct id of a route's function: the route's own id when no other route shares it, else one
+ * named after the handler module's folder (`functions/web-account/handler.ts` → `WebAccount`). Routes
+ * of one module share its function when they agree on its access, quota, retirement and CORS.
  */
 export function routeFunctionId(table: readonly RouteDefinition[], route: RouteDefinition): string {
-  const siblings = table.filter((other) => other.entry === route.entry);
+  const siblings = table.filter((other) => functionSettings(other) === functionSettings(route));
   if (siblings.length === 1) return route.id;
-  const settingsOf = (other: RouteDefinition) =>
-    JSON.stringify([
-      [...other.access].sort(),
-      other.throttle,
-      other.retirement,
-      other.cdn,
-      other.preflight?.origins === 'configured',
-    ]);
-  const disagreeing = siblings.find((other) => settingsOf(other) !== settingsOf(route));
-  if (disagreeing)
-    throw new Error(
-      `Routes ${route.id} and ${disagreeing.id} share ${route.entry} but not its access, quota, retirement or CORS.`,
-    );
-  const folder = route.entry.split('/').at(-2)!;
-  return folder.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
+  const folder = route.entry
+    .split('/')
+    .at(-2)!
+    .replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
+  const wholeModule = table.every((other) => other.entry !== route.entry || siblings.includes(other));
+  return wholeModule ? folder : `${folder}${siblings[0]!.id}`;
 }
 
 /** A route function's description: its route, or, shared, its handler module. */

@@ -110,7 +110,7 @@ describe('data table', () => {
 describe('functions', () => {
   it('gives every handler module of a route, worker and scheduled task its own arm64 Node.js 24 function with its own log group', () => {
     const functions = [
-      ...new Map(routes.map((route) => [route.entry, routeFunction(route)])).values(),
+      ...new Map(routes.map((route) => [routeFunctionId(routes, route), routeFunction(route)])).values(),
       ...[...workers, ...scheduledTasks].map(({ id }) => backgroundFunction(id)),
     ];
     expect(allFunctions()).toHaveLength(functions.length);
