@@ -8,6 +8,7 @@ import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
   GetCommand,
+  PutCommand,
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
@@ -16,24 +17,27 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { buildSync } from 'esbuild';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { DynamoIdentityStore } from '../functions/adapters/dynamo/identity-store';
+import { toNote } from '../functions/adapters/dynamo/items';
 import { keys } from '../functions/adapters/dynamo/keys';
 import { createSqsClient } from '../functions/adapters/sqs/sqs';
 import { hashPassword, verifyPassword } from '../functions/core/identity/password';
 import { newUser } from '../functions/core/workspace/accounts';
-import { type ResourceAccess, routes } from '../functions/platform/routes';
+import { type ResourceAccess, routes, routeUrl } from '../functions/platform/routes';
 import { scheduledTasks, workers } from '../functions/platform/workers';
 import { BUNDLE_ENTRY_FILE, bundleFunction, functionBundleOptions } from '../lib/function-bundle';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalStack, startLocalStack } from '../local/stack';
 import { initAndFirstUseBytes } from './bundle-graph';
 import { type RecordedCall, startDynamoRecorder } from './dynamo-recorder';
-import { directSave, fixture, type OperationName, operations, succeed } from './operations';
+import { directSave, type Fixture, fixture, type OperationName, operations, succeed } from './operations';
+import { reviewAndLinks } from './review';
 
 /**
  * `npm run bench`, in one run: module init of each function's deployed bundle beside a bundle of the
  * SDK clients it uses; the serial DynamoDB round trips of each operation; save and feed latency through the local
  * stack, and a first save handed straight to its handler as Lambda would (production has no local
- * HTTP server), beside bare DynamoDB Local calls measured alongside (the floor). Absolute numbers are this
+ * HTTP server), beside bare DynamoDB Local calls measured alongside (the floor); the daily review
+ * at 10,000 highlights and backlinks of a much-linked note (bench/review.ts). Absolute numbers are this
  * machine's, not Lambda's: the targets are ratios. Prints a table and exits 1 when a target is missed.
  */
 
@@ -44,6 +48,8 @@ const INIT_RUNS = Number(process.env.BENCH_INIT_RUNS ?? 9);
 /** Targets from issue 11: init within 1.3× of the SDK alone; a save within 1.6× of its round trips' floor. */
 const INIT_TARGET = 1.3;
 const SAVE_TARGET = 1.6;
+/** Issue 21's hot note: this many highlights saved to one note at once. */
+const HOT_NOTE_SAVES = 200;
 
 interface Row {
   readonly name: string;
@@ -208,6 +214,9 @@ function rawCalls(doc: DynamoDBDocumentClient, TableName: string): Record<string
           ExpressionAttributeValues: { ':one': 1 },
         }),
       ),
+    // An append's highlight record (the note itself is one UpdateItem).
+    PutItem: (i) =>
+      doc.send(new PutCommand({ TableName, Item: { ...keys.rateLimitWindow(`bench-put-${i % 50}`, 0), hits: 1 } })),
     TransactWriteItems: (_, shape = { items: 3, bytes: 0 }) =>
       doc.send(new TransactWriteCommand({ TransactItems: transaction(shape) })),
     Query: () =>
@@ -337,6 +346,7 @@ async function throughTheStack(): Promise<void> {
     }
     const serverOverhead = median(routeTimes.get('save, new page')!) - median(routeTimes.get(DIRECT_SAVE)!);
     row('local HTTP server share of a save p50', `${ms(serverOverhead)} (API Gateway stands there in production)`);
+    await hotNote(timedStack, data, doc, tableName);
     await signInLatency(timedStack, doc, tableName);
   } finally {
     client.destroy();
@@ -384,9 +394,38 @@ async function signInLatency(stack: LocalStack, doc: DynamoDBDocumentClient, tab
   );
 }
 
+/** Issue 21: many highlights on one note at once; each append is one write, so all land, once each. */
+async function hotNote(stack: LocalStack, data: Fixture, doc: DynamoDBDocumentClient, tableName: string) {
+  const url = `https://example.com/hot-${randomUUID()}`;
+  const save = (selection?: string) =>
+    fetch(routeUrl(stack.baseUrl, 'SaveBookmark', {}), {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${data.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url, ...(selection ? { selection } : {}) }),
+    });
+  const first = (await (await save()).json()) as { note_id: string };
+  const quotes = Array.from({ length: HOT_NOTE_SAVES }, (_, i) => `hot highlight ${i}`);
+  const started = performance.now();
+  const statuses = await Promise.all(quotes.map(async (quote) => (await save(quote)).status));
+  const elapsed = performance.now() - started;
+  const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: keys.note(first.note_id) }));
+  const body = toNote(Item!).body;
+  const storedOnce = quotes.filter((quote) => body.split(`> ${quote}\n`).length === 2 || body.endsWith(`> ${quote}`));
+  const answered = statuses.filter((status) => status === 200).length;
+  row(
+    `hot note: ${HOT_NOTE_SAVES} concurrent highlights`,
+    `${answered} answered 200, ${storedOnce.length} stored once, in ${ms(elapsed)} (${ms(elapsed / HOT_NOTE_SAVES)} a save)`,
+    {
+      met: answered === HOT_NOTE_SAVES && storedOnce.length === HOT_NOTE_SAVES,
+      text: `all ${HOT_NOTE_SAVES} answered 200 and stored once`,
+    },
+  );
+}
+
 const loadBefore = loadavg()[0]!;
 await bundleInit();
 await throughTheStack();
+await reviewAndLinks(row);
 // Other processes on the machine slow the bundles and the routes alike; the ratios hold better than the milliseconds.
 row(
   'load average, 1 min (start → end)',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { EmailTakenError } from '../functions/adapters/dynamo/identity-store';
+import { parseUuidParameter } from '../functions/core/contract/validation';
 import {
   type FeedSettings,
   InvalidFeedSettingsError,
@@ -27,6 +28,7 @@ import {
   expiryAfterRotation,
   InvalidDurationError,
   parseDuration,
+  replacementExpiry,
   tokenAccepted,
 } from '../functions/core/token/lifecycle';
 import { changedPlan, newAccessToken, newUser } from '../functions/core/workspace/accounts';
@@ -41,7 +43,9 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from '../functions
 import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../functions/core/workspace/netscape-bookmarks';
 import { routeUrl } from '../functions/platform/routes';
 import type { Connection } from './connection';
+import { keyValueBlocks } from './output';
 
+/** A usage mistake or an invalid value (an unknown option, a malformed id): exit status 2. */
 export class UsageError extends Error {}
 
 /** A command's answer that is a document (an export): printed as it is, or inside one JSON object with --json. */
@@ -51,6 +55,7 @@ export class DocumentOutput {
     readonly json: Record<string, unknown>,
   ) {}
 }
+/** An id that names nothing: exit status 1, as every other failure (an unreadable file, a revoked token). */
 class NotFoundError extends Error {}
 
 interface Invocation extends Connection {
@@ -80,7 +85,7 @@ export const commands: Record<string, Command> = {
   },
 
   'users update': async ({ args, options, accounts }) => {
-    const userId = requiredArgument(args, 'USER_ID');
+    const userId = requiredId(args, 'USER_ID');
     const change = { plan: optionalPlan(options), noteCap: optionalCount(options, 'note-cap') };
     if (change.plan === undefined && change.noteCap === undefined)
       throw new UsageError('give --plan or --note-cap (or both)');
@@ -115,7 +120,7 @@ export const commands: Record<string, Command> = {
     const expires = expiryAfter(now, optionalDuration(options, 'expires-in'));
     const token = newAccessToken({
       id: randomUUID(),
-      userId: requiredOption(options, 'user'),
+      userId: requiredUserId(options),
       label: options.label as string | undefined,
       expires,
       now,
@@ -130,15 +135,22 @@ export const commands: Record<string, Command> = {
   },
 
   'tokens rotate': async ({ args, options, accounts }) => {
-    const tokenId = requiredArgument(args, 'TOKEN_ID');
+    const tokenId = requiredId(args, 'TOKEN_ID');
     const graceMs = optionalDuration(options, 'grace') ?? parseDuration(DEFAULT_ROTATION_GRACE, '--grace');
+    const expiresInMs = optionalDuration(options, 'expires-in');
     const found = await accounts.findToken(tokenId);
     if (!found) throw new NotFoundError(`no token with id ${tokenId}`);
     const now = new Date();
     if (!tokenAccepted(found.token, now))
-      throw new UsageError(`token ${tokenId} is revoked or expired already; create a new one instead`);
+      throw new Error(`token ${tokenId} is revoked or expired already; create a new one instead`);
     const oldExpires = expiryAfterRotation(found.token, now, graceMs);
-    const replacement = newAccessToken({ id: randomUUID(), userId: found.token.userId, label: found.token.label, now });
+    const replacement = newAccessToken({
+      id: randomUUID(),
+      userId: found.token.userId,
+      label: found.token.label,
+      expires: replacementExpiry(found.token, now, expiresInMs),
+      now,
+    });
     if (
       !(await accounts.rotateToken(
         { tokenHash: found.tokenHash, expires: oldExpires },
@@ -153,19 +165,20 @@ export const commands: Record<string, Command> = {
       token: replacement.secret,
       user_id: replacement.record.userId,
       label: replacement.record.label,
+      expires: replacement.record.expires,
       replaces: tokenId,
       replaced_expires: oldExpires,
     };
   },
 
   'tokens revoke': async ({ args, accounts }) => {
-    const tokenId = requiredArgument(args, 'TOKEN_ID');
+    const tokenId = requiredId(args, 'TOKEN_ID');
     if (!(await accounts.revokeToken(tokenId))) throw new NotFoundError(`no token with id ${tokenId}`);
     return { id: tokenId, revoked: true };
   },
 
   'notes get': async ({ args, bookmarks }) => {
-    const noteId = requiredArgument(args, 'NOTE_ID');
+    const noteId = requiredId(args, 'NOTE_ID');
     const note = await bookmarks.getNote(noteId);
     if (!note) throw new NotFoundError(`no note with id ${noteId}`);
     return noteResource(note);
@@ -178,7 +191,7 @@ export const commands: Record<string, Command> = {
   },
 
   'notes delete': async ({ args, bookmarks }) => {
-    const noteId = requiredArgument(args, 'NOTE_ID');
+    const noteId = requiredId(args, 'NOTE_ID');
     const note = await bookmarks.deleteNote(noteId);
     if (!note) throw new NotFoundError(`no note with id ${noteId}`);
     return { id: noteId, bookmark_id: note.bookmarkId, deleted: true };
@@ -191,7 +204,7 @@ export const commands: Record<string, Command> = {
   },
 
   'bookmarks get': async ({ args, bookmarks }) => {
-    const bookmarkId = requiredArgument(args, 'BOOKMARK_ID');
+    const bookmarkId = requiredId(args, 'BOOKMARK_ID');
     const bookmark = await bookmarks.getBookmark(bookmarkId);
     if (!bookmark) throw new NotFoundError(`no bookmark with id ${bookmarkId}`);
     return bookmarkResource(bookmark);
@@ -199,11 +212,12 @@ export const commands: Record<string, Command> = {
 
   import: async ({ args, options, accounts, bookmarks }) => {
     const file = requiredArgument(args, 'FILE');
+    requiredUserId(options); // a malformed id is told before the file is read
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     }
     const userId = await existingUser(options, accounts);
     const entries = importedEntries(file, text);
@@ -227,11 +241,11 @@ export const commands: Record<string, Command> = {
     return { user_id: userId, ...report };
   },
 
-  export: async ({ options, accounts, bookmarks }) => {
+  export: async ({ options, accounts, bookmarks, feeds }) => {
     const format = (options.format as string | undefined) ?? 'netscape';
     if (format !== 'netscape' && format !== 'json') throw new UsageError('--format must be netscape or json');
     const userId = await existingUser(options, accounts);
-    const exported = await exportWorkspace(bookmarks, userId);
+    const exported = await exportWorkspace({ notes: bookmarks, highlights: feeds }, userId);
     if (format === 'json') {
       const json = { user_id: userId, bookmarks: exported };
       return new DocumentOutput(`${JSON.stringify(json, null, 2)}\n`, json);
@@ -250,31 +264,42 @@ export const commands: Record<string, Command> = {
     requiredOption(options, 'tags');
     const feed = newFeedRecord({
       id: randomUUID(),
-      userId: requiredOption(options, 'user'),
+      userId: requiredUserId(options),
       settings: { ...settings, title: requiredOption(options, 'title') },
       now: new Date(),
     });
     await feeds.createFeed(feed);
-    return feedResource(feed, baseUrl);
+    return feedResources([feed], baseUrl)[0]!;
+  },
+
+  'feeds get': async ({ args, feeds, baseUrl }) => {
+    const feedId = requiredId(args, 'FEED_ID');
+    const feed = await feeds.getFeed(feedId);
+    if (!feed) throw new NotFoundError(`no feed with id ${feedId}`);
+    return feedResources([feed], baseUrl)[0]!;
   },
 
   'feeds update': async ({ args, options, feeds, baseUrl }) => {
-    const feedId = requiredArgument(args, 'FEED_ID');
+    const feedId = requiredId(args, 'FEED_ID');
+    const change = feedSettings(options);
+    if (Object.values(change).every((value) => value === undefined))
+      throw new UsageError('give at least one of --title, --description, --tags, --match, --sharing, --items');
     const current = await feeds.getFeed(feedId);
     if (!current) throw new NotFoundError(`no feed with id ${feedId}`);
-    const updated = updateFeedRecord(current, feedSettings(options), new Date());
+    const updated = updateFeedRecord(current, change, new Date());
     if (!(await feeds.replaceFeed(current, updated))) throw new Error(`feed ${feedId} changed meanwhile; try again`);
-    return feedResource(updated, baseUrl);
+    return feedResources([updated], baseUrl)[0]!;
   },
 
   'feeds list': async ({ options, accounts, feeds, baseUrl }) => {
     const userId = await existingUser(options, accounts);
-    const list = await feeds.listFeeds(userId);
-    return { feeds: list.map((feed) => feedResource(feed, baseUrl)) };
+    const list = feedResources(await feeds.listFeeds(userId), baseUrl);
+    // Each feed has five addresses: one block of key: value lines a feed reads better than a table.
+    return new DocumentOutput(list.length ? `${keyValueBlocks(list)}\n` : '(no feeds)\n', { feeds: list });
   },
 
   'feeds delete': async ({ args, feeds }) => {
-    const feedId = requiredArgument(args, 'FEED_ID');
+    const feedId = requiredId(args, 'FEED_ID');
     if (!(await feeds.deleteFeed(feedId))) throw new NotFoundError(`no feed with id ${feedId}`);
     return { id: feedId, deleted: true };
   },
@@ -297,9 +322,25 @@ function feedSettings(options: Invocation['options']): FeedSettings {
   }
 }
 
-/** The feed as the CLI prints it, with the addresses readers use. */
-function feedResource(feed: FeedRecord, baseUrl: string | null) {
-  const base = baseUrl ?? '';
+/**
+ * Feeds as the CLI prints them, with every address readers use: the page for people, RSS, Atom and
+ * JSON Feed for feed readers, and the JSON of the contract's API. On stderr it says which of them
+ * answer 404 (private feeds) and how to share them, and when the addresses lack the service's.
+ */
+function feedResources(feeds: readonly FeedRecord[], baseUrl: string | null) {
+  for (const feed of feeds.filter((candidate) => candidate.sharing === 'private'))
+    process.stderr.write(
+      `gleaner: feed ${feed.id} is private, so its addresses answer 404 to everyone; to share it with whoever has the link: gleaner feeds update ${feed.id} --sharing link\n`,
+    );
+  if (baseUrl === null && feeds.length)
+    process.stderr.write(
+      'gleaner: the addresses are paths only; pass --base-url (the stack output BaseUrl) or set GLEANER_BASE_URL\n',
+    );
+  return feeds.map((feed) => feedResource(feed, baseUrl ?? ''));
+}
+
+function feedResource(feed: FeedRecord, baseUrl: string) {
+  const url = (routeId: string) => routeUrl(baseUrl, routeId, { feed_id: feed.id });
   return {
     id: feed.id,
     title: feed.title,
@@ -308,8 +349,11 @@ function feedResource(feed: FeedRecord, baseUrl: string | null) {
     match: feed.match,
     sharing: feed.sharing,
     items: feed.items,
-    json_url: routeUrl(base, 'GetPublishedFeed', { feed_id: feed.id }),
-    rss_url: routeUrl(base, 'GetPublishedFeedRss', { feed_id: feed.id }),
+    page_url: url('GetFeedPage'),
+    rss_url: url('GetPublishedFeedRss'),
+    atom_url: url('GetFeedAtom'),
+    json_feed_url: url('GetJsonFeed'),
+    json_url: url('GetPublishedFeed'),
   };
 }
 
@@ -344,6 +388,8 @@ function userResource(user: User) {
 function noteResource(note: Note) {
   return {
     id: note.id,
+    bookmark_id: note.bookmarkId,
+    url: note.url,
     title: note.title,
     body: note.body,
     tags: note.tags,
@@ -354,7 +400,7 @@ function noteResource(note: Note) {
 
 /** The --user option's id, once the user is known to exist. */
 async function existingUser(options: Invocation['options'], accounts: Connection['accounts']): Promise<string> {
-  const userId = requiredOption(options, 'user');
+  const userId = requiredUserId(options);
   if (!(await accounts.getUser(userId))) throw new NotFoundError(`no user with id ${userId}`);
   return userId;
 }
@@ -388,6 +434,22 @@ function requiredOption(options: Invocation['options'], name: string): string {
 function requiredArgument(args: string[], name: string): string {
   if (!args[0]) throw new UsageError(`${name} is required`);
   return args[0];
+}
+
+/** Ids are UUIDs: anything else is a mistyped value, told apart from an id that names nothing. */
+function uuid(value: string, name: string): string {
+  const parsed = parseUuidParameter(name, value);
+  if (!parsed.ok)
+    throw new UsageError(`${name} must be a UUID, such as the id a create command printed (got "${value}")`);
+  return parsed.value;
+}
+
+function requiredId(args: string[], name: string): string {
+  return uuid(requiredArgument(args, name), name);
+}
+
+function requiredUserId(options: Invocation['options']): string {
+  return uuid(requiredOption(options, 'user'), '--user');
 }
 
 function optionalCount(options: Invocation['options'], name: string): number | undefined {

@@ -20,7 +20,7 @@ Commands:
   users invite USER_ID --email ADDRESS   (mails, and prints, a one-time link that sets a password)
   tokens create --user USER_ID [--label TEXT] [--expires-in 90d]
   tokens list --user USER_ID
-  tokens rotate TOKEN_ID [--grace 24h]
+  tokens rotate TOKEN_ID [--grace 24h] [--expires-in 90d]
   tokens revoke TOKEN_ID
   notes get NOTE_ID
   notes list --user USER_ID [--tag TAG] [--limit N] [--cursor C]
@@ -31,6 +31,7 @@ Commands:
   export --user USER_ID [--format netscape|json]
   feeds create --user USER_ID --title TITLE --tags a,b [--description TEXT]
                [--match any|all] [--sharing public|link|private] [--items notes|highlights]
+  feeds get FEED_ID
   feeds update FEED_ID [--title ...] [--description ...] [--tags ...] [--match ...] [--sharing ...] [--items ...]
   feeds list --user USER_ID
   feeds delete FEED_ID
@@ -40,15 +41,24 @@ Without --table the command talks to the local stack started by \`npm start\`
 (found through GLEANER_DATA_DIR, default ./.gleaner). Feed addresses use the
 local base URL, or --base-url / GLEANER_BASE_URL (the stack's BaseUrl output).
 
-Lists are newest first (notes and bookmarks by last update), ${DEFAULT_PAGE_SIZE} a page unless
---limit says otherwise (at most ${MAX_PAGE_SIZE}); pass the printed cursor as --cursor for the next page.
-Durations are a number and m, h or d (30m, 24h, 90d). A rotated token keeps working for the
-grace period (default ${DEFAULT_ROTATION_GRACE}), then is refused; the new one has the same label.
+Every list is newest first: users, tokens and feeds by creation, notes and bookmarks by last
+update. Users, notes and bookmarks come ${DEFAULT_PAGE_SIZE} a page unless --limit says otherwise (at most ${MAX_PAGE_SIZE});
+a cursor is printed when another page follows: pass it as --cursor to read that page.
+Ids are the UUIDs the create commands print. Durations are a number and m, h or d (30m, 24h, 90d).
+A rotated token keeps working for the grace period (default ${DEFAULT_ROTATION_GRACE}), then is refused;
+the new one has the same label and lifetime (or the one --expires-in gives).
+A feed is created private: its addresses answer 404 until --sharing link (anyone with the link)
+or public. \`feeds create\`, \`get\` and \`list\` print its page, RSS, Atom, JSON Feed and JSON addresses.
 A changed --plan brings that plan's note cap unless --note-cap is given too.
 \`notes delete\` also deletes the note's bookmark and frees its place under the note cap.
 \`migrate\` runs every migration, each safe to run again (a stopped run is finished by running it again).
 
-Without --json the answer is printed for people: key: value lines, or a table.
+Without --json the answer is printed for people: key: value lines, or a table (a note's
+body cut to its first line there). With --json, stdout is exactly one JSON object.
+
+Exit status: 0 done; 1 failed: an id that names nothing, a file that cannot be read, a token
+revoked already, no running stack, a database error; 2 a usage mistake or an invalid value
+(an unknown command or option, a missing option, a malformed id, duration, cursor or file).
   help, --help       this text
   version, --version the version`;
 
@@ -142,6 +152,7 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
+/** Exit statuses: a usage mistake or an invalid value is 2; every other failure (a missing thing, I/O) is 1. */
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {

@@ -39,7 +39,8 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
 const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface ApiServerOptions {
-  routes: () => readonly LocalRoute[];
+  /** The routes, or null while their handlers are still loading (every request then answers 503). */
+  routes: () => readonly LocalRoute[] | null;
   corsOrigins: readonly string[];
   /** The web app's static assets by file name, served under /assets/ (CloudFront's web bucket when deployed). */
   assets?: () => ReadonlyMap<string, WebAsset>;
@@ -47,11 +48,11 @@ export interface ApiServerOptions {
 }
 
 export function createApiServer(options: ApiServerOptions): Server {
-  // The answer in progress on each connection, so a parser error answers through it.
-  const inFlight = new WeakMap<Duplex, ServerResponse>();
+  // The request and answer in progress on each connection, so a parser error answers through it.
+  const inFlight = new WeakMap<Duplex, { request: IncomingMessage; response: ServerResponse }>();
   const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS }, (request, response) => {
     const started = Date.now();
-    inFlight.set(request.socket, response);
+    inFlight.set(request.socket, { request, response });
     response.on('finish', () => {
       inFlight.delete(request.socket);
       options.log?.(`${request.method} ${request.url} → ${response.statusCode} (${Date.now() - started} ms)`);
@@ -67,31 +68,51 @@ export function createApiServer(options: ApiServerOptions): Server {
     const statusCode =
       error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const body = JSON.stringify({ detail: STATUS_CODES[statusCode] });
-    const response = inFlight.get(socket);
-    if (response && !response.headersSent) {
-      return send(response, {
+    const answerOnSocket = () => {
+      if (!socket.writable) return void socket.destroy();
+      const head = [
+        `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}`,
+        'Content-Type: application/json',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        'Connection: close',
+      ];
+      socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+    };
+    const current = inFlight.get(socket);
+    if (!current) return answerOnSocket();
+    // A request whose body never arrived whole (shorter than its Content-Length): this is its answer.
+    if (!current.request.complete && !current.response.headersSent) {
+      return send(current.response, {
         statusCode,
         headers: { 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' },
         body,
       });
     }
-    if (response || !socket.writable) return void socket.destroy();
-    const head = [
-      `HTTP/1.1 ${statusCode} ${STATUS_CODES[statusCode]}`,
-      'Content-Type: application/json',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      'Connection: close',
-    ];
-    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+    // Bytes after a whole request (a Content-Length shorter than the body sent) parse as a next
+    // request: the first still gets its own answer, then this one, once, and the connection closes.
+    if (current.response.writableFinished) return answerOnSocket();
+    current.response.once('finish', answerOnSocket);
   });
   return server;
 }
+
+/** How long a client should wait while the handlers load (well under a second on a laptop). */
+const STARTING_RETRY_AFTER_SECONDS = 1;
 
 async function dispatch(options: ApiServerOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://localhost');
   if (url.pathname.startsWith(`${ASSETS_PATH}/`) && options.assets)
     return serveAsset(options.assets(), url, request, response);
-  const candidates = options.routes().flatMap((route) => {
+  const routes = options.routes();
+  if (routes === null) {
+    // Listening before the handlers are loaded: a client told "not found" now would think the address wrong.
+    return send(response, {
+      statusCode: 503,
+      headers: { 'Retry-After': String(STARTING_RETRY_AFTER_SECONDS) },
+      body: JSON.stringify({ detail: `Starting up; retry in ${STARTING_RETRY_AFTER_SECONDS} s` }),
+    });
+  }
+  const candidates = routes.flatMap((route) => {
     const { pattern, params } = compileRoutePath(route.definition.path);
     const match = pattern.exec(url.pathname);
     return match
@@ -125,7 +146,8 @@ async function dispatch(options: ApiServerOptions, request: IncomingMessage, res
     );
     return send(response, {
       statusCode: 405,
-      headers: { Allow: allow.join(', ') },
+      // As every answer of a rate-limited route: its policy at full quota (the limiter never saw it).
+      headers: { ...candidates[0]!.route.gatewayHeaders(), Allow: allow.join(', ') },
       body: JSON.stringify({ detail: 'Method Not Allowed' }),
     });
   }

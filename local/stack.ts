@@ -98,7 +98,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     [settings.oauthKeysFile.name]: join(stateDir, 'oauth-keys.json'),
     ...options.env,
   };
-  let localRoutes: LocalRoute[] = [];
+  let localRoutes: LocalRoute[] | null = null;
   const assets = await buildWebAssets();
   const server = createApiServer({
     routes: () => localRoutes,

@@ -1,6 +1,8 @@
 import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
+import { ensureTable } from '../functions/adapters/dynamo/create-table';
 import { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
 import { routeUrl } from '../functions/platform/routes';
 import { rateLimitSettings, type Setting, setting, settings } from '../functions/platform/settings';
@@ -85,11 +87,16 @@ async function main(): Promise<void> {
       );
       void shutdown(1);
     });
+    const demo = await prepareDemo(dynamo, dataDir);
     stack = await startLocalStack({
       dynamoEndpoint: dynamo.endpoint,
       tableName: LOCAL_TABLE_NAME,
       port,
-      env: { ...handlerSettings(), LOG_LEVEL: process.env.LOG_LEVEL || 'WARN' },
+      env: {
+        ...handlerSettings(),
+        LOG_LEVEL: process.env.LOG_LEVEL || 'WARN',
+        [settings.demoFeedId.name]: demo.demo.feedId,
+      },
       // GLEANER_ENRICHMENT=off: no background fetching of saved pages (e.g. when working offline).
       startWorkers: process.env.GLEANER_ENRICHMENT !== 'off',
       stateDir: dataDir,
@@ -103,7 +110,7 @@ async function main(): Promise<void> {
       dynamoPid: dynamo.pid,
       tableName: LOCAL_TABLE_NAME,
     });
-    await printWelcome(stack, dynamo, dataDir);
+    printWelcome(stack, dynamo, dataDir, demo);
   } catch (error) {
     // Told to stop while starting: shutdown is already under way, and this is no failure to report.
     if (startup.signal.aborted) return;
@@ -124,20 +131,38 @@ function listenPort(value: string | undefined): number {
   return port;
 }
 
-async function printWelcome(stack: LocalStack, dynamo: DynamoDbLocal, dataDir: string): Promise<void> {
+/** The CLI by its absolute path: it runs from any folder, and nothing is looked up on a registry. */
+const CLI_SCRIPT = fileURLToPath(new URL('../cli/gleaner.mjs', import.meta.url));
+
+/** The demo account, made on first start: before the stack starts, so the landing page can link its feed. */
+async function prepareDemo(dynamo: DynamoDbLocal, dataDir: string): Promise<Awaited<ReturnType<typeof ensureDemo>>> {
   const { doc, client } = createDynamoClients({ endpoint: dynamo.endpoint, region: 'local' });
-  const { demo, created } = await ensureDemo(dataDir, {
-    accounts: new DynamoAccountStore(doc, LOCAL_TABLE_NAME),
-    feeds: new DynamoFeedStore(doc, LOCAL_TABLE_NAME),
-  });
+  try {
+    await ensureTable(client, LOCAL_TABLE_NAME);
+    return await ensureDemo(dataDir, {
+      accounts: new DynamoAccountStore(doc, LOCAL_TABLE_NAME),
+      feeds: new DynamoFeedStore(doc, LOCAL_TABLE_NAME),
+    });
+  } finally {
+    client.destroy();
+  }
+}
+
+function printWelcome(
+  stack: LocalStack,
+  dynamo: DynamoDbLocal,
+  dataDir: string,
+  { demo, created }: Awaited<ReturnType<typeof ensureDemo>>,
+): void {
   const feedUrl = (routeId: string) => routeUrl(stack.baseUrl, routeId, { feed_id: demo.feedId });
-  client.destroy();
   console.log(`
 Open ${stack.webBaseUrl} to sign up (mail, with its links, is printed here and kept in ${stack.mailFolder})
 
 Gleaner is running at ${stack.baseUrl}
   data:          ${dataDir} (DynamoDB Local at ${dynamo.endpoint})
-  for the CLI:   export GLEANER_DATA_DIR=${shellQuoted(dataDir)}   (in another shell, so \`npx gleaner\` finds this stack)
+  for the CLI:   paste into another shell; then \`gleaner\` works from any folder and finds this stack:
+                 export GLEANER_DATA_DIR=${shellQuoted(dataDir)}
+                 alias gleaner=${shellQuoted(`node ${CLI_SCRIPT}`)}
   demo user:     ${demo.userId}${created ? ' (created now)' : ''}
   demo token:    ${demo.token}  (id ${demo.tokenId})
   demo feed:     public, notes tagged #${DEMO_FEED_TAG} (id ${demo.feedId})
@@ -152,7 +177,9 @@ Then read it in the demo feed (JSON, or RSS for a feed reader):
 
 curl -sS ${feedUrl('GetPublishedFeed')}
 
-Manage users, tokens, feeds, notes and bookmarks with \`npx gleaner --help\`. Stop with Ctrl-C.
+Manage users, tokens, feeds, notes and bookmarks with \`gleaner --help\` (\`npx gleaner\` only
+in the project folder: elsewhere npx would look for a package of that name on the registry).
+Stop with Ctrl-C.
 `);
 }
 

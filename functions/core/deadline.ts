@@ -33,3 +33,11 @@ export class Deadline {
 export class DeadlineExceededError extends Error {
   override readonly name = 'DeadlineExceededError';
 }
+
+/**
+ * A write that kept losing the race for the same items until its attempts ran out. Like a passed
+ * deadline it is a temporary fault: nothing was written, and the request may be tried again.
+ */
+export class ContentionError extends Error {
+  override readonly name = 'ContentionError';
+}

@@ -1,4 +1,4 @@
-import { renderFeedNotFoundPage, renderFeedPage } from '../core/feed/page';
+import { FEED_PAGE_HEADERS, renderFeedNotFoundPage, renderFeedPage } from '../core/feed/page';
 import {
   type FeedRepresentation,
   makePublishedFeedHandler,
@@ -11,6 +11,7 @@ import { deferred, type Environment } from '../platform/env';
 const page: FeedRepresentation = {
   variant: 'html',
   contentType: 'text/html; charset=utf-8',
+  headers: FEED_PAGE_HEADERS,
   render: (feed, notes, urls) => renderFeedPage(feed, notes, urls),
   notFoundPage: renderFeedNotFoundPage(),
 };

@@ -16,6 +16,7 @@ import { type Retirement, retirementHeaders } from '../core/contract/retirement'
 import { withInvocationDeadline } from '../platform/request-deadline';
 import type { Tracing } from '../platform/tracing';
 import { errorResponse, type Headers } from './responses';
+import { temporaryFaultRetryAfter } from './temporary-fault';
 
 /** What a route's own code gets besides the event: its rate limiter, bound to the route's policy. */
 export interface RouteRequest {
@@ -23,7 +24,35 @@ export interface RouteRequest {
   rateLimit(subject: string): Promise<RateLimitDecision>;
 }
 
-export type RouteHandler = (event: APIGatewayProxyEvent, request: RouteRequest) => Promise<APIGatewayProxyResult>;
+export type RouteHandler<Event extends APIGatewayProxyEvent = APIGatewayProxyEvent> = (
+  event: Event,
+  request: RouteRequest,
+) => Promise<APIGatewayProxyResult>;
+
+/** A route's own middleware (authentication, the body parser), run innermost, after the shared ones. */
+export type RouteMiddleware<Event extends APIGatewayProxyEvent = APIGatewayProxyEvent> = middy.MiddlewareObj<
+  Event,
+  APIGatewayProxyResult
+>;
+
+/**
+ * Thrown by a route's middleware to answer now (a 401, a 429): the route's handler does not run, and
+ * the answer still gets every header the route's answers carry (which middy's early return would skip).
+ */
+export class RouteAnswer extends Error {
+  constructor(readonly response: APIGatewayProxyResult) {
+    super(`answered ${response.statusCode} before the handler`);
+  }
+}
+
+/** The rate limiter of the invocation `context` belongs to, for a route's middleware. */
+export function routeRequest(context: Context): RouteRequest {
+  const request = invocations.get(context);
+  if (!request) throw new Error('routeRequest outside an httpRoute invocation');
+  return request;
+}
+
+const invocations = new WeakMap<Context, RequestRateLimit>();
 
 export interface RouteOptions {
   readonly logger: Logger;
@@ -56,29 +85,29 @@ const EXPOSED_HEADERS = [
  * The middleware every HTTP route shares: an X-Ray segment, structured logs with the request id,
  * metrics flushed per invocation, the request's deadline (retries stop in time to answer: see request-deadline.ts),
  * CORS headers on every answer, a last-resort 500 in the contract's shape with no stack
- * trace, and the headers the contract wants on every answer of a route, errors included: the four
+ * trace (503 with Retry-After when the failure is a temporary one), and the headers the contract wants on every answer of a route, errors included: the four
  * RateLimit headers (the limiter's last answer, or the full quota when it never answered) and, on a
  * retiring route, Deprecation/Sunset/Link. A HEAD request gets the GET answer without its body.
  */
-export function httpRoute(handler: RouteHandler, options: RouteOptions) {
-  const answer = async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
-    const limits = new RequestRateLimit(options.rateLimit);
-    let response: APIGatewayProxyResult;
-    try {
-      response = await withInvocationDeadline(context, () => handler(event, limits));
-    } catch (error) {
-      response = internalError(options.logger, error, context.awsRequestId);
-    }
-    return { ...response, headers: { ...response.headers, ...limits.headers() } };
-  };
-  const route = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(answer);
+export function httpRoute<Event extends APIGatewayProxyEvent = APIGatewayProxyEvent>(
+  handler: RouteHandler<Event>,
+  options: RouteOptions,
+  middlewares: readonly RouteMiddleware<Event>[] = [],
+) {
+  const route = middy<Event, APIGatewayProxyResult>((event: Event, context: Context) =>
+    handler(event, routeRequest(context)),
+  );
   // Answers (feeds, icons) can be large: the trace keeps the timing, not the body.
   if (options.tracing) route.use(options.tracing.middleware({ captureResponse: false }));
   route.use(injectLambdaContext(options.logger, { resetKeys: true }));
   if (options.metrics) route.use(logMetrics(options.metrics));
-  return route
+  route
     .use(httpCors({ origins: [...options.corsOrigins], exposeHeaders: EXPOSED_HEADERS.join(', ') }))
     .use(everyAnswer(options));
+  for (const middleware of middlewares) route.use(middleware);
+  // Lambda hands over a plain proxy event; the route's middlewares add what `Event` has beyond it.
+  return (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> =>
+    withInvocationDeadline(context, () => route(event as Event, context));
 }
 
 /** The route's limiter for one request, remembering its last decision for the answer's headers. */
@@ -99,27 +128,56 @@ class RequestRateLimit implements RouteRequest {
   }
 }
 
-/** Runs last on the way out (before CORS): a 500 for a failure in other middleware, the route's headers, HEAD. */
-function everyAnswer(options: RouteOptions): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+/**
+ * What CloudFront's security headers policy adds to every answer (lib/cdn.ts), sent by the handlers
+ * too, so the local stack answers as AWS does. HSTS stays CloudFront's: it means nothing over http.
+ */
+const SECURITY_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'strict-origin-when-cross-origin',
+} as const;
+
+/**
+ * Runs first on the way in (the request's limiter) and last on the way out (before CORS): a
+ * middleware's RouteAnswer, or a 500/503 for a failure; the route's headers; HEAD.
+ */
+function everyAnswer<Event extends APIGatewayProxyEvent>(
+  options: RouteOptions,
+): middy.MiddlewareObj<Event, APIGatewayProxyResult> {
   const routeHeaders = options.retirement ? retirementHeaders(options.retirement) : {};
-  const finish = (response: APIGatewayProxyResult, event: APIGatewayProxyEvent): APIGatewayProxyResult => ({
-    ...response,
-    headers: { ...response.headers, ...routeHeaders },
-    ...(event.httpMethod === 'HEAD' ? { body: '', isBase64Encoded: false } : {}),
-  });
+  const finish = (request: middy.Request<Event, APIGatewayProxyResult>, response: APIGatewayProxyResult) => {
+    const limits = invocations.get(request.context) ?? new RequestRateLimit(options.rateLimit);
+    request.response = {
+      ...response,
+      headers: { ...SECURITY_HEADERS, ...response.headers, ...limits.headers(), ...routeHeaders },
+      ...(request.event.httpMethod === 'HEAD' ? { body: '', isBase64Encoded: false } : {}),
+    };
+  };
   return {
-    after: async (request) => {
-      request.response = finish(request.response!, request.event);
+    before: async (request) => {
+      invocations.set(request.context, new RequestRateLimit(options.rateLimit));
     },
-    onError: async (request) => {
-      const failed = internalError(options.logger, request.error, request.context.awsRequestId);
-      const headers = { ...failed.headers, ...new RequestRateLimit(options.rateLimit).headers() };
-      request.response = finish({ ...failed, headers }, request.event);
-    },
+    after: async (request) => finish(request, request.response!),
+    onError: async (request) =>
+      finish(
+        request,
+        request.error instanceof RouteAnswer
+          ? request.error.response
+          : internalError(options.logger, request.error, request.context.awsRequestId),
+      ),
   };
 }
 
+/** The last-resort answer: 503 with Retry-After for a temporary fault (contention, DynamoDB unreachable), else 500. */
 function internalError(logger: Logger, error: unknown, requestId: string): APIGatewayProxyResult {
+  const retryAfter = temporaryFaultRetryAfter(error);
+  if (retryAfter !== null) {
+    logger.warn('Temporary fault; answered 503', { error: error as Error, requestId });
+    return errorResponse(503, `Temporarily unavailable; retry in ${retryAfter} s (request id ${requestId})`, {
+      'Retry-After': String(retryAfter),
+    });
+  }
   logger.error('Unhandled error', { error: error as Error, requestId });
   return errorResponse(500, `Internal server error (request id ${requestId})`);
 }

@@ -34,7 +34,12 @@ export interface FeedRepresentation {
   readonly contentType: string;
   /** May load its renderer on first use, so answers that render nothing (304, 404, 429) never load it. */
   render(feed: Feed, notes: readonly FeedNote[], urls: FeedUrls): string | Promise<string>;
-  /** The body of the 404 for a feed that is not published (people get a page); the contract's error JSON when unset. */
+  /** Headers of its every answer (the page's Content-Security-Policy). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The body of the 404 for a feed that is not published, or whose id is not a UUID (people get a
+   * page); when unset, the contract's error JSON (and 422 for an id that is not a UUID).
+   */
   readonly notFoundPage?: string;
   /** Served in pages (`?limit=`, `?cursor=`); `self` is the representation's own address among the feed's. */
   readonly paged?: { readonly self: (urls: FeedUrls) => string };
@@ -96,6 +101,8 @@ async function readPublishedFeed(
     feedId.ok ? deps.feeds.getFeed(feedId.value) : null,
   ]);
   if (!limit.allowed) return rateLimited(limit, { 'Cache-Control': 'no-store' });
+  // A person who mistyped a page's address gets the page that says so; readers of the API, its 422.
+  if (!feedId.ok && representation.notFoundPage !== undefined) return notFound(representation);
   if (!feedId.ok) return errorResponse(422, feedId.issues, { 'Cache-Control': 'no-store' });
   const paging = representation.paged ? parseFeedPage(event.queryStringParameters, feedId.value) : null;
   if (paging && !paging.ok) return errorResponse(422, paging.issues, { 'Cache-Control': 'no-store' });
@@ -153,7 +160,7 @@ async function readPublishedFeed(
     : feedUrls;
   return {
     statusCode: 200,
-    headers: { ...cacheHeaders, 'Content-Type': representation.contentType },
+    headers: { ...cacheHeaders, 'Content-Type': representation.contentType, ...representation.headers },
     body: await representation.render(feed, shown, urls),
   };
 }
@@ -163,7 +170,11 @@ function notFound(representation: FeedRepresentation): APIGatewayProxyResult {
     return errorResponse(404, NOT_FOUND, { 'Cache-Control': NOT_FOUND_CACHE });
   return {
     statusCode: 404,
-    headers: { 'Content-Type': representation.contentType, 'Cache-Control': NOT_FOUND_CACHE },
+    headers: {
+      'Content-Type': representation.contentType,
+      'Cache-Control': NOT_FOUND_CACHE,
+      ...representation.headers,
+    },
     body: representation.notFoundPage,
   };
 }

@@ -102,6 +102,13 @@ const tooManyRequests = jsonResponse('Rate limit exceeded: wait Retry-After seco
   'Retry-After': headerRef('Retry-After'),
 });
 
+/** Issue 21: contention that outlasted its retries, or DynamoDB unreachable (restarting, say): never a 500. */
+const temporarilyUnavailable = jsonResponse(
+  'A temporary fault (the same items kept changing, or the database could not be reached): retry after Retry-After seconds. With an Idempotency-Key the retry is safe whatever happened.',
+  'Error',
+  { 'Retry-After': headerRef('Retry-After') },
+);
+
 const feedIdParameter = {
   name: 'feed_id',
   in: 'path',
@@ -189,6 +196,7 @@ function feedOperation(
         'HTTPValidationError',
       ),
       429: tooManyRequests,
+      503: temporarilyUnavailable,
     },
   };
 }
@@ -226,11 +234,16 @@ const saveOperation: JsonObject = {
       },
     ),
     413: jsonResponse('The body is over 10 MB (API Gateway refuses it before the function runs).', 'Error'),
+    415: jsonResponse(
+      'The Content-Type declares a charset the service cannot decode (UTF-8, ISO-8859-1, UTF-16 and the other WHATWG encodings are decoded).',
+      'Error',
+    ),
     422: jsonResponse(
-      'Invalid body (not JSON, not an object, a non-http(s) url, a wrong type, too long), a Content-Type other than application/json (`loc: ["header", "content-type"]`), a malformed Idempotency-Key, or a key already used with another request.',
+      'Invalid body (not JSON, bytes not valid in the declared charset, not an object, a non-http(s) url, a malformed host or port 0, a wrong type, too long, a URL over 2,048 characters once escaped), a Content-Type other than application/json (`loc: ["header", "content-type"]`), a malformed Idempotency-Key, or a key already used with another request.',
       'HTTPValidationError',
     ),
     429: tooManyRequests,
+    503: temporarilyUnavailable,
   },
 };
 

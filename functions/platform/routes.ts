@@ -166,10 +166,8 @@ export const routes: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/feeds/{feed_id}',
     entry: 'functions/feed-page/handler.ts',
-    throttle: 'feed',
-    cdn: true,
-    answersHead: true,
-    access: ['table:read', 'table:rate-limit'],
+    // Its preflight too (OPTIONS answers 204, as on the other feed routes: issue 21).
+    ...feedRead,
   },
   {
     id: 'GetIcon',
@@ -180,6 +178,17 @@ export const routes: readonly RouteDefinition[] = [
     cdn: true,
     answersHead: true,
     access: ['table:read'],
+  },
+  {
+    // A landing page for people at the service's address (the web app takes it over); not cached by
+    // CloudFront, so it is the default behaviour's, as every path outside the cached ones.
+    id: 'GetLandingPage',
+    method: 'GET',
+    path: '/',
+    entry: 'functions/landing-page/handler.ts',
+    throttle: 'openapi',
+    cdn: false,
+    access: [],
   },
   {
     // The OpenAPI description of the routes above; not itself one of the contract's operations.

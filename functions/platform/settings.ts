@@ -64,6 +64,12 @@ export const settings = {
     parse: text,
   },
   faviconQueueUrl: { name: 'FAVICON_QUEUE_URL', doc: 'where the page worker hands favicon candidates', parse: text },
+  demoFeedId: {
+    name: 'DEMO_FEED_ID',
+    doc: 'the demo feed the landing page links to (the local stack makes one; a deployment has none)',
+    parse: text,
+    fallback: undefined,
+  },
   publicBaseUrl: {
     name: 'PUBLIC_BASE_URL',
     doc: "readers' address of the service (CloudFront or the custom domain)",

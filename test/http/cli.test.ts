@@ -9,6 +9,8 @@ import { gleaner, repositoryRoot } from '../support/processes';
 
 let t: TestStack;
 let env: Record<string, string>;
+/** A well-formed id, for the usage mistakes found before any id is looked up. */
+const someId = '00000000-0000-4000-8000-000000000000';
 const parse = (stdout: string) => JSON.parse(stdout);
 
 beforeAll(async () => {
@@ -25,7 +27,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-describe('gleaner CLI against the running local stack', () => {
+// Every command is a process of its own that loads the CLI: on a busy machine one takes seconds.
+describe('gleaner CLI against the running local stack', { timeout: 240_000 }, () => {
   it('creates a user and a token that saves, then revokes it', async () => {
     const created = await gleaner(['users', 'create', '--name', 'Ada', '--json'], env);
     expect(created.code).toBe(0);
@@ -48,6 +51,8 @@ describe('gleaner CLI against the running local stack', () => {
     const note = parse((await gleaner(['notes', 'get', saved.note_id, '--json'], env)).stdout);
     expect(note).toEqual({
       id: saved.note_id,
+      bookmark_id: saved.bookmark.id,
+      url: 'https://example.com/cli',
       title: 'https://example.com/cli',
       body: expect.stringContaining('> hello'),
       tags: ['cli'],
@@ -77,6 +82,10 @@ describe('gleaner CLI against the running local stack', () => {
         ],
       });
     }
+    // For people, a table with every column --json has, highlights included.
+    const table = (await gleaner(['migrate'], env)).stdout.split('\n');
+    expect(table[0]).toMatch(/^name +description +users +tokens +notes +highlights$/);
+    expect(table[2]).toMatch(/^highlight-records .* - +- +0 +0$/);
   });
 
   it('creates pro users and custom caps', async () => {
@@ -107,6 +116,11 @@ describe('gleaner CLI against the running local stack', () => {
         .stdout,
     );
     expect(next.notes.map((note: { id: string }) => note.id)).toEqual([first.note_id]);
+    // The last page is full, yet nothing follows it: no cursor.
+    expect(next.cursor).toBeNull();
+    expect(
+      parse((await gleaner(['bookmarks', 'list', '--user', user.id, '--limit', '2', '--json'], env)).stdout).cursor,
+    ).toBeNull();
     const foreign = await gleaner(['notes', 'list', '--user', user.id, '--tag', 'keep', '--cursor', page.cursor], env);
     expect(foreign.code).toBe(2);
     expect(foreign.stderr).toMatch(/^gleaner: the cursor is not one this list gave out/);
@@ -148,12 +162,26 @@ describe('gleaner CLI against the running local stack', () => {
       label: 'phone',
       replaces: old.id,
     });
+    // The replacement keeps the old token's lifetime (90 days), counted from the rotation.
+    const day = 86_400_000;
+    expect(Date.parse(rotated.expires) - Date.now()).toBeGreaterThan(89 * day);
+    expect(Date.parse(rotated.expires) - Date.now()).toBeLessThanOrEqual(90 * day);
     expect((await t.save(old.token, { url: 'https://example.com/rotate' })).status).toBe(401);
     expect((await t.save(rotated.token, { url: 'https://example.com/rotate' })).status).toBe(200);
 
     const listed = (await gleaner(['tokens', 'list', '--user', user.id, '--json'], env)).stdout;
     expect(listed).not.toContain(old.token);
+    // Newest first, as the help says.
     expect(parse(listed).tokens).toEqual([
+      {
+        id: rotated.id,
+        label: 'phone',
+        created: expect.any(String),
+        last_used: expect.any(String),
+        last_used_by: expect.any(String),
+        expires: rotated.expires,
+        revoked: false,
+      },
       {
         id: old.id,
         label: 'phone',
@@ -163,18 +191,19 @@ describe('gleaner CLI against the running local stack', () => {
         expires: rotated.replaced_expires,
         revoked: false,
       },
-      {
-        id: rotated.id,
-        label: 'phone',
-        created: expect.any(String),
-        last_used: expect.any(String),
-        last_used_by: expect.any(String),
-        expires: null,
-        revoked: false,
-      },
     ]);
     const again = await gleaner(['tokens', 'rotate', old.id, '--json'], env);
-    expect(again.stderr).toMatch(/revoked or expired already/);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(`gleaner: token ${old.id} is revoked or expired already; create a new one instead\n`);
+
+    // --expires-in gives the replacement another lifetime; a token without expiry gives one without.
+    const shorter = parse(
+      (await gleaner(['tokens', 'rotate', rotated.id, '--expires-in', '1d', '--json'], env)).stdout,
+    );
+    expect(Date.parse(shorter.expires) - Date.now()).toBeLessThanOrEqual(day);
+    expect(Date.parse(shorter.expires) - Date.now()).toBeGreaterThan(day - 60_000);
+    const forever = parse((await gleaner(['tokens', 'create', '--user', user.id, '--json'], env)).stdout);
+    expect(parse((await gleaner(['tokens', 'rotate', forever.id, '--json'], env)).stdout).expires).toBeNull();
   });
 
   it('imports a browser bookmark file, exports it back, and the export imports into a fresh user', async () => {
@@ -213,6 +242,7 @@ describe('gleaner CLI against the running local stack', () => {
         updated: expect.any(String),
         tags: ['reading', 'later'],
         note: expect.stringContaining('https://example.com/imported'),
+        highlights: [],
       },
     ]);
 
@@ -220,9 +250,10 @@ describe('gleaner CLI against the running local stack', () => {
     const copy = parse((await gleaner(['users', 'create', '--name', 'Copy', '--json'], env)).stdout);
     await gleaner(['import', '--user', copy.id, file, '--json'], env);
     expect((await gleaner(['export', '--user', copy.id], env)).stdout).toBe(exported.stdout);
-    expect(
-      (await gleaner(['import', '--user', copy.id, join(env.GLEANER_DATA_DIR!, 'missing.html')], env)).stderr,
-    ).toMatch(/^gleaner: cannot read .*missing\.html: ENOENT/);
+    // A file that cannot be read is an I/O failure (1), not a usage mistake.
+    const missing = await gleaner(['import', '--user', copy.id, join(env.GLEANER_DATA_DIR!, 'missing.html')], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^gleaner: cannot read .*missing\.html: ENOENT\n$/);
 
     // The JSON export imports too; a JSON file that is not one is named as such (a usage error, exit 2).
     const jsonFile = join(env.GLEANER_DATA_DIR!, 'export.json');
@@ -242,10 +273,58 @@ describe('gleaner CLI against the running local stack', () => {
     );
   });
 
+  it('exports highlights with their text, order and times, and imports them so into a new user, in either format', async () => {
+    const user = parse((await gleaner(['users', 'create', '--name', 'Highlighter', '--json'], env)).stdout);
+    const { token } = parse((await gleaner(['tokens', 'create', '--user', user.id, '--json'], env)).stdout);
+    const url = 'https://example.com/highlighted';
+    await t.save(token, { url, selection: 'First quote', comment: 'first thought #kept' });
+    await t.save(token, { url, selection: 'Second quote', append: true });
+    // A later second: a bookmark file keeps whole seconds, and these must stay apart and in order.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await t.save(token, { url, selection: 'Third quote\nover two lines', comment: 'last', append: true });
+    const exportJson = async (userId: string) =>
+      parse((await gleaner(['export', '--user', userId, '--format', 'json', '--json'], env)).stdout).bookmarks;
+    const original = await exportJson(user.id);
+    expect(original[0].highlights).toEqual([
+      { quote: 'First quote', comment: 'first thought #kept', saved: expect.any(String) },
+      { quote: 'Second quote', comment: null, saved: expect.any(String) },
+      { quote: 'Third quote\nover two lines', comment: 'last', saved: expect.any(String) },
+    ]);
+    const times = original[0].highlights.map((highlight: { saved: string }) => Date.parse(highlight.saved));
+    expect(times[1]).toBeGreaterThan(times[0]);
+    expect(times[2] - times[1]).toBeGreaterThan(1000);
+
+    // JSON: everything exactly, times to the millisecond.
+    const jsonFile = join(env.GLEANER_DATA_DIR!, 'highlights.json');
+    writeFileSync(jsonFile, JSON.stringify({ bookmarks: original }));
+    const fromJson = parse((await gleaner(['users', 'create', '--name', 'From JSON', '--json'], env)).stdout);
+    await gleaner(['import', '--user', fromJson.id, jsonFile, '--json'], env);
+    expect(await exportJson(fromJson.id)).toEqual(original);
+
+    // A bookmark file: the same text and order, each time to the second.
+    const htmlFile = join(env.GLEANER_DATA_DIR!, 'highlights.html');
+    writeFileSync(htmlFile, (await gleaner(['export', '--user', user.id], env)).stdout);
+    const fromFile = parse((await gleaner(['users', 'create', '--name', 'From file', '--json'], env)).stdout);
+    await gleaner(['import', '--user', fromFile.id, htmlFile, '--json'], env);
+    const toSeconds = (highlights: { quote: string; comment: string | null; saved: string }[]) =>
+      highlights.map((highlight) => ({ ...highlight, saved: Math.floor(Date.parse(highlight.saved) / 1000) }));
+    expect(toSeconds((await exportJson(fromFile.id))[0].highlights)).toEqual(toSeconds(original[0].highlights));
+
+    // The table shows each note on one line, its body cut; `notes get` and --json show it whole.
+    const table = (await gleaner(['notes', 'list', '--user', user.id], env)).stdout;
+    expect(table.trimEnd().split('\n')).toHaveLength(2);
+    expect(table).not.toContain('Second quote');
+    const listed = parse((await gleaner(['notes', 'list', '--user', user.id, '--json'], env)).stdout).notes;
+    expect(listed[0].body).toContain('> Third quote\n> over two lines');
+    expect((await gleaner(['notes', 'get', listed[0].id], env)).stdout).toContain('  > Second quote');
+  });
+
   it('lists users and changes their plan', async () => {
     const user = parse((await gleaner(['users', 'create', '--name', 'Upgrader', '--json'], env)).stdout);
-    const listed = parse((await gleaner(['users', 'list', '--limit', '100', '--json'], env)).stdout);
-    expect(listed.users).toContainEqual(user);
+    const later = parse((await gleaner(['users', 'create', '--name', 'Later', '--json'], env)).stdout);
+    // Newest first, as the help says.
+    const listed = parse((await gleaner(['users', 'list', '--limit', '2', '--json'], env)).stdout);
+    expect(listed.users).toEqual([later, user]);
     expect(parse((await gleaner(['users', 'update', user.id, '--plan', 'pro', '--json'], env)).stdout)).toEqual({
       ...user,
       plan: 'pro',
@@ -258,7 +337,7 @@ describe('gleaner CLI against the running local stack', () => {
     });
   });
 
-  it.each([
+  it.concurrent.each([
     [['notes', 'get', '00000000-0000-4000-8000-000000000000', '--json'], /no note with id/],
     [['bookmarks', 'get', '00000000-0000-4000-8000-000000000000', '--json'], /no bookmark with id/],
     [['tokens', 'revoke', '00000000-0000-4000-8000-000000000000', '--json'], /no token with id/],
@@ -276,23 +355,23 @@ describe('gleaner CLI against the running local stack', () => {
     [['bookmarks', 'list', '--user', '00000000-0000-4000-8000-000000000000', '--json'], /no user with id/],
     [['notes', 'delete', '00000000-0000-4000-8000-000000000000', '--json'], /no note with id/],
     [['users', 'update', '00000000-0000-4000-8000-000000000000', '--plan', 'pro', '--json'], /no user with id/],
-  ])('fails clearly for an unknown id: %j', async (args, message) => {
+    [['feeds', 'get', '00000000-0000-4000-8000-000000000000', '--json'], /no feed with id/],
+    [['feeds', 'delete', '00000000-0000-4000-8000-000000000000', '--json'], /no feed with id/],
+    [['import', '--user', '00000000-0000-4000-8000-000000000000', 'package.json', '--json'], /no user with id/],
+  ])('fails with exit status 1 for an id that names nothing: %j', async (args, message) => {
     const result = await gleaner(args, env);
-    expect(result.code).not.toBe(0);
+    expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(message);
   });
 
   it('creates, updates, lists and deletes feeds', async () => {
     const user = parse((await gleaner(['users', 'create', '--name', 'Publisher', '--json'], env)).stdout);
-    const created = parse(
-      (
-        await gleaner(
-          ['feeds', 'create', '--user', user.id, '--title', 'Links', '--tags', 'AWS,#reading', '--json'],
-          env,
-        )
-      ).stdout,
+    const creation = await gleaner(
+      ['feeds', 'create', '--user', user.id, '--title', 'Links', '--tags', 'AWS,#reading', '--json'],
+      env,
     );
+    const created = parse(creation.stdout);
     expect(created).toEqual({
       id: expect.any(String),
       title: 'Links',
@@ -301,10 +380,30 @@ describe('gleaner CLI against the running local stack', () => {
       match: 'any',
       sharing: 'private',
       items: 'notes',
-      json_url: `${t.stack.baseUrl}/api/v2/publisher/feeds/${created.id}/public`,
+      page_url: `${t.stack.baseUrl}/feeds/${created.id}`,
       rss_url: `${t.stack.baseUrl}/api/v2/publisher/feeds/${created.id}/rss`,
+      atom_url: `${t.stack.baseUrl}/feeds/${created.id}/atom`,
+      json_feed_url: `${t.stack.baseUrl}/feeds/${created.id}/feed.json`,
+      json_url: `${t.stack.baseUrl}/api/v2/publisher/feeds/${created.id}/public`,
     });
+    const addresses = [created.page_url, created.rss_url, created.atom_url, created.json_feed_url, created.json_url];
+    // Private: every address answers 404, and the CLI says so and how to share the feed.
+    expect(creation.stderr).toBe(
+      `gleaner: feed ${created.id} is private, so its addresses answer 404 to everyone; to share it with whoever has the link: gleaner feeds update ${created.id} --sharing link\n`,
+    );
+    expect(await Promise.all(addresses.map(async (address) => (await fetch(address)).status))).toEqual([
+      404, 404, 404, 404, 404,
+    ]);
     expect((await contractFetch(created.json_url)).status).toBe(404);
+    const shared = await gleaner(['feeds', 'update', created.id, '--sharing', 'link', '--json'], env);
+    expect(shared.stderr).toBe('');
+    expect(await Promise.all(addresses.map(async (address) => (await fetch(address)).status))).toEqual([
+      200, 200, 200, 200, 200,
+    ]);
+    expect(parse((await gleaner(['feeds', 'get', created.id, '--json'], env)).stdout)).toEqual({
+      ...created,
+      sharing: 'link',
+    });
 
     const updated = parse(
       (
@@ -340,9 +439,15 @@ describe('gleaner CLI against the running local stack', () => {
     );
     expect((await contractFetch(created.rss_url)).status).toBe(200);
 
-    expect(parse((await gleaner(['feeds', 'list', '--user', user.id, '--json'], env)).stdout)).toEqual({
-      feeds: [updated],
-    });
+    const second = parse(
+      (await gleaner(['feeds', 'create', '--user', user.id, '--title', 'Later', '--tags', 'x', '--json'], env)).stdout,
+    );
+    // Newest first, as the help says; the private one named on stderr.
+    const listed = await gleaner(['feeds', 'list', '--user', user.id, '--json'], env);
+    expect(parse(listed.stdout)).toEqual({ feeds: [second, updated] });
+    expect(listed.stderr).toContain(`gleaner: feed ${second.id} is private`);
+    expect(listed.stderr).not.toContain(created.id);
+    await gleaner(['feeds', 'delete', second.id], env);
     expect(parse((await gleaner(['feeds', 'delete', created.id, '--json'], env)).stdout)).toEqual({
       id: created.id,
       deleted: true,
@@ -351,29 +456,75 @@ describe('gleaner CLI against the running local stack', () => {
     expect((await gleaner(['feeds', 'delete', created.id, '--json'], env)).stderr).toMatch(/no feed with id/);
   });
 
-  it.each([
+  it.concurrent.each([
     [['users', 'create', '--plan', 'gold', '--name', 'x'], 'gleaner: --plan must be free or pro'],
-    [['feeds', 'create', '--user', 'u', '--title', 'No tags'], 'gleaner: --tags is required'],
+    [['feeds', 'create', '--user', someId, '--title', 'No tags'], 'gleaner: --tags is required'],
     [
-      ['feeds', 'create', '--user', 'u', '--title', 'No tags', '--tags', ' , '],
+      ['feeds', 'create', '--user', someId, '--title', 'No tags', '--tags', ' , '],
       'gleaner: a feed needs at least one tag',
     ],
-    [['feeds', 'frobnicate'], 'gleaner: unknown command "feeds frobnicate"; feeds takes create, update, list, delete'],
+    [
+      ['feeds', 'frobnicate'],
+      'gleaner: unknown command "feeds frobnicate"; feeds takes create, get, update, list, delete',
+    ],
     [
       ['frobnicate'],
       'gleaner: unknown command "frobnicate"; the commands are users, tokens, notes, bookmarks, import, export, migrate, feeds',
     ],
-    [['feeds'], 'gleaner: "feeds" needs one of create, update, list, delete'],
+    [['feeds'], 'gleaner: "feeds" needs one of create, get, update, list, delete'],
     [['feeds', 'list', '--colour'], 'gleaner: unknown option --colour'],
     [['feeds', 'list', '--user'], 'gleaner: --user needs a value'],
     [[], 'gleaner: no command given'],
-    [['users', 'update', 'u'], 'gleaner: give --plan or --note-cap (or both)'],
+    [['users', 'update', someId], 'gleaner: give --plan or --note-cap (or both)'],
     [
-      ['tokens', 'create', '--user', 'u', '--expires-in', '3 weeks'],
+      ['tokens', 'create', '--user', someId, '--expires-in', '3 weeks'],
       'gleaner: --expires-in takes a duration such as 90d, 24h or 30m',
     ],
-    [['notes', 'list', '--user', 'u', '--limit', '0'], 'gleaner: --limit must be from 1 to 100'],
-    [['bookmarks', 'list', '--user', 'u', '--tag', 'a,b'], 'gleaner: --tag takes one tag'],
+    [
+      ['tokens', 'rotate', someId, '--expires-in', 'soon'],
+      'gleaner: --expires-in takes a duration such as 90d, 24h or 30m',
+    ],
+    [['notes', 'list', '--user', someId, '--limit', '0'], 'gleaner: --limit must be from 1 to 100'],
+    [['bookmarks', 'list', '--user', someId, '--tag', 'a,b'], 'gleaner: --tag takes one tag'],
+    [
+      ['feeds', 'update', someId],
+      'gleaner: give at least one of --title, --description, --tags, --match, --sharing, --items',
+    ],
+    [['export', '--user', someId, '--format', 'csv'], 'gleaner: --format must be netscape or json'],
+    [['import', '--user', someId], 'gleaner: FILE is required'],
+    [['users', 'list', '--limit', 'ten'], 'gleaner: --limit must be a whole number'],
+    // A malformed id is an invalid value (2), told apart from an id that names nothing (1).
+    ...(
+      [
+        ['notes', 'get', 'NOTE_ID'],
+        ['notes', 'delete', 'NOTE_ID'],
+        ['bookmarks', 'get', 'BOOKMARK_ID'],
+        ['tokens', 'rotate', 'TOKEN_ID'],
+        ['tokens', 'revoke', 'TOKEN_ID'],
+        ['feeds', 'get', 'FEED_ID'],
+        ['feeds', 'update', 'FEED_ID', '--title', 'x'],
+        ['feeds', 'delete', 'FEED_ID'],
+        ['users', 'update', 'USER_ID', '--plan', 'pro'],
+      ] as const
+    ).map(([resource, action, name, ...rest]): [string[], string] => [
+      [resource, action, 'not-a-uuid', ...rest],
+      `gleaner: ${name} must be a UUID, such as the id a create command printed (got "not-a-uuid")`,
+    ]),
+    ...(
+      [
+        ['tokens', 'create'],
+        ['tokens', 'list'],
+        ['notes', 'list'],
+        ['bookmarks', 'list'],
+        ['feeds', 'list'],
+        ['feeds', 'create', '--title', 'x', '--tags', 'x'],
+        ['export'],
+        ['import', 'file.html'],
+      ] as const
+    ).map((args): [string[], string] => [
+      [...args, '--user', 'not-a-uuid'],
+      'gleaner: --user must be a UUID, such as the id a create command printed (got "not-a-uuid")',
+    ]),
   ])('rejects bad usage with exit code 2, naming what was wrong: %j', async (args, message) => {
     const result = await gleaner(args, env);
     expect(result.code).toBe(2);
@@ -401,14 +552,13 @@ describe('gleaner CLI against the running local stack', () => {
       ['feeds', 'create', '--user', userId, '--title', 'Later', '--tags', 'later', '--sharing', 'public'],
       env,
     );
-    const lines = (await gleaner(['feeds', 'list', '--user', userId], env)).stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^id +title +description +tags +match +sharing +items +json_url +rss_url$/);
-    expect(lines.slice(1).map((line) => line.split(/ {2,}/).slice(1, 6))).toEqual(
-      expect.arrayContaining([
-        ['Reading', '-', 'reading, aws', 'any', 'private'],
-        ['Later', '-', 'later', 'any', 'public'],
-      ]),
+    // A feed has five addresses: each is a block of key: value lines, newest first.
+    const blocks = (await gleaner(['feeds', 'list', '--user', userId], env)).stdout.split('\n\n');
+    expect(blocks).toHaveLength(2);
+    expect(blocks[0]).toMatch(
+      /^id: +\S+\ntitle: +Later\ndescription: +-\ntags: +later\nmatch: +any\nsharing: +public\nitems: +notes\npage_url: +http:\/\/\S+\/feeds\/\S+\nrss_url: +\S+\/rss\natom_url: +\S+\/atom\njson_feed_url: +\S+\/feed\.json\njson_url: +\S+\/public$/,
     );
+    expect(blocks[1]).toMatch(/\ntitle: +Reading\n(?:.*\n)*tags: +reading, aws\n/);
     const none = parse((await gleaner(['users', 'create', '--name', 'Nobody', '--json'], env)).stdout);
     expect((await gleaner(['feeds', 'list', '--user', none.id], env)).stdout).toBe('(no feeds)\n');
   });

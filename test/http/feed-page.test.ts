@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { parseHTML } from 'linkedom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FEED_EMBED_SCRIPT } from '../../functions/core/feed/embed-script';
@@ -17,6 +17,43 @@ afterAll(() => t.stop());
 const createFeed: TestStack['createFeed'] = (userId, settings) => t.createFeed(userId, settings);
 
 const pageUrl = (id: string) => routeUrl(t.stack.baseUrl, 'GetFeedPage', { feed_id: id });
+
+describe("a feed's public page: security headers from the handler (issue 21)", () => {
+  const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+
+  it('sends a strict Content-Security-Policy that admits exactly its own inline style and copy script', async () => {
+    const { user } = await t.createUser({ name: 'Csp' });
+    const feed = await createFeed(user.id, { title: 'Strict', tags: ['csp'], sharing: 'public' });
+    for (const url of [pageUrl(feed.id), pageUrl(randomUUID())]) {
+      const response = await fetch(url);
+      const { document } = parseHTML(await response.text());
+      const policy = response.headers.get('Content-Security-Policy') ?? '';
+      const directives = new Map(policy.split('; ').map((part) => [part.split(' ')[0], part]));
+      expect(directives.get('default-src')).toBe("default-src 'none'");
+      expect(directives.get('frame-ancestors')).toBe("frame-ancestors 'none'");
+      const styles = [...document.querySelectorAll('style')].map((style) => style.textContent ?? '');
+      expect(directives.get('style-src')).toBe(`style-src ${styles.map(sha256).join(' ')}`);
+      const scripts = [...document.querySelectorAll('script:not([src])')].map((script) => script.textContent ?? '');
+      if (response.status === 200) expect(scripts).toHaveLength(1);
+      for (const script of scripts) expect(directives.get('script-src')).toContain(sha256(script));
+      expect(response.headers.get('X-Content-Type-Options')).toBe('nosniff');
+      expect(response.headers.get('X-Frame-Options')).toBe('DENY');
+      expect(response.headers.get('Referrer-Policy')).toBe('strict-origin-when-cross-origin');
+    }
+  });
+
+  it('answers OPTIONS with 204, as the other feed routes do', async () => {
+    const { user } = await t.createUser({ name: 'Preflight' });
+    const feed = await createFeed(user.id, { title: 'Options', tags: ['options'], sharing: 'public' });
+    const atom = routeUrl(t.stack.baseUrl, 'GetFeedAtom', { feed_id: feed.id });
+    const headers = { Origin: 'https://blog.example', 'Access-Control-Request-Method': 'GET' };
+    for (const url of [pageUrl(feed.id), atom]) {
+      const response = await fetch(url, { method: 'OPTIONS', headers });
+      expect(response.status, url).toBe(204);
+      expect(response.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    }
+  });
+});
 
 describe("a feed's public page", () => {
   it('shows the feed and its entries, links its formats, and carries the feed headers', async () => {
@@ -107,13 +144,19 @@ describe("a feed's public page", () => {
     expect(changed.headers.get('ETag')).not.toBe(etag);
   });
 
-  it('answers HEAD like GET without the body, and 422 for a feed_id that is not a UUID', async () => {
+  it('answers HEAD like GET without the body', async () => {
     const { user } = await t.createUser();
     const feed = await createFeed(user.id, { title: 'Head', tags: ['h'], sharing: 'public' });
     const head = await fetch(pageUrl(feed.id), { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.headers.get('ETag')).toBe((await fetch(pageUrl(feed.id))).headers.get('ETag'));
-    expect((await fetch(`${t.stack.baseUrl}/feeds/not-a-uuid`)).status).toBe(422);
+  });
+
+  it('answers a feed id that is not a UUID with the HTML not-found page a browser shows, not JSON', async () => {
+    const mistyped = await fetch(`${t.stack.baseUrl}/feeds/not-a-uuid`);
+    expect(mistyped.status).toBe(404);
+    expect(mistyped.headers.get('Content-Type')).toBe('text/html; charset=utf-8');
+    expect(await mistyped.text()).toBe(await (await fetch(pageUrl(randomUUID()))).text());
   });
 });
 

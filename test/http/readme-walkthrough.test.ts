@@ -8,7 +8,8 @@ import { repositoryRoot, startService, waitFor } from '../support/processes';
 
 /**
  * The README's "A walk through with curl", followed as a newcomer does: after `npm start`, paste the
- * banner's export line and curl command, then each command block as written. Every `# → …` comment
+ * banner's lines for the CLI and its curl command into a shell in another folder, then each command
+ * block as written. Every `# → …` comment
  * and the JSON answer shown must be what the commands print.
  */
 
@@ -35,7 +36,8 @@ function bash(script: string, env: Record<string, string>): Promise<string> {
     execFile(
       'bash',
       ['-c', script],
-      { cwd: repositoryRoot, env: { ...process.env, ...env } },
+      // Another folder than the project's: there `npx gleaner` would ask the registry for a package.
+      { cwd: dataDir, env: { ...process.env, ...env } },
       (error, stdout, stderr) => (error ? reject(new Error(`${script}\n→ ${stderr}`)) : resolve(stdout)),
     ),
   );
@@ -67,6 +69,8 @@ describe('the README walk-through', () => {
       await waitFor(() => service.output().includes('Stop with Ctrl-C'));
       const banner = service.output();
       const exportLine = /^.*?(export GLEANER_DATA_DIR=\S+)/m.exec(banner)![1]!;
+      const aliasLine = /^ *(alias gleaner=.+)$/m.exec(banner)![1]!;
+      expect(banner).not.toMatch(/^\s*(?:alias gleaner=)?'?npx /m);
       const bannerCurl = /(curl -sS -X POST[\s\S]*?-d '.*')/.exec(banner)![1]!;
       expect(JSON.parse(await bash(bannerCurl, {}))).toMatchObject({ is_new_bookmark: true });
 
@@ -81,7 +85,8 @@ describe('the README walk-through', () => {
       let checked = 0;
       for (const [index, block] of blocks.entries()) {
         if (block.language !== 'sh' || block.text.includes('TOKEN=gln_…')) continue;
-        const script = `${exportLine}\n${block.text.replaceAll(README_BASE_URL, `http://127.0.0.1:${port}`)}`;
+        // A pasted alias works in a script once aliases are expanded, as they are in an interactive shell.
+        const script = `shopt -s expand_aliases\n${exportLine}\n${aliasLine}\n${block.text.replaceAll(README_BASE_URL, `http://127.0.0.1:${port}`)}`;
         const stdout = await bash(script, env);
         const answerShown = blocks[index + 1]?.language === 'json' ? JSON.parse(blocks[index + 1]!.text) : null;
         if (answerShown) {

@@ -314,6 +314,29 @@ describe('request content type', () => {
     },
   );
 
+  it('decodes the charset the Content-Type declares, refuses bytes it cannot decode, and 415s an unknown charset (issue 21)', async () => {
+    const { token } = await t.createUser();
+    const latin1 = Buffer.from(JSON.stringify({ url: 'https://example.com/cafe', title: 'café' }), 'latin1');
+    const send = (contentType: string) =>
+      fetch(`${t.stack.baseUrl}/api/v1/bookmarks/save`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': contentType },
+        body: latin1,
+      });
+    const saved = await send('application/json; charset=iso-8859-1');
+    expect(saved.status).toBe(200);
+    expect(((await saved.json()) as { bookmark: { title: string } }).bookmark.title).toBe('café');
+    const undecodable = await send('application/json');
+    expect(undecodable.status).toBe(422);
+    expect(((await undecodable.json()) as { detail: unknown[] }).detail[0]).toMatchObject({
+      loc: ['body', 46],
+      type: 'json_invalid',
+    });
+    const unknown = await send('application/json; charset=x-klingon');
+    expect(unknown.status).toBe(415);
+    expect(await unknown.json()).toEqual({ detail: 'Unsupported charset "x-klingon": send UTF-8' });
+  });
+
   it('answers 401 before looking at the content type', async () => {
     expect((await t.save(null, { url: 'https://example.com/json' }, { 'Content-Type': 'text/plain' })).status).toBe(
       401,

@@ -89,7 +89,7 @@ export function apiMethods(template: Template) {
     .filter((resource) => resource.Type === 'AWS::ApiGateway::Method')
     .map(({ Properties }) => ({
       httpMethod: Properties.HttpMethod as string,
-      // The API's root resource is no AWS::ApiGateway::Resource of the template.
+      // The API's root resource (GET /) is not an AWS::ApiGateway::Resource of its own.
       path: pathOf(Properties.ResourceId) || '/',
       properties: Properties,
     }));
@@ -103,7 +103,7 @@ export function throttleOf(quota: string) {
 
 /** A method's resource path as a stage's MethodSettings write it (`/~1api~1v1~1bookmarks~1save`). */
 export function stageResourcePath(path: string): string {
-  // The root resource is written as a lone slash.
+  // API Gateway names the root resource `/` there, not `/~1`.
   return path === '/' ? '/' : `/${path.replace(/\//g, '~1')}`;
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
+import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { newUser } from '../../functions/core/workspace/accounts';
 import { bookmarkFileEntries, exportWorkspace, parseWorkspaceExport } from '../../functions/core/workspace/export';
 import { importBookmarks } from '../../functions/core/workspace/import';
@@ -13,6 +14,7 @@ import { createTestTable } from '../support/dynamo';
 let table: Awaited<ReturnType<typeof createTestTable>>;
 let accounts: DynamoAccountStore;
 let store: DynamoBookmarkStore;
+let feeds: DynamoFeedStore;
 const ports = () => ({
   store,
   enrichment: { publish: async () => {} },
@@ -25,7 +27,9 @@ beforeAll(async () => {
   table = await createTestTable();
   accounts = new DynamoAccountStore(table.doc, table.tableName);
   store = new DynamoBookmarkStore(table.doc, table.tableName);
+  feeds = new DynamoFeedStore(table.doc, table.tableName);
 });
+const exportOf = (userId: string) => exportWorkspace({ notes: store, highlights: feeds }, userId);
 afterAll(() => table.client.destroy());
 
 async function user(noteCap?: number): Promise<string> {
@@ -56,7 +60,7 @@ describe('import and export', () => {
       over_cap: 0,
       note_cap: null,
     });
-    const exported = await exportWorkspace(store, userId);
+    const exported = await exportOf(userId);
     expect(exported.map(({ url, title, created, tags }) => ({ url, title, created, tags }))).toEqual([
       {
         url: 'https://example.com/a?utm_source=x',
@@ -115,43 +119,49 @@ describe('import and export', () => {
     // Later changes happen later: the note's last update must survive the round trip, not be the import's time.
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await save('https://example.com/c', 'A later highlight', null);
-    const original = await exportWorkspace(store, source);
+    const original = await exportOf(source);
     expect(original.find((bookmark) => bookmark.url === 'https://example.com/b')?.note).toContain(
       '> A second highlight',
     );
+    const highlightsOf = (url: string) => original.find((bookmark) => bookmark.url === url)!.highlights;
+    expect(highlightsOf('https://example.com/c').map((highlight) => highlight.quote)).toEqual([
+      'Quoted',
+      'A later highlight',
+    ]);
+    // Saved more than a second apart: a round trip that gave every highlight one time would be caught.
+    const [first, later] = highlightsOf('https://example.com/c').map((highlight) => Date.parse(highlight.saved));
+    expect(later! - first!).toBeGreaterThan(1000);
 
     // A bookmark file dates links to the second (ADD_DATE); JSON keeps the exact times.
     const toSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
     const comparable = (list: typeof original, precision: (iso: string) => number | string) =>
-      list.map(({ url, title, created, updated, tags, note }) => ({
+      list.map(({ url, title, created, updated, tags, note, highlights }) => ({
         url,
         title,
         created: precision(created),
         updated: precision(updated),
         tags: [...tags].sort(),
         note,
+        // Every highlight's text, place and time.
+        highlights: highlights.map(({ quote, comment, saved }) => ({ quote, comment, saved: precision(saved) })),
       }));
 
     const fromFile = await user();
     const html = renderNetscapeBookmarks(bookmarkFileEntries(original));
     await importBookmarks(ports(), fromFile, parseNetscapeBookmarks(html));
-    expect(comparable(await exportWorkspace(store, fromFile), toSeconds)).toEqual(comparable(original, toSeconds));
+    expect(comparable(await exportOf(fromFile), toSeconds)).toEqual(comparable(original, toSeconds));
 
     const fromJson = await user();
     const json = JSON.stringify({ user_id: source, bookmarks: original });
     await importBookmarks(ports(), fromJson, parseWorkspaceExport(json));
-    expect(comparable(await exportWorkspace(store, fromJson), (iso) => iso)).toEqual(
-      comparable(original, (iso) => iso),
-    );
+    expect(comparable(await exportOf(fromJson), (iso) => iso)).toEqual(comparable(original, (iso) => iso));
 
     // Importing the same export again creates nothing and repeats no highlight.
     expect(await importBookmarks(ports(), fromJson, parseWorkspaceExport(json))).toMatchObject({
       imported: 0,
       merged: original.length,
     });
-    expect(comparable(await exportWorkspace(store, fromJson), (iso) => iso)).toEqual(
-      comparable(original, (iso) => iso),
-    );
+    expect(comparable(await exportOf(fromJson), (iso) => iso)).toEqual(comparable(original, (iso) => iso));
   });
 
   it('names what is wrong with a JSON file that is not an export', () => {

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { runMigrations } from '../../functions/adapters/dynamo/migrations';
+import { DynamoReviewStore } from '../../functions/adapters/dynamo/review-store';
 import type { Bookmark, Note } from '../../functions/core/model';
 import { newAccessToken, newUser } from '../../functions/core/workspace/accounts';
 import { createTestTable } from '../support/dynamo';
@@ -91,7 +92,33 @@ describe('gleaner migrate', () => {
     expect((await store.listBookmarks(user.id, {}, { limit: 10 })).items).toHaveLength(1);
 
     const [second] = await runMigrations(table.doc, table.tableName);
-    expect(second!.changed).toEqual({ users: 0, tokens: 0, notes: 0 });
+    expect(second!.changed).toEqual({ users: 0, tokens: 0, notes: 0, highlights: 0 });
+  });
+
+  it("adds highlights recorded before the daily review to the user's highlights index it reads", async () => {
+    const { user, note } = await legacyWorkspace();
+    const highlightId = randomUUID();
+    // As recorded before: in the note's partition, without the index attributes.
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: {
+          ...keys.highlight(note.id, note.created, highlightId),
+          type: 'Highlight',
+          id: highlightId,
+          noteId: note.id,
+          userId: user.id,
+          quote: 'Early',
+          comment: null,
+          saved: note.created,
+        },
+      }),
+    );
+    const review = new DynamoReviewStore(table.doc, table.tableName);
+    expect(await review.findHighlight(user.id, highlightId)).toBeNull();
+    const [result] = await runMigrations(table.doc, table.tableName);
+    expect(result!.changed.highlights).toBe(1);
+    expect((await review.findHighlight(user.id, highlightId))?.quote).toBe('Early');
   });
 
   it('leaves items written by this version alone', async () => {
@@ -99,7 +126,7 @@ describe('gleaner migrate', () => {
     const user = newUser({ id: randomUUID(), name: 'Recent', now: new Date() });
     await accounts.createUser(user);
     const [result] = await runMigrations(table.doc, table.tableName);
-    expect(result!.changed).toEqual({ users: 0, tokens: 0, notes: 0 });
+    expect(result!.changed).toEqual({ users: 0, tokens: 0, notes: 0, highlights: 0 });
     expect(await listedUserIds()).toContain(user.id);
   });
 });

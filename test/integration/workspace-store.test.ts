@@ -107,7 +107,7 @@ describe('listing a workspace', () => {
     await expect(store.listNotes(userId, {}, { limit: 1, cursor: 'not-a-cursor' })).rejects.toThrow(InvalidCursorError);
   });
 
-  it('lists users oldest first and changes a plan', async () => {
+  it('lists users newest first, the last page without a cursor, and changes a plan', async () => {
     const ids = [await userWithCap(1), await userWithCap(2)];
     const listed: string[] = [];
     let cursor: string | undefined;
@@ -116,7 +116,11 @@ describe('listing a workspace', () => {
       listed.push(...page.items.map((user) => user.id));
       cursor = page.cursor ?? undefined;
     } while (cursor);
-    expect(listed.slice(-2)).toEqual(ids);
+    expect(listed.slice(0, 2)).toEqual([...ids].reverse());
+    // A page that ends the list exactly gives no cursor to a page that would be empty.
+    const exact = await accounts.listUsers({ limit: listed.length });
+    expect(exact.items).toHaveLength(listed.length);
+    expect(exact.cursor).toBeNull();
     expect(await accounts.updatePlan(ids[0]!, { plan: 'pro', noteCap: 5 })).toMatchObject({
       id: ids[0],
       plan: 'pro',
@@ -174,9 +178,9 @@ describe('deleting a note', () => {
     const { note } = await save(userId, 'raced');
     // The note goes between the save finding the URL taken and appending to its note.
     const racing = Object.create(store) as DynamoBookmarkStore;
-    racing.updateSavedNote = async (...args) => {
+    racing.appendToNote = async (...args) => {
       await store.deleteNote(note.id);
-      return store.updateSavedNote(...args);
+      return store.appendToNote(...args);
     };
     const ports = {
       store: racing,

@@ -48,4 +48,30 @@ describe('Netscape bookmark files', () => {
     ];
     expect(parseNetscapeBookmarks(renderNetscapeBookmarks(entries))).toEqual(entries);
   });
+
+  it("carries an exported note's highlight times to the second, in order, a tie kept apart by a millisecond", () => {
+    const body = 'Source: [A](https://a.example/)\n\n> first\n\nmy comment\n\n> second\n\n> third';
+    const saved = ['2026-01-01T10:00:00.250Z', '2026-01-01T10:00:00.900Z', '2026-01-01T10:00:07.500Z'];
+    const note = {
+      body,
+      updated: new Date('2026-01-01T10:00:07.000Z'),
+      highlights: [
+        { quote: 'first', comment: 'my comment', saved: new Date(saved[0]!) },
+        { quote: 'second', comment: null, saved: new Date(saved[1]!) },
+        { quote: 'third', comment: null, saved: new Date(saved[2]!) },
+      ],
+    };
+    const html = renderNetscapeBookmarks([
+      { url: 'https://a.example/', title: 'A', tags: [], added: null, description: null, note },
+    ]);
+    expect(html).toContain('HIGHLIGHT_DATES="1767261600,1767261600,1767261607"');
+    const [read] = parseNetscapeBookmarks(html);
+    expect(read!.note!.highlights).toEqual([
+      { quote: 'first', comment: 'my comment', saved: new Date('2026-01-01T10:00:00.000Z') },
+      { quote: 'second', comment: null, saved: new Date('2026-01-01T10:00:00.001Z') },
+      { quote: 'third', comment: null, saved: new Date('2026-01-01T10:00:07.000Z') },
+    ]);
+    // A file whose times do not match its highlights (edited by hand) leaves them to the note's time.
+    expect(parseNetscapeBookmarks(html.replace('1767261600,1767261600,', ''))[0]!.note!.highlights).toBeNull();
+  });
 });

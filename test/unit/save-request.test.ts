@@ -1,17 +1,26 @@
 import { describe, expect, it } from 'vitest';
+import { parseJsonBody } from '../../functions/core/contract/json-body';
 import type { ValidationIssue } from '../../functions/core/contract/validation';
 import { parseSaveRequest, SAVE_LIMITS, type SaveRequest } from '../../functions/core/save/save-request';
 
 const url = 'https://x.test/article';
 
+/** A raw body through the JSON body parser and then the save request's schema, as the handler does it. */
+function parsed(rawBody: string | null | undefined) {
+  const body = parseJsonBody(rawBody == null ? null : Buffer.from(rawBody), 'application/json');
+  if (body.ok) return parseSaveRequest(body.value);
+  if (body.status === 415) throw new Error(body.detail);
+  return { ok: false as const, issues: body.issues };
+}
+
 function accepted(body: Record<string, unknown>): SaveRequest {
-  const result = parseSaveRequest(JSON.stringify(body));
+  const result = parsed(JSON.stringify(body));
   if (!result.ok) throw new Error(`expected the body to be accepted, got ${JSON.stringify(result.issues)}`);
   return result.request;
 }
 
 function rejected(rawBody: string | null | undefined): ValidationIssue[] {
-  const result = parseSaveRequest(rawBody);
+  const result = parsed(rawBody);
   if (result.ok) throw new Error(`expected the body to be rejected: ${rawBody}`);
   return result.issues;
 }
@@ -66,7 +75,7 @@ describe('parseSaveRequest: accepted bodies', () => {
     'replaces lone surrogates in %s with U+FFFD and keeps pairs',
     (field) => {
       const raw = `{"url": "${url}", "${field}": "a\\ud800b\\udc00c\\ud83d\\ude00"}`;
-      const result = parseSaveRequest(raw);
+      const result = parsed(raw);
       expect(result.ok && result.request[field as keyof SaveRequest]).toBe('a\uFFFDb\uFFFDc😀');
     },
   );
@@ -195,17 +204,72 @@ describe('parseSaveRequest: HTTPValidationError items', () => {
   });
 });
 
+describe('parseSaveRequest: control characters (issue 21)', () => {
+  it('strips a NUL and other control characters from the text fields, keeping tabs and line breaks', () => {
+    const request = accepted({
+      url,
+      title: 'a\u0000b\u001b[31m',
+      selection: 'line\none\tand\u0007 two',
+      comment: '\u0000',
+    });
+    expect(request).toMatchObject({ title: 'ab[31m', selection: 'line\none\tand two', comment: null });
+  });
+});
+
+describe('the JSON body: charsets and bytes (issue 21)', () => {
+  const parse = (bytes: Buffer, contentType: string) => parseJsonBody(bytes, contentType);
+  const cafe = (encoding: BufferEncoding) => Buffer.from(JSON.stringify({ title: 'café' }), encoding);
+
+  it('decodes a declared charset', () => {
+    expect(parse(cafe('latin1'), 'application/json; charset=iso-8859-1')).toEqual({
+      ok: true,
+      value: { title: 'café' },
+    });
+    expect(parse(cafe('utf8'), 'application/json; charset="UTF-8"')).toEqual({ ok: true, value: { title: 'café' } });
+  });
+
+  it('refuses bytes that are not valid in the charset, naming the byte, instead of storing U+FFFD', () => {
+    expect(parse(cafe('latin1'), 'application/json')).toEqual({
+      ok: false,
+      status: 422,
+      issues: [
+        {
+          loc: ['body', 13],
+          msg: 'JSON decode error',
+          type: 'json_invalid',
+          ctx: { error: 'the body is not valid UTF-8 (at byte 13)' },
+        },
+      ],
+    });
+  });
+
+  it('answers 415 for a charset it cannot decode', () => {
+    expect(parse(cafe('utf8'), 'application/json; charset=x-klingon')).toEqual({
+      ok: false,
+      status: 415,
+      detail: 'Unsupported charset "x-klingon": send UTF-8',
+    });
+  });
+});
+
 describe('parseSaveRequest: bodies that are not a JSON object', () => {
-  describe('invalid JSON is json_invalid at ["body", 0]', () => {
-    it.each(['not json', "{url: 'https://x.test'}", '{"url": "https://x.test"', '{"url": "https://x.test",}'])(
-      '%j',
-      (raw) => {
-        const [issue, ...others] = rejected(raw);
-        expect(others).toEqual([]);
-        expect(issue).toMatchObject({ loc: ['body', 0], msg: 'JSON decode error', type: 'json_invalid' });
-        expect(issue?.ctx?.error).toEqual(expect.any(String));
-      },
-    );
+  describe('invalid JSON is json_invalid at ["body", <where it stops being JSON>], in words of our own', () => {
+    it.each([
+      ['not json', 1, 'Invalid JSON at character 1 (line 1, column 2): unexpected character "o"'],
+      ["{url: 'https://x.test'}", 1, 'Invalid JSON at character 1 (line 1, column 2): unexpected character "u"'],
+      ['{"url": "https://x.test"', 24, 'Invalid JSON at character 24 (line 1, column 25): the body ends'],
+      ['{"url": "https://x.test",}', 25, 'Invalid JSON at character 25 (line 1, column 26): unexpected character "}"'],
+      [
+        '{\n  "url": "a",\n  "title": tru\n}',
+        30,
+        'Invalid JSON at character 30 (line 3, column 15): unexpected character "\\n"',
+      ],
+      ['{"secret-token-123": }', 21, 'Invalid JSON at character 21 (line 1, column 22): unexpected character "}"'],
+    ])('%j', (raw, at, error) => {
+      const [issue, ...others] = rejected(raw);
+      expect(others).toEqual([]);
+      expect(issue).toEqual({ loc: ['body', at], msg: 'JSON decode error', type: 'json_invalid', ctx: { error } });
+    });
   });
 
   describe('JSON that is not an object is model_attributes_type at ["body"]', () => {

@@ -39,7 +39,7 @@ describe('the table definition is the one source of its names', () => {
 describe('the description cap', () => {
   it('is the note body rule the save request and the scraper both apply', async () => {
     const long = 'word '.repeat(200);
-    const parsed = parseSaveRequest(JSON.stringify({ url: 'https://example.com/', description: long }));
+    const parsed = parseSaveRequest({ url: 'https://example.com/', description: long });
     expect(parsed.ok && parsed.request.description?.length).toBe(DESCRIPTION_MAX_LENGTH);
     const page = Buffer.from(`<html><head><meta name="description" content="${long}"></head></html>`);
     expect((await extractPageMetadata(decodeHtml(page, 'text/html'), 'https://example.com/')).description?.length).toBe(

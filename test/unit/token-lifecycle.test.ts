@@ -4,6 +4,7 @@ import {
   expiryAfterRotation,
   lastUseDue,
   parseDuration,
+  replacementExpiry,
   tokenAccepted,
   userAgentFamily,
 } from '../../functions/core/token/lifecycle';
@@ -54,6 +55,15 @@ describe('token lifecycle rules', () => {
     expect(expiryAfterRotation(token({ expires: '2026-01-01T00:30:00.000Z' }), now, 3_600_000)).toBe(
       '2026-01-01T00:30:00.000Z',
     );
+  });
+
+  it("gives a rotated token's replacement the lifetime it had, or the one asked for, or none", () => {
+    const now = at('2026-03-01T12:00:00.000Z');
+    const ninetyDays = token({ created: '2026-01-01T00:00:00.000+00:00', expires: '2026-04-01T00:00:00.000+00:00' });
+    expect(replacementExpiry(ninetyDays, now, undefined)).toBe('2026-05-30T12:00:00.000+00:00');
+    expect(replacementExpiry(ninetyDays, now, 86_400_000)).toBe('2026-03-02T12:00:00.000+00:00');
+    expect(replacementExpiry(token(), now, undefined)).toBeNull();
+    expect(replacementExpiry(token(), now, 3_600_000)).toBe('2026-03-01T13:00:00.000+00:00');
   });
 
   it.each([

@@ -80,6 +80,45 @@ describe('parseBookmarkUrl', () => {
     });
   });
 
+  describe('length as stored, after escaping (issue 21)', () => {
+    it(`rejects ${URL_MAX_LENGTH} characters of é, which are 12,000-odd once escaped`, () => {
+      const input = `https://x.test/${'é'.repeat(URL_MAX_LENGTH - 15)}`;
+      expect(input).toHaveLength(URL_MAX_LENGTH);
+      expect(parseBookmarkUrl(input)).toEqual({ ok: false, problem: 'url_too_long' });
+    });
+
+    it(`accepts an escaped URL of exactly ${URL_MAX_LENGTH} characters`, () => {
+      const path = 'é'.repeat(100) + 'a'.repeat(URL_MAX_LENGTH - 15 - 600);
+      const parsed = parseBookmarkUrl(`https://x.test/${path}`);
+      expect(parsed.ok && parsed.url.href).toHaveLength(URL_MAX_LENGTH);
+    });
+  });
+
+  describe('hosts and ports a browser cannot reach (issue 21)', () => {
+    it.each([
+      'https://.example.com/',
+      'https://a..b.example/',
+      'https://-leading.example/',
+      'https://trailing-.example/',
+    ])('%s is host_invalid', (input) =>
+      expect(parseBookmarkUrl(input)).toEqual({ ok: false, problem: 'host_invalid' }),
+    );
+
+    it('port 0 is port_invalid', () => {
+      expect(parseBookmarkUrl('https://ok.example:0/')).toEqual({ ok: false, problem: 'port_invalid' });
+    });
+
+    it.each([
+      'https://ok.example:8443/',
+      'https://xn--caf-dma.example/',
+      'https://my_host.example/',
+      'http://192.168.0.1/',
+      'http://[::1]:3000/',
+      'https://example.com./',
+      'https://a-b.example/',
+    ])('%s is accepted', (input) => expect(parseBookmarkUrl(input).ok).toBe(true));
+  });
+
   describe('host length (DNS allows 253 characters)', () => {
     const labels = (total: number) =>
       Array.from({ length: Math.ceil(total / 50) }, (_, i) => 'a'.repeat(49) + String(i % 10))

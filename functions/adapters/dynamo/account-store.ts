@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -13,9 +12,9 @@ import { LAST_USE_INTERVAL_MS } from '../../core/token/lifecycle';
 import type { UserReader } from '../../core/workspace/accounts';
 import type { Page, PageRequest } from '../../core/workspace/listing';
 import { batchGetAll } from './batch-get';
+import { conditionalWrite, writtenUnlessConditionFails } from './conditional-write';
 import { queryIndexPage } from './index-page';
 import { keys, LOOKUP_INDEX } from './keys';
-import { cancellationReasons } from './transactions';
 import { transactForUser } from './user-transaction';
 
 /** Users and their personal access tokens (only token hashes are stored). */
@@ -40,22 +39,16 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
     return Item ? toUser(Item) : null;
   }
 
-  /** A page of all users, oldest first. */
+  /** A page of all users, newest first. */
   async listUsers(page: PageRequest): Promise<Page<User>> {
-    const { items, cursor } = await queryIndexPage(
-      this.doc,
-      this.tableName,
-      keys.usersIndex().gsi1pk,
-      page,
-      'oldest first',
-    );
+    const { items, cursor } = await queryIndexPage(this.doc, this.tableName, keys.usersIndex().gsi1pk, page);
     return { items: items.map(toUser), cursor };
   }
 
   /** Sets the user's plan and note cap; returns the user as updated, or null when there is none. */
   async updatePlan(userId: string, change: Pick<User, 'plan' | 'noteCap'>): Promise<User | null> {
-    try {
-      const { Attributes } = await this.doc.send(
+    const updated = await conditionalWrite(() =>
+      this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.user(userId),
@@ -65,17 +58,15 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
           ExpressionAttributeValues: { ':plan': change.plan, ':cap': change.noteCap },
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      return toUser(Attributes!);
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return null;
-      throw error;
-    }
+      ),
+    );
+    return updated.written ? toUser(updated.value.Attributes!) : null;
   }
 
   /** Stores a token of an existing user; fails with UserNotFoundError otherwise. */
   async createToken(token: AccessToken, tokenHash: string): Promise<void> {
-    await transactForUser(this.doc, this.tableName, token.userId, this.tokenPuts(token, tokenHash));
+    const stored = await transactForUser(this.doc, this.tableName, token.userId, this.tokenPuts(token, tokenHash));
+    if (!stored.written) throw new Error('A new token collided with a stored one');
   }
 
   /**
@@ -87,24 +78,21 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
     replacement: AccessToken,
     replacementHash: string,
   ): Promise<boolean> {
-    try {
-      await transactForUser(this.doc, this.tableName, replacement.userId, [
-        ...this.tokenPuts(replacement, replacementHash),
-        {
-          Update: {
-            TableName: this.tableName,
-            Key: keys.token(old.tokenHash),
-            UpdateExpression: 'SET expires = :expires',
-            ConditionExpression: 'attribute_exists(pk) AND revoked = :false',
-            ExpressionAttributeValues: { ':expires': old.expires, ':false': false },
-          },
+    const rotated = await transactForUser(this.doc, this.tableName, replacement.userId, [
+      ...this.tokenPuts(replacement, replacementHash),
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: keys.token(old.tokenHash),
+          UpdateExpression: 'SET expires = :expires',
+          ConditionExpression: 'attribute_exists(pk) AND revoked = :false',
+          ExpressionAttributeValues: { ':expires': old.expires, ':false': false },
         },
-      ]);
-      return true;
-    } catch (error) {
-      if (cancellationReasons(error)?.[3]?.Code === 'ConditionalCheckFailed') return false;
-      throw error;
-    }
+      },
+    ]);
+    // Only the old token's condition (after the new token's two items) means "gone or revoked".
+    if (!rotated.written && !rotated.failed[2]) throw new Error('A new token collided with a stored one');
+    return rotated.written;
   }
 
   private tokenPuts(token: AccessToken, tokenHash: string) {
@@ -139,7 +127,7 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
     return item ? { token: toAccessToken(item), tokenHash: (item.pk as string).slice('TOKEN#'.length) } : null;
   }
 
-  /** Every token of the user, oldest first. */
+  /** Every token of the user, newest first. */
   async listTokens(userId: string): Promise<AccessToken[]> {
     const refs: Record<string, unknown>[] = [];
     let ExclusiveStartKey: Record<string, unknown> | undefined;
@@ -160,15 +148,15 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
       this.tableName,
       refs.map((ref) => keys.token(ref.tokenHash as string)),
     );
-    return items.map(toAccessToken).sort((a, b) => a.created.localeCompare(b.created) || a.id.localeCompare(b.id));
+    return items.map(toAccessToken).sort((a, b) => b.created.localeCompare(a.created) || b.id.localeCompare(a.id));
   }
 
   /** Marks a token revoked; returns false when no token has that id. */
   async revokeToken(tokenId: string): Promise<boolean> {
     const found = await this.findToken(tokenId);
     if (!found) return false;
-    try {
-      await this.doc.send(
+    return writtenUnlessConditionFails(() =>
+      this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.token(found.tokenHash),
@@ -176,12 +164,8 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':true': true },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   /**
@@ -189,8 +173,8 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
    * already (then the conditional write changes nothing: a busy token costs one write an hour).
    */
   async recordTokenUse(tokenHash: string, at: Date, agentFamily: string | null): Promise<void> {
-    try {
-      await this.doc.send(
+    await writtenUnlessConditionFails(() =>
+      this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.token(tokenHash),
@@ -205,10 +189,8 @@ export class DynamoAccountStore implements SaveContextReader, UserReader {
             ':due': isoTimestamp(new Date(at.getTime() - LAST_USE_INTERVAL_MS)),
           },
         }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+      ),
+    );
   }
 
   /**

@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -8,16 +8,20 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { ContentionError } from '../../core/deadline';
 import type { EnrichmentRequest, PageOutcome } from '../../core/enrich/enrichment';
 import type { PendingEnrichment } from '../../core/enrich/outbox';
 import type { Bookmark, Highlight, Note } from '../../core/model';
 import type { IdempotencyClaim } from '../../core/save/idempotency';
+import { bodyBytes, NOTE_BODY_MAX_BYTES } from '../../core/save/note-body';
 import {
   type AnswerOutcome,
   type BookmarkStore,
   type CreateBookmarkOutcome,
   type KeyTaken,
+  type NoteAppend,
+  type NoteAppendOutcome,
   type NoteChange,
   NoteNotFoundError,
   type NoteUpdate,
@@ -26,6 +30,7 @@ import {
 import { isoTimestamp } from '../../core/text/text';
 import type { Page, PageRequest } from '../../core/workspace/listing';
 import { batchGetAll } from './batch-get';
+import { conditionalWrite, writtenUnlessConditionFails } from './conditional-write';
 import { noteHighlightItems } from './highlight-items';
 import {
   idempotencyClaimDelete,
@@ -37,10 +42,17 @@ import {
 import { queryIndexPage } from './index-page';
 import { highlightItem, toBookmark, toNote } from './items';
 import { keys, LOOKUP_INDEX } from './keys';
-import { backoff, cancellationReasons, fillTransaction, retryOnConflict } from './transactions';
+import { backoff, fillTransaction, retryOnConflict } from './transactions';
 
 /** Optimistic note updates give up after this many lost races (each retry re-reads the note). */
 const MAX_NOTE_UPDATE_ATTEMPTS = 40;
+
+/** An entry of a note's `appended` list: what one append added, and when. */
+interface AppendedEntry {
+  readonly id: string;
+  readonly saved: string;
+  readonly text: string;
+}
 
 /** Bookmarks, their notes and the notes' tag index in the single table. */
 export class DynamoBookmarkStore implements BookmarkStore {
@@ -96,37 +108,35 @@ export class DynamoBookmarkStore implements BookmarkStore {
       ],
       highlights.map((highlight) => ({ Put: { TableName, Item: highlightItem(highlight) } })),
     );
-    return retryOnConflict(async () => {
-      try {
-        await this.doc.send(new TransactWriteCommand({ TransactItems: actions }));
-        await Promise.all(overflow.map(({ Put }) => this.doc.send(new PutCommand(Put))));
-        return { kind: 'created' };
-      } catch (error) {
-        const reasons = cancellationReasons(error);
-        const taken = record && takenKey<AnswerOutcome>(reasons?.[0]);
-        if (taken) return taken;
-        const [marker, user] = reasons?.slice(record ? 1 : 0) ?? [];
-        if (marker?.Code === 'ConditionalCheckFailed' && marker.Item) {
-          const saved = unmarshall(marker.Item);
-          return { kind: 'exists', bookmarkId: saved.bookmarkId, noteId: saved.noteId };
-        }
-        if (user?.Code === 'ConditionalCheckFailed') {
-          if (!user.Item) throw new Error(`User ${bookmark.userId} does not exist`);
-          const account = unmarshall(user.Item);
-          return { kind: 'note-limit', used: Number(account.noteCount), limit: Number(account.noteCap) };
-        }
-        throw error;
-      }
+    const outcome = await retryOnConflict(async (attempt) => {
+      // A conflict is most often another save of the same page: once its marker is there, this one
+      // appends instead of queueing behind every other new save of that page.
+      const marker = attempt > 1 ? await this.savedUrlMarker(bookmark.userId, bookmark.normalizedUrl) : null;
+      if (marker) return { written: false as const, failed: [...(record ? [null] : []), { item: marker }] };
+      return conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: actions })));
     });
+    if (outcome.written) {
+      await Promise.all(overflow.map(({ Put }) => this.doc.send(new PutCommand(Put))));
+      return { kind: 'created' };
+    }
+    const taken = record && takenKey<AnswerOutcome>(outcome.failed[0]);
+    if (taken) return taken;
+    const [marker, user] = outcome.failed.slice(record ? 1 : 0);
+    if (marker?.item) {
+      const saved = unmarshall(marker.item);
+      return { kind: 'exists', bookmarkId: saved.bookmarkId, noteId: saved.noteId };
+    }
+    if (!user?.item) throw new Error(`User ${bookmark.userId} does not exist`);
+    const account = unmarshall(user.item);
+    return { kind: 'note-limit', used: Number(account.noteCount), limit: Number(account.noteCap) };
   }
 
-  async updateSavedNote(
-    ref: { bookmarkId: string; noteId: string },
-    change: (note: Note) => NoteChange | null,
-    updated: string,
-    record: ((bookmark: Bookmark) => SaveRecord) | null,
-  ): Promise<NoteUpdate> {
-    return this.updateNote(ref, change, updated, record);
+  /** The (user, normalised URL) marker of a saved page, as DynamoDB returns an item (for a failed condition's outcome). */
+  private async savedUrlMarker(userId: string, normalizedUrl: string): Promise<Record<string, AttributeValue> | null> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.savedUrl(userId, normalizedUrl), ConsistentRead: true }),
+    );
+    return Item ? marshall(Item) : null;
   }
 
   claimKey(claim: IdempotencyClaim): Promise<KeyTaken | null> {
@@ -138,24 +148,148 @@ export class DynamoBookmarkStore implements BookmarkStore {
   }
 
   async releaseClaim(claim: IdempotencyClaim): Promise<void> {
-    try {
-      await this.doc.send(new DeleteCommand(idempotencyClaimDelete(this.tableName, claim)));
-    } catch (error) {
-      // Taken over (its lease had passed) or answered already: not this failure's to give up.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+    // Refused when taken over (its lease had passed) or answered already: not this failure's to give up.
+    await writtenUnlessConditionFails(() =>
+      this.doc.send(new DeleteCommand(idempotencyClaimDelete(this.tableName, claim))),
+    );
   }
 
   /** A conditional Put of a claim or an answer; when the key is held otherwise, what holds it. */
   private async putIdempotencyRecord(put: ConstructorParameters<typeof PutCommand>[0]): Promise<KeyTaken | null> {
-    try {
-      await this.doc.send(new PutCommand(put));
-      return null;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException && error.Item)
-        return { kind: 'key-taken', stored: storedAnswer(error.Item) };
-      throw error;
+    const outcome = await conditionalWrite(() => this.doc.send(new PutCommand(put)));
+    if (outcome.written) return null;
+    const holder = outcome.failed[0]?.item;
+    if (!holder) throw new Error('An Idempotency-Key record was refused without the record that holds the key');
+    return { kind: 'key-taken', stored: storedAnswer(holder) };
+  }
+
+  async getSavedNote(ref: { bookmarkId: string; noteId: string }): Promise<{ bookmark: Bookmark; note: Note } | null> {
+    return this.loadBookmarkAndNote(ref);
+  }
+
+  /**
+   * The append is one UpdateItem of the note: its text goes on the end of the note's `appended` list
+   * (the body as read is the stored body and that list, see toNote), so concurrent appends queue in
+   * DynamoDB instead of racing, in the order they arrive, and none is retried. Its condition keeps
+   * the body within its limit, refuses the same append twice (its id) and, for a client's retry,
+   * a selection that is still the last highlight. What follows (bookmark, tag entries, highlight
+   * record, answer) only writes what the append decided, so a rerun after a crash completes it.
+   */
+  async appendToNote(
+    bookmark: Bookmark,
+    append: NoteAppend,
+    record: ((bookmark: Bookmark) => SaveRecord) | null,
+  ): Promise<NoteAppendOutcome> {
+    const TableName = this.tableName;
+    const guard = append.unlessLastHighlight !== null;
+    const written = await conditionalWrite(() =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName,
+          Key: keys.note(bookmark.noteId),
+          UpdateExpression: `SET ${[
+            'appended = list_append(if_not_exists(appended, :none), :entry)',
+            'bodyBytes = if_not_exists(bodyBytes, :before) + :bytes',
+            ...(append.selection === null ? [] : ['lastHighlight = :selection']),
+            'updated = :updated, gsi1sk = :notesIndexSort',
+          ].join(', ')} ADD version :one, appendIds :ids`,
+          ConditionExpression: [
+            'attribute_exists(pk)',
+            '(attribute_not_exists(bodyBytes) OR bodyBytes <= :room)',
+            'NOT contains(appendIds, :id)',
+            ...(guard ? ['(attribute_not_exists(lastHighlight) OR lastHighlight <> :unless)'] : []),
+          ].join(' AND '),
+          ExpressionAttributeValues: {
+            ':none': [],
+            ':entry': [{ id: append.id, saved: append.updated, text: append.text }],
+            ':before': append.bytesBefore,
+            ':bytes': append.bytes,
+            ...(append.selection === null ? {} : { ':selection': append.selection }),
+            ':updated': append.updated,
+            ':notesIndexSort': keys.userNotesIndex(bookmark.userId, append.updated, bookmark.noteId).gsi1sk,
+            ':one': 1,
+            ':ids': new Set([append.id]),
+            ':room': NOTE_BODY_MAX_BYTES - append.bytes,
+            ':id': append.id,
+            ...(guard ? { ':unless': append.unlessLastHighlight } : {}),
+          },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+    );
+    let note: Note;
+    let saved = append.updated;
+    if (written.written) note = toNote(written.value.Attributes!);
+    else {
+      const found = written.failed[0]?.item;
+      if (!found) return { kind: 'missing' };
+      const item = unmarshall(found);
+      const earlier = (item.appended as AppendedEntry[] | undefined)?.find((entry) => entry.id === append.id);
+      if (earlier) saved = earlier.saved;
+      else if (guard && item.lastHighlight === append.unlessLastHighlight) return { kind: 'unchanged', bookmark };
+      else return { kind: 'note-full' };
+      note = toNote(item);
     }
+    const updated: Bookmark = { ...bookmark, updated: append.updated };
+    const [touched, taken] = await Promise.all([
+      this.touchBookmark(bookmark.id, append.updated),
+      this.recordAppend(append.highlight && { ...append.highlight, saved }, record?.(updated) ?? null),
+      this.touchTagEntries(note, append.updated),
+    ]);
+    if (taken) return taken;
+    return touched ? { kind: 'appended', bookmark: updated } : { kind: 'missing' };
+  }
+
+  /** The highlight's record and, for a keyed save, its answer with it: a replay answers only what is stored. */
+  private async recordAppend(highlight: Highlight | null, record: SaveRecord | null): Promise<KeyTaken | null> {
+    const TableName = this.tableName;
+    const highlightPut = highlight && { TableName, Item: highlightItem(highlight) };
+    if (!record) {
+      if (highlightPut) await this.doc.send(new PutCommand(highlightPut));
+      return null;
+    }
+    const actions = [
+      { Put: idempotencyRecordPut(TableName, record) },
+      ...(highlightPut ? [{ Put: highlightPut }] : []),
+    ];
+    const outcome = await conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: actions })));
+    return outcome.written ? null : takenKey<AnswerOutcome>(outcome.failed[0]);
+  }
+
+  /** Each tag entry keeps the latest update time it was given: appends may finish out of order. */
+  private async touchTagEntries(note: Note, updated: string): Promise<void> {
+    await Promise.all(
+      note.tags.map((tag) =>
+        writtenUnlessConditionFails(() =>
+          this.doc.send(
+            new PutCommand({
+              TableName: this.tableName,
+              Item: noteTagItem({ ...note, updated }, tag),
+              ConditionExpression: 'attribute_not_exists(pk) OR updated <= :updated',
+              ExpressionAttributeValues: { ':updated': updated },
+            }),
+          ),
+        ),
+      ),
+    );
+  }
+
+  /** Moves the bookmark's update time forward to `updated` (never back); false when the bookmark is gone. */
+  private async touchBookmark(bookmarkId: string, updated: string): Promise<boolean> {
+    const touched = await conditionalWrite(() =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.bookmark(bookmarkId),
+          UpdateExpression: 'SET updated = :updated',
+          ConditionExpression: 'attribute_exists(pk) AND updated < :updated',
+          ExpressionAttributeValues: { ':updated': updated },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+    );
+    return touched.written || touched.failed[0]?.item != null;
   }
 
   /**
@@ -163,7 +297,7 @@ export class DynamoBookmarkStore implements BookmarkStore {
    * on the version read. The bookmark's update time moves with the note's, and `record` (an
    * Idempotency-Key record for the updated bookmark) is written with them.
    */
-  private async updateNote(
+  async updateSavedNote(
     ref: { bookmarkId: string; noteId: string },
     change: (note: Note) => NoteChange | null,
     updated: string,
@@ -171,7 +305,9 @@ export class DynamoBookmarkStore implements BookmarkStore {
   ): Promise<NoteUpdate> {
     const TableName = this.tableName;
     for (let attempt = 1; ; attempt++) {
-      const { bookmark, note } = await this.loadBookmarkAndNote(ref);
+      const found = await this.loadBookmarkAndNote(ref);
+      if (!found) throw new NoteNotFoundError(`Bookmark ${ref.bookmarkId} or its note ${ref.noteId} is missing`);
+      const { bookmark, note } = found;
       const changed = change(note);
       if (!changed) return { kind: 'unchanged', bookmark, note };
       const { highlight, ...next } = changed;
@@ -179,8 +315,8 @@ export class DynamoBookmarkStore implements BookmarkStore {
       const updatedBookmark: Bookmark = { ...bookmark, updated };
       const keyed = record ? record(updatedBookmark) : null;
       const notesIndex = keys.userNotesIndex(note.userId, updated, note.id);
-      try {
-        await retryOnConflict(() =>
+      const outcome = await retryOnConflict(() =>
+        conditionalWrite(() =>
           this.doc.send(
             new TransactWriteCommand({
               TransactItems: [
@@ -189,14 +325,16 @@ export class DynamoBookmarkStore implements BookmarkStore {
                   Update: {
                     TableName,
                     Key: keys.note(note.id),
+                    // The whole body now: what appends had added is part of it (see toNote).
                     UpdateExpression:
-                      'SET body = :body, tags = :tags, lastHighlight = :lastHighlight, updated = :updated, version = :next, gsi1pk = :notesIndex, gsi1sk = :notesIndexSort',
+                      'SET body = :body, bodyBytes = :bodyBytes, tags = :tags, lastHighlight = :lastHighlight, updated = :updated, version = :next, gsi1pk = :notesIndex, gsi1sk = :notesIndexSort REMOVE appended',
                     ConditionExpression: 'version = :version',
                     ExpressionAttributeValues: {
                       // The user's notes index sorts by update time, so it moves with the note.
                       ':notesIndex': notesIndex.gsi1pk,
                       ':notesIndexSort': notesIndex.gsi1sk,
                       ':body': written.body,
+                      ':bodyBytes': bodyBytes(written.body),
                       ':tags': written.tags,
                       ':lastHighlight': written.lastHighlight,
                       ':updated': updated,
@@ -220,16 +358,15 @@ export class DynamoBookmarkStore implements BookmarkStore {
               ],
             }),
           ),
-        );
-        return { kind: 'updated', bookmark: updatedBookmark, note: written };
-      } catch (error) {
-        const reasons = cancellationReasons(error);
-        const taken = keyed && takenKey<AnswerOutcome>(reasons?.[0]);
-        if (taken) return taken;
-        const lostRace = reasons?.[keyed ? 1 : 0]?.Code === 'ConditionalCheckFailed';
-        if (!lostRace || attempt >= MAX_NOTE_UPDATE_ATTEMPTS) throw error;
-        await backoff(Math.min(attempt, 6));
-      }
+        ),
+      );
+      if (outcome.written) return { kind: 'updated', bookmark: updatedBookmark, note: written };
+      const taken = keyed && takenKey<AnswerOutcome>(outcome.failed[0]);
+      if (taken) return taken;
+      // The note changed since it was read (its version condition), or the bookmark is gone: read again.
+      if (attempt >= MAX_NOTE_UPDATE_ATTEMPTS)
+        throw new ContentionError(`Note ${ref.noteId} changed under ${attempt} attempts to update it`);
+      await backoff(Math.min(attempt, 6));
     }
   }
 
@@ -240,7 +377,7 @@ export class DynamoBookmarkStore implements BookmarkStore {
   async listNotes(userId: string, filter: { tag?: string }, page: PageRequest): Promise<Page<Note>> {
     const partition =
       filter.tag === undefined ? keys.userNotesIndex(userId).gsi1pk : keys.tagIndex(userId, filter.tag).gsi1pk;
-    const { items, cursor } = await queryIndexPage(this.doc, this.tableName, partition, page, 'newest first');
+    const { items, cursor } = await queryIndexPage(this.doc, this.tableName, partition, page);
     const notes =
       filter.tag === undefined
         ? items.map(toNote)
@@ -323,15 +460,17 @@ export class DynamoBookmarkStore implements BookmarkStore {
         ],
         highlights.map((Key) => ({ Delete: { TableName, Key } })),
       );
-      try {
-        await retryOnConflict(() => this.doc.send(new TransactWriteCommand({ TransactItems: actions })));
+      const outcome = await retryOnConflict(() =>
+        conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: actions }))),
+      );
+      if (outcome.written) {
         await Promise.all(overflow.map(({ Delete }) => this.doc.send(new DeleteCommand(Delete))));
         return note;
-      } catch (error) {
-        const lostRace = cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed';
-        if (!lostRace || attempt >= MAX_NOTE_UPDATE_ATTEMPTS) throw error;
-        await backoff(Math.min(attempt, 6));
       }
+      // The note changed since it was read (a save appended to it): read it again.
+      if (attempt >= MAX_NOTE_UPDATE_ATTEMPTS)
+        throw new ContentionError(`Note ${note.id} changed under ${attempt} attempts to delete it`);
+      await backoff(Math.min(attempt, 6));
     }
   }
 
@@ -394,8 +533,9 @@ export class DynamoBookmarkStore implements BookmarkStore {
     values: Record<string, unknown>,
     condition = 'attribute_exists(pk)',
   ): Promise<void> {
-    try {
-      await this.doc.send(
+    // Refused when the bookmark was deleted meanwhile (or already left the outbox): nothing left to update.
+    await writtenUnlessConditionFails(() =>
+      this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.bookmark(bookmarkId),
@@ -403,11 +543,8 @@ export class DynamoBookmarkStore implements BookmarkStore {
           ConditionExpression: condition,
           ExpressionAttributeValues: values,
         }),
-      );
-    } catch (error) {
-      // The bookmark was deleted meanwhile (or already left the outbox): nothing left to update.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+      ),
+    );
   }
 
   async getBookmark(bookmarkId: string): Promise<Bookmark | null> {
@@ -422,18 +559,17 @@ export class DynamoBookmarkStore implements BookmarkStore {
     return Item ? toNote(Item) : null;
   }
 
-  /** Both in one BatchGetItem; unprocessed keys are read again, so "missing" means missing. */
+  /** Both in one BatchGetItem; unprocessed keys are read again, so "missing" (null) means missing. */
   private async loadBookmarkAndNote(ref: {
     bookmarkId: string;
     noteId: string;
-  }): Promise<{ bookmark: Bookmark; note: Note }> {
+  }): Promise<{ bookmark: Bookmark; note: Note } | null> {
     const items = await batchGetAll(this.doc, this.tableName, [keys.bookmark(ref.bookmarkId), keys.note(ref.noteId)], {
       consistentRead: true,
     });
     const bookmark = items.find((item) => item.type === 'Bookmark');
     const note = items.find((item) => item.type === 'Note');
-    if (!bookmark || !note)
-      throw new NoteNotFoundError(`Bookmark ${ref.bookmarkId} or its note ${ref.noteId} is missing`);
+    if (!bookmark || !note) return null;
     return { bookmark: toBookmark(bookmark), note: toNote(note) };
   }
 }
@@ -460,6 +596,7 @@ function noteItem(note: Note) {
     type: 'Note',
     ...note,
     tags: [...note.tags],
+    bodyBytes: bodyBytes(note.body),
     highlightsRecorded: true,
   };
 }

@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -9,6 +8,7 @@ import {
 import type { FeedIndexEntry, FeedNote, PublishedFeedStore } from '../../core/feed/feed';
 import type { FeedRecord, Highlight } from '../../core/model';
 import { batchGetAll } from './batch-get';
+import { writtenUnlessConditionFails } from './conditional-write';
 import { noteHighlightItems } from './highlight-items';
 import { toHighlight, toNote } from './items';
 import { keys, LOOKUP_INDEX } from './keys';
@@ -28,27 +28,24 @@ export class DynamoFeedStore implements PublishedFeedStore {
 
   /** Stores a feed of an existing user; fails with UserNotFoundError otherwise. */
   async createFeed(feed: FeedRecord): Promise<void> {
-    await transactForUser(this.doc, this.tableName, feed.userId, [
+    const created = await transactForUser(this.doc, this.tableName, feed.userId, [
       { Put: { TableName: this.tableName, Item: feedItem(feed), ConditionExpression: 'attribute_not_exists(pk)' } },
     ]);
+    if (!created.written) throw new Error(`Feed ${feed.id} exists already`);
   }
 
   /** Replaces a feed unless it changed (or was deleted) since `previous` was read; false then. */
   async replaceFeed(previous: FeedRecord, next: FeedRecord): Promise<boolean> {
-    try {
-      await this.doc.send(
+    return writtenUnlessConditionFails(() =>
+      this.doc.send(
         new PutCommand({
           TableName: this.tableName,
           Item: feedItem(next),
           ConditionExpression: 'attribute_exists(pk) AND updated = :updated',
           ExpressionAttributeValues: { ':updated': previous.updated },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async deleteFeed(feedId: string): Promise<boolean> {
@@ -63,6 +60,7 @@ export class DynamoFeedStore implements PublishedFeedStore {
     return Item ? toFeed(Item) : null;
   }
 
+  /** Every feed of the user, newest first. */
   async listFeeds(userId: string): Promise<FeedRecord[]> {
     const feeds: FeedRecord[] = [];
     let ExclusiveStartKey: Record<string, unknown> | undefined;
@@ -73,6 +71,7 @@ export class DynamoFeedStore implements PublishedFeedStore {
           IndexName: LOOKUP_INDEX,
           KeyConditionExpression: 'gsi1pk = :pk',
           ExpressionAttributeValues: { ':pk': keys.userFeedsIndex(userId).gsi1pk },
+          ScanIndexForward: false,
           ExclusiveStartKey,
         }),
       );

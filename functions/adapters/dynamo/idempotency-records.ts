@@ -1,6 +1,7 @@
-import type { AttributeValue, CancellationReason } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { IdempotencyClaim, IdempotencyRecord, StoredAnswer } from '../../core/save/idempotency';
+import type { FailedCondition } from './conditional-write';
 import { keys, TTL_ATTRIBUTE } from './keys';
 
 /**
@@ -80,11 +81,9 @@ export function storedAnswer<Outcome>(item: Record<string, AttributeValue>): Sto
   };
 }
 
-/** What holds the key when a transaction was cancelled because its request's claim is no longer its own. */
+/** What holds the key when a transaction's record failed its condition: the request's claim is no longer its own. */
 export function takenKey<Outcome>(
-  reason: CancellationReason | undefined,
+  claim: FailedCondition | null | undefined,
 ): { kind: 'key-taken'; stored: StoredAnswer<Outcome> } | null {
-  return reason?.Code === 'ConditionalCheckFailed' && reason.Item
-    ? { kind: 'key-taken', stored: storedAnswer(reason.Item) }
-    : null;
+  return claim?.item ? { kind: 'key-taken', stored: storedAnswer(claim.item) } : null;
 }

@@ -2,33 +2,39 @@ import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb
 import { InvalidCursorError, type PageRequest } from '../../core/workspace/listing';
 import { LOOKUP_INDEX } from './keys';
 
-/** One page of the lookup index's `partition`, and the cursor of the next one. */
+/**
+ * One page of the lookup index's `partition`, newest first (every list the CLI prints is), and the
+ * cursor of the next one. One item more than the page is read, so the last page gives no cursor:
+ * DynamoDB's own LastEvaluatedKey is set whenever a page is full, even when nothing follows.
+ */
 export async function queryIndexPage(
   doc: DynamoDBDocumentClient,
   tableName: string,
   partition: string,
   page: PageRequest,
-  order: 'newest first' | 'oldest first',
 ): Promise<{ items: Record<string, unknown>[]; cursor: string | null }> {
-  const { Items = [], LastEvaluatedKey } = await doc.send(
+  const { Items = [] } = await doc.send(
     new QueryCommand({
       TableName: tableName,
       IndexName: LOOKUP_INDEX,
       KeyConditionExpression: 'gsi1pk = :partition',
       ExpressionAttributeValues: { ':partition': partition },
-      ScanIndexForward: order === 'oldest first',
-      Limit: page.limit,
+      ScanIndexForward: false,
+      Limit: page.limit + 1,
       ExclusiveStartKey: decodeCursor(page.cursor, partition),
     }),
   );
-  return { items: Items, cursor: encodeCursor(LastEvaluatedKey) };
+  const items = Items.slice(0, page.limit);
+  const last = items.at(-1);
+  return { items, cursor: Items.length > page.limit && last ? encodeCursor(last) : null };
 }
 
 type IndexKey = { pk: string; sk: string; gsi1pk: string; gsi1sk: string };
 
-/** A query's LastEvaluatedKey as an opaque, URL-safe cursor. */
-function encodeCursor(lastKey: Record<string, unknown> | undefined): string | null {
-  return lastKey ? Buffer.from(JSON.stringify(lastKey)).toString('base64url') : null;
+/** The index key of a page's last item as an opaque, URL-safe cursor. */
+function encodeCursor(item: Record<string, unknown>): string {
+  const { pk, sk, gsi1pk, gsi1sk } = item;
+  return Buffer.from(JSON.stringify({ pk, sk, gsi1pk, gsi1sk })).toString('base64url');
 }
 
 /**

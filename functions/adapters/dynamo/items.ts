@@ -1,4 +1,5 @@
 import type { Bookmark, Highlight, Note } from '../../core/model';
+import { withAppended } from '../../core/save/note-body';
 import { keys } from './keys';
 
 /** Table items as the domain's records, shared by every store that reads them. */
@@ -25,7 +26,11 @@ export function toNote(item: Record<string, unknown>): Note {
     bookmarkId: (item.bookmarkId as string | undefined) ?? null,
     url: (item.url as string | undefined) ?? null,
     title: item.title as string,
-    body: (item.body as string | undefined) ?? '',
+    // What appends added since the body was last written whole (see DynamoBookmarkStore.appendToNote).
+    body: withAppended(
+      (item.body as string | undefined) ?? '',
+      ((item.appended as { text: string }[] | undefined) ?? []).map((entry) => entry.text),
+    ),
     tags: (item.tags as string[] | undefined) ?? [],
     lastHighlight: (item.lastHighlight as string | undefined) ?? null,
     created: item.created as string,
@@ -34,9 +39,14 @@ export function toNote(item: Record<string, unknown>): Note {
   };
 }
 
-/** A highlight's item, in its note's partition. */
+/** A highlight's item, in its note's partition and in its user's highlights index. */
 export function highlightItem(highlight: Highlight) {
-  return { ...keys.highlight(highlight.noteId, highlight.saved, highlight.id), type: 'Highlight', ...highlight };
+  return {
+    ...keys.highlight(highlight.noteId, highlight.saved, highlight.id),
+    ...keys.userHighlightsIndex(highlight.userId, highlight.id),
+    type: 'Highlight',
+    ...highlight,
+  };
 }
 
 export function toHighlight(item: Record<string, unknown>): Highlight {

@@ -31,6 +31,19 @@ export const TTL_ATTRIBUTE = tableDefinition.timeToLiveAttribute;
  * | OAuth artifact      | OIDC#<model>#<id>       | OIDC               | OIDCGRANT#<grantId> (or UID) | <model>#<id>       |
  * | OAuth grant         | OIDC#Grant#<grantId>    | OIDC               | USER#<userId>#AUTH         | GRANT#<grantId>      |
  * | OAuth login (ref)   | USER#<userId>           | OIDCSESSION#<id>   |                            |                      |
+ * | highlight           | NOTE#<noteId>           | HL#<saved>#<id>    | USER#<userId>#HIGHLIGHTS   | HL#<highlightId>     |
+ * | review card         | USER#<userId>           | CARD#<highlightId> |                            |                      |
+ * | review log entry    | USER#<userId>           | RLOG#<highlightId>#<reviewed> |                 |                      |
+ * | review settings     | USER#<userId>           | REVIEW#SETTINGS    |                            |                      |
+ * | review progress     | USER#<userId>           | REVIEW#PROGRESS    |                            |                      |
+ * | day's review        | USER#<userId>           | REVIEWDAY#<date>   |                            |                      |
+ * | review feed secret  | USER#<userId>           | REVIEW#FEED        |                            |                      |
+ * | link (outgoing)     | NOTE#<noteId>           | LINK#<sha256(key)> | USER#<userId>#LINKTO#<sha256(key)> | <noteId>     |
+ * | note's title name   | NOTE#<noteId>           | NAME#<sha256(key)> | USER#<userId>#NAME#<sha256(key)>   | <created>#<noteId> |
+ *
+ * Everything of the review lives in the user's partition and every link item in its note's, so
+ * deleting an account (its partition and its notes' partitions) deletes them too. Link lookups go
+ * through index partitions named by the user: another user's links and names are never read.
  *
  * DynamoDB refuses a partition key over 2048 bytes and a sort key over 1024 bytes with an error, so
  * every part that comes from outside (URLs, hosts, tags, client addresses, Idempotency-Key values)
@@ -48,7 +61,7 @@ function bounded(value: string): string {
 
 export const keys = {
   user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'USER' }),
-  /** Every user, oldest first (one partition: users are few and written once, for `gleaner users list`). */
+  /** Every user, by creation (one partition: users are few and written once, for `gleaner users list`). */
   usersIndex: (created?: string, userId?: string) => ({
     gsi1pk: 'USERS',
     gsi1sk: created && userId ? `${created}#${userId}` : '',
@@ -82,6 +95,36 @@ export const keys = {
   highlight: (noteId: string, saved: string, highlightId: string): Key => ({
     pk: `NOTE#${noteId}`,
     sk: `${HIGHLIGHT_SORT_PREFIX}${saved}#${highlightId}`,
+  }),
+  /** Every highlight of a user, found by its id (the review reads them all, a rating finds one). */
+  userHighlightsIndex: (userId: string, highlightId?: string) => ({
+    gsi1pk: `USER#${userId}#HIGHLIGHTS`,
+    gsi1sk: highlightId ? `HL#${highlightId}` : '',
+  }),
+  reviewCard: (userId: string, highlightId: string): Key => ({
+    pk: `USER#${userId}`,
+    sk: `${REVIEW_CARD_PREFIX}${highlightId}`,
+  }),
+  /** Append-only: one item per rating, a highlight's together and in time order. */
+  reviewLogEntry: (userId: string, highlightId: string, reviewed: string): Key => ({
+    pk: `USER#${userId}`,
+    sk: `${REVIEW_LOG_PREFIX}${highlightId}#${reviewed}`,
+  }),
+  reviewSettings: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'REVIEW#SETTINGS' }),
+  reviewProgress: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'REVIEW#PROGRESS' }),
+  reviewDay: (userId: string, date: string): Key => ({ pk: `USER#${userId}`, sk: `${REVIEW_DAY_PREFIX}${date}` }),
+  reviewFeed: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'REVIEW#FEED' }),
+  /** A note's link to `key` (`title:…`/`url:…`), found from the target's side through the index. */
+  link: (noteId: string, key: string): Key => ({ pk: `NOTE#${noteId}`, sk: `${LINK_SORT_PREFIX}${sha256(key)}` }),
+  linksToIndex: (userId: string, key: string, sourceNoteId?: string) => ({
+    gsi1pk: `USER#${userId}#LINKTO#${sha256(key)}`,
+    gsi1sk: sourceNoteId ?? '',
+  }),
+  /** The title a note answers to (URLs answer through the saved-URL marker). */
+  noteName: (noteId: string, key: string): Key => ({ pk: `NOTE#${noteId}`, sk: `${NAME_SORT_PREFIX}${sha256(key)}` }),
+  namesIndex: (userId: string, key: string, created?: string, noteId?: string) => ({
+    gsi1pk: `USER#${userId}#NAME#${sha256(key)}`,
+    gsi1sk: created && noteId ? `${created}#${noteId}` : '',
   }),
   tagIndex: (userId: string, tag: string, updated?: string, noteId?: string) => ({
     gsi1pk: `USER#${userId}#TAG#${tag}`,
@@ -127,6 +170,12 @@ function sha256(value: string): string {
 
 /** Sort keys of a note's highlights start with it (a Query with begins_with reads them all). */
 export const HIGHLIGHT_SORT_PREFIX = 'HL#';
+
+export const REVIEW_CARD_PREFIX = 'CARD#';
+export const REVIEW_LOG_PREFIX = 'RLOG#';
+export const REVIEW_DAY_PREFIX = 'REVIEWDAY#';
+export const LINK_SORT_PREFIX = 'LINK#';
+export const NAME_SORT_PREFIX = 'NAME#';
 
 /** Prefix of every rate-limit key; the CDK stack limits the feed functions' writes to it. */
 export const RATE_LIMIT_KEY_PREFIX = 'RL#';

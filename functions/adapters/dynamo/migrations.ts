@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { highlightsOfBody } from '../../core/save/highlights';
+import { derivedId } from '../../core/save/idempotency';
+import { writtenUnlessConditionFails } from './conditional-write';
 import { highlightItem } from './items';
 import { keys } from './keys';
 
@@ -29,13 +29,14 @@ const SCAN_PAGE_SIZE = 200;
 /**
  * The list indexes `users list`, `tokens list`, `notes list` and `bookmarks list` read: users,
  * tokens and notes written before those commands existed lack them, so the lists left them out.
+ * Highlights recorded before the daily review lack the user's highlights index it reads.
  */
 const listIndexes: Migration = {
   name: 'list-indexes',
   description: 'Adds users, tokens and notes written before the list commands to the indexes those commands read',
   async run(doc, tableName) {
-    const changed = { users: 0, tokens: 0, notes: 0 };
-    for await (const item of scanWithout(doc, tableName, 'gsi1pk', ['User', 'AccessToken', 'Note'])) {
+    const changed = { users: 0, tokens: 0, notes: 0, highlights: 0 };
+    for await (const item of scanWithout(doc, tableName, 'gsi1pk', ['User', 'AccessToken', 'Note', 'Highlight'])) {
       if (item.type === 'User') {
         if (
           await addIndex(
@@ -63,6 +64,10 @@ const listIndexes: Migration = {
           item.id as string,
         );
         if (await addIndex(doc, tableName, keys.note(item.id as string), listed)) changed.notes++;
+      } else if (item.type === 'Highlight') {
+        const indexed = keys.userHighlightsIndex(item.userId as string, item.id as string);
+        if (await addIndex(doc, tableName, { pk: item.pk as string, sk: item.sk as string }, indexed))
+          changed.highlights++;
       }
     }
     return changed;
@@ -96,8 +101,9 @@ const highlightRecords: Migration = {
         };
         if (await putIfAbsent(doc, tableName, highlightItem(highlight))) changed.highlights++;
       }
-      await doc
-        .send(
+      // A note deleted meanwhile has nothing left to mark.
+      await writtenUnlessConditionFails(() =>
+        doc.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.note(noteId),
@@ -105,8 +111,8 @@ const highlightRecords: Migration = {
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeValues: { ':yes': true },
           }),
-        )
-        .catch(ignoreConditionFailed);
+        ),
+      );
       changed.notes++;
     }
     return changed;
@@ -115,16 +121,6 @@ const highlightRecords: Migration = {
 
 /** Every migration, in the order they run. */
 const migrations: readonly Migration[] = [listIndexes, highlightRecords];
-
-/** A UUID-shaped id that is the same for the same `seed`. */
-function derivedId(seed: string): string {
-  const hex = createHash('sha256').update(seed).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
-
-function ignoreConditionFailed(error: unknown): void {
-  if (!(error instanceof ConditionalCheckFailedException)) throw error;
-}
 
 /** Runs every migration over the table, in order. */
 export async function runMigrations(doc: DynamoDBDocumentClient, tableName: string): Promise<MigrationResult[]> {
@@ -167,7 +163,7 @@ async function addIndex(
   key: Record<string, string>,
   index: { gsi1pk: string; gsi1sk: string },
 ): Promise<boolean> {
-  return changedUnlessConditionFails(() =>
+  return writtenUnlessConditionFails(() =>
     doc.send(
       new UpdateCommand({
         TableName: tableName,
@@ -185,17 +181,7 @@ async function putIfAbsent(
   tableName: string,
   item: Record<string, unknown>,
 ): Promise<boolean> {
-  return changedUnlessConditionFails(() =>
+  return writtenUnlessConditionFails(() =>
     doc.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' })),
   );
-}
-
-async function changedUnlessConditionFails(write: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await write();
-    return true;
-  } catch (error) {
-    ignoreConditionFailed(error);
-    return false;
-  }
 }

@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   currentWindow,
@@ -6,6 +5,7 @@ import {
   type RateLimiter,
   type RateLimitPolicy,
 } from '../../core/contract/rate-limit';
+import { conditionalWrite } from './conditional-write';
 import { keys, TTL_ATTRIBUTE } from './keys';
 
 /**
@@ -27,8 +27,8 @@ export class DynamoRateLimiter implements RateLimiter {
       remaining: Math.max(0, policy.limit - count),
       resetSeconds: window.resetSeconds,
     });
-    try {
-      const { Attributes } = await this.doc.send(
+    const counted = await conditionalWrite(() =>
+      this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.rateLimitWindow(subject, window.start),
@@ -42,11 +42,11 @@ export class DynamoRateLimiter implements RateLimiter {
           },
           ReturnValues: 'UPDATED_NEW',
         }),
-      );
-      return decision(true, Number(Attributes?.hits ?? policy.limit));
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return decision(false, policy.limit);
-      throw error;
-    }
+      ),
+    );
+    // Refused by the condition: the window's quota is used up.
+    return counted.written
+      ? decision(true, Number(counted.value.Attributes?.hits ?? policy.limit))
+      : decision(false, policy.limit);
   }
 }

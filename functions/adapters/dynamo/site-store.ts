@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SiteIcon, SiteStore, StoredIcon } from '../../core/enrich/icons';
+import { writtenUnlessConditionFails } from './conditional-write';
 import { keys } from './keys';
 
 /** Favicons by host (fetched at most once per host per refresh period) and icon bytes by content hash. */
@@ -24,8 +24,8 @@ export class DynamoSiteStore implements SiteStore {
    * `staleBefore`, and nobody else holds an unexpired claim. Parallel workers get one winner.
    */
   async claimFetch(host: string, now: Date, staleBefore: Date, claimSeconds: number): Promise<boolean> {
-    try {
-      await this.doc.send(
+    return writtenUnlessConditionFails(() =>
+      this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.site(host),
@@ -40,12 +40,8 @@ export class DynamoSiteStore implements SiteStore {
             ':now': now.toISOString(),
           },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   /** Records the outcome of a fetch and releases the claim. */
@@ -60,8 +56,8 @@ export class DynamoSiteStore implements SiteStore {
 
   /** Stores icon bytes once per content hash (a second store of the same bytes changes nothing). */
   async putIcon(icon: StoredIcon): Promise<void> {
-    try {
-      await this.doc.send(
+    await writtenUnlessConditionFails(() =>
+      this.doc.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
@@ -74,10 +70,8 @@ export class DynamoSiteStore implements SiteStore {
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+      ),
+    );
   }
 
   async getIcon(hash: string): Promise<StoredIcon | null> {

@@ -1,6 +1,7 @@
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type ConditionalOutcome, conditionalWrite } from './conditional-write';
 import { keys } from './keys';
-import { cancellationReasons, retryOnConflict } from './transactions';
+import { retryOnConflict } from './transactions';
 
 export class UserNotFoundError extends Error {}
 
@@ -8,18 +9,18 @@ type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteComma
 
 /**
  * Writes `items` in one transaction that also checks the user exists. Only a failed check of the
- * user item means "no such user": a conflict with another transaction is retried, and any other
- * cancellation (a throttled item, a failed condition of `items`) is thrown as it came.
+ * user item means "no such user" (UserNotFoundError); a conflict with another transaction is retried;
+ * failed conditions of `items` come back as the outcome, indexed as `items` are.
  */
 export async function transactForUser(
   doc: DynamoDBDocumentClient,
   tableName: string,
   userId: string,
   items: TransactItems,
-): Promise<void> {
-  await retryOnConflict(async () => {
-    try {
-      await doc.send(
+): Promise<ConditionalOutcome<unknown>> {
+  const outcome = await retryOnConflict(() =>
+    conditionalWrite(() =>
+      doc.send(
         new TransactWriteCommand({
           TransactItems: [
             {
@@ -32,11 +33,10 @@ export async function transactForUser(
             ...items,
           ],
         }),
-      );
-    } catch (error) {
-      if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed')
-        throw new UserNotFoundError(`no user with id ${userId}`);
-      throw error;
-    }
-  });
+      ),
+    ),
+  );
+  if (outcome.written) return outcome;
+  if (outcome.failed[0]) throw new UserNotFoundError(`no user with id ${userId}`);
+  return { written: false, failed: outcome.failed.slice(1) };
 }

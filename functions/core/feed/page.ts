@@ -11,6 +11,7 @@
  * URLs, which `safeHref` checks.
  */
 
+import { createHash } from 'node:crypto';
 import { escapeHtml } from '../text/escape';
 import { noteHtml } from '../text/note-html';
 import { type Feed, type FeedNote, parseInstant, sortNewestFirst } from './feed';
@@ -49,6 +50,26 @@ label{display:block;font-weight:600;margin-top:.75rem}
 
 /** Fills the clipboard from the field the button names; the address stays selectable without it. */
 const COPY_SCRIPT = `document.querySelectorAll('button[data-copy]').forEach(function(b){b.hidden=false;b.addEventListener('click',function(){var f=document.getElementById(b.dataset.copy);f.select();(navigator.clipboard?navigator.clipboard.writeText(f.value):Promise.reject()).then(function(){b.textContent='Copied'},function(){document.execCommand('copy');b.textContent='Copied'})})})`;
+
+const sha256Source = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+
+/**
+ * The page's Content-Security-Policy: its own inline style and its one script (the copy button) by
+ * hash, images from anywhere a note links them, and nothing else: no other script, no frame around
+ * it, no form, no <base>. With the headers CloudFront adds to every answer, so the local stack sends
+ * what AWS does.
+ */
+export const FEED_PAGE_HEADERS = {
+  'Content-Security-Policy': [
+    "default-src 'none'",
+    `script-src ${sha256Source(COPY_SCRIPT)}`,
+    `style-src ${sha256Source(STYLE)}`,
+    'img-src https: data:',
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+} as const;
 
 /** Only http(s) addresses become links: a stored `javascript:` or `data:` URL never does. */
 function safeHref(url: string | null): string | null {

@@ -97,6 +97,12 @@ export function requestFingerprint(fields: readonly unknown[]): string {
   return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }
 
+/** A UUID-shaped id that is the same for the same `seed` (SHA-256 based, version 5 layout). */
+export function derivedId(seed: string): string {
+  const hex = createHash('sha256').update(seed).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
 function invalid(msg: string, type: string, ctx?: Record<string, unknown>): IdempotencyKeyParse {
   return { ok: false, issues: [{ loc: LOC, msg, type, ...(ctx ? { ctx } : {}) }] };
 }

@@ -34,6 +34,21 @@ export function appendHighlight(body: string, input: HighlightInput): string {
   return joinParagraphs([body.trimEnd(), ...highlightParagraphs(input)]);
 }
 
+/** What appending a highlight adds below the body's last paragraph ('' when it adds nothing). */
+export function appendedText(input: HighlightInput): string {
+  return joinParagraphs(highlightParagraphs(input));
+}
+
+/** A body with texts appended (`appendedText`s, oldest first): the body appendHighlight would have made of them one by one. */
+export function withAppended(body: string, appended: readonly string[]): string {
+  return appended.length ? joinParagraphs([body.trimEnd(), ...appended]) : body;
+}
+
+/** The bytes appending `text` adds to `body` (with the blank line that separates it). */
+export function appendedBytes(body: string, text: string): number {
+  return bodyBytes(withAppended(body, [text])) - bodyBytes(body);
+}
+
 /**
  * Places a description above the source line, as a first save with a description would have, but only
  * while the body still starts at its source line: a note that already has text above it is left alone.
@@ -78,7 +93,11 @@ export function endsWithParagraph(body: string, paragraph: string | null): boole
 }
 
 export function bodyFits(body: string): boolean {
-  return Buffer.byteLength(body, 'utf8') <= NOTE_BODY_MAX_BYTES;
+  return bodyBytes(body) <= NOTE_BODY_MAX_BYTES;
+}
+
+export function bodyBytes(body: string): number {
+  return Buffer.byteLength(body, 'utf8');
 }
 
 function highlightParagraphs({ selection, comment }: HighlightInput): (string | null)[] {

@@ -5,6 +5,7 @@ import { isoTimestamp } from '../text/text';
 import { extractHashtags } from './hashtags';
 import { highlightsOfBody } from './highlights';
 import {
+  derivedId,
   IDEMPOTENCY_LEASE_SECONDS,
   IDEMPOTENCY_TTL_SECONDS,
   type IdempotencyClaim,
@@ -12,7 +13,18 @@ import {
   requestFingerprint,
   type StoredAnswer,
 } from './idempotency';
-import { appendHighlight, bodyFits, buildNoteBody, endsWithParagraph, sameHighlight } from './note-body';
+import {
+  appendedBytes,
+  appendedText,
+  appendHighlight,
+  bodyBytes,
+  bodyFits,
+  buildNoteBody,
+  endsWithParagraph,
+  type HighlightInput,
+  sameHighlight,
+  withAppended,
+} from './note-body';
 import type { SaveRequest } from './save-request';
 import { normalizeUrl } from './url';
 
@@ -32,6 +44,35 @@ export type CreateBookmarkOutcome =
 
 export type NoteUpdate =
   | { readonly kind: 'updated' | 'unchanged'; readonly bookmark: Bookmark; readonly note: Note }
+  | KeyTaken;
+
+/**
+ * A highlight (and/or comment) added at the end of a note by one write that concurrent appends to the
+ * same note never conflict on: no read-modify-write, so a hot note costs one write per highlight.
+ */
+export interface NoteAppend {
+  /** Names the append: the same append again (a retried request) adds nothing. */
+  readonly id: string;
+  /** What it adds below the body's last paragraph (see appendedText). */
+  readonly text: string;
+  /** The bytes it adds to the body, which must stay within NOTE_BODY_MAX_BYTES. */
+  readonly bytes: number;
+  /** The selection as sent (the note's last highlight from now on), or null to keep the note's. */
+  readonly selection: string | null;
+  /** Appends nothing when this is still the note's last highlight (a client's retry that raced the first try). */
+  readonly unlessLastHighlight: string | null;
+  readonly highlight: Highlight | null;
+  readonly updated: string;
+  /** The note's owner and its body's size as read (for notes stored before their size was kept). */
+  readonly userId: string;
+  readonly bytesBefore: number;
+}
+
+export type NoteAppendOutcome =
+  | { readonly kind: 'appended' | 'unchanged'; readonly bookmark: Bookmark }
+  | { readonly kind: 'note-full' }
+  /** The bookmark or its note was deleted meanwhile. */
+  | { readonly kind: 'missing' }
   | KeyTaken;
 
 /** What the save needs before it can write, read in one round trip: the token and the host's known favicon. */
@@ -86,6 +127,18 @@ export interface BookmarkStore {
     updated: string,
     record: ((bookmark: Bookmark) => SaveRecord) | null,
   ): Promise<NoteUpdate>;
+  /** The bookmark and its note, read consistently; null when either is gone. */
+  getSavedNote(ref: { bookmarkId: string; noteId: string }): Promise<{ bookmark: Bookmark; note: Note } | null>;
+  /**
+   * Appends to the bookmark's note in one conditional write, then records the highlight (with
+   * `record`, keeping the answer with it), and moves the bookmark's and the tag entries' update times.
+   * Those follow the append and repeat it harmlessly, so a rerun of the same append (same id) completes them.
+   */
+  appendToNote(
+    bookmark: Bookmark,
+    append: NoteAppend,
+    record: ((bookmark: Bookmark) => SaveRecord) | null,
+  ): Promise<NoteAppendOutcome>;
   /** Claims the key for a request about to run, unless another request holds it (returns what holds it). */
   claimKey(claim: IdempotencyClaim): Promise<KeyTaken | null>;
   /** Keeps the answer of a save that wrote nothing, unless its claim was taken meanwhile (returns what holds the key). */
@@ -138,7 +191,12 @@ interface SaveInput {
   readonly imported?: {
     readonly tags: readonly string[];
     readonly added: Date | null;
-    readonly note?: { readonly body: string; readonly updated: Date | null } | null;
+    readonly note?: {
+      readonly body: string;
+      readonly updated: Date | null;
+      /** Its highlights with their times, in order; null to read them from the body, at the note's time. */
+      readonly highlights: readonly { quote: string; comment: string | null; saved: Date }[] | null;
+    } | null;
   };
 }
 
@@ -205,7 +263,9 @@ async function save(
   const saved: AnswerOutcome = { kind: 'saved', bookmark, isNewBookmark: true, selectionAppended: false };
   // Its highlights as records too: the selection, or those of a restored note's body.
   const highlights = restored
-    ? highlightsOfBody(restored.body).map((found) => newHighlight(ports, note, found, updated))
+    ? (restored.highlights ?? highlightsOfBody(restored.body)).map((found) =>
+        newHighlight(ports, note, found, 'saved' in found ? isoTimestamp(found.saved) : updated),
+      )
     : request.selection
       ? [newHighlight(ports, note, { quote: request.selection, comment: request.comment }, now)]
       : [];
@@ -227,6 +287,8 @@ async function save(
 /** A save under an Idempotency-Key: the request's claim on the key, and the record of an answer to it. */
 interface KeyedSave {
   readonly claim: IdempotencyClaim;
+  /** The id of what the request appends, the same on every run of it: a rerun after a crash appends nothing twice. */
+  readonly appendId: string;
   of(outcome: AnswerOutcome): SaveRecord;
 }
 
@@ -253,7 +315,11 @@ function keyedSave(
     leaseUntil: createdAt + IDEMPOTENCY_LEASE_SECONDS,
     expiresAt: createdAt + IDEMPOTENCY_TTL_SECONDS,
   };
-  return { claim, of: (outcome) => ({ ...claim, outcome }) };
+  return {
+    claim,
+    appendId: derivedId(`${claim.scope}\n${claim.key}\n${claim.fingerprint}`),
+    of: (outcome) => ({ ...claim, outcome }),
+  };
 }
 
 /** A key held by another request: the same request gets its answer (or, still running, a 409), another request a refusal. */
@@ -285,7 +351,83 @@ async function keepAnswer(
   return taken ? repeated(taken, keyed) : outcome;
 }
 
+/**
+ * Adds the request's highlight to the note already saved for its page, or nothing for a client's retry.
+ * Null when the note was deleted since its URL was found taken (`gleaner notes delete`): the caller saves it anew.
+ */
 async function appendToSavedNote(
+  ports: SaveBookmarkPorts,
+  ref: { bookmarkId: string; noteId: string },
+  request: SaveRequest,
+  addedTags: readonly string[],
+  now: string,
+  keyed: KeyedSave | null,
+): Promise<SaveOutcome | null> {
+  const saved = await ports.store.getSavedNote(ref);
+  if (!saved) return null;
+  const { bookmark, note } = saved;
+  // New tags change the note's tag entries too: those saves rewrite the note (see retagSavedNote).
+  if (mergeTags(note.tags, addedTags).length !== note.tags.length)
+    return retagSavedNote(ports, ref, request, addedTags, now, keyed);
+  const highlight = newText(request, note);
+  const text = appendedText(highlight);
+  if (!text) return keepAnswer(ports, keyed, appendedOutcome(bookmark, false));
+  if (!bodyFits(withAppended(note.body, [text]))) return keepAnswer(ports, keyed, { kind: 'note-full' });
+  const id = keyed?.appendId ?? ports.newId();
+  const selectionAppended = highlight.selection !== null;
+  const outcome = await ports.store.appendToNote(
+    bookmark,
+    {
+      id,
+      text,
+      bytes: appendedBytes(note.body, text),
+      bytesBefore: bodyBytes(note.body),
+      userId: note.userId,
+      selection: highlight.selection,
+      unlessLastHighlight: request.append ? null : request.selection,
+      highlight: highlight.selection
+        ? newHighlight(ports, note, { quote: highlight.selection, comment: highlight.comment }, now, id)
+        : null,
+      updated: now,
+    },
+    keyed && ((updated) => keyed.of(appendedOutcome(updated, selectionAppended))),
+  );
+  switch (outcome.kind) {
+    case 'missing':
+      return null;
+    case 'key-taken':
+      return repeated(outcome, keyed!);
+    case 'appended':
+      return appendedOutcome(outcome.bookmark, selectionAppended);
+    case 'unchanged':
+      return keepAnswer(ports, keyed, appendedOutcome(outcome.bookmark, false));
+    case 'note-full':
+      return keepAnswer(ports, keyed, { kind: 'note-full' });
+  }
+}
+
+const appendedOutcome = (bookmark: Bookmark, selectionAppended: boolean): AnswerOutcome => ({
+  kind: 'saved',
+  bookmark,
+  isNewBookmark: false,
+  selectionAppended,
+});
+
+/**
+ * What a save adds to a note: its selection and comment, or nothing when, without `append: true`,
+ * the note's last highlight (or, without a selection, its last comment) is sent again: a client's retry.
+ */
+function newText(request: SaveRequest, note: Note): HighlightInput {
+  const retry =
+    !request.append &&
+    (request.selection
+      ? sameHighlight(note.lastHighlight, request.selection)
+      : endsWithParagraph(note.body, request.comment));
+  return retry ? { selection: null, comment: null } : request;
+}
+
+/** A save that adds tags: the note rewritten whole, re-read and re-applied should another change win the race. */
+async function retagSavedNote(
   ports: SaveBookmarkPorts,
   ref: { bookmarkId: string; noteId: string },
   request: SaveRequest,
@@ -295,25 +437,12 @@ async function appendToSavedNote(
 ): Promise<SaveOutcome | null> {
   let selectionAppended = false;
   let full = false;
-  const appended = (bookmark: Bookmark): AnswerOutcome => ({
-    kind: 'saved',
-    bookmark,
-    isNewBookmark: false,
-    selectionAppended,
-  });
   const update = await ports.store
     .updateSavedNote(
       ref,
       (note) => {
         selectionAppended = full = false;
-        // Without `append: true`, the last highlight (or, without a selection, the last comment) sent
-        // again is a client's retry: nothing new to add.
-        const retry =
-          !request.append &&
-          (request.selection
-            ? sameHighlight(note.lastHighlight, request.selection)
-            : endsWithParagraph(note.body, request.comment));
-        const highlight = retry ? { selection: null, comment: null } : request;
+        const highlight = newText(request, note);
         const tags = mergeTags(note.tags, addedTags);
         if (!highlight.selection && !highlight.comment && tags.length === note.tags.length) return null;
         const body = appendHighlight(note.body, highlight);
@@ -328,10 +457,9 @@ async function appendToSavedNote(
         return { body, tags, lastHighlight: highlight.selection ?? note.lastHighlight, highlight: recorded };
       },
       now,
-      keyed && ((bookmark) => keyed.of(appended(bookmark))),
+      keyed && ((bookmark) => keyed.of(appendedOutcome(bookmark, selectionAppended))),
     )
     .catch((error: unknown) => {
-      // Deleted since the URL was found taken (`gleaner notes delete`): the caller saves it anew.
       if (error instanceof NoteNotFoundError) return null;
       throw error;
     });
@@ -340,9 +468,9 @@ async function appendToSavedNote(
     case 'key-taken':
       return repeated(update, keyed!);
     case 'updated':
-      return appended(update.bookmark);
+      return appendedOutcome(update.bookmark, selectionAppended);
     case 'unchanged':
-      return keepAnswer(ports, keyed, full ? { kind: 'note-full' } : appended(update.bookmark));
+      return keepAnswer(ports, keyed, full ? { kind: 'note-full' } : appendedOutcome(update.bookmark, false));
   }
 }
 
@@ -377,9 +505,10 @@ function newHighlight(
   note: Pick<Note, 'id' | 'userId'>,
   found: { quote: string; comment: string | null },
   saved: string,
+  id = ports.newId(),
 ): Highlight {
   return {
-    id: ports.newId(),
+    id,
     noteId: note.id,
     userId: note.userId,
     quote: found.quote.trim(),

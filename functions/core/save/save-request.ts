@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { type PydanticIssueParams, toValidationIssues, type ValidationIssue } from '../contract/validation';
-import { truncate } from '../text/text';
+import { truncate, withoutControlCharacters } from '../text/text';
 import { DESCRIPTION_MAX_LENGTH } from './note-body';
 import { HOST_MAX_LENGTH, parseBookmarkUrl, URL_MAX_LENGTH, type UrlProblem } from './url';
 
@@ -36,6 +36,11 @@ const URL_PROBLEMS: Record<UrlProblem, PydanticIssueParams> = {
     msg: `Input should be a valid URL, host should have at most ${HOST_MAX_LENGTH} characters`,
     ctx: { max_length: HOST_MAX_LENGTH },
   },
+  host_invalid: {
+    type: 'url_parsing',
+    msg: 'Input should be a valid URL, every label of the host should be 1-63 letters, digits or hyphens, with no hyphen at either end',
+  },
+  port_invalid: { type: 'url_parsing', msg: 'Input should be a valid URL, invalid port number' },
 };
 
 const optionalText = (max?: number) =>
@@ -78,22 +83,8 @@ export const saveRequestSchema = z.object({
 
 export type SaveRequestParse = { ok: true; request: SaveRequest } | { ok: false; issues: ValidationIssue[] };
 
-/** Parses the raw HTTP body of a save. JSON syntax errors and non-object bodies are 422s like any other. */
-export function parseSaveRequest(rawBody: string | null | undefined): SaveRequestParse {
-  if (rawBody === null || rawBody === undefined || rawBody.trim() === '') {
-    return { ok: false, issues: [{ loc: ['body'], msg: 'Field required', type: 'missing' }] };
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(rawBody);
-  } catch (error) {
-    return {
-      ok: false,
-      issues: [
-        { loc: ['body', 0], msg: 'JSON decode error', type: 'json_invalid', ctx: { error: (error as Error).message } },
-      ],
-    };
-  }
+/** The save request from its JSON body (see parseJsonBody): a body that is no object is a 422 like any other. */
+export function parseSaveRequest(data: unknown): SaveRequestParse {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     return {
       ok: false,
@@ -113,9 +104,11 @@ export function parseSaveRequest(rawBody: string | null | undefined): SaveReques
 }
 
 /**
- * Null when blank; otherwise the text with lone UTF-16 surrogates (valid in JSON's `\uD800`, not in
- * Unicode) replaced by U+FFFD, so everything stored and served back is valid Unicode.
+ * Null when blank; otherwise the text without control characters (a NUL in a title; the feeds drop
+ * them too) and with lone UTF-16 surrogates (valid in JSON's `\uD800`, not in Unicode) replaced by
+ * U+FFFD, so everything stored and served back is valid Unicode.
  */
 function storableText(value: string | null | undefined): string | null {
-  return value === null || value === undefined || value.trim() === '' ? null : value.toWellFormed();
+  const text = value && withoutControlCharacters(value);
+  return !text || text.trim() === '' ? null : text.toWellFormed();
 }

@@ -37,12 +37,19 @@ const TRACKING_PARAMETERS = new Set([
 ]);
 const TRACKING_PREFIXES = ['utm_', 'pk_', 'mtm_'];
 
-export type UrlProblem = 'url_parsing' | 'url_scheme' | 'url_too_long' | 'host_too_long';
+export type UrlProblem =
+  | 'url_parsing'
+  | 'url_scheme'
+  | 'url_too_long'
+  | 'host_too_long'
+  | 'host_invalid'
+  | 'port_invalid';
 
 /**
  * Parses a user-supplied bookmark URL: absolute, http(s), with a host of at most 253 characters once
- * punycoded, at most 2048 characters. Credentials (`user:pass@`) are dropped: they would otherwise be
- * stored and shown in published feeds.
+ * punycoded whose every label is a DNS label, a port that is not 0, and at most 2048 characters as
+ * stored (escaped: 2,048 `é` become 12,000-odd). Credentials (`user:pass@`) are dropped: they would
+ * otherwise be stored and shown in published feeds.
  */
 export function parseBookmarkUrl(input: string): { ok: true; url: URL } | { ok: false; problem: UrlProblem } {
   if (input.length > URL_MAX_LENGTH) return { ok: false, problem: 'url_too_long' };
@@ -51,9 +58,27 @@ export function parseBookmarkUrl(input: string): { ok: true; url: URL } | { ok: 
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, problem: 'url_scheme' };
   if (!url.hostname) return { ok: false, problem: 'url_parsing' };
   if (url.hostname.replace(/\.$/, '').length > HOST_MAX_LENGTH) return { ok: false, problem: 'host_too_long' };
+  if (!isHostName(url.hostname)) return { ok: false, problem: 'host_invalid' };
+  if (url.port === '0') return { ok: false, problem: 'port_invalid' };
   url.username = '';
   url.password = '';
-  return { ok: true, url: escapeOutsideUriSyntax(url) };
+  const stored = escapeOutsideUriSyntax(url);
+  return stored.href.length > URL_MAX_LENGTH ? { ok: false, problem: 'url_too_long' } : { ok: true, url: stored };
+}
+
+/** A DNS label (RFC 1123): 1–63 letters, digits, hyphens (and, seen in the wild, underscores), no hyphen at either end. */
+const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
+
+/**
+ * An IP address (WHATWG parsing has already normalised it) or a name whose labels are all DNS
+ * labels, a trailing dot allowed: not `.example.com`, `a..b.example` or `-leading.example`.
+ */
+function isHostName(hostname: string): boolean {
+  if (hostname.startsWith('[')) return true;
+  return hostname
+    .replace(/\.$/, '')
+    .split('.')
+    .every((label) => LABEL.test(label));
 }
 
 /** A `%` that starts no escape, or a character RFC 3986 allows nowhere in a path, query or fragment. */

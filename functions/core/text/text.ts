@@ -24,5 +24,10 @@ const REPLACEMENT_CHAR = /\uFFFD/g;
  * feed validator finds no bad character in.
  */
 export function sanitizeText(text: string): string {
-  return text.replace(CONTROL_CHARS, '').replace(LONE_SURROGATE, '').replace(REPLACEMENT_CHAR, '');
+  return withoutControlCharacters(text).replace(LONE_SURROGATE, '').replace(REPLACEMENT_CHAR, '');
+}
+
+/** The text without control characters (a NUL, an ANSI escape); tab and line breaks stay. */
+export function withoutControlCharacters(text: string): string {
+  return text.replace(CONTROL_CHARS, '');
 }

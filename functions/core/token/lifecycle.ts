@@ -40,6 +40,15 @@ export function expiryAfterRotation(token: AccessToken, now: Date, graceMs: numb
   return token.expires !== null && Date.parse(token.expires) < Date.parse(graceEnd) ? token.expires : graceEnd;
 }
 
+/**
+ * The expiry of a rotated token's replacement: `expiresInMs` from now when given, else the lifetime
+ * the old token was created with (from its creation to its expiry) from now; null when it had none.
+ */
+export function replacementExpiry(token: AccessToken, now: Date, expiresInMs: number | undefined): string | null {
+  if (expiresInMs !== undefined || token.expires === null) return expiryAfter(now, expiresInMs);
+  return expiryAfter(now, Date.parse(token.expires) - Date.parse(token.created));
+}
+
 const FAMILIES: readonly [RegExp, string][] = [
   [/\bEdg(?:e|A|iOS)?\//, 'Edge'],
   [/\bOPR\//, 'Opera'],

@@ -1,12 +1,18 @@
-import type { Bookmark, Note } from '../model';
+import type { Bookmark, Highlight, Note } from '../model';
 import { MAX_PAGE_SIZE, type Page, type PageRequest } from './listing';
 import type { BookmarkFileEntry } from './netscape-bookmarks';
+import { inSavedOrder } from './restored-highlights';
 
 /** `gleaner export`: a user's whole workspace, for another tool or for `gleaner import`. */
 
 export interface WorkspaceReader {
   listNotes(userId: string, filter: { tag?: string }, page: PageRequest): Promise<Page<Note>>;
   getBookmarks(ids: readonly string[]): Promise<Bookmark[]>;
+}
+
+export interface HighlightReader {
+  /** The highlights of these notes, each note's in the order they were saved. */
+  highlightsOf(noteIds: readonly string[]): Promise<Highlight[]>;
 }
 
 /** One bookmark with its note, as the JSON export writes it. */
@@ -18,20 +24,30 @@ export interface ExportedBookmark {
   readonly tags: readonly string[];
   /** The note's Markdown: its description, highlights and comments. */
   readonly note: string;
+  /** The note's highlights in the order they were saved, with their exact times. */
+  readonly highlights: readonly ExportedHighlight[];
+}
+
+export interface ExportedHighlight {
+  readonly quote: string;
+  readonly comment: string | null;
+  readonly saved: string;
 }
 
 /** Every bookmark of the user with its note, oldest first (the order browsers write their files in). */
-export async function exportWorkspace(reader: WorkspaceReader, userId: string): Promise<ExportedBookmark[]> {
+export async function exportWorkspace(
+  readers: { notes: WorkspaceReader; highlights: HighlightReader },
+  userId: string,
+): Promise<ExportedBookmark[]> {
   const exported: ExportedBookmark[] = [];
   let cursor: string | undefined;
   do {
-    const page = await reader.listNotes(userId, {}, { limit: MAX_PAGE_SIZE, cursor });
-    const bookmarks = new Map(
-      (await reader.getBookmarks(page.items.flatMap((note) => note.bookmarkId ?? []))).map((bookmark) => [
-        bookmark.id,
-        bookmark,
-      ]),
-    );
+    const page = await readers.notes.listNotes(userId, {}, { limit: MAX_PAGE_SIZE, cursor });
+    const [bookmarkList, highlightList] = await Promise.all([
+      readers.notes.getBookmarks(page.items.flatMap((note) => note.bookmarkId ?? [])),
+      readers.highlights.highlightsOf(page.items.map((note) => note.id)),
+    ]);
+    const bookmarks = new Map(bookmarkList.map((bookmark) => [bookmark.id, bookmark]));
     for (const note of page.items) {
       const bookmark = note.bookmarkId ? bookmarks.get(note.bookmarkId) : undefined;
       if (bookmark)
@@ -42,6 +58,9 @@ export async function exportWorkspace(reader: WorkspaceReader, userId: string): 
           updated: bookmark.updated,
           tags: note.tags,
           note: note.body,
+          highlights: highlightList
+            .filter((highlight) => highlight.noteId === note.id)
+            .map(({ quote, comment, saved }) => ({ quote, comment, saved })),
         });
     }
     cursor = page.cursor ?? undefined;
@@ -57,8 +76,18 @@ export function bookmarkFileEntries(exported: readonly ExportedBookmark[]): Book
     tags: [...bookmark.tags],
     added: new Date(bookmark.created),
     description: null,
-    note: { body: bookmark.note, updated: new Date(bookmark.updated) },
+    note: {
+      body: bookmark.note,
+      updated: new Date(bookmark.updated),
+      highlights: restoredHighlights(bookmark.highlights),
+    },
   }));
+}
+
+/** An exported note's highlights as the import restores them; null for none (as a note not yet migrated has). */
+function restoredHighlights(highlights: readonly ExportedHighlight[]) {
+  if (highlights.length === 0) return null;
+  return inSavedOrder(highlights.map((highlight) => ({ ...highlight, saved: new Date(highlight.saved) })));
 }
 
 /** A JSON export (`gleaner export --format json`) read back for `gleaner import`; throws InvalidExportError. */
@@ -72,7 +101,7 @@ export function parseWorkspaceExport(json: string): BookmarkFileEntry[] {
   const bookmarks = (document as { bookmarks?: unknown } | null)?.bookmarks;
   if (!Array.isArray(bookmarks)) throw new InvalidExportError('no "bookmarks" list');
   return bookmarks.map((bookmark, index) => {
-    const { url, title, created, updated, tags, note } = (bookmark ?? {}) as Partial<
+    const { url, title, created, updated, tags, note, highlights } = (bookmark ?? {}) as Partial<
       Record<keyof ExportedBookmark, unknown>
     >;
     const problem =
@@ -88,7 +117,9 @@ export function parseWorkspaceExport(json: string): BookmarkFileEntry[] {
                 ? 'tags'
                 : typeof note !== 'string'
                   ? 'note'
-                  : null;
+                  : highlights !== undefined && !isHighlightList(highlights)
+                    ? 'highlights'
+                    : null;
     if (problem) throw new InvalidExportError(`bookmarks[${index}].${problem} is missing or of the wrong type`);
     return {
       url: url as string,
@@ -96,7 +127,12 @@ export function parseWorkspaceExport(json: string): BookmarkFileEntry[] {
       tags: [...(tags as string[])],
       added: new Date(created as string),
       description: null,
-      note: { body: note as string, updated: new Date(updated as string) },
+      note: {
+        body: note as string,
+        updated: new Date(updated as string),
+        // An export from before highlights were exported has none: they then take the note's time.
+        highlights: restoredHighlights((highlights ?? []) as ExportedHighlight[]),
+      },
     };
   });
 }
@@ -105,6 +141,18 @@ export class InvalidExportError extends Error {}
 
 function isDate(value: unknown): boolean {
   return typeof value === 'string' && !Number.isNaN(Date.parse(value));
+}
+
+function isHighlightList(value: unknown): boolean {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (item) =>
+        typeof item?.quote === 'string' &&
+        (item.comment === null || typeof item.comment === 'string') &&
+        isDate(item.saved),
+    )
+  );
 }
 
 function isStringList(value: unknown): boolean {

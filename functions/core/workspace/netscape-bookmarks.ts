@@ -3,12 +3,14 @@ import { MAX_TAGS_PER_NOTE, mergeTags } from '../model';
 import { normalizeTag } from '../save/hashtags';
 import { SOURCE_LINE_PREFIX } from '../save/note-body';
 import { escapeHtml } from '../text/escape';
+import { bodyHighlightsAt, type RestoredHighlight } from './restored-highlights';
 
 /**
  * The Netscape bookmark file every browser exports (and linkding, Pinboard and Raindrop too):
  * `<DT><H3>folder</H3><DL>…</DL>` for folders, `<DT><A HREF ADD_DATE TAGS>title</A>` for links, an
  * optional `<DD>` description after a link. Gleaner's own export writes the whole note in `<DD>`
- * (multi-line Markdown, escaped), which the import restores as the note.
+ * (multi-line Markdown, escaped), which the import restores as the note, and the times of its
+ * highlights in `HIGHLIGHT_DATES` (epoch seconds, comma-separated, in order), which browsers ignore.
  */
 
 export interface BookmarkFileEntry {
@@ -20,7 +22,14 @@ export interface BookmarkFileEntry {
   readonly added: Date | null;
   readonly description: string | null;
   /** The whole note, from a Gleaner export: its body (description, source line, highlights, comments) and last update. */
-  readonly note?: { readonly body: string; readonly updated: Date | null } | null;
+  readonly note?: ExportedNote | null;
+}
+
+export interface ExportedNote {
+  readonly body: string;
+  readonly updated: Date | null;
+  /** Its highlights with their times, in order; null when the export gives none (they then take the note's time). */
+  readonly highlights: readonly RestoredHighlight[] | null;
 }
 
 export function parseNetscapeBookmarks(html: string): BookmarkFileEntry[] {
@@ -35,15 +44,19 @@ export function parseNetscapeBookmarks(html: string): BookmarkFileEntry[] {
     );
     const seconds = Number(attribute(link, 'add_date'));
     const modified = Number(attribute(link, 'last_modified'));
+    const highlightTimes = (attribute(link, 'highlight_dates') ?? '')
+      .split(',')
+      .flatMap((time) => (Number(time) > 0 ? [new Date(Number(time) * 1000)] : []));
     const next = link.parentElement?.nextElementSibling;
     const text = next?.tagName === 'DD' ? next.textContent.trim() : '';
     const added = seconds > 0 ? new Date(seconds * 1000) : null;
     const base = { url, title: link.textContent.trim() || null, tags, added };
     // A Gleaner export writes the whole note there, source line included; a browser, a short description.
-    if (isNoteBody(text))
-      return [
-        { ...base, description: null, note: { body: text, updated: modified > 0 ? new Date(modified * 1000) : null } },
-      ];
+    if (isNoteBody(text)) {
+      const updated = modified > 0 ? new Date(modified * 1000) : null;
+      const note = { body: text, updated, highlights: bodyHighlightsAt(text, highlightTimes) };
+      return [{ ...base, description: null, note }];
+    }
     return [{ ...base, description: text || null }];
   });
 }
@@ -51,12 +64,15 @@ export function parseNetscapeBookmarks(html: string): BookmarkFileEntry[] {
 /** A Netscape bookmark file of `entries`, flat (folders become `TAGS=`), that browsers and this parser read back. */
 export function renderNetscapeBookmarks(entries: readonly BookmarkFileEntry[]): string {
   const lines = entries.map((entry) => {
-    const added = entry.added ? ` ADD_DATE="${Math.floor(entry.added.getTime() / 1000)}"` : '';
-    const modified = entry.note?.updated ? ` LAST_MODIFIED="${Math.floor(entry.note.updated.getTime() / 1000)}"` : '';
+    const added = entry.added ? ` ADD_DATE="${epochSeconds(entry.added)}"` : '';
+    const modified = entry.note?.updated ? ` LAST_MODIFIED="${epochSeconds(entry.note.updated)}"` : '';
+    const highlights = entry.note?.highlights?.length
+      ? ` HIGHLIGHT_DATES="${entry.note.highlights.map((highlight) => epochSeconds(highlight.saved)).join(',')}"`
+      : '';
     const tags = entry.tags.length ? ` TAGS="${escapeHtml(entry.tags.join(','))}"` : '';
     const text = entry.note?.body ?? entry.description;
     const description = text ? `\n    <DD>${escapeHtml(text)}` : '';
-    return `    <DT><A HREF="${escapeHtml(entry.url)}"${added}${modified}${tags}>${escapeHtml(entry.title ?? entry.url)}</A>${description}`;
+    return `    <DT><A HREF="${escapeHtml(entry.url)}"${added}${modified}${highlights}${tags}>${escapeHtml(entry.title ?? entry.url)}</A>${description}`;
   });
   return [
     '<!DOCTYPE NETSCAPE-Bookmark-file-1>',
@@ -69,6 +85,8 @@ export function renderNetscapeBookmarks(entries: readonly BookmarkFileEntry[]): 
     '',
   ].join('\n');
 }
+
+const epochSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
 /** Whether a `<DD>` holds a Gleaner note's body (it has the note's source line) rather than a description. */
 function isNoteBody(text: string): boolean {

@@ -1,0 +1,218 @@
+import { type DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type LinkingNote,
+  linksOfNote,
+  type NoteLink,
+  type ResolvedLink,
+  resolveLinks,
+  titleKey,
+  urlKey,
+} from '../../core/links/links';
+import type { Note } from '../../core/model';
+import { batchGetAll } from './batch-get';
+import { keys, LINK_SORT_PREFIX, LOOKUP_INDEX, NAME_SORT_PREFIX } from './keys';
+import { queryAll } from './query-all';
+import { cancellationReasons, retryOnConflict } from './transactions';
+
+/** A note that links to another, with the sentence around the link. */
+export interface Backlink {
+  readonly note: { readonly id: string; readonly title: string };
+  readonly context: string;
+}
+
+/** Notes that answer to one title: the oldest is the link's target. Read this many to pass deleted ones. */
+const NAME_CANDIDATES = 5;
+
+/**
+ * Links between a user's notes in the single table. A note's links (and the title it answers to) are
+ * items in its partition, indexed by the user and the link's key, so a note's backlinks are one
+ * index query per key it answers to, and a link resolves to whatever note answers to its key now:
+ * an unresolved link resolves when its target is saved, and a deleted target leaves it unresolved.
+ */
+export class DynamoLinkStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /**
+   * Makes the stored links of `note` what its text says, in one transaction conditional on the note
+   * still being at `note.version`: a change stream replaying an older image, or delivering it late,
+   * changes nothing (the newer image's sync wins). Returns false when the note had moved on.
+   */
+  async syncNote(note: LinkingNote & Pick<Note, 'userId' | 'version' | 'created'>): Promise<boolean> {
+    const TableName = this.tableName;
+    const links = linksOfNote(note);
+    const name = titleKey(note.title);
+    const wanted = [
+      ...links.map((link) => ({
+        ...keys.link(note.id, link.key),
+        ...keys.linksToIndex(note.userId, link.key, note.id),
+        type: 'NoteLink',
+        userId: note.userId,
+        sourceNoteId: note.id,
+        ...link,
+      })),
+      ...(name
+        ? [
+            {
+              ...keys.noteName(note.id, name),
+              ...keys.namesIndex(note.userId, name, note.created, note.id),
+              type: 'NoteName',
+              userId: note.userId,
+              noteId: note.id,
+              key: name,
+            },
+          ]
+        : []),
+    ];
+    const existing = await this.linkItemKeys(note.id);
+    const kept = new Set(wanted.map((item) => item.sk));
+    try {
+      await retryOnConflict(() =>
+        this.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                ConditionCheck: {
+                  TableName,
+                  Key: keys.note(note.id),
+                  ConditionExpression: 'version = :version',
+                  ExpressionAttributeValues: { ':version': note.version },
+                },
+              },
+              ...wanted.map((Item) => ({ Put: { TableName, Item } })),
+              ...existing.filter((key) => !kept.has(key.sk)).map((Key) => ({ Delete: { TableName, Key } })),
+            ],
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Deletes the link and name items of a deleted note (its links leave their targets' backlinks, and
+   * links to it become unresolved). Only once the note is gone: a note that exists keeps its links.
+   */
+  async removeNote(noteId: string): Promise<void> {
+    const TableName = this.tableName;
+    const existing = await this.linkItemKeys(noteId);
+    if (existing.length === 0) return;
+    await retryOnConflict(() =>
+      this.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              ConditionCheck: { TableName, Key: keys.note(noteId), ConditionExpression: 'attribute_not_exists(pk)' },
+            },
+            ...existing.map((Key) => ({ Delete: { TableName, Key } })),
+          ],
+        }),
+      ),
+    );
+  }
+
+  /** The stored links of a note, each with the note it resolves to now (null: waiting for its target). */
+  async outgoing(userId: string, noteId: string): Promise<ResolvedLink[]> {
+    const items = await this.queryPartition(noteId, LINK_SORT_PREFIX);
+    const links = items.map(({ kind, key, target, context }) => ({ kind, key, target, context }) as NoteLink);
+    const answering = new Map<string, { id: string; title: string }>();
+    await Promise.all(
+      [...new Set(links.map((link) => link.key))].map(async (key) => {
+        const target = await this.noteAnswering(userId, key);
+        if (target && target.id !== noteId) answering.set(key, target);
+      }),
+    );
+    return resolveLinks(links, answering);
+  }
+
+  /** The notes of the user that link to `note` (by its title, when it is the one that title names, or its URL). */
+  async backlinks(userId: string, note: Pick<Note, 'id' | 'title' | 'url'>): Promise<Backlink[]> {
+    const title = titleKey(note.title);
+    const url = note.url ? urlKey(note.url) : null;
+    const titleIsOurs = title ? (await this.noteAnswering(userId, title))?.id === note.id : false;
+    const answered = [...(titleIsOurs && title ? [title] : []), ...(url ? [url] : [])];
+    const links = (
+      await Promise.all(
+        answered.map((key) =>
+          queryAll(this.doc, {
+            TableName: this.tableName,
+            IndexName: LOOKUP_INDEX,
+            KeyConditionExpression: 'gsi1pk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.linksToIndex(userId, key).gsi1pk },
+          }),
+        ),
+      )
+    )
+      .flat()
+      .filter((item) => item.sourceNoteId !== note.id);
+    const sources = await this.existingNotes(
+      userId,
+      links.map((item) => item.sourceNoteId as string),
+    );
+    const seen = new Set<string>();
+    return links.flatMap((item) => {
+      const source = sources.get(item.sourceNoteId as string);
+      if (!source || seen.has(source.id)) return [];
+      seen.add(source.id);
+      return [{ note: source, context: item.context as string }];
+    });
+  }
+
+  /** The user's note a key names now: the saved page's note for a URL, the oldest note of a title. */
+  private async noteAnswering(userId: string, key: string): Promise<{ id: string; title: string } | null> {
+    let candidates: string[];
+    if (key.startsWith('url:')) {
+      const marker = await batchGetAll(this.doc, this.tableName, [keys.savedUrl(userId, key.slice('url:'.length))]);
+      candidates = marker.map((item) => item.noteId as string);
+    } else {
+      const { Items = [] } = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: LOOKUP_INDEX,
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.namesIndex(userId, key).gsi1pk },
+          Limit: NAME_CANDIDATES,
+        }),
+      );
+      candidates = Items.map((item) => item.noteId as string);
+    }
+    const notes = await this.existingNotes(userId, candidates);
+    const first = candidates.find((id) => notes.has(id));
+    return first ? notes.get(first)! : null;
+  }
+
+  /** Those of the notes that exist and are the user's: id and title. */
+  private async existingNotes(
+    userId: string,
+    noteIds: readonly string[],
+  ): Promise<Map<string, { id: string; title: string }>> {
+    const items = await batchGetAll(this.doc, this.tableName, [...new Set(noteIds)].map(keys.note));
+    return new Map(
+      items
+        .filter((item) => item.userId === userId)
+        .map((item) => [item.id as string, { id: item.id as string, title: item.title as string }]),
+    );
+  }
+
+  private async linkItemKeys(noteId: string): Promise<{ pk: string; sk: string }[]> {
+    const [links, names] = await Promise.all([
+      this.queryPartition(noteId, LINK_SORT_PREFIX),
+      this.queryPartition(noteId, NAME_SORT_PREFIX),
+    ]);
+    return [...links, ...names].map((item) => ({ pk: item.pk as string, sk: item.sk as string }));
+  }
+
+  private queryPartition(noteId: string, prefix: string): Promise<Record<string, unknown>[]> {
+    return queryAll(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.note(noteId).pk, ':prefix': prefix },
+      ConsistentRead: true,
+    });
+  }
+}

@@ -1,0 +1,537 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Highlight, Note } from '../../core/model';
+import { buildDailyReview, localDate, type ReviewCandidate, type ReviewReason } from '../../core/review/daily';
+import type { ReviewFeedDay } from '../../core/review/feed';
+import { feedSecretMatches, feedSecretUser, hashFeedSecret, mintFeedSecret } from '../../core/review/feed-secret';
+import { NO_PROGRESS, type ReviewProgress, recordReview } from '../../core/review/progress';
+import {
+  newCard,
+  type ReviewCard,
+  type ReviewLogEntry,
+  type ReviewRating,
+  rateCard,
+  replayCard,
+  type Schedule,
+} from '../../core/review/schedule';
+import { DEFAULT_REVIEW_SETTINGS, type ReviewSettings } from '../../core/review/settings';
+import { batchGetAll } from './batch-get';
+import { toHighlight, toNote } from './items';
+import { keys, LOOKUP_INDEX, REVIEW_CARD_PREFIX, REVIEW_DAY_PREFIX, REVIEW_LOG_PREFIX, TTL_ATTRIBUTE } from './keys';
+import { queryAll } from './query-all';
+import { backoff, cancellationReasons, retryOnConflict } from './transactions';
+
+/** Days' reviews are kept this long (the review feed lists the recent ones), then expire through TTL. */
+const REVIEW_DAY_RETENTION_DAYS = 60;
+/** A rating that keeps losing races to others on the same card gives up after this many attempts. */
+const MAX_RATING_ATTEMPTS = 10;
+
+/** One highlight of a day's review, as stored with the day (keys enough to read the highlight back). */
+interface ReviewDayItem {
+  readonly highlightId: string;
+  readonly noteId: string;
+  readonly saved: string;
+  readonly reason: ReviewReason;
+}
+
+/** A stored day's review: what it holds, and which of its highlights were rated. */
+export interface ReviewDay {
+  readonly date: string;
+  readonly items: readonly ReviewDayItem[];
+  readonly rated: readonly string[];
+  /** When it was built (ISO 8601). */
+  readonly created: string;
+  /** Whether its unrated highlights were counted as skipped (by the build of the day after it). */
+  readonly skipsCounted: boolean;
+}
+
+/** A highlight of a day's review with what a reviewer sees of it. */
+export interface ReviewEntry {
+  readonly highlight: Highlight;
+  readonly note: Pick<Note, 'id' | 'title' | 'url' | 'tags'>;
+  readonly reason: ReviewReason;
+  readonly rated: boolean;
+}
+
+/** The candidates' notes: title, URL and tags only. */
+type NoteSummary = Pick<Note, 'id' | 'title' | 'url' | 'tags'>;
+
+/**
+ * The daily review in the single table: a card per rated (or skipped) highlight, the append-only
+ * review log, settings, progress, each day's review as built on its first read, and the review
+ * feed's secret, all in the user's partition.
+ */
+export class DynamoReviewStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async getSettings(userId: string): Promise<ReviewSettings> {
+    const item = await this.get(keys.reviewSettings(userId));
+    return item ? (item.settings as ReviewSettings) : DEFAULT_REVIEW_SETTINGS;
+  }
+
+  async saveSettings(userId: string, settings: ReviewSettings): Promise<void> {
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.reviewSettings(userId),
+        UpdateExpression: 'SET #type = :type, settings = :settings',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':type': 'ReviewSettings', ':settings': settings },
+      }),
+    );
+  }
+
+  async getProgress(userId: string): Promise<ReviewProgress> {
+    const item = await this.get(keys.reviewProgress(userId));
+    return item ? (item.progress as ReviewProgress) : NO_PROGRESS;
+  }
+
+  /**
+   * The user's review for the local day `now` falls on, built on the day's first read and stored, so
+   * every later read (and a concurrent first one) returns the same highlights. Building it counts a
+   * skip for each highlight of the user's previous review left unrated.
+   */
+  async reviewDay(userId: string, now: Date, settings?: ReviewSettings): Promise<ReviewDay> {
+    const chosen = settings ?? (await this.getSettings(userId));
+    const date = localDate(now, chosen.timeZone);
+    const stored = await this.get(keys.reviewDay(userId, date), true);
+    if (stored) return toReviewDay(stored);
+
+    const [highlights, notes, cards, previous] = await Promise.all([
+      this.userHighlights(userId),
+      this.noteSummaries(userId),
+      this.cards(userId),
+      this.previousDay(userId, date),
+    ]);
+    const skipped =
+      previous && !previous.skipsCounted
+        ? previous.items.filter((item) => !previous.rated.includes(item.highlightId))
+        : [];
+    for (const item of skipped) {
+      const card = cards.get(item.highlightId) ?? newCard(userId, item.highlightId, now);
+      cards.set(item.highlightId, { ...card, skips: card.skips + 1 });
+    }
+    const byId = new Map(highlights.map((highlight) => [highlight.id, highlight]));
+    const candidates: ReviewCandidate[] = highlights.flatMap((highlight) => {
+      const note = notes.get(highlight.noteId);
+      return note ? [{ highlightId: highlight.id, noteId: note.id, saved: highlight.saved, tags: note.tags }] : [];
+    });
+    const built = buildDailyReview({ userId, now, settings: chosen, highlights: candidates, cards });
+    const day: ReviewDay = {
+      date,
+      items: built.items.map(({ highlightId, reason }) => {
+        const highlight = byId.get(highlightId)!;
+        return { highlightId, noteId: highlight.noteId, saved: highlight.saved, reason };
+      }),
+      rated: [],
+      created: now.toISOString(),
+      skipsCounted: false,
+    };
+    try {
+      await retryOnConflict(() =>
+        this.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: this.tableName,
+                  Item: {
+                    ...keys.reviewDay(userId, date),
+                    type: 'ReviewDay',
+                    date,
+                    items: day.items,
+                    created: day.created,
+                    [TTL_ATTRIBUTE]: Math.floor(now.getTime() / 1000) + REVIEW_DAY_RETENTION_DAYS * 86_400,
+                  },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+              // The previous day's skips are counted once: with the day that follows it.
+              ...(previous && skipped.length > 0
+                ? [
+                    {
+                      Update: {
+                        TableName: this.tableName,
+                        Key: keys.reviewDay(userId, previous.date),
+                        UpdateExpression: 'SET skipsCounted = :yes',
+                        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(skipsCounted)',
+                        ExpressionAttributeValues: { ':yes': true },
+                      },
+                    },
+                    ...skipped.map((item) => ({
+                      Update: {
+                        TableName: this.tableName,
+                        Key: keys.reviewCard(userId, item.highlightId),
+                        UpdateExpression:
+                          'SET #type = :type, userId = :user, highlightId = :highlight, noteId = :note ADD skips :one',
+                        ExpressionAttributeNames: { '#type': 'type' },
+                        ExpressionAttributeValues: {
+                          ':type': 'ReviewCard',
+                          ':user': userId,
+                          ':highlight': item.highlightId,
+                          ':note': item.noteId,
+                          ':one': 1,
+                        },
+                      },
+                    })),
+                  ]
+                : []),
+            ],
+          }),
+        ),
+      );
+      return day;
+    } catch (error) {
+      // Another read built the day first (or counted the skips): its review is the day's.
+      if (!cancellationReasons(error)?.some((reason) => reason.Code === 'ConditionalCheckFailed')) throw error;
+      const winner = await this.get(keys.reviewDay(userId, date), true);
+      if (winner) return toReviewDay(winner);
+      // The previous day's skips were counted by a build that then lost its own day: build again.
+      return this.reviewDay(userId, now, chosen);
+    }
+  }
+
+  /** The day's review with each highlight's text and note, in the review's order. */
+  async reviewEntries(userId: string, day: ReviewDay): Promise<ReviewEntry[]> {
+    const items = await batchGetAll(this.doc, this.tableName, [
+      ...day.items.map((item) => keys.highlight(item.noteId, item.saved, item.highlightId)),
+      ...[...new Set(day.items.map((item) => item.noteId))].map(keys.note),
+    ]);
+    const highlights = new Map(
+      items.filter((item) => item.type === 'Highlight' && item.userId === userId).map((item) => [item.id, item]),
+    );
+    const notes = new Map(
+      items.filter((item) => item.type === 'Note' && item.userId === userId).map((item) => [item.id, toNote(item)]),
+    );
+    // A highlight deleted since the day was built (its note deleted) leaves the review.
+    return day.items.flatMap((item) => {
+      const highlight = highlights.get(item.highlightId);
+      const note = notes.get(item.noteId);
+      if (!highlight || !note) return [];
+      return [
+        {
+          highlight: toHighlight(highlight),
+          note: { id: note.id, title: note.title, url: note.url, tags: note.tags },
+          reason: item.reason,
+          rated: day.rated.includes(item.highlightId),
+        },
+      ];
+    });
+  }
+
+  /** The user's stored days' reviews, newest first (at most `limit`). */
+  async recentDays(userId: string, limit: number): Promise<ReviewDay[]> {
+    const { Items = [] } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.user(userId).pk, ':prefix': REVIEW_DAY_PREFIX },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return Items.map(toReviewDay);
+  }
+
+  /**
+   * The review feed's days: today's review (built now if no read built it yet) and the days before
+   * it, newest first, each with its highlights' text and notes.
+   */
+  async feedDays(userId: string, now: Date, limit: number): Promise<ReviewFeedDay[]> {
+    await this.reviewDay(userId, now);
+    const days = await this.recentDays(userId, limit);
+    return Promise.all(
+      days.map(async (day) => ({
+        date: day.date,
+        created: day.created,
+        highlights: (await this.reviewEntries(userId, day)).map(({ highlight, note }) => ({
+          quote: highlight.quote,
+          comment: highlight.comment,
+          noteTitle: note.title,
+          noteUrl: note.url,
+        })),
+      })),
+    );
+  }
+
+  /** The user's highlight with this id; null when there is none (another user's id included). */
+  async findHighlight(userId: string, highlightId: string): Promise<Highlight | null> {
+    const index = keys.userHighlightsIndex(userId, highlightId);
+    const { Items = [] } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: LOOKUP_INDEX,
+        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
+        ExpressionAttributeValues: { ':pk': index.gsi1pk, ':sk': index.gsi1sk },
+      }),
+    );
+    return Items[0] ? toHighlight(Items[0]) : null;
+  }
+
+  /**
+   * Rates the user's highlight: the card, a log entry and the progress in one transaction conditional
+   * on the card's version (a concurrent rating makes this one re-read and apply after it), and the
+   * day's review marks it rated. Null when the highlight is not the user's.
+   */
+  async rate(
+    userId: string,
+    highlightId: string,
+    rating: ReviewRating,
+    now: Date,
+  ): Promise<{ card: ReviewCard; progress: ReviewProgress } | null> {
+    const highlight = await this.findHighlight(userId, highlightId);
+    if (!highlight) return null;
+    const settings = await this.getSettings(userId);
+    const date = localDate(now, settings.timeZone);
+    for (let attempt = 1; ; attempt++) {
+      const [cardItem, progressItem, dayItem] = await Promise.all([
+        this.get(keys.reviewCard(userId, highlightId), true),
+        this.get(keys.reviewProgress(userId), true),
+        this.get(keys.reviewDay(userId, date), true),
+      ]);
+      const current = cardItem ? toCard(cardItem) : null;
+      // A card holding only skips (version 0) has never been rated: the schedule starts now.
+      const { card, entry } = rateCard(current?.version ? current : null, rating, now, { userId, highlightId });
+      const written: ReviewCard = { ...card, skips: current?.skips ?? 0, version: (current?.version ?? 0) + 1 };
+      const progress = recordReview(progressItem ? (progressItem.progress as ReviewProgress) : NO_PROGRESS, date);
+      const inToday = dayItem && toReviewDay(dayItem).items.some((item) => item.highlightId === highlightId);
+      try {
+        await retryOnConflict(() =>
+          this.doc.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Update: {
+                    TableName: this.tableName,
+                    Key: keys.reviewCard(userId, highlightId),
+                    UpdateExpression:
+                      'SET #type = :type, userId = :user, highlightId = :highlight, noteId = :note, schedule = :schedule, discarded = :discarded, version = :next',
+                    ConditionExpression: current?.version ? 'version = :version' : 'attribute_not_exists(version)',
+                    ExpressionAttributeNames: { '#type': 'type' },
+                    ExpressionAttributeValues: {
+                      ':type': 'ReviewCard',
+                      ':user': userId,
+                      ':highlight': highlightId,
+                      ':note': highlight.noteId,
+                      ':schedule': written.schedule,
+                      ':discarded': written.discarded,
+                      ':next': written.version,
+                      ...(current?.version ? { ':version': current.version } : {}),
+                    },
+                  },
+                },
+                {
+                  Put: {
+                    TableName: this.tableName,
+                    Item: { ...keys.reviewLogEntry(userId, highlightId, entry.reviewed), type: 'ReviewLog', ...entry },
+                    ConditionExpression: 'attribute_not_exists(pk)',
+                  },
+                },
+                {
+                  Put: {
+                    TableName: this.tableName,
+                    Item: { ...keys.reviewProgress(userId), type: 'ReviewProgress', progress },
+                    ConditionExpression: progressItem ? 'progress.#count = :count' : 'attribute_not_exists(pk)',
+                    ...(progressItem
+                      ? {
+                          ExpressionAttributeNames: { '#count': 'count' },
+                          ExpressionAttributeValues: { ':count': (progressItem.progress as ReviewProgress).count },
+                        }
+                      : {}),
+                  },
+                },
+                ...(inToday
+                  ? [
+                      {
+                        Update: {
+                          TableName: this.tableName,
+                          Key: keys.reviewDay(userId, date),
+                          UpdateExpression: 'ADD rated :rated',
+                          ExpressionAttributeValues: { ':rated': new Set([highlightId]) },
+                        },
+                      },
+                    ]
+                  : []),
+              ],
+            }),
+          ),
+        );
+        return { card: written, progress };
+      } catch (error) {
+        const lostRace = cancellationReasons(error)?.some((reason) => reason.Code === 'ConditionalCheckFailed');
+        if (!lostRace || attempt >= MAX_RATING_ATTEMPTS) throw error;
+        await backoff(Math.min(attempt, 6));
+      }
+    }
+  }
+
+  /** Every card of the user (rated or skipped highlights), by highlight id. */
+  async cards(userId: string): Promise<Map<string, ReviewCard>> {
+    const items = await this.queryUserPartition(userId, REVIEW_CARD_PREFIX);
+    return new Map(items.map((item) => [item.highlightId as string, toCard(item)]));
+  }
+
+  /** The review log, of one highlight or of them all, in time order per highlight. */
+  async log(userId: string, highlightId?: string): Promise<ReviewLogEntry[]> {
+    const items = await this.queryUserPartition(userId, `${REVIEW_LOG_PREFIX}${highlightId ? `${highlightId}#` : ''}`);
+    return items.map(({ userId, highlightId, rating, reviewed, previous, next }) => ({
+      userId,
+      highlightId,
+      rating,
+      reviewed,
+      previous,
+      next,
+    })) as ReviewLogEntry[];
+  }
+
+  /** The card the highlight's log gives (as new scheduler parameters would recompute it). */
+  async recomputedCard(userId: string, highlightId: string): Promise<ReviewCard | null> {
+    const [entries, stored] = await Promise.all([
+      this.log(userId, highlightId),
+      this.get(keys.reviewCard(userId, highlightId), true),
+    ]);
+    const card = replayCard(entries, stored ? toCard(stored).skips : 0);
+    return card && { ...card, version: stored ? toCard(stored).version : card.version };
+  }
+
+  /** A new address secret for the user's review feed; the one before stops working. */
+  async issueFeedSecret(userId: string): Promise<string> {
+    const secret = mintFeedSecret(userId);
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...keys.reviewFeed(userId), type: 'ReviewFeed', secretHash: hashFeedSecret(secret) },
+      }),
+    );
+    return secret;
+  }
+
+  async revokeFeedSecret(userId: string): Promise<void> {
+    await this.doc
+      .send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.reviewFeed(userId),
+          UpdateExpression: 'REMOVE secretHash',
+          ConditionExpression: 'attribute_exists(pk)',
+        }),
+      )
+      .catch((error) => {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      });
+  }
+
+  /** The user whose current review feed secret this is; null for any other string. */
+  async userOfFeedSecret(secret: string): Promise<string | null> {
+    const userId = feedSecretUser(secret);
+    if (!userId) return null;
+    const item = await this.get(keys.reviewFeed(userId), true);
+    return feedSecretMatches(secret, (item?.secretHash as string | undefined) ?? null) ? userId : null;
+  }
+
+  /** Every highlight of the user, without its text (from the user's highlights index: no note is read). */
+  private async userHighlights(userId: string): Promise<Pick<Highlight, 'id' | 'noteId' | 'saved'>[]> {
+    const items = await queryAll(this.doc, {
+      TableName: this.tableName,
+      IndexName: LOOKUP_INDEX,
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.userHighlightsIndex(userId).gsi1pk },
+      ProjectionExpression: 'id, noteId, saved',
+    });
+    return items.map((item) => ({ id: item.id as string, noteId: item.noteId as string, saved: item.saved as string }));
+  }
+
+  /** Every note of the user: title, URL and tags (what weights the review and names its highlights). */
+  private async noteSummaries(userId: string): Promise<Map<string, NoteSummary>> {
+    const items = await queryAll(this.doc, {
+      TableName: this.tableName,
+      IndexName: LOOKUP_INDEX,
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.userNotesIndex(userId).gsi1pk },
+      ProjectionExpression: 'id, title, #url, tags',
+      ExpressionAttributeNames: { '#url': 'url' },
+    });
+    return new Map(
+      items.map((item) => [
+        item.id as string,
+        {
+          id: item.id as string,
+          title: item.title as string,
+          url: (item.url as string | undefined) ?? null,
+          tags: (item.tags as string[] | undefined) ?? [],
+        },
+      ]),
+    );
+  }
+
+  /** The user's latest stored review before `date`. */
+  private async previousDay(userId: string, date: string): Promise<ReviewDay | null> {
+    const { Items = [] } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :today',
+        ExpressionAttributeValues: {
+          ':pk': keys.user(userId).pk,
+          ':first': REVIEW_DAY_PREFIX,
+          ':today': keys.reviewDay(userId, date).sk,
+        },
+        ScanIndexForward: false,
+        Limit: 2,
+        ConsistentRead: true,
+      }),
+    );
+    const before = Items.map(toReviewDay).find((day) => day.date < date);
+    return before ?? null;
+  }
+
+  private queryUserPartition(userId: string, prefix: string): Promise<Record<string, unknown>[]> {
+    return queryAll(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.user(userId).pk, ':prefix': prefix },
+      ConsistentRead: true,
+    });
+  }
+
+  private async get(key: { pk: string; sk: string }, consistent = false): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: consistent }),
+    );
+    return Item;
+  }
+}
+
+function toReviewDay(item: Record<string, unknown>): ReviewDay {
+  return {
+    date: item.date as string,
+    items: item.items as ReviewDayItem[],
+    rated: [...((item.rated as Set<string> | undefined) ?? [])],
+    created: item.created as string,
+    skipsCounted: item.skipsCounted === true,
+  };
+}
+
+/** A card item; one holding only skips (never rated) reads as a new card with those skips. */
+function toCard(item: Record<string, unknown>): ReviewCard {
+  const userId = item.userId as string;
+  const highlightId = item.highlightId as string;
+  const fresh = newCard(userId, highlightId, new Date(0));
+  return {
+    highlightId,
+    userId,
+    schedule: (item.schedule as Schedule | undefined) ?? fresh.schedule,
+    discarded: item.discarded === true,
+    skips: Number(item.skips ?? 0),
+    version: Number(item.version ?? 0),
+  };
+}
