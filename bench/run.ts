@@ -16,9 +16,12 @@ import {
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { buildSync } from 'esbuild';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
+import { DynamoIdentityStore } from '../functions/adapters/dynamo/identity-store';
 import { toNote } from '../functions/adapters/dynamo/items';
 import { keys } from '../functions/adapters/dynamo/keys';
 import { createSqsClient } from '../functions/adapters/sqs/sqs';
+import { hashPassword, verifyPassword } from '../functions/core/identity/password';
+import { newUser } from '../functions/core/workspace/accounts';
 import { type ResourceAccess, routeFunctions, routes, routeUrl } from '../functions/platform/routes';
 import { scheduledTasks, workers } from '../functions/platform/workers';
 import { BUNDLE_ENTRY_FILE, bundleFunction, functionBundleOptions } from '../lib/function-bundle';
@@ -261,6 +264,8 @@ async function throughTheStack(): Promise<void> {
     SAVE_RATE_LIMIT: '100000;w=60',
     FEED_RATE_LIMIT: '100000;w=60',
     OWNER_RATE_LIMIT: '100000;w=60',
+    SIGNIN_ACCOUNT_RATE_LIMIT: '100000;w=60',
+    SIGNIN_ADDRESS_RATE_LIMIT: '100000;w=60',
   };
   // Two stacks on one table: one behind the recorder counts round trips, the other is timed untouched.
   const counted = await startLocalStack({ dynamoEndpoint: recorder.endpoint, tableName, startWorkers: false, env });
@@ -358,6 +363,7 @@ async function throughTheStack(): Promise<void> {
     const serverOverhead = median(routeTimes.get('save, new page')!) - median(routeTimes.get(DIRECT_SAVE)!);
     row('local HTTP server share of a save p50', `${ms(serverOverhead)} (API Gateway stands there in production)`);
     await hotNote(timedStack, data, doc, tableName);
+    await signInLatency(timedStack, doc, tableName);
   } finally {
     client.destroy();
     await counted.stop();
@@ -365,6 +371,43 @@ async function throughTheStack(): Promise<void> {
     await recorder.close();
     await dynamo.stop();
   }
+}
+
+/**
+ * A password sign-in (POST /signin to its 303 with a fresh session) through the local stack, beside
+ * the scrypt hash it is made of: the hash is the cost by design (OWASP's parameters), the rest is
+ * the throttle's two counters, the login read and the session write.
+ */
+async function signInLatency(stack: LocalStack, doc: DynamoDBDocumentClient, tableName: string): Promise<void> {
+  const email = `bench-${randomUUID()}@example.com`;
+  const password = 'a bench password of some length';
+  const now = new Date();
+  const user = newUser({ id: randomUUID(), name: 'bench', now });
+  await new DynamoIdentityStore(doc, tableName).createUserWithLogin(user, {
+    email,
+    userId: user.id,
+    passwordHash: await hashPassword(password),
+    verified: true,
+    created: now.toISOString(),
+  });
+  const body = new URLSearchParams({ email, password }).toString();
+  const signIn = async () => {
+    const response = await fetch(`${stack.webBaseUrl}/signin`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body,
+      redirect: 'manual',
+    });
+    if (response.status !== 303) throw new Error(`sign-in answered ${response.status}`);
+  };
+  await signIn();
+  const stored = await hashPassword(password);
+  const hashTimes = await latencies(10, () => verifyPassword(password, stored));
+  const signInTimes = await latencies(10, signIn);
+  row(
+    'sign-in p50 / p95',
+    `${ms(median(signInTimes))} / ${ms(quantile(signInTimes, 0.95))}  of which scrypt p50 ${ms(median(hashTimes))}`,
+  );
 }
 
 /** Issue 21: many highlights on one note at once; each append is one write, so all land, once each. */

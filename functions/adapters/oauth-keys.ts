@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { generateOAuthKeys, type OAuthKeys, parseOAuthKeys } from '../core/identity/oauth-keys';
 import type { Environment } from '../platform/env';
 import { setting, settings } from '../platform/settings';
@@ -22,6 +21,10 @@ export async function loadOAuthKeys(env: Environment): Promise<OAuthKeys> {
   }
   const secretId = setting(env, settings.oauthKeysSecret);
   if (!secretId) throw new Error('Set OAUTH_KEYS_SECRET_ARN (deployed) or OAUTH_KEYS_FILE (local) for the OAuth keys');
+  // Loaded here, once per cold start, rather than at every function's init.
+  const { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } = await import(
+    '@aws-sdk/client-secrets-manager'
+  );
   const client = new SecretsManagerClient({ region: process.env.AWS_REGION ?? 'us-east-1' });
   const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
   const stored = parseOAuthKeys(SecretString);

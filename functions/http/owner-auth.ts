@@ -1,5 +1,5 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { DynamoClients } from '../adapters/dynamo/client';
 import { DynamoIdentityStore } from '../adapters/dynamo/identity-store';
 import { DynamoOAuthAdapter } from '../adapters/dynamo/oauth-adapter';
 import type { Principal, Scope } from '../core/identity/principal';
@@ -53,7 +53,7 @@ export const CSRF_HEADER = 'X-CSRF-Token';
  * OwnerAuthDeps from a handler's environment, on the table: what a route of the owner's side passes
  * to `authenticateOwner`.
  */
-export function ownerAuthDeps(env: Environment, doc: DynamoDBDocumentClient): OwnerAuthDeps {
+export function ownerAuthDeps(env: Environment, doc: DynamoClients['doc']): OwnerAuthDeps {
   const tableName = setting(env, settings.tableName);
   return {
     sessions: new DynamoIdentityStore(doc, tableName),
@@ -65,7 +65,7 @@ export function ownerAuthDeps(env: Environment, doc: DynamoDBDocumentClient): Ow
 }
 
 /** The web app's configured address (WEB_BASE_URL, else PUBLIC_BASE_URL), or null to take it from the request. */
-export function webBaseUrl(env: Environment): string | null {
+function webBaseUrl(env: Environment): string | null {
   return setting(env, settings.webBaseUrl) ?? setting(env, settings.publicBaseUrl) ?? null;
 }
 

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
-import serverless from 'serverless-http';
-import { createDynamoClients } from '../adapters/dynamo/client';
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type serverless from 'serverless-http';
+import { createDynamoClients, type DynamoClients } from '../adapters/dynamo/client';
 import { DynamoOAuthAdapter } from '../adapters/dynamo/oauth-adapter';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { loadOAuthKeys } from '../adapters/oauth-keys';
@@ -34,7 +34,7 @@ import { createTracing, type Tracing } from '../platform/tracing';
  */
 
 export interface OAuthDeps extends OwnerAuthDeps {
-  readonly doc: DynamoDBDocumentClient;
+  readonly doc: DynamoClients['doc'];
   readonly tableName: string;
   readonly keys: () => Promise<OAuthKeys>;
   readonly limiter: RateLimiter;
@@ -130,8 +130,14 @@ async function refuseRegistration(deps: OAuthDeps, event: APIGatewayProxyEvent):
   return null;
 }
 
+/** oidc-provider (with Koa) and serverless-http, loaded with the first request rather than at init. */
 async function buildServer(deps: OAuthDeps, issuer: string) {
-  const provider = new Provider(issuer, configuration(deps, issuer, await deps.keys()));
+  const [oidc, { default: serverlessHttp }, keys] = await Promise.all([
+    import('oidc-provider'),
+    import('serverless-http'),
+    deps.keys(),
+  ]);
+  const provider = new oidc.default(issuer, configuration(deps, issuer, keys, oidc.errors));
   // Behind API Gateway and CloudFront: trust X-Forwarded-Proto, so cookies may be Secure.
   provider.proxy = true;
   provider.on('server_error', (_ctx: unknown, error: Error) =>
@@ -153,7 +159,7 @@ async function buildServer(deps: OAuthDeps, issuer: string) {
     }
     await callback(request, response);
   };
-  return serverless(application, {
+  return serverlessHttp(application, {
     provider: 'aws',
     request: (request: EventRequest, event: APIGatewayProxyEvent) => {
       request.lambdaEvent = event;
@@ -163,7 +169,12 @@ async function buildServer(deps: OAuthDeps, issuer: string) {
   });
 }
 
-function configuration(deps: OAuthDeps, issuer: string, keys: OAuthKeys): Configuration {
+function configuration(
+  deps: OAuthDeps,
+  issuer: string,
+  keys: OAuthKeys,
+  errors: typeof import('oidc-provider').errors,
+): Configuration {
   const ownerApi = resourceIdentifier(issuer, 'ownerApi');
   return {
     adapter: (name: string) => new DynamoOAuthAdapter(name, deps.doc, deps.tableName),

@@ -17,15 +17,6 @@ import {
 } from '../core/identity/identity';
 import { sendOneTimeLink } from '../core/identity/links';
 import { alreadyRegisteredMail, type Mailer } from '../core/identity/mail';
-import {
-  registrationOptions,
-  relyingParty,
-  responseChallenge,
-  responseUserId,
-  signInOptions,
-  verifyRegistration,
-  verifySignIn,
-} from '../core/identity/passkeys';
 import { hashPassword, passwordProblem, verifyPassword } from '../core/identity/password';
 import { clearedSessionCookie, hashSecret, newSession, type Session, sessionCookie } from '../core/identity/session';
 import { checkSignIn, throttle } from '../core/identity/sign-in';
@@ -71,6 +62,9 @@ export interface WebAccountDeps extends OwnerAuthDeps {
   readonly tracing?: Tracing;
   readonly newId: () => string;
 }
+
+/** @simplewebauthn/server (and its ASN.1 libraries) only for the passkey routes, loaded on first use. */
+const webauthn = () => import('../core/identity/passkeys');
 
 type Action = (deps: WebAccountDeps, event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
@@ -386,6 +380,7 @@ async function passkeyRegisterOptions(
   deps: WebAccountDeps,
   event: APIGatewayProxyEvent,
 ): Promise<APIGatewayProxyResult> {
+  const passkeys = await webauthn();
   const auth = await authenticateOwner(deps, event);
   if (!auth.ok) return auth.response;
   const userId = auth.principal.userId;
@@ -393,8 +388,8 @@ async function passkeyRegisterOptions(
     deps.identities.getLoginOfUser(userId),
     deps.identities.listPasskeys(userId),
   ]);
-  const options = await registrationOptions(
-    relyingParty(baseUrlOf(deps, event)),
+  const options = await passkeys.registrationOptions(
+    passkeys.relyingParty(baseUrlOf(deps, event)),
     { id: userId, email: login?.email ?? userId },
     existing,
   );
@@ -408,17 +403,18 @@ async function passkeyRegisterOptions(
 }
 
 async function passkeyRegister(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const passkeys = await webauthn();
   const auth = await authenticateOwner(deps, event);
   if (!auth.ok) return auth.response;
   const body = jsonBody(event);
   const response = body?.response as RegistrationResponseJSON | undefined;
-  const challenge = response ? responseChallenge(response) : null;
+  const challenge = response ? passkeys.responseChallenge(response) : null;
   const stored = challenge ? await deps.identities.consumeChallenge(challenge, deps.now()) : null;
   if (!response || !stored || stored.purpose !== 'register' || stored.userId !== auth.principal.userId) {
     return errorResponse(400, 'The passkey request expired or was already used; try again');
   }
   const label = typeof body?.label === 'string' && body.label.trim() ? body.label.trim().slice(0, 60) : 'Passkey';
-  const passkey = await verifyRegistration(relyingParty(baseUrlOf(deps, event)), {
+  const passkey = await passkeys.verifyRegistration(passkeys.relyingParty(baseUrlOf(deps, event)), {
     userId: auth.principal.userId,
     label,
     response,
@@ -440,7 +436,8 @@ async function passkeyDelete(deps: WebAccountDeps, event: APIGatewayProxyEvent):
 }
 
 async function passkeySignInOptions(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  const options = await signInOptions(relyingParty(baseUrlOf(deps, event)));
+  const passkeys = await webauthn();
+  const options = await passkeys.signInOptions(passkeys.relyingParty(baseUrlOf(deps, event)));
   await deps.identities.putChallenge({
     challenge: options.challenge,
     purpose: 'sign-in',
@@ -451,15 +448,20 @@ async function passkeySignInOptions(deps: WebAccountDeps, event: APIGatewayProxy
 }
 
 async function passkeySignIn(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const passkeys = await webauthn();
   const body = jsonBody(event);
   const response = body?.response as AuthenticationResponseJSON | undefined;
-  const challenge = response ? responseChallenge(response) : null;
+  const challenge = response ? passkeys.responseChallenge(response) : null;
   const stored = challenge ? await deps.identities.consumeChallenge(challenge, deps.now()) : null;
-  const userId = response ? responseUserId(response) : null;
+  const userId = response ? passkeys.responseUserId(response) : null;
   const passkey = userId && response?.id ? await deps.identities.getPasskey(userId, response.id) : null;
   const counter =
     response && stored?.purpose === 'sign-in' && passkey
-      ? await verifySignIn(relyingParty(baseUrlOf(deps, event)), { passkey, response, challenge: stored.challenge })
+      ? await passkeys.verifySignIn(passkeys.relyingParty(baseUrlOf(deps, event)), {
+          passkey,
+          response,
+          challenge: stored.challenge,
+        })
       : null;
   if (counter === null || !passkey)
     return errorResponse(401, 'That passkey did not sign you in; try again or use your password');

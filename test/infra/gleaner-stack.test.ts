@@ -303,7 +303,9 @@ describe('REST API', () => {
   });
 
   it('takes the API key value from a generated secret, never from the template', () => {
-    const [secretId, secret] = onlyResource(built.template, 'AWS::SecretsManager::Secret');
+    const [secretId, secret] = onlyResource(built.template, 'AWS::SecretsManager::Secret', {
+      Description: Match.stringLikeRegexp('origin key'),
+    });
     expect(secret.Properties.GenerateSecretString).toEqual({
       ExcludePunctuation: true,
       PasswordLength: expect.any(Number),
@@ -318,7 +320,11 @@ describe('REST API', () => {
   it('rotates the origin key by version: a new secret and key CloudFront sends, the previous one still accepted, older ones gone', () => {
     const keysAt = (cdnOriginKeyVersion: number) => {
       const { template } = buildGleanerStack(testSettings({ cdnOriginKeyVersion }));
-      const secrets = Object.entries(template.findResources('AWS::SecretsManager::Secret'));
+      const secrets = Object.entries(
+        template.findResources('AWS::SecretsManager::Secret', {
+          Properties: { Description: Match.stringLikeRegexp('origin key') },
+        }),
+      );
       const versionOf = (secretId: string) =>
         /origin key version (\d+)/.exec(secrets.find(([id]) => id === secretId)![1].Properties.Description)![1];
       const referenced = (value: unknown) =>
@@ -810,7 +816,9 @@ describe('CloudFront', () => {
 
   it('sends the API key to the origin of the cached routes only, at the API stage', () => {
     const config = distributionConfig();
-    const [secretId] = onlyResource(built.template, 'AWS::SecretsManager::Secret');
+    const [secretId] = onlyResource(built.template, 'AWS::SecretsManager::Secret', {
+      Description: Match.stringLikeRegexp('origin key'),
+    });
     const originOf = (behavior: Record<string, any>) =>
       (config.Origins as Record<string, any>[]).find((origin) => origin.Id === behavior.TargetOriginId)!;
     for (const behavior of cachedBehaviors()) {

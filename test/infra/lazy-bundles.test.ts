@@ -24,6 +24,10 @@ const lazilyLoaded: Record<string, readonly string[]> = {
   GetPublishedFeedRss: [...tracing, 'xmlbuilder2', 'markdown-it'],
   GetFeedAtom: [...tracing, 'xmlbuilder2', 'markdown-it'],
   GetJsonFeed: [...tracing, 'markdown-it'],
+  // The account pages load WebAuthn for the passkey routes and SES for a mail only.
+  WebSignIn: [...tracing, '@simplewebauthn/server', '@aws-sdk/client-sesv2'],
+  // The authorization server, its Koa and its key secret come with the first request.
+  OAuthPost: [...tracing, 'oidc-provider', 'koa', 'serverless-http', '@aws-sdk/client-secrets-manager'],
 };
 
 const entryOf = (id: string) => functions.find((definition) => definition.id === id)!.entry;

@@ -33,7 +33,7 @@ export class DynamoOAuthAdapter {
   ) {}
 
   async upsert(id: string, payload: OAuthPayload, expiresIn?: number): Promise<void> {
-    const expiresAt = expiresIn ? Math.floor(this.now() / 1000) + expiresIn : undefined;
+    const expiry = expiresIn ? Math.floor(this.now() / 1000) + expiresIn : undefined;
     const index =
       this.name === 'Grant' && payload.accountId
         ? keys.authIndex(payload.accountId, `GRANT#${id}`)
@@ -52,7 +52,7 @@ export class DynamoOAuthAdapter {
           model: this.name,
           id,
           payload,
-          ...(expiresAt ? { [TTL_ATTRIBUTE]: expiresAt } : {}),
+          ...(expiry ? { [TTL_ATTRIBUTE]: expiry } : {}),
         },
       }),
     );
@@ -64,7 +64,7 @@ export class DynamoOAuthAdapter {
             ...keys.oauthLoginRef(payload.accountId, id),
             type: 'OAuthLoginRef',
             sessionId: id,
-            ...(expiresAt ? { [TTL_ATTRIBUTE]: expiresAt } : {}),
+            ...(expiry ? { [TTL_ATTRIBUTE]: expiry } : {}),
           },
         }),
       );
@@ -147,8 +147,8 @@ export class DynamoOAuthAdapter {
 
   private live(item: Record<string, unknown> | undefined): OAuthPayload | undefined {
     if (!item) return undefined;
-    const expiresAt = item[TTL_ATTRIBUTE];
-    if (typeof expiresAt === 'number' && expiresAt <= this.now() / 1000) return undefined;
+    const expiry = item[TTL_ATTRIBUTE];
+    if (typeof expiry === 'number' && expiry <= this.now() / 1000) return undefined;
     return item.payload as OAuthPayload;
   }
 }

@@ -1,6 +1,6 @@
 /** Email addresses as accounts know them: trimmed, compared case-insensitively, shaped like an address. */
 
-export const EMAIL_MAX_LENGTH = 254;
+const EMAIL_MAX_LENGTH = 254;
 
 /** The address in the form stored and looked up, or null when it does not look like one. */
 export function normalizeEmail(input: string): string | null {

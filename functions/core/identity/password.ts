@@ -10,7 +10,7 @@ const PARAMETERS = { N: 2 ** 17, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 
 export const PASSWORD_MIN_LENGTH = 10;
-export const PASSWORD_MAX_LENGTH = 200;
+const PASSWORD_MAX_LENGTH = 200;
 
 function derive(password: string, salt: Buffer, options: { N: number; r: number; p: number }): Promise<Buffer> {
   const scryptOptions: ScryptOptions = { ...options, maxmem: 256 * options.N * options.r };

@@ -4,7 +4,7 @@ import { ALL_SCOPES, type Scope } from './principal';
  * The resource servers (RFC 8707 resource indicators) OAuth access tokens are issued for. A token is
  * bound to one of them (its audience) and every resource refuses tokens issued for another.
  */
-export const RESOURCE_PATHS = {
+const RESOURCE_PATHS = {
   /** The per-user API. */
   ownerApi: '/api/v2/me',
   /** The MCP server (its own issue). */

@@ -7,7 +7,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
  * and an expiry the table's TTL also reads. A sign-in always makes a new id (no fixation).
  */
 
-export const SESSION_LIFETIME_SECONDS = 30 * 24 * 3600;
+const SESSION_LIFETIME_SECONDS = 30 * 24 * 3600;
 
 export interface Session {
   /** SHA-256 of the cookie's id: the storage key. */

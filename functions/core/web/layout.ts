@@ -44,7 +44,7 @@ export interface PageOptions {
 /** Where the built web assets (stylesheet, scripts, icons, manifest) are served. */
 export const ASSETS_PATH = '/assets';
 
-export function assetUrl(file: string): string {
+function assetUrl(file: string): string {
   return `${ASSETS_PATH}/${file}`;
 }
 

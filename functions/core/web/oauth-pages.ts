@@ -9,7 +9,7 @@ import { csrfField, postButton, renderPage } from './layout';
 import { webPaths } from './paths';
 
 /** What a scope allows, as people read it; OpenID's own scopes too. */
-export function scopeMeaning(scope: string): string {
+function scopeMeaning(scope: string): string {
   if (scope in SCOPES) return SCOPES[scope as Scope];
   const openid: Record<string, string> = {
     openid: 'Know your Gleaner account id',
