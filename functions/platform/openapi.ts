@@ -146,7 +146,7 @@ const feedCacheHeaders = {
   'Cache-Control': headerRef('Cache-Control'),
 };
 
-export const pagingParameters = [
+const pagingParameters = [
   {
     name: 'limit',
     in: 'query',
@@ -169,7 +169,7 @@ export const pagingParameters = [
   },
 ];
 
-export function feedOperation(
+function feedOperation(
   operationId: string,
   summary: string,
   representation: JsonObject,
@@ -323,13 +323,13 @@ export function sortedComponents(all: Record<string, JsonObject>): Record<string
   );
 }
 
-export const unexpectedFailure = jsonResponse(
+const unexpectedFailure = jsonResponse(
   'An unexpected failure; the message names the request id it was logged under.',
   'Error',
 );
 
 /** What the route table adds to an operation: HEAD, a retirement, and the 500 every route may answer. */
-export function routeOperation(route: RouteDefinition, operation: JsonObject): JsonObject {
+function routeOperation(route: RouteDefinition, operation: JsonObject): JsonObject {
   const head = route.answersHead ? 'HEAD answers the same status and headers without a body.' : undefined;
   const responses = { ...(operation.responses as Record<string, JsonObject>), 500: unexpectedFailure };
   const retiring = route.retirement

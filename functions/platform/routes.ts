@@ -43,7 +43,7 @@ export interface RouteDefinition {
   readonly owner?: { readonly scope?: Scope; readonly session?: boolean };
 }
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /**
  * - `table:read`: GetItem/Query/BatchGetItem on the table and its indexes (env TABLE_NAME)

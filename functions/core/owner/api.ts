@@ -17,11 +17,11 @@ const dateTime = z.iso.datetime({ offset: true });
 const tag = z.string().check(z.minLength(1), z.maxLength(TAG_MAX_LENGTH));
 
 /** A note comment may be as long as a save's comment. */
-export const NOTE_COMMENT_MAX_LENGTH = SAVE_LIMITS.comment;
-export const NOTE_TITLE_MAX_LENGTH = SAVE_LIMITS.title;
-export const TOKEN_LABEL_MAX_LENGTH = 100;
+const NOTE_COMMENT_MAX_LENGTH = SAVE_LIMITS.comment;
+const NOTE_TITLE_MAX_LENGTH = SAVE_LIMITS.title;
+const TOKEN_LABEL_MAX_LENGTH = 100;
 /** API tokens expire after at most ten years (or never, when no expiry is asked for). */
-export const TOKEN_MAX_EXPIRY_DAYS = 3650;
+const TOKEN_MAX_EXPIRY_DAYS = 3650;
 
 const noteSummarySchema = z
   .object({
@@ -221,15 +221,19 @@ export const NOTE_PAGE_LIMIT = { min: 1, max: MAX_PAGE_SIZE, default: 50 } as co
 
 export type NoteSummaryResource = z.infer<typeof noteSummarySchema>;
 export type NoteResource = z.infer<typeof noteSchema>;
+/** @public The list's answer, as the v2 OpenAPI document describes it. */
 export type NotePageResource = z.infer<typeof notePageSchema>;
 export type NoteEdit = z.infer<typeof noteEditSchema>;
+/** @public The list's answer, as the v2 OpenAPI document describes it. */
 export type TagListResource = z.infer<typeof tagListSchema>;
 export type TagChangeResource = z.infer<typeof tagChangeSchema>;
 export type FeedResource = z.infer<typeof feedSchema>;
+/** @public The list's answer, as the v2 OpenAPI document describes it. */
 export type FeedListResource = z.infer<typeof feedListSchema>;
 export type FeedCreate = z.infer<typeof feedCreateSchema>;
 export type FeedEdit = z.infer<typeof feedEditSchema>;
 export type TokenResource = z.infer<typeof tokenSchema>;
+/** @public The list's answer, as the v2 OpenAPI document describes it. */
 export type TokenListResource = z.infer<typeof tokenListSchema>;
 export type TokenCreate = z.infer<typeof tokenCreateSchema>;
 export type CreatedTokenResource = z.infer<typeof createdTokenSchema>;

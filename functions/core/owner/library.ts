@@ -50,7 +50,7 @@ export interface LibraryStore extends WorkspaceReader {
 }
 
 /** Feeds, and the highlights of notes (read as feeds of highlights read them). */
-export interface FeedSettingsStore extends HighlightReader {
+interface FeedSettingsStore extends HighlightReader {
   createFeed(feed: FeedRecord): Promise<void>;
   replaceFeed(previous: FeedRecord, next: FeedRecord): Promise<boolean>;
   deleteFeed(feedId: string): Promise<boolean>;
@@ -66,7 +66,7 @@ export interface TokenStore {
 }
 
 /** The email login of a user (none for an operator-created user not yet invited). */
-export interface LoginReader {
+interface LoginReader {
   getLoginOfUser(userId: string): Promise<{ readonly email: string; readonly verified: boolean } | null>;
 }
 
@@ -77,7 +77,7 @@ export interface AccountStore {
 }
 
 /** The addresses a feed is read at, from the route table (the handler knows the base address). */
-export interface FeedLinks {
+interface FeedLinks {
   readonly page: string;
   readonly json: string;
   readonly rss: string;
@@ -108,7 +108,7 @@ export class InvalidInputError extends Error {
 }
 
 /** The one ownership check: a record of another user is as absent as one that never existed. */
-export function owned<T extends { readonly userId: string }>(principal: Principal, record: T | null, what: string): T {
+function owned<T extends { readonly userId: string }>(principal: Principal, record: T | null, what: string): T {
   if (!record || record.userId !== principal.userId) throw new NotFoundError(`No such ${what}`);
   return record;
 }
@@ -368,7 +368,7 @@ function feedResource(ports: OwnerPorts, feed: FeedRecord): FeedResource {
   };
 }
 
-export function tokenResource(token: AccessToken): TokenResource {
+function tokenResource(token: AccessToken): TokenResource {
   return {
     id: token.id,
     label: token.label,

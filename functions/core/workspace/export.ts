@@ -30,7 +30,7 @@ export interface ExportedBookmark {
   readonly comment?: string;
 }
 
-export interface ExportedHighlight {
+interface ExportedHighlight {
   readonly quote: string;
   readonly comment: string | null;
   readonly saved: string;

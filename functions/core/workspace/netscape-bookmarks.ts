@@ -25,7 +25,7 @@ export interface BookmarkFileEntry {
   readonly note?: ExportedNote | null;
 }
 
-export interface ExportedNote {
+interface ExportedNote {
   readonly body: string;
   readonly updated: Date | null;
   /** Its highlights with their times, in order; null when the export gives none (they then take the note's time). */
