@@ -122,7 +122,9 @@ export class Alarms extends Construct {
       periods: 3,
       datapoints: 2,
     });
-    for (const route of routes) {
+    // Routes that share a function (the owner's API and pages) are watched through its duration alarm:
+    // one latency alarm per route there would pass CloudFormation's 500 resources a stack.
+    for (const route of routes.filter((route) => !sharesFunction(route, routes))) {
       this.alarm(`${route.id}LatencyP99`, routeMetric(restApi, route, 'Latency', Stats.p(99)), {
         threshold: thresholds.apiLatencyP99Ms,
         description: `p99 latency of ${route.method} ${route.path} is over ${thresholds.apiLatencyP99Ms} ms. Look first at its function's duration and cold starts (X-Ray traces), then at DynamoDB latency and throttles.`,
@@ -206,4 +208,9 @@ export class Alarms extends Construct {
       alarmDescription: options.description,
     });
   }
+}
+
+/** Whether other routes of the table name the route's handler module, and so run in its function. */
+function sharesFunction(route: RouteDefinition, routes: readonly RouteDefinition[]): boolean {
+  return routes.some((other) => other !== route && other.entry === route.entry);
 }
