@@ -77,15 +77,16 @@ describe('gleaner CLI against the running local stack', { timeout: 240_000 }, ()
       expect(migrated.code).toBe(0);
       expect(parse(migrated.stdout)).toEqual({
         migrations: [
-          { name: 'list-indexes', description: expect.any(String), users: 0, tokens: 0, notes: 0 },
+          { name: 'list-indexes', description: expect.any(String), users: 0, tokens: 0, notes: 0, highlights: 0 },
           { name: 'highlight-records', description: expect.any(String), notes: 0, highlights: 0 },
+          { name: 'search-index', description: expect.any(String), indexed: 0 },
         ],
       });
     }
     // For people, a table with every column --json has, highlights included.
     const table = (await gleaner(['migrate'], env)).stdout.split('\n');
-    expect(table[0]).toMatch(/^name +description +users +tokens +notes +highlights$/);
-    expect(table[2]).toMatch(/^highlight-records .* - +- +0 +0$/);
+    expect(table[0]).toMatch(/^name +description +users +tokens +notes +highlights +indexed$/);
+    expect(table[2]).toMatch(/^highlight-records .* - +- +0 +0 +-$/);
   });
 
   it('creates pro users and custom caps', async () => {
@@ -469,7 +470,7 @@ describe('gleaner CLI against the running local stack', { timeout: 240_000 }, ()
     ],
     [
       ['frobnicate'],
-      'gleaner: unknown command "frobnicate"; the commands are users, tokens, notes, bookmarks, import, export, migrate, feeds',
+      'gleaner: unknown command "frobnicate"; the commands are users, tokens, notes, bookmarks, import, export, search, reindex, migrate, feeds',
     ],
     [['feeds'], 'gleaner: "feeds" needs one of create, get, update, list, delete'],
     [['feeds', 'list', '--colour'], 'gleaner: unknown option --colour'],
