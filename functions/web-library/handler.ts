@@ -273,7 +273,7 @@ async function share(deps: WebLibraryDeps, event: APIGatewayProxyEvent, request:
   const form = formFields(event);
   // Apps share the address as `url`, or inside `text` (Android's share sheet does the latter).
   const url = form.get('url') || /https?:\/\/\S+/i.exec(form.get('text') ?? '')?.[0] || '';
-  const parsed = parseSaveRequest(JSON.stringify({ url, title: form.get('title') || null }));
+  const parsed = parseSaveRequest({ url, title: form.get('title') || null });
   const context: PageContext = { signedIn: { csrfToken: session.csrfToken } };
   if (!parsed.ok)
     return page(

@@ -2,7 +2,7 @@ import { type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } f
 import { highlightsOfBody } from '../../core/save/highlights';
 import { derivedId } from '../../core/save/idempotency';
 import { writtenUnlessConditionFails } from './conditional-write';
-import { highlightItem } from './items';
+import { highlightItem, toNote } from './items';
 import { keys } from './keys';
 
 /**
@@ -89,7 +89,8 @@ const highlightRecords: Migration = {
       const noteId = item.id as string;
       const created = item.created as string;
       const updated = (item.updated as string | null | undefined) ?? created;
-      const found = highlightsOfBody(item.body as string);
+      // The body as read (appends included), not the attribute as last written whole.
+      const found = highlightsOfBody(toNote(item).body);
       for (const [index, { quote, comment }] of found.entries()) {
         const highlight = {
           id: derivedId(`${noteId}#${index}`),
