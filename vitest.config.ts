@@ -5,9 +5,6 @@ const withDynamoDbLocal = ['test/support/global-setup.ts'];
 
 export default defineConfig({
   test: {
-    // Most tests wait on DynamoDB Local, a child process or a browser: three files at a time keep two cores
-    // busy (vitest's default on two cores is one file at a time).
-    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Conditions waited on (a save landing, a worker waking) get the time a busy 2-core machine needs.

@@ -79,7 +79,8 @@ describe('gleaner CLI against the running local stack', { timeout: 240_000 }, ()
         migrations: [
           { name: 'list-indexes', description: expect.any(String), users: 0, tokens: 0, notes: 0, highlights: 0 },
           { name: 'highlight-records', description: expect.any(String), notes: 0, highlights: 0 },
-          { name: 'search-index', description: expect.any(String), indexed: 0 },
+          // The notes saved above reach the index here: this stack runs no stream poller.
+          { name: 'search-index', description: expect.any(String), indexed: run === 0 ? expect.any(Number) : 0 },
         ],
       });
     }

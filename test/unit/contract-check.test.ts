@@ -55,8 +55,8 @@ describe('the openapi.json answer check the HTTP tests use', () => {
     expect(contractProblems('POST', save, answer(401, headers, { detail: 42 }))).toEqual([
       expect.stringMatching(/^body: /),
     ]);
-    expect(contractProblems('POST', save, answer(503, headers, unauthorized))).toEqual([
-      'status 503 is not documented for saveBookmark',
+    expect(contractProblems('POST', save, answer(418, headers, unauthorized))).toEqual([
+      'status 418 is not documented for saveBookmark',
     ]);
     expect(
       contractProblems('POST', save, answer(401, { ...headers, 'Content-Type': 'text/plain' }, unauthorized)),
