@@ -31,7 +31,7 @@ describe('a hot note', () => {
           headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
           body: JSON.stringify({ url, ...body }),
         }),
-        context('test', 30_000),
+        context('test', 110_000),
       );
       return { status: response.statusCode, json: JSON.parse(response.body) };
     };
