@@ -52,6 +52,8 @@ export class Api extends Construct {
   readonly restApi: RestApi;
   /** The value of the API key the CloudFront origin sends as `x-api-key`. */
   readonly cdnOriginKey: Secret;
+  /** The route functions by handler module (routes naming the same module share one). */
+  private readonly functions = new Map<string, AppFunction>();
 
   constructor(scope: Construct, id: string, { routes, settings, targets }: ApiProps) {
     super(scope, id);
@@ -109,10 +111,9 @@ export class Api extends Construct {
     const methodThrottles: ThrottlingPerMethod[] = [];
     const preflightMethods = new Map<IResource, { preflight: PreflightSettings; methods: string[] }>();
     // Routes that name the same handler module share its function (the per-user API: one function, many routes).
-    const functions = new Map<string, AppFunction>();
     for (const route of routes) {
-      const fn = functions.get(route.entry) ?? this.addRouteFunction(route, settings, targets);
-      functions.set(route.entry, fn);
+      const fn = this.functions.get(route.entry) ?? this.addRouteFunction(route, settings, targets);
+      this.functions.set(route.entry, fn);
       const resource = this.restApi.root.resourceForPath(route.path);
       // A function several routes share gets one invoke permission for this API rather than two per
       // method: with dozens of owner routes, per-method permissions alone would pass CloudFormation's
@@ -240,18 +241,19 @@ export class Api extends Construct {
     for (const [name, value] of Object.entries(routeEnvironment(route))) fn.function.addEnvironment(name, value);
     if (route.preflight?.origins === 'configured')
       fn.function.addEnvironment(handlerSettings.corsAllowedOrigins.name, settings.corsAllowedOrigins.join(','));
-    // The owner's routes answer with feed addresses readers use.
-    if (route.owner && settings.publicBaseUrl)
-      fn.function.addEnvironment(handlerSettings.publicBaseUrl.name, settings.publicBaseUrl);
-    if (route.cdn) {
-      // Only CloudFront can call these methods (API key), so its viewer-address and host headers are true.
-      fn.function.addEnvironment(handlerSettings.trustCdnHeaders.name, 'true');
-      // Without a custom domain the function takes the address from X-Forwarded-Host: the
-      // distribution's domain cannot be passed in, as the distribution depends on this API.
-      if (settings.publicBaseUrl)
-        fn.function.addEnvironment(handlerSettings.publicBaseUrl.name, settings.publicBaseUrl);
-    }
+    // Only CloudFront can call these methods (API key), so its viewer-address and host headers are true.
+    if (route.cdn) fn.function.addEnvironment(handlerSettings.trustCdnHeaders.name, 'true');
     return fn;
+  }
+
+  /**
+   * Tells every route function where users reach the service: the OAuth issuer, the links in mail,
+   * the cookies' Secure flag, the addresses of feeds and icons. Called once the address is known, as
+   * it is CloudFront's by default (see `apiOrigin` in lib/cdn.ts for why that makes no cycle).
+   */
+  usePublicBaseUrl(publicBaseUrl: string): void {
+    for (const fn of this.functions.values())
+      fn.function.addEnvironment(handlerSettings.publicBaseUrl.name, publicBaseUrl);
   }
 
   /** API Gateway's own errors in the contract's shape: every error body has a top-level `detail`. */

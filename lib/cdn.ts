@@ -1,4 +1,4 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, Validations } from 'aws-cdk-lib';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
   AllowedMethods,
@@ -17,23 +17,27 @@ import {
   HeadersFrameOption,
   HeadersReferrerPolicy,
   HttpVersion,
+  OriginProtocolPolicy,
   OriginRequestCookieBehavior,
   OriginRequestHeaderBehavior,
   OriginRequestPolicy,
   OriginRequestQueryStringBehavior,
+  OriginSslPolicy,
   ResponseHeadersPolicy,
   SecurityPolicyProtocol,
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
-import { RestApiOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { AaaaRecord, ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { CloudFrontTarget } from 'aws-cdk-lib/aws-route53-targets';
 import { BlockPublicAccess, Bucket, BucketEncryption, type BucketProps, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { ASSETS_PATH } from '../functions/core/web/layout';
 import type { RouteDefinition } from '../functions/platform/routes';
 import type { Api } from './api';
 import type { GleanerSettings } from './stage-settings';
 import { CdnWebAcl } from './waf';
+import { WebAssetsBucket } from './web-assets';
 
 export interface CdnProps {
   readonly api: Api;
@@ -45,7 +49,7 @@ export interface CdnProps {
  * CloudFront in front of the regional REST API (after aws-solutions-constructs
  * aws-cloudfront-apigateway-lambda). The public routes (`cdn: true`: feeds, icons) are cached by
  * the origin's Cache-Control and answered by CloudFront; everything else, the save route included,
- * passes through uncached. Extensions may use either this distribution's URL or the API's: the
+ * passes through uncached, but for the web app's assets, which come from their bucket (lib/web-assets.ts). Extensions may use either this distribution's URL or the API's: the
  * save route answers the same at both.
  */
 export class Cdn extends Construct {
@@ -59,7 +63,7 @@ export class Cdn extends Construct {
     const cachedBehavior: BehaviorOptions = {
       // Its API key is the only way into the cached routes' methods, so the default behavior's
       // origin does not carry it.
-      origin: new RestApiOrigin(api.restApi, {
+      origin: apiOrigin(api, settings, {
         // unsafeUnwrap gives the {{resolve:secretsmanager:…}} reference, not the secret itself.
         customHeaders: { 'x-api-key': api.cdnOriginKey.secretValue.unsafeUnwrap() },
       }),
@@ -104,13 +108,21 @@ export class Cdn extends Construct {
       { ...cachedBehavior, cachePolicy: pagedPolicy(queryKeys) },
     ]);
 
+    const shadowed = routes.find((route) => route.path.startsWith(`${ASSETS_PATH}/`));
+    if (shadowed)
+      throw new Error(`Route ${shadowed.id} (${shadowed.path}) is under ${ASSETS_PATH}/, which the web bucket serves.`);
+    const logBucket = this.accessLogBucket(settings);
+    const assets = new WebAssetsBucket(this, 'WebAssets', {
+      serverAccessLogsBucket: logBucket.serverAccessLogsBucket,
+      responseHeadersPolicy,
+    });
     this.distribution = new Distribution(this, 'Distribution', {
       comment: `Gleaner ${settings.stage}: public feeds and icons cached, the rest passed to the API`,
       httpVersion: HttpVersion.HTTP2_AND_3,
       ...this.customDomain(settings),
       webAclId: this.webAclArn(settings),
       defaultBehavior: {
-        origin: new RestApiOrigin(api.restApi),
+        origin: apiOrigin(api, settings),
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         allowedMethods: AllowedMethods.ALLOW_ALL,
         compress: true,
@@ -121,11 +133,12 @@ export class Cdn extends Construct {
       },
       // CloudFront takes the first pattern that matches: the paged routes' exact paths come before their prefix's.
       additionalBehaviors: Object.fromEntries([
+        [`${ASSETS_PATH}/*`, assets.behavior],
         ...pagedBehaviors,
         ...cachedPathPatterns(routes).map((pattern) => [pattern, cachedBehavior]),
       ]),
       enableLogging: true,
-      logBucket: this.accessLogBucket(settings),
+      logBucket: logBucket.bucket,
       logFilePrefix: 'cloudfront/',
     });
     this.baseUrl = `https://${this.distribution.distributionDomainName}`;
@@ -137,10 +150,9 @@ export class Cdn extends Construct {
   }
 
   /**
-   * The feed functions build feed URLs from the host readers used (X-Forwarded-Host). CloudFront
-   * sends the API's host as Host, so this keeps the viewer's, without the functions having to be
-   * told the distribution's domain, which would make distribution → API → function → distribution
-   * a cycle. One distribution domain, or PUBLIC_BASE_URL set, keeps the cache key host-free.
+   * CloudFront sends the API's host as Host, so this keeps the viewer's in X-Forwarded-Host, which
+   * the cached routes' functions would build addresses from were PUBLIC_BASE_URL not set (the stack
+   * always sets it now; see `apiOrigin`). It keeps the cache key host-free.
    */
   private forwardViewerHost(): CloudFrontFunction {
     return new CloudFrontFunction(this, 'ForwardViewerHost', {
@@ -176,21 +188,23 @@ export class Cdn extends Construct {
   }
 
   /** CloudFront standard logs, in a bucket whose own access is logged to a second one. */
-  private accessLogBucket(settings: GleanerSettings): Bucket {
+  private accessLogBucket(settings: GleanerSettings): { bucket: Bucket; serverAccessLogsBucket: Bucket } {
     const logBucket: BucketProps = {
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       lifecycleRules: [{ expiration: Duration.days(settings.logRetentionDays) }],
     };
-    return new Bucket(this, 'AccessLogs', {
+    // The target of server access logs is not logged itself (that would need yet another bucket).
+    const serverAccessLogsBucket = new Bucket(this, 'ServerAccessLogs', logBucket);
+    const bucket = new Bucket(this, 'AccessLogs', {
       ...logBucket,
       // CloudFront standard logging writes through bucket ACLs.
       objectOwnership: ObjectOwnership.OBJECT_WRITER,
-      // The target of server access logs is not logged itself (that would need yet another bucket).
-      serverAccessLogsBucket: new Bucket(this, 'ServerAccessLogs', logBucket),
+      serverAccessLogsBucket,
       serverAccessLogsPrefix: 'cloudfront-logs/',
     });
+    return { bucket, serverAccessLogsBucket };
   }
 
   /** The custom domain's name and certificate, with TLS 1.2 (2021 ciphers) as the lowest protocol. */
@@ -243,7 +257,21 @@ export class Cdn extends Construct {
   }
 }
 
-/** TTLs of the cached routes: the origin's Cache-Control decides. */
+/**
+ * The API stage as CloudFront's origin, named by the API's id and the stage's name rather than by
+ * `restApi.url` (what RestApiOrigin reads), which refers to the stage resource and so to every
+ * method and function. Depending on the RestApi resource alone, the distribution's domain can be
+ * handed to the functions (PUBLIC_BASE_URL) without a dependency cycle.
+ */
+function apiOrigin(api: Api, settings: GleanerSettings, props: { customHeaders?: Record<string, string> } = {}) {
+  return new HttpOrigin(`${api.restApi.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}`, {
+    ...props,
+    originPath: `/${settings.stage}`,
+    protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+    originSslProtocols: [OriginSslPolicy.TLS_V1_2],
+  });
+}
+
 /** The cache policy of every cached route, but for the query parameters in its key. */
 const PUBLIC_CACHE_POLICY = {
   minTtl: Duration.seconds(0),

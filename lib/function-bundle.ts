@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { AssetHashType, DockerImage, type ILocalBundling } from 'aws-cdk-lib';
 import { Code } from 'aws-cdk-lib/aws-lambda';
 import { type BuildOptions, buildSync, type Metafile } from 'esbuild';
+import { WEB_ASSETS_VERSION_DEFINE } from '../functions/core/web/layout';
+import { webAssets } from './web-assets';
 
 /** Repository root: entries are relative to it, and esbuild resolves packages from its node_modules. */
 const projectRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -56,6 +58,8 @@ export const FUNCTION_HANDLER = 'index.handler';
 export function bundleFunction(entry: string, outdir: string): Metafile {
   const { metafile } = buildSync({
     ...functionBundleOptions,
+    // The pages name the web assets by the version the web bucket holds them under (lib/web-assets.ts).
+    define: { [WEB_ASSETS_VERSION_DEFINE]: JSON.stringify(webAssets().version) },
     entryPoints: [path.resolve(projectRoot, entry)],
     outdir,
     metafile: true,

@@ -33,7 +33,9 @@ export class GleanerStack extends Stack {
     const targets: AccessTargets = { data, queues: createWorkQueues(this), identity, search };
     const api = new Api(this, 'Api', { routes, settings, targets });
     const cdn = new Cdn(this, 'Cdn', { api, routes, settings });
+    // gleaner.publicBaseUrl, else the custom domain, else the distribution's own domain.
     const publicBaseUrl = settings.publicBaseUrl ?? cdn.baseUrl;
+    api.usePublicBaseUrl(publicBaseUrl);
     const background = new BackgroundWork(this, 'Background', {
       workers,
       scheduledTasks,

@@ -96,12 +96,13 @@ const settingsSchema = z.object({
     .string()
     .regex(/^arn:aws[\w-]*:wafv2:us-east-1:\d{12}:global\/webacl\/.+$/, 'a global (CloudFront) web ACL ARN')
     .optional(),
-  /**
-   * The address users reach the service at. Default: `https://<domainName>` with a custom domain,
-   * else the distribution's own domain. Set it when something else fronts CloudFront.
-   */
   /** The verified SES identity accounts' mail (verification, password reset, invitations) is sent from. */
   mailFrom: z.string().min(3).default('Gleaner <no-reply@example.com>'),
+  /**
+   * The address users reach the service at, given to every function (OAuth issuer, links in mail,
+   * cookies, feed URLs). Default: `https://<domainName>` with a custom domain, else the
+   * distribution's own domain. Set it when something else fronts CloudFront.
+   */
   publicBaseUrl: z
     .url({ protocol: /^https$/ })
     .transform((url) => url.replace(/\/+$/, ''))

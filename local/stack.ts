@@ -102,7 +102,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     ...options.env,
   };
   let localRoutes: LocalRoute[] | null = null;
-  const assets = await buildWebAssets();
+  const assets = buildWebAssets();
   const server = createApiServer({
     routes: () => localRoutes,
     corsOrigins: setting(handlerEnv, settings.corsAllowedOrigins),

@@ -1,12 +1,14 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { buildSync } from 'esbuild';
 
 /**
  * The web app's static assets: the files of web/static as they are, and each web/src/*.ts bundled by
  * esbuild into one minified ES module (`passkey.ts` → `passkey.js`). The local stack serves them from
- * memory under /assets/; the CDK stack deploys the same set to the web bucket behind CloudFront.
+ * memory under /assets/; the CDK stack deploys the same set to the web bucket behind CloudFront,
+ * under /assets/<version>/ (`webAssetsVersion`), which the pages the deployed functions render name.
  */
 
 export interface WebAsset {
@@ -25,13 +27,13 @@ const CONTENT_TYPES: Record<string, string> = {
   '.json': 'application/json',
 };
 
-export async function buildWebAssets(): Promise<Map<string, WebAsset>> {
+export function buildWebAssets(): Map<string, WebAsset> {
   const assets = new Map<string, WebAsset>();
   for (const file of readdirSync(join(root, 'static'))) {
     assets.set(file, { body: readFileSync(join(root, 'static', file)), contentType: contentTypeOf(file) });
   }
   const sources = readdirSync(join(root, 'src')).filter((file) => file.endsWith('.ts'));
-  const result = await build({
+  const result = buildSync({
     entryPoints: sources.map((file) => join(root, 'src', file)),
     outdir: '/',
     bundle: true,
@@ -46,6 +48,14 @@ export async function buildWebAssets(): Promise<Map<string, WebAsset>> {
     assets.set(file, { body: Buffer.from(output.contents), contentType: contentTypeOf(file) });
   }
   return assets;
+}
+
+/** A hash of the whole set (names and bytes): any change to any file gives every file a new address. */
+export function webAssetsVersion(assets: ReadonlyMap<string, WebAsset>): string {
+  const hash = createHash('sha256');
+  for (const [file, { body, contentType }] of [...assets].sort(([a], [b]) => a.localeCompare(b)))
+    hash.update(`${file}\0${contentType}\0${body.length}\0`).update(body);
+  return hash.digest('hex').slice(0, 16);
 }
 
 function contentTypeOf(file: string): string {

@@ -4,7 +4,7 @@ import { metricNames } from '../../functions/platform/metric-names';
 import { routeFunctions, routes } from '../../functions/platform/routes';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/platform/settings';
 import { queues, scheduledTasks, streamConsumers, workers } from '../../functions/platform/workers';
-import { buildGleanerStack, onlyResource, resourcesOfService, testSettings } from './harness';
+import { appFunctions, buildGleanerStack, onlyResource, resourcesOfService, testSettings } from './harness';
 
 type Resource = { Properties: Record<string, any>; Condition?: string };
 
@@ -56,7 +56,7 @@ describe('alarms', () => {
   });
 
   it("watch every function's errors, throttles, and p99 duration against 80% of its timeout", () => {
-    const functions = Object.entries(built.template.findResources('AWS::Lambda::Function')) as [string, Resource][];
+    const functions = appFunctions(built.template);
     expect(functions).toHaveLength(
       routeFunctions(routes).length + workers.length + scheduledTasks.length + streamConsumers.length,
     );

@@ -2,15 +2,19 @@ import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { renderPage } from '../../functions/core/web/layout';
 import { routeFunctionDescription, routeFunctions, routeMethods, routes } from '../../functions/platform/routes';
 import { rateLimitSettings, settings } from '../../functions/platform/settings';
 import { tableDefinition } from '../../functions/platform/table-definition';
 import { queues, scheduledTasks, streamConsumers, workers } from '../../functions/platform/workers';
 import { DEFAULT_STAGE, type GleanerSettings, parseSettings } from '../../lib/stage-settings';
+import { webAssets } from '../../lib/web-assets';
 import { workerTimeout } from '../../lib/work-queue';
+import { buildWebAssets, webAssetsVersion } from '../../web/build';
 import {
   acknowledgments,
   apiMethods,
+  appFunctions,
   buildGleanerStack,
   nagViolations,
   onlyResource,
@@ -43,7 +47,7 @@ function backgroundFunction(id: string, template: Template = built.template): Fu
 }
 
 function allFunctions(template: Template = built.template) {
-  return Object.entries(template.findResources('AWS::Lambda::Function')) as FunctionResource[];
+  return appFunctions(template);
 }
 
 function environmentOf([, fn]: FunctionResource): Record<string, unknown> {
@@ -139,6 +143,8 @@ describe('functions', () => {
       ENRICHMENT_QUEUE_URL: { Ref: expect.stringMatching(/^EnrichmentQueue/) },
       SAVE_RATE_LIMIT: testContext.rateLimits.save,
       CORS_ALLOWED_ORIGINS: 'https://extension.example',
+      // Every route function is told the public address (lib/api.ts usePublicBaseUrl).
+      PUBLIC_BASE_URL: expect.objectContaining({ 'Fn::Join': expect.any(Array) }),
     });
   });
 
@@ -163,6 +169,13 @@ describe('functions', () => {
     for (const route of routes) {
       expect(environmentOf(routeFunction(route)).TRUST_CDN_HEADERS, route.id).toBe(route.cdn ? 'true' : undefined);
     }
+  });
+
+  it("gives every route function the public address, the distribution's domain by default: OAuth issuer, links in mail, cookies, feed URLs", () => {
+    for (const route of routeFunctions(routes))
+      expect(environmentOf(routeFunction(route)).PUBLIC_BASE_URL, route.id).toEqual({
+        'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [expect.stringMatching(/^CdnDistribution/), 'DomainName'] }]],
+      });
   });
 
   it('never widens what the workers may fetch', () => {
@@ -683,7 +696,11 @@ describe('CloudFront', () => {
   ];
   /** The paged formats, whose query selects the page. */
   const pagedPatterns = ['/feeds/*/atom', '/feeds/*/feed.json'];
-  const cachedBehaviors = () => distributionConfig().CacheBehaviors as Record<string, any>[];
+  /** The behaviours of the API's cached routes (the web assets' own is tested below). */
+  const cachedBehaviors = () =>
+    (distributionConfig().CacheBehaviors as Record<string, any>[]).filter(
+      (behavior) => behavior.PathPattern !== '/assets/*',
+    );
 
   it('serves over HTTPS only, HTTP/2 and 3, compressed', () => {
     const config = distributionConfig();
@@ -830,13 +847,43 @@ describe('CloudFront', () => {
     }
     const defaultOrigin = originOf(config.DefaultCacheBehavior);
     expect(defaultOrigin.OriginCustomHeaders).toBeUndefined();
-    for (const origin of config.Origins) {
+    const apiOrigins = (config.Origins as Record<string, any>[]).filter((origin) => !origin.S3OriginConfig);
+    expect(apiOrigins).toHaveLength(2);
+    for (const origin of apiOrigins) {
       expect(origin.CustomOriginConfig).toMatchObject({
         OriginProtocolPolicy: 'https-only',
         OriginSSLProtocols: ['TLSv1.2'],
       });
-      expect(JSON.stringify(origin.OriginPath)).toContain('ApiRestApiDeploymentStagetest');
+      expect(origin.OriginPath).toBe('/test');
+      expect(origin.DomainName).toEqual({
+        'Fn::Join': [
+          '',
+          [
+            { Ref: expect.stringMatching(/^ApiRestApi/) },
+            '.execute-api.',
+            { Ref: 'AWS::Region' },
+            '.',
+            { Ref: 'AWS::URLSuffix' },
+          ],
+        ],
+      });
     }
+  });
+
+  it('depends on the API itself, not on its stage, methods or functions, so the functions can be given its domain', () => {
+    const [, distribution] = onlyResource(built.template, 'AWS::CloudFront::Distribution');
+    const referenced = JSON.stringify(distribution).match(/"(Ref|Fn::GetAtt)":\[?"(\w+)"/g) ?? [];
+    const types = new Set(
+      referenced.map((found) => built.template.toJSON().Resources[found.replace(/.*"(\w+)"$/, '$1')]?.Type),
+    );
+    for (const type of [
+      'AWS::ApiGateway::Stage',
+      'AWS::ApiGateway::Deployment',
+      'AWS::ApiGateway::Method',
+      'AWS::Lambda::Function',
+    ])
+      expect(types).not.toContain(type);
+    expect(types).toContain('AWS::ApiGateway::RestApi');
   });
 
   it('adds the security headers to every answer, cached or not', () => {
@@ -867,6 +914,98 @@ describe('CloudFront', () => {
         ]),
       },
     });
+  });
+});
+
+describe('web assets', () => {
+  const { assets, version } = webAssets();
+  const assetsBehavior = () =>
+    (distributionConfig().CacheBehaviors as Record<string, any>[]).find(
+      (behavior) => behavior.PathPattern === '/assets/*',
+    )!;
+
+  it('sit in an encrypted, TLS-only bucket closed to the public, readable by this distribution alone (origin access control)', () => {
+    const behavior = assetsBehavior();
+    const origin = (distributionConfig().Origins as Record<string, any>[]).find(
+      (candidate) => candidate.Id === behavior.TargetOriginId,
+    )!;
+    const bucketId = origin.DomainName['Fn::GetAtt'][0] as string;
+    expect(origin.DomainName).toEqual({ 'Fn::GetAtt': [bucketId, 'RegionalDomainName'] });
+    expect(origin.OriginAccessControlId).toEqual({
+      'Fn::GetAtt': [expect.stringMatching(/OriginAccessControl/), 'Id'],
+    });
+    built.template.hasResourceProperties('AWS::CloudFront::OriginAccessControl', {
+      OriginAccessControlConfig: { OriginAccessControlOriginType: 's3', SigningBehavior: 'always' },
+    });
+    const bucket = built.template.toJSON().Resources[bucketId];
+    expect(bucket.Properties).toMatchObject({
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      LoggingConfiguration: { DestinationBucketName: { Ref: expect.stringMatching(/^CdnServerAccessLogs/) } },
+    });
+    const [, policy] = onlyResource(built.template, 'AWS::S3::BucketPolicy', { Bucket: { Ref: bucketId } });
+    expect(policy.Properties.PolicyDocument.Statement).toEqual([
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      expect.objectContaining({
+        Effect: 'Allow',
+        Action: 's3:GetObject',
+        Principal: { Service: 'cloudfront.amazonaws.com' },
+        Condition: {
+          StringEquals: {
+            'AWS:SourceArn': {
+              'Fn::Join': ['', expect.arrayContaining([{ Ref: expect.stringMatching(/^CdnDistribution/) }])],
+            },
+          },
+        },
+      }),
+    ]);
+  });
+
+  it('are served at /assets/* by GET and HEAD, cached by their own Cache-Control, while pages and the API stay on API Gateway', () => {
+    expect(assetsBehavior()).toMatchObject({
+      AllowedMethods: ['GET', 'HEAD'],
+      CachePolicyId: CachePolicy.CACHING_OPTIMIZED.cachePolicyId,
+      ViewerProtocolPolicy: 'redirect-to-https',
+      Compress: true,
+    });
+    const defaultOrigin = (distributionConfig().Origins as Record<string, any>[]).find(
+      (origin) => origin.Id === distributionConfig().DefaultCacheBehavior.TargetOriginId,
+    )!;
+    expect(JSON.stringify(defaultOrigin.DomainName)).toContain('RestApi');
+  });
+
+  it('are deployed from the build the local stack serves, under their version, each with its type and a year of immutable caching', () => {
+    const deployments = Object.values(built.template.findResources('Custom::CDKBucketDeployment')).map(
+      (resource) => resource.Properties as Record<string, any>,
+    );
+    const deployed = deployments.flatMap((deployment) => {
+      expect(deployment).toMatchObject({
+        DestinationBucketKeyPrefix: `assets/${version}/`,
+        Prune: false,
+        Exclude: ['*'],
+        SystemMetadata: { 'cache-control': 'public, max-age=31536000, immutable' },
+      });
+      return (deployment.Include as string[]).map((file) => [file, deployment.SystemMetadata['content-type']]);
+    });
+    expect(Object.fromEntries(deployed)).toEqual(
+      Object.fromEntries([...buildWebAssets()].map(([file, asset]) => [file, asset.contentType])),
+    );
+    expect([...assets.keys()]).toEqual(expect.arrayContaining(['app.css', 'passkey.js', 'manifest.webmanifest']));
+  });
+
+  it('get a new version when any file changes, and the pages name it when bundled (unversioned run from source)', () => {
+    const changed = new Map(assets);
+    changed.set('app.css', { ...assets.get('app.css')!, body: Buffer.from('body{}') });
+    expect(webAssetsVersion(changed)).not.toBe(version);
+    expect(webAssetsVersion(new Map(assets))).toBe(version);
+    expect(renderPage({ title: 'T', body: '' })).toContain('href="/assets/app.css"');
   });
 });
 
@@ -969,12 +1108,11 @@ describe('with a custom domain', () => {
     expect(() => testSettings({ hostedZoneId: 'Z0123456789ABCDEFGHIJ' })).toThrow(/hostedZoneId needs domainName/);
   });
 
-  it('hands an address in front of CloudFront to the cached routes and the workers, and outputs it', () => {
+  it('hands an address in front of CloudFront to every route function and the workers, and outputs it', () => {
     const publicBaseUrl = 'https://feeds.example';
     const custom = buildGleanerStack(testSettings({ publicBaseUrl }));
-    for (const route of cdnRoutes)
+    for (const route of routeFunctions(routes))
       expect(environmentOf(routeFunction(route, custom.template)).PUBLIC_BASE_URL, route.id).toBe(publicBaseUrl);
-    expect(environmentOf(routeFunction(saveRoute, custom.template))).not.toHaveProperty('PUBLIC_BASE_URL');
     for (const worker of workers)
       expect(environmentOf(backgroundFunction(worker.id, custom.template)).PUBLIC_BASE_URL, worker.id).toBe(
         publicBaseUrl,
@@ -1052,9 +1190,7 @@ describe('settings', () => {
       'POWERTOOLS_METRICS_NAMESPACE',
       'NODE_OPTIONS',
     ]);
-    const functions = Object.values(built.template.findResources('AWS::Lambda::Function')) as {
-      Properties: { Environment?: { Variables: Record<string, unknown> } };
-    }[];
+    const functions = appFunctions(built.template).map(([, fn]) => fn);
     const names = new Set(functions.flatMap((fn) => Object.keys(fn.Properties.Environment?.Variables ?? {})));
     expect(names.size).toBeGreaterThan(5);
     expect([...names].filter((name) => !known.has(name))).toEqual([]);

@@ -161,3 +161,13 @@ export function overResourceBudget(templates: Record<string, { Resources?: objec
         `${name} has ${count} resources, over the budget of ${RESOURCE_BUDGET} (CloudFormation refuses a stack past 500): move a group of them into a nested stack, as lib/monitoring.ts does the alarms, or let routes share a function`,
     );
 }
+
+/** The CDK's own function that copies the web assets into their bucket at deployment (lib/web-assets.ts). */
+const BUCKET_DEPLOYMENT_FUNCTION = /^CustomCDKBucketDeployment/;
+
+/** The service's functions (routes, workers, tasks, consumers): every Lambda function but the CDK's deployment one. */
+export function appFunctions(template: Template): [string, { Properties: Record<string, any> }][] {
+  return Object.entries(template.findResources('AWS::Lambda::Function')).filter(
+    ([id]) => !BUCKET_DEPLOYMENT_FUNCTION.test(id),
+  ) as [string, { Properties: Record<string, any> }][];
+}

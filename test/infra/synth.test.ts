@@ -3,11 +3,13 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, expect, it } from 'vitest';
 import { routeFunctions, routes } from '../../functions/platform/routes';
 import { scheduledTasks, streamConsumers, workers } from '../../functions/platform/workers';
+import { webAssets } from '../../lib/web-assets';
 import { cfnLintAvailable } from '../support/cfn-lint';
-import { overResourceBudget } from './harness';
+import { appFunctions, overResourceBudget } from './harness';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const outdir = mkdtempSync(path.join(tmpdir(), 'gleaner-synth-'));
@@ -18,7 +20,7 @@ it('synthesizes the app with the CLI, bundling every function as ESM with the AW
     cwd: projectRoot,
     env: { ...process.env, CI: 'true' },
     encoding: 'utf8',
-    timeout: 120_000,
+    timeout: 240_000,
   });
   // cdk-nag runs as a validation plugin: a finding nobody acknowledged fails the synth.
   expect(synth.status, `${synth.stdout}\n${synth.stderr}`).toBe(0);
@@ -36,9 +38,8 @@ it('synthesizes the app with the CLI, bundling every function as ESM with the AW
     ),
   ).toEqual([]);
   const template = JSON.parse(readFileSync(path.join(outdir, 'Gleaner.template.json'), 'utf8'));
-  const functions = Object.values<{ Type: string; Properties: Record<string, any> }>(template.Resources).filter(
-    (resource) => resource.Type === 'AWS::Lambda::Function',
-  );
+  const functions = appFunctions(Template.fromJSON(template)).map(([, fn]) => fn);
+  const pageBundles: string[] = [];
   expect(functions).toHaveLength(
     routeFunctions(routes).length + workers.length + scheduledTasks.length + streamConsumers.length,
   );
@@ -64,6 +65,8 @@ it('synthesizes the app with the CLI, bundling every function as ESM with the AW
     const files = readdirSync(path.dirname(bundle), { recursive: true, encoding: 'utf8' }).filter(
       (file) => file.endsWith('.mjs') && !file.startsWith('node_modules'),
     );
+    const allCode = files.map((file) => readFileSync(path.join(path.dirname(bundle), file), 'utf8')).join('\n');
+    if (allCode.includes('manifest.webmanifest')) pageBundles.push(allCode);
     const load = spawnSync(
       process.execPath,
       [
@@ -75,7 +78,11 @@ it('synthesizes the app with the CLI, bundling every function as ESM with the AW
     );
     expect(load.status, `${fn.Properties.Description}: ${load.stderr}`).toBe(0);
   }
-}, 150_000);
+  // The pages name the web assets under the version the web bucket holds them at (lib/web-assets.ts).
+  expect(pageBundles.length).toBeGreaterThan(1);
+  for (const code of pageBundles) expect(code).toContain(webAssets().version);
+  expect(JSON.stringify(template)).toContain(`assets/${webAssets().version}/`);
+}, 300_000);
 
 /** The CloudFormation templates the CLI wrote, the parent's first. */
 function templateFiles(): string[] {

@@ -44,8 +44,21 @@ export interface PageOptions {
 /** Where the built web assets (stylesheet, scripts, icons, manifest) are served. */
 export const ASSETS_PATH = '/assets';
 
+/**
+ * The version of the web assets the deployed pages name (`/assets/<version>/app.css`), so CloudFront
+ * and browsers keep them for good: the bundler of the functions defines it (lib/function-bundle.ts),
+ * from the same build the web bucket is deployed from. Run from source (the local stack, tests), it
+ * is not defined, and the assets are served unversioned and uncached.
+ */
+declare const GLEANER_WEB_ASSETS_VERSION: string | undefined;
+/** The identifier the bundler replaces. */
+export const WEB_ASSETS_VERSION_DEFINE = 'GLEANER_WEB_ASSETS_VERSION';
+
+const assetsBase =
+  typeof GLEANER_WEB_ASSETS_VERSION === 'string' ? `${ASSETS_PATH}/${GLEANER_WEB_ASSETS_VERSION}` : ASSETS_PATH;
+
 function assetUrl(file: string): string {
-  return `${ASSETS_PATH}/${file}`;
+  return `${assetsBase}/${file}`;
 }
 
 export function renderPage(options: PageOptions): string {
