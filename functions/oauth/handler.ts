@@ -5,7 +5,7 @@ import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type serverless from 'serverless-http';
 import { createDynamoClients, type DynamoClients } from '../adapters/dynamo/client';
-import { DynamoOAuthAdapter } from '../adapters/dynamo/oauth-adapter';
+import { AlreadyConsumedError, DynamoOAuthAdapter } from '../adapters/dynamo/oauth-adapter';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { loadOAuthKeys } from '../adapters/oauth-keys';
 import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
@@ -169,6 +169,30 @@ async function buildServer(deps: OAuthDeps, issuer: string) {
   });
 }
 
+/**
+ * The table adapter as oidc-provider sees it: a request that lost the race for a code or refresh
+ * token gets the protocol's invalid_grant, as a replay does, rather than a server error.
+ */
+class ProviderAdapter extends DynamoOAuthAdapter {
+  constructor(
+    name: string,
+    doc: DynamoClients['doc'],
+    tableName: string,
+    private readonly errors: typeof import('oidc-provider').errors,
+  ) {
+    super(name, doc, tableName);
+  }
+
+  override async consume(id: string): Promise<void> {
+    try {
+      await super.consume(id);
+    } catch (error) {
+      if (error instanceof AlreadyConsumedError) throw new this.errors.InvalidGrant(error.message);
+      throw error;
+    }
+  }
+}
+
 function configuration(
   deps: OAuthDeps,
   issuer: string,
@@ -177,7 +201,7 @@ function configuration(
 ): Configuration {
   const ownerApi = resourceIdentifier(issuer, 'ownerApi');
   return {
-    adapter: (name: string) => new DynamoOAuthAdapter(name, deps.doc, deps.tableName),
+    adapter: (name: string) => new ProviderAdapter(name, deps.doc, deps.tableName, errors),
     jwks: keys.jwks as Configuration['jwks'],
     cookies: { keys: [...keys.cookieKeys] },
     routes: OAUTH_ROUTES,

@@ -144,6 +144,54 @@ describe('the OAuth 2.1 authorization server', () => {
     expect(again.status).toBe(400);
   });
 
+  /** The same grant request sent `times` at once: the statuses and error codes of the answers. */
+  async function race(times: number, send: () => Promise<Response>) {
+    const answers = await Promise.all(Array.from({ length: times }, send));
+    return Promise.all(
+      answers.map(async (answer) => ({ status: answer.status, body: (await json(answer)) as Record<string, unknown> })),
+    );
+  }
+
+  it('answers requests racing for one authorization code with one set of tokens and invalid_grant for the rest, revoking the grant', async () => {
+    const client = await register();
+    const verifier = oauth.generateRandomCodeVerifier();
+    const callback = await authorize(client, {
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    const params = oauth.validateAuthResponse(as, client, callback, 'state-1');
+    const answers = await race(4, () =>
+      oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, insecure),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400, 400, 400]);
+    for (const { body } of answers.filter((answer) => answer.status === 400)) expect(body.error).toBe('invalid_grant');
+    // A code used twice revokes what it gave (RFC 6749 4.1.2): the refresh token is refused.
+    const winner = answers.find((answer) => answer.status === 200)!.body;
+    const refresh = await oauth.refreshTokenGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      String(winner.refresh_token),
+      insecure,
+    );
+    expect(refresh.status).toBe(400);
+  });
+
+  it('answers requests racing for one refresh token with one rotation and invalid_grant for the rest, revoking the grant as a replay does', async () => {
+    const client = await register();
+    const tokens = await codeFlow(client);
+    const answers = await race(4, () =>
+      oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400, 400, 400]);
+    for (const { body } of answers.filter((answer) => answer.status === 400)) expect(body.error).toBe('invalid_grant');
+    const winner = answers.find((answer) => answer.status === 200)!.body;
+    const next = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), String(winner.refresh_token), insecure);
+    expect(next.status).toBe(400);
+    expect((await json(next)).error).toBe('invalid_grant');
+    expect((await me(tokens.access_token)).status).toBe(401);
+  });
+
   it('revokes a token (RFC 7009) and lists and revokes grants in Settings › Connected apps', async () => {
     const client = await register();
     const tokens = await codeFlow(client);

@@ -6,6 +6,8 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { conditionalWrite } from './conditional-write';
 import { keys, LOOKUP_INDEX, TTL_ATTRIBUTE } from './keys';
 import { queryAll } from './query-all';
 
@@ -99,18 +101,31 @@ export class DynamoOAuthAdapter {
     return undefined;
   }
 
+  /**
+   * Marks a code or refresh token used, once only. Of requests racing to use one, the losers come
+   * here after reading it unused: theirs is a replay, so as oidc-provider does on a replay, the grant
+   * is revoked with every token issued under it, and `AlreadyConsumedError` says so (the authorization
+   * server answers it with invalid_grant).
+   */
   async consume(id: string): Promise<void> {
-    await this.doc.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keys.oauthArtifact(this.name, id),
-        UpdateExpression: 'SET payload.#consumed = :now',
-        // Once only: of two requests racing to use one code or refresh token, the second fails.
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(payload.#consumed)',
-        ExpressionAttributeNames: { '#consumed': 'consumed' },
-        ExpressionAttributeValues: { ':now': Math.floor(this.now() / 1000) },
-      }),
+    const outcome = await conditionalWrite(() =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.oauthArtifact(this.name, id),
+          UpdateExpression: 'SET payload.#consumed = :now',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(payload.#consumed)',
+          ExpressionAttributeNames: { '#consumed': 'consumed' },
+          ExpressionAttributeValues: { ':now': Math.floor(this.now() / 1000) },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
     );
+    if (outcome.written) return;
+    const found = outcome.failed[0]?.item;
+    const grantId = found ? (unmarshall(found).payload as OAuthPayload | undefined)?.grantId : undefined;
+    if (grantId) await revokeOAuthGrant(this.doc, this.tableName, grantId);
+    throw new AlreadyConsumedError(this.name);
   }
 
   async destroy(id: string): Promise<void> {
@@ -149,6 +164,22 @@ export class DynamoOAuthAdapter {
 
 /** The artifacts that belong to a grant, deleted with it. */
 const GRANT_ARTIFACTS = ['AccessToken', 'RefreshToken', 'AuthorizationCode'] as const;
+
+/** A code or refresh token another request used first (its grant is revoked by then). */
+export class AlreadyConsumedError extends Error {
+  constructor(readonly model: string) {
+    super(`${model} already consumed`);
+    this.name = 'AlreadyConsumedError';
+  }
+}
+
+/** Deletes a grant and every token issued under it. */
+async function revokeOAuthGrant(doc: DynamoDBDocumentClient, tableName: string, grantId: string): Promise<void> {
+  await Promise.all(
+    GRANT_ARTIFACTS.map((model) => new DynamoOAuthAdapter(model, doc, tableName).revokeByGrantId(grantId)),
+  );
+  await new DynamoOAuthAdapter('Grant', doc, tableName).destroy(grantId);
+}
 
 export interface StoredGrant {
   readonly grantId: string;
@@ -200,13 +231,9 @@ export class DynamoOAuthGrants {
 
   /** Revokes one of the user's grants with every token issued under it; false when it is not theirs. */
   async revokeGrant(userId: string, grantId: string): Promise<boolean> {
-    const grants = new DynamoOAuthAdapter('Grant', this.doc, this.tableName);
-    const grant = await grants.find(grantId);
+    const grant = await new DynamoOAuthAdapter('Grant', this.doc, this.tableName).find(grantId);
     if (!grant || grant.accountId !== userId) return false;
-    await Promise.all(
-      GRANT_ARTIFACTS.map((model) => new DynamoOAuthAdapter(model, this.doc, this.tableName).revokeByGrantId(grantId)),
-    );
-    await grants.destroy(grantId);
+    await revokeOAuthGrant(this.doc, this.tableName, grantId);
     return true;
   }
 }
