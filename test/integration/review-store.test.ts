@@ -7,7 +7,7 @@ import { DynamoReviewStore } from '../../functions/adapters/dynamo/review-store'
 import { DEFAULT_REVIEW_SETTINGS } from '../../functions/core/review/settings';
 import { saveBookmark } from '../../functions/core/save/save-bookmark';
 import { newUser } from '../../functions/core/workspace/accounts';
-import { createTestStores, type createTestTable } from '../support/dynamo';
+import { createTestStores, type createTestTable, quietSavePorts } from '../support/dynamo';
 
 /** The daily review against DynamoDB Local, with two users whose ids are tried on each other. */
 
@@ -33,28 +33,19 @@ async function reader(pages: number, perPage: number): Promise<{ userId: string;
   const noteIds: string[] = [];
   for (let page = 0; page < pages; page++)
     for (let n = 0; n < perPage; n++) {
-      const outcome = await saveBookmark(
-        {
-          store: bookmarks,
-          enrichment: { publish: async () => {} },
-          newId: randomUUID,
-          now: () => new Date(),
-          logger: { warn: () => {} },
+      const outcome = await saveBookmark(quietSavePorts(bookmarks), {
+        userId,
+        request: {
+          url: new URL(`https://example.com/${userId}/${page}`),
+          title: `Page ${page}`,
+          selection: `Quote ${n} of page ${page}`,
+          comment: page === 0 ? '#rust' : null,
+          description: null,
+          append: true,
         },
-        {
-          userId,
-          request: {
-            url: new URL(`https://example.com/${userId}/${page}`),
-            title: `Page ${page}`,
-            selection: `Quote ${n} of page ${page}`,
-            comment: page === 0 ? '#rust' : null,
-            description: null,
-            append: true,
-          },
-          siteIcon: null,
-          idempotency: null,
-        },
-      );
+        siteIcon: null,
+        idempotency: null,
+      });
       if (outcome.kind === 'saved' && !noteIds.includes(outcome.bookmark.noteId)) noteIds.push(outcome.bookmark.noteId);
     }
   const highlights = await feeds.highlightsOf(noteIds);
