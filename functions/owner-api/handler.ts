@@ -19,6 +19,10 @@ import {
 } from '../core/owner/api';
 import * as library from '../core/owner/library';
 import { ConflictError, InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
+import { ratingRequestSchema, reviewSettingsEditSchema } from '../core/review/api';
+import type { ReviewPorts } from '../core/review/use-cases';
+import * as review from '../core/review/use-cases';
+import { webPaths } from '../core/web/paths';
 import { InvalidCursorError } from '../core/workspace/listing';
 import { serviceBaseUrl } from '../http/base-url';
 import { httpRoute, type RouteRequest } from '../http/middleware';
@@ -28,6 +32,7 @@ import { feedAddresses } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, jsonResponse } from '../http/responses';
 import { deferred, type Environment } from '../platform/env';
+import { routes, routeUrl } from '../platform/routes';
 import { setting, settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
 
@@ -38,7 +43,7 @@ import type { Tracing } from '../platform/tracing';
  * with the schemas of core/owner/api.ts, and answered in the contract's shapes.
  */
 
-export interface OwnerApiDeps extends Omit<OwnerPorts, 'feedLinks'> {
+export interface OwnerApiDeps extends Omit<OwnerPorts, 'feedLinks'>, ReviewPorts {
   readonly authenticate: Authenticate;
   readonly rateLimiter: RateLimiter;
   readonly rateLimitPolicy: RateLimitPolicy;
@@ -50,9 +55,11 @@ export interface OwnerApiDeps extends Omit<OwnerPorts, 'feedLinks'> {
 }
 
 interface Call {
-  readonly ports: OwnerPorts;
+  readonly ports: OwnerPorts & ReviewPorts;
   readonly principal: Principal;
   readonly event: APIGatewayProxyEvent;
+  /** The service's address, for the addresses an answer names. */
+  readonly baseUrl: string;
 }
 
 type Operation = (call: Call) => Promise<APIGatewayProxyResult>;
@@ -120,6 +127,22 @@ export const operations: Record<string, Operation> = {
   }),
   RevokeMyToken: ({ ports, principal, event }) =>
     ok(library.revokeToken(ports, principal, uuidParameter(event, 'token_id'))),
+  GetMyReview: ({ ports, principal }) => ok(review.getDailyReview(ports, principal, ports.now())),
+  RateMyHighlight: ({ ports, principal, event }) => {
+    const highlightId = uuidParameter(event, 'highlight_id');
+    const { rating } = parseBody(ratingRequestSchema, event);
+    return ok(review.rateHighlight(ports, principal, highlightId, rating, ports.now()));
+  },
+  GetMyReviewSettings: ({ ports, principal }) => ok(review.getReviewSettings(ports, principal)),
+  EditMyReviewSettings: ({ ports, principal, event }) =>
+    ok(review.editReviewSettings(ports, principal, parseBody(reviewSettingsEditSchema, event))),
+  GetMyReviewFeed: ({ ports, principal }) => ok(review.getReviewFeedStatus(ports, principal)),
+  IssueMyReviewFeed: async ({ ports, principal, baseUrl }) => ({
+    ...(await ok(review.issueReviewFeed(ports, principal, reviewLinks(baseUrl), ports.now()), 201)),
+    // The secret address is in this answer only: no cache may keep it.
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
+  }),
+  RevokeMyReviewFeed: ({ ports, principal }) => noContent(review.revokeReviewFeed(ports, principal)),
 };
 
 export function makeHandler(deps: OwnerApiDeps) {
@@ -134,6 +157,7 @@ async function ownerApiRoute(
   event: APIGatewayProxyEvent,
   request: RouteRequest,
 ): Promise<APIGatewayProxyResult> {
+  if (event.resource === REVIEW_FEED_ROUTE.path) return reviewFeed(deps, event, request);
   const route = matchedRoute(event);
   const operation = route && operations[route.id];
   if (!route || !operation) throw new Error(`No operation for ${event.httpMethod} ${event.resource}`);
@@ -147,14 +171,55 @@ async function ownerApiRoute(
   if (!limit.allowed) return rateLimited(limit);
   if (!access.ok) return access.response;
   const baseUrl = serviceBaseUrl(event, deps.publicBaseUrl, false);
-  const ports: OwnerPorts = { ...deps, feedLinks: (feedId) => feedAddresses(baseUrl, feedId) };
+  const ports = { ...deps, feedLinks: (feedId: string) => feedAddresses(baseUrl, feedId) };
   try {
-    const answer = await operation({ ports, principal: access.principal, event });
+    const answer = await operation({ ports, principal: access.principal, event, baseUrl });
     // Every answer is the caller's own data: no shared cache may keep it.
     return { ...answer, headers: { 'Cache-Control': 'private, no-store', ...answer.headers } };
   } catch (error) {
     return failure(error);
   }
+}
+
+const REVIEW_FEED_ROUTE = routes.find((route) => route.id === 'GetReviewFeed')!;
+
+function reviewLinks(baseUrl: string): review.ReviewLinks {
+  return {
+    feed: (secret) => routeUrl(baseUrl, REVIEW_FEED_ROUTE.id, { secret }),
+    reviewPage: `${baseUrl}${webPaths.review}`,
+  };
+}
+
+/**
+ * The private review feed (no credentials: its unguessable address is the key), counted against the
+ * reader's address. Any address that is not a current secret, a revoked one included, is a 404.
+ */
+async function reviewFeed(
+  deps: OwnerApiDeps,
+  event: APIGatewayProxyEvent,
+  request: RouteRequest,
+): Promise<APIGatewayProxyResult> {
+  const limit = await request.rateLimit(`ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`);
+  if (!limit.allowed) return rateLimited(limit);
+  const baseUrl = serviceBaseUrl(event, deps.publicBaseUrl, false);
+  const rss = await review.reviewFeedDocument(
+    deps,
+    event.pathParameters?.secret ?? '',
+    reviewLinks(baseUrl),
+    deps.now(),
+  );
+  if (rss === null) return errorResponse(404, 'No such feed');
+  return {
+    statusCode: 200,
+    headers: {
+      'Content-Type': 'application/rss+xml; charset=utf-8',
+      // Personal, and its address is its secret: no shared cache keeps it, no search engine lists it.
+      'Cache-Control': 'private, no-cache',
+      'Referrer-Policy': 'no-referrer',
+      'X-Robots-Tag': 'noindex',
+    },
+    body: rss,
+  };
 }
 
 /** Refusals the operations raise, in the contract's shapes. */

@@ -160,6 +160,40 @@ const ownerApiRoutes: readonly RouteDefinition[] = [
     owner: { session: true },
     ...ownerApi,
   },
+  { id: 'GetMyReview', method: 'GET', path: '/api/v2/me/review', owner: { scope: 'review' }, ...ownerApi },
+  {
+    id: 'RateMyHighlight',
+    method: 'POST',
+    path: '/api/v2/me/review/{highlight_id}',
+    owner: { scope: 'review' },
+    ...ownerApi,
+  },
+  {
+    id: 'GetMyReviewSettings',
+    method: 'GET',
+    path: '/api/v2/me/review-settings',
+    owner: { scope: 'review' },
+    ...ownerApi,
+  },
+  {
+    id: 'EditMyReviewSettings',
+    method: 'PATCH',
+    path: '/api/v2/me/review-settings',
+    owner: { scope: 'review' },
+    ...ownerApi,
+  },
+  { id: 'GetMyReviewFeed', method: 'GET', path: '/api/v2/me/review-feed', owner: { scope: 'review' }, ...ownerApi },
+  // Issuing the feed's secret address mints a credential: the web app only, as API tokens are.
+  { id: 'IssueMyReviewFeed', method: 'POST', path: '/api/v2/me/review-feed', owner: { session: true }, ...ownerApi },
+  {
+    id: 'RevokeMyReviewFeed',
+    method: 'DELETE',
+    path: '/api/v2/me/review-feed',
+    owner: { session: true },
+    ...ownerApi,
+  },
+  // The review feed itself: no credentials, its secret address is the key; served by the same function.
+  { id: 'GetReviewFeed', method: 'GET', path: '/review-feed/{secret}', ...ownerApi },
 ];
 
 /**

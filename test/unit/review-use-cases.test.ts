@@ -172,7 +172,11 @@ describe('the daily review use cases', () => {
     const refused = await rateHighlight(ports, A, 'a-1', 'maybe', NOW).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(InvalidInputError);
     expect((refused as InvalidInputError).issues).toEqual([
-      { loc: ['body', 'rating'], msg: "Input should be 'again', 'hard', 'good', 'easy', 'discard'", type: 'enum' },
+      {
+        loc: ['body', 'rating'],
+        msg: "Input should be 'again', 'hard', 'good', 'easy' or 'discard'",
+        type: 'value_error',
+      },
     ]);
     await expect(rateHighlight(ports, A, 'b-1', 'good', NOW)).rejects.toBeInstanceOf(NotFoundError);
     expect(store.cards.has('b-1')).toBe(false);
