@@ -22,7 +22,6 @@ import { ConflictError, InvalidInputError, NotFoundError, type OwnerPorts } from
 import { ratingRequestSchema, reviewSettingsEditSchema } from '../core/review/api';
 import type { ReviewPorts } from '../core/review/use-cases';
 import * as review from '../core/review/use-cases';
-import { webPaths } from '../core/web/paths';
 import { InvalidCursorError } from '../core/workspace/listing';
 import { serviceBaseUrl } from '../http/base-url';
 import { httpRoute, type RouteRequest } from '../http/middleware';
@@ -31,8 +30,9 @@ import { ownerDeps } from '../http/owner-deps';
 import { feedAddresses } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, jsonResponse } from '../http/responses';
+import { reviewLinks } from '../http/review-links';
 import { deferred, type Environment } from '../platform/env';
-import { routes, routeUrl } from '../platform/routes';
+import { routes } from '../platform/routes';
 import { setting, settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
 
@@ -49,6 +49,8 @@ export interface OwnerApiDeps extends Omit<OwnerPorts, 'feedLinks'>, ReviewPorts
   readonly rateLimitPolicy: RateLimitPolicy;
   /** Readers' address of the feeds; null takes it from the request. */
   readonly publicBaseUrl: string | null;
+  /** The web app's address (the review feed links its Review page); null takes the feeds'. */
+  readonly webBaseUrl: string | null;
   readonly corsOrigins: readonly string[];
   readonly logger: Logger;
   readonly tracing?: Tracing;
@@ -58,8 +60,7 @@ interface Call {
   readonly ports: OwnerPorts & ReviewPorts;
   readonly principal: Principal;
   readonly event: APIGatewayProxyEvent;
-  /** The service's address, for the addresses an answer names. */
-  readonly baseUrl: string;
+  readonly reviewLinks: review.ReviewLinks;
 }
 
 type Operation = (call: Call) => Promise<APIGatewayProxyResult>;
@@ -137,8 +138,8 @@ export const operations: Record<string, Operation> = {
   EditMyReviewSettings: ({ ports, principal, event }) =>
     ok(review.editReviewSettings(ports, principal, parseBody(reviewSettingsEditSchema, event))),
   GetMyReviewFeed: ({ ports, principal }) => ok(review.getReviewFeedStatus(ports, principal)),
-  IssueMyReviewFeed: async ({ ports, principal, baseUrl }) => ({
-    ...(await ok(review.issueReviewFeed(ports, principal, reviewLinks(baseUrl), ports.now()), 201)),
+  IssueMyReviewFeed: async ({ ports, principal, reviewLinks }) => ({
+    ...(await ok(review.issueReviewFeed(ports, principal, reviewLinks, ports.now()), 201)),
     // The secret address is in this answer only: no cache may keep it.
     headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
   }),
@@ -173,7 +174,8 @@ async function ownerApiRoute(
   const baseUrl = serviceBaseUrl(event, deps.publicBaseUrl, false);
   const ports = { ...deps, feedLinks: (feedId: string) => feedAddresses(baseUrl, feedId) };
   try {
-    const answer = await operation({ ports, principal: access.principal, event, baseUrl });
+    const links = reviewLinks(event, deps);
+    const answer = await operation({ ports, principal: access.principal, event, reviewLinks: links });
     // Every answer is the caller's own data: no shared cache may keep it.
     return { ...answer, headers: { 'Cache-Control': 'private, no-store', ...answer.headers } };
   } catch (error) {
@@ -182,13 +184,6 @@ async function ownerApiRoute(
 }
 
 const REVIEW_FEED_ROUTE = routes.find((route) => route.id === 'GetReviewFeed')!;
-
-function reviewLinks(baseUrl: string): review.ReviewLinks {
-  return {
-    feed: (secret) => routeUrl(baseUrl, REVIEW_FEED_ROUTE.id, { secret }),
-    reviewPage: `${baseUrl}${webPaths.review}`,
-  };
-}
 
 /**
  * The private review feed (no credentials: its unguessable address is the key), counted against the
@@ -201,13 +196,8 @@ async function reviewFeed(
 ): Promise<APIGatewayProxyResult> {
   const limit = await request.rateLimit(`ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`);
   if (!limit.allowed) return rateLimited(limit);
-  const baseUrl = serviceBaseUrl(event, deps.publicBaseUrl, false);
-  const rss = await review.reviewFeedDocument(
-    deps,
-    event.pathParameters?.secret ?? '',
-    reviewLinks(baseUrl),
-    deps.now(),
-  );
+  const secret = event.pathParameters?.secret ?? '';
+  const rss = await review.reviewFeedDocument(deps, secret, reviewLinks(event, deps), deps.now());
   if (rss === null) return errorResponse(404, 'No such feed');
   return {
     statusCode: 200,

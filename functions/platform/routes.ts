@@ -261,6 +261,11 @@ const libraryPages: readonly RouteDefinition[] = [
   libraryPage('WebApiTokens', 'GET', webPaths.apiTokens),
   libraryPage('WebApiTokenCreate', 'POST', webPaths.apiTokens),
   libraryPage('WebApiTokenRevoke', 'POST', `${webPaths.apiTokens}/{token_id}/revoke`),
+  libraryPage('WebReview', 'GET', webPaths.review),
+  libraryPage('WebReviewRate', 'POST', webPaths.review),
+  libraryPage('WebReviewSettings', 'GET', webPaths.reviewSettings),
+  libraryPage('WebReviewSettingsSave', 'POST', webPaths.reviewSettings),
+  libraryPage('WebReviewFeed', 'POST', webPaths.reviewFeed),
   libraryPage('WebShare', 'POST', webPaths.share),
 ];
 

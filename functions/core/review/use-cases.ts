@@ -5,7 +5,7 @@
  * the principal's user id, so another user's highlight is as absent as one that never existed.
  */
 
-import { toValidationIssues } from '../contract/validation';
+import { parseUuidParameter, toValidationIssues } from '../contract/validation';
 import type { Principal } from '../identity/principal';
 import type { Highlight, Note } from '../model';
 import { InvalidInputError, NotFoundError } from '../owner/library';
@@ -135,10 +135,12 @@ export async function rateHighlight(
   // The API's own check, so every caller (a body, an MCP tool's argument) gets the same 422 issues.
   const parsed = ratingRequestSchema.safeParse({ rating }, { reportInput: true });
   if (!parsed.success) throw new InvalidInputError(toValidationIssues('body', parsed.error.issues));
-  const rated = await ports.review.rate(principal.userId, highlightId, parsed.data.rating, now);
+  // Highlight ids are UUIDs: anything else names no highlight (as another user's id does).
+  const id = parseUuidParameter('highlight_id', highlightId);
+  const rated = id.ok && (await ports.review.rate(principal.userId, id.value, parsed.data.rating, now));
   if (!rated) throw new NotFoundError('No such highlight');
   return {
-    highlight_id: highlightId,
+    highlight_id: id.value,
     rating: parsed.data.rating,
     next_due: rated.card.discarded ? null : rated.card.schedule.due,
     streak: rated.progress.streak,
