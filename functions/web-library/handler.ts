@@ -86,6 +86,7 @@ const NOTICES = {
   revoked: 'Token revoked. Saves with it are refused from now on.',
   shared: 'Saved from your share.',
   rated: 'Rated.',
+  feedIssued: 'Review feed address issued.',
   feedRevoked: 'Review feed revoked: its address answers “not found” from now on.',
 } as const;
 
@@ -208,7 +209,7 @@ export const actions: Record<string, Action> = {
     }
     const issued = await review.issueReviewFeed(ports, principal, reviewLinks, ports.now());
     // The address is on this answer only (no redirect, no cache): the page shows it once.
-    return page(await reviewSettings({ ...visit, context: { ...context, notice: NOTICES.created } }, issued), 201);
+    return page(await reviewSettings({ ...visit, context: { ...context, notice: NOTICES.feedIssued } }, issued), 201);
   },
 };
 
