@@ -1,4 +1,4 @@
-import { type CfnResource, Duration, Stack } from 'aws-cdk-lib';
+import { type CfnResource, Duration, type Stack } from 'aws-cdk-lib';
 import {
   Alarm,
   AlarmStatusWidget,
@@ -21,6 +21,8 @@ import type { WorkQueues } from './work-queue';
 
 export interface OperationsDashboardProps {
   readonly stage: string;
+  /** The stack whose functions and alarms (its nested stacks' too) the dashboard shows, and which names it. */
+  readonly root: Stack;
   readonly routes: readonly RouteDefinition[];
   readonly api: Api;
   readonly cdn: Cdn;
@@ -42,7 +44,7 @@ export class OperationsDashboard extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    { stage, routes, api, cdn, data, queues, failedRunQueues }: OperationsDashboardProps,
+    { stage, root, routes, api, cdn, data, queues, failedRunQueues }: OperationsDashboardProps,
   ) {
     super(scope, id);
     const restApi = api.restApi;
@@ -59,19 +61,19 @@ export class OperationsDashboard extends Construct {
       ]),
     );
 
-    const functions = Stack.of(this)
-      .node.findAll()
+    const functions = root.node
+      .findAll()
       .filter((construct): construct is AppFunction => construct instanceof AppFunction);
     // A conditional alarm (CloudFront's, in us-east-1 only) may not exist for the widget to name.
-    const alarms = Stack.of(this)
-      .node.findAll()
+    const alarms = root.node
+      .findAll()
       .filter(
         (construct): construct is Alarm =>
           construct instanceof Alarm && !(construct.node.defaultChild as CfnResource).cfnOptions.condition,
       );
 
     this.dashboard = new Dashboard(this, 'Dashboard', {
-      dashboardName: `${Stack.of(this).stackName}-operations`,
+      dashboardName: `${root.stackName}-operations`,
       defaultInterval: Duration.hours(6),
       widgets: [
         [new AlarmStatusWidget({ title: `Gleaner ${stage}: alarms`, alarms, width: 24, height: 4 })],
