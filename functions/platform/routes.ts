@@ -428,9 +428,10 @@ export function routeFunctions(table: readonly RouteDefinition[]): RouteDefiniti
 
 /** The description of a route's function: its method and path, or for a shared one its module. */
 export function routeFunctionDescription(route: RouteDefinition, table: readonly RouteDefinition[] = routes): string {
-  const shared = table.filter((other) => other.entry === route.entry).length > 1;
-  return shared
-    ? `${route.entry}: ${route.owner ? "the owner's routes" : 'several routes'}`
+  const sharing = table.filter((other) => other.entry === route.entry);
+  // A shared function is described by the first of its routes (the one it stands for), whichever asks.
+  return sharing.length > 1
+    ? `${route.entry}: ${sharing[0]!.owner ? "the owner's routes" : 'several routes'}`
     : `${route.method} ${route.path}`;
 }
 
