@@ -1,10 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, chromiumAvailable, launchChromium } from '../support/browser';
+import { chromiumAvailable, launchChromium, signedInPhonePage } from '../support/browser';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { type Owner, signedInUser } from '../support/owner';
 
@@ -15,17 +11,12 @@ import { type Owner, signedInUser } from '../support/owner';
  * scrolling. `GLEANER_SCREENSHOTS=docs` writes the screenshots into docs/.
  */
 
-const screenshotDir =
-  process.env.GLEANER_SCREENSHOTS === 'docs'
-    ? fileURLToPath(new URL('../../docs', import.meta.url))
-    : mkdtempSync(join(tmpdir(), 'gleaner-review-'));
-
 describe.skipIf(!chromiumAvailable())('the daily review in Chromium', () => {
   let t: TestStack;
   let owner: Owner;
   let browser: Browser;
   let page: Page;
-  const cspErrors: string[] = [];
+  let checkPage: (screenshot: string) => Promise<void>;
 
   beforeAll(async () => {
     t = await startTestStack({ SAVE_RATE_LIMIT: '5000;w=60' });
@@ -43,27 +34,13 @@ describe.skipIf(!chromiumAvailable())('the daily review in Chromium', () => {
         200,
       );
     browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
-    const [name, value] = owner.cookie.split('=') as [string, string];
-    await context.addCookies([{ name, value, url: t.stack.webBaseUrl, httpOnly: true, sameSite: 'Lax' }]);
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error' && /Content Security Policy|Refused/.test(message.text()))
-        cspErrors.push(`${page.url()}: ${message.text()}`);
-    });
+    ({ page, checkPage } = await signedInPhonePage(browser, t.stack.webBaseUrl, owner.cookie));
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
     await t?.stop();
   });
-
-  async function checkPage(screenshot: string): Promise<void> {
-    expect(await axeViolations(page), page.url()).toEqual([]);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    expect(cspErrors).toEqual([]);
-    await page.screenshot({ path: join(screenshotDir, screenshot), fullPage: true });
-  }
 
   /** What the page shows now: its heading and, while reviewing, which highlight. */
   const headings = () => page.locator('h1, #review-position').allTextContents();
