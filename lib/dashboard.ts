@@ -78,19 +78,25 @@ export class OperationsDashboard extends Construct {
       widgets: [
         [new AlarmStatusWidget({ title: `Gleaner ${stage}: alarms`, alarms, width: 24, height: 4 })],
         [
-          graph('Saves', [
-            serviceMetric(metricNames.bookmarkCreated, Stats.SUM, 'created'),
-            serviceMetric(metricNames.noteAppended, Stats.SUM, 'appended'),
-            serviceMetric(metricNames.saveReplayed, Stats.SUM, 'replayed (Idempotency-Key)'),
-          ]),
-          graph('Saves refused, by reason', [
-            serviceMetric(metricNames.saveUnauthorized, Stats.SUM, '401 token'),
-            serviceMetric(metricNames.saveInvalid, Stats.SUM, '422 invalid'),
-            serviceMetric(metricNames.saveRateLimited, Stats.SUM, '429 rate limited'),
-            serviceMetric(metricNames.noteLimitReached, Stats.SUM, '402 note cap'),
-            serviceMetric(metricNames.idempotencyKeyInFlight, Stats.SUM, '409 key in flight'),
-            serviceMetric(metricNames.idempotencyKeyReused, Stats.SUM, '422 key reused'),
-          ]),
+          graph(
+            'Saves',
+            sums([
+              [metricNames.bookmarkCreated, 'created'],
+              [metricNames.noteAppended, 'appended'],
+              [metricNames.saveReplayed, 'replayed (Idempotency-Key)'],
+            ]),
+          ),
+          graph(
+            'Saves refused, by reason',
+            sums([
+              [metricNames.saveUnauthorized, '401 token'],
+              [metricNames.saveInvalid, '422 invalid'],
+              [metricNames.saveRateLimited, '429 rate limited'],
+              [metricNames.noteLimitReached, '402 note cap'],
+              [metricNames.idempotencyKeyInFlight, '409 key in flight'],
+              [metricNames.idempotencyKeyReused, '422 key reused'],
+            ]),
+          ),
         ],
         [
           graph('Feed reads: CloudFront requests and those reaching the API', [
@@ -107,11 +113,14 @@ export class OperationsDashboard extends Construct {
           ]),
         ],
         [
-          graph('Enrichment: messages', [
-            serviceMetric(metricNames.messagesProcessed, Stats.SUM, 'processed'),
-            serviceMetric(metricNames.messagesRetried, Stats.SUM, 'retried later'),
-            serviceMetric(metricNames.messagesFailed, Stats.SUM, 'failed'),
-          ]),
+          graph(
+            'Enrichment: messages',
+            sums([
+              [metricNames.messagesProcessed, 'processed'],
+              [metricNames.messagesRetried, 'retried later'],
+              [metricNames.messagesFailed, 'failed'],
+            ]),
+          ),
           graph('Enrichment: outbox sweeps', [
             serviceMetric(metricNames.outboxRepublished, Stats.SUM, 'republished'),
             serviceMetric(metricNames.outboxAbandoned, Stats.SUM, 'abandoned'),
@@ -163,4 +172,9 @@ export class OperationsDashboard extends Construct {
 
 function graph(title: string, metrics: IMetric[], width = WIDTH): GraphWidget {
   return new GraphWidget({ title, left: metrics, width, height: 6 });
+}
+
+/** The sums of the service's own counters, each under its label. */
+function sums(counters: [metricName: string, label: string][]): IMetric[] {
+  return counters.map(([metricName, label]) => serviceMetric(metricName, Stats.SUM, label));
 }

@@ -55,7 +55,7 @@ export function buildGleanerStack(settings = testSettings()) {
  * A nested stack's template with each parameter its parent passes replaced by the value passed
  * (`{ Ref: <parent logical id> }`…), so assertions read it as if its resources were in the parent.
  */
-export function resolvedNestedTemplate(parent: Template, nested: NestedStack): Template {
+function resolvedNestedTemplate(parent: Template, nested: NestedStack): Template {
   const nestedId = nested.nestedStackResource!.logicalId;
   const resource = (parent.toJSON().Resources as Record<string, { Properties?: { Parameters?: object } }>)[
     // The logical id is a token until the parent is synthesized; the parent template has it resolved.
@@ -149,7 +149,7 @@ export function onlyResource(
 }
 
 /** CloudFormation allows 500 resources a stack; past this many, tests fail while there is still room to split. */
-export const RESOURCE_BUDGET = 450;
+const RESOURCE_BUDGET = 450;
 
 /** A line for each template (by name) with more resources than RESOURCE_BUDGET. */
 export function overResourceBudget(templates: Record<string, { Resources?: object }>): string[] {

@@ -134,7 +134,10 @@ describe('the daily review store', () => {
   it("opens the review feed to its current secret only, and to no other user's", async () => {
     const a = await reader(1, 1);
     const b = await reader(1, 1);
-    const secret = await review.issueFeedSecret(a.userId);
+    expect(await review.feedSecretIssued(a.userId)).toBeNull();
+    const secret = await review.issueFeedSecret(a.userId, DAY);
+    expect(await review.feedSecretIssued(a.userId)).toBe(DAY.toISOString());
+    expect(await review.feedSecretIssued(b.userId)).toBeNull();
     // The feed has today's review even when no one opened it yet, and only A's highlights.
     const [today] = await review.feedDays(a.userId, DAY, 30);
     expect(today!.date).toBe('2026-03-02');
@@ -144,10 +147,11 @@ describe('the daily review store', () => {
     // B's id with A's secret part, or a made-up secret, opens nothing.
     expect(await review.userOfFeedSecret(secret.replace(a.userId, b.userId))).toBeNull();
     expect(await review.userOfFeedSecret(`${a.userId}.${'A'.repeat(43)}`)).toBeNull();
-    const reissued = await review.issueFeedSecret(a.userId);
+    const reissued = await review.issueFeedSecret(a.userId, DAY);
     expect(await review.userOfFeedSecret(secret)).toBeNull();
     expect(await review.userOfFeedSecret(reissued)).toBe(a.userId);
     await review.revokeFeedSecret(a.userId);
     expect(await review.userOfFeedSecret(reissued)).toBeNull();
+    expect(await review.feedSecretIssued(a.userId)).toBeNull();
   });
 });
