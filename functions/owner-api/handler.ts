@@ -32,7 +32,7 @@ import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, jsonResponse } from '../http/responses';
 import { reviewLinks } from '../http/review-links';
 import { deferred, type Environment } from '../platform/env';
-import { routes } from '../platform/routes';
+import { corsAllowedOrigins, OWNER_API_PREFLIGHT, routes } from '../platform/routes';
 import { setting, settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
 
@@ -262,7 +262,11 @@ function parseBody<Schema extends z.ZodMiniType>(schema: Schema, event: APIGatew
 }
 
 export function createHandler(env: Environment) {
-  return makeHandler({ ...ownerDeps(env).deps, corsOrigins: setting(env, settings.corsAllowedOrigins) });
+  // Every answer carries the CORS headers its preflight promised (see OWNER_API_PREFLIGHT for why any origin).
+  return makeHandler({
+    ...ownerDeps(env).deps,
+    corsOrigins: corsAllowedOrigins(OWNER_API_PREFLIGHT, setting(env, settings.corsAllowedOrigins)),
+  });
 }
 
 export const handler = deferred(() => createHandler(process.env));

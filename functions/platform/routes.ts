@@ -104,8 +104,31 @@ const ownerApi = {
   access: ['table:read', 'table:write', 'table:rate-limit'],
 } as const satisfies Partial<RouteDefinition>;
 
+const OWNER_API_PATH = '/api/v2/me';
+
+/**
+ * Browser clients of the per-user API, OAuth public clients among them, call it from their own
+ * origins with `Authorization: Bearer`. Any client may register (RFC 7591), so any origin may be
+ * one: the preflight admits every origin. That gives a page nothing it does not already hold a token
+ * for: answers never allow credentials (no Access-Control-Allow-Credentials), and the session cookie
+ * is SameSite=Lax, which browsers do not send on another site's fetch, so a cross-origin call is
+ * answered for its bearer token alone, or 401.
+ */
+export const OWNER_API_PREFLIGHT: PreflightSettings = {
+  origins: 'any',
+  allowHeaders: ['Authorization', 'Content-Type'],
+};
+
+function withOwnerApiPreflight(table: readonly RouteDefinition[]): RouteDefinition[] {
+  return table.map((route) =>
+    route.path === OWNER_API_PATH || route.path.startsWith(`${OWNER_API_PATH}/`)
+      ? { ...route, preflight: OWNER_API_PREFLIGHT }
+      : route,
+  );
+}
+
 /** The per-user API's routes, `/api/v2/me/…`; `openapi.ts` documents them in `/openapi/v2.json`. */
-const ownerApiRoutes: readonly RouteDefinition[] = [
+const ownerApiRoutes: readonly RouteDefinition[] = withOwnerApiPreflight([
   { id: 'GetMyAccount', method: 'GET', path: '/api/v2/me', owner: {}, ...ownerApi },
   { id: 'DeleteMyAccount', method: 'DELETE', path: '/api/v2/me', owner: { session: true }, ...ownerApi },
   { id: 'ExportMyAccount', method: 'GET', path: '/api/v2/me/export', owner: { session: true }, ...ownerApi },
@@ -194,7 +217,7 @@ const ownerApiRoutes: readonly RouteDefinition[] = [
   },
   // The review feed itself: no credentials, its secret address is the key; served by the same function.
   { id: 'GetReviewFeed', method: 'GET', path: '/review-feed/{secret}', ...ownerApi },
-];
+]);
 
 /**
  * The web app's account pages and their form posts (functions/web-account): never cached, reading and

@@ -252,6 +252,53 @@ const validBodies: Record<string, unknown> = {
   EditMyReviewSettings: { size: 15 },
 };
 
+describe('browser clients on other origins (CORS)', () => {
+  const origin = 'https://reader.example';
+
+  it('answers the preflight of every /api/v2/me path for any origin, with Authorization, and never with credentials', async () => {
+    const paths = [...new Set(ownerRoutes.map((route) => route.path))];
+    expect(paths.length).toBeGreaterThan(5);
+    for (const path of paths) {
+      const methods = ownerRoutes.filter((route) => route.path === path).map((route) => route.method);
+      const preflight = await fetch(`${t.stack.baseUrl}${path.replace(/\{[^}]+\}/g, 'x')}`, {
+        method: 'OPTIONS',
+        headers: {
+          Origin: origin,
+          'Access-Control-Request-Method': methods.at(-1)!,
+          'Access-Control-Request-Headers': 'authorization, content-type',
+        },
+      });
+      expect(preflight.status, path).toBe(204);
+      expect(preflight.headers.get('Access-Control-Allow-Origin'), path).toBe('*');
+      expect(preflight.headers.get('Access-Control-Allow-Headers')?.split(','), path).toEqual(
+        expect.arrayContaining(['Authorization', 'Content-Type']),
+      );
+      expect(preflight.headers.get('Access-Control-Allow-Methods')?.split(','), path).toEqual(
+        expect.arrayContaining(methods),
+      );
+      expect(preflight.headers.get('Access-Control-Allow-Credentials'), path).toBeNull();
+    }
+  });
+
+  it('sends the CORS headers on its answers to a bearer token, refusals included, so the client can read them', async () => {
+    const token = await oauthAccessToken(t, alice.user.id, ['notes:read']);
+    const listed = await fetch(`${t.stack.baseUrl}/api/v2/me/notes`, {
+      headers: { Origin: origin, Authorization: `Bearer ${token}` },
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(listed.headers.get('Access-Control-Allow-Credentials')).toBeNull();
+    expect(listed.headers.get('Access-Control-Expose-Headers')).toContain('RateLimit-Remaining');
+
+    const refused = await fetch(`${t.stack.baseUrl}/api/v2/me/notes`, {
+      headers: { Origin: origin, Authorization: 'Bearer not-a-token' },
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('Access-Control-Allow-Origin')).toBe('*');
+    expect(refused.headers.get('Access-Control-Expose-Headers')).toContain('WWW-Authenticate');
+  });
+});
+
 describe('attacks, generated from the route table', () => {
   let victim: Owner;
   let victimIds: Record<string, string>;
