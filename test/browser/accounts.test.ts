@@ -1,12 +1,16 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, chromiumAvailable, lastMailTo, launchChromium } from '../support/browser';
+import { axeViolations, chromiumAvailable, lastMailTo, launchChromium, screenshotFolder } from '../support/browser';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
 /**
  * Accounts in real Chromium, through the local stack: sign up, confirm the address from the local
  * mail folder, sign out and back in, add a passkey with Chromium's virtual authenticator and sign in
- * with it alone. Every page visited has no axe-core violation, on a phone and in dark mode too.
+ * with it alone, then grant an OAuth client on the consent page and see it in Connected apps. Every
+ * page visited has no axe-core violation, on a phone and in dark mode too; `npm run screenshots`
+ * (GLEANER_SCREENSHOTS=docs) writes the account pages' screenshots into docs/.
  */
 
 const EMAIL = 'ada@example.com';
@@ -20,6 +24,7 @@ describe.skipIf(!chromiumAvailable())('accounts in Chromium', () => {
   let cdp: CDPSession;
   const pagesChecked: string[] = [];
   const cspErrors: string[] = [];
+  const screenshots = screenshotFolder();
 
   beforeAll(async () => {
     t = await startTestStack();
@@ -39,10 +44,12 @@ describe.skipIf(!chromiumAvailable())('accounts in Chromium', () => {
     await t?.stop();
   });
 
-  async function expectAccessible(): Promise<void> {
+  /** Checks the page (axe-core, no sideways scrolling) and, given a file name, writes its screenshot. */
+  async function expectAccessible(screenshot?: string): Promise<void> {
     expect(await axeViolations(page), page.url()).toEqual([]);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    pagesChecked.push(new URL(page.url()).pathname);
+    pagesChecked.push(new URL(page.url()).pathname.replace(/\/oauth\/interaction\/[\w-]+$/, '/oauth/interaction'));
+    if (screenshot) await page.screenshot({ path: join(screenshots, screenshot), fullPage: true });
   }
 
   async function signInWithPassword(): Promise<void> {
@@ -56,7 +63,7 @@ describe.skipIf(!chromiumAvailable())('accounts in Chromium', () => {
     await page.goto(t.stack.webBaseUrl);
     await expectAccessible();
     await page.getByRole('link', { name: 'Sign up' }).first().click();
-    await expectAccessible();
+    await expectAccessible('web-signup.png');
     await page.getByLabel('Email').fill(EMAIL);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign up' }).click();
@@ -88,6 +95,7 @@ describe.skipIf(!chromiumAvailable())('accounts in Chromium', () => {
     await expectAccessible();
     await page.getByRole('button', { name: 'Sign out', exact: true }).first().click();
     await page.waitForURL(/\/signin\?notice=signed-out$/);
+    await expectAccessible('web-signin.png');
     // The old cookie, replayed, opens nothing.
     const replay = await fetch(`${t.stack.webBaseUrl}/account`, {
       headers: { Cookie: `gleaner_session=${before}` },
@@ -118,7 +126,7 @@ describe.skipIf(!chromiumAvailable())('accounts in Chromium', () => {
     await page.getByLabel('Name for the new passkey').fill('This laptop');
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await expect.poll(() => page.getByText('This laptop').count()).toBeGreaterThan(0);
-    await expectAccessible();
+    await expectAccessible('web-account.png');
 
     await page.getByRole('button', { name: 'Sign out', exact: true }).first().click();
     await page.waitForURL(/\/signin/);
@@ -127,8 +135,53 @@ describe.skipIf(!chromiumAvailable())('accounts in Chromium', () => {
     expect((await context.cookies()).some((cookie) => cookie.name === 'gleaner_session')).toBe(true);
   });
 
+  it('grants an OAuth client on the consent page, then lists it in Settings › Connected apps', async () => {
+    const redirectUri = 'http://127.0.0.1:9/callback';
+    const registered = await fetch(`${t.stack.webBaseUrl}/oauth/register`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Reading app',
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      }),
+    });
+    expect(registered.status).toBe(201);
+    const { client_id: clientId } = (await registered.json()) as { client_id: string };
+    const verifier = randomBytes(32).toString('base64url');
+    const authorize = new URL(`${t.stack.webBaseUrl}/oauth/authorize`);
+    for (const [name, value] of Object.entries({
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: 'notes:read notes:write feeds:read offline_access',
+      resource: `${t.stack.webBaseUrl}/api/v2/me`,
+      state: 'state-1',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    }))
+      authorize.searchParams.set(name, value);
+    // The client's redirect URI is answered here: nothing listens on it.
+    await page.route(`${redirectUri}**`, (route) => route.fulfill({ body: 'callback' }));
+    await page.goto(authorize.toString());
+    await page.waitForURL(/\/oauth\/interaction\//);
+    expect(await page.locator('main').textContent()).toContain('Reading app');
+    await expectAccessible('web-consent.png');
+    await page.getByRole('button', { name: 'Allow', exact: true }).click();
+    await page.waitForURL((url) => url.toString().startsWith(redirectUri));
+    expect(new URL(page.url()).searchParams.get('code')).toBeTruthy();
+
+    await page.goto(`${t.stack.webBaseUrl}/settings/apps`);
+    expect(await page.locator('main').textContent()).toContain('Reading app');
+    await expectAccessible('web-connected-apps.png');
+  });
+
   it('checked every page it visited for accessibility, and no page broke the CSP', () => {
-    expect(new Set(pagesChecked)).toEqual(new Set(['/', '/signup', '/signin', '/account']));
+    expect(new Set(pagesChecked)).toEqual(
+      new Set(['/', '/signup', '/signin', '/account', '/oauth/interaction', '/settings/apps']),
+    );
     expect(cspErrors).toEqual([]);
   });
 });

@@ -59,7 +59,7 @@ export async function serveHtmlPage(html: string): Promise<{ readonly port: numb
 }
 
 /** Where a browser test writes its screenshots: docs/ under GLEANER_SCREENSHOTS=docs, a fresh folder otherwise. */
-function screenshotFolder(): string {
+export function screenshotFolder(): string {
   return process.env.GLEANER_SCREENSHOTS === 'docs'
     ? fileURLToPath(new URL('../../docs', import.meta.url))
     : mkdtempSync(join(tmpdir(), 'gleaner-screenshots-'));
