@@ -2,7 +2,6 @@ import { type DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from 
 import {
   type LinkingNote,
   linksOfNote,
-  type NoteLink,
   type ResolvedLink,
   resolveLinks,
   titleKey,
@@ -38,14 +37,14 @@ export class DynamoLinkStore {
   /**
    * Makes the stored links of `note` what its text says, in one transaction conditional on the note
    * still being at `note.version`: a change stream replaying an older image, or delivering it late,
-   * changes nothing (the newer image's sync wins). Returns false when the note had moved on.
+   * changes nothing (the newer image's sync wins). Returns false when the note had moved on. Only
+   * the items that differ are written; when none does there is nothing to write and it returns true.
    */
   async syncNote(note: LinkingNote & Pick<Note, 'userId' | 'version' | 'created'>): Promise<boolean> {
     const TableName = this.tableName;
-    const links = linksOfNote(note);
     const name = titleKey(note.title);
-    const wanted = [
-      ...links.map((link) => ({
+    const wanted: Record<string, string>[] = [
+      ...linksOfNote(note).map((link) => ({
         ...keys.link(note.id, link.key),
         ...keys.linksToIndex(note.userId, link.key, note.id),
         type: 'NoteLink',
@@ -66,8 +65,11 @@ export class DynamoLinkStore {
           ]
         : []),
     ];
-    const existing = await this.linkItemKeys(note.id);
+    const existing = new Map((await this.linkItems(note.id)).map((item) => [item.sk as string, item]));
+    const puts = wanted.filter((item) => !sameItem(item, existing.get(item.sk!)));
     const kept = new Set(wanted.map((item) => item.sk));
+    const deletes = [...existing.values()].filter((item) => !kept.has(item.sk as string));
+    if (puts.length === 0 && deletes.length === 0) return true;
     try {
       await retryOnConflict(() =>
         this.doc.send(
@@ -81,8 +83,8 @@ export class DynamoLinkStore {
                   ExpressionAttributeValues: { ':version': note.version },
                 },
               },
-              ...wanted.map((Item) => ({ Put: { TableName, Item } })),
-              ...existing.filter((key) => !kept.has(key.sk)).map((Key) => ({ Delete: { TableName, Key } })),
+              ...puts.map((Item) => ({ Put: { TableName, Item } })),
+              ...deletes.map(({ pk, sk }) => ({ Delete: { TableName, Key: { pk, sk } } })),
             ],
           }),
         ),
@@ -96,35 +98,43 @@ export class DynamoLinkStore {
 
   /**
    * Deletes the link and name items of a deleted note (its links leave their targets' backlinks, and
-   * links to it become unresolved). Only once the note is gone: a note that exists keeps its links.
+   * links to it become unresolved). Only once the note is gone: false, and nothing deleted, while it exists.
    */
-  async removeNote(noteId: string): Promise<void> {
+  async removeNote(noteId: string): Promise<boolean> {
     const TableName = this.tableName;
-    const existing = await this.linkItemKeys(noteId);
-    if (existing.length === 0) return;
-    await retryOnConflict(() =>
-      this.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              ConditionCheck: { TableName, Key: keys.note(noteId), ConditionExpression: 'attribute_not_exists(pk)' },
-            },
-            ...existing.map((Key) => ({ Delete: { TableName, Key } })),
-          ],
-        }),
-      ),
-    );
+    const existing = await this.linkItems(noteId);
+    if (existing.length === 0) return true;
+    try {
+      await retryOnConflict(() =>
+        this.doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                ConditionCheck: { TableName, Key: keys.note(noteId), ConditionExpression: 'attribute_not_exists(pk)' },
+              },
+              ...existing.map(({ pk, sk }) => ({ Delete: { TableName, Key: { pk, sk } } })),
+            ],
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') return false;
+      throw error;
+    }
   }
 
-  /** The stored links of a note, each with the note it resolves to now (null: waiting for its target). */
-  async outgoing(userId: string, noteId: string): Promise<ResolvedLink[]> {
-    const items = await this.queryPartition(noteId, LINK_SORT_PREFIX);
-    const links = items.map(({ kind, key, target, context }) => ({ kind, key, target, context }) as NoteLink);
+  /**
+   * The links `note` makes as its text reads now (so a page shows an edit's links at once), each with
+   * the user's note it resolves to now (null: waiting for its target).
+   */
+  async outgoing(note: LinkingNote & Pick<Note, 'userId'>): Promise<ResolvedLink[]> {
+    const links = linksOfNote(note);
     const answering = new Map<string, { id: string; title: string }>();
     await Promise.all(
-      [...new Set(links.map((link) => link.key))].map(async (key) => {
-        const target = await this.noteAnswering(userId, key);
-        if (target && target.id !== noteId) answering.set(key, target);
+      links.map(async ({ key }) => {
+        const target = await this.noteAnswering(note.userId, key);
+        if (target && target.id !== note.id) answering.set(key, target);
       }),
     );
     return resolveLinks(links, answering);
@@ -199,12 +209,13 @@ export class DynamoLinkStore {
     );
   }
 
-  private async linkItemKeys(noteId: string): Promise<{ pk: string; sk: string }[]> {
+  /** The link and name items of a note, as stored. */
+  private async linkItems(noteId: string): Promise<Record<string, unknown>[]> {
     const [links, names] = await Promise.all([
       this.queryPartition(noteId, LINK_SORT_PREFIX),
       this.queryPartition(noteId, NAME_SORT_PREFIX),
     ]);
-    return [...links, ...names].map((item) => ({ pk: item.pk as string, sk: item.sk as string }));
+    return [...links, ...names];
   }
 
   private queryPartition(noteId: string, prefix: string): Promise<Record<string, unknown>[]> {
@@ -215,4 +226,13 @@ export class DynamoLinkStore {
       ConsistentRead: true,
     });
   }
+}
+
+/** Whether the stored item already holds exactly what `wanted` would write. */
+function sameItem(wanted: Record<string, string>, stored: Record<string, unknown> | undefined): boolean {
+  return (
+    stored !== undefined &&
+    Object.keys(stored).length === Object.keys(wanted).length &&
+    Object.entries(wanted).every(([name, value]) => stored[name] === value)
+  );
 }
