@@ -192,7 +192,10 @@ export class DynamoLinkStore {
       candidates = Items.map((item) => item.noteId as string);
     }
     const notes = await this.existingNotes(userId, candidates);
-    const first = candidates.find((id) => notes.has(id));
+    // A name the stream has not yet dropped (the note was renamed or deleted) names nothing.
+    const first = candidates.find(
+      (id) => notes.has(id) && (key.startsWith('url:') || titleKey(notes.get(id)!.title) === key),
+    );
     return first ? notes.get(first)! : null;
   }
 
