@@ -30,7 +30,7 @@ function handlerOver(writer: IndexWriter) {
     logger: new Logger({ serviceName: 'test', logLevel: 'SILENT' }),
     metrics: testMetrics(),
     // The links projection beside the index is tested in link-projection.test.ts.
-    links: { syncNote: async () => true, removeNote: async () => true, readNotes: async () => [] },
+    links: { syncNote: async () => 'unchanged', removeNote: async () => true, readNotes: async () => [] },
     ports: async () => ({
       index: writer,
       embedder: null,

@@ -7,8 +7,9 @@ import {
   titleKey,
   urlKey,
 } from '../../core/links/links';
+import type { LinkSync } from '../../core/links/projection';
 import type { Note } from '../../core/model';
-import { batchGetAll } from './batch-get';
+import { BATCH_GET_KEYS, batchGetAll } from './batch-get';
 import { keys, LINK_SORT_PREFIX, LOOKUP_INDEX, NAME_SORT_PREFIX } from './keys';
 import { queryAll } from './query-all';
 import { cancellationReasons, retryOnConflict } from './transactions';
@@ -37,10 +38,10 @@ export class DynamoLinkStore {
   /**
    * Makes the stored links of `note` what its text says, in one transaction conditional on the note
    * still being at `note.version`: a change stream replaying an older image, or delivering it late,
-   * changes nothing (the newer image's sync wins). Returns false when the note had moved on. Only
-   * the items that differ are written; when none does there is nothing to write and it returns true.
+   * changes nothing (the newer image's sync wins): `moved-on`. Only the items that differ are
+   * written; when none does there is nothing to write (`unchanged`).
    */
-  async syncNote(note: LinkingNote & Pick<Note, 'userId' | 'version' | 'created'>): Promise<boolean> {
+  async syncNote(note: LinkingNote & Pick<Note, 'userId' | 'version' | 'created'>): Promise<LinkSync> {
     const TableName = this.tableName;
     const name = titleKey(note.title);
     const wanted: Record<string, string>[] = [
@@ -69,7 +70,7 @@ export class DynamoLinkStore {
     const puts = wanted.filter((item) => !sameItem(item, existing.get(item.sk!)));
     const kept = new Set(wanted.map((item) => item.sk));
     const deletes = [...existing.values()].filter((item) => !kept.has(item.sk as string));
-    if (puts.length === 0 && deletes.length === 0) return true;
+    if (puts.length === 0 && deletes.length === 0) return 'unchanged';
     try {
       await retryOnConflict(() =>
         this.doc.send(
@@ -89,9 +90,9 @@ export class DynamoLinkStore {
           }),
         ),
       );
-      return true;
+      return 'written';
     } catch (error) {
-      if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') return false;
+      if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') return 'moved-on';
       throw error;
     }
   }
@@ -204,7 +205,18 @@ export class DynamoLinkStore {
     userId: string,
     noteIds: readonly string[],
   ): Promise<Map<string, { id: string; title: string }>> {
-    const items = await batchGetAll(this.doc, this.tableName, [...new Set(noteIds)].map(keys.note));
+    // Only what a link shows, and a much-linked note's sources a batch of keys each at once.
+    const ids = [...new Set(noteIds)];
+    const batches = Array.from({ length: Math.ceil(ids.length / BATCH_GET_KEYS) }, (_, i) =>
+      ids.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS),
+    );
+    const items = (
+      await Promise.all(
+        batches.map((batch) =>
+          batchGetAll(this.doc, this.tableName, batch.map(keys.note), { attributes: ['id', 'userId', 'title'] }),
+        ),
+      )
+    ).flat();
     return new Map(
       items
         .filter((item) => item.userId === userId)

@@ -8,9 +8,12 @@
 import type { Note } from '../model';
 import { type NoteChange, newestPerNote } from '../search/indexer';
 
+/** What syncing a note's links did: wrote items, found them as they should be, or found the note moved on. */
+export type LinkSync = 'written' | 'unchanged' | 'moved-on';
+
 export interface LinkProjectionPorts {
-  /** Stores the note's links and name if the note is still at `note.version`; false when it is not. */
-  syncNote(note: Note): Promise<boolean>;
+  /** Stores the note's links and name if the note is still at `note.version`. */
+  syncNote(note: Note): Promise<LinkSync>;
   /** Drops the links and name of a note that no longer exists; false when it exists. */
   removeNote(noteId: string): Promise<boolean>;
   /** The notes with these ids that exist now (a consistent read). */
@@ -56,14 +59,14 @@ export async function applyLinkChanges(
 async function projectNote(ports: LinkProjectionPorts, noteId: string, change: NoteChange) {
   if (change.kind === 'deleted') {
     if (await ports.removeNote(noteId)) return 'removed';
-  } else if (await ports.syncNote(change.note)) return 'synced';
+  } else if ((await ports.syncNote(change.note)) !== 'moved-on') return 'synced';
   // Not the note's current state (a replay, a late record): project what the table holds now.
   const [current] = await ports.readNotes([noteId]);
   if (!current) {
     await ports.removeNote(noteId);
     return 'removed';
   }
-  // False when a write landed meanwhile: that write's own change projects it.
+  // Moved on again when a write landed meanwhile: that write's own change projects it.
   await ports.syncNote(current);
   return 'synced';
 }
