@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, chromiumAvailable, launchChromium } from '../support/browser';
+import { axeViolations, chromiumAvailable, launchChromium, signedInPage } from '../support/browser';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { type Owner, signedInUser } from '../support/owner';
 
@@ -25,23 +25,17 @@ describe.skipIf(!chromiumAvailable())('the Library in Chromium', () => {
   let t: TestStack;
   let owner: Owner;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
-  const cspErrors: string[] = [];
+  let cspErrors: string[];
 
   beforeAll(async () => {
     t = await startTestStack();
     owner = await signedInUser(t);
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
-    // The session sign-in would have set (see test/browser/accounts.test.ts for signing in itself).
-    const [name, value] = owner.cookie.split('=') as [string, string];
-    await context.addCookies([{ name, value, url: t.stack.webBaseUrl, httpOnly: true, sameSite: 'Lax' }]);
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error' && /Content Security Policy|Refused/.test(message.text()))
-        cspErrors.push(`${page.url()}: ${message.text()}`);
-    });
+    ({ page, cspErrors } = await signedInPage(browser, t.stack.webBaseUrl, owner, {
+      viewport: { width: 390, height: 844 },
+      colorScheme: 'dark',
+    }));
   }, 120_000);
 
   afterAll(async () => {

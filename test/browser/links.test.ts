@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notePath } from '../../functions/core/web/paths';
-import { axeViolations, chromiumAvailable, launchChromium } from '../support/browser';
+import { axeViolations, chromiumAvailable, launchChromium, signedInPage } from '../support/browser';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 import { type Owner, signedInUser } from '../support/owner';
 
@@ -21,21 +21,14 @@ describe.skipIf(!chromiumAvailable())('links between notes in Chromium', () => {
   let owner: Owner;
   let browser: Browser;
   let page: Page;
-  const cspErrors: string[] = [];
+  let cspErrors: string[];
 
   beforeAll(async () => {
     folder = mkdtempSync(join(tmpdir(), 'gleaner-links-browser-'));
     t = await startTestStack({}, { searchIndexUri: join(folder, 'index') });
     owner = await signedInUser(t);
     browser = await launchChromium();
-    const context = await browser.newContext();
-    const [name, value] = owner.cookie.split('=') as [string, string];
-    await context.addCookies([{ name, value, url: t.stack.webBaseUrl, httpOnly: true, sameSite: 'Lax' }]);
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error' && /Content Security Policy|Refused/.test(message.text()))
-        cspErrors.push(`${page.url()}: ${message.text()}`);
-    });
+    ({ page, cspErrors } = await signedInPage(browser, t.stack.webBaseUrl, owner));
   }, 120_000);
 
   afterAll(async () => {

@@ -4,7 +4,14 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page, type Worker } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type Page,
+  type Worker,
+} from 'playwright-core';
 
 /**
  * Debian's Chromium, driven by playwright-core (no browser download). Without it the browser tests
@@ -85,4 +92,26 @@ export function lastMailTo(folder: string, to: string): { subject: string; link:
     )
     .filter((mail) => mail.to === to);
   return mails.at(-1) ?? null;
+}
+
+/**
+ * A page of the web app signed in as `owner` (the session cookie sign-in would have set; see
+ * test/browser/accounts.test.ts for signing in itself), and the CSP refusals its console reports.
+ */
+export async function signedInPage(
+  browser: Browser,
+  webBaseUrl: string,
+  owner: { readonly cookie: string },
+  options: BrowserContextOptions = {},
+): Promise<{ page: Page; cspErrors: string[] }> {
+  const context = await browser.newContext(options);
+  const [name, value] = owner.cookie.split('=') as [string, string];
+  await context.addCookies([{ name, value, url: webBaseUrl, httpOnly: true, sameSite: 'Lax' }]);
+  const page = await context.newPage();
+  const cspErrors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy|Refused/.test(message.text()))
+      cspErrors.push(`${page.url()}: ${message.text()}`);
+  });
+  return { page, cspErrors };
 }

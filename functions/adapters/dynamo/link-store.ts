@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  type Backlink,
   type LinkingNote,
   linksOfNote,
   type ResolvedLink,
@@ -13,12 +14,6 @@ import { BATCH_GET_KEYS, batchGetAll } from './batch-get';
 import { keys, LINK_SORT_PREFIX, LOOKUP_INDEX, NAME_SORT_PREFIX } from './keys';
 import { queryAll } from './query-all';
 import { cancellationReasons, retryOnConflict } from './transactions';
-
-/** A note that links to another, with the sentence around the link. */
-export interface Backlink {
-  readonly note: { readonly id: string; readonly title: string };
-  readonly context: string;
-}
 
 /** Notes that answer to one title: the oldest is the link's target. Read this many to pass deleted ones. */
 const NAME_CANDIDATES = 5;

@@ -1,7 +1,7 @@
 import type { ValidationIssue } from '../contract/validation';
 import { newFeedRecord, updateFeedRecord } from '../feed/settings';
 import type { Principal } from '../identity/principal';
-import type { ResolvedLink } from '../links/links';
+import type { Backlink, ResolvedLink } from '../links/links';
 import type { AccessToken, Bookmark, FeedRecord, Highlight, Note, User } from '../model';
 import { normalizeTag } from '../save/hashtags';
 import { descriptionOf } from '../save/note-body';
@@ -82,10 +82,7 @@ export interface LinkReader {
   /** The links `note`'s text makes, each with the user's note it resolves to now (null: none yet). */
   outgoing(note: Note): Promise<ResolvedLink[]>;
   /** The user's notes that link to `note`, with the sentence around each link. */
-  backlinks(
-    userId: string,
-    note: Pick<Note, 'id' | 'title' | 'url'>,
-  ): Promise<{ note: { id: string; title: string }; context: string }[]>;
+  backlinks(userId: string, note: Pick<Note, 'id' | 'title' | 'url'>): Promise<Backlink[]>;
 }
 
 /** The addresses a feed is read at, from the route table (the handler knows the base address). */
