@@ -2,7 +2,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { createDynamoClients } from '../adapters/dynamo/client';
+import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoLinkStore } from '../adapters/dynamo/link-store';
 import { noteChangeOf, readNotes } from '../adapters/search/note-changes';
 import { embedderFromEnv, openIndexFromEnv, reembedStep } from '../adapters/search/search-services';
@@ -11,7 +11,6 @@ import { applyNoteChanges, type IndexerPorts, type NoteChange } from '../core/se
 import { deferred, type Environment } from '../platform/env';
 import { metricNames } from '../platform/metric-names';
 import { count, createLogger, createMetrics } from '../platform/observability';
-import { setting, settings } from '../platform/settings';
 
 export interface IndexerDeps {
   /** Built once, on the first batch (opening the index reads its manifest). */
@@ -104,8 +103,7 @@ const noteIdOf = (change: NoteChange) => (change.kind === 'saved' ? change.note.
 export function createHandler(env: Environment) {
   const logger = createLogger(env);
   const embedder = embedderFromEnv(env);
-  const tableName = setting(env, settings.tableName);
-  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint) });
+  const { doc, tableName } = tableFromEnv(env);
   const links = new DynamoLinkStore(doc, tableName);
   return makeHandler({
     logger,

@@ -4,6 +4,7 @@ import type { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookma
 import type { Note } from '../../functions/core/model';
 import { saveBookmark } from '../../functions/core/save/save-bookmark';
 import { newUser } from '../../functions/core/workspace/accounts';
+import { quietSavePorts } from './dynamo';
 
 /** Notes that link to each other, written through the save path as the API writes them. */
 
@@ -20,28 +21,19 @@ export async function saveLinkingNote(
   page: { url: string; title: string; comment?: string | null },
 ): Promise<Note> {
   const comment = page.comment ?? null;
-  const outcome = await saveBookmark(
-    {
-      store: bookmarks,
-      enrichment: { publish: async () => {} },
-      newId: randomUUID,
-      now: () => new Date(),
-      logger: { warn: () => {} },
+  const outcome = await saveBookmark(quietSavePorts(bookmarks), {
+    userId,
+    request: {
+      url: new URL(page.url),
+      title: page.title,
+      selection: comment && 'A quote.',
+      comment,
+      description: null,
+      append: true,
     },
-    {
-      userId,
-      request: {
-        url: new URL(page.url),
-        title: page.title,
-        selection: comment && 'A quote.',
-        comment,
-        description: null,
-        append: true,
-      },
-      siteIcon: null,
-      idempotency: null,
-    },
-  );
+    siteIcon: null,
+    idempotency: null,
+  });
   if (outcome.kind !== 'saved') throw new Error(outcome.kind);
   return (await bookmarks.getNote(outcome.bookmark.noteId))!;
 }
