@@ -103,9 +103,10 @@ describe('the indexer', () => {
     );
   });
 
-  it('alarms on failed batches, parked batches and iterator age', () => {
+  it('alarms on failed index and link batches, parked batches and iterator age', () => {
     built.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'IteratorAge', Threshold: 60_000 });
     built.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: metricNames.indexBatchFailed });
+    built.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: metricNames.linkBatchFailed });
     built.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/SQS',
       MetricName: 'ApproximateNumberOfMessagesVisible',
