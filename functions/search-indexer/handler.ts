@@ -23,11 +23,12 @@ export interface IndexerDeps {
 
 /**
  * The table's stream → the two projections of the notes: the search index and the links between
- * notes. One consumer keeps both rather than a second one per projection: they read the same note
- * records under the same per-note version rule, and a second reader of each shard would take the
- * last of the two DynamoDB Streams advises, a second function, role, event source and alarm (the
- * stack is near CloudFormation's 500 resources). Both are idempotent, so a batch retried for either
- * one's failure is harmless to the other; they run side by side, so neither waits on the other's fault.
+ * notes. One consumer keeps both rather than one each: they read the same note records under the
+ * same per-note version rule, while a second consumer would be a second reader of every shard (of
+ * the two DynamoDB Streams advises) and a second function, role, event source and alarms for no gain.
+ * Both are idempotent, so a batch retried for either one's failure is harmless to the other; they
+ * run side by side, so neither waits on the other's fault. (The link items written here come back
+ * as stream records of their own, which are no note changes and are skipped.)
  *
  * Failures are reported per record (Powertools batch) so the event source retries from the first
  * failed one, then parks the batch in the dead-letter queue: an index failure fails every record (the
@@ -60,11 +61,8 @@ export function makeHandler(deps: IndexerDeps) {
   };
 
   /** The records to retry for the links: from the first one of a note whose links failed. */
-  const link = async (records: readonly (NoteChange | null)[]) => {
-    const outcome = await applyLinkChanges(
-      deps.links,
-      records.filter((change): change is NoteChange => change !== null),
-    );
+  const link = async (records: readonly (NoteChange | null)[], changes: readonly NoteChange[]) => {
+    const outcome = await applyLinkChanges(deps.links, changes);
     deps.logger.info('Linked stream batch', { synced: outcome.synced, removed: outcome.removed });
     const first = records.findIndex((change) => change !== null && outcome.failed.has(noteIdOf(change)));
     if (first === -1) return { from: records.length, error: null };
@@ -79,7 +77,7 @@ export function makeHandler(deps: IndexerDeps) {
   return async (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {
     const records = event.Records.map(noteChangeOf);
     const changes = records.filter((change): change is NoteChange => change !== null);
-    const [indexFailure, linkFailure] = await Promise.all([index(changes), link(records)]);
+    const [indexFailure, linkFailure] = await Promise.all([index(changes), link(records, changes)]);
     deps.metrics.publishStoredMetrics();
     const failed = new Map<DynamoDBRecord, unknown>(
       event.Records.flatMap((record, at) => {

@@ -11,9 +11,10 @@ import {
 import type { LinkSync } from '../../core/links/projection';
 import type { Note } from '../../core/model';
 import { BATCH_GET_KEYS, batchGetAll } from './batch-get';
+import { conditionalWrite } from './conditional-write';
 import { keys, LINK_SORT_PREFIX, LOOKUP_INDEX, NAME_SORT_PREFIX } from './keys';
 import { queryAll } from './query-all';
-import { cancellationReasons, retryOnConflict } from './transactions';
+import { retryOnConflict, type TransactionAction } from './transactions';
 
 /** Notes that answer to one title: the oldest is the link's target. Read this many to pass deleted ones. */
 const NAME_CANDIDATES = 5;
@@ -66,30 +67,19 @@ export class DynamoLinkStore {
     const kept = new Set(wanted.map((item) => item.sk));
     const deletes = [...existing.values()].filter((item) => !kept.has(item.sk as string));
     if (puts.length === 0 && deletes.length === 0) return 'unchanged';
-    try {
-      await retryOnConflict(() =>
-        this.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                ConditionCheck: {
-                  TableName,
-                  Key: keys.note(note.id),
-                  ConditionExpression: 'version = :version',
-                  ExpressionAttributeValues: { ':version': note.version },
-                },
-              },
-              ...puts.map((Item) => ({ Put: { TableName, Item } })),
-              ...deletes.map(({ pk, sk }) => ({ Delete: { TableName, Key: { pk, sk } } })),
-            ],
-          }),
-        ),
-      );
-      return 'written';
-    } catch (error) {
-      if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') return 'moved-on';
-      throw error;
-    }
+    const written = await this.transact([
+      {
+        ConditionCheck: {
+          TableName,
+          Key: keys.note(note.id),
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':version': note.version },
+        },
+      },
+      ...puts.map((Item) => ({ Put: { TableName, Item } })),
+      ...deletes.map(({ pk, sk }) => ({ Delete: { TableName, Key: { pk, sk } } })),
+    ]);
+    return written ? 'written' : 'moved-on';
   }
 
   /**
@@ -100,24 +90,10 @@ export class DynamoLinkStore {
     const TableName = this.tableName;
     const existing = await this.linkItems(noteId);
     if (existing.length === 0) return true;
-    try {
-      await retryOnConflict(() =>
-        this.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                ConditionCheck: { TableName, Key: keys.note(noteId), ConditionExpression: 'attribute_not_exists(pk)' },
-              },
-              ...existing.map(({ pk, sk }) => ({ Delete: { TableName, Key: { pk, sk } } })),
-            ],
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') return false;
-      throw error;
-    }
+    return this.transact([
+      { ConditionCheck: { TableName, Key: keys.note(noteId), ConditionExpression: 'attribute_not_exists(pk)' } },
+      ...existing.map(({ pk, sk }) => ({ Delete: { TableName, Key: { pk, sk } } })),
+    ]);
   }
 
   /**
@@ -217,6 +193,14 @@ export class DynamoLinkStore {
         .filter((item) => item.userId === userId)
         .map((item) => [item.id as string, { id: item.id as string, title: item.title as string }]),
     );
+  }
+
+  /** Writes `actions` in one transaction; false when its condition (the first action) did not hold. */
+  private async transact(actions: TransactionAction[]): Promise<boolean> {
+    const outcome = await retryOnConflict(() =>
+      conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: actions }))),
+    );
+    return outcome.written;
   }
 
   /** The link and name items of a note, as stored. */
