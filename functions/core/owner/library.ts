@@ -78,7 +78,7 @@ export interface AccountStore {
 }
 
 /** The links between a user's notes (functions/adapters/dynamo/link-store.ts). */
-export interface LinkReader {
+interface LinkReader {
   /** The links `note`'s text makes, each with the user's note it resolves to now (null: none yet). */
   outgoing(note: Note): Promise<ResolvedLink[]>;
   /** The user's notes that link to `note`, with the sentence around each link. */
