@@ -6,6 +6,7 @@ import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
 import { DynamoIdentityStore } from '../adapters/dynamo/identity-store';
 import { DynamoLinkStore } from '../adapters/dynamo/link-store';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
+import { DynamoReviewStore } from '../adapters/dynamo/review-store';
 import type { Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
 import { rateLimitSettings, setting, settings } from '../platform/settings';
@@ -29,9 +30,11 @@ export function ownerDeps(env: Environment) {
       tokens: accounts,
       accounts,
       logins: new DynamoIdentityStore(doc, tableName),
+      review: new DynamoReviewStore(doc, tableName),
       rateLimiter: new DynamoRateLimiter(doc, tableName),
       rateLimitPolicy: setting(env, rateLimitSettings.owner),
       publicBaseUrl: setting(env, settings.publicBaseUrl) ?? null,
+      webBaseUrl: authDeps.publicBaseUrl,
       logger: createLogger(env),
       tracing,
       newId: randomUUID,
