@@ -16,6 +16,12 @@ import type { DataTable } from './data';
 import { METRIC_PERIOD, serviceMetric } from './metrics';
 import type { GleanerSettings } from './stage-settings';
 
+/**
+ * What a function that opens the search index runs on: LanceDB's native module is installed for
+ * x86-64 Linux (see lib/function-bundle.ts), and its indexes want memory (and the CPU Lambda gives with it).
+ */
+export const SEARCH_ENGINE_FUNCTION = { memoryMb: 1024, architecture: Architecture.X86_64 } as const;
+
 /** The indexer's stream reads older than this (the table's writes not yet searchable) page someone. */
 const ITERATOR_AGE_ALARM_SECONDS = 60;
 
@@ -133,9 +139,7 @@ export class SearchIndexing extends Construct {
         logRetention: settings.logRetentionDays,
         logLevel: settings.logLevel,
         timeout: Duration.minutes(2),
-        memoryMb: 1024,
-        // LanceDB's native module is installed for x86-64 Linux (see lib/function-bundle.ts).
-        architecture: Architecture.X86_64,
+        ...SEARCH_ENGINE_FUNCTION,
       });
       fn.bindAccess(consumer.access, targets);
       fn.function.addEventSource(

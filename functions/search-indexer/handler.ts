@@ -5,7 +5,7 @@ import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-la
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { noteChangeOf, readNotes } from '../adapters/search/note-changes';
 import { embedderFromEnv, openIndexFromEnv, reembedStep } from '../adapters/search/search-services';
-import { applyNoteChanges, type IndexerPorts, type NoteChange } from '../core/search/indexer';
+import { applyNoteChanges, type IndexerPorts, type IndexOutcome, type NoteChange } from '../core/search/indexer';
 import { deferred, type Environment } from '../platform/env';
 import { metricNames } from '../platform/metric-names';
 import { count, createLogger, createMetrics } from '../platform/observability';
@@ -13,7 +13,7 @@ import { setting, settings } from '../platform/settings';
 
 export interface IndexerDeps {
   /** Built once, on the first batch (opening the index reads its manifest). */
-  readonly ports: () => Promise<IndexerPorts & { afterBatch?: () => Promise<unknown> }>;
+  readonly ports: () => Promise<IndexerPorts & { afterBatch?: (outcome: IndexOutcome) => Promise<unknown> }>;
   readonly logger: Logger;
   readonly metrics: Metrics;
 }
@@ -38,8 +38,8 @@ export function makeHandler(deps: IndexerDeps) {
       count(deps.metrics, metricNames.notesUnindexed, outcome.deleted);
       deps.logger.info('Indexed stream batch', { records: event.Records.length, ...outcome });
       await ready
-        .afterBatch?.()
-        .catch((error: unknown) => deps.logger.warn('Re-embedding step failed', { error: String(error) }));
+        .afterBatch?.(outcome)
+        .catch((error: unknown) => deps.logger.warn('After-batch step failed', { error: String(error) }));
     } catch (error) {
       // Opened anew for the retry: the index may have moved on (a rebuild, a removed folder) under this handle.
       ports = undefined;
@@ -76,7 +76,12 @@ export function createHandler(env: Environment) {
         readNotes: (ids) => readNotes(doc, tableName, ids),
         onEmbeddingFailure: (error) =>
           logger.warn('Embedding failed; notes indexed for keywords', { error: String(error) }),
-        afterBatch: embedder ? () => reembedStep(index, embedder) : undefined,
+        afterBatch: async (outcome) => {
+          // LanceDB 0.31's full-text search misses unindexed rows holding words common among them (a
+          // note's new version included), so what a batch wrote is folded into the indexes at once.
+          if (outcome.indexed + outcome.deleted > 0) await index.optimize();
+          if (embedder) await reembedStep(index, embedder);
+        },
       };
     },
   });

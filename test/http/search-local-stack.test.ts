@@ -78,6 +78,8 @@ describe('search on the local stack', () => {
     const { note_id: noteId } = (await saved.json()) as { note_id: string };
     await timeUntil(async () => (await search(carol.user.id, 'tidal')).includes(noteId));
 
+    // The stack (its indexer too, which may still be folding the save into the indexes) stops first.
+    await test.takeDown();
     rmSync(join(folder, 'index'), { recursive: true, force: true });
     const index = await LanceSearchIndex.open({ uri: join(folder, 'index') });
     try {
@@ -92,6 +94,7 @@ describe('search on the local stack', () => {
     } finally {
       index.close();
     }
+    await test.bringUp();
     expect(await search(carol.user.id, 'tidal bores')).toEqual([noteId]);
   }, 30_000);
 });

@@ -4,7 +4,8 @@ import { Bool, Field, FixedSizeList, Float32, Float64, List, Schema, Utf8 } from
 import { FIELD_WEIGHTS, type SearchDocument, TEXT_FIELDS } from '../../core/search/document';
 import { noteIdsFilter, queryFilter, urlKeyFilter, userFilter } from '../../core/search/filter';
 import type { SearchQuery, Term } from '../../core/search/query';
-import type { IndexedNote, SearchIndex } from '../../core/search/search';
+import type { RelatedIndex } from '../../core/search/related';
+import type { IndexedNote } from '../../core/search/search';
 
 /**
  * The search index on LanceDB: one `notes` table of search documents (BM25 full-text indexes on each
@@ -78,7 +79,7 @@ function vectorsSchema(dimensions: number) {
 /** Columns a hit needs (never the prefixes or vectors). */
 const HIT_COLUMNS = ['note_id', 'tags', 'created', 'updated', 'highlight_count', ...TEXT_FIELDS];
 
-export class LanceSearchIndex implements SearchIndex {
+export class LanceSearchIndex implements RelatedIndex {
   private writtenSinceOptimize = 0;
   private readonly vectorTables = new Map<string, lancedb.Table>();
 
@@ -153,6 +154,22 @@ export class LanceSearchIndex implements SearchIndex {
 
   async byUrlKey(userId: string, key: string): Promise<IndexedNote | null> {
     return (await this.readNotes(urlKeyFilter(userId, key), 1))[0] ?? null;
+  }
+
+  async note(userId: string, noteId: string): Promise<IndexedNote | null> {
+    return (await this.readNotes(`${userFilter(userId)} AND ${noteIdsFilter([noteId])}`, 1))[0] ?? null;
+  }
+
+  async vectorOf(userId: string, noteId: string, model: string): Promise<number[] | null> {
+    const table = await this.existingVectorTable(model);
+    if (!table) return null;
+    const [row] = await table
+      .query()
+      .where(`${userFilter(userId)} AND ${noteIdsFilter([noteId])}`)
+      .select(['vector'])
+      .limit(1)
+      .toArray();
+    return row ? Array.from(row.vector as Iterable<number>, Number) : null;
   }
 
   async coverage(userId: string, model: string) {

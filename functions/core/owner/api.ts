@@ -216,6 +216,57 @@ export const accountDeleteSchema = z.object({ confirm: z.literal('delete my acco
   description: 'Deleting the account and every note, feed and token it owns cannot be undone: say so.',
 });
 
+const searchHitSchema = z
+  .object({
+    note_id: uuid,
+    title: z.string(),
+    url: z.nullable(z.string()),
+    tags: z.array(z.string()),
+    score: z.number(),
+    snippet: z.string(),
+    created: dateTime,
+    updated: dateTime,
+  })
+  .register(ownerApiSchemas, {
+    id: 'SearchHit',
+    description:
+      'A note that matches. `snippet` is HTML: the passage that matches best, each match in `<mark>`, everything else escaped (empty when the query had no words).',
+  });
+
+const searchResultsSchema = z
+  .object({
+    results: z.array(searchHitSchema),
+    cursor: z.nullable(z.string()),
+    mode: z.enum(['keyword', 'semantic', 'hybrid']),
+    reason: z.optional(z.string()),
+  })
+  .register(ownerApiSchemas, {
+    id: 'SearchResults',
+    description:
+      'Best first. `mode` is the mode that really ran; `reason` says why it is not the one asked for (e.g. no embedding model, or its vectors do not yet cover every note). Pass `cursor` back with the same query and mode for the next page.',
+  });
+
+const relatedNoteSchema = z
+  .object({
+    note_id: uuid,
+    title: z.string(),
+    url: z.nullable(z.string()),
+    tags: z.array(z.string()),
+    reason: z.string(),
+  })
+  .register(ownerApiSchemas, {
+    id: 'RelatedNote',
+    description: 'Another note of the account and why it is related: "shares #tag", "similar text", "similar meaning".',
+  });
+
+const relatedNotesSchema = z
+  .object({ note_id: uuid, related: z.array(relatedNoteSchema), mode: z.enum(['semantic', 'keyword']) })
+  .register(ownerApiSchemas, {
+    id: 'RelatedNotes',
+    description:
+      'Up to 5 related notes, most related first: by vector similarity (`semantic`) when embeddings cover the account, otherwise by shared tags and a more-like-this keyword query (`keyword`).',
+  });
+
 /** Query parameters of the note list. */
 export const NOTE_PAGE_LIMIT = { min: 1, max: MAX_PAGE_SIZE, default: 50 } as const;
 
@@ -238,4 +289,8 @@ export type TokenListResource = z.infer<typeof tokenListSchema>;
 export type TokenCreate = z.infer<typeof tokenCreateSchema>;
 export type CreatedTokenResource = z.infer<typeof createdTokenSchema>;
 export type AccountResource = z.infer<typeof accountSchema>;
+/** The search answer, as the v2 OpenAPI document describes it. */
+export type SearchResultsResource = z.infer<typeof searchResultsSchema>;
+/** The related notes answer, as the v2 OpenAPI document describes it. */
+export type RelatedNotesResource = z.infer<typeof relatedNotesSchema>;
 export type AccountExportResource = z.infer<typeof exportSchema>;
