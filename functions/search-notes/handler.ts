@@ -20,6 +20,7 @@ import { rateLimited } from '../http/rate-limited';
 import { errorResponse, jsonResponse } from '../http/responses';
 import { htmlResponse, refusedVisit } from '../http/web';
 import { deferred, type Environment } from '../platform/env';
+import { settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
 
 /**
@@ -60,6 +61,9 @@ class InvalidParameterError extends Error {
 }
 
 class NoteNotFoundError extends Error {}
+
+/** No search index is configured here (a local stack started without one). */
+class SearchUnavailableError extends Error {}
 
 const PROBLEM_PARAMETERS: Record<SearchProblem['code'], string> = {
   empty: 'q',
@@ -174,6 +178,8 @@ async function searchRoute(
       return context ? page(notFoundPage(context), 404) : errorResponse(404, 'No such note');
     if (error instanceof InvalidParameterError && !context) return errorResponse(422, [error.issue]);
     if (error instanceof InvalidParameterError && context) return page(notFoundPage(context), 404);
+    if (error instanceof SearchUnavailableError)
+      return errorResponse(503, { code: 'search_unavailable', message: error.message }, { 'Retry-After': '60' });
     throw error;
   }
 }
@@ -185,6 +191,10 @@ export function createHandler(env: Environment) {
   return makeHandler({
     ...deps,
     search: () => {
+      if (!env[settings.searchIndexUri.name])
+        return Promise.reject(
+          new SearchUnavailableError(`Search is not set up here (${settings.searchIndexUri.name})`),
+        );
       opened ??= openIndexFromEnv(env).then((index) => ({ index, embedder }));
       // A failed open is tried again by the next request.
       opened.catch(() => {

@@ -9,7 +9,7 @@ import type { SearchQuery, Term } from './query';
 import type { IndexedNote, SearchIndex, SearchPorts } from './search';
 import { tokenize } from './tokens';
 
-export const RELATED_LIMIT = 5;
+const RELATED_LIMIT = 5;
 /** Words of the note a more-like-this query asks for. */
 const LIKE_THIS_TERMS = 12;
 /** Tags of the note whose other notes are looked up. */
@@ -23,7 +23,7 @@ const UNTELLING = new Set(
   ).split(' '),
 );
 
-export interface RelatedNote {
+interface RelatedNote {
   readonly note_id: string;
   readonly title: string;
   readonly url: string | null;
@@ -46,7 +46,7 @@ export interface RelatedIndex extends SearchIndex {
 }
 
 /** A query with no words or filters: every live note of the user passes it. */
-export const EVERY_NOTE: SearchQuery = {
+const EVERY_NOTE: SearchQuery = {
   required: [],
   optional: [],
   excluded: [],
@@ -126,7 +126,7 @@ async function bySharedTagsAndWords(index: SearchIndex, userId: string, note: In
 }
 
 /** The note's words that say most what it is about: by how often they occur, title words counting twice. */
-export function tellingWords(note: IndexedNote): string[] {
+function tellingWords(note: IndexedNote): string[] {
   const counts = new Map<string, number>();
   const add = (text: string, weight: number) => {
     for (const word of tokenize(text)) {

@@ -85,7 +85,7 @@ ${relatedList(answer)}
   });
 }
 
-export function relatedList(answer: RelatedAnswer): string {
+function relatedList(answer: RelatedAnswer): string {
   if (!answer.related.length) return '<p class="muted">No related notes yet.</p>';
   const items = answer.related
     .map(
@@ -98,7 +98,7 @@ export function relatedList(answer: RelatedAnswer): string {
   return `<ul class="list notes related-notes">\n${items}\n</ul>`;
 }
 
-export function relatedPagePath(noteId: string): string {
+function relatedPagePath(noteId: string): string {
   return `${notePath(noteId)}/related`;
 }
 
