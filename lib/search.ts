@@ -1,6 +1,8 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -153,6 +155,16 @@ export class SearchIndexing extends Construct {
           onFailure: new SqsDlq(this.deadLetterQueue),
         }),
       );
+      if (consumer.scheduledEveryMinutes) {
+        const interval = Duration.minutes(consumer.scheduledEveryMinutes);
+        // A run that could not start before the next one is due is left to that one; its errors
+        // show in the function's error alarm.
+        new Rule(this, `${consumer.id}Schedule`, {
+          description: `Runs ${consumer.id}'s scheduled step every ${consumer.scheduledEveryMinutes} minutes`,
+          schedule: Schedule.rate(interval),
+          targets: [new LambdaFunction(fn.function, { maxEventAge: interval, retryAttempts: 0 })],
+        });
+      }
       this.alarm(
         `${consumer.id}IteratorAge`,
         fn.function.metric('IteratorAge', { statistic: Stats.MAXIMUM, period: METRIC_PERIOD }),

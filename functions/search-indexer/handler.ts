@@ -1,7 +1,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent, ScheduledEvent } from 'aws-lambda';
 import { createDynamoClients } from '../adapters/dynamo/client';
 import { noteChangeOf, readNotes } from '../adapters/search/note-changes';
 import { embedderFromEnv, openIndexFromEnv, reembedStep } from '../adapters/search/search-services';
@@ -11,9 +11,24 @@ import { metricNames } from '../platform/metric-names';
 import { count, createLogger, createMetrics } from '../platform/observability';
 import { setting, settings } from '../platform/settings';
 
+/** A scheduled run stops starting re-embedding steps this long before the function's time is up. */
+const SCHEDULED_MARGIN_MS = 30_000;
+
+/** Stream batches answer with their failed records; a scheduled run with how many notes it re-embedded. */
+type IndexerHandler = {
+  (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse>;
+  (event: ScheduledEvent, context: Context): Promise<{ reembedded: number }>;
+};
+
 export interface IndexerDeps {
   /** Built once, on the first batch (opening the index reads its manifest). */
-  readonly ports: () => Promise<IndexerPorts & { afterBatch?: (outcome: IndexOutcome) => Promise<unknown> }>;
+  readonly ports: () => Promise<
+    IndexerPorts & {
+      afterBatch?: (outcome: IndexOutcome) => Promise<unknown>;
+      /** The scheduled background step: re-embedding what the configured model has no vectors of. */
+      scheduledStep?: (deadline: number) => Promise<number>;
+    }
+  >;
   readonly logger: Logger;
   readonly metrics: Metrics;
 }
@@ -27,7 +42,17 @@ export interface IndexerDeps {
 export function makeHandler(deps: IndexerDeps) {
   const processor = new BatchProcessor(EventType.DynamoDBStreams);
   let ports: ReturnType<IndexerDeps['ports']> | undefined;
-  return async (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {
+  async function scheduled(context: Context): Promise<{ reembedded: number }> {
+    ports ??= deps.ports();
+    const ready = await ports;
+    // Leaves a margin of the function's time for the step under way to finish.
+    const deadline = Date.now() + Math.max(0, context.getRemainingTimeInMillis() - SCHEDULED_MARGIN_MS);
+    const reembedded = (await ready.scheduledStep?.(deadline)) ?? 0;
+    deps.logger.info('Scheduled re-embedding step', { reembedded });
+    return { reembedded };
+  }
+  const handle = async (event: DynamoDBStreamEvent | ScheduledEvent, context: Context) => {
+    if (!('Records' in event)) return scheduled(context);
     const changes = event.Records.map(noteChangeOf).filter((change): change is NoteChange => change !== null);
     let failure: unknown = null;
     try {
@@ -58,6 +83,7 @@ export function makeHandler(deps: IndexerDeps) {
       { context, processInParallel: false, throwOnFullBatchFailure: false },
     );
   };
+  return handle as IndexerHandler;
 }
 
 export function createHandler(env: Environment) {
@@ -81,6 +107,17 @@ export function createHandler(env: Environment) {
           // note's new version included), so what a batch wrote is folded into the indexes at once.
           if (outcome.indexed + outcome.deleted > 0) await index.optimize();
           if (embedder) await reembedStep(index, embedder);
+        },
+        scheduledStep: async (deadline) => {
+          if (!embedder) return 0;
+          let reembedded = 0;
+          while (Date.now() < deadline) {
+            const step = await reembedStep(index, embedder);
+            if (step === 0) break;
+            reembedded += step;
+          }
+          if (reembedded > 0) await index.optimize();
+          return reembedded;
         },
       };
     },

@@ -119,13 +119,19 @@ export class LanceSearchIndex implements RelatedIndex {
         .toArray();
       return rows.map((row) => ({ note: indexedNote(row), score: 0 }));
     }
-    const rows = await this.notes
-      .query()
-      .fullTextSearch(fullText)
-      .where(filter)
-      .select([...HIT_COLUMNS, '_score'])
-      .limit(limit)
-      .toArray();
+    const ranked = (text: FullTextQuery) =>
+      this.notes
+        .query()
+        .fullTextSearch(text)
+        .where(filter)
+        .select([...HIT_COLUMNS, '_score'])
+        .limit(limit)
+        .toArray();
+    // Typo-tolerant matching doubles a query's cost, so it runs only when the exact words do not fill
+    // the page (as Typesense's typo_tokens_threshold does): `npx tsx bench/search-profile.ts`.
+    const exact = fullTextQuery(query, { typos: false });
+    let rows = exact ? await ranked(exact) : null;
+    if (!rows || rows.length < limit) rows = await ranked(fullText);
     return rows.map((row) => ({ note: indexedNote(row), score: Number(row._score ?? 0) }));
   }
 
@@ -327,26 +333,33 @@ export class LanceSearchIndex implements RelatedIndex {
   }
 }
 
-/** The engine's full-text query for the query's terms, or null when it has none. */
-function fullTextQuery(query: SearchQuery): FullTextQuery | null {
+/**
+ * The engine's full-text query for the query's terms, or null when it has none; `typos: false`
+ * leaves out the typo-tolerant matches, and answers null when the query has none to leave out.
+ */
+function fullTextQuery(query: SearchQuery, options: { typos: boolean } = { typos: true }): FullTextQuery | null {
   const positive = query.required.length + query.optional.length;
   if (positive === 0) return null;
+  const tolerant = [...query.required, ...query.optional].some((term) => term.kind === 'word' && term.typos > 0);
+  if (!options.typos && !tolerant) return null;
+  const term = (found: Term) => termQuery(found, options.typos);
   const clauses: [Occur, FullTextQuery][] = [
-    ...query.required.map((term): [Occur, FullTextQuery] => [Occur.Must, termQuery(term)]),
-    ...query.optional.map((term): [Occur, FullTextQuery] => [Occur.Should, termQuery(term)]),
-    ...query.excluded.map((term): [Occur, FullTextQuery] => [Occur.MustNot, termQuery(term)]),
+    ...query.required.map((found): [Occur, FullTextQuery] => [Occur.Must, term(found)]),
+    ...query.optional.map((found): [Occur, FullTextQuery] => [Occur.Should, term(found)]),
+    // Excluded words exclude their typo-tolerant matches too, whichever query runs.
+    ...query.excluded.map((found): [Occur, FullTextQuery] => [Occur.MustNot, termQuery(found, true)]),
   ];
   return new BooleanQuery(clauses);
 }
 
 /** One term over every field, each weighted; an exact word outranks its typo-tolerant matches. */
-function termQuery(term: Term): FullTextQuery {
+function termQuery(term: Term, typos: boolean): FullTextQuery {
   if (term.kind === 'prefix') return new MatchQuery(term.prefix, 'prefixes');
   const perField = TEXT_FIELDS.flatMap((field): [Occur, FullTextQuery][] => {
     const boost = FIELD_WEIGHTS[field];
     if (term.kind === 'phrase') return [[Occur.Should, new PhraseQuery(term.words.join(' '), field)]];
     const exact: [Occur, FullTextQuery] = [Occur.Should, new MatchQuery(term.word, field, { boost })];
-    if (term.typos === 0) return [exact];
+    if (term.typos === 0 || !typos) return [exact];
     return [exact, [Occur.Should, new MatchQuery(term.word, field, { boost: boost / 2, fuzziness: term.typos })]];
   });
   return new BooleanQuery(perField);
