@@ -185,6 +185,12 @@ export const settings = {
     parse: text,
     fallback: undefined,
   },
+  embeddingsModelPath: {
+    name: 'GLEANER_EMBEDDINGS_MODEL_PATH',
+    doc: 'a folder of local model files (ONNX and tokenizer) to embed with through @huggingface/transformers, which the operator installs; unset: not used',
+    parse: text,
+    fallback: undefined,
+  },
   embeddingsApiKey: {
     name: 'GLEANER_EMBEDDINGS_API_KEY',
     doc: 'bearer token for the embeddings endpoint, if it wants one',

@@ -147,7 +147,9 @@ async function resolveMode(
   const keyword = (reason: string) => ({ mode: 'keyword' as const, reason: `${asked} search unavailable: ${reason}` });
   const embedder = ports.embedder;
   if (!embedder)
-    return keyword('no embedding model is configured (GLEANER_EMBEDDINGS_URL and GLEANER_EMBEDDINGS_MODEL)');
+    return keyword(
+      'no embedding model is configured (GLEANER_EMBEDDINGS_URL and GLEANER_EMBEDDINGS_MODEL, or GLEANER_EMBEDDINGS_MODEL_PATH)',
+    );
   const words = [...query.required, ...query.optional].flatMap(termWords);
   if (words.length === 0) return keyword('the query has no words to compare by meaning');
   const { notes, embedded } = await ports.index.coverage(userId, embedder.model);
