@@ -4,8 +4,8 @@
  * keyword and hybrid queries. Figures for docs/search.md; `npm run bench` has the headline rows.
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { LanceSearchIndex } from '../functions/adapters/search/lance-index';
 import { testEmbedder } from '../functions/core/search/embedder';
 import { indexNotes } from '../functions/core/search/indexer';
@@ -22,15 +22,19 @@ const mine = syntheticNotes(target, 10_000, 1);
 if (!existsSync(join(folder, 'notes.lance'))) {
   mkdirSync(folder, { recursive: true });
   const index = await LanceSearchIndex.open({ uri: folder });
-  const all = [...mine, ...Array.from({ length: 99 }, (_, u) => syntheticNotes(uuidOf(`user-${u + 1}`), 100, u + 2)).flat()];
-  for (let start = 0; start < all.length; start += 1000) await indexNotes({ index, embedder }, all.slice(start, start + 1000));
+  const all = [
+    ...mine,
+    ...Array.from({ length: 99 }, (_, u) => syntheticNotes(uuidOf(`user-${u + 1}`), 100, u + 2)).flat(),
+  ];
+  for (let start = 0; start < all.length; start += 1000)
+    await indexNotes({ index, embedder }, all.slice(start, start + 1000));
   await index.optimize();
   index.close();
 }
 const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.floor(values.length * q)]!;
 const vocabulary = mine.flatMap((note) => tokenize(note.title)).filter((word) => word.length > 3);
 let seed = 7;
-const next = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 const pick = () => vocabulary[Math.floor(next() * vocabulary.length)]!;
 const queries = Array.from({ length: 100 }, (_, i) => {
   const kind = i % 5;
@@ -49,7 +53,9 @@ async function time(label: string, run: (query: string) => Promise<unknown>) {
     await run(query);
     times.push(performance.now() - began);
   }
-  console.log(`${label.padEnd(58)} p50 ${quantile(times, 0.5).toFixed(1)} ms  p95 ${quantile(times, 0.95).toFixed(1)} ms`);
+  console.log(
+    `${label.padEnd(58)} p50 ${quantile(times, 0.5).toFixed(1)} ms  p95 ${quantile(times, 0.95).toFixed(1)} ms`,
+  );
 }
 
 for (const readConsistencySeconds of [0, 5]) {
