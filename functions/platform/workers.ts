@@ -83,7 +83,7 @@ export const streamConsumers: readonly StreamConsumerDefinition[] = [
     maxAttempts: 5,
     // Re-embeds notes whose vectors of the configured model are missing (after a model change), even
     // while nobody saves: search stays keyword for a user until their notes are covered.
-    scheduledEveryMinutes: 5,
+    scheduledEveryMinutes: 10,
     access: ['table:read', 'search:read', 'search:write', 'embeddings'],
   },
 ];
