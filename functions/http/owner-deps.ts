@@ -4,7 +4,9 @@ import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
 import { DynamoIdentityStore } from '../adapters/dynamo/identity-store';
+import { DynamoLinkStore } from '../adapters/dynamo/link-store';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
+import { DynamoReviewStore } from '../adapters/dynamo/review-store';
 import type { Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
 import { rateLimitSettings, setting, settings } from '../platform/settings';
@@ -23,13 +25,16 @@ export function ownerDeps(env: Environment) {
     deps: {
       authenticate: ((event, options) => authenticateOwner(authDeps, event, options)) satisfies Authenticate,
       notes: new DynamoBookmarkStore(doc, tableName),
+      links: new DynamoLinkStore(doc, tableName),
       feeds: new DynamoFeedStore(doc, tableName),
       tokens: accounts,
       accounts,
       logins: new DynamoIdentityStore(doc, tableName),
+      review: new DynamoReviewStore(doc, tableName),
       rateLimiter: new DynamoRateLimiter(doc, tableName),
       rateLimitPolicy: setting(env, rateLimitSettings.owner),
       publicBaseUrl: setting(env, settings.publicBaseUrl) ?? null,
+      webBaseUrl: authDeps.publicBaseUrl,
       logger: createLogger(env),
       tracing,
       newId: randomUUID,

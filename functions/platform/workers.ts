@@ -75,7 +75,10 @@ export interface StreamConsumerDefinition extends BackgroundFunctionDefinition {
 }
 
 export const streamConsumers: readonly StreamConsumerDefinition[] = [
-  /** Keeps the search index a projection of the notes (functions/core/search/indexer.ts). */
+  /**
+   * Keeps the search index and the links between notes projections of the notes
+   * (functions/core/search/indexer.ts, functions/core/links/projection.ts); writes the link items.
+   */
   {
     id: 'SearchIndexer',
     entry: 'functions/search-indexer/handler.ts',
@@ -84,7 +87,7 @@ export const streamConsumers: readonly StreamConsumerDefinition[] = [
     // Re-embeds notes whose vectors of the configured model are missing (after a model change), even
     // while nobody saves: search stays keyword for a user until their notes are covered.
     scheduledEveryMinutes: 10,
-    access: ['table:read', 'search:read', 'search:write', 'embeddings'],
+    access: ['table:read', 'table:write', 'search:read', 'search:write', 'embeddings'],
   },
 ];
 

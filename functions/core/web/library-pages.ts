@@ -12,7 +12,7 @@ import type {
   TokenResource,
 } from '../owner/api';
 import { escapeHtml } from '../text/escape';
-import { csrfField, type NavItem, postButton, renderPage, type SignedIn } from './layout';
+import { csrfField, type NavItem, postButton, renderPage, type SignedIn, settingsNavigation } from './layout';
 import { notePath, webPaths } from './paths';
 
 export interface PageContext {
@@ -23,24 +23,31 @@ export interface PageContext {
   readonly scripts?: readonly string[];
 }
 
-function page(context: PageContext, title: string, current: NavItem | undefined, body: string): string {
+/** A signed-in page: the shell with the context's navigation, notice and error, and its own scripts. */
+export function page(
+  context: PageContext,
+  title: string,
+  current: NavItem | undefined,
+  body: string,
+  scripts: readonly string[] = [],
+): string {
   return renderPage({
     title,
     body,
     current,
+    scripts: [...scripts, ...(context.scripts ?? [])],
     signedIn: context.signedIn,
     notice: context.notice,
     error: context.error,
-    scripts: context.scripts,
   });
 }
 
 /** An http(s) URL as an attribute value, or null for anything else (a `javascript:` URL is never a link). */
-function safeUrl(url: string | null): string | null {
+export function safeUrl(url: string | null): string | null {
   return url && /^https?:\/\//i.test(url) ? escapeHtml(url) : null;
 }
 
-function when(iso: string | null): string {
+export function when(iso: string | null): string {
   return iso ? `<time datetime="${escapeHtml(iso)}">${escapeHtml(iso.slice(0, 10))}</time>` : '';
 }
 
@@ -133,6 +140,7 @@ ${tagLinks(note.tags)}
 <h2 id="highlights">Highlights</h2>
 ${note.highlights.length ? `<ul class="list highlights">\n${highlights}\n</ul>` : '<p class="muted">No highlights yet.</p>'}
 </section>
+${connections(note)}
 ${related}
 <section aria-labelledby="edit">
 <h2 id="edit">Edit</h2>
@@ -141,7 +149,8 @@ ${csrfField(csrf)}
 <label for="title">Title</label>
 <input id="title" name="title" required maxlength="1000" value="${escapeHtml(note.title)}">
 <label for="comment">Comment</label>
-<textarea id="comment" name="comment" rows="4" maxlength="5000">${escapeHtml(note.comment ?? '')}</textarea>
+<textarea id="comment" name="comment" rows="4" maxlength="5000" aria-describedby="comment-hint">${escapeHtml(note.comment ?? '')}</textarea>
+<p id="comment-hint" class="hint muted">Link another note with [[its title]], or paste the address of a page you saved.</p>
 <label for="tags">Tags</label>
 <input id="tags" name="tags" value="${escapeHtml(note.tags.join(', '))}" aria-describedby="tags-hint">
 <p id="tags-hint" class="hint muted">Separated by commas or spaces.</p>
@@ -155,6 +164,38 @@ ${postButton(`${notePath(note.id)}/delete`, csrf, 'Delete note', 'secondary')}
 </section>
 <p><a href="${webPaths.library}">Back to the Library</a></p>`,
   );
+}
+
+/**
+ * The links the note makes (each to its note, or waiting for one to be saved) and the notes that link
+ * to it, each with the sentence the link stands in.
+ */
+function connections(note: NoteResource): string {
+  const sentence = (context: string) => (context ? `<p class="muted">${escapeHtml(context)}</p>` : '');
+  const linked = (target: { id: string; title: string }) =>
+    `<a href="${notePath(target.id)}">${escapeHtml(target.title)}</a>`;
+  const outgoing = note.links
+    .map(
+      (link) => `<li>
+<p>${
+        link.note
+          ? linked(link.note)
+          : `${escapeHtml(link.kind === 'title' ? `[[${link.target}]]` : link.target)} <span class="badge">waiting</span> <span class="muted">for ${link.kind === 'title' ? 'a note of that title' : 'that page to be saved'}</span>`
+      }</p>
+${sentence(link.context)}</li>`,
+    )
+    .join('\n');
+  const incoming = note.backlinks
+    .map((backlink) => `<li>\n<p>${linked(backlink.note)}</p>\n${sentence(backlink.context)}</li>`)
+    .join('\n');
+  return `<section aria-labelledby="links">
+<h2 id="links">Links</h2>
+${outgoing ? `<ul class="list links">\n${outgoing}\n</ul>` : '<p class="muted">This note links to no other note.</p>'}
+</section>
+<section aria-labelledby="backlinks">
+<h2 id="backlinks">Backlinks</h2>
+${incoming ? `<ul class="list backlinks">\n${incoming}\n</ul>` : '<p class="muted">No note links here yet.</p>'}
+</section>`;
 }
 
 export function tagsPage(context: PageContext, tags: readonly { name: string; count: number }[]): string {
@@ -301,6 +342,7 @@ ${token.revoked ? '' : postButton(`${webPaths.apiTokens}/${encodeURIComponent(to
     'API tokens',
     'settings',
     `<h1>Settings › API tokens</h1>
+${settingsNavigation('tokens')}
 <p>An API token lets the browser extension (or a script) save pages to your Library. It can do nothing else.</p>
 ${secret}
 <section aria-labelledby="create">
