@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoAccountStore } from '../adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
-import { createDynamoClients } from '../adapters/dynamo/client';
+import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
 import { DynamoIdentityStore } from '../adapters/dynamo/identity-store';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
+import { DynamoReviewStore } from '../adapters/dynamo/review-store';
 import type { Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
 import { rateLimitSettings, setting, settings } from '../platform/settings';
@@ -14,12 +15,8 @@ import { authenticateOwner, ownerAuthDeps } from './owner-auth';
 
 /** What the owner's functions (the per-user API and the signed-in pages) are built from, in Lambda and locally. */
 export function ownerDeps(env: Environment) {
-  const tableName = setting(env, settings.tableName);
   const tracing = createTracing();
-  const { doc } = createDynamoClients({
-    endpoint: setting(env, settings.dynamoEndpoint),
-    instrument: tracing.instrument,
-  });
+  const { doc, tableName } = tableFromEnv(env, tracing.instrument);
   const accounts = new DynamoAccountStore(doc, tableName);
   const authDeps = ownerAuthDeps(env, doc);
   return {
@@ -31,9 +28,11 @@ export function ownerDeps(env: Environment) {
       tokens: accounts,
       accounts,
       logins: new DynamoIdentityStore(doc, tableName),
+      review: new DynamoReviewStore(doc, tableName),
       rateLimiter: new DynamoRateLimiter(doc, tableName),
       rateLimitPolicy: setting(env, rateLimitSettings.owner),
       publicBaseUrl: setting(env, settings.publicBaseUrl) ?? null,
+      webBaseUrl: authDeps.publicBaseUrl,
       logger: createLogger(env),
       tracing,
       newId: randomUUID,

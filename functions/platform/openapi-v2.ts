@@ -1,6 +1,8 @@
 import { contractSchemas } from '../core/contract/contract';
 import { SCOPES, type Scope } from '../core/identity/principal';
 import { NOTE_PAGE_LIMIT, ownerApiSchemas } from '../core/owner/api';
+// The review's schemas register themselves with the owner API's.
+import '../core/review/api';
 import {
   feedFormatOperations,
   headerRef,
@@ -25,18 +27,27 @@ import { type RouteDefinition, routes } from './routes';
  */
 
 interface OwnerOperation {
-  readonly operationId: string;
   readonly summary: string;
   readonly description?: string;
-  readonly tag: 'notes' | 'tags' | 'feeds' | 'tokens' | 'account';
+  readonly tag: 'notes' | 'tags' | 'feeds' | 'tokens' | 'account' | 'review';
   /** The request body's schema. */
   readonly body?: string;
   /** The success answer: its status and body schema (none for 204). */
-  readonly answer: { readonly status: 200 | 201 | 204; readonly schema?: string; readonly description: string };
+  readonly answer: Answer;
   readonly query?: readonly JsonObject[];
   /** A 409 the operation may answer. */
   readonly conflict?: string;
 }
+
+interface Answer {
+  readonly status: 200 | 201 | 204;
+  readonly schema?: string;
+  readonly description: string;
+}
+
+const ok = (schema: string, description: string): Answer => ({ status: 200, schema, description });
+const created = (schema: string, description: string): Answer => ({ status: 201, schema, description });
+const noContent = (description: string): Answer => ({ status: 204, description });
 
 const idParameter = (name: string, what: string) => ({
   name,
@@ -50,6 +61,7 @@ const pathParameters: Record<string, JsonObject> = {
   note_id: idParameter('note_id', 'note'),
   feed_id: idParameter('feed_id', 'feed'),
   token_id: idParameter('token_id', 'API token'),
+  highlight_id: idParameter('highlight_id', 'highlight'),
   tag: {
     name: 'tag',
     in: 'path',
@@ -84,123 +96,140 @@ const noteListQuery = [
 ];
 
 const operations: Record<string, OwnerOperation> = {
-  GetMyAccount: {
-    operationId: 'getMyAccount',
-    summary: 'The signed-in account',
-    tag: 'account',
-    answer: { status: 200, schema: 'Account', description: 'The account.' },
-  },
+  GetMyAccount: { tag: 'account', summary: 'The signed-in account', answer: ok('Account', 'The account.') },
   DeleteMyAccount: {
-    operationId: 'deleteMyAccount',
-    summary: 'Delete the account with every note, feed, token and sign-in it owns',
     tag: 'account',
+    summary: 'Delete the account with every note, feed, token and sign-in it owns',
     body: 'AccountDelete',
-    answer: { status: 204, description: 'Deleted: nothing of the account is left.' },
+    answer: noContent('Deleted: nothing of the account is left.'),
   },
   ExportMyAccount: {
-    operationId: 'exportMyAccount',
-    summary: 'Everything the account holds, as one JSON document',
     tag: 'account',
-    answer: { status: 200, schema: 'AccountExport', description: 'The export (an attachment).' },
+    summary: 'Everything the account holds, as one JSON document',
+    answer: ok('AccountExport', 'The export (an attachment).'),
   },
   ListMyNotes: {
-    operationId: 'listMyNotes',
-    summary: 'Notes, most recently saved or changed first, a page at a time',
     tag: 'notes',
+    summary: 'Notes, most recently saved or changed first, a page at a time',
     query: noteListQuery,
-    answer: { status: 200, schema: 'NotePage', description: 'A page of notes.' },
+    answer: ok('NotePage', 'A page of notes.'),
   },
   GetMyNote: {
-    operationId: 'getMyNote',
-    summary: 'A note whole: body, description, comment, tags, source URL, favicon and highlights',
     tag: 'notes',
-    answer: { status: 200, schema: 'Note', description: 'The note.' },
+    summary: 'A note whole: body, description, comment, tags, source URL, favicon and highlights',
+    answer: ok('Note', 'The note.'),
   },
   EditMyNote: {
-    operationId: 'editMyNote',
-    summary: "Change a note's title, comment or tags",
     tag: 'notes',
+    summary: "Change a note's title, comment or tags",
     body: 'NoteEdit',
-    answer: { status: 200, schema: 'Note', description: 'The note as changed.' },
+    answer: ok('Note', 'The note as changed.'),
   },
   DeleteMyNote: {
-    operationId: 'deleteMyNote',
-    summary: 'Delete a note with its bookmark and highlights',
     tag: 'notes',
-    answer: { status: 204, description: 'Deleted.' },
+    summary: 'Delete a note with its bookmark and highlights',
+    answer: noContent('Deleted.'),
   },
   ListMyTags: {
-    operationId: 'listMyTags',
-    summary: 'Every tag with the number of notes carrying it',
     tag: 'tags',
-    answer: { status: 200, schema: 'TagList', description: 'The tags, by name.' },
+    summary: 'Every tag with the number of notes carrying it',
+    answer: ok('TagList', 'The tags, by name.'),
   },
   RenameMyTag: {
-    operationId: 'renameMyTag',
-    summary: 'Rename a tag on every note and feed filter',
     tag: 'tags',
+    summary: 'Rename a tag on every note and feed filter',
     body: 'TagRename',
     conflict: 'Another tag has the new name: merge into it instead.',
-    answer: { status: 200, schema: 'TagChange', description: 'Renamed.' },
+    answer: ok('TagChange', 'Renamed.'),
   },
   MergeMyTag: {
-    operationId: 'mergeMyTag',
-    summary: 'Merge a tag into another: its notes and feed filters carry the other from now on',
     tag: 'tags',
+    summary: 'Merge a tag into another: its notes and feed filters carry the other from now on',
     body: 'TagMerge',
-    answer: { status: 200, schema: 'TagChange', description: 'Merged.' },
+    answer: ok('TagChange', 'Merged.'),
   },
   ListMyFeeds: {
-    operationId: 'listMyFeeds',
-    summary: 'Every feed of the account, with its addresses',
     tag: 'feeds',
-    answer: { status: 200, schema: 'FeedList', description: 'The feeds.' },
+    summary: 'Every feed of the account, with its addresses',
+    answer: ok('FeedList', 'The feeds.'),
   },
   CreateMyFeed: {
-    operationId: 'createMyFeed',
+    tag: 'feeds',
     summary: 'Create a feed of the notes carrying some tags',
-    tag: 'feeds',
     body: 'FeedCreate',
-    answer: { status: 201, schema: 'Feed', description: 'Created.' },
+    answer: created('Feed', 'Created.'),
   },
-  GetMyFeed: {
-    operationId: 'getMyFeed',
-    summary: 'A feed and its addresses',
-    tag: 'feeds',
-    answer: { status: 200, schema: 'Feed', description: 'The feed.' },
-  },
+  GetMyFeed: { tag: 'feeds', summary: 'A feed and its addresses', answer: ok('Feed', 'The feed.') },
   EditMyFeed: {
-    operationId: 'editMyFeed',
-    summary: "Change a feed's title, description, tags, match, items or visibility",
     tag: 'feeds',
+    summary: "Change a feed's title, description, tags, match, items or visibility",
     body: 'FeedEdit',
     conflict: 'The feed changed meanwhile: read it again and retry.',
-    answer: { status: 200, schema: 'Feed', description: 'The feed as changed.' },
+    answer: ok('Feed', 'The feed as changed.'),
   },
   DeleteMyFeed: {
-    operationId: 'deleteMyFeed',
-    summary: 'Delete a feed: its addresses answer 404 from now on',
     tag: 'feeds',
-    answer: { status: 204, description: 'Deleted.' },
+    summary: 'Delete a feed: its addresses answer 404 from now on',
+    answer: noContent('Deleted.'),
   },
   ListMyTokens: {
-    operationId: 'listMyTokens',
-    summary: 'Every API token (personal access token) of the account, without secrets',
     tag: 'tokens',
-    answer: { status: 200, schema: 'ApiTokenList', description: 'The tokens.' },
+    summary: 'Every API token (personal access token) of the account, without secrets',
+    answer: ok('ApiTokenList', 'The tokens.'),
   },
   CreateMyToken: {
-    operationId: 'createMyToken',
-    summary: 'Create an API token for the browser extension or a script; its secret is shown once',
     tag: 'tokens',
+    summary: 'Create an API token for the browser extension or a script; its secret is shown once',
     body: 'ApiTokenCreate',
-    answer: { status: 201, schema: 'CreatedApiToken', description: 'Created; the answer is not cached anywhere.' },
+    answer: created('CreatedApiToken', 'Created; the answer is not cached anywhere.'),
   },
   RevokeMyToken: {
-    operationId: 'revokeMyToken',
-    summary: 'Revoke an API token: saves with it answer 401 from now on',
     tag: 'tokens',
-    answer: { status: 200, schema: 'ApiToken', description: 'Revoked.' },
+    summary: 'Revoke an API token: saves with it answer 401 from now on',
+    answer: ok('ApiToken', 'Revoked.'),
+  },
+  GetMyReview: {
+    summary: "Today's review: the highlights of the day, with the streak and the count of reviews",
+    description:
+      'Built on the first read of the user’s calendar day (in the time zone of the review settings) and the same on every read that day: highlights due under the FSRS schedule first, then highlights resurfaced by weight (never reviewed or not seen for long, recently saved, skipped less often, carrying a favoured tag; never a muted one). No highlight twice, none discarded.',
+    tag: 'review',
+    answer: ok('DailyReview', "The day's review."),
+  },
+  RateMyHighlight: {
+    summary: 'Rate a highlight (again, hard, good, easy) or discard it; answers when it is due next',
+    description:
+      'Every rating is kept in an append-only review log (rating, time, schedule before and after). Any highlight of the account may be rated, in the day’s review or not.',
+    tag: 'review',
+    body: 'ReviewRatingRequest',
+    answer: ok('ReviewRatingResult', 'Rated.'),
+  },
+  GetMyReviewSettings: {
+    summary: "The daily review's settings",
+    tag: 'review',
+    answer: ok('ReviewSettings', 'The settings (defaults until changed: 5 a day, UTC, no tags).'),
+  },
+  EditMyReviewSettings: {
+    summary: "Change the review's size (3–15), time zone (IANA), favoured or muted tags",
+    description: 'A new size or time zone takes effect from the next day’s review: today’s stays as it was built.',
+    tag: 'review',
+    body: 'ReviewSettingsEdit',
+    answer: ok('ReviewSettings', 'The settings as changed.'),
+  },
+  GetMyReviewFeed: {
+    summary: 'Whether the private review feed has an address',
+    tag: 'review',
+    answer: ok('ReviewFeedStatus', 'Its status.'),
+  },
+  IssueMyReviewFeed: {
+    summary: 'Issue a new secret address for the private review feed (RSS, one item a day)',
+    description: 'The address before stops working. The address is in this answer only: keep it in your feed reader.',
+    tag: 'review',
+    answer: created('IssuedReviewFeed', 'Issued; the answer is not cached anywhere.'),
+  },
+  RevokeMyReviewFeed: {
+    summary: 'Revoke the review feed: its address answers 404 from now on',
+    tag: 'review',
+    answer: noContent('Revoked (or there was none).'),
   },
 };
 
@@ -216,7 +245,8 @@ function ownerOperation(route: RouteDefinition, spec: OwnerOperation): JsonObjec
       : 'Any OAuth access token for this API may call it.';
   const csrfNote = writes ? ' A browser session sends its CSRF token as X-CSRF-Token.' : '';
   return {
-    operationId: spec.operationId,
+    // The route id in lower camel case: GetMyNote is getMyNote.
+    operationId: route.id[0]!.toLowerCase() + route.id.slice(1),
     summary: spec.summary,
     description: [spec.description, `${scopeNote}${csrfNote}`].filter(Boolean).join(' '),
     tags: [spec.tag],
@@ -250,10 +280,38 @@ function ownerOperation(route: RouteDefinition, spec: OwnerOperation): JsonObjec
   };
 }
 
+/** The private review feed: a public route whose unguessable address stands for credentials. */
+const reviewFeedOperation: JsonObject = {
+  operationId: 'getReviewFeed',
+  summary: 'The private review feed: RSS 2.0, one item per day with that day’s highlights',
+  description:
+    'For reviewing in a feed reader. The address (from issueMyReviewFeed) is the only key: keep it private. Not cached by shared caches.',
+  tags: ['review'],
+  parameters: [
+    {
+      name: 'secret',
+      in: 'path',
+      required: true,
+      description: 'The secret part of the address.',
+      schema: { type: 'string' },
+    },
+  ],
+  responses: {
+    200: {
+      description: 'The feed.',
+      headers: rateLimited(),
+      content: { 'application/rss+xml': { schema: { type: 'string', description: 'An RSS 2.0 document.' } } },
+    },
+    404: jsonResponse('Not a current review feed address (never issued, re-issued since, or revoked).', 'Error'),
+    429: tooManyRequests,
+  },
+};
+
 /** The v2 document's operations by route id: the owner's routes and the feed formats. */
 function v2Operations(table: readonly RouteDefinition[]): Record<string, JsonObject> {
   return {
     ...feedFormatOperations,
+    GetReviewFeed: reviewFeedOperation,
     ...Object.fromEntries(
       table.flatMap((route) => {
         const spec = route.owner && operations[route.id];
@@ -275,7 +333,7 @@ export function buildOwnerApiDocument(table: readonly RouteDefinition[] = routes
       title: 'Gleaner: the per-user API and the other feed formats',
       version: '2.0.0',
       description:
-        "The signed-in owner's API (`/api/v2/me/…`): notes, tags, feeds, API tokens and the account, for the web app (browser session) and OAuth 2.1 clients (access tokens for this API, scope-checked). Personal access tokens are refused here: they only save bookmarks (see /openapi.json, the contract). Also the Atom 1.0 and JSON Feed 1.1 formats of published feeds. Errors and rate limits are the contract's: every error has a top-level `detail`, every answer the four RateLimit headers, counted per account.",
+        "The signed-in owner's API (`/api/v2/me/…`): notes, tags, feeds, API tokens, the account and the daily review, for the web app (browser session) and OAuth 2.1 clients (access tokens for this API, scope-checked). Personal access tokens are refused here: they only save bookmarks (see /openapi.json, the contract). Also the Atom 1.0 and JSON Feed 1.1 formats of published feeds. Errors and rate limits are the contract's: every error has a top-level `detail`, every answer the four RateLimit headers, counted per account.",
     },
     tags: [
       { name: 'notes', description: 'Saved pages and their notes.' },
@@ -283,6 +341,10 @@ export function buildOwnerApiDocument(table: readonly RouteDefinition[] = routes
       { name: 'feeds', description: 'Published feeds: their settings, and their Atom and JSON Feed formats.' },
       { name: 'tokens', description: 'Personal access tokens for the save path (web app only).' },
       { name: 'account', description: 'The account itself.' },
+      {
+        name: 'review',
+        description: 'The daily review of highlights (spaced repetition) and its private RSS feed.',
+      },
     ],
     paths: pathsOf(table, v2Operations(table)),
     components: {

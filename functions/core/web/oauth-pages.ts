@@ -5,7 +5,7 @@
 
 import { SCOPES, type Scope } from '../identity/principal';
 import { escapeHtml } from '../text/escape';
-import { csrfField, postButton, renderPage } from './layout';
+import { csrfField, postButton, renderPage, settingsNavigation } from './layout';
 import { webPaths } from './paths';
 
 /** What a scope allows, as people read it; OpenID's own scopes too. */
@@ -63,7 +63,7 @@ export function connectedAppsPage(apps: readonly ConnectedApp[], csrfToken: stri
     signedIn: { csrfToken },
     notice,
     body: `<h1>Connected apps</h1>
-<p><a href="${webPaths.apiTokens}">API tokens</a> · <strong>Connected apps</strong></p>
+${settingsNavigation('apps')}
 <p>Apps you allowed to use your account through OAuth. Revoking one ends its access at once.</p>
 ${list}`,
   });
