@@ -80,6 +80,7 @@ describe('gleaner CLI against the running local stack', () => {
         migrations: [
           { name: 'list-indexes', description: expect.any(String), users: 0, tokens: 0, notes: 0, highlights: 0 },
           { name: 'highlight-records', description: expect.any(String), notes: 0, highlights: 0 },
+          { name: 'note-links', description: expect.any(String), notes: run === 0 ? expect.any(Number) : 0 },
           // The notes saved above reach the index here: this stack runs no stream poller.
           { name: 'search-index', description: expect.any(String), indexed: run === 0 ? expect.any(Number) : 0 },
         ],
