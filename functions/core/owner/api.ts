@@ -23,7 +23,7 @@ const TOKEN_LABEL_MAX_LENGTH = 100;
 /** API tokens expire after at most ten years (or never, when no expiry is asked for). */
 const TOKEN_MAX_EXPIRY_DAYS = 3650;
 
-const noteSummarySchema = z
+export const noteSummarySchema = z
   .object({
     id: uuid,
     title: z.string(),
@@ -39,7 +39,7 @@ const highlightSchema = z
   .object({ id: uuid, quote: z.string(), comment: z.nullable(z.string()), saved: dateTime })
   .register(ownerApiSchemas, { id: 'Highlight', description: 'A quoted selection and its comment, as saved.' });
 
-const noteSchema = z
+export const noteSchema = z
   .object({
     ...noteSummarySchema.shape,
     description: z.nullable(z.string()),
@@ -54,7 +54,7 @@ const noteSchema = z
       'A note whole: its Markdown body, the description above its source line, its own comment, and its highlights oldest first.',
   });
 
-const notePageSchema = z
+export const notePageSchema = z
   .object({ notes: z.array(noteSummarySchema), next_cursor: z.nullable(z.string()) })
   .register(ownerApiSchemas, {
     id: 'NotePage',
@@ -76,7 +76,7 @@ const tagCountSchema = z
   .object({ name: z.string(), count: z.int().check(z.nonnegative()) })
   .register(ownerApiSchemas, { id: 'TagCount', description: 'A tag and how many notes carry it.' });
 
-const tagListSchema = z
+export const tagListSchema = z
   .object({ tags: z.array(tagCountSchema) })
   .register(ownerApiSchemas, { id: 'TagList', description: 'Every tag of the workspace, by name.' });
 
@@ -121,7 +121,7 @@ const feedSchema = z
       'A feed of the notes carrying its tags, with the addresses readers use (they answer 404 while it is private).',
   });
 
-const feedListSchema = z
+export const feedListSchema = z
   .object({ feeds: z.array(feedSchema) })
   .register(ownerApiSchemas, { id: 'FeedList', description: 'Every feed of the account, oldest first.' });
 
