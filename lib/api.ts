@@ -17,6 +17,7 @@ import {
   RestApi,
   type ThrottlingPerMethod,
 } from 'aws-cdk-lib/aws-apigateway';
+import { Architecture } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -232,6 +233,9 @@ export class Api extends Construct {
       description: routeFunctionDescription(route),
       logRetention: settings.logRetentionDays,
       logLevel: settings.logLevel,
+      // A function that searches loads LanceDB, whose native module is installed for x86-64 Linux
+      // (lib/function-bundle.ts), and wants the memory the search indexer has.
+      ...(route.access.includes('search:read') ? { architecture: Architecture.X86_64, memoryMb: 1024 } : {}),
     });
     fn.bindAccess(route.access, targets);
     const rateLimit = settings.rateLimits[route.throttle];

@@ -105,7 +105,7 @@ describe('data table', () => {
 });
 
 describe('functions', () => {
-  it('gives every route (routes of one handler module share it), worker and scheduled task its own arm64 Node.js 24 function with its own log group', () => {
+  it('gives every route (routes of one handler module share it), worker and scheduled task its own Node.js 24 function with its own log group, arm64 unless it searches', () => {
     const functions = [
       ...routeFunctions(routes).map((route) => routeFunction(route)),
       ...[...workers, ...scheduledTasks].map(({ id }) => backgroundFunction(id)),
@@ -113,8 +113,13 @@ describe('functions', () => {
     // The stream consumers run on x86-64 (their native module): see test/infra/search.test.ts.
     expect(allFunctions()).toHaveLength(functions.length + streamConsumers.length);
     for (const [, fn] of functions) {
+      // LanceDB's native module is x86-64 (lib/function-bundle.ts).
+      const searches = routes.some(
+        (route) =>
+          routeFunctionDescription(route) === fn.Properties.Description && route.access.includes('search:read'),
+      );
       expect(fn.Properties).toMatchObject({
-        Architectures: ['arm64'],
+        Architectures: [searches ? 'x86_64' : 'arm64'],
         Runtime: 'nodejs24.x',
         TracingConfig: { Mode: 'Active' },
         Handler: 'index.handler',
@@ -155,6 +160,33 @@ describe('functions', () => {
     expect(actions.filter((action) => action.includes('*'))).toEqual([]);
     expect(actions).not.toContain('dynamodb:Scan');
     expect(actions).not.toContain('sqs:ReceiveMessage');
+  });
+
+  it('lets the MCP function read the search index and embed queries, use the table and the enrichment queue, and nothing broader', () => {
+    const mcp = routeFunction(routes.find((route) => route.id === 'Mcp'));
+    expect(mcp[1].Properties).toMatchObject({ Architectures: ['x86_64'], MemorySize: 1024 });
+    expect(Object.keys(environmentOf(mcp))).toEqual(
+      expect.arrayContaining([
+        settings.tableName.name,
+        settings.searchIndexUri.name,
+        settings.bedrockEmbeddings.name,
+        settings.embeddingsModel.name,
+        settings.enrichmentQueueUrl.name,
+        rateLimitSettings.owner.name,
+      ]),
+    );
+    const grants = grantsOf(mcp);
+    const actions = grants.flatMap((grant) => grant.actions);
+    expect(actions).toContain('bedrock:InvokeModel');
+    expect(actions).toContain('sqs:SendMessage');
+    expect(actions).toContain('s3:GetObject*');
+    // Reading the index only: the indexer alone writes it.
+    expect(actions).not.toContain('s3:PutObject');
+    expect(actions).not.toContain('s3:DeleteObject*');
+    const onTable = grants.filter((grant) => /DataTable/.test(grant.resource)).flatMap((grant) => grant.actions);
+    expect(onTable).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']));
+    expect(onTable).not.toContain('dynamodb:Scan');
+    expect(actions.filter((action) => action.includes('*') && !action.startsWith('s3:'))).toEqual([]);
   });
 
   it('tells only the CloudFront routes to trust its viewer-address and host headers', () => {
