@@ -13,7 +13,7 @@ import type {
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium } from '../support/browser';
+import { axeViolations, chromiumAvailable, launchChromium } from '../support/browser';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { createLoginUser } from '../support/web-client';
 
@@ -166,5 +166,12 @@ describe.skipIf(!chromiumAvailable())('an MCP client with the SDK’s OAuth prov
     expect(auth.saved.access_token).not.toBe('no-longer-valid');
     expect((await again.listTools()).tools).toHaveLength(tools.length);
     await again.close();
+  });
+
+  it('shows the MCP address to copy, and the connected assistant, in Settings › Connected apps', async () => {
+    await page.goto(`${t.stack.webBaseUrl}/settings/apps`);
+    expect(await page.getByLabel('MCP server address').inputValue()).toBe(mcpUrl.href);
+    expect(await page.locator('main').textContent()).toContain('Test Assistant');
+    expect(await axeViolations(page)).toEqual([]);
   });
 });
