@@ -9,7 +9,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation } from 'aws-cdk-lib/aws-dynamodb';
-import { Topic } from 'aws-cdk-lib/aws-sns';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { metricNames } from '../functions/platform/metric-names';
@@ -24,6 +24,9 @@ import type { WorkQueues } from './work-queue';
 
 export interface AlarmsProps {
   readonly settings: GleanerSettings;
+  /** The stack whose functions and alarms (its nested stacks' too) are covered: the whole service. */
+  readonly root: Stack;
+  readonly topic: ITopic;
   readonly routes: readonly RouteDefinition[];
   readonly api: Api;
   readonly cdn: Cdn;
@@ -44,17 +47,15 @@ const TABLE_OPERATIONS = [
 ];
 
 /**
- * One SNS topic, and the alarms that notify it: the API, every function, the table, the queues, the
- * outbox and CloudFront. Built last in the stack: every alarm in it, those of other constructs too
- * (dead-letter queues, failed scheduled runs), gets the topic as its action. Each description says
- * what to look at first; README "Operating Gleaner" says more.
+ * The SNS topic every alarm notifies. It stays in the service's stack, beside the alarms other
+ * constructs raise there (dead-letter queues, failed scheduled runs, search indexing): the monitoring
+ * nested stack then only reads from its parent, and nothing in the parent waits on the nested stack.
  */
-export class Alarms extends Construct {
+export class AlarmTopic extends Construct {
   readonly topic: Topic;
 
-  constructor(scope: Construct, id: string, { settings, routes, api, cdn, data, queues }: AlarmsProps) {
+  constructor(scope: Construct, id: string, { settings }: { settings: GleanerSettings }) {
     super(scope, id);
-    const thresholds = settings.alarms;
     this.topic = new Topic(this, 'Topic', { displayName: `Gleaner ${settings.stage} alarms`, enforceSSL: true });
     Validations.of(this.topic).acknowledge({
       id: 'AwsSolutions-SNS2',
@@ -66,10 +67,22 @@ export class Alarms extends Construct {
       value: this.topic.topicArn,
       description: 'SNS topic every alarm notifies: subscribe on-call here',
     });
+  }
+}
 
+/**
+ * The alarms on the API, every function, the table, the queues, the outbox and CloudFront. Built
+ * last: every alarm of the root stack, those of other constructs too (dead-letter queues, failed
+ * scheduled runs), gets the topic as its action. Each description says what to look at first;
+ * README "Operating Gleaner" says more.
+ */
+export class Alarms extends Construct {
+  constructor(scope: Construct, id: string, { settings, root, topic, routes, api, cdn, data, queues }: AlarmsProps) {
+    super(scope, id);
+    const thresholds = settings.alarms;
     this.apiAlarms(api, routes, thresholds);
-    for (const fn of Stack.of(this)
-      .node.findAll()
+    for (const fn of root.node
+      .findAll()
       .filter((construct): construct is AppFunction => construct instanceof AppFunction)) {
       this.functionAlarms(fn, thresholds);
     }
@@ -97,11 +110,9 @@ export class Alarms extends Construct {
     });
     this.cdnAlarm(cdn, thresholds);
 
-    // Every alarm of the stack, here and elsewhere, notifies the topic.
-    const action = new SnsAction(this.topic);
-    for (const alarm of Stack.of(this)
-      .node.findAll()
-      .filter((construct): construct is Alarm => construct instanceof Alarm))
+    // Every alarm of the service, here and elsewhere, notifies the topic.
+    const action = new SnsAction(topic);
+    for (const alarm of root.node.findAll().filter((construct): construct is Alarm => construct instanceof Alarm))
       alarm.addAlarmAction(action);
   }
 

@@ -1,4 +1,4 @@
-import { type CfnResource, Duration, Stack } from 'aws-cdk-lib';
+import { type CfnResource, Duration, type Stack } from 'aws-cdk-lib';
 import {
   Alarm,
   AlarmStatusWidget,
@@ -21,6 +21,8 @@ import type { WorkQueues } from './work-queue';
 
 export interface OperationsDashboardProps {
   readonly stage: string;
+  /** The stack whose functions and alarms (its nested stacks' too) the dashboard shows, and which names it. */
+  readonly root: Stack;
   readonly routes: readonly RouteDefinition[];
   readonly api: Api;
   readonly cdn: Cdn;
@@ -42,7 +44,7 @@ export class OperationsDashboard extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    { stage, routes, api, cdn, data, queues, failedRunQueues }: OperationsDashboardProps,
+    { stage, root, routes, api, cdn, data, queues, failedRunQueues }: OperationsDashboardProps,
   ) {
     super(scope, id);
     const restApi = api.restApi;
@@ -59,36 +61,42 @@ export class OperationsDashboard extends Construct {
       ]),
     );
 
-    const functions = Stack.of(this)
-      .node.findAll()
+    const functions = root.node
+      .findAll()
       .filter((construct): construct is AppFunction => construct instanceof AppFunction);
     // A conditional alarm (CloudFront's, in us-east-1 only) may not exist for the widget to name.
-    const alarms = Stack.of(this)
-      .node.findAll()
+    const alarms = root.node
+      .findAll()
       .filter(
         (construct): construct is Alarm =>
           construct instanceof Alarm && !(construct.node.defaultChild as CfnResource).cfnOptions.condition,
       );
 
     this.dashboard = new Dashboard(this, 'Dashboard', {
-      dashboardName: `${Stack.of(this).stackName}-operations`,
+      dashboardName: `${root.stackName}-operations`,
       defaultInterval: Duration.hours(6),
       widgets: [
         [new AlarmStatusWidget({ title: `Gleaner ${stage}: alarms`, alarms, width: 24, height: 4 })],
         [
-          graph('Saves', [
-            serviceMetric(metricNames.bookmarkCreated, Stats.SUM, 'created'),
-            serviceMetric(metricNames.noteAppended, Stats.SUM, 'appended'),
-            serviceMetric(metricNames.saveReplayed, Stats.SUM, 'replayed (Idempotency-Key)'),
-          ]),
-          graph('Saves refused, by reason', [
-            serviceMetric(metricNames.saveUnauthorized, Stats.SUM, '401 token'),
-            serviceMetric(metricNames.saveInvalid, Stats.SUM, '422 invalid'),
-            serviceMetric(metricNames.saveRateLimited, Stats.SUM, '429 rate limited'),
-            serviceMetric(metricNames.noteLimitReached, Stats.SUM, '402 note cap'),
-            serviceMetric(metricNames.idempotencyKeyInFlight, Stats.SUM, '409 key in flight'),
-            serviceMetric(metricNames.idempotencyKeyReused, Stats.SUM, '422 key reused'),
-          ]),
+          graph(
+            'Saves',
+            sums([
+              [metricNames.bookmarkCreated, 'created'],
+              [metricNames.noteAppended, 'appended'],
+              [metricNames.saveReplayed, 'replayed (Idempotency-Key)'],
+            ]),
+          ),
+          graph(
+            'Saves refused, by reason',
+            sums([
+              [metricNames.saveUnauthorized, '401 token'],
+              [metricNames.saveInvalid, '422 invalid'],
+              [metricNames.saveRateLimited, '429 rate limited'],
+              [metricNames.noteLimitReached, '402 note cap'],
+              [metricNames.idempotencyKeyInFlight, '409 key in flight'],
+              [metricNames.idempotencyKeyReused, '422 key reused'],
+            ]),
+          ),
         ],
         [
           graph('Feed reads: CloudFront requests and those reaching the API', [
@@ -105,11 +113,14 @@ export class OperationsDashboard extends Construct {
           ]),
         ],
         [
-          graph('Enrichment: messages', [
-            serviceMetric(metricNames.messagesProcessed, Stats.SUM, 'processed'),
-            serviceMetric(metricNames.messagesRetried, Stats.SUM, 'retried later'),
-            serviceMetric(metricNames.messagesFailed, Stats.SUM, 'failed'),
-          ]),
+          graph(
+            'Enrichment: messages',
+            sums([
+              [metricNames.messagesProcessed, 'processed'],
+              [metricNames.messagesRetried, 'retried later'],
+              [metricNames.messagesFailed, 'failed'],
+            ]),
+          ),
           graph('Enrichment: outbox sweeps', [
             serviceMetric(metricNames.outboxRepublished, Stats.SUM, 'republished'),
             serviceMetric(metricNames.outboxAbandoned, Stats.SUM, 'abandoned'),
@@ -161,4 +172,9 @@ export class OperationsDashboard extends Construct {
 
 function graph(title: string, metrics: IMetric[], width = WIDTH): GraphWidget {
   return new GraphWidget({ title, left: metrics, width, height: 6 });
+}
+
+/** The sums of the service's own counters, each under its label. */
+function sums(counters: [metricName: string, label: string][]): IMetric[] {
+  return counters.map(([metricName, label]) => serviceMetric(metricName, Stats.SUM, label));
 }

@@ -2,14 +2,14 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { routes } from '../functions/platform/routes';
 import { scheduledTasks, streamConsumers, workers } from '../functions/platform/workers';
-import { Alarms } from './alarms';
+import { AlarmTopic } from './alarms';
 import { Api } from './api';
 import type { AccessTargets } from './app-function';
 import { BackgroundWork } from './background-work';
 import { Cdn } from './cdn';
-import { OperationsDashboard } from './dashboard';
 import { DataTable } from './data';
 import { Identity } from './identity';
+import { Monitoring } from './monitoring';
 import { SearchIndexing, SearchIndexStore } from './search';
 import type { GleanerSettings } from './stage-settings';
 import { createWorkQueues } from './work-queue';
@@ -18,8 +18,13 @@ export interface GleanerStackProps extends StackProps {
   readonly settings: GleanerSettings;
 }
 
-/** The whole service in one stack, so constructs reference each other without cross-stack exports. */
+/**
+ * The whole service in one stack, so constructs reference each other without cross-stack exports;
+ * its alarms and dashboard in a nested stack (lib/monitoring.ts), for CloudFormation's 500 resources.
+ */
 export class GleanerStack extends Stack {
+  readonly monitoring: Monitoring;
+
   constructor(scope: Construct, id: string, { settings, ...props }: GleanerStackProps) {
     super(scope, id, props);
     const data = new DataTable(this, 'Data');
@@ -37,16 +42,17 @@ export class GleanerStack extends Stack {
       publicBaseUrl,
     });
     new SearchIndexing(this, 'Search', { consumers: streamConsumers, settings, targets, data });
-    // After everything else: it alarms on every function and gives every alarm of the stack its topic.
-    new Alarms(this, 'Alarms', { settings, routes, api, cdn, data, queues: targets.queues });
-    new OperationsDashboard(this, 'Operations', {
-      stage: settings.stage,
+    const { topic } = new AlarmTopic(this, 'Alarms', { settings });
+    // Last: it alarms on every function and gives every alarm its topic.
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      settings,
       routes,
       api,
       cdn,
       data,
       queues: targets.queues,
       failedRunQueues: background.failedRunQueues,
+      topic,
     });
 
     new CfnOutput(this, 'BaseUrl', {

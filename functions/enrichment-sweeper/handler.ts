@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
-import { createDynamoClients } from '../adapters/dynamo/client';
+import { tableFromEnv } from '../adapters/dynamo/client';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
 import type { EnrichmentRequest } from '../core/enrich/enrichment';
 import { sweepOutbox } from '../core/enrich/outbox';
@@ -14,11 +14,11 @@ import { createTracing } from '../platform/tracing';
 export function createHandler(env: Environment) {
   const tracing = createTracing();
   const { instrument } = tracing;
-  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint), instrument });
+  const { doc, tableName } = tableFromEnv(env, instrument);
   const logger = createLogger(env);
   const metrics = createMetrics(logger);
   const ports = {
-    bookmarks: new DynamoBookmarkStore(doc, setting(env, settings.tableName)),
+    bookmarks: new DynamoBookmarkStore(doc, tableName),
     enrichment: new SqsJsonPublisher<EnrichmentRequest>(
       createSqsClient({ endpoint: setting(env, settings.sqsEndpoint), instrument }),
       setting(env, settings.enrichmentQueueUrl),

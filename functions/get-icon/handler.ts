@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { createDynamoClients } from '../adapters/dynamo/client';
+import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoSiteStore } from '../adapters/dynamo/site-store';
 import { parseRetirement, type Retirement } from '../core/contract/retirement';
 import { iconHeaders, parseIconFileName, type SiteStore } from '../core/enrich/icons';
@@ -45,12 +45,9 @@ async function getIcon(deps: GetIconDeps, event: APIGatewayProxyEvent): Promise<
 
 export function createHandler(env: Environment) {
   const tracing = createTracing();
-  const { doc } = createDynamoClients({
-    endpoint: setting(env, settings.dynamoEndpoint),
-    instrument: tracing.instrument,
-  });
+  const { doc, tableName } = tableFromEnv(env, tracing.instrument);
   return makeHandler({
-    icons: new DynamoSiteStore(doc, setting(env, settings.tableName)),
+    icons: new DynamoSiteStore(doc, tableName),
     logger: createLogger(env),
     tracing,
     retirement: parseRetirement(setting(env, settings.routeRetirement)),

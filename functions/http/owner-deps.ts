@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoAccountStore } from '../adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
-import { createDynamoClients } from '../adapters/dynamo/client';
+import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
 import { DynamoIdentityStore } from '../adapters/dynamo/identity-store';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
@@ -14,12 +14,8 @@ import { authenticateOwner, ownerAuthDeps } from './owner-auth';
 
 /** What the owner's functions (the per-user API and the signed-in pages) are built from, in Lambda and locally. */
 export function ownerDeps(env: Environment) {
-  const tableName = setting(env, settings.tableName);
   const tracing = createTracing();
-  const { doc } = createDynamoClients({
-    endpoint: setting(env, settings.dynamoEndpoint),
-    instrument: tracing.instrument,
-  });
+  const { doc, tableName } = tableFromEnv(env, tracing.instrument);
   const accounts = new DynamoAccountStore(doc, tableName);
   const authDeps = ownerAuthDeps(env, doc);
   return {

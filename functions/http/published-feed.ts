@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { DynamoAccountStore } from '../adapters/dynamo/account-store';
-import { createDynamoClients } from '../adapters/dynamo/client';
+import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
@@ -207,12 +207,8 @@ function clientAddress(event: APIGatewayProxyEvent, trustCdnHeaders: boolean): s
 
 /** The address readers used: CloudFront's host (passed on as X-Forwarded-Host), else the API's own. */
 export function publishedFeedDeps(env: Environment): PublishedFeedDeps {
-  const tableName = setting(env, settings.tableName);
   const tracing = createTracing();
-  const { doc } = createDynamoClients({
-    endpoint: setting(env, settings.dynamoEndpoint),
-    instrument: tracing.instrument,
-  });
+  const { doc, tableName } = tableFromEnv(env, tracing.instrument);
   return {
     feeds: new DynamoFeedStore(doc, tableName),
     users: new DynamoAccountStore(doc, tableName),

@@ -4,7 +4,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type serverless from 'serverless-http';
-import { createDynamoClients, type DynamoClients } from '../adapters/dynamo/client';
+import { type DynamoClients, tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoOAuthAdapter } from '../adapters/dynamo/oauth-adapter';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { loadOAuthKeys } from '../adapters/oauth-keys';
@@ -359,13 +359,9 @@ function send(response: ServerResponse, result: APIGatewayProxyResult): void {
 }
 
 export function createHandler(env: Environment) {
-  const tableName = setting(env, settings.tableName);
   const logger = createLogger(env);
   const tracing = createTracing();
-  const { doc } = createDynamoClients({
-    endpoint: setting(env, settings.dynamoEndpoint),
-    instrument: tracing.instrument,
-  });
+  const { doc, tableName } = tableFromEnv(env, tracing.instrument);
   let keys: Promise<OAuthKeys> | undefined;
   return makeHandler({
     ...ownerAuthDeps(env, doc),

@@ -25,18 +25,27 @@ import { type RouteDefinition, routes } from './routes';
  */
 
 interface OwnerOperation {
-  readonly operationId: string;
   readonly summary: string;
   readonly description?: string;
   readonly tag: 'notes' | 'tags' | 'feeds' | 'tokens' | 'account';
   /** The request body's schema. */
   readonly body?: string;
   /** The success answer: its status and body schema (none for 204). */
-  readonly answer: { readonly status: 200 | 201 | 204; readonly schema?: string; readonly description: string };
+  readonly answer: Answer;
   readonly query?: readonly JsonObject[];
   /** A 409 the operation may answer. */
   readonly conflict?: string;
 }
+
+interface Answer {
+  readonly status: 200 | 201 | 204;
+  readonly schema?: string;
+  readonly description: string;
+}
+
+const ok = (schema: string, description: string): Answer => ({ status: 200, schema, description });
+const created = (schema: string, description: string): Answer => ({ status: 201, schema, description });
+const noContent = (description: string): Answer => ({ status: 204, description });
 
 const idParameter = (name: string, what: string) => ({
   name,
@@ -84,123 +93,97 @@ const noteListQuery = [
 ];
 
 const operations: Record<string, OwnerOperation> = {
-  GetMyAccount: {
-    operationId: 'getMyAccount',
-    summary: 'The signed-in account',
-    tag: 'account',
-    answer: { status: 200, schema: 'Account', description: 'The account.' },
-  },
+  GetMyAccount: { tag: 'account', summary: 'The signed-in account', answer: ok('Account', 'The account.') },
   DeleteMyAccount: {
-    operationId: 'deleteMyAccount',
-    summary: 'Delete the account with every note, feed, token and sign-in it owns',
     tag: 'account',
+    summary: 'Delete the account with every note, feed, token and sign-in it owns',
     body: 'AccountDelete',
-    answer: { status: 204, description: 'Deleted: nothing of the account is left.' },
+    answer: noContent('Deleted: nothing of the account is left.'),
   },
   ExportMyAccount: {
-    operationId: 'exportMyAccount',
-    summary: 'Everything the account holds, as one JSON document',
     tag: 'account',
-    answer: { status: 200, schema: 'AccountExport', description: 'The export (an attachment).' },
+    summary: 'Everything the account holds, as one JSON document',
+    answer: ok('AccountExport', 'The export (an attachment).'),
   },
   ListMyNotes: {
-    operationId: 'listMyNotes',
-    summary: 'Notes, most recently saved or changed first, a page at a time',
     tag: 'notes',
+    summary: 'Notes, most recently saved or changed first, a page at a time',
     query: noteListQuery,
-    answer: { status: 200, schema: 'NotePage', description: 'A page of notes.' },
+    answer: ok('NotePage', 'A page of notes.'),
   },
   GetMyNote: {
-    operationId: 'getMyNote',
-    summary: 'A note whole: body, description, comment, tags, source URL, favicon and highlights',
     tag: 'notes',
-    answer: { status: 200, schema: 'Note', description: 'The note.' },
+    summary: 'A note whole: body, description, comment, tags, source URL, favicon and highlights',
+    answer: ok('Note', 'The note.'),
   },
   EditMyNote: {
-    operationId: 'editMyNote',
-    summary: "Change a note's title, comment or tags",
     tag: 'notes',
+    summary: "Change a note's title, comment or tags",
     body: 'NoteEdit',
-    answer: { status: 200, schema: 'Note', description: 'The note as changed.' },
+    answer: ok('Note', 'The note as changed.'),
   },
   DeleteMyNote: {
-    operationId: 'deleteMyNote',
-    summary: 'Delete a note with its bookmark and highlights',
     tag: 'notes',
-    answer: { status: 204, description: 'Deleted.' },
+    summary: 'Delete a note with its bookmark and highlights',
+    answer: noContent('Deleted.'),
   },
   ListMyTags: {
-    operationId: 'listMyTags',
-    summary: 'Every tag with the number of notes carrying it',
     tag: 'tags',
-    answer: { status: 200, schema: 'TagList', description: 'The tags, by name.' },
+    summary: 'Every tag with the number of notes carrying it',
+    answer: ok('TagList', 'The tags, by name.'),
   },
   RenameMyTag: {
-    operationId: 'renameMyTag',
-    summary: 'Rename a tag on every note and feed filter',
     tag: 'tags',
+    summary: 'Rename a tag on every note and feed filter',
     body: 'TagRename',
     conflict: 'Another tag has the new name: merge into it instead.',
-    answer: { status: 200, schema: 'TagChange', description: 'Renamed.' },
+    answer: ok('TagChange', 'Renamed.'),
   },
   MergeMyTag: {
-    operationId: 'mergeMyTag',
-    summary: 'Merge a tag into another: its notes and feed filters carry the other from now on',
     tag: 'tags',
+    summary: 'Merge a tag into another: its notes and feed filters carry the other from now on',
     body: 'TagMerge',
-    answer: { status: 200, schema: 'TagChange', description: 'Merged.' },
+    answer: ok('TagChange', 'Merged.'),
   },
   ListMyFeeds: {
-    operationId: 'listMyFeeds',
-    summary: 'Every feed of the account, with its addresses',
     tag: 'feeds',
-    answer: { status: 200, schema: 'FeedList', description: 'The feeds.' },
+    summary: 'Every feed of the account, with its addresses',
+    answer: ok('FeedList', 'The feeds.'),
   },
   CreateMyFeed: {
-    operationId: 'createMyFeed',
+    tag: 'feeds',
     summary: 'Create a feed of the notes carrying some tags',
-    tag: 'feeds',
     body: 'FeedCreate',
-    answer: { status: 201, schema: 'Feed', description: 'Created.' },
+    answer: created('Feed', 'Created.'),
   },
-  GetMyFeed: {
-    operationId: 'getMyFeed',
-    summary: 'A feed and its addresses',
-    tag: 'feeds',
-    answer: { status: 200, schema: 'Feed', description: 'The feed.' },
-  },
+  GetMyFeed: { tag: 'feeds', summary: 'A feed and its addresses', answer: ok('Feed', 'The feed.') },
   EditMyFeed: {
-    operationId: 'editMyFeed',
-    summary: "Change a feed's title, description, tags, match, items or visibility",
     tag: 'feeds',
+    summary: "Change a feed's title, description, tags, match, items or visibility",
     body: 'FeedEdit',
     conflict: 'The feed changed meanwhile: read it again and retry.',
-    answer: { status: 200, schema: 'Feed', description: 'The feed as changed.' },
+    answer: ok('Feed', 'The feed as changed.'),
   },
   DeleteMyFeed: {
-    operationId: 'deleteMyFeed',
-    summary: 'Delete a feed: its addresses answer 404 from now on',
     tag: 'feeds',
-    answer: { status: 204, description: 'Deleted.' },
+    summary: 'Delete a feed: its addresses answer 404 from now on',
+    answer: noContent('Deleted.'),
   },
   ListMyTokens: {
-    operationId: 'listMyTokens',
-    summary: 'Every API token (personal access token) of the account, without secrets',
     tag: 'tokens',
-    answer: { status: 200, schema: 'ApiTokenList', description: 'The tokens.' },
+    summary: 'Every API token (personal access token) of the account, without secrets',
+    answer: ok('ApiTokenList', 'The tokens.'),
   },
   CreateMyToken: {
-    operationId: 'createMyToken',
-    summary: 'Create an API token for the browser extension or a script; its secret is shown once',
     tag: 'tokens',
+    summary: 'Create an API token for the browser extension or a script; its secret is shown once',
     body: 'ApiTokenCreate',
-    answer: { status: 201, schema: 'CreatedApiToken', description: 'Created; the answer is not cached anywhere.' },
+    answer: created('CreatedApiToken', 'Created; the answer is not cached anywhere.'),
   },
   RevokeMyToken: {
-    operationId: 'revokeMyToken',
-    summary: 'Revoke an API token: saves with it answer 401 from now on',
     tag: 'tokens',
-    answer: { status: 200, schema: 'ApiToken', description: 'Revoked.' },
+    summary: 'Revoke an API token: saves with it answer 401 from now on',
+    answer: ok('ApiToken', 'Revoked.'),
   },
 };
 
@@ -216,7 +199,8 @@ function ownerOperation(route: RouteDefinition, spec: OwnerOperation): JsonObjec
       : 'Any OAuth access token for this API may call it.';
   const csrfNote = writes ? ' A browser session sends its CSRF token as X-CSRF-Token.' : '';
   return {
-    operationId: spec.operationId,
+    // The route id in lower camel case: GetMyNote is getMyNote.
+    operationId: route.id[0]!.toLowerCase() + route.id.slice(1),
     summary: spec.summary,
     description: [spec.description, `${scopeNote}${csrfNote}`].filter(Boolean).join(' '),
     tags: [spec.tag],

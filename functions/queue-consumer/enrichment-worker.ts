@@ -1,5 +1,5 @@
 import type { SQSRecord } from 'aws-lambda';
-import { createDynamoClients } from '../adapters/dynamo/client';
+import { tableFromEnv } from '../adapters/dynamo/client';
 import {
   createSafeFetcher,
   FetchFailedError,
@@ -52,8 +52,7 @@ export function workerContext(env: Environment) {
   // GLEANER_FETCH_ALLOW exempts local fixture servers from the address rules; the stack never sets it.
   const fetcher = createSafeFetcher({ allow: parseFetchAllow(setting(env, settings.fetchAllow)) });
   return {
-    tableName: setting(env, settings.tableName),
-    ...createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint), instrument }),
+    ...tableFromEnv(env, instrument),
     sqs,
     logger,
     metrics: createMetrics(logger),

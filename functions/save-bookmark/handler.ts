@@ -4,7 +4,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { DynamoAccountStore } from '../adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
-import { createDynamoClients } from '../adapters/dynamo/client';
+import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
 import type { IdempotencyInFlightError, NoteLimitError } from '../core/contract/contract';
@@ -132,11 +132,10 @@ function answer(outcome: AnswerOutcome): APIGatewayProxyResult {
 }
 
 export function createHandler(env: Environment) {
-  const tableName = setting(env, settings.tableName);
   const logger = createLogger(env);
   const tracing = createTracing();
   const { instrument } = tracing;
-  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint), instrument });
+  const { doc, tableName } = tableFromEnv(env, instrument);
   return makeHandler({
     accounts: new DynamoAccountStore(doc, tableName),
     store: new DynamoBookmarkStore(doc, tableName),

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { createDynamoClients } from '../adapters/dynamo/client';
+import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoIdentityStore, EmailTakenError } from '../adapters/dynamo/identity-store';
 import { DynamoOAuthGrants } from '../adapters/dynamo/oauth-adapter';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
@@ -506,13 +506,9 @@ async function revokeConnectedApp(deps: WebAccountDeps, event: APIGatewayProxyEv
 }
 
 export function createHandler(env: Environment) {
-  const tableName = setting(env, settings.tableName);
   const logger = createLogger(env);
   const tracing = createTracing();
-  const { doc } = createDynamoClients({
-    endpoint: setting(env, settings.dynamoEndpoint),
-    instrument: tracing.instrument,
-  });
+  const { doc, tableName } = tableFromEnv(env, tracing.instrument);
   return makeHandler({
     ...ownerAuthDeps(env, doc),
     identities: new DynamoIdentityStore(doc, tableName),

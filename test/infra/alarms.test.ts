@@ -4,7 +4,7 @@ import { metricNames } from '../../functions/platform/metric-names';
 import { routeFunctions, routes } from '../../functions/platform/routes';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/platform/settings';
 import { queues, scheduledTasks, streamConsumers, workers } from '../../functions/platform/workers';
-import { buildGleanerStack, onlyResource, testSettings } from './harness';
+import { buildGleanerStack, onlyResource, resourcesOfService, testSettings } from './harness';
 
 type Resource = { Properties: Record<string, any>; Condition?: string };
 
@@ -13,7 +13,7 @@ let alarms: [string, Resource][];
 let topicId: string;
 beforeAll(() => {
   built = buildGleanerStack();
-  alarms = Object.entries(built.template.findResources('AWS::CloudWatch::Alarm')) as [string, Resource][];
+  alarms = Object.entries(resourcesOfService(built, 'AWS::CloudWatch::Alarm')) as [string, Resource][];
   [topicId] = onlyResource(built.template, 'AWS::SNS::Topic');
 });
 
@@ -75,9 +75,9 @@ describe('alarms', () => {
   it('watch the p99 latency of every route on a function of its own, at the threshold the settings give', () => {
     const ownFunction = routes.filter((route) => routes.filter((other) => other.entry === route.entry).length === 1);
     expect(ownFunction.map((route) => route.id)).toContain('SaveBookmark');
-    const latencyOf = (template = built.template) =>
+    const latencyOf = (service = built) =>
       ownFunction.map((route) => {
-        const found = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter(
+        const found = Object.values(resourcesOfService(service, 'AWS::CloudWatch::Alarm')).filter(
           (alarm) =>
             alarm.Properties.MetricName === 'Latency' &&
             alarm.Properties.Dimensions.some(
@@ -92,7 +92,7 @@ describe('alarms', () => {
         return found[0]!.Properties.Threshold as number;
       });
     expect(new Set(latencyOf())).toEqual(new Set([3000]));
-    expect(new Set(latencyOf(buildGleanerStack(testSettings({ alarms: { apiLatencyP99Ms: 1200 } })).template))).toEqual(
+    expect(new Set(latencyOf(buildGleanerStack(testSettings({ alarms: { apiLatencyP99Ms: 1200 } }))))).toEqual(
       new Set([1200]),
     );
   });
@@ -153,7 +153,7 @@ describe('alarms', () => {
   it("watch CloudFront's 5xx rate where its metrics are, in us-east-1 only", () => {
     const [cdn] = alarmsOn('AWS/CloudFront', '5xxErrorRate', { Region: 'Global' });
     expect(cdn?.Properties.Threshold).toBe(1);
-    expect(built.template.toJSON().Conditions[cdn!.Condition!]).toEqual({
+    expect(built.monitoring.toJSON().Conditions[cdn!.Condition!]).toEqual({
       'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'],
     });
   });

@@ -3,7 +3,7 @@ import { metricNames } from '../../functions/platform/metric-names';
 import { routes } from '../../functions/platform/routes';
 import { METRICS_NAMESPACE } from '../../functions/platform/settings';
 import { queues } from '../../functions/platform/workers';
-import { buildGleanerStack, onlyResource } from './harness';
+import { buildGleanerStack, onlyResource, resourcesOfService } from './harness';
 
 type Widget = {
   type: string;
@@ -13,14 +13,14 @@ type Widget = {
 let widgets: Widget[];
 let alarmCount: number;
 beforeAll(() => {
-  const { template } = buildGleanerStack();
-  const [, dashboard] = onlyResource(template, 'AWS::CloudWatch::Dashboard');
+  const built = buildGleanerStack();
+  const [, dashboard] = onlyResource(built.monitoring, 'AWS::CloudWatch::Dashboard');
   // The body is a Fn::Join of literal JSON and references; resolving references to their logical id keeps it JSON.
   const body = (dashboard.Properties.DashboardBody['Fn::Join'][1] as unknown[])
     .map((part) => (typeof part === 'string' ? part : JSON.stringify(part).replace(/"/g, "'")))
     .join('');
   widgets = JSON.parse(body).widgets;
-  alarmCount = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter(
+  alarmCount = Object.values(resourcesOfService(built, 'AWS::CloudWatch::Alarm')).filter(
     (alarm) => !alarm.Condition,
   ).length;
 });

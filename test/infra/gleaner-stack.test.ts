@@ -1,4 +1,5 @@
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routeFunctionDescription, routeFunctions, routeMethods, routes } from '../../functions/platform/routes';
@@ -13,6 +14,7 @@ import {
   buildGleanerStack,
   nagViolations,
   onlyResource,
+  overResourceBudget,
   stageResourcePath,
   testContext,
   testSettings,
@@ -1024,7 +1026,32 @@ describe('stack', () => {
     });
   });
 
-  it('passes the AWS Solutions checks with nothing left unacknowledged', () => {
+  it('keeps every template, the nested ones too, under the resource budget, with every option on', () => {
+    const { stack } = buildGleanerStack(
+      testSettings({
+        domainName: 'feeds.example.com',
+        certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0f8f8c8e-1111-2222-3333-444455556666',
+        hostedZoneId: 'Z0123456789ABCDEFGHIJ',
+        alarmEmail: 'oncall@example.com',
+        waf: true,
+        cdnOriginKeyVersion: 2,
+      }),
+    );
+    const templates = Object.fromEntries(
+      stack.node
+        .findAll()
+        .filter((construct): construct is Stack => Stack.isStack(construct))
+        .map((each) => [each.node.path, Template.fromStack(each).toJSON()]),
+    );
+    expect(Object.keys(templates)).toHaveLength(2);
+    expect(overResourceBudget(templates)).toEqual([]);
+    expect(
+      overResourceBudget({ Big: { Resources: Object.fromEntries(Array.from({ length: 451 }, (_, i) => [i, {}])) } }),
+    ).toEqual([expect.stringMatching(/^Big has 451 resources, over the budget of 450 .*nested stack/)]);
+  });
+
+  it('passes the AWS Solutions checks with nothing left unacknowledged, in the monitoring stack too', () => {
+    expect(nagViolations(built.stack.monitoring)).toEqual([]);
     expect(
       nagViolations(built.stack).map(
         (violation) => `${violation.ruleName} ${violation.violatingResources[0]?.constructPath}`,

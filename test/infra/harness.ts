@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { App, Stack, Validations } from 'aws-cdk-lib';
+import { App, type NestedStack, Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
@@ -47,7 +47,34 @@ export function testApp(): App {
 export function buildGleanerStack(settings = testSettings()) {
   const app = testApp();
   const stack = new GleanerStack(app, 'GleanerTest', { settings });
-  return { stack, template: Template.fromStack(stack) };
+  const template = Template.fromStack(stack);
+  return { stack, template, monitoring: resolvedNestedTemplate(template, stack.monitoring) };
+}
+
+/**
+ * A nested stack's template with each parameter its parent passes replaced by the value passed
+ * (`{ Ref: <parent logical id> }`…), so assertions read it as if its resources were in the parent.
+ */
+function resolvedNestedTemplate(parent: Template, nested: NestedStack): Template {
+  const nestedId = nested.nestedStackResource!.logicalId;
+  const resource = (parent.toJSON().Resources as Record<string, { Properties?: { Parameters?: object } }>)[
+    // The logical id is a token until the parent is synthesized; the parent template has it resolved.
+    Stack.of(nested.nestedStackResource!).resolve(nestedId) as string
+  ];
+  const passed = (resource?.Properties?.Parameters ?? {}) as Record<string, unknown>;
+  const substitute = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(substitute);
+    if (typeof value !== 'object' || value === null) return value;
+    const ref = (value as { Ref?: unknown }).Ref;
+    if (typeof ref === 'string' && Object.keys(value).length === 1 && ref in passed) return passed[ref];
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, substitute(inner)]));
+  };
+  return Template.fromJSON(substitute(Template.fromStack(nested).toJSON()) as Record<string, unknown>);
+}
+
+/** Every resource of `type` in the service's stack and its monitoring stack (nested parameters resolved). */
+export function resourcesOfService(built: ReturnType<typeof buildGleanerStack>, type: string) {
+  return { ...built.template.findResources(type), ...built.monitoring.findResources(type) };
 }
 
 /** The API construct alone, for route tables other than the real one. */
@@ -119,4 +146,18 @@ export function onlyResource(
   const found = Object.entries(template.findResources(type, props ? { Properties: props } : undefined));
   if (found.length !== 1) throw new Error(`Expected one ${type}, found ${found.length}`);
   return found[0] as [string, { Properties: Record<string, any> }];
+}
+
+/** CloudFormation allows 500 resources a stack; past this many, tests fail while there is still room to split. */
+const RESOURCE_BUDGET = 450;
+
+/** A line for each template (by name) with more resources than RESOURCE_BUDGET. */
+export function overResourceBudget(templates: Record<string, { Resources?: object }>): string[] {
+  return Object.entries(templates)
+    .map(([name, template]) => [name, Object.keys(template.Resources ?? {}).length] as const)
+    .filter(([, count]) => count > RESOURCE_BUDGET)
+    .map(
+      ([name, count]) =>
+        `${name} has ${count} resources, over the budget of ${RESOURCE_BUDGET} (CloudFormation refuses a stack past 500): move a group of them into a nested stack, as lib/monitoring.ts does the alarms, or let routes share a function`,
+    );
 }

@@ -7,6 +7,7 @@ import { afterAll, expect, it } from 'vitest';
 import { routeFunctions, routes } from '../../functions/platform/routes';
 import { scheduledTasks, streamConsumers, workers } from '../../functions/platform/workers';
 import { cfnLintAvailable } from '../support/cfn-lint';
+import { overResourceBudget } from './harness';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const outdir = mkdtempSync(path.join(tmpdir(), 'gleaner-synth-'));
@@ -22,6 +23,18 @@ it('synthesizes the app with the CLI, bundling every function as ESM with the AW
   // cdk-nag runs as a validation plugin: a finding nobody acknowledged fails the synth.
   expect(synth.status, `${synth.stdout}\n${synth.stderr}`).toBe(0);
 
+  // The service's stack and its nested monitoring stack (lib/monitoring.ts), each within the resource budget.
+  expect(templateFiles()).toEqual([
+    'Gleaner.template.json',
+    expect.stringMatching(/^GleanerMonitoring\w+\.nested\.template\.json$/),
+  ]);
+  expect(
+    overResourceBudget(
+      Object.fromEntries(
+        templateFiles().map((file) => [file, JSON.parse(readFileSync(path.join(outdir, file), 'utf8'))]),
+      ),
+    ),
+  ).toEqual([]);
   const template = JSON.parse(readFileSync(path.join(outdir, 'Gleaner.template.json'), 'utf8'));
   const functions = Object.values<{ Type: string; Properties: Record<string, any> }>(template.Resources).filter(
     (resource) => resource.Type === 'AWS::Lambda::Function',
@@ -64,9 +77,16 @@ it('synthesizes the app with the CLI, bundling every function as ESM with the AW
   }
 }, 150_000);
 
-// Reads the template the test above wrote (vitest runs a file's tests in order).
+/** The CloudFormation templates the CLI wrote, the parent's first. */
+function templateFiles(): string[] {
+  return readdirSync(outdir)
+    .filter((file) => file.endsWith('.template.json'))
+    .sort((a, b) => Number(a.includes('.nested.')) - Number(b.includes('.nested.')) || a.localeCompare(b));
+}
+
+// Reads the templates the test above wrote (vitest runs a file's tests in order).
 it.skipIf(!cfnLintAvailable())(
-  'passes cfn-lint with no finding but those .cfnlintrc.yaml gives a reason for',
+  'passes cfn-lint with no finding but those .cfnlintrc.yaml gives a reason for, in the nested stack too',
   () => {
     const lint = spawnSync(
       'cfn-lint',
@@ -75,7 +95,7 @@ it.skipIf(!cfnLintAvailable())(
         path.join(projectRoot, '.cfnlintrc.yaml'),
         '--format',
         'json',
-        path.join(outdir, 'Gleaner.template.json'),
+        ...templateFiles().map((file) => path.join(outdir, file)),
       ],
       {
         encoding: 'utf8',

@@ -8,7 +8,7 @@ import { keys } from '../../functions/adapters/dynamo/keys';
 import { runMigrations } from '../../functions/adapters/dynamo/migrations';
 import { saveBookmark } from '../../functions/core/save/save-bookmark';
 import { newUser } from '../../functions/core/workspace/accounts';
-import { createTestStores, type createTestTable } from '../support/dynamo';
+import { createTestStores, type createTestTable, quietSavePorts } from '../support/dynamo';
 
 /** Highlights as their own records, against DynamoDB Local: written with the note, deleted with it, migrated from bodies. */
 
@@ -16,13 +16,7 @@ let table: Awaited<ReturnType<typeof createTestTable>>;
 let accounts: DynamoAccountStore;
 let store: DynamoBookmarkStore;
 let feeds: DynamoFeedStore;
-const ports = () => ({
-  store,
-  enrichment: { publish: async () => {} },
-  newId: randomUUID,
-  now: () => new Date(),
-  logger: { warn: () => {} },
-});
+const ports = () => quietSavePorts(store);
 
 beforeAll(async () => {
   ({ table, accounts, bookmarks: store, feeds } = await createTestStores());

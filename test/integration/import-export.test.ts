@@ -7,7 +7,7 @@ import { newUser } from '../../functions/core/workspace/accounts';
 import { bookmarkFileEntries, exportWorkspace, parseWorkspaceExport } from '../../functions/core/workspace/export';
 import { importBookmarks } from '../../functions/core/workspace/import';
 import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../../functions/core/workspace/netscape-bookmarks';
-import { createTestTable } from '../support/dynamo';
+import { createTestTable, quietSavePorts } from '../support/dynamo';
 
 /** `gleaner import` and `gleaner export` through the save core, against DynamoDB Local. */
 
@@ -15,13 +15,7 @@ let table: Awaited<ReturnType<typeof createTestTable>>;
 let accounts: DynamoAccountStore;
 let store: DynamoBookmarkStore;
 let feeds: DynamoFeedStore;
-const ports = () => ({
-  store,
-  enrichment: { publish: async () => {} },
-  newId: randomUUID,
-  now: () => new Date(),
-  logger: { warn: () => {} },
-});
+const ports = () => quietSavePorts(store);
 
 beforeAll(async () => {
   table = await createTestTable();

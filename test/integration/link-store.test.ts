@@ -5,7 +5,7 @@ import type { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookma
 import { DynamoLinkStore } from '../../functions/adapters/dynamo/link-store';
 import { saveBookmark } from '../../functions/core/save/save-bookmark';
 import { newUser } from '../../functions/core/workspace/accounts';
-import { createTestStores, type createTestTable } from '../support/dynamo';
+import { createTestStores, type createTestTable, quietSavePorts } from '../support/dynamo';
 
 /** Links and backlinks against DynamoDB Local, with two users whose notes link to the same titles. */
 
@@ -28,21 +28,12 @@ async function user(): Promise<string> {
 
 /** Saves a page (or a selection on it) and syncs the note's links, as the change stream does. */
 async function save(userId: string, url: string, title: string, comment: string | null = null): Promise<string> {
-  const outcome = await saveBookmark(
-    {
-      store: bookmarks,
-      enrichment: { publish: async () => {} },
-      newId: randomUUID,
-      now: () => new Date(),
-      logger: { warn: () => {} },
-    },
-    {
-      userId,
-      request: { url: new URL(url), title, selection: comment && 'A quote.', comment, description: null, append: true },
-      siteIcon: null,
-      idempotency: null,
-    },
-  );
+  const outcome = await saveBookmark(quietSavePorts(bookmarks), {
+    userId,
+    request: { url: new URL(url), title, selection: comment && 'A quote.', comment, description: null, append: true },
+    siteIcon: null,
+    idempotency: null,
+  });
   if (outcome.kind !== 'saved') throw new Error(outcome.kind);
   const note = (await bookmarks.getNote(outcome.bookmark.noteId))!;
   expect(await links.syncNote(note)).toBe(true);

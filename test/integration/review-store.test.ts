@@ -7,7 +7,7 @@ import { DynamoReviewStore } from '../../functions/adapters/dynamo/review-store'
 import { DEFAULT_REVIEW_SETTINGS } from '../../functions/core/review/settings';
 import { saveBookmark } from '../../functions/core/save/save-bookmark';
 import { newUser } from '../../functions/core/workspace/accounts';
-import { createTestStores, type createTestTable } from '../support/dynamo';
+import { createTestStores, type createTestTable, quietSavePorts } from '../support/dynamo';
 
 /** The daily review against DynamoDB Local, with two users whose ids are tried on each other. */
 
@@ -33,28 +33,19 @@ async function reader(pages: number, perPage: number): Promise<{ userId: string;
   const noteIds: string[] = [];
   for (let page = 0; page < pages; page++)
     for (let n = 0; n < perPage; n++) {
-      const outcome = await saveBookmark(
-        {
-          store: bookmarks,
-          enrichment: { publish: async () => {} },
-          newId: randomUUID,
-          now: () => new Date(),
-          logger: { warn: () => {} },
+      const outcome = await saveBookmark(quietSavePorts(bookmarks), {
+        userId,
+        request: {
+          url: new URL(`https://example.com/${userId}/${page}`),
+          title: `Page ${page}`,
+          selection: `Quote ${n} of page ${page}`,
+          comment: page === 0 ? '#rust' : null,
+          description: null,
+          append: true,
         },
-        {
-          userId,
-          request: {
-            url: new URL(`https://example.com/${userId}/${page}`),
-            title: `Page ${page}`,
-            selection: `Quote ${n} of page ${page}`,
-            comment: page === 0 ? '#rust' : null,
-            description: null,
-            append: true,
-          },
-          siteIcon: null,
-          idempotency: null,
-        },
-      );
+        siteIcon: null,
+        idempotency: null,
+      });
       if (outcome.kind === 'saved' && !noteIds.includes(outcome.bookmark.noteId)) noteIds.push(outcome.bookmark.noteId);
     }
   const highlights = await feeds.highlightsOf(noteIds);
@@ -143,7 +134,10 @@ describe('the daily review store', () => {
   it("opens the review feed to its current secret only, and to no other user's", async () => {
     const a = await reader(1, 1);
     const b = await reader(1, 1);
-    const secret = await review.issueFeedSecret(a.userId);
+    expect(await review.feedSecretIssued(a.userId)).toBeNull();
+    const secret = await review.issueFeedSecret(a.userId, DAY);
+    expect(await review.feedSecretIssued(a.userId)).toBe(DAY.toISOString());
+    expect(await review.feedSecretIssued(b.userId)).toBeNull();
     // The feed has today's review even when no one opened it yet, and only A's highlights.
     const [today] = await review.feedDays(a.userId, DAY, 30);
     expect(today!.date).toBe('2026-03-02');
@@ -153,10 +147,11 @@ describe('the daily review store', () => {
     // B's id with A's secret part, or a made-up secret, opens nothing.
     expect(await review.userOfFeedSecret(secret.replace(a.userId, b.userId))).toBeNull();
     expect(await review.userOfFeedSecret(`${a.userId}.${'A'.repeat(43)}`)).toBeNull();
-    const reissued = await review.issueFeedSecret(a.userId);
+    const reissued = await review.issueFeedSecret(a.userId, DAY);
     expect(await review.userOfFeedSecret(secret)).toBeNull();
     expect(await review.userOfFeedSecret(reissued)).toBe(a.userId);
     await review.revokeFeedSecret(a.userId);
     expect(await review.userOfFeedSecret(reissued)).toBeNull();
+    expect(await review.feedSecretIssued(a.userId)).toBeNull();
   });
 });

@@ -9,7 +9,7 @@ import { saveBookmark } from '../../functions/core/save/save-bookmark';
 import { isoTimestamp } from '../../functions/core/text/text';
 import { newUser } from '../../functions/core/workspace/accounts';
 import { InvalidCursorError } from '../../functions/core/workspace/listing';
-import { createTestStores, type createTestTable } from '../support/dynamo';
+import { createTestStores, type createTestTable, quietSavePorts } from '../support/dynamo';
 
 /** Listing and deleting a user's notes and bookmarks against DynamoDB Local. */
 
@@ -182,13 +182,7 @@ describe('deleting a note', () => {
       await store.deleteNote(note.id);
       return store.appendToNote(...args);
     };
-    const ports = {
-      store: racing,
-      enrichment: { publish: async () => {} },
-      newId: randomUUID,
-      now: () => new Date(),
-      logger: { warn: () => {} },
-    };
+    const ports = quietSavePorts(racing);
     const request = {
       url: new URL('https://example.com/raced'),
       title: null,

@@ -17,6 +17,7 @@ import { batchGetAll } from './batch-get';
 import { conditionalWrite, writtenUnlessConditionFails } from './conditional-write';
 import { queryIndexPage } from './index-page';
 import { keys, LOOKUP_INDEX } from './keys';
+import { queryAll } from './query-all';
 import { transactForUser } from './user-transaction';
 
 /** Users and their personal access tokens (only token hashes are stored). */
@@ -136,20 +137,11 @@ export class DynamoAccountStore implements SaveContextReader, UserReader, Accoun
 
   /** Every token of the user, newest first. */
   async listTokens(userId: string): Promise<AccessToken[]> {
-    const refs: Record<string, unknown>[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :user AND begins_with(sk, :tokens)',
-          ExpressionAttributeValues: { ':user': keys.user(userId).pk, ':tokens': 'TOKEN#' },
-          ExclusiveStartKey,
-        }),
-      );
-      refs.push(...(page.Items ?? []));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    const refs = await queryAll(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :user AND begins_with(sk, :tokens)',
+      ExpressionAttributeValues: { ':user': keys.user(userId).pk, ':tokens': 'TOKEN#' },
+    });
     const items = await batchGetAll(
       this.doc,
       this.tableName,

@@ -1,5 +1,7 @@
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Environment } from '../../platform/env';
+import { setting, settings } from '../../platform/settings';
 
 export interface DynamoClients {
   readonly client: DynamoDBClient;
@@ -29,6 +31,17 @@ export function createDynamoClients(
     marshallOptions: { removeUndefinedValues: true },
   });
   return { client, doc };
+}
+
+/** A function's table, from its environment: its name, and DynamoDB Local's endpoint when one is set. */
+export function tableFromEnv(
+  env: Environment,
+  instrument?: <C>(client: C) => C,
+): DynamoClients & { readonly tableName: string } {
+  return {
+    tableName: setting(env, settings.tableName),
+    ...createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint), instrument }),
+  };
 }
 
 /** Whether DynamoDB (Local) at `endpoint` answers a request now: one ListTables, no retries. */

@@ -12,6 +12,7 @@ import { writtenUnlessConditionFails } from './conditional-write';
 import { noteHighlightItems } from './highlight-items';
 import { toHighlight, toNote } from './items';
 import { keys, LOOKUP_INDEX } from './keys';
+import { queryAll } from './query-all';
 import { transactForUser } from './user-transaction';
 
 /** Index entries read per query page when an `all` filter has to skip notes lacking other tags. */
@@ -62,23 +63,14 @@ export class DynamoFeedStore implements PublishedFeedStore {
 
   /** Every feed of the user, newest first. */
   async listFeeds(userId: string): Promise<FeedRecord[]> {
-    const feeds: FeedRecord[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: LOOKUP_INDEX,
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.userFeedsIndex(userId).gsi1pk },
-          ScanIndexForward: false,
-          ExclusiveStartKey,
-        }),
-      );
-      feeds.push(...(page.Items ?? []).map(toFeed));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return feeds;
+    const items = await queryAll(this.doc, {
+      TableName: this.tableName,
+      IndexName: LOOKUP_INDEX,
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.userFeedsIndex(userId).gsi1pk },
+      ScanIndexForward: false,
+    });
+    return items.map(toFeed);
   }
 
   /**

@@ -1,5 +1,6 @@
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { HIGHLIGHT_SORT_PREFIX, keys } from './keys';
+import { queryAll } from './query-all';
 
 /** The items of a note's highlights, in the order they were saved (`projection`: only those attributes). */
 export async function noteHighlightItems(
@@ -8,20 +9,10 @@ export async function noteHighlightItems(
   noteId: string,
   projection?: string,
 ): Promise<Record<string, unknown>[]> {
-  const found: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await doc.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.note(noteId).pk, ':prefix': HIGHLIGHT_SORT_PREFIX },
-        ...(projection ? { ProjectionExpression: projection } : {}),
-        ExclusiveStartKey,
-      }),
-    );
-    found.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return found;
+  return queryAll(doc, {
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.note(noteId).pk, ':prefix': HIGHLIGHT_SORT_PREFIX },
+    ...(projection ? { ProjectionExpression: projection } : {}),
+  });
 }

@@ -12,6 +12,7 @@ import type { Login, OneTimeLink, Passkey, WebAuthnChallenge } from '../../core/
 import type { Session } from '../../core/identity/session';
 import type { User } from '../../core/model';
 import { keys, LOOKUP_INDEX, TTL_ATTRIBUTE } from './keys';
+import { queryAll } from './query-all';
 import { cancellationReasons } from './transactions';
 
 export class EmailTakenError extends Error {}
@@ -319,22 +320,12 @@ export class DynamoIdentityStore {
 
   /** The user's items in the AUTH index whose index sort key starts with `prefix`. */
   private async authItems(userId: string, prefix: string): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: LOOKUP_INDEX,
-          KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.authIndex(userId, '').gsi1pk, ':prefix': prefix },
-          ExclusiveStartKey,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return items;
+    return queryAll(this.doc, {
+      TableName: this.tableName,
+      IndexName: LOOKUP_INDEX,
+      KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.authIndex(userId, '').gsi1pk, ':prefix': prefix },
+    });
   }
 }
 

@@ -7,6 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { keys, LOOKUP_INDEX, TTL_ATTRIBUTE } from './keys';
+import { queryAll } from './query-all';
 
 /** What oidc-provider stores for each artifact (a token, code, grant, interaction, client, session). */
 export type OAuthPayload = Record<string, unknown> & {
@@ -123,26 +124,19 @@ export class DynamoOAuthAdapter {
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: LOOKUP_INDEX,
-          KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :model)',
-          ExpressionAttributeValues: { ':pk': `OIDCGRANT#${grantId}`, ':model': `${this.name}#` },
-          ProjectionExpression: 'pk, sk',
-          ExclusiveStartKey,
-        }),
-      );
-      // A grant holds a handful of artifacts (a code, an access and a refresh token per rotation).
-      await Promise.all(
-        (page.Items ?? []).map((item) =>
-          this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { pk: item.pk, sk: item.sk } })),
-        ),
-      );
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    const artifacts = await queryAll(this.doc, {
+      TableName: this.tableName,
+      IndexName: LOOKUP_INDEX,
+      KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :model)',
+      ExpressionAttributeValues: { ':pk': `OIDCGRANT#${grantId}`, ':model': `${this.name}#` },
+      ProjectionExpression: 'pk, sk',
+    });
+    // A grant holds a handful of artifacts (a code, an access and a refresh token per rotation).
+    await Promise.all(
+      artifacts.map((item) =>
+        this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { pk: item.pk, sk: item.sk } })),
+      ),
+    );
   }
 
   private live(item: Record<string, unknown> | undefined): OAuthPayload | undefined {

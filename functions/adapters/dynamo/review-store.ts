@@ -8,7 +8,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Highlight, Note } from '../../core/model';
-import { buildDailyReview, localDate, type ReviewCandidate, type ReviewReason } from '../../core/review/daily';
+import { buildDailyReview, localDate, type ReviewCandidate } from '../../core/review/daily';
 import type { ReviewFeedDay } from '../../core/review/feed';
 import { feedSecretMatches, feedSecretUser, hashFeedSecret, mintFeedSecret } from '../../core/review/feed-secret';
 import { NO_PROGRESS, type ReviewProgress, recordReview } from '../../core/review/progress';
@@ -22,6 +22,7 @@ import {
   type Schedule,
 } from '../../core/review/schedule';
 import { DEFAULT_REVIEW_SETTINGS, type ReviewSettings } from '../../core/review/settings';
+import type { ReviewDay, ReviewDayItem, ReviewEntry, ReviewStore } from '../../core/review/use-cases';
 import { batchGetAll } from './batch-get';
 import { toHighlight, toNote } from './items';
 import { keys, LOOKUP_INDEX, REVIEW_CARD_PREFIX, REVIEW_DAY_PREFIX, REVIEW_LOG_PREFIX, TTL_ATTRIBUTE } from './keys';
@@ -33,33 +34,6 @@ const REVIEW_DAY_RETENTION_DAYS = 60;
 /** A rating that keeps losing races to others on the same card gives up after this many attempts. */
 const MAX_RATING_ATTEMPTS = 10;
 
-/** One highlight of a day's review, as stored with the day (keys enough to read the highlight back). */
-interface ReviewDayItem {
-  readonly highlightId: string;
-  readonly noteId: string;
-  readonly saved: string;
-  readonly reason: ReviewReason;
-}
-
-/** A stored day's review: what it holds, and which of its highlights were rated. */
-export interface ReviewDay {
-  readonly date: string;
-  readonly items: readonly ReviewDayItem[];
-  readonly rated: readonly string[];
-  /** When it was built (ISO 8601). */
-  readonly created: string;
-  /** Whether its unrated highlights were counted as skipped (by the build of the day after it). */
-  readonly skipsCounted: boolean;
-}
-
-/** A highlight of a day's review with what a reviewer sees of it. */
-export interface ReviewEntry {
-  readonly highlight: Highlight;
-  readonly note: Pick<Note, 'id' | 'title' | 'url' | 'tags'>;
-  readonly reason: ReviewReason;
-  readonly rated: boolean;
-}
-
 /** The candidates' notes: title, URL and tags only. */
 type NoteSummary = Pick<Note, 'id' | 'title' | 'url' | 'tags'>;
 
@@ -68,7 +42,7 @@ type NoteSummary = Pick<Note, 'id' | 'title' | 'url' | 'tags'>;
  * review log, settings, progress, each day's review as built on its first read, and the review
  * feed's secret, all in the user's partition.
  */
-export class DynamoReviewStore {
+export class DynamoReviewStore implements ReviewStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -404,16 +378,26 @@ export class DynamoReviewStore {
     return card && { ...card, version: stored ? toCard(stored).version : card.version };
   }
 
-  /** A new address secret for the user's review feed; the one before stops working. */
-  async issueFeedSecret(userId: string): Promise<string> {
+  /** A new address secret for the user's review feed, issued `now`; the one before stops working. */
+  async issueFeedSecret(userId: string, now: Date): Promise<string> {
     const secret = mintFeedSecret(userId);
     await this.doc.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: { ...keys.reviewFeed(userId), type: 'ReviewFeed', secretHash: hashFeedSecret(secret) },
+        Item: {
+          ...keys.reviewFeed(userId),
+          type: 'ReviewFeed',
+          secretHash: hashFeedSecret(secret),
+          issued: now.toISOString(),
+        },
       }),
     );
     return secret;
+  }
+
+  async feedSecretIssued(userId: string): Promise<string | null> {
+    const item = await this.get(keys.reviewFeed(userId), true);
+    return item?.secretHash ? ((item.issued as string | undefined) ?? null) : null;
   }
 
   async revokeFeedSecret(userId: string): Promise<void> {
@@ -422,7 +406,7 @@ export class DynamoReviewStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.reviewFeed(userId),
-          UpdateExpression: 'REMOVE secretHash',
+          UpdateExpression: 'REMOVE secretHash, issued',
           ConditionExpression: 'attribute_exists(pk)',
         }),
       )

@@ -8,7 +8,7 @@
 import { type Card, createEmptyCard, fsrs, type Grade, Rating, State } from 'ts-fsrs';
 
 /** What a reviewer answers: the four FSRS grades, or `discard` (never show this highlight again). */
-const REVIEW_RATINGS = ['again', 'hard', 'good', 'easy', 'discard'] as const;
+export const REVIEW_RATINGS = ['again', 'hard', 'good', 'easy', 'discard'] as const;
 export type ReviewRating = (typeof REVIEW_RATINGS)[number];
 
 export function isReviewRating(value: unknown): value is ReviewRating {

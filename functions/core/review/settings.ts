@@ -14,9 +14,9 @@ export interface ReviewSettings {
   readonly mutedTags: readonly string[];
 }
 
-const REVIEW_SIZE = { min: 3, max: 15, default: 5 } as const;
+export const REVIEW_SIZE = { min: 3, max: 15, default: 5 } as const;
 /** Tags in each list; more would only be noise in the weights (and keep the settings item small). */
-const MAX_LISTED_TAGS = 50;
+export const MAX_LISTED_TAGS = 50;
 
 export const DEFAULT_REVIEW_SETTINGS: ReviewSettings = {
   size: REVIEW_SIZE.default,

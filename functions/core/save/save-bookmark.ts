@@ -280,7 +280,10 @@ async function save(
       return saved;
     case 'exists':
       // Deleted meanwhile: the URL is new again, so the save starts over and creates it.
-      return (await appendToSavedNote(ports, outcome, request, tags, now, keyed)) ?? save(ports, input, clock, keyed);
+      return (
+        (await appendToSavedNote({ ports, ref: outcome, request, addedTags: tags, now, keyed })) ??
+        save(ports, input, clock, keyed)
+      );
   }
 }
 
@@ -351,24 +354,27 @@ async function keepAnswer(
   return taken ? repeated(taken, keyed) : outcome;
 }
 
+/** A save of a page already saved: what it changes in that page's note. */
+interface SaveToSavedPage {
+  readonly ports: SaveBookmarkPorts;
+  readonly ref: { bookmarkId: string; noteId: string };
+  readonly request: SaveRequest;
+  readonly addedTags: readonly string[];
+  readonly now: string;
+  readonly keyed: KeyedSave | null;
+}
+
 /**
  * Adds the request's highlight to the note already saved for its page, or nothing for a client's retry.
  * Null when the note was deleted since its URL was found taken (`gleaner notes delete`): the caller saves it anew.
  */
-async function appendToSavedNote(
-  ports: SaveBookmarkPorts,
-  ref: { bookmarkId: string; noteId: string },
-  request: SaveRequest,
-  addedTags: readonly string[],
-  now: string,
-  keyed: KeyedSave | null,
-): Promise<SaveOutcome | null> {
+async function appendToSavedNote(save: SaveToSavedPage): Promise<SaveOutcome | null> {
+  const { ports, ref, request, addedTags, now, keyed } = save;
   const saved = await ports.store.getSavedNote(ref);
   if (!saved) return null;
   const { bookmark, note } = saved;
   // New tags change the note's tag entries too: those saves rewrite the note (see retagSavedNote).
-  if (mergeTags(note.tags, addedTags).length !== note.tags.length)
-    return retagSavedNote(ports, ref, request, addedTags, now, keyed);
+  if (mergeTags(note.tags, addedTags).length !== note.tags.length) return retagSavedNote(save);
   const highlight = newText(request, note);
   const text = appendedText(highlight);
   if (!text) return keepAnswer(ports, keyed, appendedOutcome(bookmark, false));
@@ -427,14 +433,8 @@ function newText(request: SaveRequest, note: Note): HighlightInput {
 }
 
 /** A save that adds tags: the note rewritten whole, re-read and re-applied should another change win the race. */
-async function retagSavedNote(
-  ports: SaveBookmarkPorts,
-  ref: { bookmarkId: string; noteId: string },
-  request: SaveRequest,
-  addedTags: readonly string[],
-  now: string,
-  keyed: KeyedSave | null,
-): Promise<SaveOutcome | null> {
+async function retagSavedNote(save: SaveToSavedPage): Promise<SaveOutcome | null> {
+  const { ports, ref, request, addedTags, now, keyed } = save;
   let selectionAppended = false;
   let full = false;
   const update = await ports.store
