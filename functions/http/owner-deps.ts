@@ -5,6 +5,7 @@ import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
 import { DynamoIdentityStore } from '../adapters/dynamo/identity-store';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
+import { DynamoReviewStore } from '../adapters/dynamo/review-store';
 import type { Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
 import { rateLimitSettings, setting, settings } from '../platform/settings';
@@ -27,6 +28,7 @@ export function ownerDeps(env: Environment) {
       tokens: accounts,
       accounts,
       logins: new DynamoIdentityStore(doc, tableName),
+      review: new DynamoReviewStore(doc, tableName),
       rateLimiter: new DynamoRateLimiter(doc, tableName),
       rateLimitPolicy: setting(env, rateLimitSettings.owner),
       publicBaseUrl: setting(env, settings.publicBaseUrl) ?? null,

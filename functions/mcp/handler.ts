@@ -7,6 +7,7 @@ import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/
 import { scopesNeeded } from '../core/mcp/access';
 import { buildMcpServer, type McpPorts } from '../core/mcp/server';
 import type { OwnerPorts } from '../core/owner/library';
+import type { ReviewPorts } from '../core/review/use-cases';
 import type { SaveBookmarkPorts } from '../core/save/save-bookmark';
 import type { SearchPorts } from '../core/search/search';
 import { serviceBaseUrl } from '../http/base-url';
@@ -30,7 +31,7 @@ import type { Tracing } from '../platform/tracing';
  * client's quotas.
  */
 
-export interface McpDeps extends Omit<OwnerPorts, 'feedLinks'> {
+export interface McpDeps extends Omit<OwnerPorts, 'feedLinks'>, ReviewPorts {
   readonly auth: OwnerAuthDeps;
   readonly save: Omit<SaveBookmarkPorts, 'logger'>;
   readonly search: () => Promise<SearchPorts>;
@@ -91,6 +92,7 @@ async function mcpRoute(
     owner: { ...deps, feedLinks: (feedId) => feedAddresses(feedsBaseUrl, feedId) },
     save: { ...deps.save, logger: deps.logger },
     search: deps.search,
+    review: deps,
     unexpected: (error) => unexpected(deps.logger, error),
   };
   const server = buildMcpServer(ports, principal);

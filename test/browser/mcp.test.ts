@@ -140,8 +140,11 @@ describe.skipIf(!chromiumAvailable())('an MCP client with the SDK’s OAuth prov
     const saved = await call('save_bookmark', {
       url: 'https://assistant.example/article',
       title: 'What the assistant saved',
+      selection: 'A highlight worth reviewing.',
       comment: '#assistant',
     });
+    const review = await call('get_daily_review', {});
+    expect(review.items.map((item: { text: string }) => item.text)).toEqual(['A highlight worth reviewing.']);
     const feed = await t.createFeed(userId, { title: 'Shared', tags: ['shared'], match: 'any', sharing: 'public' });
     const calls: Record<string, Record<string, unknown>> = {
       save_bookmark: { url: 'https://assistant.example/second', title: 'Second' },
@@ -153,6 +156,8 @@ describe.skipIf(!chromiumAvailable())('an MCP client with the SDK’s OAuth prov
       list_feeds: {},
       add_note_to_feed: { note_id: saved.note_id, feed_id: feed.id },
       search_notes: { query: 'assistant' },
+      get_daily_review: {},
+      rate_highlight: { highlight_id: review.items[0].highlight_id, rating: 'good' },
     };
     expect(tools.map((tool) => tool.name).sort()).toEqual(Object.keys(calls).sort());
     for (const tool of tools) await call(tool.name, calls[tool.name]!);

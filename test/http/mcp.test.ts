@@ -101,6 +101,8 @@ describe('the MCP server', () => {
         'remove_tags',
         'save_bookmark',
         'search_notes',
+        'get_daily_review',
+        'rate_highlight',
       ].sort(),
     );
     for (const tool of tools) {
@@ -180,6 +182,42 @@ describe('the MCP server', () => {
     const page = await json(await fetch(`${t.stack.baseUrl}/api/v2/publisher/feeds/${feed.id}/public`));
     expect(JSON.stringify(page)).toContain('Moraines and glacial valleys');
     await client.close();
+  });
+
+  it("gives the day's review and rates its highlights, never another user's", async () => {
+    const reviewer = await createLoginUser(t, 'reviewer@example.com', PASSWORD);
+    const client = await connect(await mcpToken(await signedIn(t, 'reviewer@example.com', PASSWORD)));
+    for (const index of [1, 2])
+      await call(client, 'save_bookmark', {
+        url: `https://review.example/${index}`,
+        selection: `Remember this, part ${index}.`,
+      });
+    const review = await call(client, 'get_daily_review', {});
+    expect(review.isError).toBeFalsy();
+    const { items } = review.structuredContent as { items: { highlight_id: string; text: string; rated: boolean }[] };
+    expect(items.map((item) => item.text).sort()).toEqual(['Remember this, part 1.', 'Remember this, part 2.']);
+    expect(textOf(review)).toContain('Remember this, part 1.');
+
+    const rated = await call(client, 'rate_highlight', { highlight_id: items[0]!.highlight_id, rating: 'good' });
+    expect(rated.structuredContent).toMatchObject({ highlight_id: items[0]!.highlight_id, rating: 'good' });
+    expect((rated.structuredContent as { next_due: string }).next_due > new Date().toISOString()).toBe(true);
+    const after = await call(client, 'get_daily_review', {});
+    expect(
+      (after.structuredContent as { items: { rated: boolean }[] }).items.filter((item) => item.rated),
+    ).toHaveLength(1);
+
+    const intruder = await connect(owner.token);
+    const stolen = await call(intruder, 'rate_highlight', { highlight_id: items[1]!.highlight_id, rating: 'discard' });
+    expect(stolen.isError).toBe(true);
+    expect(textOf(stolen)).toContain('No such highlight');
+    const bad = await call(client, 'rate_highlight', { highlight_id: items[1]!.highlight_id, rating: 'great' });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/rating/);
+    const stillThere = await call(client, 'get_daily_review', {});
+    expect((stillThere.structuredContent as { items: unknown[] }).items).toHaveLength(2);
+    expect(reviewer.id).toBeTruthy();
+    await client.close();
+    await intruder.close();
   });
 
   it('lists notes as note:// resources a page at a time (50 a page), and reads one', async () => {
@@ -397,12 +435,17 @@ describe('attacks on the MCP server', () => {
     expect(answer.status).toBe(200);
     for (const name of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy'])
       expect(answer.headers.get(name), name).toMatch(/\d/);
-    // Each client of the user has its own quota (500 an hour here, MCP_CLIENT_RATE_LIMIT): a new one starts full.
-    const fresh = await mcpToken(owner.browser, 'notes:read', 'Fresh assistant');
-    for (const remaining of ['499', '498']) {
-      const counted = await rpc(fresh, 'tools/list');
-      expect(counted.headers.get('ratelimit-policy')).toBe('500;w=3600');
-      expect(counted.headers.get('ratelimit-remaining')).toBe(remaining);
+    // Each client of a user has its own quota (500 an hour here, MCP_CLIENT_RATE_LIMIT) within the user's
+    // (600 a minute): the headers name the one with less left.
+    await createLoginUser(t, 'counted@example.com', PASSWORD);
+    const counted = await signedIn(t, 'counted@example.com', PASSWORD);
+    for (const client of ['First', 'Second']) {
+      const token = await mcpToken(counted, 'notes:read', `${client} assistant`);
+      for (const remaining of ['499', '498']) {
+        const answered = await rpc(token, 'tools/list');
+        expect(answered.headers.get('ratelimit-policy')).toBe('500;w=3600');
+        expect(answered.headers.get('ratelimit-remaining')).toBe(remaining);
+      }
     }
     expect(answer.headers.get('cache-control')).toBe('private, no-store');
   });

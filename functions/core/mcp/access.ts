@@ -16,6 +16,8 @@ export const TOOL_SCOPES = {
   save_bookmark: 'notes:write',
   list_feeds: 'feeds:read',
   add_note_to_feed: 'feeds:write',
+  get_daily_review: 'review',
+  rate_highlight: 'review',
 } as const satisfies Record<string, Scope>;
 
 export type ToolName = keyof typeof TOOL_SCOPES;

@@ -14,6 +14,9 @@ import { MAX_TAGS_PER_NOTE } from '../model';
 import { feedListSchema, notePageSchema, noteSchema, noteSummarySchema, tagListSchema } from '../owner/api';
 import type { OwnerPorts } from '../owner/library';
 import * as library from '../owner/library';
+import { dailyReviewSchema, ratingResultSchema } from '../review/api';
+import { REVIEW_RATINGS } from '../review/schedule';
+import { getDailyReview, type ReviewPorts, rateHighlight } from '../review/use-cases';
 import { TAG_MAX_LENGTH } from '../save/hashtags';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '../save/idempotency';
 import { type SaveBookmarkPorts, saveBookmark, saveResult } from '../save/save-bookmark';
@@ -37,6 +40,7 @@ export interface McpPorts {
   readonly save: SaveBookmarkPorts;
   /** The search index, opened on first use: only search needs it. */
   readonly search: () => Promise<SearchPorts>;
+  readonly review: ReviewPorts;
   /** What the client is told of a failure no use case expects (the handler logs it, and says when a temporary fault passes). */
   readonly unexpected: (error: unknown) => string;
 }
@@ -369,6 +373,48 @@ export function buildMcpServer(ports: McpPorts, principal: Principal): McpServer
         text: inFeed
           ? `“${note.title}” is in the feed “${feed.title}” already.`
           : `“${note.title}” is now in the feed “${feed.title}” (added ${tagsText(wanted)}): ${feed.page_url}`,
+      };
+    },
+  );
+
+  tool(
+    'get_daily_review',
+    {
+      title: "Today's review",
+      description:
+        "Today's daily review (in the person's time zone): a few highlights to look at again, each with its note and why it was picked, the streak and whether the day is done. Rate each with rate_highlight.",
+      input: {},
+      output: dailyReviewSchema,
+      annotations: READ_ONLY,
+    },
+    async () => {
+      const review = await getDailyReview(ports.review, principal, owner.now());
+      const lines = review.items.map(
+        (item) =>
+          `${item.position}. “${item.text}”${item.comment ? ` (${item.comment})` : ''}\n   from ${item.note_title}${item.source_url ? ` <${item.source_url}>` : ''}; highlight ${item.highlight_id}${item.rated ? ', rated' : ''}`,
+      );
+      const heading = `Review of ${review.date}: ${review.items.length} highlight${review.items.length === 1 ? '' : 's'}${review.completed ? ', all rated' : ''}; streak ${review.streak} day${review.streak === 1 ? '' : 's'}.`;
+      return { data: review, text: [heading, ...lines].join('\n') };
+    },
+  );
+
+  tool(
+    'rate_highlight',
+    {
+      title: 'Rate a highlight',
+      description:
+        'Rates how well the person remembered a highlight (again, hard, good, easy), which schedules its next review; discard takes it out of reviews for good.',
+      input: { highlight_id: z.guid(), rating: z.enum(REVIEW_RATINGS) },
+      output: ratingResultSchema,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    },
+    async ({ highlight_id, rating }) => {
+      const rated = await rateHighlight(ports.review, principal, highlight_id, rating, owner.now());
+      return {
+        data: rated,
+        text: rated.next_due
+          ? `Rated ${rating}: next review ${rated.next_due.slice(0, 10)}. Streak ${rated.streak}.`
+          : 'Discarded: this highlight leaves the reviews.',
       };
     },
   );
