@@ -23,7 +23,7 @@ export function resourceMetadataUrl(baseUrl: string, resource: ResourceName): st
   return `${baseUrl.replace(/\/+$/, '')}${RESOURCE_METADATA_PREFIX}${RESOURCE_PATHS[resource]}`;
 }
 
-export const RESOURCE_METADATA_PREFIX = '/.well-known/oauth-protected-resource';
+const RESOURCE_METADATA_PREFIX = '/.well-known/oauth-protected-resource';
 
 /** The resource whose metadata a path asks for, or null. */
 export function resourceOfMetadataPath(path: string): ResourceName | null {
