@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 import { type OAuthTestClient, oauthTestClient } from '../support/oauth-client';
+import { oauthAccessToken, signedInUser } from '../support/owner';
 import { createLoginUser, csrfTokenOf, signedIn, type WebClient } from '../support/web-client';
 
 /**
@@ -394,6 +396,29 @@ describe('attacks on the MCP server', () => {
     expect(reused.isError).toBe(true);
     expect(textOf(reused)).toContain('used before for another save');
     await client.close();
+  });
+
+  it("deletes the answers kept for a user's MCP idempotency keys with the account", async () => {
+    const leaving = await signedInUser(t);
+    const token = await oauthAccessToken(t, leaving.user.id, ['notes:write'], `${oauth.issuer.origin}/mcp`);
+    const client = await connect(token);
+    await call(client, 'save_bookmark', { url: 'https://leaving.example/', idempotency_key: 'k-1' });
+    await client.close();
+    const kept = () =>
+      t.table.doc
+        .send(
+          new QueryCommand({
+            TableName: t.table.tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': `IDEMPOTENCY#mcp:${leaving.user.id}` },
+          }),
+        )
+        .then((answer) => answer.Count);
+    expect(await kept()).toBe(1);
+    expect((await leaving.api('/api/v2/me', { method: 'DELETE', body: { confirm: 'delete my account' } })).status).toBe(
+      204,
+    );
+    expect(await kept()).toBe(0);
   });
 
   it('refuses a request from a foreign Origin (DNS rebinding) and admits its own', async () => {
