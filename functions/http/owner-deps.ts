@@ -32,6 +32,7 @@ export function ownerDeps(env: Environment) {
       rateLimiter: new DynamoRateLimiter(doc, tableName),
       rateLimitPolicy: setting(env, rateLimitSettings.owner),
       publicBaseUrl: setting(env, settings.publicBaseUrl) ?? null,
+      webBaseUrl: authDeps.publicBaseUrl,
       logger: createLogger(env),
       tracing,
       newId: randomUUID,

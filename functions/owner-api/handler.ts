@@ -19,6 +19,9 @@ import {
 } from '../core/owner/api';
 import * as library from '../core/owner/library';
 import { ConflictError, InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
+import { ratingRequestSchema, reviewSettingsEditSchema } from '../core/review/api';
+import type { ReviewPorts } from '../core/review/use-cases';
+import * as review from '../core/review/use-cases';
 import { InvalidCursorError } from '../core/workspace/listing';
 import { serviceBaseUrl } from '../http/base-url';
 import { httpRoute, type RouteRequest } from '../http/middleware';
@@ -27,7 +30,9 @@ import { ownerDeps } from '../http/owner-deps';
 import { feedAddresses } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, jsonResponse } from '../http/responses';
+import { reviewLinks } from '../http/review-links';
 import { deferred, type Environment } from '../platform/env';
+import { routes } from '../platform/routes';
 import { setting, settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
 
@@ -38,21 +43,24 @@ import type { Tracing } from '../platform/tracing';
  * with the schemas of core/owner/api.ts, and answered in the contract's shapes.
  */
 
-export interface OwnerApiDeps extends Omit<OwnerPorts, 'feedLinks'> {
+export interface OwnerApiDeps extends Omit<OwnerPorts, 'feedLinks'>, ReviewPorts {
   readonly authenticate: Authenticate;
   readonly rateLimiter: RateLimiter;
   readonly rateLimitPolicy: RateLimitPolicy;
   /** Readers' address of the feeds; null takes it from the request. */
   readonly publicBaseUrl: string | null;
+  /** The web app's address (the review feed links its Review page); null takes the feeds'. */
+  readonly webBaseUrl: string | null;
   readonly corsOrigins: readonly string[];
   readonly logger: Logger;
   readonly tracing?: Tracing;
 }
 
 interface Call {
-  readonly ports: OwnerPorts;
+  readonly ports: OwnerPorts & ReviewPorts;
   readonly principal: Principal;
   readonly event: APIGatewayProxyEvent;
+  readonly reviewLinks: review.ReviewLinks;
 }
 
 type Operation = (call: Call) => Promise<APIGatewayProxyResult>;
@@ -120,6 +128,22 @@ export const operations: Record<string, Operation> = {
   }),
   RevokeMyToken: ({ ports, principal, event }) =>
     ok(library.revokeToken(ports, principal, uuidParameter(event, 'token_id'))),
+  GetMyReview: ({ ports, principal }) => ok(review.getDailyReview(ports, principal, ports.now())),
+  RateMyHighlight: ({ ports, principal, event }) => {
+    const highlightId = uuidParameter(event, 'highlight_id');
+    const { rating } = parseBody(ratingRequestSchema, event);
+    return ok(review.rateHighlight(ports, principal, highlightId, rating, ports.now()));
+  },
+  GetMyReviewSettings: ({ ports, principal }) => ok(review.getReviewSettings(ports, principal)),
+  EditMyReviewSettings: ({ ports, principal, event }) =>
+    ok(review.editReviewSettings(ports, principal, parseBody(reviewSettingsEditSchema, event))),
+  GetMyReviewFeed: ({ ports, principal }) => ok(review.getReviewFeedStatus(ports, principal)),
+  IssueMyReviewFeed: async ({ ports, principal, reviewLinks }) => ({
+    ...(await ok(review.issueReviewFeed(ports, principal, reviewLinks, ports.now()), 201)),
+    // The secret address is in this answer only: no cache may keep it.
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
+  }),
+  RevokeMyReviewFeed: ({ ports, principal }) => noContent(review.revokeReviewFeed(ports, principal)),
 };
 
 export function makeHandler(deps: OwnerApiDeps) {
@@ -134,6 +158,7 @@ async function ownerApiRoute(
   event: APIGatewayProxyEvent,
   request: RouteRequest,
 ): Promise<APIGatewayProxyResult> {
+  if (event.resource === REVIEW_FEED_ROUTE.path) return reviewFeed(deps, event, request);
   const route = matchedRoute(event);
   const operation = route && operations[route.id];
   if (!route || !operation) throw new Error(`No operation for ${event.httpMethod} ${event.resource}`);
@@ -147,14 +172,44 @@ async function ownerApiRoute(
   if (!limit.allowed) return rateLimited(limit);
   if (!access.ok) return access.response;
   const baseUrl = serviceBaseUrl(event, deps.publicBaseUrl, false);
-  const ports: OwnerPorts = { ...deps, feedLinks: (feedId) => feedAddresses(baseUrl, feedId) };
+  const ports = { ...deps, feedLinks: (feedId: string) => feedAddresses(baseUrl, feedId) };
   try {
-    const answer = await operation({ ports, principal: access.principal, event });
+    const links = reviewLinks(event, deps);
+    const answer = await operation({ ports, principal: access.principal, event, reviewLinks: links });
     // Every answer is the caller's own data: no shared cache may keep it.
     return { ...answer, headers: { 'Cache-Control': 'private, no-store', ...answer.headers } };
   } catch (error) {
     return failure(error);
   }
+}
+
+const REVIEW_FEED_ROUTE = routes.find((route) => route.id === 'GetReviewFeed')!;
+
+/**
+ * The private review feed (no credentials: its unguessable address is the key), counted against the
+ * reader's address. Any address that is not a current secret, a revoked one included, is a 404.
+ */
+async function reviewFeed(
+  deps: OwnerApiDeps,
+  event: APIGatewayProxyEvent,
+  request: RouteRequest,
+): Promise<APIGatewayProxyResult> {
+  const limit = await request.rateLimit(`ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`);
+  if (!limit.allowed) return rateLimited(limit);
+  const secret = event.pathParameters?.secret ?? '';
+  const rss = await review.reviewFeedDocument(deps, secret, reviewLinks(event, deps), deps.now());
+  if (rss === null) return errorResponse(404, 'No such feed');
+  return {
+    statusCode: 200,
+    headers: {
+      'Content-Type': 'application/rss+xml; charset=utf-8',
+      // Personal, and its address is its secret: no shared cache keeps it, no search engine lists it.
+      'Cache-Control': 'private, no-cache',
+      'Referrer-Policy': 'no-referrer',
+      'X-Robots-Tag': 'noindex',
+    },
+    body: rss,
+  };
 }
 
 /** Refusals the operations raise, in the contract's shapes. */

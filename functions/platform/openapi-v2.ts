@@ -1,6 +1,8 @@
 import { contractSchemas } from '../core/contract/contract';
 import { SCOPES, type Scope } from '../core/identity/principal';
 import { NOTE_PAGE_LIMIT, ownerApiSchemas } from '../core/owner/api';
+// The review's schemas register themselves with the owner API's.
+import '../core/review/api';
 import {
   feedFormatOperations,
   headerRef,
@@ -27,7 +29,7 @@ import { type RouteDefinition, routes } from './routes';
 interface OwnerOperation {
   readonly summary: string;
   readonly description?: string;
-  readonly tag: 'notes' | 'tags' | 'feeds' | 'tokens' | 'account';
+  readonly tag: 'notes' | 'tags' | 'feeds' | 'tokens' | 'account' | 'review';
   /** The request body's schema. */
   readonly body?: string;
   /** The success answer: its status and body schema (none for 204). */
@@ -59,6 +61,7 @@ const pathParameters: Record<string, JsonObject> = {
   note_id: idParameter('note_id', 'note'),
   feed_id: idParameter('feed_id', 'feed'),
   token_id: idParameter('token_id', 'API token'),
+  highlight_id: idParameter('highlight_id', 'highlight'),
   tag: {
     name: 'tag',
     in: 'path',
@@ -185,6 +188,49 @@ const operations: Record<string, OwnerOperation> = {
     summary: 'Revoke an API token: saves with it answer 401 from now on',
     answer: ok('ApiToken', 'Revoked.'),
   },
+  GetMyReview: {
+    summary: "Today's review: the highlights of the day, with the streak and the count of reviews",
+    description:
+      'Built on the first read of the user’s calendar day (in the time zone of the review settings) and the same on every read that day: highlights due under the FSRS schedule first, then highlights resurfaced by weight (never reviewed or not seen for long, recently saved, skipped less often, carrying a favoured tag; never a muted one). No highlight twice, none discarded.',
+    tag: 'review',
+    answer: ok('DailyReview', "The day's review."),
+  },
+  RateMyHighlight: {
+    summary: 'Rate a highlight (again, hard, good, easy) or discard it; answers when it is due next',
+    description:
+      'Every rating is kept in an append-only review log (rating, time, schedule before and after). Any highlight of the account may be rated, in the day’s review or not.',
+    tag: 'review',
+    body: 'ReviewRatingRequest',
+    answer: ok('ReviewRatingResult', 'Rated.'),
+  },
+  GetMyReviewSettings: {
+    summary: "The daily review's settings",
+    tag: 'review',
+    answer: ok('ReviewSettings', 'The settings (defaults until changed: 5 a day, UTC, no tags).'),
+  },
+  EditMyReviewSettings: {
+    summary: "Change the review's size (3–15), time zone (IANA), favoured or muted tags",
+    description: 'A new size or time zone takes effect from the next day’s review: today’s stays as it was built.',
+    tag: 'review',
+    body: 'ReviewSettingsEdit',
+    answer: ok('ReviewSettings', 'The settings as changed.'),
+  },
+  GetMyReviewFeed: {
+    summary: 'Whether the private review feed has an address',
+    tag: 'review',
+    answer: ok('ReviewFeedStatus', 'Its status.'),
+  },
+  IssueMyReviewFeed: {
+    summary: 'Issue a new secret address for the private review feed (RSS, one item a day)',
+    description: 'The address before stops working. The address is in this answer only: keep it in your feed reader.',
+    tag: 'review',
+    answer: created('IssuedReviewFeed', 'Issued; the answer is not cached anywhere.'),
+  },
+  RevokeMyReviewFeed: {
+    summary: 'Revoke the review feed: its address answers 404 from now on',
+    tag: 'review',
+    answer: noContent('Revoked (or there was none).'),
+  },
 };
 
 function ownerOperation(route: RouteDefinition, spec: OwnerOperation): JsonObject {
@@ -234,10 +280,38 @@ function ownerOperation(route: RouteDefinition, spec: OwnerOperation): JsonObjec
   };
 }
 
+/** The private review feed: a public route whose unguessable address stands for credentials. */
+const reviewFeedOperation: JsonObject = {
+  operationId: 'getReviewFeed',
+  summary: 'The private review feed: RSS 2.0, one item per day with that day’s highlights',
+  description:
+    'For reviewing in a feed reader. The address (from issueMyReviewFeed) is the only key: keep it private. Not cached by shared caches.',
+  tags: ['review'],
+  parameters: [
+    {
+      name: 'secret',
+      in: 'path',
+      required: true,
+      description: 'The secret part of the address.',
+      schema: { type: 'string' },
+    },
+  ],
+  responses: {
+    200: {
+      description: 'The feed.',
+      headers: rateLimited(),
+      content: { 'application/rss+xml': { schema: { type: 'string', description: 'An RSS 2.0 document.' } } },
+    },
+    404: jsonResponse('Not a current review feed address (never issued, re-issued since, or revoked).', 'Error'),
+    429: tooManyRequests,
+  },
+};
+
 /** The v2 document's operations by route id: the owner's routes and the feed formats. */
 function v2Operations(table: readonly RouteDefinition[]): Record<string, JsonObject> {
   return {
     ...feedFormatOperations,
+    GetReviewFeed: reviewFeedOperation,
     ...Object.fromEntries(
       table.flatMap((route) => {
         const spec = route.owner && operations[route.id];
@@ -259,7 +333,7 @@ export function buildOwnerApiDocument(table: readonly RouteDefinition[] = routes
       title: 'Gleaner: the per-user API and the other feed formats',
       version: '2.0.0',
       description:
-        "The signed-in owner's API (`/api/v2/me/…`): notes, tags, feeds, API tokens and the account, for the web app (browser session) and OAuth 2.1 clients (access tokens for this API, scope-checked). Personal access tokens are refused here: they only save bookmarks (see /openapi.json, the contract). Also the Atom 1.0 and JSON Feed 1.1 formats of published feeds. Errors and rate limits are the contract's: every error has a top-level `detail`, every answer the four RateLimit headers, counted per account.",
+        "The signed-in owner's API (`/api/v2/me/…`): notes, tags, feeds, API tokens, the account and the daily review, for the web app (browser session) and OAuth 2.1 clients (access tokens for this API, scope-checked). Personal access tokens are refused here: they only save bookmarks (see /openapi.json, the contract). Also the Atom 1.0 and JSON Feed 1.1 formats of published feeds. Errors and rate limits are the contract's: every error has a top-level `detail`, every answer the four RateLimit headers, counted per account.",
     },
     tags: [
       { name: 'notes', description: 'Saved pages and their notes.' },
@@ -267,6 +341,10 @@ export function buildOwnerApiDocument(table: readonly RouteDefinition[] = routes
       { name: 'feeds', description: 'Published feeds: their settings, and their Atom and JSON Feed formats.' },
       { name: 'tokens', description: 'Personal access tokens for the save path (web app only).' },
       { name: 'account', description: 'The account itself.' },
+      {
+        name: 'review',
+        description: 'The daily review of highlights (spaced repetition) and its private RSS feed.',
+      },
     ],
     paths: pathsOf(table, v2Operations(table)),
     components: {

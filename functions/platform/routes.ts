@@ -160,6 +160,40 @@ const ownerApiRoutes: readonly RouteDefinition[] = [
     owner: { session: true },
     ...ownerApi,
   },
+  { id: 'GetMyReview', method: 'GET', path: '/api/v2/me/review', owner: { scope: 'review' }, ...ownerApi },
+  {
+    id: 'RateMyHighlight',
+    method: 'POST',
+    path: '/api/v2/me/review/{highlight_id}',
+    owner: { scope: 'review' },
+    ...ownerApi,
+  },
+  {
+    id: 'GetMyReviewSettings',
+    method: 'GET',
+    path: '/api/v2/me/review-settings',
+    owner: { scope: 'review' },
+    ...ownerApi,
+  },
+  {
+    id: 'EditMyReviewSettings',
+    method: 'PATCH',
+    path: '/api/v2/me/review-settings',
+    owner: { scope: 'review' },
+    ...ownerApi,
+  },
+  { id: 'GetMyReviewFeed', method: 'GET', path: '/api/v2/me/review-feed', owner: { scope: 'review' }, ...ownerApi },
+  // Issuing the feed's secret address mints a credential: the web app only, as API tokens are.
+  { id: 'IssueMyReviewFeed', method: 'POST', path: '/api/v2/me/review-feed', owner: { session: true }, ...ownerApi },
+  {
+    id: 'RevokeMyReviewFeed',
+    method: 'DELETE',
+    path: '/api/v2/me/review-feed',
+    owner: { session: true },
+    ...ownerApi,
+  },
+  // The review feed itself: no credentials, its secret address is the key; served by the same function.
+  { id: 'GetReviewFeed', method: 'GET', path: '/review-feed/{secret}', ...ownerApi },
 ];
 
 /**
@@ -227,6 +261,11 @@ const libraryPages: readonly RouteDefinition[] = [
   libraryPage('WebApiTokens', 'GET', webPaths.apiTokens),
   libraryPage('WebApiTokenCreate', 'POST', webPaths.apiTokens),
   libraryPage('WebApiTokenRevoke', 'POST', `${webPaths.apiTokens}/{token_id}/revoke`),
+  libraryPage('WebReview', 'GET', webPaths.review),
+  libraryPage('WebReviewRate', 'POST', webPaths.review),
+  libraryPage('WebReviewSettings', 'GET', webPaths.reviewSettings),
+  libraryPage('WebReviewSettingsSave', 'POST', webPaths.reviewSettings),
+  libraryPage('WebReviewFeed', 'POST', webPaths.reviewFeed),
   libraryPage('WebShare', 'POST', webPaths.share),
 ];
 
@@ -402,9 +441,10 @@ export function routeFunctions(table: readonly RouteDefinition[]): RouteDefiniti
 
 /** The description of a route's function: its method and path, or for a shared one its module. */
 export function routeFunctionDescription(route: RouteDefinition, table: readonly RouteDefinition[] = routes): string {
-  const shared = table.filter((other) => other.entry === route.entry).length > 1;
-  return shared
-    ? `${route.entry}: ${route.owner ? "the owner's routes" : 'several routes'}`
+  const sharing = table.filter((other) => other.entry === route.entry);
+  // A shared function is described by the first of its routes (the one it stands for), whichever asks.
+  return sharing.length > 1
+    ? `${route.entry}: ${sharing[0]!.owner ? "the owner's routes" : 'several routes'}`
     : `${route.method} ${route.path}`;
 }
 

@@ -10,6 +10,9 @@ import type { Session } from '../core/identity/session';
 import { NOTE_PAGE_LIMIT } from '../core/owner/api';
 import * as library from '../core/owner/library';
 import { ConflictError, InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
+import type { IssuedReviewFeedResource } from '../core/review/api';
+import type { ReviewPorts } from '../core/review/use-cases';
+import * as review from '../core/review/use-cases';
 import { type BookmarkStore, type EnrichmentPublisher, saveBookmark } from '../core/save/save-bookmark';
 import { parseSaveRequest } from '../core/save/save-request';
 import { CSRF_FIELD, renderPage } from '../core/web/layout';
@@ -23,6 +26,7 @@ import {
   tagsPage,
 } from '../core/web/library-pages';
 import { notePath, webPaths } from '../core/web/paths';
+import { reviewPage, reviewSettingsPage } from '../core/web/review-pages';
 import { InvalidCursorError } from '../core/workspace/listing';
 import { serviceBaseUrl } from '../http/base-url';
 import { httpRoute, type RouteRequest } from '../http/middleware';
@@ -32,19 +36,21 @@ import { ownerDeps } from '../http/owner-deps';
 import { feedAddresses } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
 import { header } from '../http/responses';
+import { reviewLinks } from '../http/review-links';
 import { formFields, htmlResponse, redirectResponse } from '../http/web';
 import { deferred, type Environment } from '../platform/env';
 import { setting, settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
 
 /**
- * The signed-in pages of a workspace (Library, Note, Tags, Feeds, Settings › API tokens) and the PWA's
+ * The signed-in pages of a workspace (Library, Note, Review, Tags, Feeds, Settings › API tokens and
+ * Review) and the PWA's
  * share target. Each GET renders a page; each form POST does one thing through the same core as the
  * per-user API (core/owner/library.ts, with its ownership check) and redirects back with a notice.
  * Admission is the route table's rule through `ownerAccess`, with the form's CSRF field.
  */
 
-export interface WebLibraryDeps extends Omit<OwnerPorts, 'feedLinks'> {
+export interface WebLibraryDeps extends Omit<OwnerPorts, 'feedLinks'>, ReviewPorts {
   readonly authenticate: Authenticate;
   /** Reads the session of the share target, which cannot carry a CSRF token (see share). */
   readonly sessionOf: (event: APIGatewayProxyEvent) => Promise<Session | null>;
@@ -54,16 +60,18 @@ export interface WebLibraryDeps extends Omit<OwnerPorts, 'feedLinks'> {
   readonly rateLimiter: RateLimiter;
   readonly rateLimitPolicy: RateLimitPolicy;
   readonly publicBaseUrl: string | null;
+  readonly webBaseUrl: string | null;
   readonly logger: Logger;
   readonly tracing?: Tracing;
 }
 
 interface Visit {
-  readonly ports: OwnerPorts;
+  readonly ports: OwnerPorts & ReviewPorts;
   readonly principal: Principal;
   readonly context: PageContext;
   readonly event: APIGatewayProxyEvent;
   readonly form: URLSearchParams;
+  readonly reviewLinks: review.ReviewLinks;
 }
 
 type Action = (visit: Visit) => Promise<APIGatewayProxyResult>;
@@ -77,6 +85,9 @@ const NOTICES = {
   created: 'Created.',
   revoked: 'Token revoked. Saves with it are refused from now on.',
   shared: 'Saved from your share.',
+  rated: 'Rated.',
+  feedIssued: 'Review feed address issued.',
+  feedRevoked: 'Review feed revoked: its address answers “not found” from now on.',
 } as const;
 
 const page = (html: string, status = 200) => htmlResponse(status, html);
@@ -172,7 +183,46 @@ export const actions: Record<string, Action> = {
     await library.revokeToken(ports, principal, uuid(event, 'token_id'));
     return back(webPaths.apiTokens, 'revoked');
   },
+  WebReview: async ({ ports, principal, context }) =>
+    page(reviewPage(context, await review.getDailyReview(ports, principal, ports.now()))),
+  WebReviewRate: async ({ ports, principal, form }) => {
+    await review.rateHighlight(ports, principal, form.get('highlight') ?? '', form.get('rating') ?? '', ports.now());
+    return back(webPaths.review, 'rated');
+  },
+  WebReviewSettings: async (visit) => page(await reviewSettings(visit)),
+  WebReviewSettingsSave: async ({ ports, principal, form }) => {
+    const size = form.get('size')?.trim();
+    await review.editReviewSettings(ports, principal, {
+      // A number field's text as the number it is ("" and "7.5" are not sizes: the core says so).
+      size: size && /^\d+$/.test(size) ? Number(size) : size,
+      time_zone: form.get('time_zone') ?? '',
+      favoured_tags: typedTags(form.get('favoured_tags')),
+      muted_tags: typedTags(form.get('muted_tags')),
+    });
+    return back(webPaths.reviewSettings, 'saved');
+  },
+  WebReviewFeed: async (visit) => {
+    const { ports, principal, form, context, reviewLinks } = visit;
+    if (form.get('action') === 'revoke') {
+      await review.revokeReviewFeed(ports, principal);
+      return back(webPaths.reviewSettings, 'feedRevoked');
+    }
+    const issued = await review.issueReviewFeed(ports, principal, reviewLinks, ports.now());
+    // The address is on this answer only (no redirect, no cache): the page shows it once.
+    return page(await reviewSettings({ ...visit, context: { ...context, notice: NOTICES.feedIssued } }, issued), 201);
+  },
 };
+
+async function reviewSettings(
+  { ports, principal, context }: Visit,
+  issued: IssuedReviewFeedResource | null = null,
+): Promise<string> {
+  const [settings, feed] = await Promise.all([
+    review.getReviewSettings(ports, principal),
+    review.getReviewFeedStatus(ports, principal),
+  ]);
+  return reviewSettingsPage(context, { settings, feed, issued, timeZones: Intl.supportedValuesOf('timeZone') });
+}
 
 function sharing(value: string | null) {
   return value === 'public' || value === 'link' ? value : 'private';
@@ -212,9 +262,10 @@ async function webLibraryRoute(
     notice: NOTICES[event.queryStringParameters?.notice as keyof typeof NOTICES] ?? null,
   };
   const baseUrl = serviceBaseUrl(event, deps.publicBaseUrl, false);
-  const ports: OwnerPorts = { ...deps, feedLinks: (feedId) => feedAddresses(baseUrl, feedId) };
+  const ports = { ...deps, feedLinks: (feedId: string) => feedAddresses(baseUrl, feedId) };
   try {
-    return await action({ ports, principal: access.principal, context, event, form });
+    const links = reviewLinks(event, deps);
+    return await action({ ports, principal: access.principal, context, event, form, reviewLinks: links });
   } catch (error) {
     if (error instanceof NotFoundError) return page(notFoundPage(context), 404);
     const problem =

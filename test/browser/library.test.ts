@@ -1,10 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, chromiumAvailable, launchChromium } from '../support/browser';
+import { chromiumAvailable, launchChromium, signedInPhonePage } from '../support/browser';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { type Owner, signedInUser } from '../support/owner';
 
@@ -16,45 +12,25 @@ import { type Owner, signedInUser } from '../support/owner';
  * page's screenshot into docs/.
  */
 
-const screenshotDir =
-  process.env.GLEANER_SCREENSHOTS === 'docs'
-    ? fileURLToPath(new URL('../../docs', import.meta.url))
-    : mkdtempSync(join(tmpdir(), 'gleaner-library-'));
-
 describe.skipIf(!chromiumAvailable())('the Library in Chromium', () => {
   let t: TestStack;
   let owner: Owner;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
-  const cspErrors: string[] = [];
+  let checkPage: (screenshot: string) => Promise<void>;
 
   beforeAll(async () => {
     t = await startTestStack();
     owner = await signedInUser(t);
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
     // The session sign-in would have set (see test/browser/accounts.test.ts for signing in itself).
-    const [name, value] = owner.cookie.split('=') as [string, string];
-    await context.addCookies([{ name, value, url: t.stack.webBaseUrl, httpOnly: true, sameSite: 'Lax' }]);
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error' && /Content Security Policy|Refused/.test(message.text()))
-        cspErrors.push(`${page.url()}: ${message.text()}`);
-    });
+    ({ page, checkPage } = await signedInPhonePage(browser, t.stack.webBaseUrl, owner.cookie));
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
     await t?.stop();
   });
-
-  async function checkPage(screenshot: string): Promise<void> {
-    expect(await axeViolations(page), page.url()).toEqual([]);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    expect(cspErrors).toEqual([]);
-    await page.screenshot({ path: join(screenshotDir, screenshot), fullPage: true });
-  }
 
   it('creates and revokes API tokens in Settings, saves with one, and sees and edits the note in the Library', async () => {
     await page.goto(`${t.stack.webBaseUrl}/settings/tokens`);

@@ -33,7 +33,15 @@ function visit(owner: Owner | null, path: string, init: { method?: string; form?
 
 describe('signed-in pages', () => {
   it('renders every page with the strict CSP and sends strangers to sign in', async () => {
-    for (const path of ['/library', `/library/notes/${noteId}`, '/tags', '/my/feeds', '/settings/tokens']) {
+    for (const path of [
+      '/library',
+      `/library/notes/${noteId}`,
+      '/review',
+      '/tags',
+      '/my/feeds',
+      '/settings/tokens',
+      '/settings/review',
+    ]) {
       const response = await visit(alice, path);
       expect(response.status, path).toBe(200);
       expect(response.headers.get('Content-Security-Policy')).toContain("script-src 'self'");

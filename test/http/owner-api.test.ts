@@ -248,6 +248,8 @@ const validBodies: Record<string, unknown> = {
   CreateMyFeed: { title: 'x', tags: ['x'] },
   CreateMyToken: { label: 'x' },
   DeleteMyAccount: { confirm: 'delete my account' },
+  RateMyHighlight: { rating: 'discard' },
+  EditMyReviewSettings: { size: 15 },
 };
 
 describe('attacks, generated from the route table', () => {
@@ -256,25 +258,37 @@ describe('attacks, generated from the route table', () => {
 
   beforeAll(async () => {
     victim = await signedInUser(t);
-    const noteId = await savePage(victim, 'https://example.com/private-note', { comment: '#secret' });
+    const noteId = await savePage(victim, 'https://example.com/private-note', {
+      comment: '#secret',
+      selection: 'A private line',
+    });
     const feed = await json(
       await victim.api('/api/v2/me/feeds', { method: 'POST', body: { title: 'Mine', tags: ['secret'] } }),
     );
-    victimIds = { note_id: noteId, feed_id: feed.id, token_id: victim.tokenId, tag: 'secret' };
+    const [highlight] = (await json(await victim.api(`/api/v2/me/notes/${noteId}`))).highlights;
+    victimIds = {
+      note_id: noteId,
+      feed_id: feed.id,
+      token_id: victim.tokenId,
+      tag: 'secret',
+      highlight_id: highlight.id,
+    };
   });
 
   /** What the victim has, read as the victim: it must be the same after every attack. */
   async function victimState() {
-    const [notes, tags, feeds, tokens, note] = await Promise.all(
+    const [notes, tags, feeds, tokens, note, review, reviewSettings] = await Promise.all(
       [
         '/api/v2/me/notes',
         '/api/v2/me/tags',
         '/api/v2/me/feeds',
         '/api/v2/me/tokens',
         `/api/v2/me/notes/${victimIds.note_id}`,
+        '/api/v2/me/review',
+        '/api/v2/me/review-settings',
       ].map(async (path) => json(await victim.api(path))),
     );
-    return { notes, tags, feeds, tokens, note };
+    return { notes, tags, feeds, tokens, note, review, reviewSettings };
   }
 
   it('gives user A none of user B’s notes, feeds, tags or tokens through any /api/v2 route', async () => {

@@ -4,7 +4,9 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page, type Worker } from 'playwright-core';
+import { expect } from 'vitest';
 
 /**
  * Debian's Chromium, driven by playwright-core (no browser download). Without it the browser tests
@@ -54,6 +56,47 @@ export async function serveHtmlPage(html: string): Promise<{ readonly port: numb
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { port: (server.address() as AddressInfo).port, close: () => server.close() };
+}
+
+/** Where a browser test writes its screenshots: docs/ under GLEANER_SCREENSHOTS=docs, a fresh folder otherwise. */
+function screenshotFolder(): string {
+  return process.env.GLEANER_SCREENSHOTS === 'docs'
+    ? fileURLToPath(new URL('../../docs', import.meta.url))
+    : mkdtempSync(join(tmpdir(), 'gleaner-screenshots-'));
+}
+
+const PHONE = { width: 390, height: 844 } as const;
+
+/**
+ * A page of the web app on a phone-sized screen in dark mode, signed in with a session cookie
+ * (`name=value`, as sign-in sets it), and `checkPage`: what every page of the web app must pass (no
+ * axe-core violation, no CSP refusal, no sideways scrolling) before its screenshot is written.
+ */
+export async function signedInPhonePage(
+  browser: Browser,
+  webBaseUrl: string,
+  cookie: string,
+): Promise<{ page: Page; checkPage(screenshot: string): Promise<void> }> {
+  const context = await browser.newContext({ viewport: PHONE, colorScheme: 'dark' });
+  const [name, value] = cookie.split('=') as [string, string];
+  await context.addCookies([{ name, value, url: webBaseUrl, httpOnly: true, sameSite: 'Lax' }]);
+  const page = await context.newPage();
+  const cspErrors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy|Refused/.test(message.text()))
+      cspErrors.push(`${page.url()}: ${message.text()}`);
+  });
+  const screenshots = screenshotFolder();
+  return {
+    page,
+    async checkPage(screenshot) {
+      expect(await axeViolations(page), page.url()).toEqual([]);
+      // A string: this module is type-checked without the DOM's types.
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
+      expect(cspErrors).toEqual([]);
+      await page.screenshot({ path: join(screenshots, screenshot), fullPage: true });
+    },
+  };
 }
 
 /** Every axe-core violation on the page (the web app's pages must have none), as `id: help (n nodes)`. */

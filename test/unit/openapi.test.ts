@@ -72,14 +72,15 @@ describe('openapi-v2.json', () => {
     await expect(SwaggerParser.validate(JSON.parse(committedV2))).resolves.toBeDefined();
   });
 
-  it("describes every owner's route of the table and the Atom and JSON Feed formats, and none of the contract's", () => {
+  it("describes every owner's route of the table, the Atom and JSON Feed formats and the review feed, and none of the contract's", () => {
     const document = buildOwnerApiDocument() as { paths: Record<string, Record<string, { operationId: string }>> };
     const described = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
     );
     const expected = routes
       .filter(
-        (route) => route.path.startsWith('/api/v2/me') || route.id === 'GetFeedAtom' || route.id === 'GetJsonFeed',
+        (route) =>
+          route.path.startsWith('/api/v2/me') || ['GetFeedAtom', 'GetJsonFeed', 'GetReviewFeed'].includes(route.id),
       )
       .map((route) => `${route.method} ${route.path}`);
     expect(described.sort()).toEqual(expected.sort());

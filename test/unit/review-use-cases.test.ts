@@ -120,9 +120,13 @@ class InMemoryReviewStore implements ReviewStore {
   }
 }
 
+/** The id of highlight `index` of user `prefix` (`a` or `b`): a UUID, as highlight ids are. */
+const highlightId = (prefix: string, index: number) =>
+  `${prefix.repeat(8)}-0000-4000-8000-${String(index).padStart(12, '0')}`;
+
 function highlightsOf(principal: Principal, count: number, prefix: string): Highlight[] {
   return Array.from({ length: count }, (_, index) => ({
-    id: `${prefix}-${index}`,
+    id: highlightId(prefix, index),
     noteId: `${prefix}-note-${index}`,
     userId: principal.userId,
     quote: `${prefix} quote ${index}`,
@@ -143,7 +147,7 @@ describe('the daily review use cases', () => {
     expect(review.date).toBe('2026-03-02');
     expect(review.time_zone).toBe('UTC');
     expect(review.items.map((item) => item.position)).toEqual([1, 2, 3, 4, 5]);
-    expect(review.items.every((item) => item.highlight_id.startsWith('a-'))).toBe(true);
+    expect(review.items.every((item) => item.highlight_id.startsWith('aaaaaaaa-'))).toBe(true);
     const first = review.items[0]!;
     expect(first).toMatchObject({ source_url: 'https://example.com/', reason: 'resurfaced', rated: false });
     expect(first.note_title).toBe(`Note of ${first.text}`);
@@ -164,18 +168,29 @@ describe('the daily review use cases', () => {
 
   it('discard has no next due date', async () => {
     const { ports } = setup();
-    expect(await rateHighlight(ports, A, 'a-1', 'discard', NOW)).toMatchObject({ next_due: null, reviews_done: 1 });
+    expect(await rateHighlight(ports, A, highlightId('a', 1), 'discard', NOW)).toMatchObject({
+      next_due: null,
+      reviews_done: 1,
+    });
   });
 
   it("refuses an unknown rating as a 422 issue under body.rating, and another user's highlight as not found", async () => {
     const { ports, store } = setup();
-    const refused = await rateHighlight(ports, A, 'a-1', 'maybe', NOW).catch((error: unknown) => error);
+    const refused = await rateHighlight(ports, A, highlightId('a', 1), 'maybe', NOW).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(InvalidInputError);
     expect((refused as InvalidInputError).issues).toEqual([
-      { loc: ['body', 'rating'], msg: "Input should be 'again', 'hard', 'good', 'easy', 'discard'", type: 'enum' },
+      {
+        loc: ['body', 'rating'],
+        msg: "Input should be 'again', 'hard', 'good', 'easy' or 'discard'",
+        type: 'value_error',
+      },
     ]);
-    await expect(rateHighlight(ports, A, 'b-1', 'good', NOW)).rejects.toBeInstanceOf(NotFoundError);
-    expect(store.cards.has('b-1')).toBe(false);
+    await expect(rateHighlight(ports, A, highlightId('b', 1), 'good', NOW)).rejects.toBeInstanceOf(NotFoundError);
+    expect(store.cards.has(highlightId('b', 1))).toBe(false);
+    // An id that is no UUID names no highlight; an upper-case one names the same as its lower case.
+    await expect(rateHighlight(ports, A, 'a-1', 'good', NOW)).rejects.toBeInstanceOf(NotFoundError);
+    const upper = await rateHighlight(ports, A, highlightId('a', 2).toUpperCase(), 'good', NOW);
+    expect(upper.highlight_id).toBe(highlightId('a', 2));
   });
 
   it('reads and changes settings in the API shape, refusing what the settings core refuses', async () => {

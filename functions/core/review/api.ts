@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { ownerApiSchemas } from '../owner/api';
 import { TAG_MAX_LENGTH } from '../save/hashtags';
 import { REVIEW_RATINGS } from './schedule';
-import { MAX_LISTED_TAGS, REVIEW_SIZE } from './settings';
+import { MAX_LISTED_TAGS, REVIEW_SIZE, REVIEW_SIZE_MESSAGE } from './settings';
 
 /**
  * The daily review's bodies in the per-user API (`/api/v2/me/review…`), as zod schemas registered
@@ -47,7 +47,13 @@ export const dailyReviewSchema = z
       'The review of the user’s calendar day (`date` in `time_zone`): every read that day returns the same highlights. `completed` once each is rated; `streak` counts consecutive days with a rating, `reviews_done` every rating given.',
   });
 
-export const ratingRequestSchema = z.object({ rating: z.enum(REVIEW_RATINGS) }).register(ownerApiSchemas, {
+const rating = z.enum(REVIEW_RATINGS, {
+  error: `Input should be ${REVIEW_RATINGS.slice(0, -1)
+    .map((name) => `'${name}'`)
+    .join(', ')} or '${REVIEW_RATINGS.at(-1)}'`,
+});
+
+export const ratingRequestSchema = z.object({ rating }).register(ownerApiSchemas, {
   id: 'ReviewRatingRequest',
   description: 'How well the highlight was remembered (again, hard, good, easy), or `discard`: never show it again.',
 });
@@ -55,7 +61,7 @@ export const ratingRequestSchema = z.object({ rating: z.enum(REVIEW_RATINGS) }).
 export const ratingResultSchema = z
   .object({
     highlight_id: uuid,
-    rating: z.enum(REVIEW_RATINGS),
+    rating,
     next_due: z.nullable(dateTime),
     streak: z.int().check(z.nonnegative()),
     reviews_done: z.int().check(z.nonnegative()),
@@ -69,7 +75,12 @@ const tagList = z.array(tag).check(z.maxLength(MAX_LISTED_TAGS));
 
 const reviewSettingsSchema = z
   .object({
-    size: z.int().check(z.minimum(REVIEW_SIZE.min), z.maximum(REVIEW_SIZE.max)),
+    size: z
+      .int()
+      .check(
+        z.minimum(REVIEW_SIZE.min, { error: REVIEW_SIZE_MESSAGE }),
+        z.maximum(REVIEW_SIZE.max, { error: REVIEW_SIZE_MESSAGE }),
+      ),
     time_zone: z.string(),
     favoured_tags: tagList,
     muted_tags: tagList,
@@ -98,7 +109,6 @@ const issuedReviewFeedSchema = z.object({ url: z.url(), issued: dateTime }).regi
     'The review feed’s new secret address, shown this once (only its hash is kept); the address before stops working.',
 });
 
-export type ReviewItemResource = z.infer<typeof reviewItemSchema>;
 export type DailyReviewResource = z.infer<typeof dailyReviewSchema>;
 export type RatingResultResource = z.infer<typeof ratingResultSchema>;
 export type ReviewSettingsResource = z.infer<typeof reviewSettingsSchema>;

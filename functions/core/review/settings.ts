@@ -15,6 +15,7 @@ export interface ReviewSettings {
 }
 
 export const REVIEW_SIZE = { min: 3, max: 15, default: 5 } as const;
+export const REVIEW_SIZE_MESSAGE = `Input should be an integer from ${REVIEW_SIZE.min} to ${REVIEW_SIZE.max}`;
 /** Tags in each list; more would only be noise in the weights (and keep the settings item small). */
 export const MAX_LISTED_TAGS = 50;
 
@@ -53,7 +54,7 @@ export function changeReviewSettings(
     else
       issues.push({
         loc: ['body', 'size'],
-        msg: `Input should be an integer from ${REVIEW_SIZE.min} to ${REVIEW_SIZE.max}`,
+        msg: REVIEW_SIZE_MESSAGE,
         type: 'review_size',
       });
   }

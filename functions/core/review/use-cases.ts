@@ -4,20 +4,23 @@
  * time, and get the per-user API's shapes back (api.ts). Nothing here knows HTTP. Every read is by
  * the principal's user id, so another user's highlight is as absent as one that never existed.
  */
+
+import { parseUuidParameter, toValidationIssues } from '../contract/validation';
 import type { Principal } from '../identity/principal';
 import type { Highlight, Note } from '../model';
 import { InvalidInputError, NotFoundError } from '../owner/library';
-import type {
-  DailyReviewResource,
-  IssuedReviewFeedResource,
-  RatingResultResource,
-  ReviewFeedStatusResource,
-  ReviewSettingsResource,
+import {
+  type DailyReviewResource,
+  type IssuedReviewFeedResource,
+  type RatingResultResource,
+  type ReviewFeedStatusResource,
+  type ReviewSettingsResource,
+  ratingRequestSchema,
 } from './api';
 import type { ReviewReason } from './daily';
 import { type ReviewFeedDay, renderReviewFeed } from './feed';
 import { currentStreak, type ReviewProgress } from './progress';
-import { isReviewRating, REVIEW_RATINGS, type ReviewCard, type ReviewRating } from './schedule';
+import type { ReviewCard, ReviewRating } from './schedule';
 import { changeReviewSettings, type ReviewSettings } from './settings';
 
 /** One highlight of a stored day's review (keys enough to read the highlight back). */
@@ -129,19 +132,16 @@ export async function rateHighlight(
   rating: string,
   now: Date,
 ): Promise<RatingResultResource> {
-  if (!isReviewRating(rating))
-    throw new InvalidInputError([
-      {
-        loc: ['body', 'rating'],
-        msg: `Input should be ${REVIEW_RATINGS.map((name) => `'${name}'`).join(', ')}`,
-        type: 'enum',
-      },
-    ]);
-  const rated = await ports.review.rate(principal.userId, highlightId, rating, now);
+  // The API's own check, so every caller (a body, an MCP tool's argument) gets the same 422 issues.
+  const parsed = ratingRequestSchema.safeParse({ rating }, { reportInput: true });
+  if (!parsed.success) throw new InvalidInputError(toValidationIssues('body', parsed.error.issues));
+  // Highlight ids are UUIDs: anything else names no highlight (as another user's id does).
+  const id = parseUuidParameter('highlight_id', highlightId);
+  const rated = id.ok && (await ports.review.rate(principal.userId, id.value, parsed.data.rating, now));
   if (!rated) throw new NotFoundError('No such highlight');
   return {
-    highlight_id: highlightId,
-    rating,
+    highlight_id: id.value,
+    rating: parsed.data.rating,
     next_due: rated.card.discarded ? null : rated.card.schedule.due,
     streak: rated.progress.streak,
     reviews_done: rated.progress.count,

@@ -14,10 +14,11 @@ export interface SignedIn {
   readonly csrfToken: string;
 }
 
-export type NavItem = 'library' | 'tags' | 'feeds' | 'settings' | 'account';
+export type NavItem = 'library' | 'review' | 'tags' | 'feeds' | 'settings' | 'account';
 
 const NAV: readonly { readonly id: NavItem; readonly label: string; readonly href: string }[] = [
   { id: 'library', label: 'Library', href: webPaths.library },
+  { id: 'review', label: 'Review', href: webPaths.review },
   { id: 'tags', label: 'Tags', href: webPaths.tags },
   { id: 'feeds', label: 'Feeds', href: webPaths.feeds },
   { id: 'settings', label: 'Settings', href: webPaths.apiTokens },
@@ -86,6 +87,20 @@ function navigation(signedIn: SignedIn, current: NavItem | undefined): string {
 
 function guestNavigation(): string {
   return `<nav aria-label="Main"><ul><li><a href="${webPaths.signIn}">Sign in</a></li><li><a href="${webPaths.signUp}">Sign up</a></li></ul></nav>`;
+}
+
+const SETTINGS_PAGES = [
+  { id: 'tokens', label: 'API tokens', href: webPaths.apiTokens },
+  { id: 'review', label: 'Review', href: webPaths.reviewSettings },
+  { id: 'apps', label: 'Connected apps', href: webPaths.connectedApps },
+] as const;
+
+/** The links between the Settings pages, the current one marked. */
+export function settingsNavigation(current: (typeof SETTINGS_PAGES)[number]['id']): string {
+  const items = SETTINGS_PAGES.map(
+    (item) => `<li><a href="${item.href}"${item.id === current ? ' aria-current="page"' : ''}>${item.label}</a></li>`,
+  ).join('');
+  return `<nav aria-label="Settings" class="settings-nav"><ul>${items}</ul></nav>`;
 }
 
 /** The name of the hidden field that carries the session's CSRF token in every state-changing form. */

@@ -12,7 +12,7 @@ import type {
   TokenResource,
 } from '../owner/api';
 import { escapeHtml } from '../text/escape';
-import { csrfField, type NavItem, postButton, renderPage, type SignedIn } from './layout';
+import { csrfField, type NavItem, postButton, renderPage, type SignedIn, settingsNavigation } from './layout';
 import { notePath, webPaths } from './paths';
 
 export interface PageContext {
@@ -21,11 +21,19 @@ export interface PageContext {
   readonly error?: string | null;
 }
 
-function page(context: PageContext, title: string, current: NavItem | undefined, body: string): string {
+/** A signed-in page: the shell with the context's navigation, notice and error, and its own scripts. */
+export function page(
+  context: PageContext,
+  title: string,
+  current: NavItem | undefined,
+  body: string,
+  scripts: readonly string[] = [],
+): string {
   return renderPage({
     title,
     body,
     current,
+    scripts,
     signedIn: context.signedIn,
     notice: context.notice,
     error: context.error,
@@ -33,11 +41,11 @@ function page(context: PageContext, title: string, current: NavItem | undefined,
 }
 
 /** An http(s) URL as an attribute value, or null for anything else (a `javascript:` URL is never a link). */
-function safeUrl(url: string | null): string | null {
+export function safeUrl(url: string | null): string | null {
   return url && /^https?:\/\//i.test(url) ? escapeHtml(url) : null;
 }
 
-function when(iso: string | null): string {
+export function when(iso: string | null): string {
   return iso ? `<time datetime="${escapeHtml(iso)}">${escapeHtml(iso.slice(0, 10))}</time>` : '';
 }
 
@@ -52,7 +60,7 @@ function tagLinks(tags: readonly string[]): string {
   return `<ul class="tags" aria-label="Tags">${items}</ul>`;
 }
 
-function hostOf(url: string | null): string {
+export function hostOf(url: string | null): string {
   try {
     return url ? new URL(url).host : '';
   } catch {
@@ -298,6 +306,7 @@ ${token.revoked ? '' : postButton(`${webPaths.apiTokens}/${encodeURIComponent(to
     'API tokens',
     'settings',
     `<h1>Settings › API tokens</h1>
+${settingsNavigation('tokens')}
 <p>An API token lets the browser extension (or a script) save pages to your Library. It can do nothing else.</p>
 ${secret}
 <section aria-labelledby="create">

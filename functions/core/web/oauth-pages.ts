@@ -5,7 +5,7 @@
 
 import { SCOPES, type Scope } from '../identity/principal';
 import { escapeHtml } from '../text/escape';
-import { csrfField, postButton, renderPage } from './layout';
+import { csrfField, postButton, renderPage, settingsNavigation } from './layout';
 import { webPaths } from './paths';
 
 /** What a scope allows, as people read it; OpenID's own scopes too. */
@@ -69,7 +69,7 @@ export function connectedAppsPage(
     signedIn: { csrfToken },
     notice,
     body: `<h1>Connected apps</h1>
-<p><a href="${webPaths.apiTokens}">API tokens</a> · <strong>Connected apps</strong></p>
+${settingsNavigation('apps')}
 <p>Apps you allowed to use your account through OAuth. Revoking one ends its access at once.</p>
 ${list}
 <h2>Connect an AI assistant</h2>

@@ -27,6 +27,10 @@ export const webPaths = {
   tagRename: '/tags/rename',
   tagMerge: '/tags/merge',
   feeds: '/my/feeds',
+  /** The daily review, one highlight at a time; its form posts rate the highlight named in the form. */
+  review: '/review',
+  reviewSettings: '/settings/review',
+  reviewFeed: '/settings/review/feed',
   /** The PWA's Web Share Target: a phone's share sheet posts a page here. */
   share: '/share',
 } as const;
