@@ -5,17 +5,23 @@ import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { ensureTable } from '../functions/adapters/dynamo/create-table';
 import { DynamoLinkStore } from '../functions/adapters/dynamo/link-store';
 import { DynamoReviewStore } from '../functions/adapters/dynamo/review-store';
+import type { Principal } from '../functions/core/identity/principal';
 import type { Bookmark, Highlight, Note } from '../functions/core/model';
+import type { OwnerPorts } from '../functions/core/owner/library';
+import * as library from '../functions/core/owner/library';
 import { buildDailyReview, type ReviewCandidate } from '../functions/core/review/daily';
 import { type ReviewCard, rateCard } from '../functions/core/review/schedule';
 import { DEFAULT_REVIEW_SETTINGS } from '../functions/core/review/settings';
+import { ownerDeps } from '../functions/http/owner-deps';
+import { feedAddresses } from '../functions/http/published-feed';
+import { settings as handlerSettings } from '../functions/platform/settings';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 
 /**
  * The daily review and backlinks at size: a day's review built for a user with 10,000 highlights
  * (in 2,000 notes, 1,000 of them rated before), by the pure builder and by the store over DynamoDB
- * Local (every highlight, note and card read, the day written); and the backlinks of a note that
- * 500 notes link to.
+ * Local (every highlight, note and card read, the day written); and a note that 500 notes link
+ * to, read whole with its links and backlinks as the per-user API reads it.
  */
 
 const HIGHLIGHTS = 10_000;
@@ -150,10 +156,19 @@ export async function reviewAndLinks(row: Row): Promise<void> {
       await links.syncNote(note);
     });
     await links.syncNote(target.note);
-    const found = await links.backlinks(userId, target.note);
-    if (found.length !== INCOMING_LINKS) throw new Error(`expected ${INCOMING_LINKS} backlinks, found ${found.length}`);
-    const backlinks = await timed(20, () => links.backlinks(userId, target.note));
-    row(`backlinks of a note with ${INCOMING_LINKS} incoming links p50 / p95`, p50p95(backlinks));
+    // Read as `GET /api/v2/me/notes/{id}` reads it: the owner API's own ports and core (note, icon,
+    // highlights, outgoing links and backlinks), without the HTTP and authentication around it.
+    const owner = ownerDeps({
+      [handlerSettings.tableName.name]: tableName,
+      [handlerSettings.dynamoEndpoint.name]: dynamo.endpoint,
+    });
+    const ports: OwnerPorts = { ...owner.deps, feedLinks: (feedId) => feedAddresses('http://bench.test', feedId) };
+    const principal: Principal = { userId, via: 'session', scopes: new Set() };
+    const read = await library.getNote(ports, principal, target.note.id);
+    if (read.backlinks.length !== INCOMING_LINKS)
+      throw new Error(`expected ${INCOMING_LINKS} backlinks, found ${read.backlinks.length}`);
+    const backlinks = await timed(20, () => library.getNote(ports, principal, target.note.id));
+    row(`note with ${INCOMING_LINKS} backlinks, as GET /api/v2/me/notes/{id} reads it p50 / p95`, p50p95(backlinks));
   } finally {
     client.destroy();
     await dynamo.stop();

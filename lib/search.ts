@@ -154,7 +154,7 @@ export class SearchIndexing extends Construct {
         fn.function.metric('IteratorAge', { statistic: Stats.MAXIMUM, period: METRIC_PERIOD }),
         {
           threshold: ITERATOR_AGE_ALARM_SECONDS * 1000,
-          description: `The ${consumer.id} function reads table changes over ${ITERATOR_AGE_ALARM_SECONDS} s old: saves are not searchable yet. Look first at its errors and its IndexBatchFailed metric, then at its log group.`,
+          description: `The ${consumer.id} function reads table changes over ${ITERATOR_AGE_ALARM_SECONDS} s old: saves are not searchable, nor their links current, yet. Look first at its errors and its IndexBatchFailed and LinkBatchFailed metrics, then at its log group.`,
         },
       );
     }
@@ -162,6 +162,11 @@ export class SearchIndexing extends Construct {
       threshold: 0,
       description:
         'A batch of table changes failed to index and will be retried. Look first at the SearchIndexer log group for the error (index storage, embeddings).',
+    });
+    this.alarm('LinkBatchFailed', serviceMetric(metricNames.linkBatchFailed, Stats.SUM), {
+      threshold: 0,
+      description:
+        'The links between notes of a batch of table changes failed to be written and will be retried from the first failed note. Look first at the SearchIndexer log group ("Linking notes failed") for the DynamoDB error.',
     });
     this.alarm(
       'DeadLettersAlarm',
@@ -172,7 +177,7 @@ export class SearchIndexing extends Construct {
       {
         threshold: 0,
         description:
-          'Table changes were given up on by the search indexer after its retries: those notes may be stale in search. Look first at the SearchIndexer log group for the cause; once fixed, run `gleaner reindex`, then purge the queue.',
+          'Table changes were given up on by the search indexer after its retries: those notes may be stale in search and in their links. Look first at the SearchIndexer log group for the cause; once fixed, run `gleaner reindex` and `gleaner migrate` (its note-links step), then purge the queue.',
       },
     );
   }

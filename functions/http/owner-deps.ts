@@ -4,6 +4,7 @@ import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoFeedStore } from '../adapters/dynamo/feed-store';
 import { DynamoIdentityStore } from '../adapters/dynamo/identity-store';
+import { DynamoLinkStore } from '../adapters/dynamo/link-store';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { DynamoReviewStore } from '../adapters/dynamo/review-store';
 import type { Environment } from '../platform/env';
@@ -24,6 +25,7 @@ export function ownerDeps(env: Environment) {
     deps: {
       authenticate: ((event, options) => authenticateOwner(authDeps, event, options)) satisfies Authenticate,
       notes: new DynamoBookmarkStore(doc, tableName),
+      links: new DynamoLinkStore(doc, tableName),
       feeds: new DynamoFeedStore(doc, tableName),
       tokens: accounts,
       accounts,

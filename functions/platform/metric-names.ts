@@ -30,4 +30,6 @@ export const metricNames = {
   notesIndexed: 'NotesIndexed',
   notesUnindexed: 'NotesUnindexed',
   indexBatchFailed: 'IndexBatchFailed',
+  /** The links between notes, kept by the same consumer: batches whose links failed (replayed). */
+  linkBatchFailed: 'LinkBatchFailed',
 } as const;

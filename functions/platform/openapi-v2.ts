@@ -116,7 +116,9 @@ const operations: Record<string, OwnerOperation> = {
   },
   GetMyNote: {
     tag: 'notes',
-    summary: 'A note whole: body, description, comment, tags, source URL, favicon and highlights',
+    summary: 'A note whole: body, description, comment, tags, source URL, favicon, highlights, links and backlinks',
+    description:
+      "Links are the `[[Note title]]`s and saved pages' URLs in its text (body and comment), each resolved to the account's note of that normalised title or URL, or null while it waits for one; backlinks are the account's notes that link to this one. Each comes with the sentence around the link.",
     answer: ok('Note', 'The note.'),
   },
   EditMyNote: {

@@ -70,13 +70,16 @@ export interface StreamConsumerDefinition extends BackgroundFunctionDefinition {
 }
 
 export const streamConsumers: readonly StreamConsumerDefinition[] = [
-  /** Keeps the search index a projection of the notes (functions/core/search/indexer.ts). */
+  /**
+   * Keeps the search index and the links between notes projections of the notes
+   * (functions/core/search/indexer.ts, functions/core/links/projection.ts); writes the link items.
+   */
   {
     id: 'SearchIndexer',
     entry: 'functions/search-indexer/handler.ts',
     batchSize: 100,
     maxAttempts: 5,
-    access: ['table:read', 'search:read', 'search:write', 'embeddings'],
+    access: ['table:read', 'table:write', 'search:read', 'search:write', 'embeddings'],
   },
 ];
 

@@ -1,58 +1,94 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { createDynamoClients } from '../adapters/dynamo/client';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { tableFromEnv } from '../adapters/dynamo/client';
+import { DynamoLinkStore } from '../adapters/dynamo/link-store';
 import { noteChangeOf, readNotes } from '../adapters/search/note-changes';
 import { embedderFromEnv, openIndexFromEnv, reembedStep } from '../adapters/search/search-services';
+import { applyLinkChanges, type LinkProjectionPorts } from '../core/links/projection';
 import { applyNoteChanges, type IndexerPorts, type NoteChange } from '../core/search/indexer';
 import { deferred, type Environment } from '../platform/env';
 import { metricNames } from '../platform/metric-names';
 import { count, createLogger, createMetrics } from '../platform/observability';
-import { setting, settings } from '../platform/settings';
 
 export interface IndexerDeps {
   /** Built once, on the first batch (opening the index reads its manifest). */
   readonly ports: () => Promise<IndexerPorts & { afterBatch?: () => Promise<unknown> }>;
+  /** The links between notes (functions/core/links/projection.ts), kept from the same records. */
+  readonly links: LinkProjectionPorts;
   readonly logger: Logger;
   readonly metrics: Metrics;
 }
 
 /**
- * The table's stream → the search index. A batch's note changes are applied together (one engine
- * commit per kind of write); a failure fails every record, reported per record (Powertools batch) so
- * the event source retries the batch, then parks it in the dead-letter queue. Replays are harmless:
- * the index moves forward by note version only.
+ * The table's stream → the two projections of the notes: the search index and the links between
+ * notes. One consumer keeps both rather than one each: they read the same note records under the
+ * same per-note version rule, while a second consumer would be a second reader of every shard (of
+ * the two DynamoDB Streams advises) and a second function, role, event source and alarms for no gain.
+ * Both are idempotent, so a batch retried for either one's failure is harmless to the other; they
+ * run side by side, so neither waits on the other's fault. (The link items written here come back
+ * as stream records of their own, which are no note changes and are skipped.)
+ *
+ * Failures are reported per record (Powertools batch) so the event source retries from the first
+ * failed one, then parks the batch in the dead-letter queue: an index failure fails every record (the
+ * index writes a batch in one commit per kind of write), a link failure the records from the first
+ * one of a note whose links failed.
  */
 export function makeHandler(deps: IndexerDeps) {
   const processor = new BatchProcessor(EventType.DynamoDBStreams);
   let ports: ReturnType<IndexerDeps['ports']> | undefined;
-  return async (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {
-    const changes = event.Records.map(noteChangeOf).filter((change): change is NoteChange => change !== null);
-    let failure: unknown = null;
+
+  const index = async (changes: readonly NoteChange[]): Promise<unknown> => {
     try {
       ports ??= deps.ports();
       const ready = await ports;
       const outcome = await applyNoteChanges(ready, changes);
       count(deps.metrics, metricNames.notesIndexed, outcome.indexed);
       count(deps.metrics, metricNames.notesUnindexed, outcome.deleted);
-      deps.logger.info('Indexed stream batch', { records: event.Records.length, ...outcome });
+      deps.logger.info('Indexed stream batch', { ...outcome });
       await ready
         .afterBatch?.()
         .catch((error: unknown) => deps.logger.warn('Re-embedding step failed', { error: String(error) }));
+      return null;
     } catch (error) {
       // Opened anew for the retry: the index may have moved on (a rebuild, a removed folder) under this handle.
       ports = undefined;
-      failure = error;
       count(deps.metrics, metricNames.indexBatchFailed);
       deps.logger.error('Indexing the batch failed; it will be retried', { error: error as Error });
-    } finally {
-      deps.metrics.publishStoredMetrics();
+      return error;
     }
+  };
+
+  /** The records to retry for the links: from the first one of a note whose links failed. */
+  const link = async (records: readonly (NoteChange | null)[], changes: readonly NoteChange[]) => {
+    const outcome = await applyLinkChanges(deps.links, changes);
+    deps.logger.info('Linked stream batch', { synced: outcome.synced, removed: outcome.removed });
+    const first = records.findIndex((change) => change !== null && outcome.failed.has(noteIdOf(change)));
+    if (first === -1) return { from: records.length, error: null };
+    count(deps.metrics, metricNames.linkBatchFailed);
+    deps.logger.error('Linking notes failed; the batch will be retried from the first failed note', {
+      notes: outcome.failed.size,
+      error: outcome.error as Error,
+    });
+    return { from: first, error: outcome.error };
+  };
+
+  return async (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {
+    const records = event.Records.map(noteChangeOf);
+    const changes = records.filter((change): change is NoteChange => change !== null);
+    const [indexFailure, linkFailure] = await Promise.all([index(changes), link(records, changes)]);
+    deps.metrics.publishStoredMetrics();
+    const failed = new Map<DynamoDBRecord, unknown>(
+      event.Records.flatMap((record, at) => {
+        if (indexFailure) return [[record, indexFailure]];
+        return at >= linkFailure.from ? [[record, linkFailure.error]] : [];
+      }),
+    );
     return processPartialResponse(
       event,
-      async () => {
-        if (failure) throw failure;
+      async (record: DynamoDBRecord) => {
+        if (failed.has(record)) throw failed.get(record);
       },
       processor,
       { context, processInParallel: false, throwOnFullBatchFailure: false },
@@ -60,14 +96,21 @@ export function makeHandler(deps: IndexerDeps) {
   };
 }
 
+const noteIdOf = (change: NoteChange) => (change.kind === 'saved' ? change.note.id : change.noteId);
+
 export function createHandler(env: Environment) {
   const logger = createLogger(env);
   const embedder = embedderFromEnv(env);
-  const tableName = setting(env, settings.tableName);
-  const { doc } = createDynamoClients({ endpoint: setting(env, settings.dynamoEndpoint) });
+  const { doc, tableName } = tableFromEnv(env);
+  const links = new DynamoLinkStore(doc, tableName);
   return makeHandler({
     logger,
     metrics: createMetrics(logger),
+    links: {
+      syncNote: (note) => links.syncNote(note),
+      removeNote: (noteId) => links.removeNote(noteId),
+      readNotes: (ids) => readNotes(doc, tableName, ids),
+    },
     ports: async () => {
       const index = await openIndexFromEnv(env);
       return {

@@ -84,9 +84,29 @@ describe('the indexer', () => {
     });
   });
 
-  it('alarms on failed batches, parked batches and iterator age', () => {
+  it('may write the table: it keeps the links between notes beside the index', () => {
+    const [, fn] = indexerFunction();
+    const role = (fn as { Properties: { Role: { 'Fn::GetAtt': [string, string] } } }).Properties.Role['Fn::GetAtt'][0];
+    // The notes' table, not the search index's commit table.
+    const [table] = Object.keys(
+      built.template.findResources('AWS::DynamoDB::Table', { Properties: { StreamSpecification: Match.anyValue() } }),
+    );
+    const actions = Object.values(built.template.findResources('AWS::IAM::Policy'))
+      .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(role))
+      .flatMap(
+        (policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[],
+      )
+      .filter((statement) => JSON.stringify(statement.Resource).includes(table!))
+      .flatMap((statement) => statement.Action);
+    expect(actions).toEqual(
+      expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem']),
+    );
+  });
+
+  it('alarms on failed index and link batches, parked batches and iterator age', () => {
     built.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'IteratorAge', Threshold: 60_000 });
     built.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: metricNames.indexBatchFailed });
+    built.template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: metricNames.linkBatchFailed });
     built.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/SQS',
       MetricName: 'ApproximateNumberOfMessagesVisible',

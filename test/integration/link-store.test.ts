@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import type { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { DynamoLinkStore } from '../../functions/adapters/dynamo/link-store';
-import { saveBookmark } from '../../functions/core/save/save-bookmark';
-import { newUser } from '../../functions/core/workspace/accounts';
-import { createTestStores, type createTestTable, quietSavePorts } from '../support/dynamo';
+import { createTestStores, type createTestTable } from '../support/dynamo';
+import { linkingUser, saveLinkingNote } from '../support/link-notes';
 
 /** Links and backlinks against DynamoDB Local, with two users whose notes link to the same titles. */
 
@@ -20,28 +18,21 @@ beforeAll(async () => {
 });
 afterAll(() => table.client.destroy());
 
-async function user(): Promise<string> {
-  const id = randomUUID();
-  await accounts.createUser(newUser({ id, name: 'Reader', now: new Date() }));
-  return id;
-}
+const user = () => linkingUser(accounts);
 
 /** Saves a page (or a selection on it) and syncs the note's links, as the change stream does. */
 async function save(userId: string, url: string, title: string, comment: string | null = null): Promise<string> {
-  const outcome = await saveBookmark(quietSavePorts(bookmarks), {
-    userId,
-    request: { url: new URL(url), title, selection: comment && 'A quote.', comment, description: null, append: true },
-    siteIcon: null,
-    idempotency: null,
-  });
-  if (outcome.kind !== 'saved') throw new Error(outcome.kind);
-  const note = (await bookmarks.getNote(outcome.bookmark.noteId))!;
-  expect(await links.syncNote(note)).toBe(true);
+  const note = await saveLinkingNote(bookmarks, userId, { url, title, comment });
+  expect(await links.syncNote(note)).not.toBe('moved-on');
   return note.id;
 }
 
-const targets = (resolved: Awaited<ReturnType<DynamoLinkStore['outgoing']>>) =>
-  resolved.map((link) => ({ target: link.target, note: link.note?.id ?? null }));
+/** A note's outgoing links as its page shows them: what each names, and the note it resolves to. */
+const outgoing = async (noteId: string) =>
+  (await links.outgoing((await bookmarks.getNote(noteId))!)).map((link) => ({
+    target: link.target,
+    note: link.note?.id ?? null,
+  }));
 
 describe('links between notes', () => {
   it("shows a note's backlinks by title and by saved URL, with their sentences, and never another user's", async () => {
@@ -66,7 +57,7 @@ describe('links between notes', () => {
     ]);
     expect(backlinks.map((link) => link.note.id)).not.toContain(bNote);
     // B's outgoing links resolve to B's own note, never to A's.
-    const fromB = await links.outgoing(b, bNote);
+    const fromB = await links.outgoing((await bookmarks.getNote(bNote))!);
     expect(fromB.every((link) => link.note !== null && link.note.id !== queues)).toBe(true);
   });
 
@@ -75,15 +66,15 @@ describe('links between notes', () => {
     const b = await user();
     await save(b, 'https://example.com/later-b', 'Later reading'); // another user's note of that title
     const source = await save(a, 'https://example.com/src', 'Source', 'Next: [[Later reading]].');
-    expect(targets(await links.outgoing(a, source))).toEqual([{ target: 'Later reading', note: null }]);
+    expect(await outgoing(source)).toEqual([{ target: 'Later reading', note: null }]);
 
     const later = await save(a, 'https://example.com/later', 'Later Reading');
-    expect(targets(await links.outgoing(a, source))).toEqual([{ target: 'Later reading', note: later }]);
+    expect(await outgoing(source)).toEqual([{ target: 'Later reading', note: later }]);
     expect((await links.backlinks(a, (await bookmarks.getNote(later))!)).map((link) => link.note.id)).toEqual([source]);
 
     await bookmarks.deleteNote(later);
     await links.removeNote(later);
-    expect(targets(await links.outgoing(a, source))).toEqual([{ target: 'Later reading', note: null }]);
+    expect(await outgoing(source)).toEqual([{ target: 'Later reading', note: null }]);
   });
 
   it("follows a note's edits, ignores a stale image, and drops a deleted note's links from its targets", async () => {
@@ -91,8 +82,13 @@ describe('links between notes', () => {
     const target = await save(a, 'https://example.com/t', 'Target');
     const source = await save(a, 'https://example.com/s', 'Source', 'About [[Target]].');
     const stale = (await bookmarks.getNote(source))!;
-    await save(a, 'https://example.com/s', 'Source', 'Second thoughts.'); // appends: the note moves on
-    expect(await links.syncNote(stale)).toBe(false);
+    const renamed = await bookmarks.editNote(
+      source,
+      (note) => ({ title: 'Source renamed', comment: note.comment ?? null, tags: note.tags }),
+      new Date().toISOString(),
+    );
+    expect(await links.syncNote(renamed!)).toBe('written');
+    expect(await links.syncNote(stale)).toBe('moved-on'); // the note moved on: its old name is not written back
     const targetNote = (await bookmarks.getNote(target))!;
     expect((await links.backlinks(a, targetNote)).map((link) => link.note.id)).toEqual([source]);
 

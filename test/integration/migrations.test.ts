@@ -4,11 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { keys } from '../../functions/adapters/dynamo/keys';
+import { DynamoLinkStore } from '../../functions/adapters/dynamo/link-store';
 import { runMigrations } from '../../functions/adapters/dynamo/migrations';
 import { DynamoReviewStore } from '../../functions/adapters/dynamo/review-store';
 import type { Bookmark, Note } from '../../functions/core/model';
 import { newAccessToken, newUser } from '../../functions/core/workspace/accounts';
 import { createTestTable } from '../support/dynamo';
+import { linkingUser, saveLinkingNote } from '../support/link-notes';
 
 /** `gleaner migrate` against DynamoDB Local: items written before the list commands join their lists. */
 
@@ -119,6 +121,26 @@ describe('gleaner migrate', () => {
     const [result] = await runMigrations(table.doc, table.tableName);
     expect(result!.changed.highlights).toBe(1);
     expect((await review.findHighlight(user.id, highlightId))?.quote).toBe('Early');
+  });
+
+  it('records the links and titles of notes saved before links between notes were kept', async () => {
+    const user = await linkingUser(accounts);
+    const target = await saveLinkingNote(store, user, { url: 'https://example.com/early', title: 'Early target' });
+    const source = await saveLinkingNote(store, user, {
+      url: 'https://example.com/src',
+      title: 'Early source',
+      comment: 'See [[early target]].',
+    });
+    const links = new DynamoLinkStore(table.doc, table.tableName);
+    expect(await links.backlinks(user, target)).toEqual([]);
+    const noteLinks = async () =>
+      (await runMigrations(table.doc, table.tableName)).find((result) => result.name === 'note-links')!.changed;
+
+    expect((await noteLinks()).notes).toBeGreaterThanOrEqual(2);
+    expect(await links.backlinks(user, target)).toEqual([
+      { note: { id: source.id, title: 'Early source' }, context: 'See early target.' },
+    ]);
+    expect(await noteLinks()).toEqual({ notes: 0 });
   });
 
   it('leaves items written by this version alone', async () => {

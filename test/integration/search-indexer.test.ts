@@ -29,6 +29,8 @@ function handlerOver(writer: IndexWriter) {
   return makeHandler({
     logger: new Logger({ serviceName: 'test', logLevel: 'SILENT' }),
     metrics: testMetrics(),
+    // The links projection beside the index is tested in link-projection.test.ts.
+    links: { syncNote: async () => 'unchanged', removeNote: async () => true, readNotes: async () => [] },
     ports: async () => ({
       index: writer,
       embedder: null,

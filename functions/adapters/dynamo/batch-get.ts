@@ -3,23 +3,30 @@ import type { Key } from './keys';
 import { backoff } from './transactions';
 
 /** BatchGetItem takes at most 100 keys a call. */
-const BATCH_SIZE = 100;
+export const BATCH_GET_KEYS = 100;
 
-/** Reads all `keys` (any number), retrying the keys DynamoDB returns unprocessed. */
+/**
+ * Reads all `keys` (any number), retrying the keys DynamoDB returns unprocessed; only `attributes`
+ * of each item when given.
+ */
 export async function batchGetAll(
   doc: DynamoDBDocumentClient,
   tableName: string,
   keys: readonly Key[],
-  options: { consistentRead?: boolean } = {},
+  options: { consistentRead?: boolean; attributes?: readonly string[] } = {},
 ): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
-  for (let start = 0; start < keys.length; start += BATCH_SIZE) {
-    let pending: Record<string, unknown>[] = keys.slice(start, start + BATCH_SIZE);
+  const projection = options.attributes && {
+    ProjectionExpression: options.attributes.map((_, i) => `#a${i}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(options.attributes.map((name, i) => [`#a${i}`, name])),
+  };
+  for (let start = 0; start < keys.length; start += BATCH_GET_KEYS) {
+    let pending: Record<string, unknown>[] = keys.slice(start, start + BATCH_GET_KEYS);
     for (let attempt = 1; pending.length > 0; attempt++) {
       if (attempt > 1) await backoff(attempt);
       const { Responses, UnprocessedKeys } = await doc.send(
         new BatchGetCommand({
-          RequestItems: { [tableName]: { Keys: pending, ConsistentRead: options.consistentRead } },
+          RequestItems: { [tableName]: { Keys: pending, ConsistentRead: options.consistentRead, ...projection } },
         }),
       );
       items.push(...(Responses?.[tableName] ?? []));

@@ -1,24 +1,20 @@
 import { type DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  type Backlink,
   type LinkingNote,
   linksOfNote,
-  type NoteLink,
   type ResolvedLink,
   resolveLinks,
   titleKey,
   urlKey,
 } from '../../core/links/links';
+import type { LinkSync } from '../../core/links/projection';
 import type { Note } from '../../core/model';
-import { batchGetAll } from './batch-get';
+import { BATCH_GET_KEYS, batchGetAll } from './batch-get';
+import { conditionalWrite } from './conditional-write';
 import { keys, LINK_SORT_PREFIX, LOOKUP_INDEX, NAME_SORT_PREFIX } from './keys';
 import { queryAll } from './query-all';
-import { cancellationReasons, retryOnConflict } from './transactions';
-
-/** A note that links to another, with the sentence around the link. */
-export interface Backlink {
-  readonly note: { readonly id: string; readonly title: string };
-  readonly context: string;
-}
+import { retryOnConflict, type TransactionAction } from './transactions';
 
 /** Notes that answer to one title: the oldest is the link's target. Read this many to pass deleted ones. */
 const NAME_CANDIDATES = 5;
@@ -38,14 +34,14 @@ export class DynamoLinkStore {
   /**
    * Makes the stored links of `note` what its text says, in one transaction conditional on the note
    * still being at `note.version`: a change stream replaying an older image, or delivering it late,
-   * changes nothing (the newer image's sync wins). Returns false when the note had moved on.
+   * changes nothing (the newer image's sync wins): `moved-on`. Only the items that differ are
+   * written; when none does there is nothing to write (`unchanged`).
    */
-  async syncNote(note: LinkingNote & Pick<Note, 'userId' | 'version' | 'created'>): Promise<boolean> {
+  async syncNote(note: LinkingNote & Pick<Note, 'userId' | 'version' | 'created'>): Promise<LinkSync> {
     const TableName = this.tableName;
-    const links = linksOfNote(note);
     const name = titleKey(note.title);
-    const wanted = [
-      ...links.map((link) => ({
+    const wanted: Record<string, string>[] = [
+      ...linksOfNote(note).map((link) => ({
         ...keys.link(note.id, link.key),
         ...keys.linksToIndex(note.userId, link.key, note.id),
         type: 'NoteLink',
@@ -66,65 +62,51 @@ export class DynamoLinkStore {
           ]
         : []),
     ];
-    const existing = await this.linkItemKeys(note.id);
+    const existing = new Map((await this.linkItems(note.id)).map((item) => [item.sk as string, item]));
+    const puts = wanted.filter((item) => !sameItem(item, existing.get(item.sk!)));
     const kept = new Set(wanted.map((item) => item.sk));
-    try {
-      await retryOnConflict(() =>
-        this.doc.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                ConditionCheck: {
-                  TableName,
-                  Key: keys.note(note.id),
-                  ConditionExpression: 'version = :version',
-                  ExpressionAttributeValues: { ':version': note.version },
-                },
-              },
-              ...wanted.map((Item) => ({ Put: { TableName, Item } })),
-              ...existing.filter((key) => !kept.has(key.sk)).map((Key) => ({ Delete: { TableName, Key } })),
-            ],
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed') return false;
-      throw error;
-    }
+    const deletes = [...existing.values()].filter((item) => !kept.has(item.sk as string));
+    if (puts.length === 0 && deletes.length === 0) return 'unchanged';
+    const written = await this.transact([
+      {
+        ConditionCheck: {
+          TableName,
+          Key: keys.note(note.id),
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':version': note.version },
+        },
+      },
+      ...puts.map((Item) => ({ Put: { TableName, Item } })),
+      ...deletes.map(({ pk, sk }) => ({ Delete: { TableName, Key: { pk, sk } } })),
+    ]);
+    return written ? 'written' : 'moved-on';
   }
 
   /**
    * Deletes the link and name items of a deleted note (its links leave their targets' backlinks, and
-   * links to it become unresolved). Only once the note is gone: a note that exists keeps its links.
+   * links to it become unresolved). Only once the note is gone: false, and nothing deleted, while it exists.
    */
-  async removeNote(noteId: string): Promise<void> {
+  async removeNote(noteId: string): Promise<boolean> {
     const TableName = this.tableName;
-    const existing = await this.linkItemKeys(noteId);
-    if (existing.length === 0) return;
-    await retryOnConflict(() =>
-      this.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              ConditionCheck: { TableName, Key: keys.note(noteId), ConditionExpression: 'attribute_not_exists(pk)' },
-            },
-            ...existing.map((Key) => ({ Delete: { TableName, Key } })),
-          ],
-        }),
-      ),
-    );
+    const existing = await this.linkItems(noteId);
+    if (existing.length === 0) return true;
+    return this.transact([
+      { ConditionCheck: { TableName, Key: keys.note(noteId), ConditionExpression: 'attribute_not_exists(pk)' } },
+      ...existing.map(({ pk, sk }) => ({ Delete: { TableName, Key: { pk, sk } } })),
+    ]);
   }
 
-  /** The stored links of a note, each with the note it resolves to now (null: waiting for its target). */
-  async outgoing(userId: string, noteId: string): Promise<ResolvedLink[]> {
-    const items = await this.queryPartition(noteId, LINK_SORT_PREFIX);
-    const links = items.map(({ kind, key, target, context }) => ({ kind, key, target, context }) as NoteLink);
+  /**
+   * The links `note` makes as its text reads now (so a page shows an edit's links at once), each with
+   * the user's note it resolves to now (null: waiting for its target).
+   */
+  async outgoing(note: LinkingNote & Pick<Note, 'userId'>): Promise<ResolvedLink[]> {
+    const links = linksOfNote(note);
     const answering = new Map<string, { id: string; title: string }>();
     await Promise.all(
-      [...new Set(links.map((link) => link.key))].map(async (key) => {
-        const target = await this.noteAnswering(userId, key);
-        if (target && target.id !== noteId) answering.set(key, target);
+      links.map(async ({ key }) => {
+        const target = await this.noteAnswering(note.userId, key);
+        if (target && target.id !== note.id) answering.set(key, target);
       }),
     );
     return resolveLinks(links, answering);
@@ -182,7 +164,10 @@ export class DynamoLinkStore {
       candidates = Items.map((item) => item.noteId as string);
     }
     const notes = await this.existingNotes(userId, candidates);
-    const first = candidates.find((id) => notes.has(id));
+    // A name the stream has not yet dropped (the note was renamed or deleted) names nothing.
+    const first = candidates.find(
+      (id) => notes.has(id) && (key.startsWith('url:') || titleKey(notes.get(id)!.title) === key),
+    );
     return first ? notes.get(first)! : null;
   }
 
@@ -191,7 +176,18 @@ export class DynamoLinkStore {
     userId: string,
     noteIds: readonly string[],
   ): Promise<Map<string, { id: string; title: string }>> {
-    const items = await batchGetAll(this.doc, this.tableName, [...new Set(noteIds)].map(keys.note));
+    // Only what a link shows, and a much-linked note's sources a batch of keys each at once.
+    const ids = [...new Set(noteIds)];
+    const batches = Array.from({ length: Math.ceil(ids.length / BATCH_GET_KEYS) }, (_, i) =>
+      ids.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS),
+    );
+    const items = (
+      await Promise.all(
+        batches.map((batch) =>
+          batchGetAll(this.doc, this.tableName, batch.map(keys.note), { attributes: ['id', 'userId', 'title'] }),
+        ),
+      )
+    ).flat();
     return new Map(
       items
         .filter((item) => item.userId === userId)
@@ -199,12 +195,21 @@ export class DynamoLinkStore {
     );
   }
 
-  private async linkItemKeys(noteId: string): Promise<{ pk: string; sk: string }[]> {
+  /** Writes `actions` in one transaction; false when its condition (the first action) did not hold. */
+  private async transact(actions: TransactionAction[]): Promise<boolean> {
+    const outcome = await retryOnConflict(() =>
+      conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: actions }))),
+    );
+    return outcome.written;
+  }
+
+  /** The link and name items of a note, as stored. */
+  private async linkItems(noteId: string): Promise<Record<string, unknown>[]> {
     const [links, names] = await Promise.all([
       this.queryPartition(noteId, LINK_SORT_PREFIX),
       this.queryPartition(noteId, NAME_SORT_PREFIX),
     ]);
-    return [...links, ...names].map((item) => ({ pk: item.pk as string, sk: item.sk as string }));
+    return [...links, ...names];
   }
 
   private queryPartition(noteId: string, prefix: string): Promise<Record<string, unknown>[]> {
@@ -215,4 +220,13 @@ export class DynamoLinkStore {
       ConsistentRead: true,
     });
   }
+}
+
+/** Whether the stored item already holds exactly what `wanted` would write. */
+function sameItem(wanted: Record<string, string>, stored: Record<string, unknown> | undefined): boolean {
+  return (
+    stored !== undefined &&
+    Object.keys(stored).length === Object.keys(wanted).length &&
+    Object.entries(wanted).every(([name, value]) => stored[name] === value)
+  );
 }

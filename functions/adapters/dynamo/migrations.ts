@@ -1,9 +1,11 @@
 import { type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { highlightsOfBody } from '../../core/save/highlights';
 import { derivedId } from '../../core/save/idempotency';
+import { allNotes } from '../search/note-changes';
 import { writtenUnlessConditionFails } from './conditional-write';
 import { highlightItem, toNote } from './items';
 import { keys } from './keys';
+import { DynamoLinkStore } from './link-store';
 
 /**
  * One-off changes to items written by an earlier version, run by `gleaner migrate`. Each migration
@@ -120,8 +122,24 @@ const highlightRecords: Migration = {
   },
 };
 
+/**
+ * The links between notes and the titles notes answer to (docs/links.md) of notes saved before the
+ * stream consumer kept them: each note synced from its text, as the consumer syncs it.
+ */
+const noteLinks: Migration = {
+  name: 'note-links',
+  description: 'Records the links and titles of notes saved before links between notes were kept',
+  async run(doc, tableName) {
+    const links = new DynamoLinkStore(doc, tableName);
+    const changed = { notes: 0 };
+    for await (const notes of allNotes(doc, tableName))
+      for (const note of notes) if ((await links.syncNote(note)) === 'written') changed.notes++;
+    return changed;
+  },
+};
+
 /** Every migration, in the order they run. */
-const migrations: readonly Migration[] = [listIndexes, highlightRecords];
+const migrations: readonly Migration[] = [listIndexes, highlightRecords, noteLinks];
 
 /** Runs every migration over the table, in order. */
 export async function runMigrations(doc: DynamoDBDocumentClient, tableName: string): Promise<MigrationResult[]> {

@@ -147,3 +147,9 @@ export function resolveLinks(
 ): ResolvedLink[] {
   return links.map((link) => ({ ...link, note: answering.get(link.key) ?? null }));
 }
+
+/** A note that links to another, with the sentence around the link. */
+export interface Backlink {
+  readonly note: { readonly id: string; readonly title: string };
+  readonly context: string;
+}

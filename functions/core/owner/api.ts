@@ -39,6 +39,29 @@ const highlightSchema = z
   .object({ id: uuid, quote: z.string(), comment: z.nullable(z.string()), saved: dateTime })
   .register(ownerApiSchemas, { id: 'Highlight', description: 'A quoted selection and its comment, as saved.' });
 
+const linkedNoteSchema = z
+  .object({ id: uuid, title: z.string() })
+  .register(ownerApiSchemas, { id: 'LinkedNote', description: 'Another note of the account, by id and title.' });
+
+const noteLinkSchema = z
+  .object({
+    kind: z.enum(['title', 'url']),
+    target: z.string(),
+    note: z.nullable(linkedNoteSchema),
+    context: z.string(),
+  })
+  .register(ownerApiSchemas, {
+    id: 'NoteLink',
+    description:
+      "A link the note makes, in the order written: `[[Title]]` (kind `title`) or a URL (kind `url`), `target` as written, and the sentence it stands in. `note` is the account's note it resolves to (by normalised title, the oldest of that title; or by the saved page's normalised URL), null while none does: such a link waits for its target and resolves once it is saved.",
+  });
+
+const backlinkSchema = z.object({ note: linkedNoteSchema, context: z.string() }).register(ownerApiSchemas, {
+  id: 'Backlink',
+  description:
+    "A note of the account that links to this one (by its title or its page's URL), with the sentence around the link. Backlinks follow the table's change stream, so a link just written shows here within seconds.",
+});
+
 export const noteSchema = z
   .object({
     ...noteSummarySchema.shape,
@@ -46,12 +69,14 @@ export const noteSchema = z
     comment: z.nullable(z.string()),
     body: z.string(),
     highlights: z.array(highlightSchema),
+    links: z.array(noteLinkSchema),
+    backlinks: z.array(backlinkSchema),
     version: z.int(),
   })
   .register(ownerApiSchemas, {
     id: 'Note',
     description:
-      'A note whole: its Markdown body, the description above its source line, its own comment, and its highlights oldest first.',
+      'A note whole: its Markdown body, the description above its source line, its own comment, its highlights oldest first, the links it makes to other notes and the notes that link to it.',
   });
 
 export const notePageSchema = z

@@ -1,6 +1,7 @@
 import type { ValidationIssue } from '../contract/validation';
 import { newFeedRecord, updateFeedRecord } from '../feed/settings';
 import type { Principal } from '../identity/principal';
+import type { Backlink, ResolvedLink } from '../links/links';
 import {
   type AccessToken,
   type Bookmark,
@@ -84,6 +85,14 @@ export interface AccountStore {
   deleteAccount(userId: string): Promise<void>;
 }
 
+/** The links between a user's notes (functions/adapters/dynamo/link-store.ts). */
+interface LinkReader {
+  /** The links `note`'s text makes, each with the user's note it resolves to now (null: none yet). */
+  outgoing(note: Note): Promise<ResolvedLink[]>;
+  /** The user's notes that link to `note`, with the sentence around each link. */
+  backlinks(userId: string, note: Pick<Note, 'id' | 'title' | 'url'>): Promise<Backlink[]>;
+}
+
 /** The addresses a feed is read at, from the route table (the handler knows the base address). */
 interface FeedLinks {
   readonly page: string;
@@ -95,6 +104,7 @@ interface FeedLinks {
 
 export interface OwnerPorts {
   readonly notes: LibraryStore;
+  readonly links: LinkReader;
   readonly feeds: FeedSettingsStore;
   readonly tokens: TokenStore;
   readonly accounts: AccountStore;
@@ -135,8 +145,17 @@ export async function listNotes(
 
 export async function getNote(ports: OwnerPorts, principal: Principal, noteId: string): Promise<NoteResource> {
   const note = owned(principal, await ports.notes.getNote(noteId), 'note');
-  const [icons, highlights] = await Promise.all([iconsOf(ports, [note]), ports.notes.noteHighlights(note.id)]);
-  return noteResource(note, icons, highlights);
+  const [icons, highlights, links, backlinks] = await Promise.all([
+    iconsOf(ports, [note]),
+    ports.notes.noteHighlights(note.id),
+    ports.links.outgoing(note),
+    ports.links.backlinks(principal.userId, note),
+  ]);
+  return {
+    ...noteResource(note, icons, highlights),
+    links: links.map(({ kind, target, note: linked, context }) => ({ kind, target, note: linked, context })),
+    backlinks,
+  };
 }
 
 export async function editNote(
@@ -375,7 +394,11 @@ function noteSummary(note: Note, bookmarks: Map<string, Bookmark>): NoteSummaryR
   };
 }
 
-function noteResource(note: Note, bookmarks: Map<string, Bookmark>, highlights: readonly Highlight[]): NoteResource {
+function noteResource(
+  note: Note,
+  bookmarks: Map<string, Bookmark>,
+  highlights: readonly Highlight[],
+): Omit<NoteResource, 'links' | 'backlinks'> {
   return {
     ...noteSummary(note, bookmarks),
     description: descriptionOf(note.body),

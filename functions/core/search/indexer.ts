@@ -100,7 +100,8 @@ async function embed(
   }
 }
 
-function newestPerNote(changes: readonly NoteChange[]): Map<string, NoteChange> {
+/** Per note, the change that counts: a delete beats any version, otherwise the highest version. */
+export function newestPerNote(changes: readonly NoteChange[]): Map<string, NoteChange> {
   const newest = new Map<string, NoteChange>();
   for (const change of changes) {
     const noteId = change.kind === 'saved' ? change.note.id : change.noteId;

@@ -139,6 +139,7 @@ ${tagLinks(note.tags)}
 <h2 id="highlights">Highlights</h2>
 ${note.highlights.length ? `<ul class="list highlights">\n${highlights}\n</ul>` : '<p class="muted">No highlights yet.</p>'}
 </section>
+${connections(note)}
 <section aria-labelledby="edit">
 <h2 id="edit">Edit</h2>
 <form method="post" action="${notePath(note.id)}" class="stack">
@@ -146,7 +147,8 @@ ${csrfField(csrf)}
 <label for="title">Title</label>
 <input id="title" name="title" required maxlength="1000" value="${escapeHtml(note.title)}">
 <label for="comment">Comment</label>
-<textarea id="comment" name="comment" rows="4" maxlength="5000">${escapeHtml(note.comment ?? '')}</textarea>
+<textarea id="comment" name="comment" rows="4" maxlength="5000" aria-describedby="comment-hint">${escapeHtml(note.comment ?? '')}</textarea>
+<p id="comment-hint" class="hint muted">Link another note with [[its title]], or paste the address of a page you saved.</p>
 <label for="tags">Tags</label>
 <input id="tags" name="tags" value="${escapeHtml(note.tags.join(', '))}" aria-describedby="tags-hint">
 <p id="tags-hint" class="hint muted">Separated by commas or spaces.</p>
@@ -160,6 +162,38 @@ ${postButton(`${notePath(note.id)}/delete`, csrf, 'Delete note', 'secondary')}
 </section>
 <p><a href="${webPaths.library}">Back to the Library</a></p>`,
   );
+}
+
+/**
+ * The links the note makes (each to its note, or waiting for one to be saved) and the notes that link
+ * to it, each with the sentence the link stands in.
+ */
+function connections(note: NoteResource): string {
+  const sentence = (context: string) => (context ? `<p class="muted">${escapeHtml(context)}</p>` : '');
+  const linked = (target: { id: string; title: string }) =>
+    `<a href="${notePath(target.id)}">${escapeHtml(target.title)}</a>`;
+  const outgoing = note.links
+    .map(
+      (link) => `<li>
+<p>${
+        link.note
+          ? linked(link.note)
+          : `${escapeHtml(link.kind === 'title' ? `[[${link.target}]]` : link.target)} <span class="badge">waiting</span> <span class="muted">for ${link.kind === 'title' ? 'a note of that title' : 'that page to be saved'}</span>`
+      }</p>
+${sentence(link.context)}</li>`,
+    )
+    .join('\n');
+  const incoming = note.backlinks
+    .map((backlink) => `<li>\n<p>${linked(backlink.note)}</p>\n${sentence(backlink.context)}</li>`)
+    .join('\n');
+  return `<section aria-labelledby="links">
+<h2 id="links">Links</h2>
+${outgoing ? `<ul class="list links">\n${outgoing}\n</ul>` : '<p class="muted">This note links to no other note.</p>'}
+</section>
+<section aria-labelledby="backlinks">
+<h2 id="backlinks">Backlinks</h2>
+${incoming ? `<ul class="list backlinks">\n${incoming}\n</ul>` : '<p class="muted">No note links here yet.</p>'}
+</section>`;
 }
 
 export function tagsPage(context: PageContext, tags: readonly { name: string; count: number }[]): string {
