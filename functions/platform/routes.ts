@@ -407,6 +407,19 @@ export const routes: readonly RouteDefinition[] = [
   oauthRoute('OAuthServerMetadata', 'GET', '/.well-known/oauth-authorization-server'),
   oauthRoute('OpenIdConfiguration', 'GET', '/.well-known/openid-configuration'),
   oauthRoute('OwnerApiResourceMetadata', 'GET', '/.well-known/oauth-protected-resource/api/v2/me'),
+  oauthRoute('McpResourceMetadata', 'GET', '/.well-known/oauth-protected-resource/mcp'),
+  {
+    // The MCP server (Streamable HTTP, stateless): OAuth access tokens issued for /mcp only, never the
+    // session; its tools check their own scopes. GET answers 405 (no server-initiated streams).
+    id: 'Mcp',
+    method: 'POST',
+    path: '/mcp',
+    entry: 'functions/mcp/handler.ts',
+    throttle: 'owner',
+    cdn: false,
+    owner: {},
+    access: ['table:read', 'table:write', 'table:rate-limit', 'queue:enrichment', 'search:read', 'embeddings'],
+  },
 ];
 
 export type RateLimitedQuota = keyof typeof rateLimitSettings;

@@ -166,6 +166,33 @@ describe('functions', () => {
     expect(actions).not.toContain('sqs:ReceiveMessage');
   });
 
+  it('lets the MCP function read the search index and embed queries, use the table and the enrichment queue, and nothing broader', () => {
+    const mcp = routeFunction(routes.find((route) => route.id === 'Mcp'));
+    expect(mcp[1].Properties).toMatchObject({ Architectures: ['x86_64'], MemorySize: 1024 });
+    expect(Object.keys(environmentOf(mcp))).toEqual(
+      expect.arrayContaining([
+        settings.tableName.name,
+        settings.searchIndexUri.name,
+        settings.bedrockEmbeddings.name,
+        settings.embeddingsModel.name,
+        settings.enrichmentQueueUrl.name,
+        rateLimitSettings.owner.name,
+      ]),
+    );
+    const grants = grantsOf(mcp);
+    const actions = grants.flatMap((grant) => grant.actions);
+    expect(actions).toContain('bedrock:InvokeModel');
+    expect(actions).toContain('sqs:SendMessage');
+    expect(actions).toContain('s3:GetObject*');
+    // Reading the index only: the indexer alone writes it.
+    expect(actions).not.toContain('s3:PutObject');
+    expect(actions).not.toContain('s3:DeleteObject*');
+    const onTable = grants.filter((grant) => /DataTable/.test(grant.resource)).flatMap((grant) => grant.actions);
+    expect(onTable).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']));
+    expect(onTable).not.toContain('dynamodb:Scan');
+    expect(actions.filter((action) => action.includes('*') && !action.startsWith('s3:'))).toEqual([]);
+  });
+
   it('tells only the CloudFront routes to trust its viewer-address and host headers', () => {
     for (const route of routes) {
       expect(environmentOf(routeFunction(route)).TRUST_CDN_HEADERS, route.id).toBe(route.cdn ? 'true' : undefined);

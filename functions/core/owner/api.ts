@@ -23,7 +23,7 @@ const TOKEN_LABEL_MAX_LENGTH = 100;
 /** API tokens expire after at most ten years (or never, when no expiry is asked for). */
 const TOKEN_MAX_EXPIRY_DAYS = 3650;
 
-const noteSummarySchema = z
+export const noteSummarySchema = z
   .object({
     id: uuid,
     title: z.string(),
@@ -62,7 +62,7 @@ const backlinkSchema = z.object({ note: linkedNoteSchema, context: z.string() })
     "A note of the account that links to this one (by its title or its page's URL), with the sentence around the link. Backlinks follow the table's change stream, so a link just written shows here within seconds.",
 });
 
-const noteSchema = z
+export const noteSchema = z
   .object({
     ...noteSummarySchema.shape,
     description: z.nullable(z.string()),
@@ -79,7 +79,7 @@ const noteSchema = z
       'A note whole: its Markdown body, the description above its source line, its own comment, its highlights oldest first, the links it makes to other notes and the notes that link to it.',
   });
 
-const notePageSchema = z
+export const notePageSchema = z
   .object({ notes: z.array(noteSummarySchema), next_cursor: z.nullable(z.string()) })
   .register(ownerApiSchemas, {
     id: 'NotePage',
@@ -101,7 +101,7 @@ const tagCountSchema = z
   .object({ name: z.string(), count: z.int().check(z.nonnegative()) })
   .register(ownerApiSchemas, { id: 'TagCount', description: 'A tag and how many notes carry it.' });
 
-const tagListSchema = z
+export const tagListSchema = z
   .object({ tags: z.array(tagCountSchema) })
   .register(ownerApiSchemas, { id: 'TagList', description: 'Every tag of the workspace, by name.' });
 
@@ -146,7 +146,7 @@ const feedSchema = z
       'A feed of the notes carrying its tags, with the addresses readers use (they answer 404 while it is private).',
   });
 
-const feedListSchema = z
+export const feedListSchema = z
   .object({ feeds: z.array(feedSchema) })
   .register(ownerApiSchemas, { id: 'FeedList', description: 'Every feed of the account, oldest first.' });
 

@@ -12,10 +12,10 @@ import { parseQuery, type QueryProblem, type SearchQuery, type Term } from './qu
 import { bestSnippet, type Snippet } from './snippet';
 import { tokenize } from './tokens';
 
-const SEARCH_MODES = ['keyword', 'semantic', 'hybrid'] as const;
+export const SEARCH_MODES = ['keyword', 'semantic', 'hybrid'] as const;
 type SearchMode = (typeof SEARCH_MODES)[number];
 const DEFAULT_SEARCH_LIMIT = 20;
-const MAX_SEARCH_LIMIT = 100;
+export const MAX_SEARCH_LIMIT = 100;
 /** Reciprocal rank fusion's constant (Cormack et al. 2009): 1/(k + rank) summed over the lists. */
 const RRF_K = 60;
 
