@@ -29,6 +29,7 @@ import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalStack, startLocalStack } from '../local/stack';
 import { initAndFirstUseBytes } from './bundle-graph';
 import { type RecordedCall, startDynamoRecorder } from './dynamo-recorder';
+import { mcpBench } from './mcp';
 import {
   directSave,
   type Fixture,
@@ -443,6 +444,7 @@ await bundleInit();
 await throughTheStack();
 await reviewAndLinks(row);
 await searchBench(row);
+await mcpBench(row);
 // Other processes on the machine slow the bundles and the routes alike; the ratios hold better than the milliseconds.
 row(
   'load average, 1 min (start → end)',

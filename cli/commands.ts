@@ -60,9 +60,17 @@ export class DocumentOutput {
 /** An id that names nothing: exit status 1, as every other failure (an unreadable file, a revoked token). */
 class NotFoundError extends Error {}
 
+/** Where the CLI writes: a process's stdout or stderr, or a test's buffer. */
+export interface CliOutput {
+  write(text: string): unknown;
+  readonly isTTY?: boolean;
+}
+
 interface Invocation extends Connection {
   readonly options: Record<string, string | boolean | undefined>;
   readonly args: string[];
+  /** Progress and warnings; the answer itself is the command's result. */
+  readonly stderr: CliOutput;
 }
 
 type Command = (invocation: Invocation) => Promise<Record<string, unknown> | DocumentOutput>;
@@ -212,7 +220,7 @@ export const commands: Record<string, Command> = {
     return bookmarkResource(bookmark);
   },
 
-  import: async ({ args, options, accounts, bookmarks }) => {
+  import: async ({ args, options, accounts, bookmarks, stderr }) => {
     const file = requiredArgument(args, 'FILE');
     requiredUserId(options); // a malformed id is told before the file is read
     let text: string;
@@ -223,8 +231,8 @@ export const commands: Record<string, Command> = {
     }
     const userId = await existingUser(options, accounts);
     const entries = importedEntries(file, text);
-    const progress = process.stderr.isTTY
-      ? (done: number, total: number) => process.stderr.write(`\rimporting ${done}/${total}`)
+    const progress = stderr.isTTY
+      ? (done: number, total: number) => stderr.write(`\rimporting ${done}/${total}`)
       : undefined;
     // Enrichment stays in the outbox, which the sweeper drains at a bounded rate (SWEEP_BATCH_PER_SHARD).
     const ports = {
@@ -235,9 +243,9 @@ export const commands: Record<string, Command> = {
       logger: { warn: () => {} },
     };
     const report = await importBookmarks(ports, userId, entries, progress);
-    if (progress) process.stderr.write('\n');
+    if (progress) stderr.write('\n');
     if (report.over_cap)
-      process.stderr.write(
+      stderr.write(
         `gleaner: stopped at the note cap (${report.note_cap}): ${report.over_cap} links not imported; delete notes or raise the cap, then run the import again\n`,
       );
     return { user_id: userId, ...report };
@@ -287,7 +295,7 @@ export const commands: Record<string, Command> = {
     return { migrations: results.map(({ name, description, changed }) => ({ name, description, ...changed })) };
   },
 
-  'feeds create': async ({ options, feeds, baseUrl }) => {
+  'feeds create': async ({ options, feeds, baseUrl, stderr }) => {
     const settings = feedSettings(options);
     requiredOption(options, 'tags');
     const feed = newFeedRecord({
@@ -297,17 +305,17 @@ export const commands: Record<string, Command> = {
       now: new Date(),
     });
     await feeds.createFeed(feed);
-    return feedResources([feed], baseUrl)[0]!;
+    return feedResources([feed], baseUrl, stderr)[0]!;
   },
 
-  'feeds get': async ({ args, feeds, baseUrl }) => {
+  'feeds get': async ({ args, feeds, baseUrl, stderr }) => {
     const feedId = requiredId(args, 'FEED_ID');
     const feed = await feeds.getFeed(feedId);
     if (!feed) throw new NotFoundError(`no feed with id ${feedId}`);
-    return feedResources([feed], baseUrl)[0]!;
+    return feedResources([feed], baseUrl, stderr)[0]!;
   },
 
-  'feeds update': async ({ args, options, feeds, baseUrl }) => {
+  'feeds update': async ({ args, options, feeds, baseUrl, stderr }) => {
     const feedId = requiredId(args, 'FEED_ID');
     const change = feedSettings(options);
     if (Object.values(change).every((value) => value === undefined))
@@ -316,12 +324,12 @@ export const commands: Record<string, Command> = {
     if (!current) throw new NotFoundError(`no feed with id ${feedId}`);
     const updated = updateFeedRecord(current, change, new Date());
     if (!(await feeds.replaceFeed(current, updated))) throw new Error(`feed ${feedId} changed meanwhile; try again`);
-    return feedResources([updated], baseUrl)[0]!;
+    return feedResources([updated], baseUrl, stderr)[0]!;
   },
 
-  'feeds list': async ({ options, accounts, feeds, baseUrl }) => {
+  'feeds list': async ({ options, accounts, feeds, baseUrl, stderr }) => {
     const userId = await existingUser(options, accounts);
-    const list = feedResources(await feeds.listFeeds(userId), baseUrl);
+    const list = feedResources(await feeds.listFeeds(userId), baseUrl, stderr);
     // Each feed has five addresses: one block of key: value lines a feed reads better than a table.
     return new DocumentOutput(list.length ? `${keyValueBlocks(list)}\n` : '(no feeds)\n', { feeds: list });
   },
@@ -374,13 +382,13 @@ function feedSettings(options: Invocation['options']): FeedSettings {
  * JSON Feed for feed readers, and the JSON of the contract's API. On stderr it says which of them
  * answer 404 (private feeds) and how to share them, and when the addresses lack the service's.
  */
-function feedResources(feeds: readonly FeedRecord[], baseUrl: string | null) {
+function feedResources(feeds: readonly FeedRecord[], baseUrl: string | null, stderr: CliOutput) {
   for (const feed of feeds.filter((candidate) => candidate.sharing === 'private'))
-    process.stderr.write(
+    stderr.write(
       `gleaner: feed ${feed.id} is private, so its addresses answer 404 to everyone; to share it with whoever has the link: gleaner feeds update ${feed.id} --sharing link\n`,
     );
   if (baseUrl === null && feeds.length)
-    process.stderr.write(
+    stderr.write(
       'gleaner: the addresses are paths only; pass --base-url (the stack output BaseUrl) or set GLEANER_BASE_URL\n',
     );
   return feeds.map((feed) => feedResource(feed, baseUrl ?? ''));

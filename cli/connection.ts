@@ -40,24 +40,22 @@ export interface Connection {
 }
 
 /** The deployed table named by --table/--region, or else the running local stack's DynamoDB Local. */
-export function connect(target: {
-  table?: string;
-  region?: string;
-  baseUrl?: string;
-  searchIndex?: string;
-}): Connection {
+export function connect(
+  target: { table?: string; region?: string; baseUrl?: string; searchIndex?: string },
+  processEnv: NodeJS.ProcessEnv,
+): Connection {
   let tableName: string;
   let clients: DynamoClients;
-  let baseUrl = target.baseUrl ?? process.env.GLEANER_BASE_URL ?? null;
+  let baseUrl = target.baseUrl ?? processEnv.GLEANER_BASE_URL ?? null;
   let webBaseUrl = baseUrl;
   let mailer: Mailer;
-  let searchIndexUri = target.searchIndex ?? process.env[settings.searchIndexUri.name];
+  let searchIndexUri = target.searchIndex ?? processEnv[settings.searchIndexUri.name];
   if (target.table) {
     tableName = target.table;
     clients = createDynamoClients({ region: target.region });
-    mailer = createMailer(process.env);
+    mailer = createMailer(processEnv);
   } else {
-    const dataDir = dataDirectory();
+    const dataDir = dataDirectory(processEnv);
     const state = readLocalState(dataDir);
     if (!state) {
       throw new Error(
@@ -71,7 +69,7 @@ export function connect(target: {
     searchIndexUri ??= searchIndexFolder(dataDir);
     clients = createDynamoClients({ endpoint: state.dynamoEndpoint, region: 'local' });
   }
-  const env = { ...process.env, [settings.searchIndexUri.name]: searchIndexUri };
+  const env = { ...processEnv, [settings.searchIndexUri.name]: searchIndexUri };
   let opened: Promise<{ index: LanceSearchIndex; embedder: ReturnType<typeof embedderFromEnv> }> | undefined;
   const search = () => {
     if (!searchIndexUri)

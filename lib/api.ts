@@ -35,6 +35,7 @@ import {
 } from '../functions/platform/routes';
 import { settings as handlerSettings, rateLimitSettings } from '../functions/platform/settings';
 import { type AccessTargets, AppFunction } from './app-function';
+import { SEARCH_ENGINE_FUNCTION } from './search';
 import type { GleanerSettings, Throttle } from './stage-settings';
 
 export interface ApiProps {
@@ -233,6 +234,7 @@ export class Api extends Construct {
       description: routeFunctionDescription(route),
       logRetention: settings.logRetentionDays,
       logLevel: settings.logLevel,
+      ...(route.access.includes('search:read') ? SEARCH_ENGINE_FUNCTION : {}),
     });
     fn.bindAccess(route.access, targets);
     const rateLimit = settings.rateLimits[route.throttle];

@@ -1,6 +1,8 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -15,6 +17,12 @@ import { type AccessTargets, AppFunction } from './app-function';
 import type { DataTable } from './data';
 import { METRIC_PERIOD, serviceMetric } from './metrics';
 import type { GleanerSettings } from './stage-settings';
+
+/**
+ * What a function that opens the search index runs on: LanceDB's native module is installed for
+ * x86-64 Linux (see lib/function-bundle.ts), and its indexes want memory (and the CPU Lambda gives with it).
+ */
+export const SEARCH_ENGINE_FUNCTION = { memoryMb: 1024, architecture: Architecture.X86_64 } as const;
 
 /** The indexer's stream reads older than this (the table's writes not yet searchable) page someone. */
 const ITERATOR_AGE_ALARM_SECONDS = 60;
@@ -133,9 +141,7 @@ export class SearchIndexing extends Construct {
         logRetention: settings.logRetentionDays,
         logLevel: settings.logLevel,
         timeout: Duration.minutes(2),
-        memoryMb: 1024,
-        // LanceDB's native module is installed for x86-64 Linux (see lib/function-bundle.ts).
-        architecture: Architecture.X86_64,
+        ...SEARCH_ENGINE_FUNCTION,
       });
       fn.bindAccess(consumer.access, targets);
       fn.function.addEventSource(
@@ -149,6 +155,16 @@ export class SearchIndexing extends Construct {
           onFailure: new SqsDlq(this.deadLetterQueue),
         }),
       );
+      if (consumer.scheduledEveryMinutes) {
+        const interval = Duration.minutes(consumer.scheduledEveryMinutes);
+        // A run that could not start before the next one is due is left to that one; its errors
+        // show in the function's error alarm.
+        new Rule(this, `${consumer.id}Schedule`, {
+          description: `Runs ${consumer.id}'s scheduled step every ${consumer.scheduledEveryMinutes} minutes`,
+          schedule: Schedule.rate(interval),
+          targets: [new LambdaFunction(fn.function, { maxEventAge: interval, retryAttempts: 0 })],
+        });
+      }
       this.alarm(
         `${consumer.id}IteratorAge`,
         fn.function.metric('IteratorAge', { statistic: Stats.MAXIMUM, period: METRIC_PERIOD }),

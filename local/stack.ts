@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { ensureTable } from '../functions/adapters/dynamo/create-table';
 import { StreamReader } from '../functions/adapters/search/stream-reader';
@@ -21,6 +22,7 @@ import { rateLimitSettings, setting, settings } from '../functions/platform/sett
 import { type QueueName, queues, scheduledTasks, streamConsumers, workers } from '../functions/platform/workers';
 import { buildWebAssets } from '../web/build';
 import { createApiServer, type LocalRoute, type ProxyHandler } from './api-server';
+import { lambdaContext } from './lambda-runtime';
 import { LocalQueue, type SqsConsumer } from './queue';
 import { LocalSqsEndpoint } from './sqs-endpoint';
 import { type StreamPoller, startStreamPoller } from './stream-poller';
@@ -68,6 +70,10 @@ export interface LocalStack {
 }
 
 type ModuleWithHandler<H> = { createHandler(env: Environment): H };
+type StreamConsumer = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
+
+/** A stream consumer's time for one invocation (the indexer's, in lib/search.ts). */
+const STREAM_CONSUMER_TIMEOUT_MS = 120_000;
 
 const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -146,26 +152,35 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // The table's stream feeds its consumers as Lambda's event source mapping would, one poller each.
   const pollers: StreamPoller[] = [];
   const readers: StreamReader[] = [];
-  if (options.searchIndexUri) {
-    for (const consumer of streamConsumers) {
-      const reader = await StreamReader.open(client, options.dynamoEndpoint, options.tableName);
-      readers.push(reader);
-      pollers.push(
-        startStreamPoller({
-          read: () => reader.read(consumer.batchSize),
-          handle: await load(consumer.entry),
-          functionName: consumer.id,
-          maxAttempts: consumer.maxAttempts,
-          log: options.log,
-        }),
-      );
-    }
-  }
   const tasks = new Map(
     await Promise.all(
       scheduledTasks.map(async (task) => [task.id, await load<() => Promise<unknown>>(task.entry)] as const),
     ),
   );
+  if (options.searchIndexUri) {
+    for (const consumer of streamConsumers) {
+      const reader = await StreamReader.open(client, options.dynamoEndpoint, options.tableName);
+      readers.push(reader);
+      const handle = await load<StreamConsumer>(consumer.entry);
+      pollers.push(
+        startStreamPoller({
+          read: () => reader.read(consumer.batchSize),
+          handle,
+          functionName: consumer.id,
+          maxAttempts: consumer.maxAttempts,
+          log: options.log,
+        }),
+      );
+      // Its scheduled step, as EventBridge would invoke it: a scheduled event instead of records.
+      if (consumer.scheduledEveryMinutes)
+        tasks.set(consumer.id, () =>
+          handle(
+            { source: 'aws.events', 'detail-type': 'Scheduled Event' } as unknown as DynamoDBStreamEvent,
+            lambdaContext(consumer.id, STREAM_CONSUMER_TIMEOUT_MS),
+          ),
+        );
+    }
+  }
   const timers = [...tasks.values()].map((run) => {
     const timer = setInterval(
       () => void run().catch((error: unknown) => options.log?.(`scheduled task failed: ${String(error)}`)),

@@ -26,6 +26,8 @@ const HANDLER_SETTINGS = [
   settings.embeddingsUrl,
   settings.embeddingsModel,
   settings.embeddingsApiKey,
+  settings.mcpAllowedOrigins,
+  settings.mcpClientRateLimit,
 ].map((definition) => definition.name);
 
 function handlerSettings(): Record<string, string> {

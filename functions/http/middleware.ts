@@ -20,8 +20,11 @@ import { temporaryFaultRetryAfter } from './temporary-fault';
 
 /** What a route's own code gets besides the event: its rate limiter, bound to the route's policy. */
 export interface RouteRequest {
-  /** Counts this request against `subject`'s quota; the answer then carries the resulting headers. */
-  rateLimit(subject: string): Promise<RateLimitDecision>;
+  /**
+   * Counts this request against `subject`'s quota (the route's policy unless another is given); the
+   * answer then carries the resulting headers, of the tightest quota when it counts against several.
+   */
+  rateLimit(subject: string, policy?: RateLimitPolicy): Promise<RateLimitDecision>;
 }
 
 export type RouteHandler<Event extends APIGatewayProxyEvent = APIGatewayProxyEvent> = (
@@ -116,10 +119,11 @@ class RequestRateLimit implements RouteRequest {
 
   constructor(private readonly quota: RouteOptions['rateLimit']) {}
 
-  async rateLimit(subject: string): Promise<RateLimitDecision> {
+  async rateLimit(subject: string, policy?: RateLimitPolicy): Promise<RateLimitDecision> {
     if (!this.quota) throw new Error('This route has no rate limit');
-    this.decision = await this.quota.limiter.hit(subject, this.quota.policy);
-    return this.decision;
+    const decision = await this.quota.limiter.hit(subject, policy ?? this.quota.policy);
+    if (!this.decision || !decision.allowed || decision.remaining < this.decision.remaining) this.decision = decision;
+    return decision;
   }
 
   headers(): Headers {

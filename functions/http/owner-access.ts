@@ -1,4 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { userRateLimitSubject } from '../adapters/dynamo/account-deletion';
+import { clientQuotaKey } from '../core/contract/rate-limit';
 import type { Principal } from '../core/identity/principal';
 import type { Session } from '../core/identity/session';
 import { type RouteDefinition, routes } from '../platform/routes';
@@ -46,4 +48,11 @@ export function matchedRoute(
 ): RouteDefinition | undefined {
   const method = event.httpMethod === 'HEAD' ? 'GET' : event.httpMethod;
   return table.find((route) => route.path === event.resource && route.method === method && route.owner);
+}
+
+/** Whose quota a request of an owner's route counts against: a signed-in caller's own, a refused one's address's. */
+export function ownerQuotaSubject(access: OwnerAccess, event: APIGatewayProxyEvent): string {
+  return access.ok
+    ? userRateLimitSubject(access.principal.userId)
+    : `ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`;
 }

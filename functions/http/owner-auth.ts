@@ -4,7 +4,7 @@ import { DynamoIdentityStore } from '../adapters/dynamo/identity-store';
 import { DynamoOAuthAdapter } from '../adapters/dynamo/oauth-adapter';
 import type { Principal, Scope } from '../core/identity/principal';
 import { ALL_SCOPES } from '../core/identity/principal';
-import { resourceIdentifier } from '../core/identity/resources';
+import { type ResourceName, resourceIdentifier, resourceMetadataUrl } from '../core/identity/resources';
 import {
   csrfTokenMatches,
   hashSecret,
@@ -79,13 +79,13 @@ export async function authenticateOwner(
   event: APIGatewayProxyEvent,
   options: OwnerAuthOptions = {},
 ): Promise<OwnerAuthentication> {
-  const authorization = headerValues(event, 'Authorization');
-  if (authorization.length > 0) {
-    const resource = resourceIdentifier(serviceBaseUrl(event, deps.publicBaseUrl, deps.trustCdnHeaders), 'ownerApi');
-    return bearerAuthentication(deps, authorization, resource, options.scopes ?? []);
-  }
+  if (headerValues(event, 'Authorization').length > 0)
+    return authenticateBearer(deps, event, 'ownerApi', options.scopes ?? []);
   const session = await sessionOf(deps, event);
-  if (!session) return refused(401, 'Not authenticated: sign in, or send Authorization: Bearer <OAuth access token>');
+  if (!session) {
+    const metadata = resourceMetadataUrl(serviceBaseUrl(event, deps.publicBaseUrl, deps.trustCdnHeaders), 'ownerApi');
+    return challenge(metadata)(401, 'Not authenticated: sign in, or send Authorization: Bearer <OAuth access token>');
+  }
   if (!SAFE_METHODS.has(event.httpMethod)) {
     const submitted = options.csrfToken ?? headerValues(event, CSRF_HEADER)[0];
     if (!csrfTokenMatches(session, submitted)) {
@@ -111,24 +111,35 @@ export function secureCookies(publicBaseUrl: string): boolean {
   return publicBaseUrl.startsWith('https:');
 }
 
-async function bearerAuthentication(
+/**
+ * An OAuth access token issued for `resource` (its audience), holding `required`: the only way into
+ * the MCP server, and the per-user API's way for clients. Refusals carry the RFC 6750 challenge with
+ * the resource's metadata address (RFC 9728), where a client finds the authorization server.
+ */
+export async function authenticateBearer(
   deps: OwnerAuthDeps,
-  authorization: readonly string[],
-  audience: string,
+  event: APIGatewayProxyEvent,
+  resource: ResourceName,
   required: readonly Scope[],
 ): Promise<OwnerAuthentication> {
+  const baseUrl = serviceBaseUrl(event, deps.publicBaseUrl, deps.trustCdnHeaders);
+  const audience = resourceIdentifier(baseUrl, resource);
+  const refuse = challenge(resourceMetadataUrl(baseUrl, resource));
+  const authorization = headerValues(event, 'Authorization');
+  if (authorization.length === 0)
+    return refuse(401, `Not authenticated: send Authorization: Bearer <OAuth access token for ${audience}>`);
   const token = authorization.length === 1 ? bearerToken(authorization[0]) : null;
   if (token === null)
-    return refused(401, 'Send exactly one Authorization: Bearer <OAuth access token> header', 'invalid_request');
-  if (token.startsWith(`${TOKEN_PREFIX}_`)) return refused(401, PAT_REFUSED_DETAIL, 'invalid_token');
+    return refuse(401, 'Send exactly one Authorization: Bearer <OAuth access token> header', 'invalid_request');
+  if (token.startsWith(`${TOKEN_PREFIX}_`)) return refuse(401, PAT_REFUSED_DETAIL, 'invalid_token');
   const payload = token.length <= 200 ? await deps.accessTokens.find(token) : undefined;
   const now = deps.now().getTime() / 1000;
   if (!payload || typeof payload.accountId !== 'string' || (typeof payload.exp === 'number' && payload.exp <= now)) {
-    return refused(401, 'Invalid, expired or revoked access token', 'invalid_token');
+    return refuse(401, 'Invalid, expired or revoked access token', 'invalid_token');
   }
   const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
   if (!audiences.includes(audience)) {
-    return refused(
+    return refuse(
       401,
       `This access token was issued for another resource; request one for ${audience}`,
       'invalid_token',
@@ -141,7 +152,7 @@ async function bearerAuthentication(
   );
   const missing = required.filter((scope) => !scopes.has(scope));
   if (missing.length) {
-    return refused(403, `This access token lacks the scope ${missing.join(' ')}`, 'insufficient_scope', missing);
+    return refuse(403, `This access token lacks the scope ${missing.join(' ')}`, 'insufficient_scope', missing);
   }
   return {
     ok: true,
@@ -150,16 +161,23 @@ async function bearerAuthentication(
   };
 }
 
-function refused(
-  status: 401 | 403,
-  detail: string,
-  error?: 'invalid_request' | 'invalid_token' | 'insufficient_scope',
-  scopes: readonly string[] = [],
-): OwnerAuthentication {
-  const challenge = [
-    'Bearer realm="gleaner"',
-    ...(error ? [`error="${error}"`] : []),
-    ...(scopes.length ? [`scope="${scopes.join(' ')}"`] : []),
-  ].join(', ');
-  return { ok: false, response: errorResponse(status, detail, { 'WWW-Authenticate': challenge }) };
+/** A refusal with its `WWW-Authenticate: Bearer` challenge, naming the resource's metadata address (RFC 9728). */
+function challenge(resourceMetadata: string) {
+  return (
+    status: 401 | 403,
+    detail: string,
+    error?: 'invalid_request' | 'invalid_token' | 'insufficient_scope',
+    scopes: readonly string[] = [],
+  ): OwnerAuthentication => {
+    const parameters = [
+      'realm="gleaner"',
+      ...(error ? [`error="${error}"`] : []),
+      ...(scopes.length ? [`scope="${scopes.join(' ')}"`] : []),
+      `resource_metadata="${resourceMetadata}"`,
+    ];
+    return {
+      ok: false,
+      response: errorResponse(status, detail, { 'WWW-Authenticate': `Bearer ${parameters.join(', ')}` }),
+    };
+  };
 }

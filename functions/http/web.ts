@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { pageSecurityHeaders } from '../core/web/layout';
+import { pageSecurityHeaders, renderPage } from '../core/web/layout';
+import { webPaths } from '../core/web/paths';
 import { header } from './responses';
 
 /** Answers and requests of the server-rendered web app: HTML pages, redirects after a POST, form bodies. */
@@ -41,4 +42,18 @@ export function jsonBody(event: APIGatewayProxyEvent): Record<string, unknown> |
 
 export function queryParameter(event: APIGatewayProxyEvent, name: string): string | null {
   return event.queryStringParameters?.[name] ?? null;
+}
+
+/** To the sign-in page, coming back to this page after (to the Library after a form's POST). */
+export function signInFirst(event: APIGatewayProxyEvent): APIGatewayProxyResult {
+  const back = event.httpMethod === 'GET' ? event.path : webPaths.library;
+  return redirectResponse(`${webPaths.signIn}?next=${encodeURIComponent(back)}`);
+}
+
+/** A signed-in page's answer to a visit `ownerAccess` refused: sign in first, or a page saying why not. */
+export function refusedVisit(event: APIGatewayProxyEvent, refusal: APIGatewayProxyResult): APIGatewayProxyResult {
+  if (refusal.statusCode === 401) return signInFirst(event);
+  const detail = (JSON.parse(refusal.body) as { detail: string | { message: string } }).detail;
+  const error = typeof detail === 'string' ? detail : detail.message;
+  return htmlResponse(403, renderPage({ title: 'Refused', error, body: '<h1>Refused</h1>' }));
 }

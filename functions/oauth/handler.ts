@@ -11,7 +11,13 @@ import { loadOAuthKeys } from '../adapters/oauth-keys';
 import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
 import type { OAuthKeys } from '../core/identity/oauth-keys';
 import { ALL_SCOPES } from '../core/identity/principal';
-import { RESOURCE_SCOPES, resourceIdentifier, resourceNamed } from '../core/identity/resources';
+import {
+  RESOURCE_SCOPES,
+  type ResourceName,
+  resourceIdentifier,
+  resourceNamed,
+  resourceOfMetadataPath,
+} from '../core/identity/resources';
 import { csrfTokenMatches } from '../core/identity/session';
 import { CSRF_FIELD } from '../core/web/layout';
 import { consentPage } from '../core/web/oauth-pages';
@@ -75,8 +81,11 @@ export function makeHandler(deps: OAuthDeps) {
       const issuer = serviceBaseUrl(event, deps.publicBaseUrl, deps.trustCdnHeaders);
       const refused = await refuseRegistration(deps, event);
       if (refused) return refused;
-      if (event.path === '/.well-known/oauth-protected-resource/api/v2/me') {
-        return jsonResponse(200, protectedResourceMetadata(issuer), { 'Cache-Control': 'public, max-age=300' });
+      const resource = resourceOfMetadataPath(event.path);
+      if (resource) {
+        return jsonResponse(200, protectedResourceMetadata(issuer, resource), {
+          'Cache-Control': 'public, max-age=300',
+        });
       }
       const server = await serverFor(issuer);
       // RFC 8414's address for the same metadata oidc-provider serves as OpenID discovery.
@@ -88,12 +97,12 @@ export function makeHandler(deps: OAuthDeps) {
   );
 }
 
-/** RFC 9728: what a client needs to find the authorization server for the per-user API. */
-function protectedResourceMetadata(issuer: string) {
+/** RFC 9728: what a client needs to find the authorization server for a resource (the per-user API, MCP). */
+function protectedResourceMetadata(issuer: string, resource: ResourceName) {
   return {
-    resource: resourceIdentifier(issuer, 'ownerApi'),
+    resource: resourceIdentifier(issuer, resource),
     authorization_servers: [issuer],
-    scopes_supported: RESOURCE_SCOPES.ownerApi,
+    scopes_supported: RESOURCE_SCOPES[resource],
     bearer_methods_supported: ['header'],
   };
 }

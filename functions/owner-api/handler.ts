@@ -1,7 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { userRateLimitSubject } from '../adapters/dynamo/account-deletion';
 import { UserNotFoundError } from '../adapters/dynamo/account-store';
 import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
 import { jsonContentTypeIssues, parseUuidParameter, toValidationIssues } from '../core/contract/validation';
@@ -25,7 +24,7 @@ import * as review from '../core/review/use-cases';
 import { InvalidCursorError } from '../core/workspace/listing';
 import { serviceBaseUrl } from '../http/base-url';
 import { httpRoute, type RouteRequest } from '../http/middleware';
-import { type Authenticate, matchedRoute, ownerAccess } from '../http/owner-access';
+import { type Authenticate, matchedRoute, ownerAccess, ownerQuotaSubject } from '../http/owner-access';
 import { ownerDeps } from '../http/owner-deps';
 import { feedAddresses } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
@@ -163,12 +162,7 @@ async function ownerApiRoute(
   const operation = route && operations[route.id];
   if (!route || !operation) throw new Error(`No operation for ${event.httpMethod} ${event.resource}`);
   const access = await ownerAccess(route, event, deps.authenticate);
-  // Signed-in callers count against their own quota, refused ones against their address's.
-  const limit = await request.rateLimit(
-    access.ok
-      ? userRateLimitSubject(access.principal.userId)
-      : `ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`,
-  );
+  const limit = await request.rateLimit(ownerQuotaSubject(access, event));
   if (!limit.allowed) return rateLimited(limit);
   if (!access.ok) return access.response;
   const baseUrl = serviceBaseUrl(event, deps.publicBaseUrl, false);

@@ -3,6 +3,7 @@ import { SCOPES, type Scope } from '../core/identity/principal';
 import { NOTE_PAGE_LIMIT, ownerApiSchemas } from '../core/owner/api';
 // The review's schemas register themselves with the owner API's.
 import '../core/review/api';
+import { QUERY_MAX_LENGTH } from '../core/search/query';
 import {
   feedFormatOperations,
   headerRef,
@@ -95,6 +96,38 @@ const noteListQuery = [
   },
 ];
 
+const searchQuery = [
+  {
+    name: 'q',
+    in: 'query',
+    required: true,
+    description: 'The query (1 to 1,000 characters). Empty, too long, a bad date or a bad site: answers 422.',
+    schema: { type: 'string', minLength: 1, maxLength: QUERY_MAX_LENGTH },
+  },
+  {
+    name: 'mode',
+    in: 'query',
+    required: false,
+    description:
+      'keyword, semantic or hybrid (the default when an embedding model is configured, else keyword). The answer says which really ran.',
+    schema: { type: 'string', enum: ['keyword', 'semantic', 'hybrid'] },
+  },
+  {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: 'Results per page.',
+    schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+  },
+  {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description: 'The previous page’s `cursor`, with the same q and mode.',
+    schema: { type: 'string' },
+  },
+];
+
 const operations: Record<string, OwnerOperation> = {
   GetMyAccount: { tag: 'account', summary: 'The signed-in account', answer: ok('Account', 'The account.') },
   DeleteMyAccount: {
@@ -113,6 +146,21 @@ const operations: Record<string, OwnerOperation> = {
     summary: 'Notes, most recently saved or changed first, a page at a time',
     query: noteListQuery,
     answer: ok('NotePage', 'A page of notes.'),
+  },
+  ListMyRelatedNotes: {
+    tag: 'notes',
+    summary: 'Up to 5 other notes related to this one, each with why',
+    description:
+      'By vector similarity when embeddings cover the account, otherwise by shared tags and a more-like-this keyword query. A note not yet indexed has none.',
+    answer: ok('RelatedNotes', 'The related notes.'),
+  },
+  SearchMyNotes: {
+    tag: 'notes',
+    summary: 'Search the account’s notes: full-text, semantic or hybrid',
+    description:
+      'The query language (words, "phrases", prefix*, #tag, -#tag, -word, site:, after:, before:, has:highlight, a pasted URL) is described in docs/search.md. Only the caller’s notes are ever searched.',
+    query: searchQuery,
+    answer: ok('SearchResults', 'The results, best first.'),
   },
   GetMyNote: {
     tag: 'notes',

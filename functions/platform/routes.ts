@@ -220,6 +220,31 @@ const ownerApiRoutes: readonly RouteDefinition[] = withOwnerApiPreflight([
 ]);
 
 /**
+ * Search and related notes (functions/search-notes), for API clients and as pages: the one function
+ * that carries the search engine (LanceDB), so the per-user API's function does not. It reads the
+ * index, embeds queries and reads notes (ownership), rate-limited per user like the per-user API.
+ */
+function searchRoute(id: string, path: string, owner: NonNullable<RouteDefinition['owner']>): RouteDefinition {
+  return {
+    id,
+    method: 'GET',
+    path,
+    entry: 'functions/search-notes/handler.ts',
+    throttle: 'owner',
+    cdn: false,
+    owner,
+    access: ['table:read', 'table:rate-limit', 'search:read', 'embeddings'],
+  };
+}
+
+const searchRoutes: readonly RouteDefinition[] = [
+  searchRoute('SearchMyNotes', '/api/v2/me/search', { scope: 'notes:read' }),
+  searchRoute('ListMyRelatedNotes', '/api/v2/me/notes/{note_id}/related', { scope: 'notes:read' }),
+  searchRoute('WebSearch', webPaths.search, { session: true }),
+  searchRoute('WebRelatedNotes', `${webPaths.library}/notes/{note_id}/related`, { session: true }),
+];
+
+/**
  * The web app's account pages and their form posts (functions/web-account): never cached, reading and
  * writing the table (logins, sessions, one-time links, passkeys) and counting sign-in attempts.
  */
@@ -378,6 +403,7 @@ export const routes: readonly RouteDefinition[] = [
   },
   ...ownerApiRoutes,
   ...libraryPages,
+  ...searchRoutes,
   accountRoute('WebHome', 'GET', webPaths.home),
   accountRoute('WebSignUpPage', 'GET', webPaths.signUp),
   accountRoute('WebSignUp', 'POST', webPaths.signUp),
@@ -404,6 +430,19 @@ export const routes: readonly RouteDefinition[] = [
   oauthRoute('OAuthServerMetadata', 'GET', '/.well-known/oauth-authorization-server'),
   oauthRoute('OpenIdConfiguration', 'GET', '/.well-known/openid-configuration'),
   oauthRoute('OwnerApiResourceMetadata', 'GET', '/.well-known/oauth-protected-resource/api/v2/me'),
+  oauthRoute('McpResourceMetadata', 'GET', '/.well-known/oauth-protected-resource/mcp'),
+  {
+    // The MCP server (Streamable HTTP, stateless): OAuth access tokens issued for /mcp only, never the
+    // session; its tools check their own scopes. GET answers 405 (no server-initiated streams).
+    id: 'Mcp',
+    method: 'POST',
+    path: '/mcp',
+    entry: 'functions/mcp/handler.ts',
+    throttle: 'owner',
+    cdn: false,
+    owner: {},
+    access: ['table:read', 'table:write', 'table:rate-limit', 'queue:enrichment', 'search:read', 'embeddings'],
+  },
 ];
 
 export type RateLimitedQuota = keyof typeof rateLimitSettings;

@@ -167,6 +167,18 @@ export const settings = {
     parse: parseRateLimitPolicy,
     fallback: parseRateLimitPolicy('20;w=3600'),
   },
+  mcpClientRateLimit: {
+    name: 'MCP_CLIENT_RATE_LIMIT',
+    doc: "an MCP client's quota per user (each call also counts against the user's OWNER_RATE_LIMIT)",
+    parse: parseRateLimitPolicy,
+    fallback: parseRateLimitPolicy('300;w=60'),
+  },
+  mcpAllowedOrigins: {
+    name: 'MCP_ALLOWED_ORIGINS',
+    doc: "browser origins besides the service's own that may call /mcp (comma-separated; e.g. a local MCP Inspector)",
+    parse: commaList,
+    fallback: [],
+  },
   logLevel: { name: 'LOG_LEVEL', doc: 'Powertools log level', parse: text, fallback: 'INFO' },
   searchIndexUri: {
     name: 'SEARCH_INDEX_URI',
@@ -182,6 +194,12 @@ export const settings = {
   embeddingsModel: {
     name: 'GLEANER_EMBEDDINGS_MODEL',
     doc: 'the model the embeddings endpoint (or Bedrock) is asked for',
+    parse: text,
+    fallback: undefined,
+  },
+  embeddingsModelPath: {
+    name: 'GLEANER_EMBEDDINGS_MODEL_PATH',
+    doc: 'a folder of local model files (ONNX and tokenizer) to embed with through @huggingface/transformers, which the operator installs; unset: not used',
     parse: text,
     fallback: undefined,
   },

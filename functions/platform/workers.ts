@@ -67,6 +67,11 @@ export interface StreamConsumerDefinition extends BackgroundFunctionDefinition {
   readonly batchSize: number;
   /** Invocations of a failing batch before it is parked in the dead-letter queue. */
   readonly maxAttempts: number;
+  /**
+   * Set when the same function also runs a background step on a schedule (EventBridge on AWS, a timer
+   * locally), invoked with a scheduled event instead of stream records.
+   */
+  readonly scheduledEveryMinutes?: number;
 }
 
 export const streamConsumers: readonly StreamConsumerDefinition[] = [
@@ -79,6 +84,9 @@ export const streamConsumers: readonly StreamConsumerDefinition[] = [
     entry: 'functions/search-indexer/handler.ts',
     batchSize: 100,
     maxAttempts: 5,
+    // Re-embeds notes whose vectors of the configured model are missing (after a model change), even
+    // while nobody saves: search stays keyword for a user until their notes are covered.
+    scheduledEveryMinutes: 10,
     access: ['table:read', 'table:write', 'search:read', 'search:write', 'embeddings'],
   },
 ];

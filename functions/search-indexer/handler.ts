@@ -1,20 +1,35 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, ScheduledEvent } from 'aws-lambda';
 import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoLinkStore } from '../adapters/dynamo/link-store';
 import { noteChangeOf, readNotes } from '../adapters/search/note-changes';
 import { embedderFromEnv, openIndexFromEnv, reembedStep } from '../adapters/search/search-services';
 import { applyLinkChanges, type LinkProjectionPorts } from '../core/links/projection';
-import { applyNoteChanges, type IndexerPorts, type NoteChange } from '../core/search/indexer';
+import { applyNoteChanges, type IndexerPorts, type IndexOutcome, type NoteChange } from '../core/search/indexer';
 import { deferred, type Environment } from '../platform/env';
 import { metricNames } from '../platform/metric-names';
 import { count, createLogger, createMetrics } from '../platform/observability';
 
+/** A scheduled run stops starting re-embedding steps this long before the function's time is up. */
+const SCHEDULED_MARGIN_MS = 30_000;
+
+/** Stream batches answer with their failed records; a scheduled run with how many notes it re-embedded. */
+type IndexerHandler = {
+  (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse>;
+  (event: ScheduledEvent, context: Context): Promise<{ reembedded: number }>;
+};
+
 export interface IndexerDeps {
   /** Built once, on the first batch (opening the index reads its manifest). */
-  readonly ports: () => Promise<IndexerPorts & { afterBatch?: () => Promise<unknown> }>;
+  readonly ports: () => Promise<
+    IndexerPorts & {
+      afterBatch?: (outcome: IndexOutcome) => Promise<unknown>;
+      /** The scheduled background step: re-embedding what the configured model has no vectors of. */
+      scheduledStep?: (deadline: number) => Promise<number>;
+    }
+  >;
   /** The links between notes (functions/core/links/projection.ts), kept from the same records. */
   readonly links: LinkProjectionPorts;
   readonly logger: Logger;
@@ -48,8 +63,8 @@ export function makeHandler(deps: IndexerDeps) {
       count(deps.metrics, metricNames.notesUnindexed, outcome.deleted);
       deps.logger.info('Indexed stream batch', { ...outcome });
       await ready
-        .afterBatch?.()
-        .catch((error: unknown) => deps.logger.warn('Re-embedding step failed', { error: String(error) }));
+        .afterBatch?.(outcome)
+        .catch((error: unknown) => deps.logger.warn('After-batch step failed', { error: String(error) }));
       return null;
     } catch (error) {
       // Opened anew for the retry: the index may have moved on (a rebuild, a removed folder) under this handle.
@@ -74,7 +89,18 @@ export function makeHandler(deps: IndexerDeps) {
     return { from: first, error: outcome.error };
   };
 
-  return async (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {
+  async function scheduled(context: Context): Promise<{ reembedded: number }> {
+    ports ??= deps.ports();
+    const ready = await ports;
+    // Leaves a margin of the function's time for the step under way to finish.
+    const deadline = Date.now() + Math.max(0, context.getRemainingTimeInMillis() - SCHEDULED_MARGIN_MS);
+    const reembedded = (await ready.scheduledStep?.(deadline)) ?? 0;
+    deps.logger.info('Scheduled re-embedding step', { reembedded });
+    return { reembedded };
+  }
+
+  const handle = async (event: DynamoDBStreamEvent | ScheduledEvent, context: Context) => {
+    if (!('Records' in event)) return scheduled(context);
     const records = event.Records.map(noteChangeOf);
     const changes = records.filter((change): change is NoteChange => change !== null);
     const [indexFailure, linkFailure] = await Promise.all([index(changes), link(records, changes)]);
@@ -94,6 +120,7 @@ export function makeHandler(deps: IndexerDeps) {
       { context, processInParallel: false, throwOnFullBatchFailure: false },
     );
   };
+  return handle as IndexerHandler;
 }
 
 const noteIdOf = (change: NoteChange) => (change.kind === 'saved' ? change.note.id : change.noteId);
@@ -119,7 +146,23 @@ export function createHandler(env: Environment) {
         readNotes: (ids) => readNotes(doc, tableName, ids),
         onEmbeddingFailure: (error) =>
           logger.warn('Embedding failed; notes indexed for keywords', { error: String(error) }),
-        afterBatch: embedder ? () => reembedStep(index, embedder) : undefined,
+        afterBatch: async (outcome) => {
+          // LanceDB 0.31's full-text search misses unindexed rows holding words common among them (a
+          // note's new version included), so what a batch wrote is folded into the indexes at once.
+          if (outcome.indexed + outcome.deleted > 0) await index.optimize();
+          if (embedder) await reembedStep(index, embedder);
+        },
+        scheduledStep: async (deadline) => {
+          if (!embedder) return 0;
+          let reembedded = 0;
+          while (Date.now() < deadline) {
+            const step = await reembedStep(index, embedder);
+            if (step === 0) break;
+            reembedded += step;
+          }
+          if (reembedded > 0) await index.optimize();
+          return reembedded;
+        },
       };
     },
   });

@@ -18,6 +18,7 @@ import {
 import { sendOneTimeLink } from '../core/identity/links';
 import { alreadyRegisteredMail, type Mailer } from '../core/identity/mail';
 import { hashPassword, passwordProblem, verifyPassword } from '../core/identity/password';
+import { resourceIdentifier } from '../core/identity/resources';
 import { clearedSessionCookie, hashSecret, newSession, type Session, sessionCookie } from '../core/identity/session';
 import { checkSignIn, throttle } from '../core/identity/sign-in';
 import {
@@ -489,7 +490,8 @@ async function showConnectedApps(deps: WebAccountDeps, event: APIGatewayProxyEve
     })),
   );
   const notice = queryParameter(event, 'notice') === 'revoked' ? 'The app is disconnected.' : null;
-  return htmlResponse(200, connectedAppsPage(apps, session.csrfToken, notice));
+  const mcpAddress = resourceIdentifier(serviceBaseUrl(event, deps.publicBaseUrl, deps.trustCdnHeaders), 'mcp');
+  return htmlResponse(200, connectedAppsPage(apps, session.csrfToken, mcpAddress, notice));
 }
 
 async function revokeConnectedApp(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {

@@ -27,17 +27,18 @@ import {
 } from '../core/web/library-pages';
 import { notePath, webPaths } from '../core/web/paths';
 import { reviewPage, reviewSettingsPage } from '../core/web/review-pages';
+import { relatedSection, SEARCH_SCRIPT, searchForm } from '../core/web/search-pages';
 import { InvalidCursorError } from '../core/workspace/listing';
 import { serviceBaseUrl } from '../http/base-url';
 import { httpRoute, type RouteRequest } from '../http/middleware';
-import { type Authenticate, matchedRoute, ownerAccess } from '../http/owner-access';
+import { type Authenticate, matchedRoute, ownerAccess, ownerQuotaSubject } from '../http/owner-access';
 import { sessionOf } from '../http/owner-auth';
 import { ownerDeps } from '../http/owner-deps';
 import { feedAddresses } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
 import { header } from '../http/responses';
 import { reviewLinks } from '../http/review-links';
-import { formFields, htmlResponse, redirectResponse } from '../http/web';
+import { formFields, htmlResponse, redirectResponse, refusedVisit, signInFirst } from '../http/web';
 import { deferred, type Environment } from '../platform/env';
 import { setting, settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
@@ -119,10 +120,17 @@ export const actions: Record<string, Action> = {
     const older =
       found.next_cursor &&
       `${webPaths.library}?${new URLSearchParams({ ...(tag ? { tag } : {}), cursor: found.next_cursor })}`;
-    return page(libraryPage(context, { notes: found.notes, tag, olderHref: older }));
+    return page(
+      libraryPage(
+        { ...context, scripts: [SEARCH_SCRIPT] },
+        { notes: found.notes, tag, olderHref: older, searchBox: searchForm() },
+      ),
+    );
   },
-  WebNote: async ({ ports, principal, context, event }) =>
-    page(notePage(context, await library.getNote(ports, principal, uuid(event, 'note_id')))),
+  WebNote: async ({ ports, principal, context, event }) => {
+    const note = await library.getNote(ports, principal, uuid(event, 'note_id'));
+    return page(notePage({ ...context, scripts: [SEARCH_SCRIPT] }, note, relatedSection(note.id)));
+  },
   WebNoteEdit: async ({ ports, principal, event, form }) => {
     const noteId = uuid(event, 'note_id');
     await library.editNote(ports, principal, noteId, {
@@ -247,16 +255,9 @@ async function webLibraryRoute(
   if (!route || !action) throw new Error(`No page for ${event.httpMethod} ${event.resource}`);
   const form = event.httpMethod === 'POST' ? formFields(event) : new URLSearchParams();
   const access = await ownerAccess(route, event, deps.authenticate, form.get(CSRF_FIELD));
-  const limit = await request.rateLimit(
-    access.ok
-      ? userRateLimitSubject(access.principal.userId)
-      : `ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`,
-  );
+  const limit = await request.rateLimit(ownerQuotaSubject(access, event));
   if (!limit.allowed) return rateLimited(limit);
-  if (!access.ok) {
-    if (access.response.statusCode === 401) return signInFirst(event);
-    return page(renderPage({ title: 'Refused', error: refusedText(access.response), body: '<h1>Refused</h1>' }), 403);
-  }
+  if (!access.ok) return refusedVisit(event, access.response);
   const context: PageContext = {
     signedIn: { csrfToken: access.session!.csrfToken },
     notice: NOTICES[event.queryStringParameters?.notice as keyof typeof NOTICES] ?? null,
@@ -294,16 +295,6 @@ function refererPath(event: APIGatewayProxyEvent): string {
   } catch {
     return webPaths.library;
   }
-}
-
-function refusedText(response: APIGatewayProxyResult): string {
-  const detail = (JSON.parse(response.body) as { detail: string | { message: string } }).detail;
-  return typeof detail === 'string' ? detail : detail.message;
-}
-
-function signInFirst(event: APIGatewayProxyEvent): APIGatewayProxyResult {
-  const back = event.httpMethod === 'GET' ? event.path : webPaths.library;
-  return redirectResponse(`${webPaths.signIn}?next=${encodeURIComponent(back)}`);
 }
 
 /**

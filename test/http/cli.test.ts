@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeLocalState } from '../../local/state';
+import { gleanerInProcess as gleaner } from '../support/cli';
 import { contractFetch } from '../support/contract';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
-import { gleaner, repositoryRoot } from '../support/processes';
+import { gleaner as gleanerProcess, repositoryRoot } from '../support/processes';
 
 let t: TestStack;
 let env: Record<string, string>;
@@ -27,8 +28,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-// Every command is a process of its own that loads the CLI: on a busy machine one takes seconds.
-describe('gleaner CLI against the running local stack', { timeout: 240_000 }, () => {
+// The commands run in this process (test/support/cli.ts); the launcher's own process is tested at the end.
+describe('gleaner CLI against the running local stack', () => {
   it('creates a user and a token that saves, then revokes it', async () => {
     const created = await gleaner(['users', 'create', '--name', 'Ada', '--json'], env);
     expect(created.code).toBe(0);
@@ -565,12 +566,30 @@ describe('gleaner CLI against the running local stack', { timeout: 240_000 }, ()
     const none = parse((await gleaner(['users', 'create', '--name', 'Nobody', '--json'], env)).stdout);
     expect((await gleaner(['feeds', 'list', '--user', none.id], env)).stdout).toBe('(no feeds)\n');
   });
+});
 
-  it('explains how to start the stack when none is running', async () => {
-    const result = await gleaner(['notes', 'get', 'x', '--json'], {
+// What only a process shows: the launcher (its shebang, tsx), the exit status and stdout flushed before exit.
+describe('the gleaner launcher, cli/gleaner.mjs, as a process', { timeout: 120_000 }, () => {
+  it.concurrent('exits 0 with the whole answer on stdout', async () => {
+    const created = await gleanerProcess(['users', 'create', '--name', 'Launched', '--json'], env);
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    expect(parse(created.stdout)).toMatchObject({ name: 'Launched', plan: 'free' });
+  });
+
+  it.concurrent('exits 2 for a usage mistake', async () => {
+    const result = await gleanerProcess(['feeds', 'list', '--colour'], env);
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'gleaner: unknown option --colour\nRun `gleaner help` for the commands and their options.\n',
+    });
+  });
+
+  it.concurrent('exits 1 and explains how to start the stack when none is running', async () => {
+    const result = await gleanerProcess(['notes', 'get', 'x', '--json'], {
       GLEANER_DATA_DIR: join(tmpdir(), 'gleaner-nothing-here'),
     });
-    expect(result.code).toBe(1);
+    expect(result).toMatchObject({ code: 1, stdout: '' });
     expect(result.stderr).toMatch(/npm start/);
   });
 });

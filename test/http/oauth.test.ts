@@ -1,6 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
+import { insecure, type OAuthTestClient, oauthTestClient, REDIRECT_URI } from '../support/oauth-client';
 import { createLoginUser, csrfTokenOf, signedIn, type WebClient } from '../support/web-client';
 
 /**
@@ -10,96 +11,40 @@ import { createLoginUser, csrfTokenOf, signedIn, type WebClient } from '../suppo
  */
 
 const PASSWORD = 'a long enough password';
-const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
 describe('the OAuth 2.1 authorization server', () => {
   let t: TestStack;
   let as: oauth.AuthorizationServer;
   let issuer: URL;
   let browser: WebClient;
-  const redirectUri = 'http://127.0.0.1:9/callback';
+  let client: OAuthTestClient;
 
   beforeAll(async () => {
     t = await startTestStack();
-    issuer = new URL(t.stack.webBaseUrl);
     await createLoginUser(t, 'owner@example.com', PASSWORD);
     await createLoginUser(t, 'other@example.com', PASSWORD);
     browser = await signedIn(t, 'owner@example.com', PASSWORD);
-    as = await oauth.processDiscoveryResponse(
-      issuer,
-      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
-    );
+    client = await oauthTestClient(t);
+    ({ as, issuer } = client);
   });
 
   afterAll(async () => {
     await t?.stop();
   });
 
-  async function register(name = 'Reading app'): Promise<oauth.Client> {
-    const response = await oauth.dynamicClientRegistrationRequest(
-      as,
-      {
-        client_name: name,
-        redirect_uris: [redirectUri],
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'none',
-      },
-      insecure,
-    );
-    return oauth.processDynamicClientRegistrationResponse(response);
-  }
-
-  function authorizationUrl(client: oauth.Client, params: Record<string, string>): string {
-    const url = new URL(as.authorization_endpoint!);
-    for (const [name, value] of Object.entries({
-      client_id: client.client_id,
-      redirect_uri: redirectUri,
-      response_type: 'code',
-      scope: 'notes:read offline_access',
-      resource: `${issuer.origin}/api/v2/me`,
-      state: 'state-1',
-      ...params,
-    }))
-      if (value !== '') url.searchParams.set(name, value);
-    return url.toString();
-  }
-
+  const register = () => client.register();
+  const authorizationUrl = (registered: oauth.Client, params: Record<string, string>) =>
+    client.authorizationUrl(registered, params);
+  /** The consent page names the client and says what each scope allows. */
+  const onConsent = (page: string) => {
+    expect(page).toContain('Reading app');
+    expect(page).toContain('Read and search your notes, highlights and tags');
+  };
   /** Runs the authorization request through sign-in and the consent page; the URL the browser ends at. */
-  async function authorize(client: oauth.Client, params: Record<string, string>, as_ = browser): Promise<URL> {
-    let { response, url } = await as_.follow(authorizationUrl(client, params));
-    if (response.status === 200 && url.includes('/oauth/interaction/')) {
-      const page = await response.text();
-      expect(page).toContain('Reading app');
-      expect(page).toContain('Read and search your notes, highlights and tags');
-      const confirm = await as_.post(`${new URL(url).pathname}/confirm`, { csrf: csrfTokenOf(page) });
-      ({ response, url } = await as_.follow(confirm.headers.get('location')!));
-    }
-    return new URL(url);
-  }
-
-  async function codeFlow(client: oauth.Client, resource = `${issuer.origin}/api/v2/me`) {
-    const verifier = oauth.generateRandomCodeVerifier();
-    const callback = await authorize(client, {
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      resource,
-    });
-    const params = oauth.validateAuthResponse(as, client, callback, 'state-1');
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      oauth.None(),
-      params,
-      redirectUri,
-      verifier,
-      {
-        additionalParameters: { resource },
-        ...insecure,
-      },
-    );
-    return oauth.processAuthorizationCodeResponse(as, client, response);
-  }
+  const authorize = (registered: oauth.Client, params: Record<string, string>) =>
+    client.authorize(browser, registered, params, onConsent);
+  const codeFlow = (registered: oauth.Client, resource = `${issuer.origin}/api/v2/me`) =>
+    client.codeFlow(browser, registered, { resource, onConsent });
 
   const me = (accessToken: string) =>
     fetch(`${t.stack.baseUrl}/api/v2/me`, { headers: { Authorization: `Bearer ${accessToken}` } });
@@ -264,7 +209,7 @@ describe('the OAuth 2.1 authorization server', () => {
       const confidential = await fetch(as.registration_endpoint!, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ redirect_uris: [redirectUri], token_endpoint_auth_method: 'client_secret_basic' }),
+        body: JSON.stringify({ redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'client_secret_basic' }),
       });
       expect(confidential.status).toBe(400);
       expect((await json(confidential)).error).toBe('invalid_client_metadata');

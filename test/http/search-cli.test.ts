@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { searchIndexFolder, writeLocalState } from '../../local/state';
+import { gleanerInProcess as gleaner } from '../support/cli';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
-import { gleaner } from '../support/processes';
 
 let t: TestStack;
 let dataDir: string;
@@ -36,25 +36,21 @@ describe('gleaner search', () => {
         selection: 'Basalt lava flows far.',
       }),
     );
-    let answer: {
-      results: { note_id: string; snippet: string }[];
-      mode: string;
-      reason?: string;
-      cursor: null;
-    } | null = null;
-    for (let attempt = 0; attempt < 50 && !answer?.results.length; attempt++) {
+    // The save reaches the index moments later: wait for it, then check the answer.
+    const answer = await vi.waitFor(async () => {
       const run = await gleaner(['search', '--user', user.id, 'basalt lava', '--mode', 'hybrid', '--json'], env);
       expect(run.code).toBe(0);
-      answer = JSON.parse(run.stdout);
-      if (!answer?.results.length) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+      const found = JSON.parse(run.stdout) as { results: { note_id: string; snippet: string }[] };
+      expect(found.results).not.toHaveLength(0);
+      return found;
+    }, 20_000);
     expect(answer).toMatchObject({
       results: [{ note_id: saved.note_id, title: 'Shield volcanoes', url: 'https://volcano.example/', tags: [] }],
       cursor: null,
       mode: 'keyword',
       reason: expect.stringMatching(/^hybrid search unavailable: no embedding model/),
     });
-    expect(answer!.results[0]!.snippet).toBe('**Basalt** **lava** flows far.');
+    expect(answer.results[0]!.snippet).toBe('**Basalt** **lava** flows far.');
     const table = await gleaner(['search', '--user', user.id, 'basalt'], env);
     expect(table.stdout).toMatch(
       /Shield volcanoes <https:\/\/volcano\.example\/> +\*\*Basalt\*\* lava flows far\.\nmode: keyword\n/,

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LanceSearchIndex } from '../../functions/adapters/search/lance-index';
 import { rebuildIndex } from '../../functions/adapters/search/search-services';
 import { searchNotes } from '../../functions/core/search/search';
@@ -10,7 +10,9 @@ import { startTestStack, type TestStack } from '../support/local-stack';
 /**
  * The whole path on one machine: a save through the local stack's API is written to DynamoDB Local,
  * its stream record is read by the local poller, the indexer handler writes the index, and search
- * finds it (within 5 s); a deleted note disappears, and a removed index folder is rebuilt.
+ * finds it; a deleted note disappears, and a removed index folder is rebuilt. How soon is measured by
+ * `npm run bench` (save to searchable, docs/search.md), not here: a test on a busy machine would only
+ * measure the machine.
  */
 let test: TestStack;
 let folder: string;
@@ -35,18 +37,13 @@ async function search(userId: string, text: string): Promise<string[]> {
   }
 }
 
-/** Milliseconds until `check` holds, polling; fails after `withinMs`. */
-async function timeUntil(check: () => Promise<boolean>, withinMs = 5000): Promise<number> {
-  const start = Date.now();
-  while (Date.now() - start < withinMs) {
-    if (await check()) return Date.now() - start;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`not within ${withinMs} ms`);
+/** Until `check` holds: the stream poller and the indexer run moments after the write. */
+async function eventually(check: () => Promise<boolean>): Promise<void> {
+  await vi.waitFor(async () => expect(await check()).toBe(true), { timeout: 30_000, interval: 50 });
 }
 
 describe('search on the local stack', () => {
-  it('finds a save within 5 s, only for its owner, and loses a deleted note within 5 s', async () => {
+  it('finds a save, only for its owner, and loses a deleted note', async () => {
     const alice = await test.createUser();
     const bob = await test.createUser();
     const saved = await test.save(alice.token, {
@@ -59,25 +56,26 @@ describe('search on the local stack', () => {
     const { note_id: noteId } = (await saved.json()) as { note_id: string };
     await test.save(bob.token, { url: 'https://glacier.example/other', title: 'Moraines elsewhere' });
 
-    const lag = await timeUntil(async () => (await search(alice.user.id, 'moraine')).includes(noteId));
-    expect(lag).toBeLessThan(5000);
+    await eventually(async () => (await search(alice.user.id, 'moraine')).includes(noteId));
     expect(await search(alice.user.id, 'moraines #geology')).toEqual([noteId]);
     expect(await search(bob.user.id, 'terminal')).toEqual([]);
 
     // A highlight appended later is searchable too (the note's newer version replaces the old).
     await test.save(alice.token, { url: 'https://glacier.example/moraine', selection: 'Drumlins point downstream.' });
-    await timeUntil(async () => (await search(alice.user.id, 'drumlins')).includes(noteId));
+    await eventually(async () => (await search(alice.user.id, 'drumlins')).includes(noteId));
 
     await test.bookmarks.deleteNote(noteId);
-    await timeUntil(async () => (await search(alice.user.id, 'moraine')).length === 0);
-  }, 30_000);
+    await eventually(async () => (await search(alice.user.id, 'moraine')).length === 0);
+  }, 120_000);
 
   it('reindex restores an index whose folder was removed', async () => {
     const carol = await test.createUser();
     const saved = await test.save(carol.token, { url: 'https://tides.example/', title: 'Tidal bores explained' });
     const { note_id: noteId } = (await saved.json()) as { note_id: string };
-    await timeUntil(async () => (await search(carol.user.id, 'tidal')).includes(noteId));
+    await eventually(async () => (await search(carol.user.id, 'tidal')).includes(noteId));
 
+    // The stack (its indexer too, which may still be folding the save into the indexes) stops first.
+    await test.takeDown();
     rmSync(join(folder, 'index'), { recursive: true, force: true });
     const index = await LanceSearchIndex.open({ uri: join(folder, 'index') });
     try {
@@ -92,6 +90,7 @@ describe('search on the local stack', () => {
     } finally {
       index.close();
     }
+    await test.bringUp();
     expect(await search(carol.user.id, 'tidal bores')).toEqual([noteId]);
-  }, 30_000);
+  }, 120_000);
 });

@@ -112,15 +112,22 @@ describe('data table', () => {
 
 describe('functions', () => {
   it('gives every route (routes of one handler module share it), worker and scheduled task its own arm64 Node.js 24 function with its own log group', () => {
+    // Functions that open the search index run on x86-64 (LanceDB's native module): the stream
+    // consumers (see test/infra/search.test.ts) and the search routes' function.
     const functions = [
-      ...routeFunctions(routes).map((route) => routeFunction(route)),
-      ...[...workers, ...scheduledTasks].map(({ id }) => backgroundFunction(id)),
+      ...routeFunctions(routes).map((route) => ({
+        found: routeFunction(route),
+        architecture: route.access.includes('search:read') ? 'x86_64' : 'arm64',
+      })),
+      ...[...workers, ...scheduledTasks].map(({ id }) => ({ found: backgroundFunction(id), architecture: 'arm64' })),
     ];
-    // The stream consumers run on x86-64 (their native module): see test/infra/search.test.ts.
     expect(allFunctions()).toHaveLength(functions.length + streamConsumers.length);
-    for (const [, fn] of functions) {
+    for (const {
+      found: [, fn],
+      architecture,
+    } of functions) {
       expect(fn.Properties).toMatchObject({
-        Architectures: ['arm64'],
+        Architectures: [architecture],
         Runtime: 'nodejs24.x',
         TracingConfig: { Mode: 'Active' },
         Handler: 'index.handler',
@@ -163,6 +170,33 @@ describe('functions', () => {
     expect(actions.filter((action) => action.includes('*'))).toEqual([]);
     expect(actions).not.toContain('dynamodb:Scan');
     expect(actions).not.toContain('sqs:ReceiveMessage');
+  });
+
+  it('lets the MCP function read the search index and embed queries, use the table and the enrichment queue, and nothing broader', () => {
+    const mcp = routeFunction(routes.find((route) => route.id === 'Mcp'));
+    expect(mcp[1].Properties).toMatchObject({ Architectures: ['x86_64'], MemorySize: 1024 });
+    expect(Object.keys(environmentOf(mcp))).toEqual(
+      expect.arrayContaining([
+        settings.tableName.name,
+        settings.searchIndexUri.name,
+        settings.bedrockEmbeddings.name,
+        settings.embeddingsModel.name,
+        settings.enrichmentQueueUrl.name,
+        rateLimitSettings.owner.name,
+      ]),
+    );
+    const grants = grantsOf(mcp);
+    const actions = grants.flatMap((grant) => grant.actions);
+    expect(actions).toContain('bedrock:InvokeModel');
+    expect(actions).toContain('sqs:SendMessage');
+    expect(actions).toContain('s3:GetObject*');
+    // Reading the index only: the indexer alone writes it.
+    expect(actions).not.toContain('s3:PutObject');
+    expect(actions).not.toContain('s3:DeleteObject*');
+    const onTable = grants.filter((grant) => /DataTable/.test(grant.resource)).flatMap((grant) => grant.actions);
+    expect(onTable).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:UpdateItem']));
+    expect(onTable).not.toContain('dynamodb:Scan');
+    expect(actions.filter((action) => action.includes('*') && !action.startsWith('s3:'))).toEqual([]);
   });
 
   it('tells only the CloudFront routes to trust its viewer-address and host headers', () => {

@@ -62,6 +62,14 @@ describe('the indexer', () => {
     });
   });
 
+  it('also runs its re-embedding step on an EventBridge schedule', () => {
+    const [functionId] = indexerFunction();
+    built.template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: `rate(${indexer.scheduledEveryMinutes} minutes)`,
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionId, 'Arn'] } })],
+    });
+  });
+
   it('is told where the index is and which model embeds, and may invoke that one model only', () => {
     const [, fn] = indexerFunction();
     const variables = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties
@@ -112,5 +120,28 @@ describe('the indexer', () => {
       MetricName: 'ApproximateNumberOfMessagesVisible',
       AlarmDescription: Match.stringLikeRegexp('search indexer'),
     });
+  });
+});
+
+describe('the search routes’ function', () => {
+  it('runs on x86-64, reads the index (never writes it) and may embed queries', () => {
+    const found = Object.entries(built.template.findResources('AWS::Lambda::Function')).filter(([id]) =>
+      id.includes('SearchNotes'),
+    );
+    expect(found).toHaveLength(1);
+    const [, fn] = found[0]!;
+    expect(fn.Properties.Architectures).toEqual(['x86_64']);
+    expect(fn.Properties.Environment.Variables).toMatchObject({
+      [settings.searchIndexUri.name]: expect.anything(),
+      [settings.embeddingsModel.name]: TITAN_V2_MODEL_ID,
+    });
+    const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
+    const policies = Object.values(built.template.findResources('AWS::IAM::Policy')).filter((policy) =>
+      JSON.stringify(policy.Properties.Roles).includes(roleId),
+    );
+    const actions = JSON.stringify(policies.map((policy) => policy.Properties.PolicyDocument.Statement));
+    expect(actions).toContain('bedrock:InvokeModel');
+    expect(actions).toContain('s3:GetObject');
+    expect(actions).not.toContain('s3:PutObject');
   });
 });

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { BedrockRuntimeClient, InvokeModelCommand } from '@aws-sdk/client-bedrock-runtime';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -8,6 +9,8 @@ import {
   openAiCompatibleEmbedder,
   TITAN_V2_DIMENSIONS,
   TITAN_V2_MODEL_ID,
+  TRANSFORMERS_PACKAGE,
+  transformersEmbedder,
 } from '../../functions/adapters/search/embedders';
 import { EmbedderUnavailableError } from '../../functions/core/search/embedder';
 
@@ -95,4 +98,54 @@ describe('the Bedrock Titan V2 embedder', () => {
     await expect(embedder.embed(['x'], 'query')).rejects.toThrow(EmbedderUnavailableError);
     bedrock.restore();
   });
+});
+
+/** Whether the optional local-model package is installed here (it is not by default: no model can be downloaded). */
+function transformersInstalled(): boolean {
+  try {
+    createRequire(import.meta.url).resolve(TRANSFORMERS_PACKAGE);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('the @huggingface/transformers embedder (local model files)', () => {
+  it('asks a feature-extraction pipeline of the folder for mean-pooled, normalised vectors, one per text', async () => {
+    const loaded: string[] = [];
+    const calls: { texts: string[]; options: object }[] = [];
+    const embedder = transformersEmbedder('/models/all-MiniLM-L6-v2/', async (path) => {
+      loaded.push(path);
+      return async (texts, options) => {
+        calls.push({ texts, options });
+        return { tolist: () => texts.map((_, i) => [i, 0.5]) };
+      };
+    });
+    expect(embedder.model).toBe('transformers:all-MiniLM-L6-v2');
+    expect(await embedder.embed(['first', 'x'.repeat(30_000)], 'document')).toEqual([
+      [0, 0.5],
+      [1, 0.5],
+    ]);
+    await embedder.embed(['again'], 'query');
+    expect(loaded).toEqual(['/models/all-MiniLM-L6-v2/']);
+    expect(calls[0]!.options).toEqual({ pooling: 'mean', normalize: true });
+    expect(calls[0]!.texts[1]!.length).toBe(20_000);
+  });
+
+  it('is unavailable (never silently keyword-as-semantic) when the pipeline cannot load or answers short', async () => {
+    const failing = transformersEmbedder('/models/missing', async () => {
+      throw new Error('no such file');
+    });
+    await expect(failing.embed(['x'], 'query')).rejects.toThrow(EmbedderUnavailableError);
+    const short = transformersEmbedder('/models/short', async () => async () => ({ tolist: () => [] }));
+    await expect(short.embed(['x'], 'query')).rejects.toThrow(/0 vectors for 1 texts/);
+  });
+
+  it.skipIf(transformersInstalled())(
+    `names the package to install when ${TRANSFORMERS_PACKAGE} is missing (skipped where it is installed)`,
+    async () => {
+      const embedder = transformersEmbedder('/models/all-MiniLM-L6-v2');
+      await expect(embedder.embed(['x'], 'query')).rejects.toThrow(`npm install ${TRANSFORMERS_PACKAGE}`);
+    },
+  );
 });

@@ -1,4 +1,5 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mcpIdempotencyScope } from '../../core/mcp/access';
 import { type Key, keys, LOOKUP_INDEX } from './keys';
 import { queryAll } from './query-all';
 import { backoff } from './transactions';
@@ -34,6 +35,12 @@ export async function deleteAccountRows(doc: DynamoDBDocumentClient, tableName: 
       tableName,
       await queryKeys(doc, tableName, { pk: `IDEMPOTENCY#${ref.sk.slice('TOKEN#'.length)}` }),
     );
+  // The answers kept for the Idempotency-Keys of the user's MCP saves.
+  await deleteAll(
+    doc,
+    tableName,
+    await queryKeys(doc, tableName, { pk: keys.idempotency(mcpIdempotencyScope(userId), '').pk }),
+  );
   await deleteAll(doc, tableName, await queryKeys(doc, tableName, { gsi1pk: keys.userFeedsIndex(userId).gsi1pk }));
   for (const note of await queryKeys(doc, tableName, { gsi1pk: keys.userNotesIndex(userId).gsi1pk })) {
     const partition = await queryKeys(doc, tableName, { pk: note.pk });

@@ -92,3 +92,64 @@ export function openAiCompatibleEmbedder(options: { url: string; model: string; 
     },
   };
 }
+
+/** The npm package that runs local models; Gleaner does not depend on it (it is large): the operator installs it. */
+export const TRANSFORMERS_PACKAGE = '@huggingface/transformers';
+
+/** What a `feature-extraction` pipeline of @huggingface/transformers gives back: a tensor of one row per text. */
+type FeatureExtractor = (
+  texts: string[],
+  options: { pooling: 'mean'; normalize: true },
+) => Promise<{ tolist(): number[][] }>;
+
+/** Loads the pipeline of the model in `modelPath` from local files only (nothing is downloaded). */
+export type PipelineLoader = (modelPath: string) => Promise<FeatureExtractor>;
+
+/**
+ * A local model through @huggingface/transformers (ONNX Runtime), from the files in `modelPath`
+ * (e.g. a sentence-transformers model exported to ONNX): mean-pooled, normalised sentence vectors.
+ * The pipeline loads on first use; when the package or the files are missing, `embed` fails with
+ * EmbedderUnavailableError, so search says it ran keyword and why.
+ */
+export function transformersEmbedder(modelPath: string, load: PipelineLoader = loadLocalPipeline): Embedder {
+  let extractor: Promise<FeatureExtractor> | undefined;
+  return {
+    model: `transformers:${modelPath.replace(/\/+$/, '').split('/').pop()}`,
+    async embed(texts) {
+      if (texts.length === 0) return [];
+      try {
+        extractor ??= load(modelPath);
+        const output = await (await extractor)(
+          texts.map((text) => text.slice(0, MAX_EMBEDDED_CHARACTERS)),
+          { pooling: 'mean', normalize: true },
+        );
+        const vectors = output.tolist();
+        if (vectors.length !== texts.length) throw new Error(`${vectors.length} vectors for ${texts.length} texts`);
+        return vectors;
+      } catch (error) {
+        extractor = undefined;
+        throw new EmbedderUnavailableError(`local model ${modelPath}: ${(error as Error).message}`);
+      }
+    },
+  };
+}
+
+async function loadLocalPipeline(modelPath: string): Promise<FeatureExtractor> {
+  // A name in a variable: bundles leave the import to run time, and the package stays optional.
+  const name = TRANSFORMERS_PACKAGE;
+  let transformers: {
+    env: { allowRemoteModels: boolean; localModelPath: string };
+    pipeline(task: string, model: string, options: object): Promise<FeatureExtractor>;
+  };
+  try {
+    transformers = await import(name);
+  } catch {
+    throw new Error(`${TRANSFORMERS_PACKAGE} is not installed (npm install ${TRANSFORMERS_PACKAGE})`);
+  }
+  const folder = modelPath.replace(/\/+$/, '');
+  transformers.env.allowRemoteModels = false;
+  transformers.env.localModelPath = folder.slice(0, folder.lastIndexOf('/') + 1) || './';
+  return transformers.pipeline('feature-extraction', folder.slice(folder.lastIndexOf('/') + 1), {
+    local_files_only: true,
+  });
+}

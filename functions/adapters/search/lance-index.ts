@@ -4,7 +4,8 @@ import { Bool, Field, FixedSizeList, Float32, Float64, List, Schema, Utf8 } from
 import { FIELD_WEIGHTS, type SearchDocument, TEXT_FIELDS } from '../../core/search/document';
 import { noteIdsFilter, queryFilter, urlKeyFilter, userFilter } from '../../core/search/filter';
 import type { SearchQuery, Term } from '../../core/search/query';
-import type { IndexedNote, SearchIndex } from '../../core/search/search';
+import type { RelatedIndex } from '../../core/search/related';
+import type { IndexedNote } from '../../core/search/search';
 
 /**
  * The search index on LanceDB: one `notes` table of search documents (BM25 full-text indexes on each
@@ -78,7 +79,7 @@ function vectorsSchema(dimensions: number) {
 /** Columns a hit needs (never the prefixes or vectors). */
 const HIT_COLUMNS = ['note_id', 'tags', 'created', 'updated', 'highlight_count', ...TEXT_FIELDS];
 
-export class LanceSearchIndex implements SearchIndex {
+export class LanceSearchIndex implements RelatedIndex {
   private writtenSinceOptimize = 0;
   private readonly vectorTables = new Map<string, lancedb.Table>();
 
@@ -118,13 +119,19 @@ export class LanceSearchIndex implements SearchIndex {
         .toArray();
       return rows.map((row) => ({ note: indexedNote(row), score: 0 }));
     }
-    const rows = await this.notes
-      .query()
-      .fullTextSearch(fullText)
-      .where(filter)
-      .select([...HIT_COLUMNS, '_score'])
-      .limit(limit)
-      .toArray();
+    const ranked = (text: FullTextQuery) =>
+      this.notes
+        .query()
+        .fullTextSearch(text)
+        .where(filter)
+        .select([...HIT_COLUMNS, '_score'])
+        .limit(limit)
+        .toArray();
+    // Typo-tolerant matching doubles a query's cost, so it runs only when the exact words do not fill
+    // the page (as Typesense's typo_tokens_threshold does): `npx tsx bench/search-profile.ts`.
+    const exact = fullTextQuery(query, { typos: false });
+    let rows = exact ? await ranked(exact) : null;
+    if (!rows || rows.length < limit) rows = await ranked(fullText);
     return rows.map((row) => ({ note: indexedNote(row), score: Number(row._score ?? 0) }));
   }
 
@@ -153,6 +160,22 @@ export class LanceSearchIndex implements SearchIndex {
 
   async byUrlKey(userId: string, key: string): Promise<IndexedNote | null> {
     return (await this.readNotes(urlKeyFilter(userId, key), 1))[0] ?? null;
+  }
+
+  async note(userId: string, noteId: string): Promise<IndexedNote | null> {
+    return (await this.readNotes(`${userFilter(userId)} AND ${noteIdsFilter([noteId])}`, 1))[0] ?? null;
+  }
+
+  async vectorOf(userId: string, noteId: string, model: string): Promise<number[] | null> {
+    const table = await this.existingVectorTable(model);
+    if (!table) return null;
+    const [row] = await table
+      .query()
+      .where(`${userFilter(userId)} AND ${noteIdsFilter([noteId])}`)
+      .select(['vector'])
+      .limit(1)
+      .toArray();
+    return row ? Array.from(row.vector as Iterable<number>, Number) : null;
   }
 
   async coverage(userId: string, model: string) {
@@ -310,26 +333,33 @@ export class LanceSearchIndex implements SearchIndex {
   }
 }
 
-/** The engine's full-text query for the query's terms, or null when it has none. */
-function fullTextQuery(query: SearchQuery): FullTextQuery | null {
+/**
+ * The engine's full-text query for the query's terms, or null when it has none; `typos: false`
+ * leaves out the typo-tolerant matches, and answers null when the query has none to leave out.
+ */
+function fullTextQuery(query: SearchQuery, options: { typos: boolean } = { typos: true }): FullTextQuery | null {
   const positive = query.required.length + query.optional.length;
   if (positive === 0) return null;
+  const tolerant = [...query.required, ...query.optional].some((term) => term.kind === 'word' && term.typos > 0);
+  if (!options.typos && !tolerant) return null;
+  const term = (found: Term) => termQuery(found, options.typos);
   const clauses: [Occur, FullTextQuery][] = [
-    ...query.required.map((term): [Occur, FullTextQuery] => [Occur.Must, termQuery(term)]),
-    ...query.optional.map((term): [Occur, FullTextQuery] => [Occur.Should, termQuery(term)]),
-    ...query.excluded.map((term): [Occur, FullTextQuery] => [Occur.MustNot, termQuery(term)]),
+    ...query.required.map((found): [Occur, FullTextQuery] => [Occur.Must, term(found)]),
+    ...query.optional.map((found): [Occur, FullTextQuery] => [Occur.Should, term(found)]),
+    // Excluded words exclude their typo-tolerant matches too, whichever query runs.
+    ...query.excluded.map((found): [Occur, FullTextQuery] => [Occur.MustNot, termQuery(found, true)]),
   ];
   return new BooleanQuery(clauses);
 }
 
 /** One term over every field, each weighted; an exact word outranks its typo-tolerant matches. */
-function termQuery(term: Term): FullTextQuery {
+function termQuery(term: Term, typos: boolean): FullTextQuery {
   if (term.kind === 'prefix') return new MatchQuery(term.prefix, 'prefixes');
   const perField = TEXT_FIELDS.flatMap((field): [Occur, FullTextQuery][] => {
     const boost = FIELD_WEIGHTS[field];
     if (term.kind === 'phrase') return [[Occur.Should, new PhraseQuery(term.words.join(' '), field)]];
     const exact: [Occur, FullTextQuery] = [Occur.Should, new MatchQuery(term.word, field, { boost })];
-    if (term.typos === 0) return [exact];
+    if (term.typos === 0 || !typos) return [exact];
     return [exact, [Occur.Should, new MatchQuery(term.word, field, { boost: boost / 2, fuzziness: term.typos })]];
   });
   return new BooleanQuery(perField);

@@ -14,10 +14,11 @@ import { keys, LOOKUP_INDEX } from '../dynamo/keys';
  */
 export function noteChangeOf(record: Pick<DynamoDBRecord, 'eventName' | 'dynamodb'>): NoteChange | null {
   const image = record.eventName === 'REMOVE' ? record.dynamodb?.OldImage : record.dynamodb?.NewImage;
-  if (!image) return null;
+  // Other items are skipped before they are unmarshalled: DynamoDB Local's stream writes an empty map
+  // (in an OAuth artifact's payload) as `{}`, which unmarshall refuses.
+  if (image?.type?.S !== 'Note' || image.sk?.S !== 'NOTE') return null;
   // The stream's attribute values are the SDK's own AttributeValue shape.
   const item = unmarshall(image as Parameters<typeof unmarshall>[0]);
-  if (item.type !== 'Note' || item.sk !== 'NOTE') return null;
   if (record.eventName === 'REMOVE') return { kind: 'deleted', noteId: String(item.id), userId: String(item.userId) };
   return { kind: 'saved', note: toNote(item) };
 }

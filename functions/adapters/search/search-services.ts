@@ -4,17 +4,22 @@ import type { Embedder } from '../../core/search/embedder';
 import { applyNoteChanges, indexNotes } from '../../core/search/indexer';
 import type { Environment } from '../../platform/env';
 import { setting, settings } from '../../platform/settings';
-import { bedrockTitanEmbedder, createBedrockClient, openAiCompatibleEmbedder } from './embedders';
+import { bedrockTitanEmbedder, createBedrockClient, openAiCompatibleEmbedder, transformersEmbedder } from './embedders';
 import { LanceSearchIndex } from './lance-index';
 import { allNotes, readNotes } from './note-changes';
 
 /** Notes embedded per re-embedding step (the background catch-up after a model change). */
 const REEMBED_BATCH = 50;
 
-/** The embedder the environment names: Bedrock on AWS, an OpenAI-compatible endpoint, or none (keyword only). */
+/**
+ * The embedder the environment names: Bedrock on AWS, an OpenAI-compatible endpoint, local model
+ * files through @huggingface/transformers, or none (keyword only).
+ */
 export function embedderFromEnv(env: Environment): Embedder | null {
   const model = setting(env, settings.embeddingsModel);
   if (setting(env, settings.bedrockEmbeddings)) return bedrockTitanEmbedder(createBedrockClient(), model);
+  const modelPath = setting(env, settings.embeddingsModelPath);
+  if (modelPath) return transformersEmbedder(modelPath);
   const url = setting(env, settings.embeddingsUrl);
   if (!url) return null;
   if (!model) throw new Error(`${settings.embeddingsUrl.name} is set but ${settings.embeddingsModel.name} is not`);

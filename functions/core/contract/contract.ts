@@ -25,7 +25,7 @@ const bookmarkSchema = z
   })
   .register(contractSchemas, { id: 'Bookmark', description: 'A saved http(s) URL, backed by exactly one note.' });
 
-const bookmarkSaveResultSchema = z
+export const bookmarkSaveResultSchema = z
   .object({
     bookmark: bookmarkSchema,
     note_id: uuid,

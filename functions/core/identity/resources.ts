@@ -7,7 +7,7 @@ import { ALL_SCOPES, type Scope } from './principal';
 const RESOURCE_PATHS = {
   /** The per-user API. */
   ownerApi: '/api/v2/me',
-  /** The MCP server (its own issue). */
+  /** The MCP server (functions/mcp). */
   mcp: '/mcp',
 } as const;
 
@@ -16,6 +16,20 @@ export type ResourceName = keyof typeof RESOURCE_PATHS;
 /** A resource's identifier: its absolute URL at the service's public address. */
 export function resourceIdentifier(baseUrl: string, resource: ResourceName): string {
   return `${baseUrl.replace(/\/+$/, '')}${RESOURCE_PATHS[resource]}`;
+}
+
+/** Where a resource's Protected Resource Metadata (RFC 9728) is: the well-known path with the resource's path after it. */
+export function resourceMetadataUrl(baseUrl: string, resource: ResourceName): string {
+  return `${baseUrl.replace(/\/+$/, '')}${RESOURCE_METADATA_PREFIX}${RESOURCE_PATHS[resource]}`;
+}
+
+const RESOURCE_METADATA_PREFIX = '/.well-known/oauth-protected-resource';
+
+/** The resource whose metadata a path asks for, or null. */
+export function resourceOfMetadataPath(path: string): ResourceName | null {
+  for (const name of Object.keys(RESOURCE_PATHS) as ResourceName[])
+    if (path === `${RESOURCE_METADATA_PREFIX}${RESOURCE_PATHS[name]}`) return name;
+  return null;
 }
 
 /** The scopes an access token for a resource may carry. */

@@ -23,7 +23,7 @@ const TOKEN_LABEL_MAX_LENGTH = 100;
 /** API tokens expire after at most ten years (or never, when no expiry is asked for). */
 const TOKEN_MAX_EXPIRY_DAYS = 3650;
 
-const noteSummarySchema = z
+export const noteSummarySchema = z
   .object({
     id: uuid,
     title: z.string(),
@@ -62,7 +62,7 @@ const backlinkSchema = z.object({ note: linkedNoteSchema, context: z.string() })
     "A note of the account that links to this one (by its title or its page's URL), with the sentence around the link. Backlinks follow the table's change stream, so a link just written shows here within seconds.",
 });
 
-const noteSchema = z
+export const noteSchema = z
   .object({
     ...noteSummarySchema.shape,
     description: z.nullable(z.string()),
@@ -79,7 +79,7 @@ const noteSchema = z
       'A note whole: its Markdown body, the description above its source line, its own comment, its highlights oldest first, the links it makes to other notes and the notes that link to it.',
   });
 
-const notePageSchema = z
+export const notePageSchema = z
   .object({ notes: z.array(noteSummarySchema), next_cursor: z.nullable(z.string()) })
   .register(ownerApiSchemas, {
     id: 'NotePage',
@@ -101,7 +101,7 @@ const tagCountSchema = z
   .object({ name: z.string(), count: z.int().check(z.nonnegative()) })
   .register(ownerApiSchemas, { id: 'TagCount', description: 'A tag and how many notes carry it.' });
 
-const tagListSchema = z
+export const tagListSchema = z
   .object({ tags: z.array(tagCountSchema) })
   .register(ownerApiSchemas, { id: 'TagList', description: 'Every tag of the workspace, by name.' });
 
@@ -146,7 +146,7 @@ const feedSchema = z
       'A feed of the notes carrying its tags, with the addresses readers use (they answer 404 while it is private).',
   });
 
-const feedListSchema = z
+export const feedListSchema = z
   .object({ feeds: z.array(feedSchema) })
   .register(ownerApiSchemas, { id: 'FeedList', description: 'Every feed of the account, oldest first.' });
 
@@ -241,6 +241,57 @@ export const accountDeleteSchema = z.object({ confirm: z.literal('delete my acco
   description: 'Deleting the account and every note, feed and token it owns cannot be undone: say so.',
 });
 
+const searchHitSchema = z
+  .object({
+    note_id: uuid,
+    title: z.string(),
+    url: z.nullable(z.string()),
+    tags: z.array(z.string()),
+    score: z.number(),
+    snippet: z.string(),
+    created: dateTime,
+    updated: dateTime,
+  })
+  .register(ownerApiSchemas, {
+    id: 'SearchHit',
+    description:
+      'A note that matches. `snippet` is HTML: the passage that matches best, each match in `<mark>`, everything else escaped (empty when the query had no words).',
+  });
+
+const searchResultsSchema = z
+  .object({
+    results: z.array(searchHitSchema),
+    cursor: z.nullable(z.string()),
+    mode: z.enum(['keyword', 'semantic', 'hybrid']),
+    reason: z.optional(z.string()),
+  })
+  .register(ownerApiSchemas, {
+    id: 'SearchResults',
+    description:
+      'Best first. `mode` is the mode that really ran; `reason` says why it is not the one asked for (e.g. no embedding model, or its vectors do not yet cover every note). Pass `cursor` back with the same query and mode for the next page.',
+  });
+
+const relatedNoteSchema = z
+  .object({
+    note_id: uuid,
+    title: z.string(),
+    url: z.nullable(z.string()),
+    tags: z.array(z.string()),
+    reason: z.string(),
+  })
+  .register(ownerApiSchemas, {
+    id: 'RelatedNote',
+    description: 'Another note of the account and why it is related: "shares #tag", "similar text", "similar meaning".',
+  });
+
+const relatedNotesSchema = z
+  .object({ note_id: uuid, related: z.array(relatedNoteSchema), mode: z.enum(['semantic', 'keyword']) })
+  .register(ownerApiSchemas, {
+    id: 'RelatedNotes',
+    description:
+      'Up to 5 related notes, most related first: by vector similarity (`semantic`) when embeddings cover the account, otherwise by shared tags and a more-like-this keyword query (`keyword`).',
+  });
+
 /** Query parameters of the note list. */
 export const NOTE_PAGE_LIMIT = { min: 1, max: MAX_PAGE_SIZE, default: 50 } as const;
 
@@ -263,4 +314,8 @@ export type TokenListResource = z.infer<typeof tokenListSchema>;
 export type TokenCreate = z.infer<typeof tokenCreateSchema>;
 export type CreatedTokenResource = z.infer<typeof createdTokenSchema>;
 export type AccountResource = z.infer<typeof accountSchema>;
+/** The search answer, as the v2 OpenAPI document describes it. */
+export type SearchResultsResource = z.infer<typeof searchResultsSchema>;
+/** The related notes answer, as the v2 OpenAPI document describes it. */
+export type RelatedNotesResource = z.infer<typeof relatedNotesSchema>;
 export type AccountExportResource = z.infer<typeof exportSchema>;

@@ -2,7 +2,15 @@ import type { ValidationIssue } from '../contract/validation';
 import { newFeedRecord, updateFeedRecord } from '../feed/settings';
 import type { Principal } from '../identity/principal';
 import type { Backlink, ResolvedLink } from '../links/links';
-import type { AccessToken, Bookmark, FeedRecord, Highlight, Note, User } from '../model';
+import {
+  type AccessToken,
+  type Bookmark,
+  type FeedRecord,
+  type Highlight,
+  MAX_TAGS_PER_NOTE,
+  type Note,
+  type User,
+} from '../model';
 import { normalizeTag } from '../save/hashtags';
 import { descriptionOf } from '../save/note-body';
 import { isoTimestamp } from '../text/text';
@@ -171,6 +179,36 @@ export async function editNote(
         next.comment === (note.comment ?? null) &&
         next.tags.join('\n') === note.tags.join('\n');
       return same ? null : next;
+    },
+    isoTimestamp(ports.now()),
+  );
+  return getNote(ports, principal, owned(principal, written, 'note').id);
+}
+
+/**
+ * Adds and removes tags on a note, applied to the note as stored at the write (a save or an edit
+ * meanwhile keeps its own tags): what an assistant's tagging tools do.
+ */
+export async function changeNoteTags(
+  ports: OwnerPorts,
+  principal: Principal,
+  noteId: string,
+  change: { readonly add?: readonly string[]; readonly remove?: readonly string[] },
+): Promise<NoteResource> {
+  const add = checkedTags(change.add ?? [], ['tags']);
+  const remove = checkedTags(change.remove ?? [], ['tags']);
+  owned(principal, await ports.notes.getNote(noteId), 'note');
+  const written = await ports.notes.editNote(
+    noteId,
+    (note) => {
+      const tags = [...new Set([...note.tags.filter((tag) => !remove.includes(tag)), ...add])];
+      if (tags.length > MAX_TAGS_PER_NOTE)
+        throw new InvalidInputError([
+          { loc: ['tags'], msg: `A note carries at most ${MAX_TAGS_PER_NOTE} tags`, type: 'too_long' },
+        ]);
+      return tags.join('\n') === note.tags.join('\n')
+        ? null
+        : { title: note.title, comment: note.comment ?? null, tags };
     },
     isoTimestamp(ports.now()),
   );

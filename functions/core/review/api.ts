@@ -32,7 +32,7 @@ const reviewItemSchema = z
       'A highlight of the day’s review: its text and comment, its note’s title and source URL, its position in the review (from 1), why it is there (due under the schedule, or resurfaced), and whether it was rated today.',
   });
 
-const dailyReviewSchema = z
+export const dailyReviewSchema = z
   .object({
     date: z.iso.date(),
     time_zone: z.string(),
@@ -58,7 +58,7 @@ export const ratingRequestSchema = z.object({ rating }).register(ownerApiSchemas
   description: 'How well the highlight was remembered (again, hard, good, easy), or `discard`: never show it again.',
 });
 
-const ratingResultSchema = z
+export const ratingResultSchema = z
   .object({
     highlight_id: uuid,
     rating,

@@ -12,10 +12,10 @@ import { parseQuery, type QueryProblem, type SearchQuery, type Term } from './qu
 import { bestSnippet, type Snippet } from './snippet';
 import { tokenize } from './tokens';
 
-const SEARCH_MODES = ['keyword', 'semantic', 'hybrid'] as const;
+export const SEARCH_MODES = ['keyword', 'semantic', 'hybrid'] as const;
 type SearchMode = (typeof SEARCH_MODES)[number];
 const DEFAULT_SEARCH_LIMIT = 20;
-const MAX_SEARCH_LIMIT = 100;
+export const MAX_SEARCH_LIMIT = 100;
 /** Reciprocal rank fusion's constant (Cormack et al. 2009): 1/(k + rank) summed over the lists. */
 const RRF_K = 60;
 
@@ -147,7 +147,9 @@ async function resolveMode(
   const keyword = (reason: string) => ({ mode: 'keyword' as const, reason: `${asked} search unavailable: ${reason}` });
   const embedder = ports.embedder;
   if (!embedder)
-    return keyword('no embedding model is configured (GLEANER_EMBEDDINGS_URL and GLEANER_EMBEDDINGS_MODEL)');
+    return keyword(
+      'no embedding model is configured (GLEANER_EMBEDDINGS_URL and GLEANER_EMBEDDINGS_MODEL, or GLEANER_EMBEDDINGS_MODEL_PATH)',
+    );
   const words = [...query.required, ...query.optional].flatMap(termWords);
   if (words.length === 0) return keyword('the query has no words to compare by meaning');
   const { notes, embedded } = await ports.index.coverage(userId, embedder.model);

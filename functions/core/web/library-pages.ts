@@ -19,6 +19,8 @@ export interface PageContext {
   readonly signedIn: SignedIn;
   readonly notice?: string | null;
   readonly error?: string | null;
+  /** Scripts of the web assets the page loads (a feature's enhancement, e.g. the search box's). */
+  readonly scripts?: readonly string[];
 }
 
 /** A signed-in page: the shell with the context's navigation, notice and error, and its own scripts. */
@@ -33,7 +35,7 @@ export function page(
     title,
     body,
     current,
-    scripts,
+    scripts: [...scripts, ...(context.scripts ?? [])],
     signedIn: context.signedIn,
     notice: context.notice,
     error: context.error,
@@ -74,8 +76,7 @@ export interface LibraryView {
   /** The link to the next (older) page, or null on the last. */
   readonly olderHref: string | null;
   /**
-   * SEARCH SLOT: the search box (its own feature) renders here, above the notes, once it lands; the
-   * Library passes its form as HTML. Null leaves the slot empty.
+   * The search box (core/web/search-pages.ts's form), above the notes, as HTML. Null leaves it out.
    */
   readonly searchBox?: string | null;
 }
@@ -103,7 +104,6 @@ ${tagLinks(note.tags)}
     'Library',
     'library',
     `<h1>Library</h1>
-<!-- SEARCH SLOT: the search feature's box goes here (LibraryView.searchBox). -->
 ${view.searchBox ? `<div class="search-slot">${view.searchBox}</div>\n` : ''}<form method="get" action="${webPaths.library}" class="inline-form tag-filter" role="search" aria-label="Filter by tag">
 <label for="tag-filter">Filter by tag</label>
 <input id="tag-filter" name="tag" value="${escapeHtml(view.tag ?? '')}" autocomplete="off">
@@ -114,7 +114,8 @@ ${view.olderHref ? `<p><a href="${escapeHtml(view.olderHref)}">Older notes</a></
   );
 }
 
-export function notePage(context: PageContext, note: NoteResource): string {
+/** `related`: the related notes section (the search feature's), placed after the highlights. */
+export function notePage(context: PageContext, note: NoteResource, related = ''): string {
   const source = safeUrl(note.url);
   const highlights = note.highlights
     .map(
@@ -140,6 +141,7 @@ ${tagLinks(note.tags)}
 ${note.highlights.length ? `<ul class="list highlights">\n${highlights}\n</ul>` : '<p class="muted">No highlights yet.</p>'}
 </section>
 ${connections(note)}
+${related}
 <section aria-labelledby="edit">
 <h2 id="edit">Edit</h2>
 <form method="post" action="${notePath(note.id)}" class="stack">

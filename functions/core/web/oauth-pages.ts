@@ -48,7 +48,13 @@ export interface ConnectedApp {
   readonly granted: string | null;
 }
 
-export function connectedAppsPage(apps: readonly ConnectedApp[], csrfToken: string, notice?: string | null): string {
+/** Settings › Connected apps: the granted apps, and the MCP server's address to add Gleaner to an assistant by. */
+export function connectedAppsPage(
+  apps: readonly ConnectedApp[],
+  csrfToken: string,
+  mcpAddress: string,
+  notice?: string | null,
+): string {
   const list = apps.length
     ? `<ul class="list">${apps
         .map(
@@ -65,6 +71,9 @@ export function connectedAppsPage(apps: readonly ConnectedApp[], csrfToken: stri
     body: `<h1>Connected apps</h1>
 ${settingsNavigation('apps')}
 <p>Apps you allowed to use your account through OAuth. Revoking one ends its access at once.</p>
-${list}`,
+${list}
+<h2>Connect an AI assistant</h2>
+<p>Add Gleaner to Claude, ChatGPT, VS Code or any MCP client by this address (a remote MCP server); it asks you here what to allow.</p>
+<p><label for="mcp-address">MCP server address</label><br><input id="mcp-address" type="url" readonly value="${escapeHtml(mcpAddress)}" size="40"></p>`,
   });
 }

@@ -23,6 +23,8 @@ export const webPaths = {
   connectedAppRevoke: '/settings/apps/revoke',
   apiTokens: '/settings/tokens',
   library: '/library',
+  /** The Library's search results (the search box's form; results as you type come from the API). */
+  search: '/library/search',
   tags: '/tags',
   tagRename: '/tags/rename',
   tagMerge: '/tags/merge',

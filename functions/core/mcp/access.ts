@@ -1,0 +1,43 @@
+import type { Scope } from '../identity/principal';
+
+/**
+ * What an MCP call needs of its access token, and where its saves keep their idempotency keys: apart
+ * from the server (and the MCP SDK), so the handler and account deletion read them cheaply.
+ */
+
+/** The scope each tool needs; reading resources needs `notes:read`. */
+export const TOOL_SCOPES = {
+  search_notes: 'notes:read',
+  get_note: 'notes:read',
+  list_recent_notes: 'notes:read',
+  list_tags: 'notes:read',
+  add_tags: 'notes:write',
+  remove_tags: 'notes:write',
+  save_bookmark: 'notes:write',
+  list_feeds: 'feeds:read',
+  add_note_to_feed: 'feeds:write',
+  get_daily_review: 'review',
+  rate_highlight: 'review',
+} as const satisfies Record<string, Scope>;
+
+export type ToolName = keyof typeof TOOL_SCOPES;
+
+export const RESOURCE_SCOPE: Scope = 'notes:read';
+
+/**
+ * The scopes a JSON-RPC message (or batch) needs: the handler answers a token without them 403
+ * `insufficient_scope`, so a client can ask the person for more (step-up authorization).
+ */
+export function scopesNeeded(message: unknown): Scope[] {
+  const needed = (Array.isArray(message) ? message : [message]).flatMap((entry): Scope[] => {
+    const { method, params } = (entry ?? {}) as { method?: unknown; params?: { name?: unknown } };
+    if (method === 'tools/call' && typeof params?.name === 'string' && Object.hasOwn(TOOL_SCOPES, params.name))
+      return [TOOL_SCOPES[params.name as ToolName]];
+    if (method === 'resources/read' || method === 'resources/list') return [RESOURCE_SCOPE];
+    return [];
+  });
+  return [...new Set(needed)];
+}
+
+/** Idempotency keys of MCP saves: one namespace per user (the client's id goes into the key), deleted with the account. */
+export const mcpIdempotencyScope = (userId: string) => `mcp:${userId}`;

@@ -1,0 +1,174 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { userRateLimitSubject } from '../adapters/dynamo/account-deletion';
+import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
+import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
+import { scopesNeeded } from '../core/mcp/access';
+import { buildMcpServer, type McpPorts } from '../core/mcp/server';
+import type { OwnerPorts } from '../core/owner/library';
+import type { ReviewPorts } from '../core/review/use-cases';
+import type { SaveBookmarkPorts } from '../core/save/save-bookmark';
+import type { SearchPorts } from '../core/search/search';
+import { serviceBaseUrl } from '../http/base-url';
+import { eventBody, fromFetchResponse, toFetchRequest } from '../http/fetch-exchange';
+import { httpRoute, type RouteRequest } from '../http/middleware';
+import { authenticateBearer, type OwnerAuthDeps } from '../http/owner-auth';
+import { ownerDeps } from '../http/owner-deps';
+import { feedAddresses } from '../http/published-feed';
+import { rateLimited } from '../http/rate-limited';
+import { errorResponse, header } from '../http/responses';
+import { temporaryFaultRetryAfter } from '../http/temporary-fault';
+import { deferred, type Environment } from '../platform/env';
+import { setting, settings } from '../platform/settings';
+import type { Tracing } from '../platform/tracing';
+
+/**
+ * `POST /mcp`: the MCP server over Streamable HTTP, stateless (each request builds its server for the
+ * principal of its access token, so it runs on Lambda as it does locally), answering JSON rather than
+ * streams. Before the SDK's transport sees a request: the Origin check (DNS rebinding), the access
+ * token (issued for this resource, holding the scopes the call needs), and the user's and the
+ * client's quotas.
+ */
+
+export interface McpDeps extends Omit<OwnerPorts, 'feedLinks'>, ReviewPorts {
+  readonly auth: OwnerAuthDeps;
+  readonly save: Omit<SaveBookmarkPorts, 'logger'>;
+  readonly search: () => Promise<SearchPorts>;
+  readonly rateLimiter: RateLimiter;
+  /** The user's quota, shared with the per-user API. */
+  readonly rateLimitPolicy: RateLimitPolicy;
+  /** Each client's quota within its user's. */
+  readonly clientRateLimitPolicy: RateLimitPolicy;
+  /** Browser origins allowed besides the service's own. */
+  readonly allowedOrigins: readonly string[];
+  readonly publicBaseUrl: string | null;
+  readonly logger: Logger;
+  readonly tracing?: Tracing;
+}
+
+/** Larger requests get 413 from the transport: the largest save (URL, title, selection, comment) is well under it. */
+const MAX_REQUEST_BYTES = 512 * 1024;
+
+export function makeHandler(deps: McpDeps) {
+  return httpRoute((event, request) => mcpRoute(deps, event, request), {
+    logger: deps.logger,
+    tracing: deps.tracing,
+    corsOrigins: [],
+    rateLimit: { limiter: deps.rateLimiter, policy: deps.rateLimitPolicy },
+  });
+}
+
+async function mcpRoute(
+  deps: McpDeps,
+  event: APIGatewayProxyEvent,
+  request: RouteRequest,
+): Promise<APIGatewayProxyResult> {
+  const baseUrl = serviceBaseUrl(event, deps.auth.publicBaseUrl, deps.auth.trustCdnHeaders);
+  // DNS rebinding: a page of another site in the person's browser must not reach the tools.
+  const origin = header(event.headers, 'Origin');
+  if (origin !== undefined && !ownOrigins(deps, baseUrl).has(origin))
+    return errorResponse(403, `Requests from the origin ${origin} are not allowed here`);
+  const body = eventBody(event);
+  const message = body.length <= MAX_REQUEST_BYTES ? parsedJson(body) : undefined;
+  const access = await authenticateBearer(deps.auth, event, 'mcp', scopesNeeded(message));
+  // Token holders count against their own quota and their client's, refused callers against their address's.
+  const limit = await request.rateLimit(
+    access.ok
+      ? userRateLimitSubject(access.principal.userId)
+      : `ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`,
+  );
+  if (!limit.allowed) return rateLimited(limit);
+  if (!access.ok) return access.response;
+  const { principal } = access;
+  const clientLimit = await request.rateLimit(
+    `mcp-client:${principal.userId}:${principal.clientId}`,
+    deps.clientRateLimitPolicy,
+  );
+  if (!clientLimit.allowed) return rateLimited(clientLimit);
+
+  const feedsBaseUrl = serviceBaseUrl(event, deps.publicBaseUrl, false);
+  const ports: McpPorts = {
+    owner: { ...deps, feedLinks: (feedId) => feedAddresses(feedsBaseUrl, feedId) },
+    save: { ...deps.save, logger: deps.logger },
+    search: deps.search,
+    review: deps,
+    unexpected: (error) => unexpected(deps.logger, error),
+  };
+  const server = buildMcpServer(ports, principal);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    maxRequestBodySize: MAX_REQUEST_BYTES,
+  });
+  await server.connect(transport);
+  try {
+    const answer = await fromFetchResponse(await transport.handleRequest(toFetchRequest(event, baseUrl)));
+    // The caller's own data: no shared cache may keep it.
+    return { ...answer, headers: { ...answer.headers, 'Cache-Control': 'private, no-store' } };
+  } finally {
+    await server.close();
+  }
+}
+
+/** The service's own origins (the one the request came to, the configured ones) and those allowed besides. */
+function ownOrigins(deps: McpDeps, baseUrl: string): Set<string> {
+  const addresses = [baseUrl, deps.auth.publicBaseUrl, deps.publicBaseUrl].flatMap((url) =>
+    url ? [new URL(url).origin] : [],
+  );
+  return new Set([...addresses, ...deps.allowedOrigins]);
+}
+
+function parsedJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    // The transport answers a malformed body with its JSON-RPC parse error.
+    return undefined;
+  }
+}
+
+/** A failure no use case expects: logged whole, told to the client as whether to retry. */
+function unexpected(logger: Logger, error: unknown): string {
+  const retryAfter = temporaryFaultRetryAfter(error);
+  if (retryAfter !== null) {
+    logger.warn('Temporary fault in an MCP tool', { error: error as Error });
+    return `Gleaner is briefly unavailable: retry in ${retryAfter} s.`;
+  }
+  logger.error('MCP tool failed', { error: error as Error });
+  return 'Gleaner failed to do this (an internal error, logged on the server).';
+}
+
+export function createHandler(env: Environment) {
+  const { deps, authDeps } = ownerDeps(env);
+  let search: Promise<SearchPorts> | undefined;
+  return makeHandler({
+    ...deps,
+    auth: authDeps,
+    save: {
+      store: deps.notes,
+      enrichment: new SqsJsonPublisher(
+        createSqsClient({ endpoint: setting(env, settings.sqsEndpoint), instrument: deps.tracing.instrument }),
+        setting(env, settings.enrichmentQueueUrl),
+      ),
+      newId: deps.newId,
+      now: deps.now,
+    },
+    // LanceDB (a native module) loads with the first search, not at init.
+    search: () =>
+      (search ??= import('../adapters/search/search-services')
+        .then(async (services) => ({
+          index: await services.openIndexFromEnv(env),
+          embedder: services.embedderFromEnv(env),
+        }))
+        .catch((error: unknown) => {
+          // Opened again by the next search rather than failing every one after it.
+          search = undefined;
+          throw error;
+        })),
+    clientRateLimitPolicy: setting(env, settings.mcpClientRateLimit),
+    allowedOrigins: setting(env, settings.mcpAllowedOrigins),
+  });
+}
+
+export const handler = deferred(() => createHandler(process.env));

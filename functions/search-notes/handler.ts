@@ -1,0 +1,208 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { embedderFromEnv, openIndexFromEnv } from '../adapters/search/search-services';
+import type { RateLimiter, RateLimitPolicy } from '../core/contract/rate-limit';
+import { parseUuidParameter, type ValidationIssue } from '../core/contract/validation';
+import type { Principal } from '../core/identity/principal';
+import type { RelatedNotesResource, SearchResultsResource } from '../core/owner/api';
+import type { LibraryStore } from '../core/owner/library';
+import { type RelatedIndex, relatedNotes } from '../core/search/related';
+import { type SearchPorts, type SearchProblem, searchNotes } from '../core/search/search';
+import { snippetHtml } from '../core/search/snippet';
+import type { PageContext } from '../core/web/library-pages';
+import { notFoundPage } from '../core/web/library-pages';
+import { webPaths } from '../core/web/paths';
+import { relatedPage, searchPage } from '../core/web/search-pages';
+import { httpRoute, type RouteRequest } from '../http/middleware';
+import { type Authenticate, matchedRoute, ownerAccess, ownerQuotaSubject } from '../http/owner-access';
+import { ownerDeps } from '../http/owner-deps';
+import { rateLimited } from '../http/rate-limited';
+import { errorResponse, jsonResponse } from '../http/responses';
+import { htmlResponse, refusedVisit } from '../http/web';
+import { deferred, type Environment } from '../platform/env';
+import { settings } from '../platform/settings';
+import type { Tracing } from '../platform/tracing';
+
+/**
+ * Search and related notes: `GET /api/v2/me/search` and `…/notes/{note_id}/related` for the web app
+ * and OAuth clients (JSON), and the same as pages (`/library/search`, `/library/notes/{id}/related`)
+ * for browsers without script. Thin: admission and quota as on every owner's route, then
+ * core/search's `searchNotes` and `relatedNotes`, whose index filters by the caller's user inside
+ * the engine. The index is opened once per container and reused across requests.
+ */
+
+export interface SearchNotesDeps {
+  readonly authenticate: Authenticate;
+  readonly rateLimiter: RateLimiter;
+  readonly rateLimitPolicy: RateLimitPolicy;
+  /** Whose a note is, before its related notes are looked up (another user's answers 404). */
+  readonly notes: Pick<LibraryStore, 'getNote'>;
+  /** The index and embedder, opened on first use and kept. */
+  readonly search: () => Promise<SearchPorts & { readonly index: RelatedIndex }>;
+  readonly logger: Logger;
+  readonly tracing?: Tracing;
+}
+
+interface Call {
+  readonly deps: SearchNotesDeps;
+  readonly principal: Principal;
+  readonly event: APIGatewayProxyEvent;
+  /** Set on the pages (a browser session). */
+  readonly context: PageContext | null;
+}
+
+type Operation = (call: Call) => Promise<APIGatewayProxyResult>;
+
+/** A refused parameter, answered as the contract's 422 (or shown on the page). */
+class InvalidParameterError extends Error {
+  constructor(readonly issue: ValidationIssue) {
+    super(issue.msg);
+  }
+}
+
+class NoteNotFoundError extends Error {}
+
+/** No search index is configured here (a local stack started without one). */
+class SearchUnavailableError extends Error {}
+
+const PROBLEM_PARAMETERS: Record<SearchProblem['code'], string> = {
+  empty: 'q',
+  too_long: 'q',
+  bad_date: 'q',
+  bad_site: 'q',
+  bad_limit: 'limit',
+  bad_mode: 'mode',
+  bad_cursor: 'cursor',
+  bad_user: 'user',
+};
+
+export const operations: Record<string, Operation> = {
+  SearchMyNotes: async ({ deps, principal, event }) => {
+    const answer = await search(deps, principal, event.queryStringParameters ?? {});
+    return jsonResponse(200, {
+      ...answer,
+      results: answer.results.map((hit) => ({ ...hit, tags: [...hit.tags], snippet: snippetHtml(hit.snippet) })),
+    } satisfies SearchResultsResource);
+  },
+  ListMyRelatedNotes: async ({ deps, principal, event }) =>
+    jsonResponse(200, (await related(deps, principal, noteIdOf(event))) satisfies RelatedNotesResource),
+  WebSearch: async ({ deps, principal, event, context }) => {
+    const parameters = event.queryStringParameters ?? {};
+    const query = parameters.q ?? '';
+    if (!query.trim()) return page(searchPage(context!, { query, answer: null, moreHref: null }));
+    try {
+      const answer = await search(deps, principal, parameters);
+      const more =
+        answer.cursor &&
+        `${webPaths.search}?${new URLSearchParams({ q: query, ...(parameters.mode ? { mode: parameters.mode } : {}), cursor: answer.cursor })}`;
+      return page(searchPage(context!, { query, answer, moreHref: more || null }));
+    } catch (error) {
+      if (!(error instanceof InvalidParameterError)) throw error;
+      return page(searchPage(context!, { query, answer: null, problem: error.message, moreHref: null }), 422);
+    }
+  },
+  WebRelatedNotes: async ({ deps, principal, event, context }) => {
+    const noteId = noteIdOf(event);
+    const note = await deps.notes.getNote(noteId);
+    if (!note || note.userId !== principal.userId) throw new NoteNotFoundError();
+    return page(relatedPage(context!, note, await related(deps, principal, noteId)));
+  },
+};
+
+/** One search by the request's `q`, `mode`, `limit` and `cursor`; refusals as InvalidParameterError. */
+async function search(deps: SearchNotesDeps, principal: Principal, parameters: Record<string, string | undefined>) {
+  if (parameters.q === undefined)
+    throw new InvalidParameterError({ loc: ['query', 'q'], msg: 'Field required', type: 'missing' });
+  const limit = parameters.limit;
+  if (limit !== undefined && !/^\d{1,4}$/.test(limit))
+    throw new InvalidParameterError({
+      loc: ['query', 'limit'],
+      msg: 'Input should be a whole number from 1 to 100',
+      type: 'int_parsing',
+    });
+  const result = await searchNotes(await deps.search(), principal.userId, parameters.q, {
+    ...(parameters.mode !== undefined ? { mode: parameters.mode } : {}),
+    ...(limit !== undefined ? { limit: Number(limit) } : {}),
+    ...(parameters.cursor !== undefined ? { cursor: parameters.cursor } : {}),
+  });
+  if (!result.ok) {
+    const { code, message } = result.problem;
+    throw new InvalidParameterError({ loc: ['query', PROBLEM_PARAMETERS[code]], msg: message, type: 'value_error' });
+  }
+  return result.answer;
+}
+
+/** The related notes of one of the caller's notes; another user's note (or none) is NoteNotFoundError. */
+async function related(deps: SearchNotesDeps, principal: Principal, noteId: string) {
+  const note = await deps.notes.getNote(noteId);
+  if (!note || note.userId !== principal.userId) throw new NoteNotFoundError();
+  return { note_id: noteId, ...(await relatedNotes(await deps.search(), principal.userId, noteId)) };
+}
+
+function noteIdOf(event: APIGatewayProxyEvent): string {
+  const parsed = parseUuidParameter('note_id', event.pathParameters?.note_id);
+  if (!parsed.ok) throw new InvalidParameterError(parsed.issues[0]!);
+  return parsed.value;
+}
+
+const page = (html: string, status = 200) => htmlResponse(status, html);
+
+export function makeHandler(deps: SearchNotesDeps) {
+  return httpRoute((event, request) => searchRoute(deps, event, request), {
+    ...deps,
+    corsOrigins: [],
+    rateLimit: { limiter: deps.rateLimiter, policy: deps.rateLimitPolicy },
+  });
+}
+
+async function searchRoute(
+  deps: SearchNotesDeps,
+  event: APIGatewayProxyEvent,
+  request: RouteRequest,
+): Promise<APIGatewayProxyResult> {
+  const route = matchedRoute(event);
+  const operation = route && operations[route.id];
+  if (!route || !operation) throw new Error(`No operation for ${event.httpMethod} ${event.resource}`);
+  const isPage = route.owner?.session === true;
+  const access = await ownerAccess(route, event, deps.authenticate);
+  const limit = await request.rateLimit(ownerQuotaSubject(access, event));
+  if (!limit.allowed) return rateLimited(limit);
+  if (!access.ok) return isPage ? refusedVisit(event, access.response) : access.response;
+  const context: PageContext | null = isPage ? { signedIn: { csrfToken: access.session!.csrfToken } } : null;
+  try {
+    const answer = await operation({ deps, principal: access.principal, event, context });
+    // Every answer is the caller's own data: no shared cache may keep it.
+    return { ...answer, headers: { ...answer.headers, 'Cache-Control': 'private, no-store' } };
+  } catch (error) {
+    if (error instanceof NoteNotFoundError)
+      return context ? page(notFoundPage(context), 404) : errorResponse(404, 'No such note');
+    if (error instanceof InvalidParameterError && !context) return errorResponse(422, [error.issue]);
+    if (error instanceof InvalidParameterError && context) return page(notFoundPage(context), 404);
+    if (error instanceof SearchUnavailableError)
+      return errorResponse(503, { code: 'search_unavailable', message: error.message }, { 'Retry-After': '60' });
+    throw error;
+  }
+}
+
+export function createHandler(env: Environment) {
+  const { deps } = ownerDeps(env);
+  const embedder = embedderFromEnv(env);
+  let opened: ReturnType<SearchNotesDeps['search']> | undefined;
+  return makeHandler({
+    ...deps,
+    search: () => {
+      if (!env[settings.searchIndexUri.name])
+        return Promise.reject(
+          new SearchUnavailableError(`Search is not set up here (${settings.searchIndexUri.name})`),
+        );
+      opened ??= openIndexFromEnv(env).then((index) => ({ index, embedder }));
+      // A failed open is tried again by the next request.
+      opened.catch(() => {
+        opened = undefined;
+      });
+      return opened;
+    },
+  });
+}
+
+export const handler = deferred(() => createHandler(process.env));
