@@ -106,7 +106,7 @@ describe('the OAuth 2.1 authorization server', () => {
     });
     const params = oauth.validateAuthResponse(as, client, callback, 'state-1');
     const answers = await race(4, () =>
-      oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, insecure),
+      oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT_URI, verifier, insecure),
     );
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400, 400, 400]);
     for (const { body } of answers.filter((answer) => answer.status === 400)) expect(body.error).toBe('invalid_grant');
