@@ -116,11 +116,14 @@ export class Api extends Construct {
       const fn = this.functions.get(route.entry) ?? this.addRouteFunction(route, settings, targets);
       this.functions.set(route.entry, fn);
       const resource = this.restApi.root.resourceForPath(route.path);
-      // A function several routes share gets one invoke permission for this API rather than two per
-      // method: with dozens of owner routes, per-method permissions alone would pass CloudFormation's
-      // 500-resource limit. It still answers only the methods integrated with it.
-      const shared = routes.filter((other) => other.entry === route.entry).length > 1;
-      const integration = new LambdaIntegration(fn.function, { scopePermissionToMethod: !shared });
+      // Each function gets one invoke permission for this API rather than two per method (the
+      // method's and the console's test invoke): with some 190 methods, per-method permissions would
+      // pass CloudFormation's 500-resource limit. API Gateway still calls a function only for the
+      // methods integrated with it.
+      const integration = new LambdaIntegration(fn.function, {
+        scopePermissionToMethod: false,
+        allowTestInvoke: false,
+      });
       // HEAD goes to the same function, whose middleware drops the body.
       for (const httpMethod of routeMethods(route)) {
         const method = resource.addMethod(httpMethod, integration, { apiKeyRequired: route.cdn });
