@@ -7,6 +7,7 @@ import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { DynamoOAuthAdapter } from '../functions/adapters/dynamo/oauth-adapter';
 import { LanceSearchIndex } from '../functions/adapters/search/lance-index';
+import { type ResourceName, resourceIdentifier } from '../functions/core/identity/resources';
 import { searchNotes } from '../functions/core/search/search';
 import { newAccessToken, newUser } from '../functions/core/workspace/accounts';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
@@ -14,9 +15,9 @@ import { startLocalStack } from '../local/stack';
 
 /**
  * `tools/call search_notes` through the local stack (token lookup, quotas, the SDK's transport, the
- * search), p50 and p95, beside the same searches through `searchNotes` on the same index in this
- * process: main has no REST search route yet, so the direct call is the floor the MCP path adds to.
- * Also runnable alone: `npx tsx bench/mcp.ts`.
+ * search), p50 and p95, beside the same searches over REST (`GET /api/v2/me/search`, the same stack
+ * and index, an OAuth token for that API) and through `searchNotes` in this process, the floor both
+ * add to. Also runnable alone: `npx tsx bench/mcp.ts`.
  */
 
 // No CloudWatch here: the indexer's embedded-metric lines would bury the figures.
@@ -82,19 +83,25 @@ export async function mcpBench(row: AddRow): Promise<void> {
     // Compacted as a settled index is (each indexed batch is a fragment of its own until then).
     await index.optimize();
 
-    // An access token for the MCP resource, as the authorization server stores one (the bench times the calls, not consent).
-    const accessToken = randomBytes(32).toString('base64url');
-    await new DynamoOAuthAdapter('AccessToken', doc, tableName).upsert(
-      accessToken,
-      {
-        accountId: user.id,
-        clientId: 'bench-client',
-        aud: `${stack.webBaseUrl}/mcp`,
-        scope: 'notes:read',
-        exp: Math.floor(Date.now() / 1000) + 3600,
-      } as never,
-      3600,
-    );
+    // Access tokens for the MCP resource and the per-user API, as the authorization server stores
+    // them (the bench times the calls, not consent).
+    const issueToken = async (resource: ResourceName) => {
+      const token = randomBytes(32).toString('base64url');
+      await new DynamoOAuthAdapter('AccessToken', doc, tableName).upsert(
+        token,
+        {
+          accountId: user.id,
+          clientId: 'bench-client',
+          aud: resourceIdentifier(stack.webBaseUrl, resource),
+          scope: 'notes:read',
+          exp: Math.floor(Date.now() / 1000) + 3600,
+        } as never,
+        3600,
+      );
+      return token;
+    };
+    const accessToken = await issueToken('mcp');
+    const apiToken = await issueToken('ownerApi');
     const toolCall = async (query: string) => {
       const answer = await fetch(`${stack.webBaseUrl}/mcp`, {
         method: 'POST',
@@ -115,6 +122,17 @@ export async function mcpBench(row: AddRow): Promise<void> {
       if (!answer.ok || body.result?.isError || !body.result?.structuredContent?.results.length)
         throw new Error(`tools/call search_notes answered ${answer.status}: ${JSON.stringify(body).slice(0, 200)}`);
     };
+    const rest = async (query: string) => {
+      const answer = await fetch(
+        `${stack.webBaseUrl}/api/v2/me/search?${new URLSearchParams({ q: query, limit: '10' })}`,
+        {
+          headers: { authorization: `Bearer ${apiToken}` },
+        },
+      );
+      const body = (await answer.json()) as { results?: [] };
+      if (!answer.ok || !body.results?.length)
+        throw new Error(`GET /api/v2/me/search answered ${answer.status}: ${JSON.stringify(body).slice(0, 200)}`);
+    };
     const direct = async (query: string) => {
       const result = await searchNotes({ index, embedder: null }, user.id, query, { limit: 10 });
       if (!result.ok || result.answer.results.length === 0) throw new Error(`searchNotes found nothing for ${query}`);
@@ -134,15 +152,21 @@ export async function mcpBench(row: AddRow): Promise<void> {
       return times;
     };
     const viaMcp = await timed(toolCall);
+    const viaRest = await timed(rest);
     const viaCore = await timed(direct);
     const p50 = quantile(viaMcp, 0.5);
+    const restP50 = quantile(viaRest, 0.5);
     row(
       `MCP tools/call search_notes, local stack (${NOTES} notes, ${QUERIES} queries, p50 / p95)`,
       `${ms(p50)} / ${ms(quantile(viaMcp, 0.95))}`,
     );
     row(
-      'same searches through searchNotes in process, no REST search route yet (p50 / p95)',
-      `${ms(quantile(viaCore, 0.5))} / ${ms(quantile(viaCore, 0.95))}; MCP adds ${ms(p50 - quantile(viaCore, 0.5))} at p50`,
+      'same searches over REST, GET /api/v2/me/search (p50 / p95)',
+      `${ms(restP50)} / ${ms(quantile(viaRest, 0.95))}; MCP adds ${ms(p50 - restP50)} at p50`,
+    );
+    row(
+      'same searches through searchNotes in process (p50 / p95)',
+      `${ms(quantile(viaCore, 0.5))} / ${ms(quantile(viaCore, 0.95))}`,
     );
   } finally {
     index.close();
