@@ -364,7 +364,7 @@ async function throughTheStack(): Promise<void> {
     const serverOverhead = median(routeTimes.get('save, new page')!) - median(routeTimes.get(DIRECT_SAVE)!);
     row('local HTTP server share of a save p50', `${ms(serverOverhead)} (API Gateway stands there in production)`);
     await hotNote(timedStack, data, doc, tableName);
-    await signInLatency(timedStack, doc, tableName);
+    await signInLatency({ timed: timedStack, counted, recorder }, doc, tableName);
   } finally {
     client.destroy();
     await counted.stop();
@@ -379,7 +379,11 @@ async function throughTheStack(): Promise<void> {
  * the scrypt hash it is made of: the hash is the cost by design (OWASP's parameters), the rest is
  * the throttle's two counters, the login read and the session write.
  */
-async function signInLatency(stack: LocalStack, doc: DynamoDBDocumentClient, tableName: string): Promise<void> {
+async function signInLatency(
+  stacks: { timed: LocalStack; counted: LocalStack; recorder: Awaited<ReturnType<typeof startDynamoRecorder>> },
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+): Promise<void> {
   const email = `bench-${randomUUID()}@example.com`;
   const password = 'a bench password of some length';
   const now = new Date();
@@ -392,7 +396,7 @@ async function signInLatency(stack: LocalStack, doc: DynamoDBDocumentClient, tab
     created: now.toISOString(),
   });
   const body = new URLSearchParams({ email, password }).toString();
-  const signIn = async () => {
+  const signIn = async (stack = stacks.timed) => {
     const response = await fetch(`${stack.webBaseUrl}/signin`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -402,9 +406,17 @@ async function signInLatency(stack: LocalStack, doc: DynamoDBDocumentClient, tab
     if (response.status !== 303) throw new Error(`sign-in answered ${response.status}`);
   };
   await signIn();
+  // One sign-in through the stack behind the recorder, for its chain of DynamoDB round trips.
+  const { recorder } = stacks;
+  recorder.reset();
+  await signIn(stacks.counted);
+  row(
+    'round trips, sign-in',
+    `${recorder.chain.serial} DynamoDB serial  ${recorder.chain.steps.map((step) => step.join(' ‖ ')).join(' → ')}`,
+  );
   const stored = await hashPassword(password);
   const hashTimes = await latencies(10, () => verifyPassword(password, stored));
-  const signInTimes = await latencies(10, signIn);
+  const signInTimes = await latencies(10, () => signIn());
   row(
     'sign-in p50 / p95',
     `${ms(median(signInTimes))} / ${ms(quantile(signInTimes, 0.95))}  of which scrypt p50 ${ms(median(hashTimes))}`,
