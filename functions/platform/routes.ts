@@ -237,12 +237,12 @@ function searchRoute(id: string, path: string, owner: NonNullable<RouteDefinitio
   };
 }
 
-const searchRoutes: readonly RouteDefinition[] = [
+const searchRoutes: readonly RouteDefinition[] = withOwnerApiPreflight([
   searchRoute('SearchMyNotes', '/api/v2/me/search', { scope: 'notes:read' }),
   searchRoute('ListMyRelatedNotes', '/api/v2/me/notes/{note_id}/related', { scope: 'notes:read' }),
   searchRoute('WebSearch', webPaths.search, { session: true }),
   searchRoute('WebRelatedNotes', `${webPaths.library}/notes/{note_id}/related`, { session: true }),
-];
+]);
 
 /**
  * The web app's account pages and their form posts (functions/web-account): never cached, reading and

@@ -20,7 +20,8 @@ import { rateLimited } from '../http/rate-limited';
 import { errorResponse, jsonResponse } from '../http/responses';
 import { htmlResponse, refusedVisit } from '../http/web';
 import { deferred, type Environment } from '../platform/env';
-import { settings } from '../platform/settings';
+import { corsAllowedOrigins, OWNER_API_PREFLIGHT } from '../platform/routes';
+import { setting, settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
 
 /**
@@ -39,6 +40,8 @@ export interface SearchNotesDeps {
   readonly notes: Pick<LibraryStore, 'getNote'>;
   /** The index and embedder, opened on first use and kept. */
   readonly search: () => Promise<SearchPorts & { readonly index: RelatedIndex }>;
+  /** The origins its answers allow: those of the per-user API (OWNER_API_PREFLIGHT), whose preflight its API paths share. */
+  readonly corsOrigins: readonly string[];
   readonly logger: Logger;
   readonly tracing?: Tracing;
 }
@@ -150,7 +153,6 @@ const page = (html: string, status = 200) => htmlResponse(status, html);
 export function makeHandler(deps: SearchNotesDeps) {
   return httpRoute((event, request) => searchRoute(deps, event, request), {
     ...deps,
-    corsOrigins: [],
     rateLimit: { limiter: deps.rateLimiter, policy: deps.rateLimitPolicy },
   });
 }
@@ -190,6 +192,7 @@ export function createHandler(env: Environment) {
   let opened: ReturnType<SearchNotesDeps['search']> | undefined;
   return makeHandler({
     ...deps,
+    corsOrigins: corsAllowedOrigins(OWNER_API_PREFLIGHT, setting(env, settings.corsAllowedOrigins)),
     search: () => {
       if (!env[settings.searchIndexUri.name])
         return Promise.reject(

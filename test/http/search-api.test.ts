@@ -195,8 +195,12 @@ describe('GET /api/v2/me/search', () => {
   it('takes OAuth access tokens with notes:read, and refuses those without it', async () => {
     const url = `${t.stack.baseUrl}${searchPath({ q: 'sourdough' })}`;
     const reader = await oauthAccessToken(t, bob.user.id, ['notes:read']);
-    const allowed = await contractFetch(url, { headers: { Authorization: `Bearer ${reader}` } });
+    const allowed = await contractFetch(url, {
+      headers: { Authorization: `Bearer ${reader}`, Origin: 'https://client.example' },
+    });
     expect(allowed.status).toBe(200);
+    // A browser client on its own origin reads the answer, as the per-user API's preflight promised.
+    expect(allowed.headers.get('Access-Control-Allow-Origin')).toBe('*');
     expect(hitIds(await json(allowed)).sort()).toEqual([ids.bobBread, ids.bobBaking].sort());
     const feedsOnly = await oauthAccessToken(t, bob.user.id, ['feeds:read']);
     expect((await contractFetch(url, { headers: { Authorization: `Bearer ${feedsOnly}` } })).status).toBe(403);
