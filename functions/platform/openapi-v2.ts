@@ -38,6 +38,8 @@ interface OwnerOperation {
   readonly query?: readonly JsonObject[];
   /** A 409 the operation may answer. */
   readonly conflict?: string;
+  /** A 503 the operation may answer besides the temporary faults (a part it needs is not set up). */
+  readonly unavailable?: string;
 }
 
 interface Answer {
@@ -128,6 +130,9 @@ const searchQuery = [
   },
 ];
 
+const SEARCH_UNAVAILABLE =
+  'Search is not set up on this deployment (no index configured) or its index cannot be opened now: `code` `search_unavailable`; try again after Retry-After seconds.';
+
 const operations: Record<string, OwnerOperation> = {
   GetMyAccount: { tag: 'account', summary: 'The signed-in account', answer: ok('Account', 'The account.') },
   DeleteMyAccount: {
@@ -152,6 +157,7 @@ const operations: Record<string, OwnerOperation> = {
     summary: 'Up to 5 other notes related to this one, each with why',
     description:
       'By vector similarity when embeddings cover the account, otherwise by shared tags and a more-like-this keyword query. A note not yet indexed has none.',
+    unavailable: SEARCH_UNAVAILABLE,
     answer: ok('RelatedNotes', 'The related notes.'),
   },
   SearchMyNotes: {
@@ -160,6 +166,7 @@ const operations: Record<string, OwnerOperation> = {
     description:
       'The query language (words, "phrases", prefix*, #tag, -#tag, -word, site:, after:, before:, has:highlight, a pasted URL) is described in docs/search.md. Only the caller’s notes are ever searched.',
     query: searchQuery,
+    unavailable: SEARCH_UNAVAILABLE,
     answer: ok('SearchResults', 'The results, best first.'),
   },
   GetMyNote: {
@@ -326,6 +333,9 @@ function ownerOperation(route: RouteDefinition, spec: OwnerOperation): JsonObjec
         ? { 422: jsonResponse('Invalid parameters or body, or a Content-Type other than JSON.', 'HTTPValidationError') }
         : {}),
       429: tooManyRequests,
+      ...(spec.unavailable
+        ? { 503: jsonResponse(spec.unavailable, 'Error', { 'Retry-After': headerRef('Retry-After') }) }
+        : {}),
     },
   };
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CSRF_HEADER } from '../../functions/http/owner-auth';
@@ -24,8 +27,12 @@ let ids: Record<string, string>;
 // Deleting the account would end the run: it is fuzzed with every credential but a valid session.
 const apiRoutes = routes.filter((route) => route.path.startsWith('/api/v2/me'));
 
+let indexFolder: string;
+
 beforeAll(async () => {
-  t = await startTestStack({ OWNER_RATE_LIMIT: '100000;w=60' });
+  // With a search index, so the search routes answer as deployed rather than 503 (not set up).
+  indexFolder = mkdtempSync(join(tmpdir(), 'gleaner-owner-fuzz-'));
+  t = await startTestStack({ OWNER_RATE_LIMIT: '100000;w=60' }, { searchIndexUri: join(indexFolder, 'index') });
   owner = await signedInUser(t);
   const noteId = (await json(await t.save(owner.token, { url: 'https://example.com/fuzz', comment: '#fuzz' }))).note_id;
   const feed = await json(
@@ -33,7 +40,10 @@ beforeAll(async () => {
   );
   ids = { note_id: noteId, feed_id: feed.id, token_id: owner.tokenId, tag: 'fuzz' };
 });
-afterAll(() => t.stop());
+afterAll(async () => {
+  await t.stop();
+  rmSync(indexFolder, { recursive: true, force: true });
+});
 
 const schemas = openapiV2.components.schemas as unknown as Record<string, JsonSchema>;
 
