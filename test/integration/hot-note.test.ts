@@ -4,6 +4,7 @@ import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-st
 import { noteHighlightItems } from '../../functions/adapters/dynamo/highlight-items';
 import { toHighlight } from '../../functions/adapters/dynamo/items';
 import { makeHandler } from '../../functions/save-bookmark/handler';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { createTestTable } from '../support/dynamo';
 import { context, proxyEvent } from '../support/factories';
 import { newTestAccount, saveHandlerDeps } from '../support/save-deps';
@@ -14,10 +15,19 @@ import { newTestAccount, saveHandlerDeps } from '../support/save-deps';
  */
 
 let table: Awaited<ReturnType<typeof createTestTable>>;
+let dynamo: DynamoDbLocal;
+/**
+ * A DynamoDB Local of its own: the run's, a hundred test files into a full run, took over 90 s for
+ * these 200 writes to one item (7 s when fresh), which tells of that process, not of the save.
+ */
 beforeAll(async () => {
-  table = await createTestTable();
+  dynamo = await startDynamoDbLocal();
+  table = await createTestTable(dynamo.endpoint);
+}, 60_000);
+afterAll(async () => {
+  table?.client.destroy();
+  await dynamo?.stop();
 });
-afterAll(() => table.client.destroy());
 
 const HOT = 200;
 

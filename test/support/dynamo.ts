@@ -8,11 +8,13 @@ import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import type { BookmarkStore } from '../../functions/core/save/save-bookmark';
 import { countRoundTrips, type RoundTripChain } from './round-trips';
 
-/** A fresh table in the run's DynamoDB Local, so test files never see each other's data. */
-export async function createTestTable(): Promise<
-  DynamoClients & { tableName: string; endpoint: string; requests: RequestCounter }
-> {
-  const endpoint = inject('dynamoEndpoint');
+/**
+ * A fresh table in the run's DynamoDB Local (or the one at `endpoint`), so test files never see each
+ * other's data.
+ */
+export async function createTestTable(
+  endpoint: string = inject('dynamoEndpoint'),
+): Promise<DynamoClients & { tableName: string; endpoint: string; requests: RequestCounter }> {
   const clients = createDynamoClients({ endpoint, region: 'local' });
   const tableName = `test-${randomUUID()}`;
   await ensureTable(clients.client, tableName);
