@@ -88,7 +88,7 @@ export const operations: Record<string, Operation> = {
     } satisfies SearchResultsResource);
   },
   ListMyRelatedNotes: async ({ deps, principal, event }) =>
-    jsonResponse(200, (await related(deps, principal, noteIdOf(event))) satisfies RelatedNotesResource),
+    jsonResponse(200, (await related(deps, principal, noteIdOf(event))).answer satisfies RelatedNotesResource),
   WebSearch: async ({ deps, principal, event, context }) => {
     const parameters = event.queryStringParameters ?? {};
     const query = parameters.q ?? '';
@@ -105,10 +105,8 @@ export const operations: Record<string, Operation> = {
     }
   },
   WebRelatedNotes: async ({ deps, principal, event, context }) => {
-    const noteId = noteIdOf(event);
-    const note = await deps.notes.getNote(noteId);
-    if (!note || note.userId !== principal.userId) throw new NoteNotFoundError();
-    return page(relatedPage(context!, note, await related(deps, principal, noteId)));
+    const { note, answer } = await related(deps, principal, noteIdOf(event));
+    return page(relatedPage(context!, note, answer));
   },
 };
 
@@ -135,11 +133,11 @@ async function search(deps: SearchNotesDeps, principal: Principal, parameters: R
   return result.answer;
 }
 
-/** The related notes of one of the caller's notes; another user's note (or none) is NoteNotFoundError. */
+/** One of the caller's notes with its related notes; another user's note (or none) is NoteNotFoundError. */
 async function related(deps: SearchNotesDeps, principal: Principal, noteId: string) {
   const note = await deps.notes.getNote(noteId);
   if (!note || note.userId !== principal.userId) throw new NoteNotFoundError();
-  return { note_id: noteId, ...(await relatedNotes(await deps.search(), principal.userId, noteId)) };
+  return { note, answer: { note_id: noteId, ...(await relatedNotes(await deps.search(), principal.userId, noteId)) } };
 }
 
 function noteIdOf(event: APIGatewayProxyEvent): string {
