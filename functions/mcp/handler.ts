@@ -18,6 +18,7 @@ import { ownerDeps } from '../http/owner-deps';
 import { feedAddresses } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header } from '../http/responses';
+import { searchOnFirstUse } from '../http/search-ports';
 import { temporaryFaultRetryAfter } from '../http/temporary-fault';
 import { deferred, type Environment } from '../platform/env';
 import { setting, settings } from '../platform/settings';
@@ -141,7 +142,6 @@ function unexpected(logger: Logger, error: unknown): string {
 
 export function createHandler(env: Environment) {
   const { deps, authDeps } = ownerDeps(env);
-  let search: Promise<SearchPorts> | undefined;
   return makeHandler({
     ...deps,
     auth: authDeps,
@@ -154,18 +154,7 @@ export function createHandler(env: Environment) {
       newId: deps.newId,
       now: deps.now,
     },
-    // LanceDB (a native module) loads with the first search, not at init.
-    search: () =>
-      (search ??= import('../adapters/search/search-services')
-        .then(async (services) => ({
-          index: await services.openIndexFromEnv(env),
-          embedder: services.embedderFromEnv(env),
-        }))
-        .catch((error: unknown) => {
-          // Opened again by the next search rather than failing every one after it.
-          search = undefined;
-          throw error;
-        })),
+    search: searchOnFirstUse(env),
     clientRateLimitPolicy: setting(env, settings.mcpClientRateLimit),
     allowedOrigins: setting(env, settings.mcpAllowedOrigins),
   });

@@ -1,6 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { embedderFromEnv, openIndexFromEnv } from '../adapters/search/search-services';
 import type { RateLimiter, RateLimitPolicy } from '../core/contract/rate-limit';
 import { parseUuidParameter, type ValidationIssue } from '../core/contract/validation';
 import type { Principal } from '../core/identity/principal';
@@ -18,6 +17,7 @@ import { type Authenticate, matchedRoute, ownerAccess, ownerQuotaSubject } from 
 import { ownerDeps } from '../http/owner-deps';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, jsonResponse } from '../http/responses';
+import { searchOnFirstUse } from '../http/search-ports';
 import { htmlResponse, refusedVisit } from '../http/web';
 import { deferred, type Environment } from '../platform/env';
 import { corsAllowedOrigins, OWNER_API_PREFLIGHT } from '../platform/routes';
@@ -186,8 +186,7 @@ async function searchRoute(
 
 export function createHandler(env: Environment) {
   const { deps } = ownerDeps(env);
-  const embedder = embedderFromEnv(env);
-  let opened: ReturnType<SearchNotesDeps['search']> | undefined;
+  const searchIndex = searchOnFirstUse(env);
   return makeHandler({
     ...deps,
     corsOrigins: corsAllowedOrigins(OWNER_API_PREFLIGHT, setting(env, settings.corsAllowedOrigins)),
@@ -196,12 +195,7 @@ export function createHandler(env: Environment) {
         return Promise.reject(
           new SearchUnavailableError(`Search is not set up here (${settings.searchIndexUri.name})`),
         );
-      opened ??= openIndexFromEnv(env).then((index) => ({ index, embedder }));
-      // A failed open is tried again by the next request.
-      opened.catch(() => {
-        opened = undefined;
-      });
-      return opened;
+      return searchIndex();
     },
   });
 }
