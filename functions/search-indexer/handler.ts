@@ -146,21 +146,19 @@ export function createHandler(env: Environment) {
         readNotes: (ids) => readNotes(doc, tableName, ids),
         onEmbeddingFailure: (error) =>
           logger.warn('Embedding failed; notes indexed for keywords', { error: String(error) }),
-        afterBatch: async (outcome) => {
-          // LanceDB 0.31's full-text search misses unindexed rows holding words common among them (a
-          // note's new version included), so what a batch wrote is folded into the indexes at once.
-          if (outcome.indexed + outcome.deleted > 0) await index.optimize();
+        // A batch's notes are searchable once it is written (the index keeps them in its small recent
+        // table, lance-index.ts); folding them into the main table's indexes waits for the schedule.
+        afterBatch: async () => {
           if (embedder) await reembedStep(index, embedder);
         },
         scheduledStep: async (deadline) => {
-          if (!embedder) return 0;
           let reembedded = 0;
-          while (Date.now() < deadline) {
+          while (embedder && Date.now() < deadline) {
             const step = await reembedStep(index, embedder);
             if (step === 0) break;
             reembedded += step;
           }
-          if (reembedded > 0) await index.optimize();
+          if (reembedded > 0 || (await index.unfoldedRows()) > 0) await index.optimize();
           return reembedded;
         },
       };

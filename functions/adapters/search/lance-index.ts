@@ -2,10 +2,17 @@ import * as lancedb from '@lancedb/lancedb';
 import { BooleanQuery, type FullTextQuery, Index, MatchQuery, Occur, PhraseQuery } from '@lancedb/lancedb';
 import { Bool, Field, FixedSizeList, Float32, Float64, List, Schema, Utf8 } from 'apache-arrow';
 import { FIELD_WEIGHTS, type SearchDocument, TEXT_FIELDS } from '../../core/search/document';
-import { noteIdsFilter, queryFilter, urlKeyFilter, userFilter } from '../../core/search/filter';
+import {
+  noteIdsFilter,
+  noteVersionsFilter,
+  queryFilter,
+  urlKeyFilter,
+  userFilter,
+  userRowsFilter,
+} from '../../core/search/filter';
 import type { SearchQuery, Term } from '../../core/search/query';
 import type { RelatedIndex } from '../../core/search/related';
-import type { IndexedNote } from '../../core/search/search';
+import { fuse, type IndexedNote } from '../../core/search/search';
 
 /**
  * The search index on LanceDB: one `notes` table of search documents (BM25 full-text indexes on each
@@ -16,13 +23,29 @@ import type { IndexedNote } from '../../core/search/search';
  * deleted note leaves a tombstone row of the highest version, so replays and records out of order
  * never bring back an old body or a deleted note. Every read filters by user inside the engine
  * query (LanceDB applies `where` before ranking and limits: a prefilter).
+ *
+ * Full-text search reads indexed rows only. LanceDB 0.31 scores rows its full-text index does not
+ * cover yet (the "flat" part of a search) with the index's statistics plus those rows', but counts a
+ * word once per occurrence where BM25 counts it once per document; a word held by most indexed rows
+ * and repeated in a new one gets a document frequency above the document count, so an IDF of zero or
+ * less, and the flat part drops every new row holding it (`score > 0`), from that row on. Folding new
+ * rows into the big table's indexes after each batch avoided that, at a cost growing with the whole
+ * table (it rewrites it). So every write goes to two tables: the main `notes` table, which every
+ * other read uses and which is folded into its indexes every FOLD_AT_ROWS rows and on the indexer's
+ * schedule, and a small `recent_notes` table, indexed after every write at a cost bounded by its
+ * size. A keyword search asks both for indexed rows only (`fastSearch`), the main table without the
+ * notes the recent one holds (a newer version, or a tombstone), and fuses the two lists by rank.
  */
 
 /** A tombstone outranks every version a note can reach. */
 const TOMBSTONE_VERSION = Number.MAX_SAFE_INTEGER;
 const NOTES_TABLE = 'notes';
-/** New rows are searched unindexed (still found) until optimize() folds them in; it runs after this many writes. */
-const OPTIMIZE_EVERY_ROWS = 500;
+/** The notes written since the last fold, each indexed once its batch is written. */
+const RECENT_TABLE = 'recent_notes';
+/** Past this many rows in the recent table, a write folds them into the main table's indexes. */
+const FOLD_AT_ROWS = 500;
+/** Folded rows leave the recent table this many at a time (each is a clause of the delete's filter). */
+const DELETE_CHUNK = 100;
 
 export interface IndexLocation {
   /** A folder, or `s3+ddb://bucket/prefix?ddbTableName=…` on AWS. */
@@ -80,12 +103,13 @@ function vectorsSchema(dimensions: number) {
 const HIT_COLUMNS = ['note_id', 'tags', 'created', 'updated', 'highlight_count', ...TEXT_FIELDS];
 
 export class LanceSearchIndex implements RelatedIndex {
-  private writtenSinceOptimize = 0;
   private readonly vectorTables = new Map<string, lancedb.Table>();
 
   private constructor(
     private readonly db: lancedb.Connection,
     private notes: lancedb.Table,
+    /** Null until found or made: a reader (no write access) never makes it. */
+    private recent: lancedb.Table | null,
   ) {}
 
   static async open(location: IndexLocation): Promise<LanceSearchIndex> {
@@ -95,11 +119,11 @@ export class LanceSearchIndex implements RelatedIndex {
       readConsistencyInterval: location.readConsistencySeconds ?? 0,
     });
     const notes = await db.createEmptyTable(NOTES_TABLE, notesSchema, { existOk: true });
-    return new LanceSearchIndex(db, notes);
+    return new LanceSearchIndex(db, notes, null);
   }
 
   close(): void {
-    for (const table of [this.notes, ...this.vectorTables.values()]) table.close();
+    for (const table of [this.notes, this.recent, ...this.vectorTables.values()]) table?.close();
     this.db.close();
   }
 
@@ -119,20 +143,36 @@ export class LanceSearchIndex implements RelatedIndex {
         .toArray();
       return rows.map((row) => ({ note: indexedNote(row), score: 0 }));
     }
-    const ranked = (text: FullTextQuery) =>
-      this.notes
+    // The main table's rows of notes the recent table holds are older versions (or deleted notes).
+    const recentTable = await this.recentTable();
+    const superseded = recentTable ? await this.recentNoteIds(recentTable, userId) : [];
+    const mainFilter = superseded.length > 0 ? `${filter} AND NOT ${noteIdsFilter(superseded)}` : filter;
+    const search = (table: lancedb.Table, where: string, text: FullTextQuery) =>
+      table
         .query()
         .fullTextSearch(text)
-        .where(filter)
+        .fastSearch()
+        .where(where)
         .select([...HIT_COLUMNS, '_score'])
         .limit(limit)
-        .toArray();
+        .toArray()
+        .then((rows) => rows.map((row) => ({ note: indexedNote(row), score: Number(row._score ?? 0) })));
+    const ranked = async (text: FullTextQuery) => {
+      const [main, recent] = await Promise.all([
+        search(this.notes, mainFilter, text),
+        recentTable ? search(recentTable, filter, text) : [],
+      ]);
+      if (recent.length === 0) return main;
+      if (main.length === 0) return recent;
+      // Two tables' BM25 scores are not comparable (each has its own document counts): fused by rank.
+      return fuse(main, recent).slice(0, limit);
+    };
     // Typo-tolerant matching doubles a query's cost, so it runs only when the exact words do not fill
     // the page (as Typesense's typo_tokens_threshold does): `npx tsx bench/search-profile.ts`.
     const exact = fullTextQuery(query, { typos: false });
-    let rows = exact ? await ranked(exact) : null;
-    if (!rows || rows.length < limit) rows = await ranked(fullText);
-    return rows.map((row) => ({ note: indexedNote(row), score: Number(row._score ?? 0) }));
+    let hits = exact ? await ranked(exact) : null;
+    if (!hits || hits.length < limit) hits = await ranked(fullText);
+    return hits;
   }
 
   async semantic(userId: string, query: SearchQuery, vector: readonly number[], model: string, limit: number) {
@@ -188,6 +228,12 @@ export class LanceSearchIndex implements RelatedIndex {
     return { notes, embedded };
   }
 
+  /** The notes of this user the recent table holds, deleted ones included. */
+  private async recentNoteIds(recent: lancedb.Table, userId: string): Promise<string[]> {
+    const rows = await recent.query().where(userRowsFilter(userId)).select(['note_id']).toArray();
+    return rows.map((row) => String(row.note_id));
+  }
+
   private async readNotes(filter: string, limit: number): Promise<IndexedNote[]> {
     if (limit === 0) return [];
     const rows = await this.notes.query().where(filter).select(HIT_COLUMNS).limit(limit).toArray();
@@ -216,10 +262,15 @@ export class LanceSearchIndex implements RelatedIndex {
    */
   async upsert(documents: readonly SearchDocument[], vectors?: { model: string; rows: readonly VectorRow[] }) {
     if (documents.length === 0) return;
-    await mergeNewer(
-      this.notes,
-      documents.map((document) => ({ ...document, deleted: false })),
-    );
+    // Only what moves a note forward goes to the recent table (re-embedding writes the held versions again).
+    const held = await this.versions(documents.map((document) => document.note_id));
+    const newer = documents.flatMap((document) => {
+      const current = held.get(document.note_id);
+      return current && (current.deleted || current.version >= document.version)
+        ? []
+        : [{ ...document, deleted: false }];
+    });
+    await this.writeNotes(newer);
     if (vectors && vectors.rows.length > 0) {
       const byId = new Map(documents.map((document) => [document.note_id, document]));
       const table = await this.vectorTable(vectors.model, vectors.rows[0]!.vector.length);
@@ -231,17 +282,14 @@ export class LanceSearchIndex implements RelatedIndex {
         }),
       );
     }
-    await this.afterWrite(documents.length);
+    await this.afterWrite(newer.length);
   }
 
   /** Marks these notes deleted for good: their text goes, a tombstone row stays. */
   async tombstone(notes: readonly { noteId: string; userId: string }[]) {
     if (notes.length === 0) return;
     const rows = notes.map(({ noteId, userId }) => tombstoneRow(noteId, userId));
-    await mergeNewer(
-      this.notes,
-      rows.map((row) => ({ ...row, tags: [], url_key: '', prefixes: '', ...emptyText() })),
-    );
+    await this.writeNotes(rows.map((row) => ({ ...row, tags: [], url_key: '', prefixes: '', ...emptyText() })));
     for (const table of await this.allVectorTables()) {
       const zero = new Array<number>(await vectorDimensions(table)).fill(0);
       await mergeNewer(
@@ -258,9 +306,11 @@ export class LanceSearchIndex implements RelatedIndex {
       for (const name of await this.db.tableNames()) await this.db.dropTable(name);
       this.vectorTables.clear();
       this.notes = await this.db.createEmptyTable(NOTES_TABLE, notesSchema, { existOk: true });
+      this.recent = null;
       return;
     }
-    for (const table of [this.notes, ...(await this.allVectorTables())]) await table.delete(userFilter(userId));
+    for (const table of [this.notes, await this.writableRecent(), ...(await this.allVectorTables())])
+      await table.delete(userFilter(userId));
   }
 
   /** Notes of the index whose vectors in `model` are missing, up to `limit` (for re-embedding). */
@@ -278,36 +328,62 @@ export class LanceSearchIndex implements RelatedIndex {
     return missing;
   }
 
-  /** Folds new rows into the indexes and compacts small files. */
+  /** Rows written since the last fold (0 when a fold has nothing to do). */
+  async unfoldedRows(): Promise<number> {
+    return (await (await this.recentTable())?.countRows()) ?? 0;
+  }
+
+  /**
+   * Folds what was written since the last fold into the main table's indexes and compacts small
+   * files: its cost grows with the table. The recent table then lets go of the notes folded.
+   */
   async optimize() {
-    await this.ensureIndexes();
+    const recent = await this.writableRecent();
+    const pending = (await recent.query().select(['note_id', 'version']).toArray()).map((row) => ({
+      noteId: String(row.note_id),
+      version: Number(row.version),
+    }));
+    // A recent row whose main-table write has not landed yet (a batch between its two writes) stays.
+    const held = await this.versions(pending.map(({ noteId }) => noteId));
+    const folded = pending.filter(({ noteId, version }) => (held.get(noteId)?.version ?? -1) >= version);
+    await ensureIndexes(this.notes, MAIN_INDEXES);
     for (const table of [this.notes, ...(await this.allVectorTables())]) await table.optimize();
-    this.writtenSinceOptimize = 0;
+    for (let start = 0; start < folded.length; start += DELETE_CHUNK)
+      await recent.delete(noteVersionsFilter(folded.slice(start, start + DELETE_CHUNK)));
+    await recent.optimize();
   }
 
-  private async afterWrite(rows: number) {
-    this.writtenSinceOptimize += rows;
-    const indexes = await this.notes.listIndices();
-    if (indexes.length === 0 || this.writtenSinceOptimize >= OPTIMIZE_EVERY_ROWS) await this.optimize();
+  /**
+   * The recent table first: a batch that fails between the two writes is replayed (the main table
+   * still holds the older version), while a recent row without its main one would be skipped by it.
+   */
+  private async writeNotes(rows: Record<string, unknown>[]) {
+    await mergeNewer(await this.writableRecent(), rows);
+    await mergeNewer(this.notes, rows);
   }
 
-  /** Full-text indexes on each text field (positions for phrases), scalar indexes on filter columns. */
-  private async ensureIndexes() {
-    const existing = new Set((await this.notes.listIndices()).flatMap((index) => index.columns));
-    if ((await this.notes.countRows()) === 0) return;
-    // An Index config is spent by the createIndex that takes it, so each is made for its column.
-    const fullText = (withPosition: boolean) =>
-      Index.fts({ withPosition, stem: false, removeStopWords: false, asciiFolding: true });
-    const wanted: [string, () => Index][] = [
-      ...TEXT_FIELDS.map((field): [string, () => Index] => [field, () => fullText(true)]),
-      ['prefixes', () => fullText(false)],
-      ['user_id', () => Index.btree()],
-      ['note_id', () => Index.btree()],
-      ['url_key', () => Index.btree()],
-      ['deleted', () => Index.bitmap()],
-    ];
-    for (const [column, config] of wanted)
-      if (!existing.has(column)) await this.notes.createIndex(column, { config: config() });
+  /** Brings the recent table's indexes up to its rows (a cost bounded by FOLD_AT_ROWS), or past that size folds. */
+  private async afterWrite(written: number) {
+    if (written === 0) return;
+    const recent = await this.writableRecent();
+    if ((await recent.countRows()) >= FOLD_AT_ROWS) await this.optimize();
+    else await recent.optimize();
+  }
+
+  private async recentTable(): Promise<lancedb.Table | null> {
+    if (!this.recent && (await this.db.tableNames()).includes(RECENT_TABLE))
+      this.recent = await this.db.openTable(RECENT_TABLE);
+    return this.recent;
+  }
+
+  /** The recent table, made when missing; both tables' indexes are made with it (on no rows, if need be). */
+  private async writableRecent(): Promise<lancedb.Table> {
+    if (this.recent) return this.recent;
+    const recent = await this.db.createEmptyTable(RECENT_TABLE, notesSchema, { existOk: true });
+    await ensureIndexes(recent, FULL_TEXT_INDEXES);
+    await ensureIndexes(this.notes, MAIN_INDEXES);
+    this.recent = recent;
+    return recent;
   }
 
   private async vectorTable(model: string, dimensions: number): Promise<lancedb.Table> {
@@ -331,6 +407,29 @@ export class LanceSearchIndex implements RelatedIndex {
     const names = (await this.db.tableNames()).filter((name) => name.startsWith('vectors_'));
     return Promise.all(names.map((name) => this.db.openTable(name)));
   }
+}
+
+// An Index config is spent by the createIndex that takes it, so each is made for its column.
+const fullText = (withPosition: boolean) => () =>
+  Index.fts({ withPosition, stem: false, removeStopWords: false, asciiFolding: true });
+/** Full-text indexes on each text field (positions for phrases). */
+const FULL_TEXT_INDEXES: [string, () => Index][] = [
+  ...TEXT_FIELDS.map((field): [string, () => Index] => [field, fullText(true)]),
+  ['prefixes', fullText(false)],
+];
+/** The main table's: the full-text ones and scalar indexes on the filter columns. */
+const MAIN_INDEXES: [string, () => Index][] = [
+  ...FULL_TEXT_INDEXES,
+  ['user_id', () => Index.btree()],
+  ['note_id', () => Index.btree()],
+  ['url_key', () => Index.btree()],
+  ['deleted', () => Index.bitmap()],
+];
+
+async function ensureIndexes(table: lancedb.Table, wanted: readonly [string, () => Index][]) {
+  const existing = new Set((await table.listIndices()).flatMap((index) => index.columns));
+  for (const [column, config] of wanted)
+    if (!existing.has(column)) await table.createIndex(column, { config: config() });
 }
 
 /**

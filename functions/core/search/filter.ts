@@ -27,9 +27,14 @@ function integer(value: number): string {
   return String(value);
 }
 
+/** Every row of this user, tombstones included. */
+export function userRowsFilter(userId: string): string {
+  return `user_id = ${literal(userId.toLowerCase(), UUID)}`;
+}
+
 /** Live notes of this user only: every query starts from this. */
 export function userFilter(userId: string): string {
-  return `user_id = ${literal(userId.toLowerCase(), UUID)} AND deleted = false`;
+  return `${userRowsFilter(userId)} AND deleted = false`;
 }
 
 /** The user's notes that pass the query's filters (tags, sites, dates, highlights). */
@@ -51,6 +56,16 @@ export function queryFilter(userId: string, query: SearchQuery): string {
 /** The user's note saved under this normalised URL's key. */
 export function urlKeyFilter(userId: string, key: string): string {
   return `${userFilter(userId)} AND url_key = ${literal(key, HEX)}`;
+}
+
+/** Rows holding exactly these versions of these notes. */
+export function noteVersionsFilter(versions: readonly { noteId: string; version: number }[]): string {
+  if (versions.length === 0) return 'false';
+  return versions
+    .map(
+      ({ noteId, version }) => `(note_id = ${literal(noteId.toLowerCase(), UUID)} AND version = ${integer(version)})`,
+    )
+    .join(' OR ');
 }
 
 /** Rows with these note ids (each a UUID). */
