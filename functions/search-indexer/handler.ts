@@ -5,7 +5,7 @@ import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEven
 import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoLinkStore } from '../adapters/dynamo/link-store';
 import { noteChangeOf, readNotes } from '../adapters/search/note-changes';
-import { embedderFromEnv, openIndexFromEnv, reembedStep } from '../adapters/search/search-services';
+import { embedderFromEnv, openIndexFromEnv, reembedStep, scheduledIndexStep } from '../adapters/search/search-services';
 import { applyLinkChanges, type LinkProjectionPorts } from '../core/links/projection';
 import { applyNoteChanges, type IndexerPorts, type IndexOutcome, type NoteChange } from '../core/search/indexer';
 import { deferred, type Environment } from '../platform/env';
@@ -151,16 +151,7 @@ export function createHandler(env: Environment) {
         afterBatch: async () => {
           if (embedder) await reembedStep(index, embedder);
         },
-        scheduledStep: async (deadline) => {
-          let reembedded = 0;
-          while (embedder && Date.now() < deadline) {
-            const step = await reembedStep(index, embedder);
-            if (step === 0) break;
-            reembedded += step;
-          }
-          if (reembedded > 0 || (await index.unfoldedRows()) > 0) await index.optimize();
-          return reembedded;
-        },
+        scheduledStep: (deadline) => scheduledIndexStep(index, embedder, deadline),
       };
     },
   });

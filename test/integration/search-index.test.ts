@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { connect, Index, MatchQuery } from '@lancedb/lancedb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LanceSearchIndex } from '../../functions/adapters/search/lance-index';
 import { embeddingText, searchDocument } from '../../functions/core/search/document';
@@ -167,5 +168,30 @@ describe('writes move forward only', () => {
     await index.upsert([searchDocument({ ...v2, version: 3 })]);
     expect(await ids(dave, 'second')).toEqual([]);
     expect((await index.versions([v2.id])).get(v2.id)).toMatchObject({ deleted: true });
+  });
+});
+
+describe('the LanceDB 0.31.0 behaviour the index works around (lance-index.ts)', () => {
+  it('drops rows its full-text index does not cover yet once one repeats a word most indexed rows hold', async () => {
+    const { folder, dispose: remove } = await temporaryIndex();
+    try {
+      const db = await connect(folder);
+      const table = await db.createTable('engine', [{ title: 'sourdough starter' }]);
+      await table.createIndex('title', { config: Index.fts() });
+      await table.add([{ title: 'sourdough sourdough loaf' }, { title: 'baking sourdough' }]);
+      const titles = async (fastSearch: boolean) => {
+        const query = table.query().fullTextSearch(new MatchQuery('sourdough', 'title'));
+        return (await (fastSearch ? query.fastSearch() : query).select(['title', '_score']).toArray())
+          .map((row) => String(row.title))
+          .sort();
+      };
+      // The rows not indexed yet are scored with a document frequency counted per occurrence: an IDF ≤ 0.
+      expect(await titles(false)).toEqual(['sourdough starter']);
+      await table.optimize();
+      expect(await titles(true)).toEqual(['baking sourdough', 'sourdough sourdough loaf', 'sourdough starter']);
+      db.close();
+    } finally {
+      remove();
+    }
   });
 });

@@ -12,7 +12,7 @@ import {
 } from '../../core/search/filter';
 import type { SearchQuery, Term } from '../../core/search/query';
 import type { RelatedIndex } from '../../core/search/related';
-import { fuse, type IndexedNote } from '../../core/search/search';
+import { byScore, fuse, type IndexedNote } from '../../core/search/search';
 
 /**
  * The search index on LanceDB: one `notes` table of search documents (BM25 full-text indexes on each
@@ -164,8 +164,9 @@ export class LanceSearchIndex implements RelatedIndex {
       ]);
       if (recent.length === 0) return main;
       if (main.length === 0) return recent;
-      // Two tables' BM25 scores are not comparable (each has its own document counts): fused by rank.
-      return fuse(main, recent).slice(0, limit);
+      // Two tables' BM25 scores are not comparable (each has its own document counts): fused by rank,
+      // equal scores ranked by note id so that every page of a query fuses the same ranks.
+      return fuse(byScore(main), byScore(recent)).slice(0, limit);
     };
     // Typo-tolerant matching doubles a query's cost, so it runs only when the exact words do not fill
     // the page (as Typesense's typo_tokens_threshold does): `npx tsx bench/search-profile.ts`.

@@ -61,6 +61,26 @@ export async function reembedStep(index: LanceSearchIndex, embedder: Embedder): 
 }
 
 /**
+ * The indexer's scheduled step: re-embeds what the configured model lacks until the deadline, then
+ * folds what was written since the last fold into the main table's indexes. Returns how many notes it
+ * re-embedded.
+ */
+export async function scheduledIndexStep(
+  index: LanceSearchIndex,
+  embedder: Embedder | null,
+  deadline: number,
+): Promise<number> {
+  let reembedded = 0;
+  while (embedder && Date.now() < deadline) {
+    const step = await reembedStep(index, embedder);
+    if (step === 0) break;
+    reembedded += step;
+  }
+  if (reembedded > 0 || (await index.unfoldedRows()) > 0) await index.optimize();
+  return reembedded;
+}
+
+/**
  * Indexes the notes the index lacks or holds at an older version (notes saved before search existed,
  * or while the indexer was down), leaving the rest as they are: `gleaner migrate`'s search step.
  */

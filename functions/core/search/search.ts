@@ -181,7 +181,7 @@ export function fuse<T extends { note: { note_id: string } }>(...lists: T[][]): 
 }
 
 /** Best first; equal scores in note id order, so the same window pages the same way every time. */
-function byScore<T extends { note: { note_id: string }; score: number }>(hits: T[]): T[] {
+export function byScore<T extends { note: { note_id: string }; score: number }>(hits: T[]): T[] {
   return hits.sort((a, b) => b.score - a.score || a.note.note_id.localeCompare(b.note.note_id));
 }
 
