@@ -143,10 +143,12 @@ export class LanceSearchIndex implements RelatedIndex {
         .toArray();
       return rows.map((row) => ({ note: indexedNote(row), score: 0 }));
     }
-    // The main table's rows of notes the recent table holds are older versions (or deleted notes).
+    // The main table's rows of notes the recent table holds are older versions (or deleted notes);
+    // the recent table's own search need not wait for their ids.
     const recentTable = await this.recentTable();
-    const superseded = recentTable ? await this.recentNoteIds(recentTable, userId) : [];
-    const mainFilter = superseded.length > 0 ? `${filter} AND NOT ${noteIdsFilter(superseded)}` : filter;
+    const mainFilter = (recentTable ? this.recentNoteIds(recentTable, userId) : Promise.resolve([])).then(
+      (superseded) => (superseded.length > 0 ? `${filter} AND NOT (${noteIdsFilter(superseded)})` : filter),
+    );
     const search = (table: lancedb.Table, where: string, text: FullTextQuery) =>
       table
         .query()
@@ -159,7 +161,7 @@ export class LanceSearchIndex implements RelatedIndex {
         .then((rows) => rows.map((row) => ({ note: indexedNote(row), score: Number(row._score ?? 0) })));
     const ranked = async (text: FullTextQuery) => {
       const [main, recent] = await Promise.all([
-        search(this.notes, mainFilter, text),
+        mainFilter.then((where) => search(this.notes, where, text)),
         recentTable ? search(recentTable, filter, text) : [],
       ]);
       if (recent.length === 0) return main;
