@@ -34,6 +34,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts', 'test/http/**/*.test.ts'],
           globalSetup: withDynamoDbLocal,
+          isolate: false,
           ...twoAtATime,
         },
       },
