@@ -27,7 +27,9 @@ export default defineConfig({
       // process per file doubled the unit files' time, and loading the CDK took infra files 8 s each.
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false, ...twoAtATime } },
       { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'], isolate: false, ...twoAtATime } },
-      // Servers, DynamoDB Local, Chromium and child processes: a fresh process per file.
+      // Servers, DynamoDB Local, Chromium and child processes. Each file starts and stops its own
+      // servers, so these files share a process too: its modules (the AWS SDK, the handlers,
+      // playwright) load once per worker, not once per file.
       {
         extends: true,
         test: {
@@ -44,6 +46,7 @@ export default defineConfig({
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
           globalSetup: withDynamoDbLocal,
+          isolate: false,
           ...twoAtATime,
         },
       },
