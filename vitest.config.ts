@@ -3,6 +3,12 @@ import { defineConfig } from 'vitest/config';
 /** Tests that talk to DynamoDB Local share one per run, started by the global setup. */
 const withDynamoDbLocal = ['test/support/global-setup.ts'];
 
+/**
+ * Two files at a time, one per core, in every project: a file mostly waits (on DynamoDB Local, a
+ * server, Chromium), so two keep both cores busy. Projects of one group must share a worker count.
+ */
+const twoAtATime = { maxWorkers: 2, sequence: { groupOrder: 0 } };
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -15,33 +21,23 @@ export default defineConfig({
       // Metrics would print embedded-metric-format JSON; tests spy on them instead.
       POWERTOOLS_METRICS_DISABLED: 'true',
     },
-    // Pure code, adapters with mocked clients and the CDK stack start no database: they run first, two
-    // files at a time (groupOrder 0). The unit files also share one process and its loaded modules
-    // (isolate: false): they hold no state between files, and a fresh process per file doubled their time.
     projects: [
-      {
-        extends: true,
-        test: {
-          name: 'unit',
-          include: ['test/unit/**/*.test.ts'],
-          isolate: false,
-          maxWorkers: 2,
-          sequence: { groupOrder: 0 },
-        },
-      },
-      {
-        extends: true,
-        test: { name: 'infra', include: ['test/infra/**/*.test.ts'], maxWorkers: 2, sequence: { groupOrder: 0 } },
-      },
-      // Then, one file at a time, what runs servers, DynamoDB Local, Chromium and child processes.
+      // Pure code and adapters with mocked clients, and the CDK stack: each project's files share a
+      // process and its loaded modules (isolate: false), as they hold no state between files; a fresh
+      // process per file doubled the unit files' time, and loading the CDK took infra files 8 s each.
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false, ...twoAtATime } },
+      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'], isolate: false, ...twoAtATime } },
+      // Servers, DynamoDB Local, Chromium and child processes. Each file starts and stops its own
+      // servers, so these files share a process too: its modules (the AWS SDK, the handlers,
+      // playwright) load once per worker, not once per file.
       {
         extends: true,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts', 'test/http/**/*.test.ts'],
           globalSetup: withDynamoDbLocal,
-          maxWorkers: 1,
-          sequence: { groupOrder: 1 },
+          isolate: false,
+          ...twoAtATime,
         },
       },
       {
@@ -50,8 +46,8 @@ export default defineConfig({
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
           globalSetup: withDynamoDbLocal,
-          maxWorkers: 1,
-          sequence: { groupOrder: 1 },
+          isolate: false,
+          ...twoAtATime,
         },
       },
     ],

@@ -15,6 +15,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { buildSync } from 'esbuild';
+import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
+import { DynamoBookmarkStore } from '../functions/adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { DynamoIdentityStore } from '../functions/adapters/dynamo/identity-store';
 import { toNote } from '../functions/adapters/dynamo/items';
@@ -22,6 +24,8 @@ import { keys } from '../functions/adapters/dynamo/keys';
 import { createSqsClient } from '../functions/adapters/sqs/sqs';
 import { hashPassword, verifyPassword } from '../functions/core/identity/password';
 import { newUser } from '../functions/core/workspace/accounts';
+import { importBookmarks } from '../functions/core/workspace/import';
+import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../functions/core/workspace/netscape-bookmarks';
 import { type ResourceAccess, routeFunctions, routes, routeUrl } from '../functions/platform/routes';
 import { scheduledTasks, workers } from '../functions/platform/workers';
 import { BUNDLE_ENTRY_FILE, bundleFunction, functionBundleOptions } from '../lib/function-bundle';
@@ -61,6 +65,8 @@ const INIT_TARGET = 1.3;
 const SAVE_TARGET = 1.6;
 /** Issue 21's hot note: this many highlights saved to one note at once. */
 const HOT_NOTE_SAVES = 200;
+/** Issue 10's large bookmark file: this many links imported in one run. */
+const IMPORT_LINKS = 5000;
 
 interface Row {
   readonly name: string;
@@ -364,6 +370,7 @@ async function throughTheStack(): Promise<void> {
     const serverOverhead = median(routeTimes.get('save, new page')!) - median(routeTimes.get(DIRECT_SAVE)!);
     row('local HTTP server share of a save p50', `${ms(serverOverhead)} (API Gateway stands there in production)`);
     await hotNote(timedStack, data, doc, tableName);
+    await largeImport(doc, tableName);
     await signInLatency({ timed: timedStack, counted, recorder }, doc, tableName);
   } finally {
     client.destroy();
@@ -447,6 +454,40 @@ async function hotNote(stack: LocalStack, data: Fixture, doc: DynamoDBDocumentCl
     {
       met: answered === HOT_NOTE_SAVES && storedOnce.length === HOT_NOTE_SAVES,
       text: `all ${HOT_NOTE_SAVES} answered 200 and stored once`,
+    },
+  );
+}
+
+/** Issue 10: a 5,000-link bookmark file through `gleaner import` (the save core, 8 saves at a time) into DynamoDB Local. */
+async function largeImport(doc: DynamoDBDocumentClient, tableName: string) {
+  const user = newUser({ id: randomUUID(), name: 'Importer', noteCap: IMPORT_LINKS * 2, now: new Date() });
+  const accounts = new DynamoAccountStore(doc, tableName);
+  await accounts.createUser(user);
+  const entries = Array.from({ length: IMPORT_LINKS }, (_, i) => ({
+    url: `https://many.example/${i}`,
+    title: `Link ${i}`,
+    tags: [`t${i % 7}x`],
+    added: new Date(1_600_000_000_000 + i * 1000),
+    description: null,
+  }));
+  const store = new DynamoBookmarkStore(doc, tableName);
+  const ports = {
+    store,
+    enrichment: { publish: async () => {} },
+    newId: randomUUID,
+    now: () => new Date(),
+    logger: { warn: () => {} },
+  };
+  const started = performance.now();
+  const report = await importBookmarks(ports, user.id, parseNetscapeBookmarks(renderNetscapeBookmarks(entries)));
+  const elapsed = performance.now() - started;
+  const noteCount = (await accounts.getUser(user.id))?.noteCount;
+  row(
+    `import of a ${IMPORT_LINKS}-link bookmark file`,
+    `${report.imported} imported in ${(elapsed / 1000).toFixed(1)} s (${((IMPORT_LINKS / elapsed) * 1000).toFixed(0)} links/s), note count ${noteCount}`,
+    {
+      met: report.imported === IMPORT_LINKS && noteCount === IMPORT_LINKS,
+      text: `all ${IMPORT_LINKS} imported and counted`,
     },
   );
 }

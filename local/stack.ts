@@ -81,7 +81,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const routeTable = options.routes ?? routes;
   checkRouteTable(routeTable);
   const { client } = createDynamoClients({ endpoint: options.dynamoEndpoint, region: 'local' });
-  await ensureTable(client, options.tableName);
+  // The stream is read only by the consumers that run with a search index.
+  await ensureTable(client, options.tableName, { stream: options.searchIndexUri !== undefined });
 
   const localQueues = Object.fromEntries(
     Object.values(queues).map((queue) => [

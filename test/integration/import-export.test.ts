@@ -165,21 +165,4 @@ describe('import and export', () => {
     expect(() => parseWorkspaceExport('{"links": []}')).toThrow(/no "bookmarks" list/);
     expect(() => parseWorkspaceExport('{oops')).toThrow(/not JSON/);
   });
-
-  it('imports a 5,000-link file in one run', async () => {
-    const userId = await user(10_000);
-    const entries = Array.from({ length: 5000 }, (_, i) => ({
-      url: `https://many.example/${i}`,
-      title: `Link ${i}`,
-      tags: [`t${i % 7}x`],
-      added: new Date(1_600_000_000_000 + i * 1000),
-      description: null,
-    }));
-    const html = renderNetscapeBookmarks(entries);
-    expect(await importBookmarks(ports(), userId, parseNetscapeBookmarks(html))).toMatchObject({
-      links: 5000,
-      imported: 5000,
-    });
-    expect((await accounts.getUser(userId))!.noteCount).toBe(5000);
-  }, 600_000);
 });

@@ -29,7 +29,7 @@ let links: DynamoLinkStore;
 let stream: StreamReader;
 
 beforeAll(async () => {
-  ({ table, accounts, bookmarks } = await createTestStores());
+  ({ table, accounts, bookmarks } = await createTestStores({ stream: true }));
   links = new DynamoLinkStore(table.doc, table.tableName);
   stream = await StreamReader.open(table.client, table.endpoint, table.tableName);
 });

@@ -10,14 +10,16 @@ import { countRoundTrips, type RoundTripChain } from './round-trips';
 
 /**
  * A fresh table in the run's DynamoDB Local (or the one at `endpoint`), so test files never see each
- * other's data.
+ * other's data. Its stream is off unless asked for (`ensureTable` says why); the local stack turns
+ * it on when it runs the stream's consumers.
  */
 export async function createTestTable(
   endpoint: string = inject('dynamoEndpoint'),
+  { stream = false }: { stream?: boolean } = {},
 ): Promise<DynamoClients & { tableName: string; endpoint: string; requests: RequestCounter }> {
   const clients = createDynamoClients({ endpoint, region: 'local' });
   const tableName = `test-${randomUUID()}`;
-  await ensureTable(clients.client, tableName);
+  await ensureTable(clients.client, tableName, { stream });
   return { ...clients, tableName, endpoint, requests: countRequests(clients) };
 }
 
@@ -69,8 +71,8 @@ function countRequests({ client }: DynamoClients): RequestCounter {
 }
 
 /** A fresh table with the stores over it, for tests of the stores' behaviour together. */
-export async function createTestStores() {
-  const table = await createTestTable();
+export async function createTestStores(options: { stream?: boolean } = {}) {
+  const table = await createTestTable(undefined, options);
   return {
     table,
     accounts: new DynamoAccountStore(table.doc, table.tableName),

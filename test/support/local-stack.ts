@@ -20,7 +20,8 @@ export async function startTestStack(
   env: Environment = {},
   options: Pick<LocalStackOptions, 'startWorkers' | 'scheduleEverySeconds' | 'routes' | 'searchIndexUri'> = {},
 ) {
-  const table = await createTestTable();
+  // With a search index the stack reads the table's stream: made with it, as `npm start` makes its table.
+  const table = await createTestTable(undefined, { stream: options.searchIndexUri !== undefined });
   const start = (port?: number) =>
     startLocalStack({
       dynamoEndpoint: table.endpoint,

@@ -5,6 +5,7 @@ import {
   ExpiredIteratorException,
   GetRecordsCommand,
   GetShardIteratorCommand,
+  TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
 
@@ -46,7 +47,9 @@ export class StreamReader {
         this.iterators.set(shardId, page.NextShardIterator ?? null);
         records.push(...((page.Records ?? []) as DynamoDBRecord[]));
       } catch (error) {
-        if (!(error instanceof ExpiredIteratorException)) throw error;
+        // An expired iterator, or one behind the shard's trim horizon (DynamoDB Local answers so for a
+        // shard it started over): the next read takes a fresh one from the oldest record kept.
+        if (!(error instanceof ExpiredIteratorException || error instanceof TrimmedDataAccessException)) throw error;
         this.iterators.delete(shardId);
       }
     }

@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import { expect, it } from 'vitest';
+import { importBookmarks } from '../../functions/core/workspace/import';
+import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../../functions/core/workspace/netscape-bookmarks';
+import { quietSavePorts } from '../support/dynamo';
+import { InMemoryBookmarkStore } from '../support/in-memory-bookmark-store';
+
+/**
+ * A large bookmark file through the import and the save core, over the store port kept in memory.
+ * The DynamoDB store's side of an import (merges, the note cap, re-runs) is in
+ * test/integration/import-export.test.ts; how fast DynamoDB Local takes 5,000 links is `npm run bench`'s.
+ */
+it('imports a 5,000-link file in one run, each link once, with its tags', async () => {
+  const store = new InMemoryBookmarkStore(10_000);
+  const userId = randomUUID();
+  const entries = Array.from({ length: 5000 }, (_, i) => ({
+    url: `https://many.example/${i}`,
+    title: `Link ${i}`,
+    tags: [`t${i % 7}x`],
+    added: new Date(1_600_000_000_000 + i * 1000),
+    description: null,
+  }));
+  const progress: number[] = [];
+  const report = await importBookmarks(
+    quietSavePorts(store),
+    userId,
+    parseNetscapeBookmarks(renderNetscapeBookmarks(entries)),
+    (done) => progress.push(done),
+  );
+  expect(report).toEqual({ links: 5000, imported: 5000, merged: 0, skipped: 0, over_cap: 0, note_cap: null });
+  expect(store.notes.size).toBe(5000);
+  expect(new Set([...store.bookmarks.values()].map((bookmark) => bookmark.url)).size).toBe(5000);
+  expect([...store.notes.values()].find((note) => note.title === 'Link 4321')?.tags).toEqual(['t2x']);
+  expect(progress.at(-1)).toBe(5000);
+});
