@@ -4,7 +4,13 @@ import { buildNoteBody } from '../../functions/core/save/note-body';
 import { decodeSearchCursor, encodeSearchCursor } from '../../functions/core/search/cursor';
 import { searchDocument, siteKeys, tagKey, urlKey } from '../../functions/core/search/document';
 import { testEmbedder } from '../../functions/core/search/embedder';
-import { queryFilter, UnsafeFilterValueError, userFilter } from '../../functions/core/search/filter';
+import {
+  noteVersionsFilter,
+  queryFilter,
+  UnsafeFilterValueError,
+  userFilter,
+  userRowsFilter,
+} from '../../functions/core/search/filter';
 import { parseQuery, QUERY_MAX_LENGTH, type SearchQuery } from '../../functions/core/search/query';
 import { fuse } from '../../functions/core/search/search';
 import { bestSnippet, snippetHtml, snippetText } from '../../functions/core/search/snippet';
@@ -71,6 +77,15 @@ describe('the query language', () => {
       `user_id = '${USER}' AND deleted = false AND array_has(tag_keys, '${tagKey("it's'")}') AND (array_has(sites, 'a.example')) AND created >= ${Date.UTC(2024, 0, 1)}`,
     );
     expect(() => userFilter("x' OR '1'='1")).toThrow(UnsafeFilterValueError);
+  });
+
+  it('names rows by note and exact version (folded rows leaving the recent table), and refuses other shapes', () => {
+    const note = '7b8bcc31-e2f1-408c-b322-d47dee2827da';
+    expect(noteVersionsFilter([{ noteId: note, version: 3 }])).toBe(`(note_id = '${note}' AND version = 3)`);
+    expect(noteVersionsFilter([])).toBe('false');
+    expect(() => noteVersionsFilter([{ noteId: "x' OR '1'='1", version: 1 }])).toThrow(UnsafeFilterValueError);
+    expect(() => noteVersionsFilter([{ noteId: note, version: 1.5 }])).toThrow(UnsafeFilterValueError);
+    expect(userRowsFilter(USER)).toBe(`user_id = '${USER}'`);
   });
 
   it.each([
