@@ -29,12 +29,12 @@ import { byScore, fuse, type IndexedNote } from '../../core/search/search';
  * word once per occurrence where BM25 counts it once per document; a word held by most indexed rows
  * and repeated in a new one gets a document frequency above the document count, so an IDF of zero or
  * less, and the flat part drops every new row holding it (`score > 0`), from that row on. Folding new
- * rows into the big table's indexes after each batch avoided that, at a cost growing with the whole
- * table (it rewrites it). So every write goes to two tables: the main `notes` table, which every
- * other read uses and which is folded into its indexes every FOLD_AT_ROWS rows and on the indexer's
- * schedule, and a small `recent_notes` table, indexed after every write at a cost bounded by its
- * size. A keyword search asks both for indexed rows only (`fastSearch`), the main table without the
- * notes the recent one holds (a newer version, or a tombstone), and fuses the two lists by rank.
+ * rows into the big table's indexes after each batch avoided that, at a cost growing with the table.
+ * So every write goes to two tables: the main `notes` table, which every other read uses and which
+ * is folded into its indexes every FOLD_AT_ROWS rows and on the indexer's schedule, and a small
+ * `recent_notes` table, indexed after every write at a cost bounded by its size. A keyword search
+ * asks both for indexed rows only (`fastSearch`), the main table without the notes the recent one
+ * holds (a newer version, or a tombstone), and fuses the two lists by rank.
  */
 
 /** A tombstone outranks every version a note can reach. */
@@ -144,11 +144,10 @@ export class LanceSearchIndex implements RelatedIndex {
       return rows.map((row) => ({ note: indexedNote(row), score: 0 }));
     }
     // The main table's rows of notes the recent table holds are older versions (or deleted notes);
-    // the recent table's own search need not wait for their ids.
+    // a user with none there (most searches) needs no search of it.
     const recentTable = await this.recentTable();
-    const mainFilter = (recentTable ? this.recentNoteIds(recentTable, userId) : Promise.resolve([])).then(
-      (superseded) => (superseded.length > 0 ? `${filter} AND NOT (${noteIdsFilter(superseded)})` : filter),
-    );
+    const superseded = recentTable ? await this.recentNoteIds(recentTable, userId) : [];
+    const mainFilter = superseded.length > 0 ? `${filter} AND NOT (${noteIdsFilter(superseded)})` : filter;
     const search = (table: lancedb.Table, where: string, text: FullTextQuery) =>
       table
         .query()
@@ -161,8 +160,8 @@ export class LanceSearchIndex implements RelatedIndex {
         .then((rows) => rows.map((row) => ({ note: indexedNote(row), score: Number(row._score ?? 0) })));
     const ranked = async (text: FullTextQuery) => {
       const [main, recent] = await Promise.all([
-        mainFilter.then((where) => search(this.notes, where, text)),
-        recentTable ? search(recentTable, filter, text) : [],
+        search(this.notes, mainFilter, text),
+        recentTable && superseded.length > 0 ? search(recentTable, filter, text) : [],
       ]);
       if (recent.length === 0) return main;
       if (main.length === 0) return recent;
