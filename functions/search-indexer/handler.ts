@@ -26,7 +26,7 @@ export interface IndexerDeps {
   readonly ports: () => Promise<
     IndexerPorts & {
       afterBatch?: (outcome: IndexOutcome) => Promise<unknown>;
-      /** The scheduled background step: re-embedding what the configured model has no vectors of. */
+      /** The scheduled background step: re-embedding what the configured model lacks, then folding the index. */
       scheduledStep?: (deadline: number) => Promise<number>;
     }
   >;
