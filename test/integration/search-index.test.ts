@@ -171,6 +171,30 @@ describe('writes move forward only', () => {
   });
 });
 
+describe('the fold', () => {
+  it('keeps a recent row whose main-table write has not landed (a batch between its two writes)', async () => {
+    const own = await temporaryIndex();
+    try {
+      const erin = randomUUID();
+      const written = searchableNote(erin, { title: 'Written whole' });
+      const halfway = searchableNote(erin, { title: 'Halfway written' });
+      await own.index.upsert([searchDocument(written)]);
+      // The recent table's write landed, the main table's not yet.
+      const db = await connect(own.folder);
+      await (await db.openTable('recent_notes')).add([{ ...searchDocument(halfway), deleted: false }]);
+      db.close();
+      await own.index.optimize();
+      expect(await own.index.unfoldedRows()).toBe(1);
+      const found = await searchNotes({ index: own.index, embedder: null }, erin, 'written');
+      expect(found.ok && found.answer.results.map((hit) => hit.note_id).sort()).toEqual(
+        [written.id, halfway.id].sort(),
+      );
+    } finally {
+      own.dispose();
+    }
+  });
+});
+
 describe('the LanceDB 0.31.0 behaviour the index works around (lance-index.ts)', () => {
   it('drops rows its full-text index does not cover yet once one repeats a word most indexed rows hold', async () => {
     const { folder, dispose: remove } = await temporaryIndex();
