@@ -4,6 +4,7 @@ import type * as z from 'zod/mini';
 import { UserNotFoundError } from '../adapters/dynamo/account-store';
 import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
 import { jsonContentTypeIssues, parseUuidParameter, toValidationIssues } from '../core/contract/validation';
+import { entityTagOf, isNotModified } from '../core/feed/conditional-get';
 import { InvalidFeedSettingsError } from '../core/feed/settings';
 import type { Principal } from '../core/identity/principal';
 import {
@@ -193,17 +194,20 @@ async function reviewFeed(
   const secret = event.pathParameters?.secret ?? '';
   const rss = await review.reviewFeedDocument(deps, secret, reviewLinks(event, deps), deps.now());
   if (rss === null) return errorResponse(404, 'No such feed');
-  return {
-    statusCode: 200,
-    headers: {
-      'Content-Type': 'application/rss+xml; charset=utf-8',
-      // Personal, and its address is its secret: no shared cache keeps it, no search engine lists it.
-      'Cache-Control': 'private, no-cache',
-      'Referrer-Policy': 'no-referrer',
-      'X-Robots-Tag': 'noindex',
-    },
-    body: rss,
+  // The document is a few days of highlights, cheap to render: its own hash is its validator, and a
+  // reader polling with it is answered 304 without the body.
+  const etag = entityTagOf(rss);
+  const headers = {
+    'Content-Type': 'application/rss+xml; charset=utf-8',
+    // Personal, and its address is its secret: no shared cache keeps it, no search engine lists it.
+    'Cache-Control': 'private, no-cache',
+    'Referrer-Policy': 'no-referrer',
+    'X-Robots-Tag': 'noindex',
+    ETag: etag,
   };
+  if (isNotModified({ ifNoneMatch: header(event.headers, 'If-None-Match') }, { etag, lastModified: null }))
+    return { statusCode: 304, headers, body: '' };
+  return { statusCode: 200, headers, body: rss };
 }
 
 /** Refusals the operations raise, in the contract's shapes. */

@@ -8,6 +8,7 @@ import {
   feedFormatOperations,
   headerRef,
   headers,
+  ifNoneMatchParameter,
   type JsonObject,
   jsonResponse,
   pathsOf,
@@ -355,12 +356,17 @@ const reviewFeedOperation: JsonObject = {
       description: 'The secret part of the address.',
       schema: { type: 'string' },
     },
+    ifNoneMatchParameter,
   ],
   responses: {
     200: {
       description: 'The feed.',
-      headers: rateLimited(),
+      headers: rateLimited({ ETag: headerRef('ETag') }),
       content: { 'application/rss+xml': { schema: { type: 'string', description: 'An RSS 2.0 document.' } } },
+    },
+    304: {
+      description: 'The feed has not changed since the ETag sent.',
+      headers: rateLimited({ ETag: headerRef('ETag') }),
     },
     404: jsonResponse('Not a current review feed address (never issued, re-issued since, or revoked).', 'Error'),
     429: tooManyRequests,

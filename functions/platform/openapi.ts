@@ -122,14 +122,16 @@ const feedIdParameter = {
   schema: { type: 'string', format: 'uuid' },
 };
 
+export const ifNoneMatchParameter = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'An ETag from an earlier answer: 304 when it still matches.',
+  schema: { type: 'string' },
+};
+
 const conditionalGetParameters = [
-  {
-    name: 'If-None-Match',
-    in: 'header',
-    required: false,
-    description: 'An ETag from an earlier answer: 304 when it still matches.',
-    schema: { type: 'string' },
-  },
+  ifNoneMatchParameter,
   {
     name: 'If-Modified-Since',
     in: 'header',

@@ -216,7 +216,7 @@ const ownerApiRoutes: readonly RouteDefinition[] = withOwnerApiPreflight([
     ...ownerApi,
   },
   // The review feed itself: no credentials, its secret address is the key; served by the same function.
-  { id: 'GetReviewFeed', method: 'GET', path: '/review-feed/{secret}', ...ownerApi },
+  { id: 'GetReviewFeed', method: 'GET', path: '/review-feed/{secret}', answersHead: true, ...ownerApi },
 ]);
 
 /**

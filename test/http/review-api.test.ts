@@ -171,10 +171,23 @@ describe('the private review feed', () => {
     const rss = await feed.text();
     expect(rss).toContain('dave quote 0');
     expect(rss).not.toContain('alice quote');
+    // A reader polling with the ETag gets 304 without the body; HEAD gets the headers alone.
+    const etag = feed.headers.get('ETag');
+    expect(etag).toMatch(/^"[\w-]{22}"$/);
+    const path = `${t.stack.baseUrl}${new URL(first).pathname}`;
+    const unchanged = await contractFetch(path, { headers: { 'If-None-Match': etag! } });
+    expect(unchanged.status).toBe(304);
+    expect(await unchanged.text()).toBe('');
+    expect(unchanged.headers.get('ETag')).toBe(etag);
+    expect((await contractFetch(path, { headers: { 'If-None-Match': '"something else"' } })).status).toBe(200);
+    const head = await contractFetch(path, { method: 'HEAD' });
+    expect([head.status, head.headers.get('ETag'), await head.text()]).toEqual([200, etag, '']);
 
     const second = await issue();
     expect((await read(first)).status).toBe(404);
-    expect((await read(second)).status).toBe(200);
+    const reissued = await read(second);
+    expect(reissued.status).toBe(200);
+    expect(reissued.headers.get('ETag')).not.toBe(etag);
     // Another user's id with this secret, or a made-up secret, opens nothing.
     expect((await read(second.replace(dave.user.id, alice.user.id))).status).toBe(404);
     expect((await read(`${t.stack.baseUrl}/review-feed/nothing`)).status).toBe(404);

@@ -246,9 +246,10 @@ describe('REST API', () => {
     for (const head of heads) {
       const get = methods.find((method) => method.path === head.path && method.httpMethod === 'GET')!;
       expect(head.properties.Integration.Uri).toEqual(get.properties.Integration.Uri);
-      expect(head.properties.ApiKeyRequired).toBe(true);
+      expect(head.properties.ApiKeyRequired).toBe(get.properties.ApiKeyRequired);
     }
     const feed = cdnRoutes.find((route) => route.id === 'GetPublishedFeedRss')!;
+    expect(heads.find((head) => head.path === feed.path)!.properties.ApiKeyRequired).toBe(true);
     built.template.hasResourceProperties('AWS::ApiGateway::Stage', {
       MethodSettings: Match.arrayWith([
         Match.objectLike({

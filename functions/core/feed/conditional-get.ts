@@ -47,9 +47,13 @@ export function feedValidators(
     [feed.id, feed.title, feed.description, feed.author, feed.tags, feed.match, feed.items ?? 'notes', feed.updated],
     entries.map((entry) => [entry.noteId, entry.updated]),
   ]);
-  const hash = createHash('sha256').update(fingerprint).digest('base64url').slice(0, ETAG_LENGTH);
   const lastChange = lastChangedAt(entries, feed);
-  return { etag: `"${hash}"`, lastModified: lastChange === null ? null : formatRfc822(lastChange) };
+  return { etag: entityTagOf(fingerprint), lastModified: lastChange === null ? null : formatRfc822(lastChange) };
+}
+
+/** A strong entity-tag for `content`: what it is made from, or a representation itself when it is cheap to make. */
+export function entityTagOf(content: string): string {
+  return `"${createHash('sha256').update(content).digest('base64url').slice(0, ETAG_LENGTH)}"`;
 }
 
 /**
