@@ -18,7 +18,7 @@ import {
   ratingRequestSchema,
 } from './api';
 import type { ReviewReason } from './daily';
-import { type ReviewFeedDay, renderReviewFeed } from './feed';
+import type { ReviewFeedDay } from './feed';
 import { currentStreak, type ReviewProgress } from './progress';
 import type { ReviewCard, ReviewRating } from './schedule';
 import { changeReviewSettings, type ReviewSettings } from './settings';
@@ -195,6 +195,9 @@ export async function reviewFeedDocument(
   const userId = await ports.review.userOfFeedSecret(secret);
   if (!userId) return null;
   const days = await ports.review.feedDays(userId, now, FEED_DAYS);
+  // The RSS renderer (xmlbuilder2, markdown-it) loads on the feed's first read, not at every cold
+  // start of the functions that serve the review's pages and API.
+  const { renderReviewFeed } = await import('./feed');
   return renderReviewFeed(userId, days, { selfUrl: links.feed(secret), reviewPageUrl: links.reviewPage });
 }
 
