@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -211,6 +211,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await sqs.stop();
+      // A state folder the stack made for itself (tests) goes with it; `npm start`'s data stays.
+      if (options.stateDir === undefined) rmSync(stateDir, { recursive: true, force: true });
     },
   };
 }

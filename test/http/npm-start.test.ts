@@ -201,7 +201,7 @@ describe('npm start', { timeout: 300_000 }, () => {
 
   it('says Java 17 or newer is needed, and which version it found, when Java is too old', async () => {
     // A stand-in for Java 11: what it prints when asked to run DynamoDB Local's Java 17 classes.
-    const oldJava = mkdtempSync(join(tmpdir(), 'gleaner-old-java-'));
+    const oldJava = mkdtempSync(join(dataDir, 'old-java-'));
     writeFileSync(
       join(oldJava, 'java'),
       `#!/bin/sh\necho 'Error: LinkageError occurred while loading main class com.amazonaws.services.dynamodbv2.local.main.ServerRunner' >&2\necho '\tjava.lang.UnsupportedClassVersionError: com/amazonaws/services/dynamodbv2/local/main/ServerRunner has been compiled by a more recent version of the Java Runtime (class file version 61.0), this version of the Java Runtime only recognizes class file versions up to 55.0' >&2\nexit 1\n`,
@@ -219,7 +219,7 @@ describe('npm start', { timeout: 300_000 }, () => {
   });
 
   it('exits non-zero with a clear message when Java is missing', async () => {
-    const emptyPath = mkdtempSync(join(tmpdir(), 'gleaner-no-java-'));
+    const emptyPath = mkdtempSync(join(dataDir, 'no-java-'));
     const run = start({
       PORT: String(await findFreePort()),
       GLEANER_DATA_DIR: join(dataDir, 'nojava'),
