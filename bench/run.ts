@@ -31,6 +31,7 @@ import { scheduledTasks, workers } from '../functions/platform/workers';
 import { BUNDLE_ENTRY_FILE, bundleFunction, functionBundleOptions } from '../lib/function-bundle';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalStack, startLocalStack } from '../local/stack';
+import { manyLinks, quietSavePorts } from '../test/support/save-ports';
 import { initAndFirstUseBytes } from './bundle-graph';
 import { type RecordedCall, startDynamoRecorder } from './dynamo-recorder';
 import { mcpBench } from './mcp';
@@ -463,23 +464,13 @@ async function largeImport(doc: DynamoDBDocumentClient, tableName: string) {
   const user = newUser({ id: randomUUID(), name: 'Importer', noteCap: IMPORT_LINKS * 2, now: new Date() });
   const accounts = new DynamoAccountStore(doc, tableName);
   await accounts.createUser(user);
-  const entries = Array.from({ length: IMPORT_LINKS }, (_, i) => ({
-    url: `https://many.example/${i}`,
-    title: `Link ${i}`,
-    tags: [`t${i % 7}x`],
-    added: new Date(1_600_000_000_000 + i * 1000),
-    description: null,
-  }));
-  const store = new DynamoBookmarkStore(doc, tableName);
-  const ports = {
-    store,
-    enrichment: { publish: async () => {} },
-    newId: randomUUID,
-    now: () => new Date(),
-    logger: { warn: () => {} },
-  };
+  const ports = quietSavePorts(new DynamoBookmarkStore(doc, tableName));
   const started = performance.now();
-  const report = await importBookmarks(ports, user.id, parseNetscapeBookmarks(renderNetscapeBookmarks(entries)));
+  const report = await importBookmarks(
+    ports,
+    user.id,
+    parseNetscapeBookmarks(renderNetscapeBookmarks(manyLinks(IMPORT_LINKS))),
+  );
   const elapsed = performance.now() - started;
   const noteCount = (await accounts.getUser(user.id))?.noteCount;
   row(

@@ -8,7 +8,8 @@ import { keys } from '../../functions/adapters/dynamo/keys';
 import { runMigrations } from '../../functions/adapters/dynamo/migrations';
 import { saveBookmark } from '../../functions/core/save/save-bookmark';
 import { newUser } from '../../functions/core/workspace/accounts';
-import { createTestStores, type createTestTable, quietSavePorts } from '../support/dynamo';
+import { createTestStores, type createTestTable } from '../support/dynamo';
+import { quietSavePorts } from '../support/save-ports';
 
 /** Highlights as their own records, against DynamoDB Local: written with the note, deleted with it, migrated from bodies. */
 

@@ -7,7 +7,8 @@ import { newUser } from '../../functions/core/workspace/accounts';
 import { bookmarkFileEntries, exportWorkspace, parseWorkspaceExport } from '../../functions/core/workspace/export';
 import { importBookmarks } from '../../functions/core/workspace/import';
 import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../../functions/core/workspace/netscape-bookmarks';
-import { createTestTable, quietSavePorts } from '../support/dynamo';
+import { createTestTable } from '../support/dynamo';
+import { quietSavePorts } from '../support/save-ports';
 
 /** `gleaner import` and `gleaner export` through the save core, against DynamoDB Local. */
 

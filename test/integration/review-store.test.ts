@@ -7,7 +7,8 @@ import { DynamoReviewStore } from '../../functions/adapters/dynamo/review-store'
 import { DEFAULT_REVIEW_SETTINGS } from '../../functions/core/review/settings';
 import { saveBookmark } from '../../functions/core/save/save-bookmark';
 import { newUser } from '../../functions/core/workspace/accounts';
-import { createTestStores, type createTestTable, quietSavePorts } from '../support/dynamo';
+import { createTestStores, type createTestTable } from '../support/dynamo';
+import { quietSavePorts } from '../support/save-ports';
 
 /** The daily review against DynamoDB Local, with two users whose ids are tried on each other. */
 

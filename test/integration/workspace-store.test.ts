@@ -9,7 +9,8 @@ import { saveBookmark } from '../../functions/core/save/save-bookmark';
 import { isoTimestamp } from '../../functions/core/text/text';
 import { newUser } from '../../functions/core/workspace/accounts';
 import { InvalidCursorError } from '../../functions/core/workspace/listing';
-import { createTestStores, type createTestTable, quietSavePorts } from '../support/dynamo';
+import { createTestStores, type createTestTable } from '../support/dynamo';
+import { quietSavePorts } from '../support/save-ports';
 
 /** Listing and deleting a user's notes and bookmarks against DynamoDB Local. */
 

@@ -5,7 +5,6 @@ import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-st
 import { createDynamoClients, type DynamoClients } from '../../functions/adapters/dynamo/client';
 import { ensureTable } from '../../functions/adapters/dynamo/create-table';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
-import type { BookmarkStore } from '../../functions/core/save/save-bookmark';
 import { countRoundTrips, type RoundTripChain } from './round-trips';
 
 /**
@@ -78,16 +77,5 @@ export async function createTestStores(options: { stream?: boolean } = {}) {
     accounts: new DynamoAccountStore(table.doc, table.tableName),
     bookmarks: new DynamoBookmarkStore(table.doc, table.tableName),
     feeds: new DynamoFeedStore(table.doc, table.tableName),
-  };
-}
-
-/** The save use case's ports over a store, enrichment requests dropped: for tests that save through the core. */
-export function quietSavePorts<Store extends BookmarkStore>(store: Store) {
-  return {
-    store,
-    enrichment: { publish: async () => {} },
-    newId: randomUUID,
-    now: () => new Date(),
-    logger: { warn: () => {} },
   };
 }

@@ -4,7 +4,7 @@ import type { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookma
 import type { Note } from '../../functions/core/model';
 import { saveBookmark } from '../../functions/core/save/save-bookmark';
 import { newUser } from '../../functions/core/workspace/accounts';
-import { quietSavePorts } from './dynamo';
+import { quietSavePorts } from './save-ports';
 
 /** Notes that link to each other, written through the save path as the API writes them. */
 

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { importBookmarks } from '../../functions/core/workspace/import';
 import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../../functions/core/workspace/netscape-bookmarks';
-import { quietSavePorts } from '../support/dynamo';
 import { InMemoryBookmarkStore } from '../support/in-memory-bookmark-store';
+import { manyLinks, quietSavePorts } from '../support/save-ports';
 
 /**
  * A large bookmark file through the import and the save core, over the store port kept in memory.
@@ -13,13 +13,7 @@ import { InMemoryBookmarkStore } from '../support/in-memory-bookmark-store';
 it('imports a 5,000-link file in one run, each link once, with its tags', async () => {
   const store = new InMemoryBookmarkStore(10_000);
   const userId = randomUUID();
-  const entries = Array.from({ length: 5000 }, (_, i) => ({
-    url: `https://many.example/${i}`,
-    title: `Link ${i}`,
-    tags: [`t${i % 7}x`],
-    added: new Date(1_600_000_000_000 + i * 1000),
-    description: null,
-  }));
+  const entries = manyLinks(5000);
   const progress: number[] = [];
   const report = await importBookmarks(
     quietSavePorts(store),
