@@ -19,7 +19,7 @@ function targets(tokens: Token[], found: string[] = []): string[] {
   for (const token of tokens) {
     const target =
       token.type === 'link_open' ? token.attrGet('href') : token.type === 'image' ? token.attrGet('src') : null;
-    if (target) found.push(target);
+    if (target) found.push(String(target));
     if (token.children) targets(token.children, found);
   }
   return found;
