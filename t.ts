@@ -1,4 +1,0 @@
-import { extractArticle } from './functions/core/article/extract';
-const html = `<html lang="en"><head><title>Hello world - Site</title><base href="https://cdn.example/sub/"><meta property="og:site_name" content="Site"><meta property="article:published_time" content="2024-01-02T03:04:05Z"></head><body><nav>Menu Home About</nav><article><h1>Hello world</h1><p class="byline">By Jane Doe</p><p>${'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(20)}</p><img data-src="lazy.png" src="data:image/gif;base64,R0lGOD"><p>Link <a href="/x" onclick="x()">here</a> and <a href="javascript:alert(1)">bad</a>.</p><pre><code>function x() {\n    return 1;\n}</code></pre><p>${'Second paragraph text goes here with more words. '.repeat(20)}</p></article><footer>Copyright footer</footer><script>alert(1)</script></body></html>`;
-const a = await extractArticle(html, 'https://news.example/a/b');
-console.log(a);
