@@ -3,6 +3,7 @@ import type { DynamoClients } from '../adapters/dynamo/client';
 import type { OAuthKeys } from '../core/identity/oauth-keys';
 import { ALL_SCOPES } from '../core/identity/principal';
 import { RESOURCE_SCOPES, resourceIdentifier, resourceNamed } from '../core/identity/resources';
+import { authorizationErrorPage } from '../core/web/oauth-pages';
 import { ProviderAdapter } from './adapter';
 
 /**
@@ -97,7 +98,7 @@ export function configuration(
     },
     renderError: async (ctx, out) => {
       ctx.type = 'html';
-      ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error · Gleaner</title></head><body><main><h1>This sign-in request cannot go on</h1><p>${String(out.error_description ?? out.error).replace(/[<>&"']/g, '')}</p><p><a href="/">Back to Gleaner</a></p></main></body></html>`;
+      ctx.body = authorizationErrorPage({ expired: false, reason: String(out.error_description ?? out.error) });
     },
   };
 }

@@ -22,7 +22,7 @@ import { createLogger } from '../platform/observability';
 import { setting, settings } from '../platform/settings';
 import { createTracing, type Tracing } from '../platform/tracing';
 import { type ConfigurationDeps, configuration, OAUTH_ROUTES } from './configuration';
-import { INTERACTION_PATH, interact } from './interactions';
+import { INTERACTION_PATH, interact, interactionFailure, send } from './interactions';
 
 /**
  * The OAuth 2.1 authorization server: oidc-provider (a Koa application) behind one proxy route
@@ -131,19 +131,25 @@ async function buildServer(deps: OAuthDeps, issuer: string) {
   );
   const callback = provider.callback();
   const application = async (request: EventRequest, response: ServerResponse) => {
-    const interaction = INTERACTION_PATH.exec(request.url?.split('?')[0] ?? '');
-    if (interaction && request.lambdaEvent) {
-      await interact(
-        deps,
-        provider,
-        request,
-        response,
-        request.lambdaEvent,
-        (interaction[2] ?? null) as 'confirm' | 'abort' | null,
-      );
-      return;
+    // serverless-http does not await this: an error let out would be an unhandled rejection, which
+    // ends a Lambda runtime (502) or a Node process. Each one gets a page instead.
+    try {
+      const interaction = INTERACTION_PATH.exec(request.url?.split('?')[0] ?? '');
+      if (interaction && request.lambdaEvent) {
+        await interact(
+          deps,
+          provider,
+          request,
+          response,
+          request.lambdaEvent,
+          (interaction[2] ?? null) as 'confirm' | 'abort' | null,
+        );
+        return;
+      }
+      await callback(request, response);
+    } catch (error) {
+      if (!response.headersSent) send(response, interactionFailure(error, oidc.errors, deps.logger));
     }
-    await callback(request, response);
   };
   return serverlessHttp(application, {
     provider: 'aws',

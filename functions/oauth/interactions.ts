@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type Provider from 'oidc-provider';
+import type { errors as ProviderErrors } from 'oidc-provider';
 import { csrfTokenMatches } from '../core/identity/session';
 import { CSRF_FIELD } from '../core/web/layout';
-import { consentPage } from '../core/web/oauth-pages';
+import { authorizationErrorPage, consentPage } from '../core/web/oauth-pages';
 import { webPaths } from '../core/web/paths';
 import { type OwnerAuthDeps, sessionOf } from '../http/owner-auth';
 import { errorResponse } from '../http/responses';
@@ -113,7 +115,31 @@ function redirect(response: ServerResponse, location: string): void {
   response.end();
 }
 
-function send(response: ServerResponse, result: APIGatewayProxyResult): void {
+export function send(response: ServerResponse, result: APIGatewayProxyResult): void {
   response.writeHead(result.statusCode, result.headers as Record<string, string>);
   response.end(result.body);
+}
+
+/**
+ * An interaction that cannot go on, as a page: an expired or unknown one (Back or a reload after
+ * Allow, a link kept too long) says to start again (400); another refusal says why; anything else is
+ * logged and answered 500.
+ */
+export function interactionFailure(
+  error: unknown,
+  errors: typeof ProviderErrors,
+  logger: Logger,
+): APIGatewayProxyResult {
+  if (error instanceof errors.SessionNotFound) return htmlResponse(400, authorizationErrorPage({ expired: true }));
+  if (error instanceof errors.OIDCProviderError && error.statusCode < 500) {
+    return htmlResponse(
+      error.statusCode,
+      authorizationErrorPage({ expired: false, reason: error.error_description ?? error.message }),
+    );
+  }
+  logger.error('Interaction failed', { error });
+  return htmlResponse(
+    500,
+    authorizationErrorPage({ expired: false, reason: 'Something went wrong on our side; try again in a moment.' }),
+  );
 }

@@ -512,4 +512,29 @@ describe('attacks on the MCP server', () => {
     }
     expect(answer.headers.get('cache-control')).toBe('private, no-store');
   });
+
+  it('refuses a JSON-RPC batch (MCP 2025-06-18 dropped batching) with Invalid Request, running none of its calls', async () => {
+    const saveCall = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'save_bookmark', arguments: { url: `https://batch.example/${id}` } },
+    });
+    const answer = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2025-06-18',
+        Authorization: `Bearer ${owner.token}`,
+      },
+      body: JSON.stringify([saveCall(1), saveCall(2), saveCall(3)]),
+    });
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+    const client = await connect(owner.token);
+    const recent = await call(client, 'list_recent_notes', { limit: 50 });
+    expect(textOf(recent)).not.toContain('batch.example');
+    await client.close();
+  });
 });

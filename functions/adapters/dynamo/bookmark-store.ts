@@ -9,6 +9,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import type { ArticleRecord } from '../../core/article/article';
 import { ContentionError } from '../../core/deadline';
 import type { EnrichmentRequest, PageOutcome } from '../../core/enrich/enrichment';
 import type { PendingEnrichment } from '../../core/enrich/outbox';
@@ -672,14 +673,19 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     );
   }
 
+  /** The kept article's row data (metadata and content hash, never the body); false when the bookmark is gone. */
+  async recordArticle(bookmarkId: string, article: ArticleRecord): Promise<boolean> {
+    return this.updateBookmark(bookmarkId, 'SET article = :article', { ':article': article });
+  }
+
   private async updateBookmark(
     bookmarkId: string,
     expression: string,
     values: Record<string, unknown>,
     condition = 'attribute_exists(pk)',
-  ): Promise<void> {
+  ): Promise<boolean> {
     // Refused when the bookmark was deleted meanwhile (or already left the outbox): nothing left to update.
-    await writtenUnlessConditionFails(() =>
+    return writtenUnlessConditionFails(() =>
       this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,

@@ -1,12 +1,16 @@
+import type { ArticleRecord } from '../../core/article/article';
 import type { Bookmark, Highlight, Note } from '../../core/model';
 import { withAppended } from '../../core/save/note-body';
 import { keys } from './keys';
 
 /** Table items as the domain's records, shared by every store that reads them. */
 
-export function toBookmark(item: Record<string, unknown>): Bookmark & { pageStatus: string | null } {
+export function toBookmark(
+  item: Record<string, unknown>,
+): Bookmark & { pageStatus: string | null; article: ArticleRecord | null } {
   return {
     pageStatus: (item.pageStatus as string | undefined) ?? null,
+    article: (item.article as ArticleRecord | undefined) ?? null,
     id: item.id as string,
     userId: item.userId as string,
     noteId: item.noteId as string,
