@@ -506,6 +506,13 @@ function fullTextQuery(query: SearchQuery, options: { typos: boolean } = { typos
   return new BooleanQuery(clauses);
 }
 
+/**
+ * Words longer than this are searched exactly, without typos: the engine builds a Levenshtein
+ * automaton for a typo-tolerant word and refuses one over 10,000 states (at two edits, from 256 ASCII
+ * letters, fewer in other scripts). No real word is this long; a pasted token or hash is meant exactly.
+ */
+const FUZZY_MAX_LETTERS = 48;
+
 /** One term over every field, each weighted; an exact word outranks its typo-tolerant matches. */
 function termQuery(term: Term, typos: boolean): FullTextQuery {
   if (term.kind === 'prefix') return new MatchQuery(term.prefix, 'prefixes');
@@ -513,7 +520,7 @@ function termQuery(term: Term, typos: boolean): FullTextQuery {
     const boost = FIELD_WEIGHTS[field];
     if (term.kind === 'phrase') return [[Occur.Should, new PhraseQuery(term.words.join(' '), field)]];
     const exact: [Occur, FullTextQuery] = [Occur.Should, new MatchQuery(term.word, field, { boost })];
-    if (term.typos === 0 || !typos) return [exact];
+    if (term.typos === 0 || !typos || [...term.word].length > FUZZY_MAX_LETTERS) return [exact];
     const near = (word: string, fuzziness: number): [Occur, FullTextQuery] => [
       Occur.Should,
       new MatchQuery(word, field, { boost: boost / 2, ...(fuzziness > 0 ? { fuzziness } : {}) }),
