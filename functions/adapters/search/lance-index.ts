@@ -62,7 +62,18 @@ export interface IndexLocation {
    * reader that opened one may still be reading its files. @default 600 (the fold's period)
    */
   readonly keepVersionsSeconds?: number;
+  /** A vector table gets its approximate index at the fold once it holds this many rows. @default 10,000 */
+  readonly vectorIndexAtRows?: number;
 }
+
+/**
+ * Below this many rows a semantic query reads every vector of the user's (after the user_id index),
+ * which is fast; from it on a vector table gets an IVF-PQ index (npm run bench, docs/search.md).
+ */
+const VECTOR_INDEX_AT_ROWS = 10_000;
+/** Partitions a query visits and how many candidates per hit it re-ranks by exact distance: recall@10 0.99 of exact search measured. */
+const VECTOR_NPROBES = 20;
+const VECTOR_REFINE_FACTOR = 5;
 
 /** Old versions outlive their fold this long by default: a search opened on one finishes first. */
 const KEEP_VERSIONS_SECONDS = 600;
@@ -120,6 +131,7 @@ export class LanceSearchIndex implements RelatedIndex {
     /** Null until found or made: a reader (no write access) never makes it. */
     private recent: lancedb.Table | null,
     private readonly keepVersionsSeconds: number,
+    private readonly vectorIndexAtRows: number,
   ) {}
 
   static async open(location: IndexLocation): Promise<LanceSearchIndex> {
@@ -129,7 +141,13 @@ export class LanceSearchIndex implements RelatedIndex {
       readConsistencyInterval: location.readConsistencySeconds ?? 0,
     });
     const notes = await db.createEmptyTable(NOTES_TABLE, notesSchema, { existOk: true });
-    return new LanceSearchIndex(db, notes, null, location.keepVersionsSeconds ?? KEEP_VERSIONS_SECONDS);
+    return new LanceSearchIndex(
+      db,
+      notes,
+      null,
+      location.keepVersionsSeconds ?? KEEP_VERSIONS_SECONDS,
+      location.vectorIndexAtRows ?? VECTOR_INDEX_AT_ROWS,
+    );
   }
 
   close(): void {
@@ -189,6 +207,8 @@ export class LanceSearchIndex implements RelatedIndex {
             .query()
             .nearestTo([...vector])
             .distanceType('cosine')
+            .nprobes(VECTOR_NPROBES)
+            .refineFactor(VECTOR_REFINE_FACTOR)
             .where(where)
             .select(['note_id', '_distance'])
             .limit(n)
@@ -416,12 +436,34 @@ export class LanceSearchIndex implements RelatedIndex {
     await ensureIndexes(this.notes, MAIN_INDEXES);
     const vectorTables = await this.allVectorTables();
     // A semantic query filters by user first: a scalar index on it spares reading every row's user.
-    for (const table of vectorTables) await ensureIndexes(table, VECTOR_INDEXES);
+    for (const table of vectorTables) {
+      await ensureIndexes(table, VECTOR_INDEXES);
+      await this.ensureVectorIndex(table);
+    }
     const cleanupOlderThan = new Date(Date.now() - this.keepVersionsSeconds * 1000);
     for (const table of [this.notes, ...vectorTables]) await table.optimize({ cleanupOlderThan });
     for (let start = 0; start < folded.length; start += DELETE_CHUNK)
       await recent.delete(noteVersionsFilter(folded.slice(start, start + DELETE_CHUNK)));
     await recent.optimize({ cleanupOlderThan });
+  }
+
+  /**
+   * An IVF-PQ index on the vectors once the table passes `vectorIndexAtRows` (rows written after it
+   * are searched exactly until the next fold adds them to it): about a partition per 625 rows, and a
+   * sub-vector per 4 dimensions.
+   */
+  private async ensureVectorIndex(table: lancedb.Table) {
+    if ((await table.listIndices()).some((index) => index.columns.includes('vector'))) return;
+    const rows = await table.countRows();
+    if (rows < this.vectorIndexAtRows) return;
+    const dimensions = await vectorDimensions(table);
+    await table.createIndex('vector', {
+      config: Index.ivfPq({
+        distanceType: 'cosine',
+        numPartitions: Math.min(1024, Math.max(16, Math.round(rows / 625))),
+        numSubVectors: Math.max(1, Math.floor(dimensions / 4)),
+      }),
+    });
   }
 
   /**
