@@ -198,6 +198,36 @@ describe('the fold', () => {
   });
 });
 
+describe('two writers on one index', () => {
+  it('retry the commits the other pre-empted (LanceDB: "Retryable commit conflict") and lose no note', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'gleaner-search-writers-'));
+    const writers = [await LanceSearchIndex.open({ uri: folder }), await LanceSearchIndex.open({ uri: folder })];
+    try {
+      const [henry, iris] = [randomUUID(), randomUUID()];
+      const written = await Promise.all(
+        writers.map(async (writer, w) => {
+          const notes = Array.from({ length: 12 }, (_, i) =>
+            searchableNote(w ? iris : henry, { title: `Contended note ${w} ${i}` }),
+          );
+          // One batch a note (each a few commits), then a fold, while the other writer does the same.
+          for (const note of notes) await writer.upsert([searchDocument(note)]);
+          await writer.optimize();
+          return notes;
+        }),
+      );
+      for (const [w, userId] of [henry, iris].entries()) {
+        const found = await searchNotes({ index: writers[0]!, embedder: null }, userId, 'contended', { limit: 50 });
+        expect(found.ok && found.answer.results.map((hit) => hit.note_id).sort()).toEqual(
+          written[w]!.map((note) => note.id).sort(),
+        );
+      }
+    } finally {
+      for (const writer of writers) writer.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('old versions and indexes', () => {
   it('lets go of versions older than it keeps after a fold, and indexes the vectors by user', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'gleaner-search-versions-'));

@@ -14,6 +14,7 @@ import type { SearchQuery, Term } from '../../core/search/query';
 import type { RelatedIndex } from '../../core/search/related';
 import { fuse, type IndexedNote, stableTop } from '../../core/search/search';
 import { swappedLetters } from '../../core/search/tokens';
+import { backoff } from '../dynamo/transactions';
 
 /**
  * The search index on LanceDB: one `notes` table of search documents (BM25 full-text indexes on each
@@ -394,7 +395,7 @@ export class LanceSearchIndex implements RelatedIndex {
       return;
     }
     for (const table of [this.notes, await this.writableRecent(), ...(await this.allVectorTables())])
-      await table.delete(userFilter(userId));
+      await committed(() => table.delete(userFilter(userId)));
   }
 
   /** Notes of the index whose vectors in `model` are missing, up to `limit` (for re-embedding). */
@@ -441,10 +442,10 @@ export class LanceSearchIndex implements RelatedIndex {
       await this.ensureVectorIndex(table);
     }
     const cleanupOlderThan = new Date(Date.now() - this.keepVersionsSeconds * 1000);
-    for (const table of [this.notes, ...vectorTables]) await table.optimize({ cleanupOlderThan });
+    for (const table of [this.notes, ...vectorTables]) await committed(() => table.optimize({ cleanupOlderThan }));
     for (let start = 0; start < folded.length; start += DELETE_CHUNK)
-      await recent.delete(noteVersionsFilter(folded.slice(start, start + DELETE_CHUNK)));
-    await recent.optimize({ cleanupOlderThan });
+      await committed(() => recent.delete(noteVersionsFilter(folded.slice(start, start + DELETE_CHUNK))));
+    await committed(() => recent.optimize({ cleanupOlderThan }));
   }
 
   /**
@@ -457,13 +458,15 @@ export class LanceSearchIndex implements RelatedIndex {
     const rows = await table.countRows();
     if (rows < this.vectorIndexAtRows) return;
     const dimensions = await vectorDimensions(table);
-    await table.createIndex('vector', {
-      config: Index.ivfPq({
-        distanceType: 'cosine',
-        numPartitions: Math.min(1024, Math.max(16, Math.round(rows / 625))),
-        numSubVectors: Math.max(1, Math.floor(dimensions / 4)),
+    await committed(() =>
+      table.createIndex('vector', {
+        config: Index.ivfPq({
+          distanceType: 'cosine',
+          numPartitions: Math.min(1024, Math.max(16, Math.round(rows / 625))),
+          numSubVectors: Math.max(1, Math.floor(dimensions / 4)),
+        }),
       }),
-    });
+    );
   }
 
   /**
@@ -480,7 +483,7 @@ export class LanceSearchIndex implements RelatedIndex {
     if (written === 0) return;
     const recent = await this.writableRecent();
     if ((await recent.countRows()) >= FOLD_AT_ROWS) await this.optimize();
-    else await recent.optimize();
+    else await committed(() => recent.optimize());
   }
 
   private async recentTable(): Promise<lancedb.Table | null> {
@@ -547,8 +550,13 @@ const VECTOR_INDEXES: [string, () => Index][] = [
 
 async function ensureIndexes(table: lancedb.Table, wanted: readonly [string, () => Index][]) {
   const existing = new Set((await table.listIndices()).flatMap((index) => index.columns));
-  for (const [column, config] of wanted)
-    if (!existing.has(column)) await table.createIndex(column, { config: config() });
+  for (const [column, config] of wanted) {
+    if (existing.has(column)) continue;
+    // Another writer may make the same index at the same moment: then it is there, as wanted.
+    await committed(() => table.createIndex(column, { config: config() })).catch((error: unknown) => {
+      if (!/already exists/.test(error instanceof Error ? error.message : String(error))) throw error;
+    });
+  }
 }
 
 /**
@@ -599,11 +607,35 @@ function termQuery(term: Term, typos: boolean): FullTextQuery {
 /** Inserts rows of notes the table lacks and replaces rows of an older version; leaves the rest. */
 async function mergeNewer(table: lancedb.Table, rows: Record<string, unknown>[]) {
   if (rows.length === 0) return;
-  await table
-    .mergeInsert('note_id')
-    .whenMatchedUpdateAll({ where: 'target.version < source.version' })
-    .whenNotMatchedInsertAll()
-    .execute(rows);
+  await committed(() =>
+    table
+      .mergeInsert('note_id')
+      .whenMatchedUpdateAll({ where: 'target.version < source.version' })
+      .whenNotMatchedInsertAll()
+      .execute(rows),
+  );
+}
+
+/** LanceDB's word for a commit another writer got in first: the same write again, on the new version, succeeds. */
+const RETRYABLE_CONFLICT = /Retryable commit conflict/;
+const COMMIT_ATTEMPTS = 10;
+
+/**
+ * A write to a table, tried again (jittered exponential backoff, up to a second a wait) while another
+ * writer's commit pre-empts it: the scheduled fold, an operator's reindex, a second stream shard.
+ * Every write here is idempotent (merges move notes forward only; folds, deletes and indexes may
+ * run twice), so a retry is safe. A conflict past the attempts fails the batch, as any error does.
+ */
+async function committed<T>(write: () => Promise<T>, attempts = COMMIT_ATTEMPTS): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt >= attempts || !RETRYABLE_CONFLICT.test(error instanceof Error ? error.message : String(error)))
+        throw error;
+      await backoff(attempt);
+    }
+  }
 }
 
 function filterColumns(document: SearchDocument) {
