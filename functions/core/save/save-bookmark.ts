@@ -423,7 +423,7 @@ async function appendToSavedNote(save: SaveToSavedPage): Promise<SaveOutcome | n
  * same note, is taken as a client's retry rather than a new highlight: at least this, at most twice.
  * Retries after a 503's Retry-After (1 or 5 s) fall well within it. `append: true` opts out.
  */
-export const RETRY_WINDOW_SECONDS = 10 * 60;
+const RETRY_WINDOW_SECONDS = 10 * 60;
 
 /** The append's id in the current retry window, then in the previous one. */
 function retryWindowIds(noteId: string, highlight: HighlightInput, now: string): [string, string] {
