@@ -79,8 +79,13 @@ export function tagsText(names: readonly string[]): string {
   return names.map((name) => `#${name}`).join(' ') || 'none';
 }
 
+/** `in the inbox` / `archived`, and `starred` when it is. */
+export function stateText(note: Pick<z.infer<typeof noteSummarySchema>, 'archived' | 'starred'>): string {
+  return `${note.archived ? 'archived' : 'in the inbox'}${note.starred ? ', starred' : ''}`;
+}
+
 export function summaryText(note: z.infer<typeof noteSummarySchema>): string {
-  return `${note.title}${note.url ? ` <${note.url}>` : ''} (note ${note.id}, ${note.updated ?? note.created})${note.tags.length ? ` ${tagsText(note.tags)}` : ''}`;
+  return `${note.title}${note.url ? ` <${note.url}>` : ''} (note ${note.id}, ${note.updated ?? note.created}, ${stateText(note)})${note.tags.length ? ` ${tagsText(note.tags)}` : ''}`;
 }
 
 export function noteText(note: z.infer<typeof noteSchema>): string {
@@ -88,6 +93,7 @@ export function noteText(note: z.infer<typeof noteSchema>): string {
     `# ${note.title}`,
     ...(note.url ? [`Source: ${note.url}`] : []),
     `Tags: ${tagsText(note.tags)}`,
+    `State: ${stateText(note)}`,
     ...(note.comment ? [`Comment: ${note.comment}`] : []),
     '',
     note.body,

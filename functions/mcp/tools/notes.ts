@@ -82,20 +82,28 @@ export const noteTools: ToolGroup = (tool, { ports, principal }) => {
     {
       title: 'List recent notes',
       description:
-        'The notes saved or changed most recently, newest first, optionally only those with a tag. Pass `cursor` from an answer for the next page.',
+        'The notes saved or changed most recently, newest first, optionally only those with a tag. `archived: false` lists the inbox (not yet read), `archived: true` the archive (most recently archived first), `starred: true` the starred notes (most recently starred first). A filtered page may come back short: pass `cursor` from an answer for the next page.',
       input: {
         limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_PAGE_SIZE))),
         tag: z.optional(tag),
+        archived: z.optional(z.boolean()),
+        starred: z.optional(z.boolean()),
         cursor: optionalText(1000),
       },
       output: notePageSchema,
       annotations: READ_ONLY,
     },
-    async ({ limit, tag: filter, cursor }) => {
-      const page = await library.listNotes(owner, principal, filter === undefined ? {} : { tag: filter }, {
-        limit: limit ?? 20,
-        ...(cursor ? { cursor } : {}),
-      });
+    async ({ limit, tag: filter, archived, starred, cursor }) => {
+      const page = await library.listNotes(
+        owner,
+        principal,
+        {
+          ...(filter === undefined ? {} : { tag: filter }),
+          ...(archived === undefined ? {} : { archived }),
+          ...(starred === undefined ? {} : { starred }),
+        },
+        { limit: limit ?? 20, ...(cursor ? { cursor } : {}) },
+      );
       const lines = page.notes.map((note) => `- ${summaryText(note)}`);
       const more = page.next_cursor ? `\nMore: call again with cursor "${page.next_cursor}".` : '';
       return { data: page, text: (lines.join('\n') || 'No notes.') + more };

@@ -1,8 +1,9 @@
+import * as z from 'zod/mini';
 import { noteSummarySchema, tagListSchema } from '../../core/owner/api';
 import * as library from '../../core/owner/library';
-import { ADDITIVE, noteId, READ_ONLY, type ToolGroup, tags, tagsText } from '../tool';
+import { ADDITIVE, noteId, READ_ONLY, stateText, type ToolGroup, ToolRefusal, tags, tagsText } from '../tool';
 
-/** The tags in use, and adding or removing tags of a note. */
+/** Organizing notes: the tags in use, a note's tags, and its reading state (archived, starred). */
 export const tagTools: ToolGroup = (tool, { ports, principal }) => {
   const { owner } = ports;
   tool(
@@ -53,5 +54,27 @@ export const tagTools: ToolGroup = (tool, { ports, principal }) => {
       annotations: { ...ADDITIVE, destructiveHint: true },
     },
     tagChange('remove'),
+  );
+
+  tool(
+    'set_reading_state',
+    {
+      title: 'Archive or star a note',
+      description:
+        'Archives a note (`archived: true`: done reading, it leaves the inbox) or moves it back to the inbox (`archived: false`), and stars or unstars it (`starred`). A state not given stays as it is.',
+      input: { note_id: noteId, archived: z.optional(z.boolean()), starred: z.optional(z.boolean()) },
+      output: noteSummarySchema,
+      annotations: ADDITIVE,
+    },
+    async ({ note_id, archived, starred }) => {
+      if (archived === undefined && starred === undefined)
+        throw new ToolRefusal('Give `archived`, `starred` or both: nothing to change.');
+      const note = await library.editNote(owner, principal, note_id, {
+        ...(archived === undefined ? {} : { archived }),
+        ...(starred === undefined ? {} : { starred }),
+      });
+      const summary = noteSummarySchema.parse(note);
+      return { data: summary, text: `“${note.title}” is now ${stateText(summary)}.` };
+    },
   );
 };
