@@ -182,7 +182,7 @@ const operations: Record<string, OwnerOperation> = {
     tag: 'notes',
     summary: 'Search the account’s notes: full-text, semantic or hybrid',
     description:
-      'The query language (words, "phrases", prefix*, #tag, -#tag, -word, site:, after:, before:, has:highlight, a pasted URL) is described in docs/search.md. Only the caller’s notes are ever searched.',
+      'The query language (words, "phrases", prefix*, #tag, -#tag, -word, site:, after:, before:, has:highlight, is:archived, is:starred, is:unread, a pasted URL) is described in docs/search.md. Only the caller’s notes are ever searched.',
     query: searchQuery,
     unavailable: SEARCH_UNAVAILABLE,
     answer: ok('SearchResults', 'The results, best first.'),

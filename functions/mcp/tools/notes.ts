@@ -33,7 +33,7 @@ export const noteTools: ToolGroup = (tool, { ports, principal }) => {
     {
       title: 'Search notes',
       description:
-        'Searches the saved notes (titles, highlights, comments, descriptions) and returns the best matches with a snippet each. The query language: words (all must match), "exact phrase", prefix*, #tag and -#tag, -word, site:example.org, after:YYYY-MM-DD, before:YYYY-MM-DD, has:highlight, or a pasted URL. Pass `cursor` from an answer for the next page.',
+        'Searches the saved notes (titles, highlights, comments, descriptions) and returns the best matches with a snippet each. The query language: words (all must match), "exact phrase", prefix*, #tag and -#tag, -word, site:example.org, after:YYYY-MM-DD, before:YYYY-MM-DD, has:highlight, is:archived, is:starred, is:unread (not archived), or a pasted URL. Pass `cursor` from an answer for the next page.',
       input: {
         query: z.string().check(z.minLength(1), z.maxLength(QUERY_MAX_LENGTH)),
         mode: z.optional(z.enum(SEARCH_MODES)),

@@ -3,7 +3,7 @@ import { noteSummarySchema, tagListSchema } from '../../core/owner/api';
 import * as library from '../../core/owner/library';
 import { ADDITIVE, noteId, READ_ONLY, stateText, type ToolGroup, ToolRefusal, tags, tagsText } from '../tool';
 
-/** Organizing notes: the tags in use, a note's tags, and its reading state (archived, starred). */
+/** The tags in use, adding or removing tags of a note, and its reading state. */
 export const tagTools: ToolGroup = (tool, { ports, principal }) => {
   const { owner } = ports;
   tool(
