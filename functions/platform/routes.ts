@@ -4,7 +4,8 @@ import { webPaths } from '../core/web/paths';
 import { rateLimitSettings, settings } from './settings';
 
 /**
- * The HTTP route table: one entry per API Gateway route, each on its own Lambda.
+ * The HTTP route table: one entry per API Gateway route. Routes naming the same handler module share
+ * its Lambda function (`routeFunctions`), and each route's methods live in its group's nested stack.
  * The CDK API stack and the local HTTP server both read it, so a route exists in both or neither.
  */
 export interface RouteDefinition {
