@@ -106,6 +106,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     OUTBOX_GRACE_SECONDS: '30',
     [settings.mailFolder.name]: mailFolder,
     [settings.oauthKeysFile.name]: join(stateDir, 'oauth-keys.json'),
+    // Kept articles and their images, as the bucket holds them on AWS.
+    [settings.articleStore.name]: join(stateDir, 'articles'),
     ...options.env,
   };
   let localRoutes: LocalRoute[] | null = null;
