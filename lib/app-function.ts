@@ -131,9 +131,13 @@ function isQueueAccess(access: ResourceAccess): access is QueueAccess {
   return access.startsWith('queue:');
 }
 
-/** The stack's one search engine layer (LanceDB, 160 MB), shared by the functions that search. */
+/**
+ * The one search engine layer (LanceDB, 160 MB), shared by the functions that search: in the
+ * service's stack, also for functions in its nested stacks (the route groups).
+ */
 function searchEngineLayer(scope: Construct): ILayerVersion {
-  const stack = Stack.of(scope);
+  let stack = Stack.of(scope);
+  while (stack.nestedStackParent) stack = stack.nestedStackParent;
   const id = 'SearchEngineLayer';
   return (
     (stack.node.tryFindChild(id) as ILayerVersion | undefined) ??
