@@ -73,16 +73,6 @@ export function bundleFunction(entry: string, outdir: string): Metafile {
   return metafile;
 }
 
-/** The packages a bundle imports rather than contains: those the search engine's layer holds. */
-export function nativeImports(metafile: Metafile): string[] {
-  const imported = new Set(
-    Object.values(metafile.outputs).flatMap((output) =>
-      output.imports.filter((found) => found.external).map((found) => found.path),
-    ),
-  );
-  return NATIVE_PACKAGES.filter((name) => imported.has(name));
-}
-
 /**
  * Writes the search engine's layer into `outdir` (`nodejs/node_modules`, where Lambda's Node.js
  * runtime resolves imports, ES modules included): the native packages and what they need, with
