@@ -147,8 +147,8 @@ function withOwnerApiPreflight(table: readonly RouteDefinition[]): RouteDefiniti
 /** The per-user API's routes, `/api/v2/me/…`; `openapi.ts` documents them in `/openapi/v2.json`. */
 const ownerApiRoutes: readonly RouteDefinition[] = withOwnerApiPreflight([
   { id: 'GetMyAccount', method: 'GET', path: '/api/v2/me', owner: {}, ...ownerApi },
-  { id: 'DeleteMyAccount', method: 'DELETE', path: '/api/v2/me', owner: { session: true }, ...ownerApi },
-  { id: 'ExportMyAccount', method: 'GET', path: '/api/v2/me/export', owner: { session: true }, ...ownerApi },
+  { id: 'DeleteMyAccount', method: 'DELETE', path: webPaths.accountApi, owner: { session: true }, ...ownerApi },
+  { id: 'ExportMyAccount', method: 'GET', path: webPaths.accountExport, owner: { session: true }, ...ownerApi },
   { id: 'ListMyNotes', method: 'GET', path: '/api/v2/me/notes', owner: { scope: 'notes:read' }, ...ownerApi },
   { id: 'GetMyNote', method: 'GET', path: '/api/v2/me/notes/{note_id}', owner: { scope: 'notes:read' }, ...ownerApi },
   {

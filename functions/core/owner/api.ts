@@ -4,6 +4,7 @@ import { MAX_TAGS_PER_NOTE } from '../model';
 import { TAG_MAX_LENGTH } from '../save/hashtags';
 import { SAVE_LIMITS } from '../save/save-request';
 import { MAX_PAGE_SIZE } from '../workspace/listing';
+import { ACCOUNT_DELETE_CONFIRMATION } from './account-deletion';
 
 /**
  * The per-user API's bodies (`/api/v2/me/…`) as zod schemas, written once: the handler parses requests
@@ -251,10 +252,12 @@ const exportSchema = z
     description: 'Everything the account holds; `gleaner import` reads its `bookmarks` back.',
   });
 
-export const accountDeleteSchema = z.object({ confirm: z.literal('delete my account') }).register(ownerApiSchemas, {
-  id: 'AccountDelete',
-  description: 'Deleting the account and every note, feed and token it owns cannot be undone: say so.',
-});
+export const accountDeleteSchema = z
+  .object({ confirm: z.literal(ACCOUNT_DELETE_CONFIRMATION) })
+  .register(ownerApiSchemas, {
+    id: 'AccountDelete',
+    description: 'Deleting the account and every note, feed and token it owns cannot be undone: say so.',
+  });
 
 const searchHitSchema = z
   .object({
