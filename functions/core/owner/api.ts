@@ -109,7 +109,7 @@ export const noteEditSchema = z
   });
 
 /** The most notes one bulk request acts on. */
-export const BULK_MAX_IDS = 100;
+const BULK_MAX_IDS = 100;
 
 export const noteBulkEditSchema = z
   .object({

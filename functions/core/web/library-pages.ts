@@ -80,7 +80,7 @@ export const LIBRARY_VIEWS = {
 export type LibraryViewName = keyof typeof LIBRARY_VIEWS;
 
 /** The script of the Library's keyboard, archive and star buttons (web/src/library.ts). */
-export const LIBRARY_SCRIPT = 'library.js';
+const LIBRARY_SCRIPT = 'library.js';
 
 export interface LibraryView {
   readonly notes: readonly NoteSummaryResource[];
