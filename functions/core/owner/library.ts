@@ -1,5 +1,5 @@
 import type { ValidationIssue } from '../contract/validation';
-import { newFeedRecord, updateFeedRecord } from '../feed/settings';
+import { newFeedRecord, tagsToJoinFeed, updateFeedRecord } from '../feed/settings';
 import type { Principal } from '../identity/principal';
 import type { Backlink, ResolvedLink } from '../links/links';
 import {
@@ -368,6 +368,23 @@ export async function listFeeds(ports: OwnerPorts, principal: Principal) {
 
 export async function getFeed(ports: OwnerPorts, principal: Principal, feedId: string): Promise<FeedResource> {
   return feedResource(ports, owned(principal, await ports.feeds.getFeed(feedId), 'feed'));
+}
+
+/**
+ * Puts a note into one of the owner's feeds by giving it the tags the feed shows (tagsToJoinFeed):
+ * nothing changes when the feed shows it already.
+ */
+export async function addNoteToFeed(
+  ports: OwnerPorts,
+  principal: Principal,
+  noteId: string,
+  feedId: string,
+): Promise<{ feed: FeedResource; note: NoteResource; tagsAdded: string[] }> {
+  const feed = await getFeed(ports, principal, feedId);
+  const before = await getNote(ports, principal, noteId);
+  const tagsAdded = tagsToJoinFeed(feed, before.tags);
+  const note = tagsAdded.length ? await changeNoteTags(ports, principal, noteId, { add: tagsAdded }) : before;
+  return { feed, note, tagsAdded };
 }
 
 export async function createFeed(ports: OwnerPorts, principal: Principal, input: FeedCreate): Promise<FeedResource> {
