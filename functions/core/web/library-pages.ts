@@ -140,7 +140,7 @@ export function libraryPage(context: PageContext, view: LibraryView): string {
       const select = `select-${escapeHtml(note.id)}`;
       return `<li class="note-item" tabindex="-1" ${stateAttributes(note)}>
 <input type="checkbox" class="select" id="${select}" name="ids" value="${escapeHtml(note.id)}" aria-label="Select ${escapeHtml(note.title)}">
-${icon ? `<img class="favicon" src="${icon}" alt="" width="16" height="16">` : ''}<a class="note-title" href="${notePath(note.id)}">${escapeHtml(note.title)}</a>${note.starred ? ' <span class="badge">starred</span>' : ''}${note.archived && view.view !== 'archive' ? ' <span class="badge">archived</span>' : ''}
+${icon ? `<img class="favicon" src="${icon}" alt="" width="16" height="16">` : ''}<a class="note-title" href="${notePath(note.id)}">${escapeHtml(note.title)}</a>
 <p class="muted">${source ? `${escapeHtml(hostOf(note.url))} · ` : ''}${when(note.updated ?? note.created)}</p>
 ${tagLinks(note.tags)}
 ${stateButtons(note)}
@@ -194,7 +194,7 @@ ${view.view === 'inbox' ? '' : `<input type="hidden" name="view" value="${view.v
 ${filter}${list}
 ${view.olderHref ? `<p><a href="${escapeHtml(view.olderHref)}">Older notes</a></p>` : ''}
 <p class="hint muted keys-hint">Keys: <kbd>j</kbd>/<kbd>k</kbd> next/previous note, <kbd>e</kbd> archive, <kbd>s</kbd> star, <kbd>x</kbd> select, <kbd>/</kbd> search, <kbd>Esc</kbd> clear the search.</p>
-<p id="library-status" class="visually-hidden" role="status" aria-live="polite"></p>`,
+<p id="library-status" class="visually-hidden" aria-live="polite"></p>`,
     [LIBRARY_SCRIPT],
   );
 }
@@ -222,7 +222,7 @@ ${csrfField(csrf)}
 <p class="muted" data-state-text>${note.archived ? 'Archived' : 'In the inbox'}${note.starred ? ' · starred' : ''}</p>
 ${stateButtons(note)}
 </form>
-<p id="library-status" class="visually-hidden" role="status" aria-live="polite"></p>
+<p id="library-status" class="visually-hidden" aria-live="polite"></p>
 ${source ? `<p><a href="${source}" rel="noopener noreferrer">${escapeHtml(note.url!)}</a></p>` : ''}
 <p class="muted">Saved ${when(note.created)}${note.updated ? ` · changed ${when(note.updated)}` : ''}</p>
 ${note.description ? `<p>${escapeHtml(note.description)}</p>` : ''}
