@@ -170,6 +170,14 @@ const operations: Record<string, OwnerOperation> = {
     query: noteListQuery,
     answer: ok('NotePage', 'A page of notes.'),
   },
+  BulkEditMyNotes: {
+    tag: 'notes',
+    summary: 'One action on many notes: archive, unarchive, star, unstar, tag, untag or delete',
+    description:
+      "Up to 100 ids (422 past that, or for a malformed id). Each id is answered on its own: another account's id is `not_found`, as an unknown one is, and changes nothing.",
+    body: 'NoteBulkEdit',
+    answer: ok('NoteBulkResult', "Each id's outcome."),
+  },
   ListMyRelatedNotes: {
     tag: 'notes',
     summary: 'Up to 5 other notes related to this one, each with why',

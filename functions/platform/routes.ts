@@ -150,6 +150,14 @@ const ownerApiRoutes: readonly RouteDefinition[] = withOwnerApiPreflight([
   { id: 'DeleteMyAccount', method: 'DELETE', path: webPaths.accountApi, owner: { session: true }, ...ownerApi },
   { id: 'ExportMyAccount', method: 'GET', path: webPaths.accountExport, owner: { session: true }, ...ownerApi },
   { id: 'ListMyNotes', method: 'GET', path: '/api/v2/me/notes', owner: { scope: 'notes:read' }, ...ownerApi },
+  // Bulk actions on the list's own path: a method, where a path of its own would cost the stack four resources.
+  {
+    id: 'BulkEditMyNotes',
+    method: 'PATCH',
+    path: '/api/v2/me/notes',
+    owner: { scope: 'notes:write' },
+    ...ownerApi,
+  },
   { id: 'GetMyNote', method: 'GET', path: '/api/v2/me/notes/{note_id}', owner: { scope: 'notes:read' }, ...ownerApi },
   {
     id: 'EditMyNote',
@@ -318,6 +326,8 @@ function libraryPage(id: string, method: 'GET' | 'POST', path: string): RouteDef
 
 const libraryPages: readonly RouteDefinition[] = [
   libraryPage('WebLibrary', 'GET', webPaths.library),
+  // The Library's form: a note's archive and star buttons and the bulk actions on the selected notes.
+  libraryPage('WebLibraryAction', 'POST', webPaths.library),
   libraryPage('WebNote', 'GET', `${webPaths.library}/notes/{note_id}`),
   libraryPage('WebNoteEdit', 'POST', `${webPaths.library}/notes/{note_id}`),
   libraryPage('WebNoteDelete', 'POST', `${webPaths.library}/notes/{note_id}/delete`),

@@ -109,6 +109,32 @@ export const noteEditSchema = z
       "What to change; absent fields stay. Tags replace the note's tags (normalised as hashtags are). `archived: true` archives the note (done reading), `false` moves it back to the inbox; `starred` stars or unstars it. Asking for the state a note is in keeps the time it got there.",
   });
 
+/** The most notes one bulk request acts on. */
+const BULK_MAX_IDS = 100;
+
+export const noteBulkEditSchema = z
+  .object({
+    ids: z.array(uuid).check(z.minLength(1), z.maxLength(BULK_MAX_IDS)),
+    action: z.enum(['archive', 'unarchive', 'star', 'unstar', 'tag', 'untag', 'delete']),
+    tags: z.optional(z.array(tag).check(z.maxLength(MAX_TAGS_PER_NOTE))),
+  })
+  .register(ownerApiSchemas, {
+    id: 'NoteBulkEdit',
+    description: `One action on up to ${BULK_MAX_IDS} notes: archive, unarchive (back to the inbox), star, unstar, tag or untag (with \`tags\`), or delete. A repeated id counts once.`,
+  });
+
+const noteBulkResultSchema = z
+  .object({
+    results: z.array(
+      z.object({ id: uuid, status: z.enum(['done', 'not_found', 'refused']), message: z.optional(z.string()) }),
+    ),
+  })
+  .register(ownerApiSchemas, {
+    id: 'NoteBulkResult',
+    description:
+      "Each id's outcome, in the order given: `done` (also when the note already was as asked), `not_found` (unknown, or another account's: the same answer), `refused` (the action cannot apply to it, `message` says why, e.g. a 51st tag).",
+  });
+
 const tagCountSchema = z
   .object({ name: z.string(), count: z.int().check(z.nonnegative()) })
   .register(ownerApiSchemas, { id: 'TagCount', description: 'A tag and how many notes carry it.' });
@@ -318,6 +344,8 @@ export type NoteResource = z.infer<typeof noteSchema>;
 /** @public The list's answer, as the v2 OpenAPI document describes it. */
 export type NotePageResource = z.infer<typeof notePageSchema>;
 export type NoteEdit = z.infer<typeof noteEditSchema>;
+export type NoteBulkEdit = z.infer<typeof noteBulkEditSchema>;
+export type NoteBulkResult = z.infer<typeof noteBulkResultSchema>;
 /** @public The list's answer, as the v2 OpenAPI document describes it. */
 export type TagListResource = z.infer<typeof tagListSchema>;
 export type TagChangeResource = z.infer<typeof tagChangeSchema>;
