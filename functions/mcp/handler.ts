@@ -4,8 +4,6 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { userRateLimitSubject } from '../adapters/dynamo/account-deletion';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
 import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
-import { scopesNeeded } from '../core/mcp/access';
-import { buildMcpServer, type McpPorts } from '../core/mcp/server';
 import type { OwnerPorts } from '../core/owner/library';
 import type { ReviewPorts } from '../core/review/use-cases';
 import type { SaveBookmarkPorts } from '../core/save/save-bookmark';
@@ -17,12 +15,15 @@ import { authenticateBearer, type OwnerAuthDeps } from '../http/owner-auth';
 import { ownerDeps } from '../http/owner-deps';
 import { feedAddresses } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
-import { errorResponse, header } from '../http/responses';
+import { errorResponse, header, jsonResponse } from '../http/responses';
 import { searchOnFirstUse } from '../http/search-ports';
 import { temporaryFaultRetryAfter } from '../http/temporary-fault';
 import { deferred, type Environment } from '../platform/env';
 import { setting, settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
+import { scopesNeeded } from './access';
+import { buildMcpServer } from './server';
+import type { McpPorts } from './tool';
 
 /**
  * `POST /mcp`: the MCP server over Streamable HTTP, stateless (each request builds its server for the
@@ -87,6 +88,17 @@ async function mcpRoute(
     deps.clientRateLimitPolicy,
   );
   if (!clientLimit.allowed) return rateLimited(clientLimit);
+  // MCP 2025-06-18 dropped JSON-RPC batching: one message a request, so one request is one call of the quota.
+  if (Array.isArray(message)) {
+    return jsonResponse(400, {
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: 'Invalid Request: JSON-RPC batches are not supported; send one message a request',
+      },
+    });
+  }
 
   const feedsBaseUrl = serviceBaseUrl(event, deps.publicBaseUrl, false);
   const ports: McpPorts = {

@@ -18,6 +18,11 @@ export interface RouteDefinition {
    * from process.env) and `createHandler(env)` (the same handler, built by the local stack).
    */
   readonly entry: string;
+  /**
+   * The nested stack its API Gateway resources and methods live in (lib/route-group.ts), so the next
+   * route costs resources there and not in the service's stack; routes on one path share a group.
+   */
+  readonly group: RouteGroup;
   /** Which quota in cdk.json context (`throttle.<name>`) API Gateway applies to this route. */
   readonly throttle: 'save' | 'feed' | 'icon' | 'openapi' | 'owner' | 'web';
   /**
@@ -44,6 +49,14 @@ export interface RouteDefinition {
 }
 
 type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/**
+ * The route groups, each a nested stack of the API's resources and methods: the contract's save
+ * route with the public feeds, icons and OpenAPI documents; the per-user API; the web pages; the
+ * OAuth server with MCP.
+ */
+export const routeGroups = ['save-and-feeds', 'owner-api', 'web-pages', 'oauth-and-mcp'] as const;
+export type RouteGroup = (typeof routeGroups)[number];
 
 /**
  * - `table:read`: GetItem/Query/BatchGetItem on the table and its indexes (env TABLE_NAME)
@@ -80,6 +93,7 @@ export interface PreflightSettings {
  * with conditional GET, whose headers make the browser send a preflight.
  */
 const feedRead = {
+  group: 'save-and-feeds',
   throttle: 'feed',
   preflight: { origins: 'any', allowHeaders: ['If-None-Match', 'If-Modified-Since'] },
   cdn: true,
@@ -90,6 +104,7 @@ const feedRead = {
 /** The OpenAPI documents: one function serves both, cached by CloudFront. */
 const openApiDocument = {
   entry: 'functions/get-openapi-document/handler.ts',
+  group: 'save-and-feeds',
   throttle: 'openapi',
   cdn: true,
   answersHead: true,
@@ -99,6 +114,7 @@ const openApiDocument = {
 /** The per-user API: one function serves every operation (functions/owner-api), rate-limited per user. */
 const ownerApi = {
   entry: 'functions/owner-api/handler.ts',
+  group: 'owner-api',
   throttle: 'owner',
   cdn: false,
   access: ['table:read', 'table:write', 'table:rate-limit'],
@@ -230,6 +246,8 @@ function searchRoute(id: string, path: string, owner: NonNullable<RouteDefinitio
     method: 'GET',
     path,
     entry: 'functions/search-notes/handler.ts',
+    // The API's searches with the API, the pages' with the pages.
+    group: owner.session ? 'web-pages' : 'owner-api',
     throttle: 'owner',
     cdn: false,
     owner,
@@ -254,6 +272,7 @@ function accountRoute(id: string, method: 'GET' | 'POST', path: string): RouteDe
     method,
     path,
     entry: 'functions/web-account/handler.ts',
+    group: 'web-pages',
     throttle: 'web',
     cdn: false,
     access: ['table:read', 'table:write', 'table:rate-limit', 'mail:send'],
@@ -271,6 +290,7 @@ function oauthRoute(id: string, method: 'GET' | 'POST', path: string): RouteDefi
     method,
     path,
     entry: 'functions/oauth/handler.ts',
+    group: 'oauth-and-mcp',
     throttle: 'web',
     cdn: false,
     ...(method === 'POST'
@@ -287,6 +307,7 @@ function libraryPage(id: string, method: 'GET' | 'POST', path: string): RouteDef
     method,
     path,
     entry: 'functions/web-library/handler.ts',
+    group: 'web-pages',
     throttle: 'owner',
     cdn: false,
     owner: { session: true },
@@ -323,6 +344,7 @@ export const routes: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/api/v1/bookmarks/save',
     entry: 'functions/save-bookmark/handler.ts',
+    group: 'save-and-feeds',
     throttle: 'save',
     preflight: { origins: 'configured', allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'] },
     cdn: false,
@@ -348,6 +370,7 @@ export const routes: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/feeds/embed.js',
     entry: 'functions/feed-embed-script/handler.ts',
+    group: 'save-and-feeds',
     throttle: 'feed',
     cdn: true,
     answersHead: true,
@@ -382,6 +405,7 @@ export const routes: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/icons/{icon_file}',
     entry: 'functions/get-icon/handler.ts',
+    group: 'save-and-feeds',
     throttle: 'icon',
     cdn: true,
     answersHead: true,
@@ -438,6 +462,7 @@ export const routes: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/mcp',
     entry: 'functions/mcp/handler.ts',
+    group: 'oauth-and-mcp',
     throttle: 'owner',
     cdn: false,
     owner: {},
@@ -472,7 +497,8 @@ export function pathMethods(table: readonly RouteDefinition[], path: string): st
 
 /**
  * Refuses a route table that breaks the contract's promises (a retirement with less than six months'
- * notice), or whose routes sharing a handler module (and so a function) want different grants or quotas.
+ * notice), whose routes sharing a handler module (and so a function) want different grants or quotas,
+ * or whose routes on one path (one API Gateway resource) are in different groups.
  */
 export function checkRouteTable(table: readonly RouteDefinition[]): void {
   for (const route of table) if (route.retirement) checkRetirement(route.id, route.retirement);
@@ -480,6 +506,9 @@ export function checkRouteTable(table: readonly RouteDefinition[]): void {
     const first = table.find((other) => other.entry === route.entry)!;
     if (first.access.join() !== route.access.join() || first.throttle !== route.throttle)
       throw new Error(`Routes ${first.id} and ${route.id} share ${route.entry} but not its grants and quota`);
+    const onPath = table.find((other) => other.path === route.path)!;
+    if (onPath.group !== route.group)
+      throw new Error(`Routes ${onPath.id} and ${route.id} share ${route.path} but not its group`);
   }
 }
 

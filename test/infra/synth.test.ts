@@ -25,9 +25,15 @@ it('synthesizes the app with the CLI, bundling every function as ESM with the AW
   // cdk-nag runs as a validation plugin: a finding nobody acknowledged fails the synth.
   expect(synth.status, `${synth.stdout}\n${synth.stderr}`).toBe(0);
 
-  // The service's stack and its nested monitoring stack (lib/monitoring.ts), each within the resource budget.
+  // The service's stack, the API's nested stacks (a stack per route group, then the deployment and
+  // stage: lib/route-group.ts) and the monitoring stack (lib/monitoring.ts), each within its budget.
   expect(templateFiles()).toEqual([
     'Gleaner.template.json',
+    expect.stringMatching(/^GleanerApiDeployment\w+\.nested\.template\.json$/),
+    expect.stringMatching(/^GleanerApiOauthAndMcpRoutes\w+\.nested\.template\.json$/),
+    expect.stringMatching(/^GleanerApiOwnerApiRoutes\w+\.nested\.template\.json$/),
+    expect.stringMatching(/^GleanerApiSaveAndFeedsRoutes\w+\.nested\.template\.json$/),
+    expect.stringMatching(/^GleanerApiWebPagesRoutes\w+\.nested\.template\.json$/),
     expect.stringMatching(/^GleanerMonitoring\w+\.nested\.template\.json$/),
   ]);
   expect(
@@ -35,6 +41,7 @@ it('synthesizes the app with the CLI, bundling every function as ESM with the AW
       Object.fromEntries(
         templateFiles().map((file) => [file, JSON.parse(readFileSync(path.join(outdir, file), 'utf8'))]),
       ),
+      'Gleaner.template.json',
     ),
   ).toEqual([]);
   const template = JSON.parse(readFileSync(path.join(outdir, 'Gleaner.template.json'), 'utf8'));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Note } from '../../functions/core/model';
 import { buildNoteBody } from '../../functions/core/save/note-body';
 import { decodeSearchCursor, encodeSearchCursor } from '../../functions/core/search/cursor';
-import { searchDocument, siteKeys, tagKey, urlKey } from '../../functions/core/search/document';
+import { searchDocument, siteKeys, stateKey, tagKey, urlKey } from '../../functions/core/search/document';
 import { testEmbedder } from '../../functions/core/search/embedder';
 import {
   noteVersionsFilter,
@@ -14,7 +14,7 @@ import {
 import { parseQuery, QUERY_MAX_LENGTH, type SearchQuery } from '../../functions/core/search/query';
 import { fuse } from '../../functions/core/search/search';
 import { bestSnippet, snippetHtml, snippetText } from '../../functions/core/search/snippet';
-import { editDistance } from '../../functions/core/search/tokens';
+import { editDistance, swappedLetters } from '../../functions/core/search/tokens';
 
 const USER = '0b6f3c1e-2d4a-4c8e-9f10-1a2b3c4d5e6f';
 
@@ -60,6 +60,9 @@ describe('the query language', () => {
   it('normalises a pasted URL as saves do: fragment and tracking parameters dropped, host folded', () => {
     const query = parsed('https://Example.ORG/Guide?utm_source=x&id=7#part');
     expect(query.url).toBe('https://example.org/Guide?id=7');
+    // Its scheme, host and query string are shared by unrelated notes: only the path's words rank the rest.
+    expect(query.optional).toEqual([{ kind: 'word', word: 'guide', typos: 1 }]);
+    expect(parsed('https://example.org/p/12345/a').optional).toEqual([]);
   });
 
   it("treats ' OR 1=1 -- as words, never as filter text", () => {
@@ -79,6 +82,22 @@ describe('the query language', () => {
     expect(() => userFilter("x' OR '1'='1")).toThrow(UnsafeFilterValueError);
   });
 
+  it('reads is:archived, is:starred and is:unread (and their negations) as reading-state filters on hashed keys', () => {
+    expect(parsed('is:archived')).toMatchObject({ archived: true, starred: null, required: [] });
+    expect(parsed('bread IS:Unread is:starred')).toMatchObject({ archived: false, starred: true });
+    expect(parsed('-is:unread -is:starred')).toMatchObject({ archived: true, starred: false });
+    expect(parsed('bread')).toMatchObject({ archived: null, starred: null });
+    const held = (state: 'archived' | 'starred') => `array_has(tag_keys, '${stateKey(state)}')`;
+    expect(queryFilter(USER, parsed('is:archived -is:starred'))).toBe(
+      `user_id = '${USER}' AND deleted = false AND ${held('archived')} AND NOT ${held('starred')}`,
+    );
+    expect(queryFilter(USER, parsed('is:unread'))).toBe(
+      `user_id = '${USER}' AND deleted = false AND NOT ${held('archived')}`,
+    );
+    // A state key is never a tag's key, whatever the tag.
+    expect([tagKey('archived'), tagKey('state:archived')]).not.toContain(stateKey('archived'));
+  });
+
   it('names rows by note and exact version (folded rows leaving the recent table), and refuses other shapes', () => {
     const note = '7b8bcc31-e2f1-408c-b322-d47dee2827da';
     expect(noteVersionsFilter([{ noteId: note, version: 3 }])).toBe(`(note_id = '${note}' AND version = 3)`);
@@ -95,6 +114,8 @@ describe('the query language', () => {
     ['after:2024-02-30', 'bad_date'],
     ['before:yesterday', 'bad_date'],
     ['site:exa_mple..org', 'bad_site'],
+    ['bread is:read', 'bad_state'],
+    ['is:archived is:unread', 'bad_state'],
     ['!!! ??? ...', 'empty'],
   ])('refuses %j with %s', (text, code) => {
     const result = parseQuery(text);
@@ -149,6 +170,8 @@ describe('the search document', () => {
       created: Date.parse(note.created),
     });
     expect(document.prefixes.split(' ')).toEqual(expect.arrayContaining(['so', 'sou', 'sourdough', 'hydrat']));
+    const read = searchDocument({ ...note, archivedAt: note.created, starredAt: note.created });
+    expect(read.tag_keys).toEqual([tagKey('baking'), stateKey('archived'), stateKey('starred')]);
   });
 
   it('never names a lone top-level domain as a site', () => {
@@ -200,8 +223,16 @@ describe('fusion and embeddings', () => {
     expect(await embedder.embed(['sourdough starter'], 'query')).toEqual([a]);
   });
 
-  it('edit distance stops at its bound', () => {
-    expect(editDistance('hydration', 'hydratoin', 2)).toBe(2);
+  it('edit distance counts two swapped letters as one edit and stops at its bound', () => {
+    expect(editDistance('hydration', 'hydratoin', 2)).toBe(1);
+    expect(editDistance('insomnia', 'insomina', 1)).toBe(1);
     expect(editDistance('kitten', 'sitting', 1)).toBe(2);
+    expect(editDistance('kitten', 'sitting', 3)).toBe(3);
+  });
+
+  it('lists the swaps of neighbouring letters of a word', () => {
+    expect(swappedLetters('insomina')).toContain('insomnia');
+    expect(swappedLetters('abc')).toEqual(['bac', 'acb']);
+    expect(swappedLetters('book')).toEqual(['obok', 'boko']);
   });
 });

@@ -41,6 +41,8 @@ export function toNote(item: Record<string, unknown>): Note {
     created: item.created as string,
     updated: (item.updated as string | undefined) ?? null,
     version: Number(item.version ?? 0),
+    archivedAt: (item.archivedAt as string | null | undefined) ?? null,
+    starredAt: (item.starredAt as string | null | undefined) ?? null,
   };
 }
 

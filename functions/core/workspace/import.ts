@@ -90,6 +90,8 @@ function distinctLinks(entries: readonly BookmarkFileEntry[]): { links: Link[]; 
             added,
             description: first.description ?? entry.description,
             note: first.note ?? entry.note ?? null,
+            archived: first.archived ?? entry.archived ?? null,
+            starred: first.starred ?? entry.starred ?? null,
           }
         : entry,
     });
@@ -116,7 +118,13 @@ async function importOne(
     request,
     siteIcon: null,
     idempotency: null,
-    imported: { tags: entry.tags, added: entry.added, note: entry.note ?? null },
+    imported: {
+      tags: entry.tags,
+      added: entry.added,
+      note: entry.note ?? null,
+      archived: entry.archived ?? null,
+      starred: entry.starred ?? null,
+    },
   });
   switch (outcome.kind) {
     case 'saved':

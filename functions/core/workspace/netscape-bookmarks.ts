@@ -23,6 +23,10 @@ export interface BookmarkFileEntry {
   readonly description: string | null;
   /** The whole note, from a Gleaner export: its body (description, source line, highlights, comments) and last update. */
   readonly note?: ExportedNote | null;
+  /** When it was archived (done reading) where it comes from; absent or null: it was not (it lands in the inbox). */
+  readonly archived?: Date | null;
+  /** When it was starred (or favourited) where it comes from; absent or null: it was not. */
+  readonly starred?: Date | null;
 }
 
 interface ExportedNote {
