@@ -183,7 +183,9 @@ describe('the OAuth 2.1 authorization server', () => {
       const csrf = csrfTokenOf(consent);
       const allowed = await browser.post(`${new URL(url).pathname}/confirm`, { csrf });
       expect(allowed.status).toBe(303);
-      expect(new URL((await browser.follow(allowed.headers.get('location')!)).url).searchParams.get('code')).toBeTruthy();
+      expect(
+        new URL((await browser.follow(allowed.headers.get('location')!)).url).searchParams.get('code'),
+      ).toBeTruthy();
       for (const again of [
         () => browser.request(new URL(url).pathname),
         () => browser.post(`${new URL(url).pathname}/confirm`, { csrf }),
