@@ -202,6 +202,13 @@ const operations: Record<string, OwnerOperation> = {
       "Links are the `[[Note title]]`s and saved pages' URLs in its text (body and comment), each resolved to the account's note of that normalised title or URL, or null while it waits for one; backlinks are the account's notes that link to this one. Each comes with the sentence around the link.",
     answer: ok('Note', 'The note.'),
   },
+  GetMyNoteArticle: {
+    tag: 'notes',
+    summary: "The note's kept page: its article's text, sanitized HTML and metadata",
+    description:
+      'The page worker keeps the text of every saved page (docs/articles.md): the status says whether it is still pending, kept, kept partly (not an article) or failed, and why.',
+    answer: ok('Article', 'The kept page.'),
+  },
   EditMyNote: {
     tag: 'notes',
     summary: "Change a note's title, comment or tags, or archive or star it",

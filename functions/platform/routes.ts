@@ -68,6 +68,7 @@ export type RouteGroup = (typeof routeGroups)[number];
  * - `oauth:keys`: read the authorization server's key secret (env OAUTH_KEYS_SECRET_ARN)
  * - `search:read` / `search:write`: the search index's bucket and commit table (env SEARCH_INDEX_URI)
  * - `embeddings`: InvokeModel on the one embedding model (env BEDROCK_EMBEDDINGS, GLEANER_EMBEDDINGS_MODEL)
+ * - `articles:read` / `articles:write`: the kept articles' bucket (env ARTICLE_STORE)
  */
 export type ResourceAccess =
   | 'table:read'
@@ -79,7 +80,9 @@ export type ResourceAccess =
   | 'oauth:keys'
   | 'search:read'
   | 'search:write'
-  | 'embeddings';
+  | 'embeddings'
+  | 'articles:read'
+  | 'articles:write';
 
 export interface PreflightSettings {
   /** `configured`: the origins in CORS_ALLOWED_ORIGINS (the browser extension); `any`: every site (public feeds, embedded anywhere). */
@@ -118,7 +121,7 @@ const ownerApi = {
   group: 'owner-api',
   throttle: 'owner',
   cdn: false,
-  access: ['table:read', 'table:write', 'table:rate-limit'],
+  access: ['table:read', 'table:write', 'table:rate-limit', 'articles:write'],
 } as const satisfies Partial<RouteDefinition>;
 
 const OWNER_API_PATH = '/api/v2/me';
@@ -159,6 +162,13 @@ const ownerApiRoutes: readonly RouteDefinition[] = withOwnerApiPreflight([
     ...ownerApi,
   },
   { id: 'GetMyNote', method: 'GET', path: '/api/v2/me/notes/{note_id}', owner: { scope: 'notes:read' }, ...ownerApi },
+  {
+    id: 'GetMyNoteArticle',
+    method: 'GET',
+    path: '/api/v2/me/notes/{note_id}/article',
+    owner: { scope: 'notes:read' },
+    ...ownerApi,
+  },
   {
     id: 'EditMyNote',
     method: 'PATCH',
@@ -260,7 +270,7 @@ function searchRoute(id: string, path: string, owner: NonNullable<RouteDefinitio
     throttle: 'owner',
     cdn: false,
     owner,
-    access: ['table:read', 'table:rate-limit', 'search:read', 'embeddings'],
+    access: ['table:read', 'table:rate-limit', 'search:read', 'embeddings', 'articles:read'],
   };
 }
 
@@ -320,7 +330,7 @@ function libraryPage(id: string, method: 'GET' | 'POST', path: string): RouteDef
     throttle: 'owner',
     cdn: false,
     owner: { session: true },
-    access: ['table:read', 'table:write', 'table:rate-limit', 'queue:enrichment'],
+    access: ['table:read', 'table:write', 'table:rate-limit', 'queue:enrichment', 'articles:write'],
   };
 }
 
@@ -477,7 +487,15 @@ export const routes: readonly RouteDefinition[] = [
     throttle: 'owner',
     cdn: false,
     owner: {},
-    access: ['table:read', 'table:write', 'table:rate-limit', 'queue:enrichment', 'search:read', 'embeddings'],
+    access: [
+      'table:read',
+      'table:write',
+      'table:rate-limit',
+      'queue:enrichment',
+      'search:read',
+      'embeddings',
+      'articles:write',
+    ],
   },
 ];
 

@@ -88,6 +88,31 @@ export const noteSchema = z
       'A note whole: its Markdown body, the description above its source line, its own comment, its highlights oldest first, the links it makes to other notes and the notes that link to it.',
   });
 
+export const articleSchema = z
+  .object({
+    status: z.enum(['pending', 'kept', 'partial', 'failed']),
+    reason: z.nullable(z.string()),
+    title: z.nullable(z.string()),
+    byline: z.nullable(z.string()),
+    site_name: z.nullable(z.string()),
+    published: z.nullable(z.string()),
+    language: z.nullable(z.string()),
+    direction: z.nullable(z.enum(['ltr', 'rtl'])),
+    word_count: z.int(),
+    reading_minutes: z.int(),
+    lead_image: z.nullable(z.string()),
+    text: z.nullable(z.string()),
+    html: z.nullable(z.string()),
+    kept: z.nullable(dateTime),
+    source_status: z.nullable(z.enum(['live', 'gone'])),
+    notice: z.nullable(z.string()),
+  })
+  .register(ownerApiSchemas, {
+    id: 'Article',
+    description:
+      'The page a note keeps: `pending` until the page worker has fetched it, `kept` (an article), `partial` (a page that is not an article keeps what text it had; `reason` says why) or `failed` (nothing kept; `reason` says why). `html` is sanitized (a small allow list, absolute links with rel="noopener noreferrer nofollow", images at the service\'s own address); `text` is its plain text. When the live page has gone (404, 410, or its name no longer resolves) `source_status` is `gone`, the last copy stays and `notice` says so.',
+  });
+
 export const notePageSchema = z
   .object({ notes: z.array(noteSummarySchema), next_cursor: z.nullable(z.string()) })
   .register(ownerApiSchemas, {
