@@ -127,7 +127,7 @@ const searchQuery = [
     in: 'query',
     required: false,
     description:
-      'keyword, semantic or hybrid (the default when an embedding model is configured, else keyword). The answer says which really ran.',
+      'keyword, semantic or hybrid (the default, unless the deployment turned embeddings off: then keyword). The answer says which mode and model really ran.',
     schema: { type: 'string', enum: ['keyword', 'semantic', 'hybrid'] },
   },
   {

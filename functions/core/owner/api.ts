@@ -332,12 +332,13 @@ const searchResultsSchema = z
     results: z.array(searchHitSchema),
     cursor: z.nullable(z.string()),
     mode: z.enum(['keyword', 'semantic', 'hybrid']),
+    model: z.optional(z.string()),
     reason: z.optional(z.string()),
   })
   .register(ownerApiSchemas, {
     id: 'SearchResults',
     description:
-      'Best first. `mode` is the mode that really ran; `reason` says why it is not the one asked for (e.g. no embedding model, or its vectors do not yet cover every note). Pass `cursor` back with the same query and mode for the next page.',
+      'Best first. `mode` is the mode that really ran, and `model` the embedding model whose vectors ranked them (semantic and hybrid); `reason` says why it is not the one asked for (e.g. no embedding model, or its vectors do not yet cover every note). Pass `cursor` back with the same query and mode for the next page.',
   });
 
 const relatedNoteSchema = z
