@@ -27,7 +27,9 @@ Commands:
   notes delete NOTE_ID
   bookmarks get BOOKMARK_ID
   bookmarks list --user USER_ID [--tag TAG] [--limit N] [--cursor C]
-  import --user USER_ID FILE      (a Netscape bookmark file, as browsers export)
+  import --user USER_ID FILE...   (Pocket, Omnivore, Instapaper, Readwise, Raindrop, Karakeep, Linkwarden,
+                                   Wallabag, Hypothesis, a browser's bookmark file or Gleaner's export:
+                                   a zip or the files in it; docs/import.md)
   export --user USER_ID [--format netscape|json]
   feeds create --user USER_ID --title TITLE --tags a,b [--description TEXT]
                [--match any|all] [--sharing public|link|private] [--items notes|highlights]
