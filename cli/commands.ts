@@ -15,8 +15,9 @@ import {
 } from '../functions/core/feed/settings';
 import { normalizeEmail } from '../functions/core/identity/email';
 import { sendOneTimeLink } from '../functions/core/identity/links';
-import { readExport, UnknownFormatError, type UploadedFile } from '../functions/core/import/detect';
+import { readExport, type UploadedFile } from '../functions/core/import/detect';
 import { importExport } from '../functions/core/import/import';
+import { ImportFileError } from '../functions/core/import/items';
 import {
   type AccessToken,
   bookmarkResource,
@@ -218,7 +219,7 @@ export const commands: Record<string, Command> = {
   },
 
   import: async ({ args, options, accounts, bookmarks, stderr }) => {
-    if (args.length === 0) throw new UsageError('give the export to import: gleaner import --user ID FILE');
+    if (args.length === 0) throw new UsageError('FILE is required');
     requiredUserId(options); // a malformed id is told before the file is read
     const uploads = args.map((file) => {
       try {
@@ -521,7 +522,7 @@ function readImport(uploads: UploadedFile[]) {
   try {
     return readExport(uploads);
   } catch (error) {
-    if (error instanceof UnknownFormatError) throw new UsageError(error.message);
+    if (error instanceof ImportFileError) throw new UsageError(error.message);
     throw error;
   }
 }

@@ -58,7 +58,7 @@ function jsonTags(cell: string): string[] {
 }
 
 /** Python's list repr, as Reader writes `Document tags`: `['a', "it's"]`. */
-export function pythonList(cell: string): string[] {
+function pythonList(cell: string): string[] {
   return [...cell.matchAll(/'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"/g)].map((match) =>
     (match[1] ?? match[2] ?? '').replace(/\\(.)/g, '$1'),
   );
@@ -157,7 +157,7 @@ export function parseReadwise(
     skipped,
     notices: books.size
       ? [
-          "Readwise's highlights CSV has no URLs: highlights whose book or article matched no document of this import are kept as one note per book, without a bookmark.",
+          "Readwise's highlights CSV has no URLs: its highlights join the document of this import with the same title; those of other books are listed as skipped.",
         ]
       : [],
   };

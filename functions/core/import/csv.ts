@@ -1,6 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import type { ExportFile, SkippedRow } from './items';
-import { placeIn } from './items';
+import { type ExportFile, ImportFileError, placeIn, type SkippedRow } from './items';
 
 /**
  * A CSV export read by its header's names, never by position (Pocket's header changed three times):
@@ -15,7 +14,7 @@ export interface CsvTable {
   readonly malformed: readonly SkippedRow[];
 }
 
-export interface CsvRow {
+interface CsvRow {
   readonly file: string | null;
   readonly row: number;
   /** The cell under `name` (the header's names are matched without regard to case); '' when absent. */
@@ -35,12 +34,13 @@ export function csvHeader(text: string): string[] | null {
 }
 
 export function readCsv(files: readonly ExportFile[], file: ExportFile): CsvTable {
-  const records = parse(file.text, {
-    bom: true,
-    relax_column_count: true,
-    relax_quotes: true,
-    skip_empty_lines: true,
-  }) as string[][];
+  let records: string[][];
+  try {
+    records = parse(file.text, { bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true });
+  } catch (error) {
+    // A quote never closed swallows the rest of the file: no row after it can be trusted.
+    throw new ImportFileError(`${file.name} is not readable CSV: ${(error as Error).message}`);
+  }
   const [head = [], ...body] = records;
   const header = head.map((name) => name.trim());
   const columns = new Map(header.map((name, index) => [name.toLowerCase(), index]));

@@ -9,7 +9,7 @@ import {
   parseRaindrop,
   parseReadwise,
 } from './csv-services';
-import { type ExportFile, IMPORT_FORMATS, type ParsedImport, placeIn } from './items';
+import { type ExportFile, ImportFileError, type ParsedImport, placeIn } from './items';
 import { parseHypothesis, parseKarakeep, parseLinkwarden, parseWallabag } from './json-services';
 import { isOmnivoreMetadata, parseOmnivore } from './omnivore';
 import { isPocketAnnotations, isPocketCollection, isPocketPart, parsePocketHtml, parsePocketZip } from './pocket';
@@ -25,19 +25,19 @@ export interface UploadedFile {
   readonly bytes: Uint8Array;
 }
 
-export class UnknownFormatError extends Error {
+class UnknownFormatError extends ImportFileError {
   constructor(what: string) {
     super(`${what}; Gleaner imports: ${KNOWN_FORMATS}`);
   }
 }
 
-export const KNOWN_FORMATS =
+const KNOWN_FORMATS =
   "a Pocket zip (part_NNNNNN.csv, annotations/, collections/) or its ril_export.html, an Omnivore zip (metadata_*.json, highlights/, content/), Instapaper's CSV, Readwise Reader's documents CSV and its highlights CSV, Raindrop's CSV, a Karakeep JSON export, Linkwarden's backup.json, a Wallabag JSON export, a Hypothesis JSON export, a browser's bookmark file (Netscape HTML) or Gleaner's own export (JSON or HTML)";
 
 const isZip = (bytes: Uint8Array) => bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
 
 /** The files given, a zip's entries in its place (folders, macOS's `__MACOSX` and `.DS_Store` left out). */
-export function exportFiles(uploads: readonly UploadedFile[]): ExportFile[] {
+function exportFiles(uploads: readonly UploadedFile[]): ExportFile[] {
   return uploads.flatMap((upload) => {
     if (!isZip(upload.bytes)) return [{ name: upload.name, text: decode(upload.bytes) }];
     let entries: Record<string, Uint8Array>;
@@ -128,7 +128,8 @@ const isOmnivoreList = (value: unknown) => {
 function fromJson(files: readonly ExportFile[], file: ExportFile, document: any): ParsedImport | null {
   if (Array.isArray(document?.bookmarks)) {
     const first = firstOf(document.bookmarks);
-    if (first && 'content' in first) return parseKarakeep(files, file, document);
+    if ((first && 'content' in first) || (!first && Array.isArray(document.lists)))
+      return parseKarakeep(files, file, document);
     return gleaner(files, file);
   }
   if (Array.isArray(document?.collections)) return parseLinkwarden(files, file, document);
@@ -163,13 +164,18 @@ function gleaner(files: readonly ExportFile[], file: ExportFile): ParsedImport {
     throw error;
   }
   const where = placeIn(files, file);
+  // The owner's comment, which the bookmark file form of an export cannot carry, is read here.
+  const { bookmarks } = JSON.parse(file.text) as { bookmarks: { comment?: unknown }[] };
   return {
     format: 'gleaner',
-    items: entries.map((entry, index) => ({ ...entry, file: where, row: index + 1 })),
+    items: entries.map((entry, index) => ({
+      ...entry,
+      file: where,
+      row: index + 1,
+      comment: typeof bookmarks[index]?.comment === 'string' ? (bookmarks[index].comment as string) : null,
+    })),
     books: [],
     skipped: [],
     notices: [],
   };
 }
-
-export { IMPORT_FORMATS };

@@ -105,7 +105,7 @@ export function prepareImport(parsed: ParsedImport, now: Date): PreparedImport {
     skipped.push({
       file: book.file,
       row: book.row,
-      reason: `“${book.title}” names no web page (${book.highlights.length} highlights): not imported`,
+      reason: `“${book.title}” names no web page${book.highlights.length ? ` (${book.highlights.length} highlights)` : ''}: not imported (notes without a bookmark are not imported yet)`,
     });
   const links = [...byUrl.values()].map(({ url, items }) => link(url, items, now));
   return {
@@ -124,7 +124,10 @@ function link(url: URL, items: readonly ImportItem[], now: Date): ImportLink {
   const [first] = items as [ImportItem];
   const firstOf = <T>(pick: (item: ImportItem) => T | null | undefined): T | null =>
     items.map(pick).find((value) => value !== null && value !== undefined) ?? null;
-  const added = items.flatMap((item) => (item.added ? [item.added] : [])).sort((a, b) => a.getTime() - b.getTime())[0];
+  // Without a saved time, the earliest highlight's is the nearest the export has.
+  const added =
+    earliest(items.map((item) => item.added)) ??
+    earliest(items.flatMap((item) => (item.highlights ?? []).map((highlight) => highlight.saved)));
   const found: { quote: string; comment: string | null; saved: Date }[] = [];
   for (const highlight of items.flatMap((item) => item.highlights ?? []))
     if (!found.some((kept) => sameHighlight(kept.quote, highlight.quote)))
@@ -150,6 +153,9 @@ function link(url: URL, items: readonly ImportItem[], now: Date): ImportLink {
     note: firstOf((item) => item.note),
   };
 }
+
+const earliest = (dates: readonly (Date | null | undefined)[]) =>
+  dates.flatMap((date) => (date ? [date] : [])).sort((a, b) => a.getTime() - b.getTime())[0];
 
 /** Saves in flight at once: enough to import thousands of links in one run, few enough to stay polite. */
 const CONCURRENT_SAVES = 8;

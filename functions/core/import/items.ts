@@ -76,6 +76,9 @@ export interface ParsedImport {
   readonly notices: readonly string[];
 }
 
+/** An upload that cannot be imported: of no known format, or of a known one but unreadable (a CSV quote never closed). */
+export class ImportFileError extends Error {}
+
 /** A file of an export: its name (a zip's entries keep their folders) and its text. */
 export interface ExportFile {
   readonly name: string;
@@ -119,8 +122,8 @@ export function text(value: unknown): string | null {
   return typeof value === 'string' && value.trim() ? value.trim() : null;
 }
 
-/** A title, or null when it is only the URL again (Pocket writes the URL for an untitled item). */
+/** A title on one line, or null when it is only the URL again (Pocket writes the URL for an untitled item). */
 export function titleOf(title: unknown, url: string): string | null {
-  const trimmed = text(title);
+  const trimmed = text(title)?.replace(/\s+/g, ' ');
   return trimmed && trimmed !== url.trim() ? trimmed : null;
 }

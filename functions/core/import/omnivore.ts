@@ -92,7 +92,7 @@ export function parseOmnivore(files: readonly ExportFile[]): ParsedImport {
  * highlight; a paragraph of `#labels` after it gives labels (tags of the note); the paragraphs after
  * that, up to the next quote, are its annotation. Text before any quote is a note on the item.
  */
-export function omnivoreHighlights(
+function omnivoreHighlights(
   markdown: string,
   saved: Date | null,
 ): { highlights: ImportedHighlight[]; labels: string[]; notes: string[] } {
