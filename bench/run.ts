@@ -32,6 +32,7 @@ import { scheduledTasks, workers } from '../functions/platform/workers';
 import { BUNDLE_ENTRY_FILE, bundleFunction, functionBundleOptions } from '../lib/function-bundle';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalStack, startLocalStack } from '../local/stack';
+import { repositoryRoot } from '../test/support/processes';
 import { manyLinks, quietSavePorts } from '../test/support/save-ports';
 import { initAndFirstUseBytes } from './bundle-graph';
 import { type RecordedCall, startDynamoRecorder } from './dynamo-recorder';
@@ -122,6 +123,36 @@ function importTime(file: string): number {
     return Number(run.stdout.trim());
   });
   return median(runs);
+}
+
+/** Median milliseconds of `count` runs of a command to its exit. */
+function wallTime(command: string, args: readonly string[], count = INIT_RUNS): number {
+  const runs = Array.from({ length: count }, () => {
+    const started = performance.now();
+    const run = spawnSync(command, args, { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    if (run.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${run.stderr}`);
+    return performance.now() - started;
+  });
+  return median(runs);
+}
+
+/** Issue 35: `gleaner` runs its esbuild bundle (cli/build.mjs) where it compiled TypeScript with tsx on every run. */
+function cliStart(): void {
+  const launcher = path.join(repositoryRoot, 'cli/gleaner.mjs');
+  wallTime(process.execPath, [launcher, '--version'], 1); // builds the bundle when out of date
+  const bare = wallTime(process.execPath, ['-e', '']);
+  const built = wallTime(process.execPath, [launcher, '--version']);
+  const compiled = wallTime(process.execPath, [
+    '--import',
+    'tsx',
+    path.join(repositoryRoot, 'cli/main.ts'),
+    '--version',
+  ]);
+  row("CLI start, node -e ''", ms(bare));
+  row('CLI start, gleaner --version (bundle)', `${ms(built)} (${(built / bare).toFixed(1)}× node -e '')`, {
+    met: built <= compiled / 3,
+    text: `≤ 1/3 of compiling with tsx (${ms(compiled)})`,
+  });
 }
 
 async function bundleInit(): Promise<void> {
@@ -486,6 +517,7 @@ async function largeImport(doc: DynamoDBDocumentClient, tableName: string) {
 }
 
 const loadBefore = loadavg()[0]!;
+cliStart();
 await bundleInit();
 await throughTheStack();
 await reviewAndLinks(row);

@@ -452,6 +452,10 @@ function noteResource(note: Note) {
     tags: note.tags,
     created: note.created,
     updated: note.updated,
+    archived: note.archivedAt != null,
+    archived_at: note.archivedAt ?? null,
+    starred: note.starredAt != null,
+    starred_at: note.starredAt ?? null,
   };
 }
 

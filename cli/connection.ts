@@ -8,16 +8,14 @@ import { type MigrationResult, runMigrations } from '../functions/adapters/dynam
 import { FolderMailer } from '../functions/adapters/mail/folder-mailer';
 import { createMailer } from '../functions/adapters/mail/mailer';
 import type { LanceSearchIndex } from '../functions/adapters/search/lance-index';
-import {
-  backfillIndex,
-  embedderFromEnv,
-  openIndexFromEnv,
-  rebuildIndex,
-} from '../functions/adapters/search/search-services';
+import type { embedderFromEnv } from '../functions/adapters/search/search-services';
 import type { Mailer } from '../functions/core/identity/mail';
 import type { SearchPorts } from '../functions/core/search/search';
 import { settings } from '../functions/platform/settings';
 import { dataDirectory, readLocalState, searchIndexFolder } from '../local/state';
+import type { CliOutput } from './commands';
+
+const searchServices = () => import('../functions/adapters/search/search-services');
 
 export interface Connection {
   readonly accounts: DynamoAccountStore;
@@ -43,7 +41,10 @@ export interface Connection {
 export function connect(
   target: { table?: string; region?: string; baseUrl?: string; searchIndex?: string },
   processEnv: NodeJS.ProcessEnv,
+  /** Where the mail notices go: stderr, so that stdout holds the answer alone (`--json | jq`). */
+  notices: CliOutput,
 ): Connection {
+  const notice = (line: string) => notices.write(`${line}\n`);
   let tableName: string;
   let clients: DynamoClients;
   let baseUrl = target.baseUrl ?? processEnv.GLEANER_BASE_URL ?? null;
@@ -53,7 +54,7 @@ export function connect(
   if (target.table) {
     tableName = target.table;
     clients = createDynamoClients({ region: target.region });
-    mailer = createMailer(processEnv);
+    mailer = createMailer(processEnv, { print: notice });
   } else {
     const dataDir = dataDirectory(processEnv);
     const state = readLocalState(dataDir);
@@ -65,7 +66,7 @@ export function connect(
     tableName = state.tableName;
     baseUrl ??= state.baseUrl;
     webBaseUrl ??= state.webBaseUrl ?? state.baseUrl;
-    mailer = new FolderMailer(join(dataDir, 'mail'));
+    mailer = new FolderMailer(join(dataDir, 'mail'), notice);
     searchIndexUri ??= searchIndexFolder(dataDir);
     clients = createDynamoClients({ endpoint: state.dynamoEndpoint, region: 'local' });
   }
@@ -74,7 +75,11 @@ export function connect(
   const search = () => {
     if (!searchIndexUri)
       throw new Error(`name the search index with --search-index URI or ${settings.searchIndexUri.name}`);
-    opened ??= openIndexFromEnv(env).then((index) => ({ index, embedder: embedderFromEnv(env) }));
+    // Loaded here, not at start: LanceDB's native module takes a third of a second to load.
+    opened ??= searchServices().then(async ({ openIndexFromEnv, embedderFromEnv }) => ({
+      index: await openIndexFromEnv(env),
+      embedder: embedderFromEnv(env),
+    }));
     return opened;
   };
   const { doc } = clients;
@@ -84,6 +89,7 @@ export function connect(
     feeds: new DynamoFeedStore(doc, tableName),
     migrate: async () => {
       const results = await runMigrations(doc, tableName);
+      const { backfillIndex } = await searchServices();
       const changed = await backfillIndex({ doc, tableName, ...(await search()) });
       return [
         ...results,
@@ -91,7 +97,10 @@ export function connect(
       ];
     },
     search,
-    reindex: async (userId) => rebuildIndex({ doc, tableName, ...(await search()) }, userId),
+    reindex: async (userId) => {
+      const { rebuildIndex } = await searchServices();
+      return rebuildIndex({ doc, tableName, ...(await search()) }, userId);
+    },
     baseUrl,
     identities: new DynamoIdentityStore(clients.doc, tableName),
     mailer,

@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { InvalidFeedSettingsError } from '../functions/core/feed/settings';
 import { DEFAULT_ROTATION_GRACE } from '../functions/core/token/lifecycle';
 import { DEFAULT_PAGE_SIZE, InvalidCursorError, MAX_PAGE_SIZE } from '../functions/core/workspace/listing';
+import packageJson from '../package.json' with { type: 'json' };
 import { type CliOutput, commands, DocumentOutput, UsageError } from './commands';
 import { connect } from './connection';
+import { commandList, helpFor } from './help';
 import { humanReadable } from './output';
 
 /**
@@ -14,32 +15,7 @@ import { humanReadable } from './output';
 const usage = `Usage: gleaner <command> [options] [--json] [--table NAME --region REGION]
 
 Commands:
-  users create --name NAME [--plan free|pro] [--note-cap N]
-  users list [--limit N] [--cursor C]
-  users update USER_ID [--plan free|pro] [--note-cap N]
-  users invite USER_ID --email ADDRESS   (mails, and prints, a one-time link that sets a password)
-  tokens create --user USER_ID [--label TEXT] [--expires-in 90d]
-  tokens list --user USER_ID
-  tokens rotate TOKEN_ID [--grace 24h] [--expires-in 90d]
-  tokens revoke TOKEN_ID
-  notes get NOTE_ID
-  notes list --user USER_ID [--tag TAG] [--limit N] [--cursor C]
-  notes delete NOTE_ID
-  bookmarks get BOOKMARK_ID
-  bookmarks list --user USER_ID [--tag TAG] [--limit N] [--cursor C]
-  import --user USER_ID FILE...   (Pocket, Omnivore, Instapaper, Readwise, Raindrop, Karakeep, Linkwarden,
-                                   Wallabag, Hypothesis, a browser's bookmark file or Gleaner's export:
-                                   a zip or the files in it; docs/import.md)
-  export --user USER_ID [--format netscape|json]
-  feeds create --user USER_ID --title TITLE --tags a,b [--description TEXT]
-               [--match any|all] [--sharing public|link|private] [--items notes|highlights]
-  feeds get FEED_ID
-  feeds update FEED_ID [--title ...] [--description ...] [--tags ...] [--match ...] [--sharing ...] [--items ...]
-  feeds list --user USER_ID
-  feeds delete FEED_ID
-  search --user USER_ID "QUERY" [--mode keyword|semantic|hybrid] [--limit N] [--cursor C]
-  reindex [--user USER_ID]        (rebuilds the search index from the table)
-  migrate                         (after an upgrade: brings items written earlier up to date)
+${commandList}
 
 Without --table the command talks to the local stack started by \`npm start\`
 (found through GLEANER_DATA_DIR, default ./.gleaner). Feed addresses use the
@@ -63,6 +39,8 @@ With --table, name the search index with --search-index URI (the stack's SearchI
 
 Without --json the answer is printed for people: key: value lines, or a table (a note's
 body cut to its first line there). With --json, stdout is exactly one JSON object.
+
+\`gleaner <command> --help\` prints that command's own help.
 
 Exit status: 0 done; 1 failed: an id that names nothing, a file that cannot be read, a token
 revoked already, no running stack, a database error; 2 a usage mistake or an invalid value
@@ -105,11 +83,12 @@ async function run(argv: string[], { stdout, stderr, env }: CliStreams): Promise
   const { values, positionals } = parseCommandLine(argv);
   const [resource, action, ...rest] = positionals;
   if (values.version || resource === 'version') {
-    stdout.write(`gleaner ${packageVersion()}\n`);
+    stdout.write(`gleaner ${packageJson.version}\n`);
     return 0;
   }
   if (values.help || resource === 'help') {
-    stdout.write(`${usage}\n`);
+    const words = resource === 'help' ? [action, ...rest] : positionals;
+    stdout.write(words[0] === undefined ? `${usage}\n` : (helpFor(words as string[]) ?? `${usage}\n`));
     return 0;
   }
   if (!resource) throw new UsageError('no command given');
@@ -120,6 +99,7 @@ async function run(argv: string[], { stdout, stderr, env }: CliStreams): Promise
   const connection = connect(
     { table: values.table, region: values.region, baseUrl: values['base-url'], searchIndex: values['search-index'] },
     env,
+    stderr,
   );
   try {
     const result = await command({ options: values, args, stderr, ...connection });
@@ -181,8 +161,4 @@ function unknownCommand(resource: string, action: string | undefined): string {
   return action
     ? `unknown command "${resource} ${action}"; ${resource} takes ${actions.join(', ')}`
     : `"${resource}" needs one of ${actions.join(', ')}`;
-}
-
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }

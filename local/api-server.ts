@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -47,6 +48,29 @@ export interface ApiServerOptions {
   log?: (line: string) => void;
 }
 
+/** The answer of the request whose work is running, and its server's log: for an error nothing caught. */
+const requestInFlight = new AsyncLocalStorage<{ response: ServerResponse; log?: (line: string) => void }>();
+
+/**
+ * Makes an error nothing caught (a promise no one awaited that rejected, a callback that threw) what
+ * Lambda makes it, the end of one invocation, not of the server: it is logged, and the request whose
+ * work it came from (found through the async context it came from) is answered 500. An error from no
+ * request is only logged. For the process that runs the local stack (npm start).
+ */
+export function keepServingOnStrayErrors(log: (line: string) => void): void {
+  const answer = (error: unknown) => {
+    const current = requestInFlight.getStore();
+    (current?.log ?? log)(
+      `local API server: unhandled error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    if (current && !current.response.headersSent) {
+      send(current.response, { statusCode: 500, body: JSON.stringify({ detail: 'Internal Server Error' }) });
+    }
+  };
+  process.on('unhandledRejection', answer);
+  process.on('uncaughtException', answer);
+}
+
 export function createApiServer(options: ApiServerOptions): Server {
   // The request and answer in progress on each connection, so a parser error answers through it.
   const inFlight = new WeakMap<Duplex, { request: IncomingMessage; response: ServerResponse }>();
@@ -57,10 +81,12 @@ export function createApiServer(options: ApiServerOptions): Server {
       inFlight.delete(request.socket);
       options.log?.(`${request.method} ${request.url} → ${response.statusCode} (${Date.now() - started} ms)`);
     });
-    dispatch(options, request, response).catch((error: unknown) => {
-      options.log?.(`local API server error: ${String(error)}`);
-      if (!response.headersSent) send(response, { statusCode: 502, body: JSON.stringify({ detail: 'Bad Gateway' }) });
-    });
+    requestInFlight.run({ response, log: options.log }, () =>
+      dispatch(options, request, response).catch((error: unknown) => {
+        options.log?.(`local API server error: ${String(error)}`);
+        if (!response.headersSent) send(response, { statusCode: 502, body: JSON.stringify({ detail: 'Bad Gateway' }) });
+      }),
+    );
   });
   // Node's own answers to what it cannot parse (a 100 KB header, a bad method, a body shorter than
   // its Content-Length) have no body; API Gateway's, like every error here, have a `detail`.

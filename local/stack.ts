@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -106,6 +106,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     OUTBOX_GRACE_SECONDS: '30',
     [settings.mailFolder.name]: mailFolder,
     [settings.oauthKeysFile.name]: join(stateDir, 'oauth-keys.json'),
+    // Kept articles and their images, as the bucket holds them on AWS.
+    [settings.articleStore.name]: join(stateDir, 'articles'),
     ...options.env,
   };
   let localRoutes: LocalRoute[] | null = null;
@@ -117,6 +119,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     log: options.log,
   });
   const port = await listen(server, options.port ?? 0);
+  const ipv6Loopback = await alsoOnIpv6Loopback(server, port);
   const baseUrl = `http://127.0.0.1:${port}`;
   // The same server by name: browsers accept passkeys only for a host name, never an IP address.
   const webBaseUrl = `http://localhost:${port}`;
@@ -210,6 +213,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       client.destroy();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await new Promise((resolve) => (ipv6Loopback ? ipv6Loopback.close(resolve) : resolve(undefined)));
       await sqs.stop();
       // A state folder the stack made for itself (tests) goes with it; `npm start`'s data stays.
       if (options.stateDir === undefined) rmSync(stateDir, { recursive: true, force: true });
@@ -237,5 +241,20 @@ function listen(server: Server, port: number): Promise<number> {
       server.off('error', reject);
       resolve((server.address() as AddressInfo).port);
     });
+  });
+}
+
+/**
+ * The web pages' address names `localhost`, which resolves to ::1 before 127.0.0.1 on many machines:
+ * the same port on the IPv6 loopback hands its connections to the same server. A machine without
+ * IPv6 keeps 127.0.0.1 alone.
+ */
+function alsoOnIpv6Loopback(server: Server, port: number): Promise<TcpServer | null> {
+  const forwarder = createTcpServer((socket) => server.emit('connection', socket));
+  return new Promise((resolve, reject) => {
+    forwarder.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EADDRNOTAVAIL' || error.code === 'EAFNOSUPPORT' ? resolve(null) : reject(error),
+    );
+    forwarder.listen(port, '::1', () => resolve(forwarder));
   });
 }

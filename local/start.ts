@@ -6,6 +6,7 @@ import { ensureTable } from '../functions/adapters/dynamo/create-table';
 import { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
 import { routeUrl } from '../functions/platform/routes';
 import { rateLimitSettings, type Setting, setting, settings } from '../functions/platform/settings';
+import { keepServingOnStrayErrors } from './api-server';
 import { DataFolderInUseError, dynamoDbLocalsServing, lockDataFolder } from './data-lock';
 import { DEMO_FEED_TAG, ensureDemo, saveCommand } from './demo';
 import { type DynamoDbLocal, startDynamoDbLocal, stopProcess } from './dynamodb-local';
@@ -66,9 +67,22 @@ async function main(): Promise<void> {
         (dynamo) => dynamo.stop(),
         () => undefined,
       );
+      runningDynamo = undefined;
       lock.release();
       process.exit(code);
     })());
+  // An error nothing caught is its request's 500 and a line on stderr, never the end of the server.
+  keepServingOnStrayErrors((line) => console.error(`gleaner: ${line}`));
+  // However the process ends (process.exit anywhere, a fatal error), its DynamoDB Local ends with it.
+  let runningDynamo: DynamoDbLocal | undefined;
+  process.once('exit', () => {
+    if (!runningDynamo) return;
+    try {
+      process.kill(runningDynamo.pid, 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
+  });
   // Ctrl-C, a process manager's SIGTERM and a closed terminal all stop the whole tree.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => void shutdown(0));
   // npm or tsx killed outright (SIGKILL) cannot pass a signal on: notice being orphaned instead.
@@ -85,6 +99,7 @@ async function main(): Promise<void> {
     await assertPortFree(port);
     dynamoStarting = startDynamoDbLocal({ dataDir, signal: startup.signal });
     const dynamo = await dynamoStarting;
+    runningDynamo = dynamo;
     // Without its database every request would be a 500: say why and stop, rather than serve errors.
     dynamo.onUnexpectedExit((reason) => {
       console.error(

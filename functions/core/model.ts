@@ -60,6 +60,16 @@ export interface Note {
   readonly updated: string | null;
   /** Incremented on every write; writes are conditional on it (optimistic concurrency). */
   readonly version: number;
+  /** When the owner archived it (done reading); null (or absent) while it is in the inbox. */
+  readonly archivedAt?: string | null;
+  /** When the owner starred it; null (or absent) when it is not starred. */
+  readonly starredAt?: string | null;
+}
+
+/** A note's reading state: archived (done reading, out of the inbox) and starred, each since when. */
+export interface ReadingState {
+  readonly archivedAt: string | null;
+  readonly starredAt: string | null;
 }
 
 /** One highlight of a note, kept as its own record beside the note's body (highlight feeds list them). */

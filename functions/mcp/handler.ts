@@ -17,7 +17,7 @@ import { authenticateBearer, type OwnerAuthDeps } from '../http/owner-auth';
 import { ownerDeps } from '../http/owner-deps';
 import { feedAddresses } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
-import { errorResponse, header } from '../http/responses';
+import { errorResponse, header, jsonResponse } from '../http/responses';
 import { searchOnFirstUse } from '../http/search-ports';
 import { temporaryFaultRetryAfter } from '../http/temporary-fault';
 import { deferred, type Environment } from '../platform/env';
@@ -87,6 +87,17 @@ async function mcpRoute(
     deps.clientRateLimitPolicy,
   );
   if (!clientLimit.allowed) return rateLimited(clientLimit);
+  // MCP 2025-06-18 dropped JSON-RPC batching: one message a request, so one request is one call of the quota.
+  if (Array.isArray(message)) {
+    return jsonResponse(400, {
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: 'Invalid Request: JSON-RPC batches are not supported; send one message a request',
+      },
+    });
+  }
 
   const feedsBaseUrl = serviceBaseUrl(event, deps.publicBaseUrl, false);
   const ports: McpPorts = {

@@ -87,11 +87,19 @@ export const operations: Record<string, Operation> = {
   },
   ListMyNotes: ({ ports, principal, event }) => {
     const query = event.queryStringParameters ?? {};
+    const archived = booleanQuery(query, 'archived');
+    const starred = booleanQuery(query, 'starred');
     return ok(
-      library.listNotes(ports, principal, query.tag === undefined ? {} : { tag: query.tag }, {
-        limit: pageLimit(query.limit),
-        ...(query.cursor ? { cursor: query.cursor } : {}),
-      }),
+      library.listNotes(
+        ports,
+        principal,
+        {
+          ...(query.tag === undefined ? {} : { tag: query.tag }),
+          ...(archived === undefined ? {} : { archived }),
+          ...(starred === undefined ? {} : { starred }),
+        },
+        { limit: pageLimit(query.limit), ...(query.cursor ? { cursor: query.cursor } : {}) },
+      ),
     );
   },
   GetMyNote: ({ ports, principal, event }) => ok(library.getNote(ports, principal, uuidParameter(event, 'note_id'))),
@@ -227,6 +235,14 @@ function uuidParameter(event: APIGatewayProxyEvent, name: string): string {
   const parsed = parseUuidParameter(name, event.pathParameters?.[name]);
   if (!parsed.ok) throw new InvalidInputError(parsed.issues);
   return parsed.value;
+}
+
+/** A `true`/`false` query parameter; absent is undefined. */
+function booleanQuery(query: Record<string, string | undefined>, name: string): boolean | undefined {
+  const raw = query[name];
+  if (raw === undefined) return undefined;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new InvalidInputError([{ loc: ['query', name], msg: 'Input should be true or false', type: 'bool_parsing' }]);
 }
 
 function pageLimit(raw: string | undefined): number {

@@ -84,6 +84,21 @@ const noteListQuery = [
     schema: { type: 'string' },
   },
   {
+    name: 'archived',
+    in: 'query',
+    required: false,
+    description:
+      '`false`: the inbox (notes not archived); `true`: the archive, most recently archived first. Absent: both.',
+    schema: { type: 'boolean' },
+  },
+  {
+    name: 'starred',
+    in: 'query',
+    required: false,
+    description: '`true`: starred notes only, most recently starred first; `false`: the others. Absent: both.',
+    schema: { type: 'boolean' },
+  },
+  {
     name: 'limit',
     in: 'query',
     required: false,
@@ -150,6 +165,8 @@ const operations: Record<string, OwnerOperation> = {
   ListMyNotes: {
     tag: 'notes',
     summary: 'Notes, most recently saved or changed first, a page at a time',
+    description:
+      'Filtered by `archived` or `starred`, a page may come back short (even empty) with a `next_cursor` when many notes are passed over: follow it.',
     query: noteListQuery,
     answer: ok('NotePage', 'A page of notes.'),
   },
@@ -179,7 +196,7 @@ const operations: Record<string, OwnerOperation> = {
   },
   EditMyNote: {
     tag: 'notes',
-    summary: "Change a note's title, comment or tags",
+    summary: "Change a note's title, comment or tags, or archive or star it",
     body: 'NoteEdit',
     answer: ok('Note', 'The note as changed.'),
   },

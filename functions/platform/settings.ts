@@ -113,6 +113,17 @@ export const settings = {
     parse: text,
     fallback: undefined,
   },
+  pageMaxBytes: {
+    name: 'PAGE_MAX_BYTES',
+    doc: 'decompressed bytes of a saved page the page worker reads at most (its article is taken from them)',
+    parse: wholeNumber,
+    fallback: 5 * 1024 * 1024,
+  },
+  articleStore: {
+    name: 'ARTICLE_STORE',
+    doc: 'where kept articles and their images live: s3://bucket on AWS, a folder locally',
+    parse: text,
+  },
   fetchAllow: {
     name: 'GLEANER_FETCH_ALLOW',
     doc: 'host:port pairs the fetcher may reach despite its address rules (tests, local fixtures)',

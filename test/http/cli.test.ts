@@ -1,8 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commands } from '../../cli/commands';
+import { commandHelp } from '../../cli/help';
 import { writeLocalState } from '../../local/state';
 import { gleanerInProcess as gleaner } from '../support/cli';
 import { contractFetch } from '../support/contract';
@@ -596,7 +599,26 @@ describe('gleaner CLI against the running local stack', () => {
     expect(result.stderr).toBe(`${message}\nRun \`gleaner help\` for the commands and their options.\n`);
   });
 
-  it.each([['help'], ['--help'], ['feeds', 'list', '-h']])('prints the usage and exits 0 for %j', async (...args) => {
+  it.each(Object.keys(commands))('prints the own help of `%s --help`, and `help %s` prints the same', async (name) => {
+    const result = await gleaner([...name.split(' '), '--help'], env);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(new RegExp(`^Usage: gleaner ${name}\\b`));
+    expect(result.stdout).not.toContain('Commands:');
+    expect(await gleaner(['help', ...name.split(' ')], env)).toEqual(result);
+  });
+
+  it('lists the commands of a resource for `feeds --help`', async () => {
+    const { stdout } = await gleaner(['feeds', '--help'], env);
+    expect(stdout.match(/^ {2}gleaner feeds \w+/gm)).toEqual([
+      '  gleaner feeds create',
+      '  gleaner feeds get',
+      '  gleaner feeds update',
+      '  gleaner feeds list',
+      '  gleaner feeds delete',
+    ]);
+  });
+
+  it.each([['help'], ['--help'], ['-h']])('prints the usage and exits 0 for %j', async (...args) => {
     const result = await gleaner(args, env);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Usage: gleaner <command>/);
@@ -637,6 +659,42 @@ describe('the gleaner launcher, cli/gleaner.mjs, as a process', { timeout: 120_0
     expect(parse(created.stdout)).toMatchObject({ name: 'Launched', plan: 'free' });
   });
 
+  it.concurrent('sends the mail notice of `users invite --json` to stderr: stdout is the JSON alone', async () => {
+    const user = parse((await gleaner(['users', 'create', '--name', 'Invited', '--json'], env)).stdout);
+    const email = `invited-${user.id}@example.com`;
+    const invited = await gleanerProcess(['users', 'invite', user.id, '--email', email, '--json'], env);
+    expect(invited.code).toBe(0);
+    expect(parse(invited.stdout)).toMatchObject({ user_id: user.id, email, expires_in: '7d' });
+    expect(invited.stderr).toContain(`mail to ${email}`);
+  });
+
+  it.concurrent('builds its bundle in a clean copy of the project on the first run, and again after a change', async () => {
+    const copy = mkdtempSync(join(tmpdir(), 'gleaner-clone-'));
+    try {
+      for (const part of ['cli', 'functions', 'local', 'package.json', 'package-lock.json'])
+        cpSync(join(repositoryRoot, part), join(copy, part), { recursive: true });
+      symlinkSync(join(repositoryRoot, 'node_modules'), join(copy, 'node_modules'));
+      const launcher = join(copy, 'cli/gleaner.mjs');
+      const { version } = JSON.parse(readFileSync(join(copy, 'package.json'), 'utf8')) as { version: string };
+      expect(await runFile(launcher, ['--version'], copy)).toBe(`gleaner ${version}\n`);
+      expect(existsSync(join(copy, 'dist/cli/current.json'))).toBe(true);
+
+      const later = new Date(Date.now() + 10_000);
+      const manifest = JSON.parse(readFileSync(join(copy, 'package.json'), 'utf8'));
+      writeFileSync(join(copy, 'package.json'), JSON.stringify({ ...manifest, version: '9.9.9' }));
+      utimesSync(join(copy, 'package.json'), later, later);
+      expect(await runFile(launcher, ['--version'], copy)).toBe('gleaner 9.9.9\n');
+      // `npx gleaner` runs the project's own command.
+      expect(await runFile('npx', ['--no-install', 'gleaner', '--version'], copy)).toBe('gleaner 9.9.9\n');
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  it('has a help entry for every command and none for a command that does not exist', () => {
+    expect(Object.keys(commandHelp).sort()).toEqual(Object.keys(commands).sort());
+  });
+
   it.concurrent('exits 2 for a usage mistake', async () => {
     const result = await gleanerProcess(['feeds', 'list', '--colour'], env);
     expect(result).toEqual({
@@ -654,3 +712,12 @@ describe('the gleaner launcher, cli/gleaner.mjs, as a process', { timeout: 120_0
     expect(result.stderr).toMatch(/npm start/);
   });
 });
+
+/** Runs a file in `cwd` and resolves with its stdout (rejects when it exits non-zero). */
+function runFile(file: string, args: string[], cwd: string): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile(file, args, { cwd }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+    ),
+  );
+}

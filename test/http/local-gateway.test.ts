@@ -89,3 +89,12 @@ describe('requests Node cannot parse are answered with a detail, as API Gateway 
     expect((await json(await t.save(token, body))).is_new_bookmark).toBe(true);
   });
 });
+
+describe('the loopback addresses', () => {
+  it('answers on ::1 as on 127.0.0.1, since the banner and the web pages name localhost', async () => {
+    const { port } = new URL(t.stack.baseUrl);
+    const response = await fetch(`http://[::1]:${port}${feedPath(randomUUID())}`);
+    expect(response.status).toBe(404);
+    expect(new URL(t.stack.webBaseUrl).hostname).toBe('localhost');
+  });
+});

@@ -102,6 +102,7 @@ describe('the MCP server', () => {
         'list_tags',
         'remove_tags',
         'save_bookmark',
+        'set_reading_state',
         'search_notes',
         'get_daily_review',
         'rate_highlight',
@@ -347,6 +348,7 @@ describe('attacks on the MCP server', () => {
       ['get_note', { note_id: theirNote }],
       ['add_tags', { note_id: theirNote, tags: ['stolen'] }],
       ['remove_tags', { note_id: theirNote, tags: ['secret'] }],
+      ['set_reading_state', { note_id: theirNote, archived: true, starred: true }],
       ['add_note_to_feed', { note_id: theirNote, feed_id: myFeed.id }],
       ['add_note_to_feed', { note_id: myNote, feed_id: theirFeed.id }],
     ] as const) {
@@ -356,7 +358,12 @@ describe('attacks on the MCP server', () => {
     }
     await expect(mine.readResource({ uri: `note://${theirNote}` })).rejects.toThrow(/No such note/);
     const theirsNow = await call(theirs, 'get_note', { note_id: theirNote });
-    expect((theirsNow.structuredContent as { tags: string[] }).tags).toEqual(['secret']);
+    expect(theirsNow.structuredContent).toMatchObject({ tags: ['secret'], archived: false, starred: false });
+    await call(theirs, 'set_reading_state', { note_id: theirNote, starred: true });
+    for (const filter of [{ starred: true }, { archived: false }])
+      expect(JSON.stringify((await call(mine, 'list_recent_notes', filter)).structuredContent)).not.toContain(
+        theirNote,
+      );
     const listed = await call(mine, 'list_recent_notes', { limit: 100 });
     expect(JSON.stringify(listed.structuredContent)).not.toContain(theirNote);
     await expect
@@ -365,6 +372,37 @@ describe('attacks on the MCP server', () => {
     expect(textOf(await call(mine, 'search_notes', { query: 'diary' }))).toContain('No notes found');
     await mine.close();
     await theirs.close();
+  });
+
+  it('archives and stars a note with set_reading_state, and lists the inbox, archive and starred notes', async () => {
+    const client = await connect(owner.token);
+    const noteOf = async (url: string) =>
+      ((await call(client, 'save_bookmark', { url, title: url })).structuredContent as { note_id: string }).note_id;
+    const done = await noteOf('https://states.example/done');
+    const keep = await noteOf('https://states.example/keep');
+    const archived = await call(client, 'set_reading_state', { note_id: done, archived: true });
+    expect(archived.isError).toBeFalsy();
+    expect(archived.structuredContent).toMatchObject({ id: done, archived: true, starred: false });
+    expect(textOf(archived)).toContain('is now archived');
+    expect((await call(client, 'set_reading_state', { note_id: keep, starred: true })).structuredContent).toMatchObject(
+      { archived: false, starred: true },
+    );
+    const ids = async (filter: Record<string, unknown>) =>
+      (
+        (await call(client, 'list_recent_notes', { limit: 100, ...filter })).structuredContent as {
+          notes: { id: string }[];
+        }
+      ).notes.map((note) => note.id);
+    expect(await ids({ archived: true })).toContain(done);
+    expect(await ids({ archived: true })).not.toContain(keep);
+    expect(await ids({ archived: false })).toContain(keep);
+    expect(await ids({ archived: false })).not.toContain(done);
+    expect(await ids({ starred: true })).toEqual([keep]);
+    expect(textOf(await call(client, 'get_note', { note_id: done }))).toContain('State: archived');
+    const nothing = await call(client, 'set_reading_state', { note_id: done });
+    expect(nothing.isError).toBe(true);
+    expect(textOf(nothing)).toContain('nothing to change');
+    await client.close();
   });
 
   it('saves once for a save_bookmark replayed with the same idempotency key', async () => {
@@ -473,5 +511,30 @@ describe('attacks on the MCP server', () => {
       }
     }
     expect(answer.headers.get('cache-control')).toBe('private, no-store');
+  });
+
+  it('refuses a JSON-RPC batch (MCP 2025-06-18 dropped batching) with Invalid Request, running none of its calls', async () => {
+    const saveCall = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'save_bookmark', arguments: { url: `https://batch.example/${id}` } },
+    });
+    const answer = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2025-06-18',
+        Authorization: `Bearer ${owner.token}`,
+      },
+      body: JSON.stringify([saveCall(1), saveCall(2), saveCall(3)]),
+    });
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+    const client = await connect(owner.token);
+    const recent = await call(client, 'list_recent_notes', { limit: 50 });
+    expect(textOf(recent)).not.toContain('batch.example');
+    await client.close();
   });
 });

@@ -85,6 +85,11 @@ describe('npm start', { timeout: 300_000 }, () => {
     expect(first.output()).toContain(`export GLEANER_DATA_DIR=${env.GLEANER_DATA_DIR}`);
     const dynamoEndpoint = /DynamoDB Local at (http:\/\/\S+)\)/.exec(first.output())![1]!;
     expect(JSON.parse(await runPrintedCurl(first.output()))).toMatchObject({ is_new_bookmark: true });
+    // An interaction that is over (Back after Allow) is a page, not the end of the server.
+    const expired = await fetch(`http://127.0.0.1:${port}/oauth/interaction/anything`);
+    expect(expired.status).toBe(400);
+    expect(await expired.text()).toContain('This sign-in step has expired');
+    expect(first.child.exitCode).toBeNull();
 
     // A second start on the same folder is refused, and neither deletes the first one's state nor stops its database.
     const refused = start({ ...env, PORT: String(await findFreePort()) });

@@ -168,6 +168,36 @@ describe('the OAuth 2.1 authorization server', () => {
   });
 
   describe('attacks', () => {
+    it('answers an interaction that is over or unknown with a page saying to start again, as Back or a reload after Allow does', async () => {
+      const unknown = await fetch(`${t.stack.baseUrl}/oauth/interaction/anything`, { redirect: 'manual' });
+      expect(unknown.status).toBe(400);
+      const page = await unknown.text();
+      expect(page).toContain('This sign-in step has expired');
+      expect(page).toContain('<a href="/">Back to Gleaner</a>');
+
+      const client = await register();
+      const { response, url } = await browser.follow(
+        authorizationUrl(client, { code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' }),
+      );
+      const consent = await response.text();
+      const csrf = csrfTokenOf(consent);
+      const allowed = await browser.post(`${new URL(url).pathname}/confirm`, { csrf });
+      expect(allowed.status).toBe(303);
+      expect(
+        new URL((await browser.follow(allowed.headers.get('location')!)).url).searchParams.get('code'),
+      ).toBeTruthy();
+      for (const again of [
+        () => browser.request(new URL(url).pathname),
+        () => browser.post(`${new URL(url).pathname}/confirm`, { csrf }),
+      ]) {
+        const answer = await again();
+        expect(answer.status).toBe(400);
+        expect(await answer.text()).toContain('This sign-in step has expired');
+      }
+      // The server is still there.
+      expect((await fetch(`${t.stack.baseUrl}/.well-known/oauth-authorization-server`)).status).toBe(200);
+    });
+
     it('refuses an authorization request without a PKCE challenge', async () => {
       const client = await register();
       const callback = await authorize(client, {});

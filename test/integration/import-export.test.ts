@@ -175,6 +175,60 @@ describe('import and export', () => {
     expect(comparable(await exportOf(fromJson), (iso) => iso)).toEqual(comparable(original, (iso) => iso));
   });
 
+  it('round-trips reading states through the JSON export, each with its time, listed as archived and starred', async () => {
+    const source = await user();
+    await importText(source, 'bookmarks.html', file);
+    const [a, b] = (await store.listNotes(source, {}, { limit: 10 })).items.sort((x, y) =>
+      x.url!.localeCompare(y.url!),
+    );
+    const setState = (noteId: string, state: { archivedAt?: string | null; starredAt?: string | null }) =>
+      store.editNote(
+        noteId,
+        (note) => ({ title: note.title, comment: note.comment ?? null, tags: note.tags, ...state }),
+        '',
+      );
+    await setState(a!.id, { archivedAt: '2024-03-01T10:00:00.000+00:00', starredAt: '2024-03-02T10:00:00.000+00:00' });
+    await setState(b!.id, { starredAt: '2024-04-01T10:00:00.000+00:00' });
+    const original = await exportOf(source);
+    const states = (list: typeof original) =>
+      list.map(({ url, archived, archived_at, starred, starred_at }) => ({
+        url,
+        archived,
+        archived_at,
+        starred,
+        starred_at,
+      }));
+    expect(states(original)).toEqual([
+      {
+        url: a!.url,
+        archived: true,
+        archived_at: '2024-03-01T10:00:00.000+00:00',
+        starred: true,
+        starred_at: '2024-03-02T10:00:00.000+00:00',
+      },
+      { url: b!.url, archived: false, archived_at: null, starred: true, starred_at: '2024-04-01T10:00:00.000+00:00' },
+    ]);
+    // A state change leaves the note's update time (what feeds and the export date it by) as it was.
+    expect(original.map((bookmark) => bookmark.updated)).toEqual([a!.updated, b!.updated]);
+
+    const restored = await user();
+    await importText(restored, 'export.json', JSON.stringify({ bookmarks: original }));
+    expect(states(await exportOf(restored))).toEqual(states(original));
+    const listed = async (filter: { archived?: boolean; starred?: boolean }) =>
+      (await store.listNotes(restored, filter, { limit: 10 })).items.map((note) => note.url);
+    expect(await listed({ archived: true })).toEqual([a!.url]);
+    expect(await listed({ archived: false })).toEqual([b!.url]);
+    expect(await listed({ starred: true })).toEqual([b!.url, a!.url]);
+
+    // An export from before reading states lands in the inbox; a state of the wrong type is named.
+    const older = original.map(({ archived, archived_at, starred, starred_at, ...rest }) => rest);
+    const fromOlder = await user();
+    await importText(fromOlder, 'export.json', JSON.stringify({ bookmarks: older }));
+    expect((await exportOf(fromOlder)).every((bookmark) => !bookmark.archived && !bookmark.starred)).toBe(true);
+    const wrong = JSON.stringify({ bookmarks: [{ ...original[0], archived: 'yes' }] });
+    expect(() => parseWorkspaceExport(wrong)).toThrow(/bookmarks\[0\]\.archived/);
+  });
+
   it('names what is wrong with a JSON file that is not an export', () => {
     expect(() => parseWorkspaceExport('{"bookmarks": [{"url": "https://example.com/", "title": "t"}]}')).toThrow(
       /bookmarks\[0\]\.created/,

@@ -66,12 +66,18 @@ const zipped = (fixture: string): UploadedFile[] => [
 /** An export as compared: times the export did not give (the import's own) named as such. */
 function comparable(exported: readonly ExportedBookmark[], importStarted: number) {
   const time = (iso: string) => (Date.parse(iso) >= importStarted ? '(import time)' : iso);
-  return exported.map((bookmark) => ({
-    ...bookmark,
-    created: time(bookmark.created),
-    updated: time(bookmark.updated),
-    highlights: bookmark.highlights.map((highlight) => ({ ...highlight, saved: time(highlight.saved) })),
-  }));
+  const maybe = (iso: string | null) => (iso === null ? null : time(iso));
+  // In URL order: rows the export gave no time were saved side by side, in no set order.
+  return [...exported]
+    .sort((a, b) => a.url.localeCompare(b.url))
+    .map((bookmark) => ({
+      ...bookmark,
+      created: time(bookmark.created),
+      updated: time(bookmark.updated),
+      highlights: bookmark.highlights.map((highlight) => ({ ...highlight, saved: time(highlight.saved) })),
+      archived_at: maybe(bookmark.archived_at),
+      starred_at: maybe(bookmark.starred_at),
+    }));
 }
 
 const exportOf = (userId: string) => exportWorkspace({ notes: store, highlights: feeds }, userId);

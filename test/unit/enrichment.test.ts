@@ -21,6 +21,7 @@ import {
 import { type EnrichPagePorts, enrichPage } from '../../functions/core/enrich/page-enrichment';
 import type { Bookmark, Note } from '../../functions/core/model';
 import { isoTimestamp } from '../../functions/core/text/text';
+import { memoryArticlePorts } from '../support/article-ports';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -84,7 +85,9 @@ function pagePorts(options: { stored?: StoredBookmark | null; site?: Site | null
       ),
       setIcon: vi.fn<EnrichPagePorts['bookmarks']['setIcon']>(async () => {}),
       recordPageOutcome: vi.fn<EnrichPagePorts['bookmarks']['recordPageOutcome']>(async () => {}),
+      recordArticle: vi.fn<EnrichPagePorts['bookmarks']['recordArticle']>(async () => true),
     },
+    articles: memoryArticlePorts(() => NOW),
     notes: {
       updateSavedNote: vi.fn<EnrichPagePorts['notes']['updateSavedNote']>(async () => ({ kind: 'unchanged' }) as never),
     },

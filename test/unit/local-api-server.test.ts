@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/platform/routes';
 import { createApiServer, type LocalRoute } from '../../local/api-server';
+import { repositoryRoot, waitFor } from '../support/processes';
 
 /** The local stand-in for API Gateway, on a real socket, with a stand-in handler (issue 21). */
 
@@ -13,7 +15,7 @@ let server: Server | undefined;
 
 afterEach(async () => {
   logged.splice(0);
-  await new Promise((resolve) => server?.close(resolve));
+  if (server) await new Promise((resolve) => server!.close(resolve));
   server = undefined;
 });
 
@@ -80,5 +82,29 @@ describe('the local API server', () => {
     const response = await fetch(`http://127.0.0.1:${port}/api/v1/bookmarks/save`, { method: 'PUT' });
     expect(response.status).toBe(405);
     expect(response.headers.get('RateLimit-Policy')).toBe('120;w=60');
+  });
+
+  it('answers 500 to the request whose work left an error uncaught, logs it, and serves on (npm start never exits for one)', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/stray-error-server.ts'], {
+      cwd: repositoryRoot,
+      stdio: 'pipe',
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      await waitFor(() => /port \d+/.test(output));
+      const port = /port (\d+)/.exec(output)![1];
+      for (const kind of ['rejection', 'throw', 'rejection']) {
+        const response = await fetch(`http://127.0.0.1:${port}/api/v1/bookmarks/save?kind=${kind}`, { method: 'POST' });
+        expect(response.status).toBe(500);
+        expect(await response.json()).toEqual({ detail: 'Internal Server Error' });
+      }
+      expect(output).toContain('unhandled error: Error: a rejection no one awaits');
+      expect(output).toContain('unhandled error: Error: thrown in a timer');
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill();
+    }
   });
 });

@@ -14,7 +14,7 @@ import {
 import { parseQuery, QUERY_MAX_LENGTH, type SearchQuery } from '../../functions/core/search/query';
 import { fuse } from '../../functions/core/search/search';
 import { bestSnippet, snippetHtml, snippetText } from '../../functions/core/search/snippet';
-import { editDistance } from '../../functions/core/search/tokens';
+import { editDistance, swappedLetters } from '../../functions/core/search/tokens';
 
 const USER = '0b6f3c1e-2d4a-4c8e-9f10-1a2b3c4d5e6f';
 
@@ -60,6 +60,9 @@ describe('the query language', () => {
   it('normalises a pasted URL as saves do: fragment and tracking parameters dropped, host folded', () => {
     const query = parsed('https://Example.ORG/Guide?utm_source=x&id=7#part');
     expect(query.url).toBe('https://example.org/Guide?id=7');
+    // Its scheme, host and query string are shared by unrelated notes: only the path's words rank the rest.
+    expect(query.optional).toEqual([{ kind: 'word', word: 'guide', typos: 1 }]);
+    expect(parsed('https://example.org/p/12345/a').optional).toEqual([]);
   });
 
   it("treats ' OR 1=1 -- as words, never as filter text", () => {
@@ -200,8 +203,16 @@ describe('fusion and embeddings', () => {
     expect(await embedder.embed(['sourdough starter'], 'query')).toEqual([a]);
   });
 
-  it('edit distance stops at its bound', () => {
-    expect(editDistance('hydration', 'hydratoin', 2)).toBe(2);
+  it('edit distance counts two swapped letters as one edit and stops at its bound', () => {
+    expect(editDistance('hydration', 'hydratoin', 2)).toBe(1);
+    expect(editDistance('insomnia', 'insomina', 1)).toBe(1);
     expect(editDistance('kitten', 'sitting', 1)).toBe(2);
+    expect(editDistance('kitten', 'sitting', 3)).toBe(3);
+  });
+
+  it('lists the swaps of neighbouring letters of a word', () => {
+    expect(swappedLetters('insomina')).toContain('insomnia');
+    expect(swappedLetters('abc')).toEqual(['bac', 'acb']);
+    expect(swappedLetters('book')).toEqual(['obok', 'boko']);
   });
 });

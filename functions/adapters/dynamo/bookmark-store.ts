@@ -9,6 +9,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import type { ArticleRecord } from '../../core/article/article';
 import { ContentionError } from '../../core/deadline';
 import type { EnrichmentRequest, PageOutcome } from '../../core/enrich/enrichment';
 import type { PendingEnrichment } from '../../core/enrich/outbox';
@@ -29,7 +30,7 @@ import {
   type SaveRecord,
 } from '../../core/save/save-bookmark';
 import { isoTimestamp } from '../../core/text/text';
-import type { Page, PageRequest } from '../../core/workspace/listing';
+import type { NoteFilter, Page, PageRequest } from '../../core/workspace/listing';
 import { batchGetAll } from './batch-get';
 import { conditionalWrite, writtenUnlessConditionFails } from './conditional-write';
 import { noteHighlightItems } from './highlight-items';
@@ -40,11 +41,11 @@ import {
   storedAnswer,
   takenKey,
 } from './idempotency-records';
-import { queryIndexPage } from './index-page';
+import { queryFilteredIndexPage } from './index-page';
 import { highlightItem, toBookmark, toHighlight, toNote } from './items';
-import { keys, LOOKUP_INDEX } from './keys';
+import { keys, LOOKUP_INDEX, type ReadingStateName } from './keys';
 import { queryAll } from './query-all';
-import { backoff, cancellationReasons, fillTransaction, retryOnConflict } from './transactions';
+import { backoff, cancellationReasons, fillTransaction, retryOnConflict, type TransactionAction } from './transactions';
 
 /** Optimistic note updates give up after this many lost races (each retry re-reads the note). */
 const MAX_NOTE_UPDATE_ATTEMPTS = 40;
@@ -107,6 +108,8 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
         },
         { Put: { TableName, Item: noteItem(note), ConditionExpression: 'attribute_not_exists(pk)' } },
         ...note.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(note, tag) } })),
+        // A restored note's reading state (an import of an export).
+        ...stateEntryChanges(TableName, null, note),
       ],
       highlights.map((highlight) => ({ Put: { TableName, Item: highlightItem(highlight) } })),
     );
@@ -373,24 +376,51 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
   }
 
   /**
-   * A page of the user's notes (only those tagged `tag`, given one), most recently updated first.
-   * Without a tag the index holds the notes themselves; with one, its entries name the notes to read.
+   * A page of the user's notes that pass `filter`, newest first: most recently updated, or for
+   * archived (starred) notes most recently archived (starred). The list is read from the narrowest
+   * index partition the filter names (starred, archived, a tag's, or all notes), and the rest of the
+   * filter is checked on each note read.
    */
-  async listNotes(userId: string, filter: { tag?: string }, page: PageRequest): Promise<Page<Note>> {
-    const partition =
-      filter.tag === undefined ? keys.userNotesIndex(userId).gsi1pk : keys.tagIndex(userId, filter.tag).gsi1pk;
-    const { items, cursor } = await queryIndexPage(this.doc, this.tableName, partition, page);
-    const notes =
-      filter.tag === undefined
-        ? items.map(toNote)
-        : await this.notesInOrder(items.map((entry) => entry.noteId as string));
-    return { items: notes, cursor };
+  async listNotes(userId: string, filter: NoteFilter, page: PageRequest): Promise<Page<Note>> {
+    const partition = filter.starred
+      ? keys.stateIndex(userId, 'STARRED').gsi1pk
+      : filter.archived
+        ? keys.stateIndex(userId, 'ARCHIVED').gsi1pk
+        : filter.tag === undefined
+          ? keys.userNotesIndex(userId).gsi1pk
+          : keys.tagIndex(userId, filter.tag).gsi1pk;
+    const entriesAreNotes = partition === keys.userNotesIndex(userId).gsi1pk;
+    const { items, cursor } = await queryFilteredIndexPage(
+      this.doc,
+      this.tableName,
+      partition,
+      page,
+      async (entries) => {
+        const notes = entriesAreNotes ? entries.map(toNote) : await this.notesOf(entries);
+        return notes.map((note) => (note && passes(note, filter) ? note : null));
+      },
+    );
+    return { items, cursor };
+  }
+
+  /** The notes index entries name, in their order (null for a note gone meanwhile). */
+  private async notesOf(entries: readonly Record<string, unknown>[]): Promise<(Note | null)[]> {
+    const ids = entries.map((entry) => entry.noteId as string);
+    const found = new Map(
+      (await batchGetAll(this.doc, this.tableName, [...new Set(ids)].map(keys.note))).map((item) => [
+        item.id as string,
+        toNote(item),
+      ]),
+    );
+    return ids.map((id) => found.get(id) ?? null);
   }
 
   /**
-   * The owner's edit of a note's title, comment and tags: conditional on the version read (a save
-   * meanwhile makes it re-read and re-apply), moving the note in the user's index, the bookmark's
-   * title with it, and the tag index to the new tags (entries of removed tags deleted).
+   * The owner's edit of a note's title, comment, tags and reading state: conditional on the version
+   * read (a save meanwhile makes it re-read and re-apply). An edit of its text moves the note in the
+   * user's index, the bookmark's title with it, and the tag index to the new tags (entries of removed
+   * tags deleted); archiving or starring it alone leaves its update time as it was. The archived and
+   * starred entries follow the state in the same transaction.
    */
   async editNote(noteId: string, change: (note: Note) => NoteEditChange | null, updated: string): Promise<Note | null> {
     const TableName = this.tableName;
@@ -399,8 +429,18 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       if (!note) return null;
       const changed = change(note);
       if (!changed) return note;
-      const written: Note = { ...note, ...changed, tags: [...changed.tags], updated, version: note.version + 1 };
-      const notesIndex = keys.userNotesIndex(note.userId, updated, note.id);
+      const textChanged =
+        changed.title !== note.title ||
+        (changed.comment ?? null) !== (note.comment ?? null) ||
+        changed.tags.join('\n') !== note.tags.join('\n');
+      const written: Note = {
+        ...note,
+        ...changed,
+        tags: [...changed.tags],
+        updated: textChanged ? updated : note.updated,
+        version: note.version + 1,
+      };
+      const notesIndex = keys.userNotesIndex(note.userId, written.updated ?? written.created, note.id);
       const removed = note.tags.filter((tag) => !written.tags.includes(tag));
       try {
         await retryOnConflict(() =>
@@ -412,22 +452,24 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
                     TableName,
                     Key: keys.note(note.id),
                     UpdateExpression:
-                      'SET title = :title, #comment = :comment, tags = :tags, updated = :updated, version = :next, gsi1pk = :notesIndex, gsi1sk = :notesIndexSort',
+                      'SET title = :title, #comment = :comment, tags = :tags, updated = :updated, version = :next, gsi1pk = :notesIndex, gsi1sk = :notesIndexSort, archivedAt = :archivedAt, starredAt = :starredAt',
                     ConditionExpression: 'version = :version',
                     ExpressionAttributeNames: { '#comment': 'comment' },
                     ExpressionAttributeValues: {
                       ':title': written.title,
                       ':comment': written.comment ?? null,
                       ':tags': written.tags,
-                      ':updated': updated,
+                      ':updated': written.updated,
                       ':next': written.version,
                       ':version': note.version,
                       ':notesIndex': notesIndex.gsi1pk,
                       ':notesIndexSort': notesIndex.gsi1sk,
+                      ':archivedAt': written.archivedAt ?? null,
+                      ':starredAt': written.starredAt ?? null,
                     },
                   },
                 },
-                ...(note.bookmarkId
+                ...(note.bookmarkId && textChanged
                   ? [
                       {
                         Update: {
@@ -440,8 +482,11 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
                       },
                     ]
                   : []),
-                ...written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } })),
+                ...(textChanged
+                  ? written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } }))
+                  : []),
                 ...removed.map((tag) => ({ Delete: { TableName, Key: keys.noteTag(note.id, tag) } })),
+                ...stateEntryChanges(TableName, note, written),
               ],
             }),
           ),
@@ -515,16 +560,6 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     return ids.flatMap((id) => found.get(id) ?? []);
   }
 
-  private async notesInOrder(noteIds: string[]): Promise<Note[]> {
-    const found = new Map(
-      (await batchGetAll(this.doc, this.tableName, noteIds.map(keys.note))).map((item) => [
-        item.id as string,
-        toNote(item),
-      ]),
-    );
-    return noteIds.flatMap((id) => found.get(id) ?? []);
-  }
-
   /**
    * Deletes the note and everything that exists because of it (its bookmark, the saved-URL marker,
    * its tag index entries) and gives its place under the note cap back, in one transaction
@@ -567,6 +602,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
               ]
             : []),
           ...note.tags.map((tag) => ({ Delete: { TableName, Key: keys.noteTag(note.id, tag) } })),
+          ...stateEntryChanges(TableName, note, null),
         ],
         highlights.map((Key) => ({ Delete: { TableName, Key } })),
       );
@@ -637,14 +673,19 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     );
   }
 
+  /** The kept article's row data (metadata and content hash, never the body); false when the bookmark is gone. */
+  async recordArticle(bookmarkId: string, article: ArticleRecord): Promise<boolean> {
+    return this.updateBookmark(bookmarkId, 'SET article = :article', { ':article': article });
+  }
+
   private async updateBookmark(
     bookmarkId: string,
     expression: string,
     values: Record<string, unknown>,
     condition = 'attribute_exists(pk)',
-  ): Promise<void> {
+  ): Promise<boolean> {
     // Refused when the bookmark was deleted meanwhile (or already left the outbox): nothing left to update.
-    await writtenUnlessConditionFails(() =>
+    return writtenUnlessConditionFails(() =>
       this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
@@ -722,4 +763,48 @@ function noteTagItem(note: Note, tag: string) {
     tags: [...note.tags],
     updated,
   };
+}
+
+/** Whether a note passes every part of a list's filter. */
+function passes(note: Note, filter: NoteFilter): boolean {
+  return (
+    (filter.tag === undefined || note.tags.includes(filter.tag)) &&
+    (filter.archived === undefined || (note.archivedAt != null) === filter.archived) &&
+    (filter.starred === undefined || (note.starredAt != null) === filter.starred)
+  );
+}
+
+const STATE_ATTRIBUTES = { ARCHIVED: 'archivedAt', STARRED: 'starredAt' } as const satisfies Record<
+  ReadingStateName,
+  keyof Note
+>;
+
+/**
+ * The writes that keep a note's archived and starred entries as its state says, from `before` (null:
+ * a new note) to `after` (null: deleted): an entry put when the state is set or its time changes,
+ * deleted when it is cleared.
+ */
+function stateEntryChanges(TableName: string, before: Note | null, after: Note | null): TransactionAction[] {
+  const note = (after ?? before)!;
+  return (Object.keys(STATE_ATTRIBUTES) as ReadingStateName[]).flatMap((state): TransactionAction[] => {
+    const attribute = STATE_ATTRIBUTES[state];
+    const was = before?.[attribute] ?? null;
+    const is = after?.[attribute] ?? null;
+    if (was === is) return [];
+    if (is === null) return [{ Delete: { TableName, Key: keys.noteState(note.id, state) } }];
+    return [
+      {
+        Put: {
+          TableName,
+          Item: {
+            ...keys.noteState(note.id, state),
+            ...keys.stateIndex(note.userId, state, is, note.id),
+            type: 'NoteState',
+            noteId: note.id,
+            since: is,
+          },
+        },
+      },
+    ];
+  });
 }

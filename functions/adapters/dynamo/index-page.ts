@@ -13,20 +13,53 @@ export async function queryIndexPage(
   partition: string,
   page: PageRequest,
 ): Promise<{ items: Record<string, unknown>[]; cursor: string | null }> {
-  const { Items = [] } = await doc.send(
-    new QueryCommand({
-      TableName: tableName,
-      IndexName: LOOKUP_INDEX,
-      KeyConditionExpression: 'gsi1pk = :partition',
-      ExpressionAttributeValues: { ':partition': partition },
-      ScanIndexForward: false,
-      Limit: page.limit + 1,
-      ExclusiveStartKey: decodeCursor(page.cursor, partition),
-    }),
-  );
-  const items = Items.slice(0, page.limit);
-  const last = items.at(-1);
-  return { items, cursor: Items.length > page.limit && last ? encodeCursor(last) : null };
+  return queryFilteredIndexPage(doc, tableName, partition, page, async (items) => items);
+}
+
+/** A filtered page reads at most this many times (FILTERED_READ_SIZE entries each) before it answers short, with a cursor. */
+const MAX_FILTERED_READS = 10;
+const FILTERED_READ_SIZE = 100;
+
+/**
+ * A page of what `resolve` makes of the entries of `partition` (newest first), leaving out the
+ * entries it makes null (filtered out, or gone). Entries are read until the page is full, the
+ * partition ends, or MAX_FILTERED_READS reads: then the page may be short (even empty) and its
+ * cursor goes on from the last entry read.
+ */
+export async function queryFilteredIndexPage<T>(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  partition: string,
+  page: PageRequest,
+  resolve: (items: Record<string, unknown>[]) => Promise<(T | null)[]>,
+): Promise<{ items: T[]; cursor: string | null }> {
+  const kept: { entry: Record<string, unknown>; value: T }[] = [];
+  let start: Record<string, unknown> | undefined = decodeCursor(page.cursor, partition);
+  for (let read = 0; read < MAX_FILTERED_READS; read++) {
+    const { Items = [], LastEvaluatedKey } = await doc.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: LOOKUP_INDEX,
+        KeyConditionExpression: 'gsi1pk = :partition',
+        ExpressionAttributeValues: { ':partition': partition },
+        ScanIndexForward: false,
+        Limit: read === 0 ? page.limit + 1 : FILTERED_READ_SIZE,
+        ExclusiveStartKey: start,
+      }),
+    );
+    const values = await resolve(Items);
+    for (const [index, entry] of Items.entries()) {
+      const value = values[index];
+      if (value != null && kept.length <= page.limit) kept.push({ entry, value });
+    }
+    // More than a page: the entry after the page's last says another follows.
+    if (kept.length > page.limit) break;
+    if (!LastEvaluatedKey) return { items: kept.map(({ value }) => value), cursor: null };
+    start = LastEvaluatedKey;
+  }
+  const items = kept.slice(0, page.limit);
+  const last = kept.length > page.limit ? items.at(-1)?.entry : start;
+  return { items: items.map(({ value }) => value), cursor: last ? encodeCursor(last) : null };
 }
 
 type IndexKey = { pk: string; sk: string; gsi1pk: string; gsi1sk: string };

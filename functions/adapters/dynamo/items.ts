@@ -1,12 +1,16 @@
+import type { ArticleRecord } from '../../core/article/article';
 import type { Bookmark, Highlight, Note } from '../../core/model';
 import { withAppended } from '../../core/save/note-body';
 import { keys } from './keys';
 
 /** Table items as the domain's records, shared by every store that reads them. */
 
-export function toBookmark(item: Record<string, unknown>): Bookmark & { pageStatus: string | null } {
+export function toBookmark(
+  item: Record<string, unknown>,
+): Bookmark & { pageStatus: string | null; article: ArticleRecord | null } {
   return {
     pageStatus: (item.pageStatus as string | undefined) ?? null,
+    article: (item.article as ArticleRecord | undefined) ?? null,
     id: item.id as string,
     userId: item.userId as string,
     noteId: item.noteId as string,
@@ -37,6 +41,8 @@ export function toNote(item: Record<string, unknown>): Note {
     created: item.created as string,
     updated: (item.updated as string | undefined) ?? null,
     version: Number(item.version ?? 0),
+    archivedAt: (item.archivedAt as string | null | undefined) ?? null,
+    starredAt: (item.starredAt as string | null | undefined) ?? null,
   };
 }
 

@@ -18,6 +18,7 @@ export const TTL_ATTRIBUTE = tableDefinition.timeToLiveAttribute;
  * | bookmark            | BOOKMARK#<bookmarkId>   | BOOKMARK           | OUTBOX#<shard> (pending)   | <since>#<bookmarkId> |
  * | note                | NOTE#<noteId>           | NOTE               | USER#<userId>#NOTES        | <updated>#<noteId>   |
  * | note tag (index)    | NOTE#<noteId>           | TAG#<tag>          | USER#<userId>#TAG#<tag>    | <updated>#<noteId>   |
+ * | reading state (index) | NOTE#<noteId>         | STATE#<ARCHIVED or STARRED> | USER#<userId>#<ARCHIVED or STARRED> | <since>#<noteId> |
  * | feed                | FEED#<feedId>           | FEED               | USER#<userId>#FEEDS        | <created>#<feedId>   |
  * | rate-limit window   | RL#<bounded(subject)>   | W#<windowStart>    |                            |                      |
  * | site (favicon)      | SITE#<bounded(host)>    | SITE               |                            |                      |
@@ -50,6 +51,9 @@ export const TTL_ATTRIBUTE = tableDefinition.timeToLiveAttribute;
  * is hashed or bounded: see `bounded` and the key-size unit test.
  */
 export type Key = { pk: string; sk: string };
+
+/** The reading states a note is listed under (see `noteState`). */
+export type ReadingStateName = 'ARCHIVED' | 'STARRED';
 
 /** Longest key part kept as written (UTF-8 bytes); well inside both key limits with any prefix. */
 const KEY_PART_MAX_BYTES = 512;
@@ -91,6 +95,13 @@ export const keys = {
     gsi1sk: updated && noteId ? `${updated}#${noteId}` : '',
   }),
   noteTag: (noteId: string, tag: string): Key => ({ pk: `NOTE#${noteId}`, sk: `TAG#${tag}` }),
+  /** Marks an archived or starred note (the note item holds the state; this entry lists it). */
+  noteState: (noteId: string, state: ReadingStateName): Key => ({ pk: `NOTE#${noteId}`, sk: `STATE#${state}` }),
+  /** A user's archived or starred notes, most recently archived (starred) first. */
+  stateIndex: (userId: string, state: ReadingStateName, since?: string, noteId?: string) => ({
+    gsi1pk: `USER#${userId}#${state}`,
+    gsi1sk: since && noteId ? `${since}#${noteId}` : '',
+  }),
   /** A note's highlights live in its partition, in the order they were saved. */
   highlight: (noteId: string, saved: string, highlightId: string): Key => ({
     pk: `NOTE#${noteId}`,

@@ -12,7 +12,8 @@ import {
 } from '../../core/search/filter';
 import type { SearchQuery, Term } from '../../core/search/query';
 import type { RelatedIndex } from '../../core/search/related';
-import { byScore, fuse, type IndexedNote } from '../../core/search/search';
+import { fuse, type IndexedNote, stableTop } from '../../core/search/search';
+import { swappedLetters } from '../../core/search/tokens';
 
 /**
  * The search index on LanceDB: one `notes` table of search documents (BM25 full-text indexes on each
@@ -131,72 +132,71 @@ export class LanceSearchIndex implements RelatedIndex {
 
   async keyword(userId: string, query: SearchQuery, limit: number) {
     const filter = queryFilter(userId, query);
-    const fullText = fullTextQuery(query);
-    if (!fullText) {
-      // Filters only: the newest notes that pass them.
+    const tolerant = fullTextQuery(query);
+    if (!tolerant) {
+      // Filters only: the newest notes that pass them (and hold no excluded word), ties by note id.
       const rows = await this.notes
         .query()
-        .where(filter)
+        .where(await this.withoutExcluded(userId, query, filter))
         .select(HIT_COLUMNS)
-        .orderBy({ columnName: 'updated', ascending: false })
+        .orderBy([
+          { columnName: 'updated', ascending: false },
+          { columnName: 'note_id', ascending: true },
+        ])
         .limit(limit)
         .toArray();
       return rows.map((row) => ({ note: indexedNote(row), score: 0 }));
     }
-    // The main table's rows of notes the recent table holds are older versions (or deleted notes);
-    // a user with none there (most searches) needs no search of it.
-    const recentTable = await this.recentTable();
-    const superseded = recentTable ? await this.recentNoteIds(recentTable, userId) : [];
-    const mainFilter = superseded.length > 0 ? `${filter} AND NOT (${noteIdsFilter(superseded)})` : filter;
-    const search = (table: lancedb.Table, where: string, text: FullTextQuery) =>
-      table
-        .query()
-        .fullTextSearch(text)
-        .fastSearch()
-        .where(where)
-        .select([...HIT_COLUMNS, '_score'])
-        .limit(limit)
-        .toArray()
-        .then((rows) => rows.map((row) => ({ note: indexedNote(row), score: Number(row._score ?? 0) })));
+    const sources = await this.fullTextSources(userId, filter);
     const ranked = async (text: FullTextQuery) => {
-      const [main, recent] = await Promise.all([
-        search(this.notes, mainFilter, text),
-        recentTable && superseded.length > 0 ? search(recentTable, filter, text) : [],
-      ]);
-      if (recent.length === 0) return main;
-      if (main.length === 0) return recent;
+      const [main, recent] = await Promise.all(
+        sources.map(({ table, where }) => stableTop((n) => this.fullTextHits(table, where, text, n), limit)),
+      );
+      if (!recent?.length) return main!;
+      if (main!.length === 0) return recent;
       // Two tables' BM25 scores are not comparable (each has its own document counts): fused by rank,
       // equal scores ranked by note id so that every page of a query fuses the same ranks.
-      return fuse(byScore(main), byScore(recent)).slice(0, limit);
+      return fuse(main!, recent).slice(0, limit);
     };
     // Typo-tolerant matching doubles a query's cost, so it runs only when the exact words do not fill
-    // the page (as Typesense's typo_tokens_threshold does): `npx tsx bench/search-profile.ts`.
+    // the window (as Typesense's typo_tokens_threshold does): `npx tsx bench/search-profile.ts`. The
+    // exact matches come first and the typo-tolerant ones after them, so every window of a query
+    // starts with the same notes in the same order, whichever queries it took (stable paging).
     const exact = fullTextQuery(query, { typos: false });
-    let hits = exact ? await ranked(exact) : null;
-    if (!hits || hits.length < limit) hits = await ranked(fullText);
-    return hits;
+    const first = exact ? await ranked(exact) : [];
+    if (exact && first.length >= limit) return first;
+    const shown = new Set(first.map(({ note }) => note.note_id));
+    const rest = (await ranked(tolerant)).filter(({ note }) => !shown.has(note.note_id));
+    return [...first, ...rest].slice(0, limit);
   }
 
   async semantic(userId: string, query: SearchQuery, vector: readonly number[], model: string, limit: number) {
     const table = await this.vectorTable(model, vector.length);
-    const nearest = await table
-      .query()
-      .nearestTo([...vector])
-      .distanceType('cosine')
-      .where(queryFilter(userId, query))
-      .select(['note_id', '_distance'])
-      .limit(limit)
-      .toArray();
-    const ids = nearest.map((row) => String(row.note_id));
+    const where = await this.withoutExcluded(userId, query, queryFilter(userId, query));
+    const nearest = await stableTop(
+      async (n) =>
+        (
+          await table
+            .query()
+            .nearestTo([...vector])
+            .distanceType('cosine')
+            .where(where)
+            .select(['note_id', '_distance'])
+            .limit(n)
+            .toArray()
+        ).map((row) => ({ note: { note_id: String(row.note_id) }, score: 1 - Number(row._distance) })),
+      limit,
+    );
+    const ids = nearest.map(({ note }) => note.note_id);
     const notes = new Map(
       (await this.readNotes(`${userFilter(userId)} AND ${noteIdsFilter(ids)}`, ids.length)).map((note) => [
         note.note_id,
         note,
       ]),
     );
-    return nearest.flatMap((row) => {
-      const note = notes.get(String(row.note_id));
-      return note ? [{ note, score: 1 - Number(row._distance) }] : [];
+    return nearest.flatMap(({ note: { note_id }, score }) => {
+      const note = notes.get(note_id);
+      return note ? [{ note, score }] : [];
     });
   }
 
@@ -228,6 +228,59 @@ export class LanceSearchIndex implements RelatedIndex {
       vectors ? vectors.countRows(filter) : 0,
     ]);
     return { notes, embedded };
+  }
+
+  /**
+   * Where the user's indexed rows are for a full-text search: the recent table, and the main table
+   * without the notes the recent one holds (older versions, or deleted notes); a user with none in
+   * the recent table (most searches) needs no search of it.
+   */
+  private async fullTextSources(userId: string, filter: string): Promise<{ table: lancedb.Table; where: string }[]> {
+    const recent = await this.recentTable();
+    const superseded = recent ? await this.recentNoteIds(recent, userId) : [];
+    if (!recent || superseded.length === 0) return [{ table: this.notes, where: filter }];
+    return [
+      { table: this.notes, where: `${filter} AND NOT (${noteIdsFilter(superseded)})` },
+      { table: recent, where: filter },
+    ];
+  }
+
+  private async fullTextHits(table: lancedb.Table, where: string, text: FullTextQuery, limit: number) {
+    const rows = await table
+      .query()
+      .fullTextSearch(text)
+      .fastSearch()
+      .where(where)
+      .select([...HIT_COLUMNS, '_score'])
+      .limit(limit)
+      .toArray();
+    return rows.map((row) => ({ note: indexedNote(row), score: Number(row._score ?? 0) }));
+  }
+
+  /**
+   * The filter without the user's notes that hold an excluded word or phrase (or its typo-tolerant
+   * matches, as a full-text query excludes them): for the reads that have no full-text query to put
+   * the exclusion in (filters only, nearest neighbours), so it is applied before their limit.
+   */
+  private async withoutExcluded(userId: string, query: SearchQuery, filter: string): Promise<string> {
+    if (query.excluded.length === 0) return filter;
+    const text = new BooleanQuery(query.excluded.map((term) => [Occur.Should, termQuery(term, true)]));
+    const most = await this.notes.countRows(userFilter(userId));
+    if (most === 0) return filter;
+    const sources = await this.fullTextSources(userId, userFilter(userId));
+    const ids = new Set<string>();
+    for (const { table, where } of sources) {
+      const rows = await table
+        .query()
+        .fullTextSearch(text)
+        .fastSearch()
+        .where(where)
+        .select(['note_id'])
+        .limit(most)
+        .toArray();
+      for (const row of rows) ids.add(String(row.note_id));
+    }
+    return ids.size > 0 ? `${filter} AND NOT (${noteIdsFilter([...ids])})` : filter;
   }
 
   /** The notes of this user the recent table holds, deleted ones included. */
@@ -453,6 +506,13 @@ function fullTextQuery(query: SearchQuery, options: { typos: boolean } = { typos
   return new BooleanQuery(clauses);
 }
 
+/**
+ * Words longer than this are searched exactly, without typos: the engine builds a Levenshtein
+ * automaton for a typo-tolerant word and refuses one over 10,000 states (at two edits, from 256 ASCII
+ * letters, fewer in other scripts). No real word is this long; a pasted token or hash is meant exactly.
+ */
+const FUZZY_MAX_LETTERS = 48;
+
 /** One term over every field, each weighted; an exact word outranks its typo-tolerant matches. */
 function termQuery(term: Term, typos: boolean): FullTextQuery {
   if (term.kind === 'prefix') return new MatchQuery(term.prefix, 'prefixes');
@@ -460,8 +520,14 @@ function termQuery(term: Term, typos: boolean): FullTextQuery {
     const boost = FIELD_WEIGHTS[field];
     if (term.kind === 'phrase') return [[Occur.Should, new PhraseQuery(term.words.join(' '), field)]];
     const exact: [Occur, FullTextQuery] = [Occur.Should, new MatchQuery(term.word, field, { boost })];
-    if (term.typos === 0 || !typos) return [exact];
-    return [exact, [Occur.Should, new MatchQuery(term.word, field, { boost: boost / 2, fuzziness: term.typos })]];
+    if (term.typos === 0 || !typos || [...term.word].length > FUZZY_MAX_LETTERS) return [exact];
+    const near = (word: string, fuzziness: number): [Occur, FullTextQuery] => [
+      Occur.Should,
+      new MatchQuery(word, field, { boost: boost / 2, ...(fuzziness > 0 ? { fuzziness } : {}) }),
+    ];
+    // The engine counts two swapped letters as two edits: within a budget of one, they are asked for as words.
+    const swaps = term.typos === 1 ? swappedLetters(term.word).map((word) => near(word, 0)) : [];
+    return [exact, near(term.word, term.typos), ...swaps];
   });
   return new BooleanQuery(perField);
 }

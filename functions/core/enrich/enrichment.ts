@@ -17,6 +17,8 @@ export interface EnrichmentRequest {
   readonly scrapeDescription: boolean;
   /** The site's favicon is not known yet. */
   readonly fetchIcon: boolean;
+  /** Keep the page's article only, also on a bookmark already enriched (Fetch again, the migration). */
+  readonly article?: boolean;
 }
 
 /** What the page worker asks the favicon worker to do (the favicon queue's message). */
@@ -71,6 +73,7 @@ const enrichmentRequestSchema = z.object({
   bookmarkId: z.string(),
   scrapeDescription: z.boolean(),
   fetchIcon: z.boolean(),
+  article: z.optional(z.boolean()),
 });
 
 const faviconRequestSchema = z.object({

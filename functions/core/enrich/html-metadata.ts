@@ -31,10 +31,10 @@ const TOUCH_ICON_RELS = ['apple-touch-icon', 'apple-touch-icon-precomposed'];
 const WINDOWS_1252_C1 = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008DŽ\u008F\u0090‘’“”•–—˜™š›œ\u009DžŸ';
 
 /** The parts of linkedom's DOM used here (its typings need the DOM lib, which this project leaves out). */
-interface ParsedElement {
+export interface ParsedElement {
   readonly attributes: ArrayLike<{ readonly name: string; readonly value: string }>;
 }
-interface ParsedDocument {
+export interface ParsedDocument {
   querySelectorAll(selectors: string): Iterable<ParsedElement>;
 }
 
@@ -128,7 +128,7 @@ function findIcons(document: ParsedDocument, page: URL): string[] {
 }
 
 /** The first `<base href>`, resolved against the page URL, if it is an http(s) URL. */
-function documentBase(document: ParsedDocument, page: URL): string {
+export function documentBase(document: ParsedDocument, page: URL): string {
   for (const base of document.querySelectorAll('base')) {
     const href = attribute(base, 'href');
     if (href !== null) return httpUrl(href, page) ?? page.href;
@@ -136,7 +136,7 @@ function documentBase(document: ParsedDocument, page: URL): string {
   return page.href;
 }
 
-function httpUrl(href: string | null, base: string | URL): string | null {
+export function httpUrl(href: string | null, base: string | URL): string | null {
   // An empty href would resolve to the page itself, which is not an icon.
   if (!href?.trim()) return null;
   try {
@@ -155,7 +155,7 @@ function sizeDistance(sizes: string | null): number {
 }
 
 /** HTML attribute names are case-insensitive, but linkedom keeps them as written (`CONTENT=`). */
-function attribute(element: ParsedElement, name: string): string | null {
+export function attribute(element: ParsedElement, name: string): string | null {
   for (const { name: actual, value } of Array.from(element.attributes)) {
     if (actual.toLowerCase() === name) return value;
   }

@@ -1,3 +1,11 @@
+import {
+  type ArticleRecord,
+  failedArticle,
+  isGoneStatus,
+  type KeepArticlePorts,
+  keepArticle,
+  pageGone,
+} from '../article/article';
 import type { Bookmark } from '../model';
 import { insertDescription } from '../save/note-body';
 import { type BookmarkStore, NoteNotFoundError } from '../save/save-bookmark';
@@ -7,14 +15,23 @@ import { isFresh, isTransientStatus, RetryLaterError } from './enrichment';
 import { decodeHtml, extractPageMetadata } from './html-metadata';
 import type { SiteStore } from './icons';
 
-/** The page worker's step: fetch the saved page once, put its description into the note, hand its favicon candidates on. */
+/**
+ * The page worker's step: fetch the saved page once, keep its article, put its description into the
+ * note, hand its favicon candidates on. A request with `article` (Fetch again, the migration of older
+ * notes) keeps the article only, and runs on a bookmark already enriched.
+ */
 
 export interface EnrichPagePorts {
   readonly bookmarks: {
-    getBookmark(bookmarkId: string): Promise<(Bookmark & { pageStatus?: string | null }) | null>;
+    getBookmark(
+      bookmarkId: string,
+    ): Promise<(Bookmark & { pageStatus?: string | null; article?: ArticleRecord | null }) | null>;
     setIcon(bookmarkId: string, icon: string): Promise<void>;
     recordPageOutcome(bookmarkId: string, outcome: PageOutcome): Promise<void>;
+    /** Records the article's row data; false when the bookmark is gone. */
+    recordArticle(bookmarkId: string, article: ArticleRecord): Promise<boolean>;
   };
+  readonly articles: KeepArticlePorts;
   readonly notes: Pick<BookmarkStore, 'updateSavedNote'>;
   readonly sites: Pick<SiteStore, 'getSite'>;
   readonly favicons: { publish(request: FaviconRequest): Promise<void> };
@@ -29,10 +46,17 @@ export async function enrichPage(
   attempt: Attempt,
 ): Promise<PageOutcome | 'skipped'> {
   const bookmark = await ports.bookmarks.getBookmark(request.bookmarkId);
-  // Deleted since, or already enriched by an earlier delivery of this message.
-  if (!bookmark || bookmark.pageStatus === 'done' || bookmark.pageStatus === 'failed') return 'skipped';
+  if (!bookmark) return 'skipped'; // Deleted since.
+  if (request.article) {
+    const page = await fetchHtml(ports.fetchPage, bookmark.url, attempt);
+    await recordArticle(ports, bookmark, await articleOf(ports, bookmark, page));
+    return page.status === 'done' ? { status: 'done' } : { status: 'failed', reason: page.reason };
+  }
+  // Already enriched by an earlier delivery of this message.
+  if (bookmark.pageStatus === 'done' || bookmark.pageStatus === 'failed') return 'skipped';
 
   const page = await fetchHtml(ports.fetchPage, bookmark.url, attempt);
+  await recordArticle(ports, bookmark, await articleOf(ports, bookmark, page));
   const metadata = page.status === 'done' ? await extractPageMetadata(page.html, page.url) : null;
   if (request.scrapeDescription && metadata?.description) await addDescription(ports, bookmark, metadata.description);
 
@@ -49,9 +73,38 @@ export async function enrichPage(
     }
   }
 
-  const outcome: PageOutcome = page.status === 'done' ? { status: 'done' } : page;
+  const outcome: PageOutcome = page.status === 'done' ? { status: 'done' } : { status: 'failed', reason: page.reason };
   await ports.bookmarks.recordPageOutcome(bookmark.id, outcome);
   return outcome;
+}
+
+/**
+ * The article of the fetched page. A page that is gone (404, 410, a name that no longer resolves)
+ * or cannot be fetched keeps the copy taken before, if there is one.
+ */
+async function articleOf(
+  ports: EnrichPagePorts,
+  bookmark: Bookmark & { article?: ArticleRecord | null },
+  page: FetchedHtml,
+): Promise<ArticleRecord> {
+  const now = ports.now();
+  if (page.status === 'done') return keepArticle(ports.articles, bookmark.id, page);
+  const previous = bookmark.article ?? null;
+  if (page.gone) return pageGone(previous, page.reason, now);
+  if (previous?.hash) return previous;
+  if (page.notHtml)
+    return {
+      ...failedArticle(`${page.reason}: its text is not kept`, now, false),
+      status: 'partial',
+      sourceStatus: 'live',
+    };
+  return failedArticle(page.reason, now, false);
+}
+
+/** A bookmark deleted while its article was stored leaves nothing behind. */
+async function recordArticle(ports: EnrichPagePorts, bookmark: Bookmark, article: ArticleRecord): Promise<void> {
+  if (!(await ports.bookmarks.recordArticle(bookmark.id, article)))
+    await ports.articles.store.deleteArticle(bookmark.id);
 }
 
 /**
@@ -75,19 +128,30 @@ async function addDescription(ports: EnrichPagePorts, bookmark: Bookmark, descri
   }
 }
 
-async function fetchHtml(
-  fetchPage: EnrichPagePorts['fetchPage'],
-  url: string,
-  attempt: Attempt,
-): Promise<{ status: 'done'; html: string; url: string } | { status: 'failed'; reason: string }> {
+type FetchedHtml =
+  | { status: 'done'; html: string; url: string; truncated: boolean }
+  | { status: 'failed'; reason: string; gone: boolean; notHtml: boolean };
+
+async function fetchHtml(fetchPage: EnrichPagePorts['fetchPage'], url: string, attempt: Attempt): Promise<FetchedHtml> {
   const response = await fetchPage(url);
-  const failed = (reason: string, retryable: boolean) => {
+  const failed = (reason: string, retryable: boolean, kind: { gone?: boolean; notHtml?: boolean } = {}) => {
     if (retryable && attempt.number < attempt.max) throw new RetryLaterError(reason);
-    return { status: 'failed' as const, reason };
+    return { status: 'failed' as const, reason, gone: kind.gone ?? false, notHtml: kind.notHtml ?? false };
   };
-  if (!response.ok) return failed(response.reason, response.retryable);
-  if (response.status >= 400) return failed(`HTTP ${response.status}`, isTransientStatus(response.status));
+  // A name that no longer resolves is final: the site is gone.
+  if (!response.ok) return failed(response.reason, response.retryable, { gone: /^dns:/.test(response.reason) });
+  if (response.status >= 400)
+    return failed(`HTTP ${response.status}`, isTransientStatus(response.status), {
+      gone: isGoneStatus(response.status),
+    });
   if (!/^(text\/html|application\/xhtml\+xml)\b/i.test(response.contentType ?? ''))
-    return failed(`not HTML (${response.contentType ?? 'no content type'})`, false);
-  return { status: 'done', html: decodeHtml(response.body, response.contentType), url: response.url };
+    return failed(`not HTML (${response.contentType ?? 'no content type'})`, false, {
+      notHtml: true,
+    });
+  return {
+    status: 'done',
+    html: decodeHtml(response.body, response.contentType),
+    url: response.url,
+    truncated: response.truncated,
+  };
 }

@@ -18,7 +18,7 @@ import type { ImportFormat, ImportItem, ParsedImport, RowPlace, SkippedRow } fro
  * its links, so a worker can run them in chunks and run a chunk again after a crash.
  */
 
-export interface ImportLink extends RowPlace {
+interface ImportLink extends RowPlace {
   readonly url: string;
   readonly title: string | null;
   readonly tags: readonly string[];
@@ -29,21 +29,22 @@ export interface ImportLink extends RowPlace {
   readonly comment: string | null;
   /** In the order of their times, each strictly later than the one before. */
   readonly highlights: readonly { quote: string; comment: string | null; saved: string }[];
-  readonly archived: boolean;
-  readonly starred: boolean;
+  /** Since when it is archived or starred; null: it is not. */
+  readonly archived: string | null;
+  readonly starred: string | null;
   readonly article: string | null;
   /** A Gleaner export's note, restored whole. */
   readonly note: ImportItem['note'] | null;
 }
 
 /** A row left out, as the report lists it: its file named only for exports of several files. */
-export interface ReportedSkip {
+interface ReportedSkip {
   readonly file?: string;
   readonly row: number;
   readonly reason: string;
 }
 
-export interface PreparedImport {
+interface PreparedImport {
   readonly format: ImportFormat;
   /** Rows read: links, rows skipped while reading, duplicates, and notes without a page. */
   readonly rows: number;
@@ -52,7 +53,7 @@ export interface PreparedImport {
   readonly notices: readonly string[];
 }
 
-export interface ImportCounts {
+interface ImportCounts {
   /** New bookmarks (and notes). */
   readonly imported: number;
   /** Links whose URL was already in the workspace: their tags and new highlights merged in. */
@@ -74,7 +75,7 @@ export interface ImportReport extends ImportCounts {
 const rowName = (place: RowPlace) => (place.file ? `${place.file} row ${place.row}` : `row ${place.row}`);
 
 /** What each row becomes: a link (duplicates folded into the first of their URL) or a skipped row with its reason. */
-export function prepareImport(parsed: ParsedImport, now: Date): PreparedImport {
+function prepareImport(parsed: ParsedImport, now: Date): PreparedImport {
   const skipped: SkippedRow[] = [...parsed.skipped];
   const byUrl = new Map<string, { first: ImportItem; url: URL; items: ImportItem[] }>();
   for (const item of parsed.items) {
@@ -136,6 +137,7 @@ function link(url: URL, items: readonly ImportItem[], now: Date): ImportLink {
   const times = [added, firstOf((item) => item.updated), ...highlights.map((highlight) => highlight.saved)].flatMap(
     (time) => (time ? [time.getTime()] : []),
   );
+  const updated = times.length && added ? new Date(Math.max(...times)) : null;
   return {
     file: first.file,
     row: first.row,
@@ -143,15 +145,27 @@ function link(url: URL, items: readonly ImportItem[], now: Date): ImportLink {
     title: firstOf((item) => item.title),
     tags: items.reduce<string[]>((tags, item) => mergeTags(tags, item.tags), []),
     added: added ? isoTimestamp(added) : null,
-    updated: times.length && added ? isoTimestamp(new Date(Math.max(...times))) : null,
+    updated: updated ? isoTimestamp(updated) : null,
     description: firstOf((item) => item.description),
     comment: firstOf((item) => item.comment),
     highlights: highlights.map((highlight) => ({ ...highlight, saved: isoTimestamp(highlight.saved) })),
-    archived: items.some((item) => item.archived),
-    starred: items.some((item) => item.starred),
+    archived: stateSince(
+      items.map((item) => item.archived),
+      updated ?? now,
+    ),
+    starred: stateSince(
+      items.map((item) => item.starred),
+      updated ?? now,
+    ),
     article: firstOf((item) => item.article),
     note: firstOf((item) => item.note),
   };
+}
+
+/** A reading state of a URL's rows: the earliest time one gives, or, when they only say it is set, the page's last change. */
+function stateSince(states: readonly (Date | boolean | null | undefined)[], otherwise: Date): string | null {
+  if (!states.some(Boolean)) return null;
+  return isoTimestamp(earliest(states.map((state) => (state instanceof Date ? state : null))) ?? otherwise);
 }
 
 const earliest = (dates: readonly (Date | null | undefined)[]) =>
@@ -160,7 +174,7 @@ const earliest = (dates: readonly (Date | null | undefined)[]) =>
 /** Saves in flight at once: enough to import thousands of links in one run, few enough to stay polite. */
 const CONCURRENT_SAVES = 8;
 
-export async function importLinks(
+async function importLinks(
   ports: SaveBookmarkPorts,
   userId: string,
   links: readonly ImportLink[],
@@ -232,6 +246,8 @@ async function importOne(ports: SaveBookmarkPorts, userId: string, link: ImportL
       comment: link.comment,
       highlights,
       note: link.note ?? null,
+      archived: date(link.archived),
+      starred: date(link.starred),
     },
   });
   switch (outcome.kind) {

@@ -22,12 +22,13 @@ export interface ImportedHighlight {
 }
 
 /** A page of an export; `updated` is when the export says it last changed (Omnivore's `updatedAt`). */
-export interface ImportItem extends BookmarkFileEntry, RowPlace {
+export interface ImportItem extends Omit<BookmarkFileEntry, 'archived' | 'starred'>, RowPlace {
   /** The user's own note on the item (Raindrop's `note`, Karakeep's `note`, a Pocket collection's `note`). */
   readonly comment?: string | null;
   readonly highlights?: readonly ImportedHighlight[];
-  readonly archived?: boolean;
-  readonly starred?: boolean;
+  /** Archived (done reading) or starred there: since when, or `true` when the export does not say. */
+  readonly archived?: Date | boolean | null;
+  readonly starred?: Date | boolean | null;
   /** The readable copy the export kept (Omnivore's `content/{slug}.html`, Wallabag's `content`). */
   readonly article?: string | null;
 }
@@ -49,7 +50,7 @@ export interface SkippedRow extends RowPlace {
   readonly reason: string;
 }
 
-export const IMPORT_FORMATS = [
+const IMPORT_FORMATS = [
   'pocket',
   'pocket-html',
   'omnivore',

@@ -166,8 +166,8 @@ export function parseWallabag(files: readonly ExportFile[], file: ExportFile, en
       updated,
       description: null,
       highlights,
-      archived: Number(entry?.is_archived) === 1 || entry?.is_archived === true,
-      starred: Number(entry?.is_starred) === 1 || entry?.is_starred === true,
+      archived: Number(entry?.is_archived) === 1 && (fromIso(entry.archived_at) ?? true),
+      starred: Number(entry?.is_starred) === 1 && (fromIso(entry.starred_at) ?? true),
       article: text(entry?.content),
     };
   });

@@ -13,6 +13,7 @@ export const TOOL_SCOPES = {
   list_tags: 'notes:read',
   add_tags: 'notes:write',
   remove_tags: 'notes:write',
+  set_reading_state: 'notes:write',
   save_bookmark: 'notes:write',
   list_feeds: 'feeds:read',
   add_note_to_feed: 'feeds:write',

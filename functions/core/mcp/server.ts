@@ -190,20 +190,28 @@ export function buildMcpServer(ports: McpPorts, principal: Principal): McpServer
     {
       title: 'List recent notes',
       description:
-        'The notes saved or changed most recently, newest first, optionally only those with a tag. Pass `cursor` from an answer for the next page.',
+        'The notes saved or changed most recently, newest first, optionally only those with a tag. `archived: false` lists the inbox (not yet read), `archived: true` the archive (most recently archived first), `starred: true` the starred notes (most recently starred first). A filtered page may come back short: pass `cursor` from an answer for the next page.',
       input: {
         limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_PAGE_SIZE))),
         tag: z.optional(tag),
+        archived: z.optional(z.boolean()),
+        starred: z.optional(z.boolean()),
         cursor: optionalText(1000),
       },
       output: notePageSchema,
       annotations: READ_ONLY,
     },
-    async ({ limit, tag: filter, cursor }) => {
-      const page = await library.listNotes(owner, principal, filter === undefined ? {} : { tag: filter }, {
-        limit: limit ?? 20,
-        ...(cursor ? { cursor } : {}),
-      });
+    async ({ limit, tag: filter, archived, starred, cursor }) => {
+      const page = await library.listNotes(
+        owner,
+        principal,
+        {
+          ...(filter === undefined ? {} : { tag: filter }),
+          ...(archived === undefined ? {} : { archived }),
+          ...(starred === undefined ? {} : { starred }),
+        },
+        { limit: limit ?? 20, ...(cursor ? { cursor } : {}) },
+      );
       const lines = page.notes.map((note) => `- ${summaryText(note)}`);
       const more = page.next_cursor ? `\nMore: call again with cursor "${page.next_cursor}".` : '';
       return { data: page, text: (lines.join('\n') || 'No notes.') + more };
@@ -258,6 +266,28 @@ export function buildMcpServer(ports: McpPorts, principal: Principal): McpServer
       annotations: { ...ADDITIVE, destructiveHint: true },
     },
     tagChange('remove'),
+  );
+
+  tool(
+    'set_reading_state',
+    {
+      title: 'Archive or star a note',
+      description:
+        'Archives a note (`archived: true`: done reading, it leaves the inbox) or moves it back to the inbox (`archived: false`), and stars or unstars it (`starred`). A state not given stays as it is.',
+      input: { note_id: noteId, archived: z.optional(z.boolean()), starred: z.optional(z.boolean()) },
+      output: noteSummarySchema,
+      annotations: ADDITIVE,
+    },
+    async ({ note_id, archived, starred }) => {
+      if (archived === undefined && starred === undefined)
+        throw new ToolRefusal('Give `archived`, `starred` or both: nothing to change.');
+      const note = await library.editNote(owner, principal, note_id, {
+        ...(archived === undefined ? {} : { archived }),
+        ...(starred === undefined ? {} : { starred }),
+      });
+      const summary = noteSummarySchema.parse(note);
+      return { data: summary, text: `“${note.title}” is now ${stateText(summary)}.` };
+    },
   );
 
   tool(
@@ -480,8 +510,13 @@ function tagsText(names: readonly string[]): string {
   return names.map((name) => `#${name}`).join(' ') || 'none';
 }
 
+/** `in the inbox` / `archived`, and `starred` when it is. */
+function stateText(note: Pick<z.infer<typeof noteSummarySchema>, 'archived' | 'starred'>): string {
+  return `${note.archived ? 'archived' : 'in the inbox'}${note.starred ? ', starred' : ''}`;
+}
+
 function summaryText(note: z.infer<typeof noteSummarySchema>): string {
-  return `${note.title}${note.url ? ` <${note.url}>` : ''} (note ${note.id}, ${note.updated ?? note.created})${note.tags.length ? ` ${tagsText(note.tags)}` : ''}`;
+  return `${note.title}${note.url ? ` <${note.url}>` : ''} (note ${note.id}, ${note.updated ?? note.created}, ${stateText(note)})${note.tags.length ? ` ${tagsText(note.tags)}` : ''}`;
 }
 
 function noteText(note: z.infer<typeof noteSchema>): string {
@@ -489,6 +524,7 @@ function noteText(note: z.infer<typeof noteSchema>): string {
     `# ${note.title}`,
     ...(note.url ? [`Source: ${note.url}`] : []),
     `Tags: ${tagsText(note.tags)}`,
+    `State: ${stateText(note)}`,
     ...(note.comment ? [`Comment: ${note.comment}`] : []),
     '',
     note.body,

@@ -32,8 +32,16 @@ export const noteSummarySchema = z
     tags: z.array(z.string()),
     created: dateTime,
     updated: z.nullable(dateTime),
+    archived: z.boolean(),
+    archived_at: z.nullable(dateTime),
+    starred: z.boolean(),
+    starred_at: z.nullable(dateTime),
   })
-  .register(ownerApiSchemas, { id: 'NoteSummary', description: 'A note as lists show it.' });
+  .register(ownerApiSchemas, {
+    id: 'NoteSummary',
+    description:
+      'A note as lists show it. `archived`: done reading (out of the inbox), since `archived_at`; `starred` since `starred_at`. Archiving or starring a note leaves its `updated` as it was.',
+  });
 
 const highlightSchema = z
   .object({ id: uuid, quote: z.string(), comment: z.nullable(z.string()), saved: dateTime })
@@ -91,10 +99,13 @@ export const noteEditSchema = z
     title: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(NOTE_TITLE_MAX_LENGTH))),
     comment: z.optional(z.nullable(z.string().check(z.maxLength(NOTE_COMMENT_MAX_LENGTH)))),
     tags: z.optional(z.array(tag).check(z.maxLength(MAX_TAGS_PER_NOTE))),
+    archived: z.optional(z.boolean()),
+    starred: z.optional(z.boolean()),
   })
   .register(ownerApiSchemas, {
     id: 'NoteEdit',
-    description: "What to change; absent fields stay. Tags replace the note's tags (normalised as hashtags are).",
+    description:
+      "What to change; absent fields stay. Tags replace the note's tags (normalised as hashtags are). `archived: true` archives the note (done reading), `false` moves it back to the inbox; `starred` stars or unstars it. Asking for the state a note is in keeps the time it got there.",
   });
 
 const tagCountSchema = z
@@ -226,6 +237,10 @@ const exportSchema = z
         note: z.string(),
         highlights: z.array(z.object({ quote: z.string(), comment: z.nullable(z.string()), saved: dateTime })),
         comment: z.optional(z.string()),
+        archived: z.boolean(),
+        archived_at: z.nullable(dateTime),
+        starred: z.boolean(),
+        starred_at: z.nullable(dateTime),
       }),
     ),
     feeds: z.array(feedSchema),

@@ -9,6 +9,7 @@ import {
   type Highlight,
   MAX_TAGS_PER_NOTE,
   type Note,
+  type ReadingState,
   type User,
 } from '../model';
 import { normalizeTag } from '../save/hashtags';
@@ -17,7 +18,7 @@ import { isoTimestamp } from '../text/text';
 import { expiryAfter } from '../token/lifecycle';
 import { newAccessToken } from '../workspace/accounts';
 import { exportWorkspace, type HighlightReader, type WorkspaceReader } from '../workspace/export';
-import type { Page, PageRequest } from '../workspace/listing';
+import type { NoteFilter, Page, PageRequest } from '../workspace/listing';
 import type {
   AccountExportResource,
   AccountResource,
@@ -39,8 +40,11 @@ import type {
  * so another user's id answers exactly as an unknown one.
  */
 
-/** What a note edit writes: its title, comment and tags (the body is the save path's). */
-export interface NoteEditChange {
+/**
+ * What a note edit writes: its title, comment and tags (the body is the save path's), and its reading
+ * state when given (absent: as it was).
+ */
+export interface NoteEditChange extends Partial<ReadingState> {
   readonly title: string;
   readonly comment: string | null;
   readonly tags: readonly string[];
@@ -49,7 +53,10 @@ export interface NoteEditChange {
 export interface LibraryStore extends WorkspaceReader {
   getNote(noteId: string): Promise<Note | null>;
   noteHighlights(noteId: string): Promise<Highlight[]>;
-  /** Applies `change` without losing a concurrent save (re-read and re-applied on conflict); null when the note is gone. */
+  /**
+   * Applies `change` without losing a concurrent save (re-read and re-applied on conflict); null when
+   * the note is gone. A change of the reading state alone keeps the note's update time.
+   */
   editNote(noteId: string, change: (note: Note) => NoteEditChange | null, updated: string): Promise<Note | null>;
   deleteNote(noteId: string): Promise<Note | null>;
   /** Every tag of the user with the number of notes carrying it. */
@@ -134,11 +141,15 @@ function owned<T extends { readonly userId: string }>(principal: Principal, reco
 export async function listNotes(
   ports: OwnerPorts,
   principal: Principal,
-  filter: { tag?: string },
+  filter: NoteFilter,
   page: PageRequest,
 ): Promise<{ notes: NoteSummaryResource[]; next_cursor: string | null }> {
   const tag = filter.tag === undefined ? undefined : checkedTag(filter.tag, ['query', 'tag']);
-  const found: Page<Note> = await ports.notes.listNotes(principal.userId, tag === undefined ? {} : { tag }, page);
+  const found: Page<Note> = await ports.notes.listNotes(
+    principal.userId,
+    { ...filter, ...(tag === undefined ? {} : { tag }) },
+    page,
+  );
   const icons = await iconsOf(ports, found.items);
   return { notes: found.items.map((note) => noteSummary(note, icons)), next_cursor: found.cursor };
 }
@@ -166,23 +177,38 @@ export async function editNote(
 ): Promise<NoteResource> {
   const tags = edit.tags && checkedTags(edit.tags, ['body', 'tags']);
   owned(principal, await ports.notes.getNote(noteId), 'note');
+  const now = isoTimestamp(ports.now());
   const written = await ports.notes.editNote(
     noteId,
     (note) => {
+      const state = readingState(note, edit, now);
       const next: NoteEditChange = {
         title: edit.title ?? note.title,
         comment: edit.comment === undefined ? (note.comment ?? null) : edit.comment?.trim() || null,
         tags: tags ?? note.tags,
+        ...state,
       };
       const same =
         next.title === note.title &&
         next.comment === (note.comment ?? null) &&
-        next.tags.join('\n') === note.tags.join('\n');
+        next.tags.join('\n') === note.tags.join('\n') &&
+        state.archivedAt === (note.archivedAt ?? null) &&
+        state.starredAt === (note.starredAt ?? null);
       return same ? null : next;
     },
-    isoTimestamp(ports.now()),
+    now,
   );
   return getNote(ports, principal, owned(principal, written, 'note').id);
+}
+
+/**
+ * A note's reading state after an edit asking for `archived`/`starred` (absent: as it was). Asking for
+ * the state a note is in keeps the time it got there.
+ */
+function readingState(note: Note, edit: Pick<NoteEdit, 'archived' | 'starred'>, now: string): ReadingState {
+  const since = (asked: boolean | undefined, current: string | null | undefined) =>
+    asked === undefined ? (current ?? null) : asked ? (current ?? now) : null;
+  return { archivedAt: since(edit.archived, note.archivedAt), starredAt: since(edit.starred, note.starredAt) };
 }
 
 /**
@@ -391,6 +417,10 @@ function noteSummary(note: Note, bookmarks: Map<string, Bookmark>): NoteSummaryR
     tags: [...note.tags],
     created: note.created,
     updated: note.updated,
+    archived: note.archivedAt != null,
+    archived_at: note.archivedAt ?? null,
+    starred: note.starredAt != null,
+    starred_at: note.starredAt ?? null,
   };
 }
 

@@ -203,6 +203,9 @@ interface SaveInput {
       /** Its highlights with their times, in order; null to read them from the body, at the note's time. */
       readonly highlights: readonly { quote: string; comment: string | null; saved: Date }[] | null;
     } | null;
+    /** Its reading state where it comes from (a new note only: a page already saved keeps its own). */
+    readonly archived?: Date | null;
+    readonly starred?: Date | null;
   };
 }
 
@@ -265,6 +268,8 @@ async function save(
     created,
     updated,
     version: 1,
+    archivedAt: imported?.archived ? isoTimestamp(imported.archived) : null,
+    starredAt: imported?.starred ? isoTimestamp(imported.starred) : null,
   };
 
   // A restored note is as it was exported: its description, if it had one, is in its body.

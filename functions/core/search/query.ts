@@ -117,7 +117,7 @@ export function parseQuery(text: string): { ok: true; query: SearchQuery } | { o
       const parsed = parseBookmarkUrl(word);
       if (parsed.ok) {
         url ??= normalizeUrl(parsed.url);
-        optional.push(...tokenize(url).map(wordTerm));
+        optional.push(...urlWords(url).map(wordTerm));
         continue;
       }
     }
@@ -131,20 +131,43 @@ export function parseQuery(text: string): { ok: true; query: SearchQuery } | { o
   // Only common words: then they are what the user is looking for.
   if (required.length === 0 && optional.length > 0 && url === null) required.push(...optional.splice(0));
   const query = { required, optional, excluded, tags, excludedTags, sites, after, before, hasHighlight, url };
-  if (!hasCriteria(query)) return problem('empty', 'The query has no words or filters to search for');
+  if (!hasWords(query) && !hasFilters(query) && url === null)
+    return problem('empty', 'The query has no words or filters to search for');
   return { ok: true, query };
 }
 
-/** True when the query asks for something: words to match or filters to apply. */
-function hasCriteria(query: SearchQuery): boolean {
+/** True when the query has words to match (a pasted URL's words among them). */
+export function hasWords(query: SearchQuery): boolean {
+  return query.required.length + query.optional.length > 0;
+}
+
+/** True when the query narrows the user's notes by anything but words to match: tags, sites, dates, exclusions. */
+export function hasFilters(query: SearchQuery): boolean {
   return (
-    query.required.length + query.optional.length + query.excluded.length + query.tags.length > 0 ||
-    query.excludedTags.length + query.sites.length > 0 ||
+    query.excluded.length + query.tags.length + query.excludedTags.length + query.sites.length > 0 ||
     query.after !== null ||
     query.before !== null ||
-    query.hasHighlight ||
-    query.url !== null
+    query.hasHighlight
   );
+}
+
+/**
+ * The words of a pasted URL's path that say what its page is about: not its scheme, host or query
+ * string, which every note from the web or from that site shares (they ranked unrelated notes), nor
+ * bare numbers and single letters (ids).
+ */
+function urlWords(url: string): string[] {
+  return tokenize(decodeURIComponentSafe(new URL(url).pathname)).filter(
+    (word) => word.length > 1 && !/^\d+$/.test(word),
+  );
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /** The query's pieces: `"quoted phrases"` (an unclosed quote runs to the end) and bare words, each maybe negated by `-`. */

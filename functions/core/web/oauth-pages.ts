@@ -77,3 +77,23 @@ ${list}
 <p><label for="mcp-address">MCP server address</label><br><input id="mcp-address" type="url" readonly value="${escapeHtml(mcpAddress)}" size="40"></p>`,
   });
 }
+
+/**
+ * What the authorization server shows instead of going on: an expired sign-in step (the browser came
+ * back to an interaction that is over, e.g. by Back or a reload after Allow) says to start again; any
+ * other refusal says why. Either way a link back, and never a redirect to a client not yet trusted.
+ */
+export function authorizationErrorPage(problem: { expired: true } | { expired: false; reason: string }): string {
+  const [heading, text] = problem.expired
+    ? [
+        'This sign-in step has expired',
+        'Start again from the app that sent you here: it asks Gleaner afresh, and you come back to this step.',
+      ]
+    : ['This sign-in request cannot go on', problem.reason];
+  return renderPage({
+    title: heading,
+    body: `<h1>${escapeHtml(heading)}</h1>
+<p>${escapeHtml(text)}</p>
+<p><a href="${webPaths.home}">Back to Gleaner</a></p>`,
+  });
+}

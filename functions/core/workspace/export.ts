@@ -28,6 +28,11 @@ export interface ExportedBookmark {
   readonly highlights: readonly ExportedHighlight[];
   /** The owner's own comment on the note, when it has one. */
   readonly comment?: string;
+  /** Done reading (out of the inbox), since `archived_at`. */
+  readonly archived: boolean;
+  readonly archived_at: string | null;
+  readonly starred: boolean;
+  readonly starred_at: string | null;
 }
 
 interface ExportedHighlight {
@@ -64,6 +69,10 @@ export async function exportWorkspace(
             .filter((highlight) => highlight.noteId === note.id)
             .map(({ quote, comment, saved }) => ({ quote, comment, saved })),
           ...(note.comment ? { comment: note.comment } : {}),
+          archived: note.archivedAt != null,
+          archived_at: note.archivedAt ?? null,
+          starred: note.starredAt != null,
+          starred_at: note.starredAt ?? null,
         });
     }
     cursor = page.cursor ?? undefined;
@@ -104,9 +113,8 @@ export function parseWorkspaceExport(json: string): BookmarkFileEntry[] {
   const bookmarks = (document as { bookmarks?: unknown } | null)?.bookmarks;
   if (!Array.isArray(bookmarks)) throw new InvalidExportError('no "bookmarks" list');
   return bookmarks.map((bookmark, index) => {
-    const { url, title, created, updated, tags, note, highlights } = (bookmark ?? {}) as Partial<
-      Record<keyof ExportedBookmark, unknown>
-    >;
+    const { url, title, created, updated, tags, note, highlights, archived, archived_at, starred, starred_at } =
+      (bookmark ?? {}) as Partial<Record<keyof ExportedBookmark, unknown>>;
     const problem =
       typeof url !== 'string'
         ? 'url'
@@ -122,7 +130,11 @@ export function parseWorkspaceExport(json: string): BookmarkFileEntry[] {
                   ? 'note'
                   : highlights !== undefined && !isHighlightList(highlights)
                     ? 'highlights'
-                    : null;
+                    : !isState(archived, archived_at)
+                      ? 'archived'
+                      : !isState(starred, starred_at)
+                        ? 'starred'
+                        : null;
     if (problem) throw new InvalidExportError(`bookmarks[${index}].${problem} is missing or of the wrong type`);
     return {
       url: url as string,
@@ -136,8 +148,25 @@ export function parseWorkspaceExport(json: string): BookmarkFileEntry[] {
         // An export from before highlights were exported has none: they then take the note's time.
         highlights: restoredHighlights((highlights ?? []) as ExportedHighlight[]),
       },
+      // An export from before reading states has none: every note lands in the inbox.
+      archived: stateSince(archived, archived_at, updated as string),
+      starred: stateSince(starred, starred_at, updated as string),
     };
   });
+}
+
+/** A reading state as exported: absent (older exports), or a boolean and its time (null when not set). */
+function isState(flag: unknown, since: unknown): boolean {
+  return (
+    (flag === undefined && since === undefined) ||
+    (typeof flag === 'boolean' && (since === null || since === undefined || isDate(since)))
+  );
+}
+
+/** When the state was set; a state without its time takes the note's last update. */
+function stateSince(flag: unknown, since: unknown, updated: string): Date | null {
+  if (flag !== true) return null;
+  return new Date(typeof since === 'string' ? since : updated);
 }
 
 export class InvalidExportError extends Error {}

@@ -22,3 +22,13 @@ export class InvalidCursorError extends Error {
     super('the cursor is not one this list gave out; start again without --cursor');
   }
 }
+
+/**
+ * Which of a user's notes a list holds: those carrying `tag`, and (when set) only archived or only
+ * unarchived ones (`archived: false` is the inbox), only starred or only unstarred ones.
+ */
+export interface NoteFilter {
+  readonly tag?: string;
+  readonly archived?: boolean;
+  readonly starred?: boolean;
+}

@@ -25,6 +25,10 @@ export interface BookmarkFileEntry {
   readonly updated?: Date | null;
   /** The whole note, from a Gleaner export: its body (description, source line, highlights, comments) and last update. */
   readonly note?: ExportedNote | null;
+  /** When it was archived (done reading) where it comes from; absent or null: it was not (it lands in the inbox). */
+  readonly archived?: Date | null;
+  /** When it was starred (or favourited) where it comes from; absent or null: it was not. */
+  readonly starred?: Date | null;
 }
 
 interface ExportedNote {
@@ -53,7 +57,8 @@ export function parseNetscapeBookmarks(html: string): BookmarkFileEntry[] {
     const text = next?.tagName === 'DD' ? next.textContent.trim() : '';
     const added = seconds > 0 ? new Date(seconds * 1000) : null;
     const updated = modified > 0 ? new Date(modified * 1000) : null;
-    const base = { url, title: link.textContent.trim() || null, tags, added, updated };
+    // A browser's LAST_MODIFIED is the bookmark's last change (issue 35: it came back as the import's time).
+    const base = { url, title: link.textContent.trim() || null, tags, added, ...(updated ? { updated } : {}) };
     // A Gleaner export writes the whole note there, source line included; a browser, a short description.
     if (isNoteBody(text)) {
       const note = { body: text, updated, highlights: bodyHighlightsAt(text, highlightTimes) };

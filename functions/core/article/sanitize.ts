@@ -1,0 +1,190 @@
+import sanitizeHtml from 'sanitize-html';
+
+/**
+ * The one gate a kept article's HTML passes before it is stored: sanitize-html with a small allow
+ * list. No script, event handler, style, iframe, form, base or meta survives; links are absolute
+ * http(s) or mailto and carry rel="noopener noreferrer nofollow"; only images may use data: URLs.
+ * Articles are sanitized when stored and served under a CSP that forbids scripts besides.
+ */
+
+const ALLOWED_TAGS = [
+  'p',
+  'br',
+  'hr',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'blockquote',
+  'pre',
+  'code',
+  'kbd',
+  'samp',
+  'var',
+  'em',
+  'strong',
+  'b',
+  'i',
+  'u',
+  's',
+  'del',
+  'ins',
+  'sub',
+  'sup',
+  'mark',
+  'small',
+  'abbr',
+  'cite',
+  'q',
+  'dfn',
+  'time',
+  'ul',
+  'ol',
+  'li',
+  'dl',
+  'dt',
+  'dd',
+  'figure',
+  'figcaption',
+  'img',
+  'table',
+  'caption',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
+  'th',
+  'td',
+  'a',
+  'span',
+  'div',
+  'section',
+  'article',
+  'aside',
+  'details',
+  'summary',
+];
+
+/** Elements dropped with everything inside them (the rest of the disallowed ones keep their text). */
+const DROPPED_WITH_CONTENT = [
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'iframe',
+  'frame',
+  'frameset',
+  'object',
+  'embed',
+  'applet',
+  'svg',
+  'math',
+  'form',
+  'textarea',
+  'select',
+  'option',
+  'button',
+  'title',
+  'head',
+];
+
+export const LINK_REL = 'noopener noreferrer nofollow';
+
+const BASE_OPTIONS: sanitizeHtml.IOptions = {
+  allowedTags: ALLOWED_TAGS,
+  allowedAttributes: {
+    a: ['href', 'title'],
+    img: ['src', 'alt', 'title', 'width', 'height'],
+    abbr: ['title'],
+    time: ['datetime'],
+    ol: ['start', 'reversed'],
+    td: ['colspan', 'rowspan'],
+    th: ['colspan', 'rowspan', 'scope'],
+    '*': ['dir', 'lang'],
+  },
+  allowedSchemes: ['http', 'https', 'mailto'],
+  allowedSchemesByTag: { img: ['http', 'https', 'data'] },
+  allowedSchemesAppliedToAttributes: ['href', 'src', 'cite'],
+  allowProtocolRelative: false,
+  allowedStyles: {},
+  disallowedTagsMode: 'discard',
+  nonTextTags: DROPPED_WITH_CONTENT,
+  enforceHtmlBoundary: false,
+  parseStyleAttributes: false,
+};
+
+/**
+ * The article's HTML made safe to store and show. `pageUrl` resolves what is still relative; a link
+ * or image whose address is not allowed loses it (an `<a>` without href is plain text, an `<img>`
+ * without src is dropped).
+ */
+export function sanitizeArticleHtml(html: string, pageUrl: string): string {
+  return sanitizeHtml(html, {
+    ...BASE_OPTIONS,
+    transformTags: {
+      a: (tagName, attribs) => {
+        const href = absoluteUrl(attribs.href, pageUrl, ['http:', 'https:', 'mailto:']);
+        const { href: _dropped, ...rest } = attribs;
+        return { tagName, attribs: href ? { ...rest, href, rel: LINK_REL } : rest };
+      },
+      img: (tagName, attribs) => {
+        const src = absoluteUrl(attribs.src, pageUrl, ['http:', 'https:', 'data:']);
+        const { src: _dropped, ...rest } = attribs;
+        return { tagName, attribs: src && isImageUrl(src) ? { ...rest, src } : rest };
+      },
+    },
+    allowedAttributes: { ...BASE_OPTIONS.allowedAttributes, a: ['href', 'title', 'rel'] },
+    exclusiveFilter: (frame) => frame.tag === 'img' && !frame.attribs.src,
+  });
+}
+
+/**
+ * Rewrites the images of sanitized article HTML: each `src` found in `kept` becomes the kept copy's
+ * address; any other image is dropped (its figure caption stays), so a kept article never loads
+ * anything from the page's site. The output passes the same allow list again.
+ */
+export function replaceImages(html: string, kept: ReadonlyMap<string, string>): string {
+  return sanitizeHtml(html, {
+    ...BASE_OPTIONS,
+    allowedAttributes: { ...BASE_OPTIONS.allowedAttributes, a: ['href', 'title', 'rel'] },
+    transformTags: {
+      img: (tagName, attribs) => {
+        const local = attribs.src ? kept.get(attribs.src) : undefined;
+        const { src: _dropped, ...rest } = attribs;
+        return { tagName, attribs: local ? { ...rest, src: local } : rest };
+      },
+    },
+    exclusiveFilter: (frame) => frame.tag === 'img' && !frame.attribs.src,
+  });
+}
+
+/** The distinct http(s) image addresses of sanitized article HTML, in document order, at most `limit`. */
+export function imageSources(html: string, limit: number): string[] {
+  const sources = new Set<string>();
+  sanitizeHtml(html, {
+    ...BASE_OPTIONS,
+    exclusiveFilter: (frame) => {
+      const src = frame.tag === 'img' ? frame.attribs.src : undefined;
+      if (src && /^https?:/i.test(src) && sources.size < limit) sources.add(src);
+      return false;
+    },
+  });
+  return [...sources];
+}
+
+function absoluteUrl(value: string | undefined, base: string, schemes: readonly string[]): string | null {
+  if (!value?.trim()) return null;
+  try {
+    const url = new URL(value.trim(), base);
+    return schemes.includes(url.protocol) ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A data: URL is kept only when it declares a raster or vector image type. */
+function isImageUrl(src: string): boolean {
+  return !src.startsWith('data:') || /^data:image\/[a-z0-9.+-]+[;,]/i.test(src);
+}

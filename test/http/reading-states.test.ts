@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, startTestStack, type TestStack } from '../support/local-stack';
+import { itemsOf, type Owner, signedInUser, tableItems } from '../support/owner';
+
+/**
+ * Reading states over real sockets: archiving and starring a note through the per-user API, the
+ * inbox, archive and starred lists, the states in the export, and another user's notes refused.
+ * Answers are checked against openapi-v2.json (contractFetch).
+ */
+
+let t: TestStack;
+let alice: Owner;
+let bob: Owner;
+
+beforeAll(async () => {
+  t = await startTestStack({ OWNER_RATE_LIMIT: '5000;w=60', SAVE_RATE_LIMIT: '5000;w=60' });
+  [alice, bob] = await Promise.all([signedInUser(t), signedInUser(t)]);
+});
+afterAll(() => t.stop());
+
+async function savePage(owner: Owner, url: string, extra: Record<string, unknown> = {}) {
+  const response = await t.save(owner.token, { url, title: `Page ${url}`, ...extra });
+  expect(response.status).toBe(200);
+  return (await json(response)).note_id as string;
+}
+
+const idsOf = (page: { notes: { id: string }[] }) => page.notes.map((note) => note.id);
+const edit = (owner: Owner, noteId: string, body: unknown) =>
+  owner.api(`/api/v2/me/notes/${noteId}`, { method: 'PATCH', body });
+
+describe('reading states', () => {
+  it('archives and stars a note, keeping its update time, and lists the inbox, archive and starred notes', async () => {
+    const owner = await signedInUser(t);
+    const [one, two, three] = [
+      await savePage(owner, 'https://example.com/r1', { comment: '#reading' }),
+      await savePage(owner, 'https://example.com/r2', { comment: '#reading' }),
+      await savePage(owner, 'https://example.com/r3'),
+    ];
+    const fresh = await json(await owner.api(`/api/v2/me/notes/${one}`));
+    expect(fresh).toMatchObject({ archived: false, archived_at: null, starred: false, starred_at: null });
+
+    const archived = await edit(owner, one, { archived: true });
+    expect(archived.status).toBe(200);
+    const note = await json(archived);
+    expect(note).toMatchObject({ archived: true, starred: false, updated: fresh.updated });
+    expect(Date.parse(note.archived_at)).toBeGreaterThanOrEqual(Date.parse(fresh.updated));
+    expect(note.version).toBe(fresh.version + 1);
+    // Asking again keeps the time it was archived.
+    expect((await json(await edit(owner, one, { archived: true }))).archived_at).toBe(note.archived_at);
+    await edit(owner, three, { archived: true, starred: true });
+    await edit(owner, two, { starred: true });
+
+    const list = async (query: string) => idsOf(await json(await owner.api(`/api/v2/me/notes?${query}`)));
+    expect(await list('archived=false')).toEqual([two]);
+    // The archive and the starred list: most recently archived (starred) first.
+    expect(await list('archived=true')).toEqual([three, one]);
+    expect(await list('starred=true')).toEqual([two, three]);
+    expect(await list('starred=true&archived=true')).toEqual([three]);
+    expect(await list('starred=false')).toEqual([one]);
+    expect(await list('archived=true&tag=reading')).toEqual([one]);
+    expect(await list('archived=false&tag=reading')).toEqual([two]);
+    expect((await list('')).sort()).toEqual([one, two, three].sort());
+
+    // Back to the inbox, unstarred: out of those lists.
+    const back = await json(await edit(owner, three, { archived: false, starred: false }));
+    expect(back).toMatchObject({ archived: false, archived_at: null, starred: false, starred_at: null });
+    expect(await list('archived=true')).toEqual([one]);
+    expect(await list('starred=true')).toEqual([two]);
+    expect((await list('archived=false')).sort()).toEqual([two, three].sort());
+    // A save of an archived page keeps it archived.
+    await savePage(owner, 'https://example.com/r1', { selection: 'read again' });
+    expect((await json(await owner.api(`/api/v2/me/notes/${one}`))).archived).toBe(true);
+
+    // Deleting a note takes its archived and starred entries with it.
+    await edit(owner, one, { starred: true });
+    const stateItems = async () => itemsOf(await tableItems(t), one).filter((item) => item.type === 'NoteState');
+    expect(await stateItems()).toHaveLength(2);
+    expect((await owner.api(`/api/v2/me/notes/${one}`, { method: 'DELETE' })).status).toBe(204);
+    expect(await stateItems()).toEqual([]);
+    expect(await list('archived=true')).toEqual([]);
+  });
+
+  it('pages a filtered list with its cursor, past the notes it leaves out', async () => {
+    const owner = await signedInUser(t);
+    const ids: string[] = [];
+    for (let index = 0; index < 7; index++) ids.push(await savePage(owner, `https://example.com/p${index}`));
+    // Archive every other one: the inbox interleaves with the archive in the notes index.
+    for (const id of ids.filter((_, index) => index % 2 === 0)) await edit(owner, id, { archived: true });
+    const inbox: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { notes: { id: string }[]; next_cursor: string | null } = await json(
+        await owner.api(`/api/v2/me/notes?archived=false&limit=2${cursor ? `&cursor=${cursor}` : ''}`),
+      );
+      expect(page.notes.length).toBeLessThanOrEqual(2);
+      inbox.push(...idsOf(page));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(inbox).toEqual(ids.filter((_, index) => index % 2 === 1).reverse());
+  });
+
+  it('refuses bad states and filters with the contract’s 422', async () => {
+    const noteId = await savePage(alice, 'https://example.com/bad-state');
+    const refused = await edit(alice, noteId, { archived: 'yes', starred: 1 });
+    expect(refused.status).toBe(422);
+    expect((await json(refused)).detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual(
+      expect.arrayContaining([
+        ['body', 'archived'],
+        ['body', 'starred'],
+      ]),
+    );
+    const badQuery = await alice.api('/api/v2/me/notes?archived=maybe');
+    expect(badQuery.status).toBe(422);
+    expect((await json(badQuery)).detail[0].loc).toEqual(['query', 'archived']);
+    expect((await alice.api('/api/v2/me/notes?starred=1')).status).toBe(422);
+    expect((await json(await alice.api(`/api/v2/me/notes/${noteId}`))).archived).toBe(false);
+  });
+
+  it("answers 404 for another user's note and never lists it", async () => {
+    const theirs = await savePage(bob, 'https://example.com/bobs-state', { comment: '#private' });
+    await edit(bob, theirs, { starred: true, archived: true });
+    for (const body of [{ archived: true }, { starred: false }, { archived: false, starred: false }]) {
+      const response = await edit(alice, theirs, body);
+      expect(response.status).toBe(404);
+      expect(await response.text()).not.toContain(theirs);
+    }
+    for (const query of ['archived=true', 'starred=true', 'archived=false', 'starred=true&archived=true'])
+      expect(await (await alice.api(`/api/v2/me/notes?${query}`)).text()).not.toContain(theirs);
+    expect(await json(await bob.api(`/api/v2/me/notes/${theirs}`))).toMatchObject({ archived: true, starred: true });
+  });
+
+  it('carries each bookmark’s states in the export', async () => {
+    const owner = await signedInUser(t);
+    const noteId = await savePage(owner, 'https://example.com/exported-state');
+    await savePage(owner, 'https://example.com/exported-plain');
+    const starred = await json(await edit(owner, noteId, { starred: true, archived: true }));
+    const exported = await json(await owner.api('/api/v2/me/export'));
+    const byUrl = new Map(exported.bookmarks.map((bookmark: { url: string }) => [bookmark.url, bookmark]));
+    expect(byUrl.get('https://example.com/exported-state')).toMatchObject({
+      archived: true,
+      archived_at: starred.archived_at,
+      starred: true,
+      starred_at: starred.starred_at,
+    });
+    expect(byUrl.get('https://example.com/exported-plain')).toMatchObject({
+      archived: false,
+      archived_at: null,
+      starred: false,
+      starred_at: null,
+    });
+  });
+});
