@@ -23,9 +23,10 @@ import { toNote } from '../functions/adapters/dynamo/items';
 import { keys } from '../functions/adapters/dynamo/keys';
 import { createSqsClient } from '../functions/adapters/sqs/sqs';
 import { hashPassword, verifyPassword } from '../functions/core/identity/password';
+import { readExport } from '../functions/core/import/detect';
+import { importExport } from '../functions/core/import/import';
 import { newUser } from '../functions/core/workspace/accounts';
-import { importBookmarks } from '../functions/core/workspace/import';
-import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../functions/core/workspace/netscape-bookmarks';
+import { renderNetscapeBookmarks } from '../functions/core/workspace/netscape-bookmarks';
 import { type ResourceAccess, routeFunctions, routes, routeUrl } from '../functions/platform/routes';
 import { scheduledTasks, workers } from '../functions/platform/workers';
 import { BUNDLE_ENTRY_FILE, bundleFunction, functionBundleOptions } from '../lib/function-bundle';
@@ -509,10 +510,11 @@ async function largeImport(doc: DynamoDBDocumentClient, tableName: string) {
   await accounts.createUser(user);
   const ports = quietSavePorts(new DynamoBookmarkStore(doc, tableName));
   const started = performance.now();
-  const report = await importBookmarks(
+  const html = renderNetscapeBookmarks(manyLinks(IMPORT_LINKS));
+  const report = await importExport(
     ports,
     user.id,
-    parseNetscapeBookmarks(renderNetscapeBookmarks(manyLinks(IMPORT_LINKS))),
+    readExport([{ name: 'bookmarks.html', bytes: new TextEncoder().encode(html) }]),
   );
   const elapsed = performance.now() - started;
   const noteCount = (await accounts.getUser(user.id))?.noteCount;
