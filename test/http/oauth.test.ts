@@ -1,5 +1,9 @@
+import { lookup } from 'node:dns/promises';
+import { type AddressInfo, createServer } from 'node:net';
+import { hostname } from 'node:os';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isPublicUnicast } from '../../functions/adapters/safe-fetch';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 import { insecure, type OAuthTestClient, oauthTestClient, REDIRECT_URI } from '../support/oauth-client';
 import { createLoginUser, csrfTokenOf, signedIn, type WebClient } from '../support/web-client';
@@ -168,6 +172,38 @@ describe('the OAuth 2.1 authorization server', () => {
   });
 
   describe('attacks', () => {
+    it('never connects to a Client ID Metadata Document host whose name resolves to loopback (no port probe)', async () => {
+      // This machine's own name resolves to one of its own addresses (loopback here: 127.0.0.1 vm).
+      const name = hostname();
+      const { address } = await lookup(name);
+      expect(isPublicUnicast(address), `${name} resolves to ${address}`).toBe(false);
+      let connections = 0;
+      const listener = createServer((socket) => {
+        connections++;
+        socket.destroy();
+      });
+      await new Promise<void>((resolve) => listener.listen(0, address, resolve));
+      try {
+        const port = (listener.address() as AddressInfo).port;
+        for (const clientId of [`https://${name}:${port}/cimd.json`, `https://${name}/cimd.json`]) {
+          const url = new URL(as.authorization_endpoint!);
+          for (const [key, value] of Object.entries({
+            client_id: clientId,
+            redirect_uri: 'https://app.example/callback',
+            response_type: 'code',
+            code_challenge: 'a'.repeat(43),
+            code_challenge_method: 'S256',
+          }))
+            url.searchParams.set(key, value);
+          const answer = await fetch(url, { redirect: 'manual' });
+          expect(answer.status).toBe(400);
+        }
+        expect(connections).toBe(0);
+      } finally {
+        listener.close();
+      }
+    });
+
     it("ends the authorization server's own login with the web session: after Sign out everywhere, an approved client gets no code", async () => {
       const app = await register();
       await createLoginUser(t, 'everywhere@example.com', PASSWORD);
