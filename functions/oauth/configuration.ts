@@ -59,6 +59,8 @@ export function configuration(
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
     pkce: { required: () => true },
+    // Public clients only (see checkRegistration): discovery lists no secret-based method.
+    clientAuthMethods: ['none'],
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],

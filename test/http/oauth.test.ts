@@ -172,6 +172,34 @@ describe('the OAuth 2.1 authorization server', () => {
   });
 
   describe('attacks', () => {
+    it('registers public clients only, without a client_secret, with bounded metadata and http redirect URIs on loopback only', async () => {
+      const registerWith = (metadata: Record<string, unknown>) =>
+        fetch(as.registration_endpoint!, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ redirect_uris: [REDIRECT_URI], ...metadata }),
+        });
+      const plain = await registerWith({ client_name: 'No method named' });
+      expect(plain.status).toBe(201);
+      const registered = await json(plain);
+      expect(registered.token_endpoint_auth_method).toBe('none');
+      expect(registered).not.toHaveProperty('client_secret');
+      expect(as.token_endpoint_auth_methods_supported).toEqual(['none']);
+      for (const metadata of [
+        { client_name: 'x'.repeat(50_000) },
+        { redirect_uris: ['http://app.example/callback'] },
+        { redirect_uris: Array.from({ length: 11 }, (_, i) => `http://127.0.0.1:${9000 + i}/callback`) },
+        { client_uri: `https://app.example/${'x'.repeat(5000)}` },
+      ]) {
+        const refused = await registerWith(metadata);
+        expect(refused.status, JSON.stringify(metadata).slice(0, 80)).toBe(400);
+        expect((await json(refused)).error).toBe('invalid_client_metadata');
+      }
+      expect((await registerWith({ redirect_uris: ['http://[::1]:8765/cb', 'https://app.example/cb'] })).status).toBe(
+        201,
+      );
+    });
+
     it('never connects to a Client ID Metadata Document host whose name resolves to loopback (no port probe)', async () => {
       // This machine's own name resolves to one of its own addresses (loopback here: 127.0.0.1 vm).
       const name = hostname();
