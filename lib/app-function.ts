@@ -13,6 +13,7 @@ import { Construct } from 'constructs';
 import { type ResourceAccess, ROUTE_TIMEOUT_SECONDS } from '../functions/platform/routes';
 import { settings as handlerSettings, METRICS_NAMESPACE, SERVICE_NAME } from '../functions/platform/settings';
 import type { QueueName } from '../functions/platform/workers';
+import type { ArticleStore } from './article-store';
 import type { DataTable, TableAccess } from './data';
 import { FUNCTION_HANDLER, functionCode, searchEngineLayerCode } from './function-bundle';
 import type { Identity } from './identity';
@@ -45,6 +46,7 @@ export interface AccessTargets {
   readonly queues: WorkQueues;
   readonly identity: Identity;
   readonly search: SearchIndexStore;
+  readonly articles: ArticleStore;
 }
 
 type QueueAccess = Extract<ResourceAccess, `queue:${string}`>;
@@ -91,13 +93,15 @@ export class AppFunction extends Construct implements IGrantable {
   }
 
   /** Grants each entry of `access` (see `ResourceAccess`) with the environment variable that goes with it. */
-  bindAccess(access: readonly ResourceAccess[], { data, queues, identity, search }: AccessTargets): void {
+  bindAccess(access: readonly ResourceAccess[], { data, queues, identity, search, articles }: AccessTargets): void {
     for (const entry of access) {
       if (isQueueAccess(entry)) this.bindQueue(queues[entry.slice('queue:'.length) as QueueName]);
       else if (entry === 'mail:send') identity.grantSendMail(this);
       else if (entry === 'oauth:keys') identity.grantOAuthKeys(this);
       else if (entry === 'search:read' || entry === 'search:write') search.grant(this, access.includes('search:write'));
       else if (entry === 'embeddings') grantEmbeddings(this);
+      else if (entry === 'articles:read' || entry === 'articles:write')
+        articles.grant(this, entry === 'articles:write');
       else this.bindTable(data, entry);
     }
   }

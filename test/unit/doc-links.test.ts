@@ -10,9 +10,12 @@ import { repositoryRoot } from '../support/processes';
 type Token = ReturnType<InstanceType<typeof MarkdownIt>['parse']>[number];
 
 const markdown = new MarkdownIt({ html: true });
-const pages = execFileSync('git', ['ls-files', '*.md'], { cwd: repositoryRoot, encoding: 'utf8' })
-  .trim()
-  .split('\n')
+// -z: names as they are (git quotes non-ASCII ones otherwise); fixtures are data, not pages.
+const pages = execFileSync('git', ['ls-files', '-z', '*.md', ':!:test/fixtures'], {
+  cwd: repositoryRoot,
+  encoding: 'utf8',
+})
+  .split('\0')
   .filter(Boolean);
 
 function targets(tokens: Token[], found: string[] = []): string[] {
