@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
-import { itemsOf, type Owner, signedInUser, tableItems } from '../support/owner';
+import { itemsOf, type Owner, savedPage, signedInUser, tableItems } from '../support/owner';
 
 /**
  * Reading states over real sockets: archiving and starring a note through the per-user API, the
@@ -18,11 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-async function savePage(owner: Owner, url: string, extra: Record<string, unknown> = {}) {
-  const response = await t.save(owner.token, { url, title: `Page ${url}`, ...extra });
-  expect(response.status).toBe(200);
-  return (await json(response)).note_id as string;
-}
+const savePage = (owner: Owner, url: string, extra: Record<string, unknown> = {}) => savedPage(t, owner, url, extra);
 
 const idsOf = (page: { notes: { id: string }[] }) => page.notes.map((note) => note.id);
 const edit = (owner: Owner, noteId: string, body: unknown) =>
