@@ -106,6 +106,8 @@ export const operations: Record<string, Operation> = {
   BulkEditMyNotes: ({ ports, principal, event }) =>
     ok(library.bulkEdit(ports, principal, parseBody(noteBulkEditSchema, event))),
   GetMyNote: ({ ports, principal, event }) => ok(library.getNote(ports, principal, uuidParameter(event, 'note_id'))),
+  GetMyNoteArticle: ({ ports, principal, event }) =>
+    ok(library.getArticle(ports, principal, uuidParameter(event, 'note_id'))),
   EditMyNote: ({ ports, principal, event }) => {
     const noteId = uuidParameter(event, 'note_id');
     return ok(library.editNote(ports, principal, noteId, parseBody(noteEditSchema, event)));

@@ -1,3 +1,4 @@
+import { type ArticleRecord, type ArticleStore, goneNotice } from '../article/article';
 import type { ValidationIssue } from '../contract/validation';
 import { newFeedRecord, tagsToJoinFeed, updateFeedRecord } from '../feed/settings';
 import type { Principal } from '../identity/principal';
@@ -113,6 +114,8 @@ interface FeedLinks {
 
 export interface OwnerPorts {
   readonly notes: LibraryStore;
+  /** Kept articles: read for the article route and the reader, deleted with their note or account. */
+  readonly articles: Pick<ArticleStore, 'getContent' | 'deleteArticle'>;
   readonly links: LinkReader;
   readonly feeds: FeedSettingsStore;
   readonly tokens: TokenStore;
@@ -312,7 +315,65 @@ export async function bulkEdit(
 
 export async function deleteNote(ports: OwnerPorts, principal: Principal, noteId: string): Promise<void> {
   owned(principal, await ports.notes.getNote(noteId), 'note');
-  await ports.notes.deleteNote(noteId);
+  const deleted = await ports.notes.deleteNote(noteId);
+  // The kept page goes with its note (its content and images).
+  if (deleted?.bookmarkId) await ports.articles.deleteArticle(deleted.bookmarkId);
+}
+
+/** The contract's Article resource: the kept page of a note. */
+export interface ArticleResource {
+  readonly status: 'pending' | ArticleRecord['status'];
+  readonly reason: string | null;
+  readonly title: string | null;
+  readonly byline: string | null;
+  readonly site_name: string | null;
+  readonly published: string | null;
+  readonly language: string | null;
+  readonly direction: 'ltr' | 'rtl' | null;
+  readonly word_count: number;
+  readonly reading_minutes: number;
+  readonly lead_image: string | null;
+  readonly text: string | null;
+  readonly html: string | null;
+  /** When the copy was taken; null when nothing is kept. */
+  readonly kept: string | null;
+  /** `live`, `gone` (404, 410, or no longer resolves) or null before the page was fetched. */
+  readonly source_status: 'live' | 'gone' | null;
+  /** "The page is gone; this copy was kept on DATE" when it is. */
+  readonly notice: string | null;
+}
+
+/** The note's kept page: its metadata from the bookmark's row, its text and HTML from the article store. */
+export async function getArticle(ports: OwnerPorts, principal: Principal, noteId: string): Promise<ArticleResource> {
+  const note = owned(principal, await ports.notes.getNote(noteId), 'note');
+  const [bookmark] = note.bookmarkId ? await ports.notes.getBookmarks([note.bookmarkId]) : [];
+  const record = (bookmark as { article?: ArticleRecord | null } | undefined)?.article ?? null;
+  const content = record?.hash && bookmark ? await ports.articles.getContent(bookmark.id) : null;
+  return articleResource(record, content);
+}
+
+export function articleResource(
+  record: ArticleRecord | null,
+  content: { html: string; text: string } | null,
+): ArticleResource {
+  return {
+    status: record?.status ?? 'pending',
+    reason: record?.reason ?? null,
+    title: record?.title ?? null,
+    byline: record?.byline ?? null,
+    site_name: record?.siteName ?? null,
+    published: record?.published ?? null,
+    language: record?.language ?? null,
+    direction: record?.direction ?? null,
+    word_count: record?.wordCount ?? 0,
+    reading_minutes: record?.readingMinutes ?? 0,
+    lead_image: record?.leadImage ?? null,
+    text: content?.text ?? null,
+    html: content?.html ?? null,
+    kept: content ? (record?.kept ?? null) : null,
+    source_status: record?.sourceStatus ?? null,
+    notice: record ? goneNotice(record) : null,
+  };
 }
 
 export async function listTags(ports: OwnerPorts, principal: Principal) {
@@ -475,6 +536,13 @@ export async function exportAccount(ports: OwnerPorts, principal: Principal): Pr
 
 export async function deleteAccount(ports: OwnerPorts, principal: Principal): Promise<void> {
   await getAccount(ports, principal);
+  // The kept pages first: a deletion cut short runs again from the account that is still there.
+  for (let cursor: string | undefined; ; ) {
+    const page = await ports.notes.listNotes(principal.userId, {}, { limit: 100, ...(cursor ? { cursor } : {}) });
+    for (const note of page.items) if (note.bookmarkId) await ports.articles.deleteArticle(note.bookmarkId);
+    if (!page.cursor) break;
+    cursor = page.cursor;
+  }
   await ports.accounts.deleteAccount(principal.userId);
 }
 
