@@ -183,6 +183,14 @@ export const actions: Record<string, Action> = {
           type: 'value_error',
         },
       ]);
+    if (parsed.data.action === 'delete' && form.get('confirm') !== 'delete')
+      throw new InvalidInputError([
+        {
+          loc: ['body', 'confirm'],
+          msg: 'Deleting notes cannot be undone: tick “Yes, delete them” first.',
+          type: 'missing',
+        },
+      ]);
     const { results } = await library.bulkEdit(ports, principal, parsed.data);
     if (single && results[0]?.status === 'not_found') throw new NotFoundError('No such note');
     const notice = results.every((result) => result.status === 'done') ? BULK_NOTICES[parsed.data.action] : 'partly';

@@ -173,6 +173,7 @@ ${csrfField(context.signedIn.csrfToken)}
 <label for="bulk-tags">Tags to add or remove</label>
 <input id="bulk-tags" name="tags" aria-describedby="bulk-tags-hint">
 <p id="bulk-tags-hint" class="hint muted">Separated by commas or spaces.</p>
+<label class="check"><input type="checkbox" name="confirm" value="delete"> Yes, delete them (for Delete: it cannot be undone)</label>
 <button type="submit">Apply to selected</button>
 </fieldset>
 <ul class="list notes">
