@@ -419,7 +419,19 @@ export const routes: readonly RouteDefinition[] = [
     throttle: 'icon',
     cdn: true,
     answersHead: true,
-    access: ['table:read'],
+    access: ['table:read', 'articles:read'],
+  },
+  {
+    // An image of a kept article, served by the icon function: its name is its content hash too.
+    id: 'GetArticleImage',
+    method: 'GET',
+    path: '/articles/{article_id}/images/{image_file}',
+    entry: 'functions/get-icon/handler.ts',
+    group: 'save-and-feeds',
+    throttle: 'icon',
+    cdn: true,
+    answersHead: true,
+    access: ['table:read', 'articles:read'],
   },
   {
     // The OpenAPI description of the contract's operations; not itself one of them.

@@ -99,6 +99,16 @@ describe('kept articles', () => {
     const image = /<img[^>]*src="([^"]+)"/.exec(article.html)?.[1];
     expect(image).toMatch(new RegExp(`^${t.stack.baseUrl}/articles/${bookmarkId}/images/[0-9a-f]{64}\\.png$`));
     expect(storedObjects(bookmarkId)).toBe(2); // the content and the image
+    // Served from the service's own address, as an icon is, but cached a day only.
+    const served = await fetch(image!);
+    expect(served.status).toBe(200);
+    expect(Buffer.from(await served.arrayBuffer())).toEqual(PNG);
+    expect(served.headers.get('Content-Type')).toBe('image/png');
+    expect(served.headers.get('Cache-Control')).toBe('public, max-age=86400');
+    expect(served.headers.get('X-Content-Type-Options')).toBe('nosniff');
+    const unknown = image!.replace(/[0-9a-f]{64}/, '0'.repeat(64));
+    expect((await fetch(unknown)).status).toBe(404);
+    expect((await fetch(`${t.stack.baseUrl}/articles/..%2F..%2Fetc/images/x.png`)).status).toBe(404);
 
     // Bob cannot read Alice's article: the same 404 as an unknown note.
     expect((await bob.api(`/api/v2/me/notes/${noteId}/article`)).status).toBe(404);
