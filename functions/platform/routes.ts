@@ -330,6 +330,7 @@ const libraryPages: readonly RouteDefinition[] = [
   libraryPage('WebNote', 'GET', `${webPaths.library}/notes/{note_id}`),
   libraryPage('WebNoteEdit', 'POST', `${webPaths.library}/notes/{note_id}`),
   libraryPage('WebNoteDelete', 'POST', `${webPaths.library}/notes/{note_id}/delete`),
+  libraryPage('WebNoteRefetch', 'POST', `${webPaths.library}/notes/{note_id}/refetch`),
   libraryPage('WebTags', 'GET', webPaths.tags),
   libraryPage('WebTagRename', 'POST', webPaths.tagRename),
   libraryPage('WebTagMerge', 'POST', webPaths.tagMerge),
