@@ -34,6 +34,7 @@ import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalStack, startLocalStack } from '../local/stack';
 import { repositoryRoot } from '../test/support/processes';
 import { manyLinks, quietSavePorts } from '../test/support/save-ports';
+import { measureArticles } from './articles';
 import { initAndFirstUseBytes } from './bundle-graph';
 import { type RecordedCall, startDynamoRecorder } from './dynamo-recorder';
 import { mcpBench } from './mcp';
@@ -83,6 +84,17 @@ const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[
 const quantile = (values: readonly number[], q: number) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length * q)]!;
 const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+// ---- Articles (issue 32) ------------------------------------------------------------------------
+
+/** Extraction, sanitizing and storing of the article corpus's pages, in process. */
+async function articleBench() {
+  const measured = await measureArticles();
+  row(
+    `article kept, p50 / p95 (${measured.pages} corpus pages)`,
+    `${ms(median(measured.times))} / ${ms(quantile(measured.times, 0.95))}  slowest ${measured.slowest} ${ms(Math.max(...measured.times))}`,
+  );
+}
 
 // ---- Init of the deployed bundles -------------------------------------------------------------
 
@@ -523,6 +535,7 @@ await throughTheStack();
 await reviewAndLinks(row);
 await searchBench(row);
 await mcpBench(row);
+await articleBench();
 // Other processes on the machine slow the bundles and the routes alike; the ratios hold better than the milliseconds.
 row(
   'load average, 1 min (start → end)',

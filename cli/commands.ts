@@ -277,11 +277,12 @@ export const commands: Record<string, Command> = {
       cursor: options.cursor as string | undefined,
     });
     if (!result.ok) throw new UsageError(result.problem.message);
-    const { results, cursor, mode, reason } = result.answer;
+    const { results, cursor, mode, model, reason } = result.answer;
     const json = {
       results: results.map((hit) => ({ ...hit, snippet: snippetText(hit.snippet) })),
       cursor,
       mode,
+      ...(model ? { model } : {}),
       ...(reason ? { reason } : {}),
     };
     return new DocumentOutput(searchTable(json), json);
@@ -348,6 +349,7 @@ function searchTable(answer: {
   results: { title: string; url: string | null; score: number; snippet: string }[];
   cursor: string | null;
   mode: string;
+  model?: string;
   reason?: string;
 }): string {
   const lines = answer.results.map(
@@ -356,7 +358,7 @@ function searchTable(answer: {
   );
   return [
     ...(lines.length ? lines : ['(no results)']),
-    `mode: ${answer.mode}${answer.reason ? ` (${answer.reason})` : ''}`,
+    `mode: ${answer.mode}${answer.model ? ` (model ${answer.model})` : ''}${answer.reason ? ` (${answer.reason})` : ''}`,
     ...(answer.cursor ? [`cursor: ${answer.cursor}`] : []),
     '',
   ].join('\n');

@@ -34,7 +34,7 @@ A changed --plan brings that plan's note cap unless --note-cap is given too.
 \`migrate\` runs every migration, each safe to run again (a stopped run is finished by running it again),
 then indexes for search the notes the index lacks.
 \`search\` takes the query language of docs/search.md (words, "phrases", prefix*, #tag, -word, site:,
-after:/before:YYYY-MM-DD, has:highlight, a pasted URL); answers say which mode ran and why.
+after:/before:YYYY-MM-DD, has:highlight, is:archived|starred|unread, a pasted URL); answers say which mode ran and why.
 With --table, name the search index with --search-index URI (the stack's SearchIndexUri output).
 
 Without --json the answer is printed for people: key: value lines, or a table (a note's

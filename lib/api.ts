@@ -6,6 +6,7 @@ import {
   type CfnMethod,
   type CfnRestApi,
   EndpointType,
+  type GatewayResponse,
   type IResource,
   LambdaIntegration,
   LogGroupLogDestination,
@@ -29,12 +30,14 @@ import {
   type PreflightSettings,
   pathMethods,
   type RouteDefinition,
+  type RouteGroup,
   routeEnvironment,
   routeFunctionDescription,
   routeMethods,
 } from '../functions/platform/routes';
 import { settings as handlerSettings, rateLimitSettings } from '../functions/platform/settings';
 import { type AccessTargets, AppFunction } from './app-function';
+import { ApiDeployment, RouteGroupStack, resourceGroups } from './route-group';
 import { SEARCH_ENGINE_FUNCTION } from './search';
 import type { GleanerSettings, Throttle } from './stage-settings';
 
@@ -71,7 +74,11 @@ export class Api extends Construct {
       return quota;
     };
 
-    this.restApi = new RestApi(this, 'RestApi', {
+    // The API's own resource holds only its root path and the prefixes route groups share; every
+    // group's resources and methods sit in a nested stack of its own (lib/route-group.ts), and the
+    // deployment and stage in another after them, so the next route costs resources in its group's
+    // stack. (The construct id is not the first API's, `RestApi`: docs/deploying.md says why.)
+    this.restApi = new RestApi(this, 'RestApiByGroup', {
       restApiName: apiName,
       description: 'Gleaner: bookmark capture and published feeds',
       // CloudFront fronts the API (lib/cdn.ts), so it needs no edge endpoint of its own.
@@ -82,7 +89,103 @@ export class Api extends Construct {
       // API Gateway writes execution logs through one role per account and region, which only one
       // stack may own: the default stage's unless the settings say otherwise.
       cloudWatchRole: settings.apiGatewayAccountRole,
-      deployOptions: {
+      deploy: false,
+    });
+    // API Gateway would otherwise create the execution log group itself, without retention.
+    const executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      ...logging,
+      logGroupName: `API-Gateway-Execution-Logs_${this.restApi.restApiId}/${settings.stage}`,
+    });
+
+    const owners = resourceGroups(routes);
+    const sharedResources = new Map<string, IResource>(
+      [...owners]
+        .filter(([, group]) => group === undefined)
+        .map(([path]) => [path, this.restApi.root.resourceForPath(path)]),
+    );
+    const groupStacks = new Map<RouteGroup, RouteGroupStack>();
+    const groupOf = (group: RouteGroup): RouteGroupStack => {
+      const stack =
+        groupStacks.get(group) ??
+        new RouteGroupStack(this, `${pascalCase(group)}Routes`, {
+          group,
+          restApi: this.restApi,
+          sharedResources,
+          resourceGroups: owners,
+        });
+      groupStacks.set(group, stack);
+      return stack;
+    };
+
+    const methodThrottles: ThrottlingPerMethod[] = [];
+    const preflightMethods = new Map<
+      IResource,
+      { group: RouteGroupStack; preflight: PreflightSettings; methods: string[] }
+    >();
+    // Routes that name the same handler module share its function (the per-user API: one function, many routes).
+    for (const route of routes) {
+      const fn = this.functions.get(route.entry) ?? this.addRouteFunction(route, settings, targets);
+      this.functions.set(route.entry, fn);
+      const group = groupOf(route.group);
+      const resource = group.resourceFor(route.path);
+      // Each function gets one invoke permission for each route group's stack rather than two per
+      // method (the method's and the console's test invoke): with some 190 methods, per-method
+      // permissions would pass CloudFormation's 500-resource limit. API Gateway still calls a
+      // function only for the methods integrated with it.
+      const integration = new LambdaIntegration(fn.function, {
+        scopePermissionToMethod: false,
+        allowTestInvoke: false,
+      });
+      // HEAD goes to the same function, whose middleware drops the body.
+      for (const httpMethod of routeMethods(route)) {
+        const method = resource.addMethod(httpMethod, integration, { apiKeyRequired: route.cdn });
+        group.methods.push(method);
+        // A usage plan throttles only requests with an API key: the cached routes, which CloudFront calls.
+        if (route.cdn) methodThrottles.push({ method, throttle: quotaOf(route) });
+        acknowledgeAuthInFunction(method);
+      }
+      if (route.preflight)
+        preflightMethods.set(resource, {
+          group,
+          preflight: route.preflight,
+          methods: [...(preflightMethods.get(resource)?.methods ?? []), route.method],
+        });
+    }
+    for (const [resource, { group, preflight, methods }] of preflightMethods) {
+      const preflightMethod = resource.addCorsPreflight({
+        allowOrigins: [...corsAllowedOrigins(preflight, settings.corsAllowedOrigins)],
+        allowHeaders: [...preflight.allowHeaders],
+        allowMethods: ['OPTIONS', ...methods],
+        maxAge: Duration.seconds(CORS_PREFLIGHT_MAX_AGE_SECONDS),
+      });
+      // With binaryMediaTypes */* the preflight's empty body counts as binary, which its mock
+      // integration's request template cannot transform (a 500) unless it is converted to text.
+      (preflightMethod.node.defaultChild as CfnMethod).addPropertyOverride(
+        'Integration.ContentHandling',
+        'CONVERT_TO_TEXT',
+      );
+      group.methods.push(preflightMethod);
+    }
+
+    for (const route of routes.filter(
+      (each, index) => routes.findIndex((other) => other.path === each.path) === index,
+    )) {
+      const group = groupOf(route.group);
+      group.methods.push(refuseOtherMethods(group.resourceFor(route.path), pathMethods(routes, route.path)));
+    }
+    // The API's root answers 405 even without a route of its own: CDK refuses a RestApi whose own
+    // stack holds no method, and a route table without `/` leaves it none.
+    const rootMethods = routes.some((route) => route.path === '/') ? [] : [refuseOtherMethods(this.restApi.root, [])];
+
+    const gatewayResponses = this.addErrorResponses(
+      settings.corsAllowedOrigins,
+      bodyRateLimitHeaders(routes, settings),
+    );
+    const deployment = new ApiDeployment(this, 'Deployment', {
+      restApi: this.restApi,
+      groups: [...groupStacks.values()],
+      deployed: [...gatewayResponses, ...rootMethods],
+      stage: {
         stageName: settings.stage,
         tracingEnabled: true,
         accessLogDestination: new LogGroupLogDestination(new LogGroup(this, 'AccessLogs', logging)),
@@ -102,58 +205,8 @@ export class Api extends Construct {
         ),
       },
     });
-    // API Gateway would otherwise create the execution log group itself, without retention.
-    const executionLogs = new LogGroup(this, 'ExecutionLogs', {
-      ...logging,
-      logGroupName: `API-Gateway-Execution-Logs_${this.restApi.restApiId}/${settings.stage}`,
-    });
-    this.restApi.deploymentStage.node.addDependency(executionLogs);
-
-    const methodThrottles: ThrottlingPerMethod[] = [];
-    const preflightMethods = new Map<IResource, { preflight: PreflightSettings; methods: string[] }>();
-    // Routes that name the same handler module share its function (the per-user API: one function, many routes).
-    for (const route of routes) {
-      const fn = this.functions.get(route.entry) ?? this.addRouteFunction(route, settings, targets);
-      this.functions.set(route.entry, fn);
-      const resource = this.restApi.root.resourceForPath(route.path);
-      // Each function gets one invoke permission for this API rather than two per method (the
-      // method's and the console's test invoke): with some 190 methods, per-method permissions would
-      // pass CloudFormation's 500-resource limit. API Gateway still calls a function only for the
-      // methods integrated with it.
-      const integration = new LambdaIntegration(fn.function, {
-        scopePermissionToMethod: false,
-        allowTestInvoke: false,
-      });
-      // HEAD goes to the same function, whose middleware drops the body.
-      for (const httpMethod of routeMethods(route)) {
-        const method = resource.addMethod(httpMethod, integration, { apiKeyRequired: route.cdn });
-        // A usage plan throttles only requests with an API key: the cached routes, which CloudFront calls.
-        if (route.cdn) methodThrottles.push({ method, throttle: quotaOf(route) });
-        acknowledgeAuthInFunction(method);
-      }
-      if (route.preflight)
-        preflightMethods.set(resource, {
-          preflight: route.preflight,
-          methods: [...(preflightMethods.get(resource)?.methods ?? []), route.method],
-        });
-    }
-    for (const [resource, { preflight, methods }] of preflightMethods) {
-      const preflightMethod = resource.addCorsPreflight({
-        allowOrigins: [...corsAllowedOrigins(preflight, settings.corsAllowedOrigins)],
-        allowHeaders: [...preflight.allowHeaders],
-        allowMethods: ['OPTIONS', ...methods],
-        maxAge: Duration.seconds(CORS_PREFLIGHT_MAX_AGE_SECONDS),
-      });
-      // With binaryMediaTypes */* the preflight's empty body counts as binary, which its mock
-      // integration's request template cannot transform (a 500) unless it is converted to text.
-      (preflightMethod.node.defaultChild as CfnMethod).addPropertyOverride(
-        'Integration.ContentHandling',
-        'CONVERT_TO_TEXT',
-      );
-    }
-
-    for (const path of new Set(routes.map((route) => route.path)))
-      this.refuseOtherMethods(path, pathMethods(routes, path));
+    deployment.stage.node.addDependency(executionLogs);
+    this.restApi.deploymentStage = deployment.stage;
 
     // The origin key of the current version, which CloudFront sends, and of the one before it, which
     // the API still accepts while the distribution's new origin header spreads to its edges (README,
@@ -174,7 +227,6 @@ export class Api extends Construct {
     });
     for (const { apiKey } of originKeys) usagePlan.addApiKey(apiKey);
 
-    this.addErrorResponses(settings.corsAllowedOrigins, bodyRateLimitHeaders(routes, settings));
     this.acknowledgeNagFindings();
   }
 
@@ -201,33 +253,6 @@ export class Api extends Construct {
         'CloudFormation copies this value into the API key and the CloudFront origin header only when it updates those resources, so a Secrets Manager rotation would leave them apart; it is rotated by raising gleaner.cdnOriginKeyVersion, which replaces it in a deployment.',
     });
     return { secret, apiKey };
-  }
-
-  /**
-   * 405 with `Allow` for the methods a route's path does not take (API Gateway would answer 403
-   * "Missing Authentication Token"): ANY catches every method the path defines no method for.
-   */
-  private refuseOtherMethods(path: string, allowed: readonly string[]): void {
-    const method = this.restApi.root.resourceForPath(path).addMethod(
-      'ANY',
-      new MockIntegration({
-        requestTemplates: { 'application/json': '{"statusCode": 405}' },
-        integrationResponses: [
-          {
-            statusCode: '405',
-            responseParameters: { 'method.response.header.Allow': `'${allowed.join(', ')}'` },
-            responseTemplates: { 'application/json': detail('Method Not Allowed') },
-          },
-        ],
-      }),
-      { methodResponses: [{ statusCode: '405', responseParameters: { 'method.response.header.Allow': true } }] },
-    );
-    // As for the preflight: a request body counts as binary (*/*), which the mock's template cannot transform.
-    (method.node.defaultChild as CfnMethod).addPropertyOverride('Integration.ContentHandling', 'CONVERT_TO_TEXT');
-    Validations.of(method).acknowledge(
-      { id: 'AwsSolutions-APIG4', reason: 'A mock that only answers 405; it reaches no function and no data.' },
-      { id: 'AwsSolutions-COG4', reason: 'A mock that only answers 405; it reaches no function and no data.' },
-    );
   }
 
   /** The route's function, with the grants and settings its `access`, quota and CDN use call for. */
@@ -262,7 +287,10 @@ export class Api extends Construct {
   }
 
   /** API Gateway's own errors in the contract's shape: every error body has a top-level `detail`. */
-  private addErrorResponses(allowedOrigins: readonly string[], tooLargeHeaders: Record<string, string>): void {
+  private addErrorResponses(
+    allowedOrigins: readonly string[],
+    tooLargeHeaders: Record<string, string>,
+  ): GatewayResponse[] {
     // Browsers hide error bodies without this header. Gateway errors carry nothing private, so with
     // several allowed origins the caller's own Origin is echoed.
     const allowOrigin = allowedOrigins.length === 1 ? `'${allowedOrigins[0]}'` : 'method.request.header.Origin';
@@ -290,14 +318,14 @@ export class Api extends Construct {
       { type: ResponseType.DEFAULT_4XX, body: '{"detail":$context.error.messageString}' },
       { type: ResponseType.DEFAULT_5XX, body: detail('Internal Server Error') },
     ];
-    for (const { type, statusCode, body, headers } of responses) {
+    return responses.map(({ type, statusCode, body, headers }) =>
       this.restApi.addGatewayResponse(type.responseType, {
         type,
         statusCode,
         responseHeaders: { 'Access-Control-Allow-Origin': allowOrigin, ...headers },
         templates: { 'application/json': body },
-      });
-    }
+      }),
+    );
   }
 
   private acknowledgeNagFindings(): void {
@@ -321,10 +349,42 @@ export class Api extends Construct {
   }
 }
 
+/**
+ * 405 with `Allow` for the methods a route's path does not take (API Gateway would answer 403
+ * "Missing Authentication Token"): ANY catches every method the path defines no method for.
+ */
+function refuseOtherMethods(resource: IResource, allowed: readonly string[]): Method {
+  const method = resource.addMethod(
+    'ANY',
+    new MockIntegration({
+      requestTemplates: { 'application/json': '{"statusCode": 405}' },
+      integrationResponses: [
+        {
+          statusCode: '405',
+          responseParameters: { 'method.response.header.Allow': `'${allowed.join(', ')}'` },
+          responseTemplates: { 'application/json': detail('Method Not Allowed') },
+        },
+      ],
+    }),
+    { methodResponses: [{ statusCode: '405', responseParameters: { 'method.response.header.Allow': true } }] },
+  );
+  // As for the preflight: a request body counts as binary (*/*), which the mock's template cannot transform.
+  (method.node.defaultChild as CfnMethod).addPropertyOverride('Integration.ContentHandling', 'CONVERT_TO_TEXT');
+  Validations.of(method).acknowledge(
+    { id: 'AwsSolutions-APIG4', reason: 'A mock that only answers 405; it reaches no function and no data.' },
+    { id: 'AwsSolutions-COG4', reason: 'A mock that only answers 405; it reaches no function and no data.' },
+  );
+  return method;
+}
+
 /** `functions/owner-api/handler.ts` → `OwnerApi`: the construct id of a function several routes share. */
 function functionIdOf(entry: string): string {
-  const folder = entry.split('/').at(-2) ?? entry;
-  return folder.replace(/(^|-)(\w)/g, (_, _dash: string, letter: string) => letter.toUpperCase());
+  return pascalCase(entry.split('/').at(-2) ?? entry);
+}
+
+/** `owner-api` → `OwnerApi`. */
+function pascalCase(name: string): string {
+  return name.replace(/(^|-)(\w)/g, (_, _dash: string, letter: string) => letter.toUpperCase());
 }
 
 function acknowledgeAuthInFunction(method: Method): void {

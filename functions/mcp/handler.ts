@@ -4,8 +4,6 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { userRateLimitSubject } from '../adapters/dynamo/account-deletion';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
 import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
-import { scopesNeeded } from '../core/mcp/access';
-import { buildMcpServer, type McpPorts } from '../core/mcp/server';
 import type { OwnerPorts } from '../core/owner/library';
 import type { ReviewPorts } from '../core/review/use-cases';
 import type { SaveBookmarkPorts } from '../core/save/save-bookmark';
@@ -23,6 +21,9 @@ import { temporaryFaultRetryAfter } from '../http/temporary-fault';
 import { deferred, type Environment } from '../platform/env';
 import { setting, settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
+import { scopesNeeded } from './access';
+import { buildMcpServer } from './server';
+import type { McpPorts } from './tool';
 
 /**
  * `POST /mcp`: the MCP server over Streamable HTTP, stateless (each request builds its server for the

@@ -1,9 +1,12 @@
-import type { Configuration, KoaContextWithOIDC, errors as ProviderErrors } from 'oidc-provider';
+import type { IncomingMessage } from 'node:http';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { Configuration, interactionPolicy, KoaContextWithOIDC, errors as ProviderErrors } from 'oidc-provider';
 import type { DynamoClients } from '../adapters/dynamo/client';
 import type { OAuthKeys } from '../core/identity/oauth-keys';
 import { ALL_SCOPES } from '../core/identity/principal';
 import { RESOURCE_SCOPES, resourceIdentifier, resourceNamed } from '../core/identity/resources';
 import { authorizationErrorPage } from '../core/web/oauth-pages';
+import { type OwnerAuthDeps, sessionOf } from '../http/owner-auth';
 import { ProviderAdapter } from './adapter';
 
 /**
@@ -24,7 +27,16 @@ export const OAUTH_ROUTES = {
   pushed_authorization_request: '/oauth/par',
 } as const;
 
-export interface ConfigurationDeps {
+/** The request's Lambda event, carried on the Node request serverless-http builds from it. */
+export type EventRequest = IncomingMessage & { lambdaEvent?: APIGatewayProxyEvent };
+
+/** What the configuration uses of the oidc-provider module, loaded with the first request. */
+export interface ProviderModule {
+  readonly errors: typeof ProviderErrors;
+  readonly interactionPolicy: typeof interactionPolicy;
+}
+
+export interface ConfigurationDeps extends OwnerAuthDeps {
   readonly doc: DynamoClients['doc'];
   readonly tableName: string;
 }
@@ -33,7 +45,7 @@ export function configuration(
   deps: ConfigurationDeps,
   issuer: string,
   keys: OAuthKeys,
-  errors: typeof ProviderErrors,
+  { errors, interactionPolicy }: ProviderModule,
 ): Configuration {
   const ownerApi = resourceIdentifier(issuer, 'ownerApi');
   return {
@@ -51,7 +63,10 @@ export function configuration(
       token_endpoint_auth_method: 'none',
     },
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
-    interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
+    interactions: {
+      url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}`,
+      policy: loginFollowsWebSession(deps, interactionPolicy),
+    },
     // Refresh tokens rotate at every use; replaying a used one revokes the whole grant (oidc-provider).
     rotateRefreshToken: true,
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
@@ -101,4 +116,26 @@ export function configuration(
       ctx.body = authorizationErrorPage({ expired: false, reason: String(out.error_description ?? out.error) });
     },
   };
+}
+
+/**
+ * oidc-provider's interaction policy with one more login check: the provider's own login (its
+ * `_session` cookie, 14 days) counts only while the web app's session of the same person lives. Every
+ * authorization request checks it, so signing out, "Sign out everywhere", a password reset or change,
+ * and account deletion (which all end web sessions) end the provider's login with them: the request
+ * goes back through the login prompt, which signs in from the web session or sends the browser to
+ * Sign in (interactions.ts).
+ */
+function loginFollowsWebSession(deps: OwnerAuthDeps, policy: typeof interactionPolicy) {
+  const prompts = policy.base();
+  prompts.get('login')!.checks.add(
+    new policy.Check('web_session', 'The Gleaner session of this login has ended', async (ctx: KoaContextWithOIDC) => {
+      const event = (ctx.req as EventRequest).lambdaEvent;
+      const session = event ? await sessionOf(deps, event) : null;
+      return session && session.userId === ctx.oidc.session?.accountId
+        ? policy.Check.NO_NEED_TO_PROMPT
+        : policy.Check.REQUEST_PROMPT;
+    }),
+  );
+  return prompts;
 }

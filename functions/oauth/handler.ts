@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type serverless from 'serverless-http';
@@ -15,13 +15,13 @@ import {
 } from '../core/identity/resources';
 import { serviceBaseUrl } from '../http/base-url';
 import { httpRoute } from '../http/middleware';
-import { type OwnerAuthDeps, ownerAuthDeps } from '../http/owner-auth';
+import { ownerAuthDeps } from '../http/owner-auth';
 import { errorResponse, jsonResponse } from '../http/responses';
 import { deferred, type Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
 import { setting, settings } from '../platform/settings';
 import { createTracing, type Tracing } from '../platform/tracing';
-import { type ConfigurationDeps, configuration, OAUTH_ROUTES } from './configuration';
+import { type ConfigurationDeps, configuration, type EventRequest, OAUTH_ROUTES } from './configuration';
 import { INTERACTION_PATH, interact, interactionFailure, send } from './interactions';
 
 /**
@@ -32,16 +32,13 @@ import { INTERACTION_PATH, interact, interactionFailure, send } from './interact
  * oidc-provider's. Laid out as oidc-provider's example application is.
  */
 
-export interface OAuthDeps extends OwnerAuthDeps, ConfigurationDeps {
+export interface OAuthDeps extends ConfigurationDeps {
   readonly keys: () => Promise<OAuthKeys>;
   readonly limiter: RateLimiter;
   readonly registrationPolicy: RateLimitPolicy;
   readonly logger: Logger;
   readonly tracing?: Tracing;
 }
-
-/** The request's Lambda event, carried on the Node request serverless-http builds from it. */
-type EventRequest = IncomingMessage & { lambdaEvent?: APIGatewayProxyEvent };
 
 export function makeHandler(deps: OAuthDeps) {
   const servers = new Map<string, Promise<ReturnType<typeof serverless>>>();
@@ -123,7 +120,7 @@ async function buildServer(deps: OAuthDeps, issuer: string) {
     import('serverless-http'),
     deps.keys(),
   ]);
-  const provider = new oidc.default(issuer, configuration(deps, issuer, keys, oidc.errors));
+  const provider = new oidc.default(issuer, configuration(deps, issuer, keys, oidc));
   // Behind API Gateway and CloudFront: trust X-Forwarded-Proto, so cookies may be Secure.
   provider.proxy = true;
   provider.on('server_error', (_ctx: unknown, error: Error) =>

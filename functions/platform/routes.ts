@@ -4,7 +4,8 @@ import { webPaths } from '../core/web/paths';
 import { rateLimitSettings, settings } from './settings';
 
 /**
- * The HTTP route table: one entry per API Gateway route, each on its own Lambda.
+ * The HTTP route table: one entry per API Gateway route. Routes naming the same handler module share
+ * its Lambda function (`routeFunctions`), and each route's methods live in its group's nested stack.
  * The CDK API stack and the local HTTP server both read it, so a route exists in both or neither.
  */
 export interface RouteDefinition {
@@ -18,6 +19,11 @@ export interface RouteDefinition {
    * from process.env) and `createHandler(env)` (the same handler, built by the local stack).
    */
   readonly entry: string;
+  /**
+   * The nested stack its API Gateway resources and methods live in (lib/route-group.ts), so the next
+   * route costs resources there and not in the service's stack; routes on one path share a group.
+   */
+  readonly group: RouteGroup;
   /** Which quota in cdk.json context (`throttle.<name>`) API Gateway applies to this route. */
   readonly throttle: 'save' | 'feed' | 'icon' | 'openapi' | 'owner' | 'web';
   /**
@@ -46,6 +52,14 @@ export interface RouteDefinition {
 type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /**
+ * The route groups, each a nested stack of the API's resources and methods: the contract's save
+ * route with the public feeds, icons and OpenAPI documents; the per-user API; the web pages; the
+ * OAuth server with MCP.
+ */
+export const routeGroups = ['save-and-feeds', 'owner-api', 'web-pages', 'oauth-and-mcp'] as const;
+export type RouteGroup = (typeof routeGroups)[number];
+
+/**
  * - `table:read`: GetItem/Query/BatchGetItem on the table and its indexes (env TABLE_NAME)
  * - `table:write`: item writes and transactions on the table (env TABLE_NAME)
  * - `table:rate-limit`: UpdateItem on rate-limit window items only (`RL#…` keys)
@@ -54,6 +68,7 @@ type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
  * - `oauth:keys`: read the authorization server's key secret (env OAUTH_KEYS_SECRET_ARN)
  * - `search:read` / `search:write`: the search index's bucket and commit table (env SEARCH_INDEX_URI)
  * - `embeddings`: InvokeModel on the one embedding model (env BEDROCK_EMBEDDINGS, GLEANER_EMBEDDINGS_MODEL)
+ * - `articles:read` / `articles:write`: the kept articles' bucket (env ARTICLE_STORE)
  */
 export type ResourceAccess =
   | 'table:read'
@@ -65,7 +80,9 @@ export type ResourceAccess =
   | 'oauth:keys'
   | 'search:read'
   | 'search:write'
-  | 'embeddings';
+  | 'embeddings'
+  | 'articles:read'
+  | 'articles:write';
 
 export interface PreflightSettings {
   /** `configured`: the origins in CORS_ALLOWED_ORIGINS (the browser extension); `any`: every site (public feeds, embedded anywhere). */
@@ -80,6 +97,7 @@ export interface PreflightSettings {
  * with conditional GET, whose headers make the browser send a preflight.
  */
 const feedRead = {
+  group: 'save-and-feeds',
   throttle: 'feed',
   preflight: { origins: 'any', allowHeaders: ['If-None-Match', 'If-Modified-Since'] },
   cdn: true,
@@ -90,6 +108,7 @@ const feedRead = {
 /** The OpenAPI documents: one function serves both, cached by CloudFront. */
 const openApiDocument = {
   entry: 'functions/get-openapi-document/handler.ts',
+  group: 'save-and-feeds',
   throttle: 'openapi',
   cdn: true,
   answersHead: true,
@@ -99,9 +118,10 @@ const openApiDocument = {
 /** The per-user API: one function serves every operation (functions/owner-api), rate-limited per user. */
 const ownerApi = {
   entry: 'functions/owner-api/handler.ts',
+  group: 'owner-api',
   throttle: 'owner',
   cdn: false,
-  access: ['table:read', 'table:write', 'table:rate-limit'],
+  access: ['table:read', 'table:write', 'table:rate-limit', 'articles:write'],
 } as const satisfies Partial<RouteDefinition>;
 
 const OWNER_API_PATH = '/api/v2/me';
@@ -130,10 +150,25 @@ function withOwnerApiPreflight(table: readonly RouteDefinition[]): RouteDefiniti
 /** The per-user API's routes, `/api/v2/me/…`; `openapi.ts` documents them in `/openapi/v2.json`. */
 const ownerApiRoutes: readonly RouteDefinition[] = withOwnerApiPreflight([
   { id: 'GetMyAccount', method: 'GET', path: '/api/v2/me', owner: {}, ...ownerApi },
-  { id: 'DeleteMyAccount', method: 'DELETE', path: '/api/v2/me', owner: { session: true }, ...ownerApi },
-  { id: 'ExportMyAccount', method: 'GET', path: '/api/v2/me/export', owner: { session: true }, ...ownerApi },
+  { id: 'DeleteMyAccount', method: 'DELETE', path: webPaths.accountApi, owner: { session: true }, ...ownerApi },
+  { id: 'ExportMyAccount', method: 'GET', path: webPaths.accountExport, owner: { session: true }, ...ownerApi },
   { id: 'ListMyNotes', method: 'GET', path: '/api/v2/me/notes', owner: { scope: 'notes:read' }, ...ownerApi },
+  // Bulk actions on the list's own path: a method, where a path of its own would cost the stack four resources.
+  {
+    id: 'BulkEditMyNotes',
+    method: 'PATCH',
+    path: '/api/v2/me/notes',
+    owner: { scope: 'notes:write' },
+    ...ownerApi,
+  },
   { id: 'GetMyNote', method: 'GET', path: '/api/v2/me/notes/{note_id}', owner: { scope: 'notes:read' }, ...ownerApi },
+  {
+    id: 'GetMyNoteArticle',
+    method: 'GET',
+    path: '/api/v2/me/notes/{note_id}/article',
+    owner: { scope: 'notes:read' },
+    ...ownerApi,
+  },
   {
     id: 'EditMyNote',
     method: 'PATCH',
@@ -230,10 +265,12 @@ function searchRoute(id: string, path: string, owner: NonNullable<RouteDefinitio
     method: 'GET',
     path,
     entry: 'functions/search-notes/handler.ts',
+    // The API's searches with the API, the pages' with the pages.
+    group: owner.session ? 'web-pages' : 'owner-api',
     throttle: 'owner',
     cdn: false,
     owner,
-    access: ['table:read', 'table:rate-limit', 'search:read', 'embeddings'],
+    access: ['table:read', 'table:rate-limit', 'search:read', 'embeddings', 'articles:read'],
   };
 }
 
@@ -254,6 +291,7 @@ function accountRoute(id: string, method: 'GET' | 'POST', path: string): RouteDe
     method,
     path,
     entry: 'functions/web-account/handler.ts',
+    group: 'web-pages',
     throttle: 'web',
     cdn: false,
     access: ['table:read', 'table:write', 'table:rate-limit', 'mail:send'],
@@ -271,6 +309,7 @@ function oauthRoute(id: string, method: 'GET' | 'POST', path: string): RouteDefi
     method,
     path,
     entry: 'functions/oauth/handler.ts',
+    group: 'oauth-and-mcp',
     throttle: 'web',
     cdn: false,
     ...(method === 'POST'
@@ -287,15 +326,18 @@ function libraryPage(id: string, method: 'GET' | 'POST', path: string): RouteDef
     method,
     path,
     entry: 'functions/web-library/handler.ts',
+    group: 'web-pages',
     throttle: 'owner',
     cdn: false,
     owner: { session: true },
-    access: ['table:read', 'table:write', 'table:rate-limit', 'queue:enrichment'],
+    access: ['table:read', 'table:write', 'table:rate-limit', 'queue:enrichment', 'articles:write'],
   };
 }
 
 const libraryPages: readonly RouteDefinition[] = [
   libraryPage('WebLibrary', 'GET', webPaths.library),
+  // The Library's form: a note's archive and star buttons and the bulk actions on the selected notes.
+  libraryPage('WebLibraryAction', 'POST', webPaths.library),
   libraryPage('WebNote', 'GET', `${webPaths.library}/notes/{note_id}`),
   libraryPage('WebNoteEdit', 'POST', `${webPaths.library}/notes/{note_id}`),
   libraryPage('WebNoteDelete', 'POST', `${webPaths.library}/notes/{note_id}/delete`),
@@ -323,6 +365,7 @@ export const routes: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/api/v1/bookmarks/save',
     entry: 'functions/save-bookmark/handler.ts',
+    group: 'save-and-feeds',
     throttle: 'save',
     preflight: { origins: 'configured', allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'] },
     cdn: false,
@@ -348,6 +391,7 @@ export const routes: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/feeds/embed.js',
     entry: 'functions/feed-embed-script/handler.ts',
+    group: 'save-and-feeds',
     throttle: 'feed',
     cdn: true,
     answersHead: true,
@@ -382,6 +426,7 @@ export const routes: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/icons/{icon_file}',
     entry: 'functions/get-icon/handler.ts',
+    group: 'save-and-feeds',
     throttle: 'icon',
     cdn: true,
     answersHead: true,
@@ -438,10 +483,19 @@ export const routes: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/mcp',
     entry: 'functions/mcp/handler.ts',
+    group: 'oauth-and-mcp',
     throttle: 'owner',
     cdn: false,
     owner: {},
-    access: ['table:read', 'table:write', 'table:rate-limit', 'queue:enrichment', 'search:read', 'embeddings'],
+    access: [
+      'table:read',
+      'table:write',
+      'table:rate-limit',
+      'queue:enrichment',
+      'search:read',
+      'embeddings',
+      'articles:write',
+    ],
   },
 ];
 
@@ -472,7 +526,8 @@ export function pathMethods(table: readonly RouteDefinition[], path: string): st
 
 /**
  * Refuses a route table that breaks the contract's promises (a retirement with less than six months'
- * notice), or whose routes sharing a handler module (and so a function) want different grants or quotas.
+ * notice), whose routes sharing a handler module (and so a function) want different grants or quotas,
+ * or whose routes on one path (one API Gateway resource) are in different groups.
  */
 export function checkRouteTable(table: readonly RouteDefinition[]): void {
   for (const route of table) if (route.retirement) checkRetirement(route.id, route.retirement);
@@ -480,6 +535,9 @@ export function checkRouteTable(table: readonly RouteDefinition[]): void {
     const first = table.find((other) => other.entry === route.entry)!;
     if (first.access.join() !== route.access.join() || first.throttle !== route.throttle)
       throw new Error(`Routes ${first.id} and ${route.id} share ${route.entry} but not its grants and quota`);
+    const onPath = table.find((other) => other.path === route.path)!;
+    if (onPath.group !== route.group)
+      throw new Error(`Routes ${onPath.id} and ${route.id} share ${route.path} but not its group`);
   }
 }
 

@@ -73,6 +73,7 @@ const PROBLEM_PARAMETERS: Record<SearchProblem['code'], string> = {
   too_long: 'q',
   bad_date: 'q',
   bad_site: 'q',
+  bad_state: 'q',
   bad_limit: 'limit',
   bad_mode: 'mode',
   bad_cursor: 'cursor',

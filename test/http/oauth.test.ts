@@ -168,6 +168,23 @@ describe('the OAuth 2.1 authorization server', () => {
   });
 
   describe('attacks', () => {
+    it("ends the authorization server's own login with the web session: after Sign out everywhere, an approved client gets no code", async () => {
+      const app = await register();
+      await createLoginUser(t, 'everywhere@example.com', PASSWORD);
+      const person = await signedIn(t, 'everywhere@example.com', PASSWORD);
+      await client.codeFlow(person, app);
+      // The provider's login cookie is still in this browser; the person signs out everywhere from another.
+      expect([...person.cookies.keys()].some((name) => name.startsWith('_session'))).toBe(true);
+      const elsewhere = await signedIn(t, 'everywhere@example.com', PASSWORD);
+      const account = await (await elsewhere.request('/account')).text();
+      expect((await elsewhere.post('/signout', { csrf: csrfTokenOf(account), everywhere: 'true' })).status).toBe(303);
+      const { url } = await person.follow(
+        authorizationUrl(app, { code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' }),
+      );
+      expect(new URL(url).pathname).toBe('/signin');
+      expect(new URL(url).searchParams.get('code')).toBeNull();
+    });
+
     it('answers an interaction that is over or unknown with a page saying to start again, as Back or a reload after Allow does', async () => {
       const unknown = await fetch(`${t.stack.baseUrl}/oauth/interaction/anything`, { redirect: 'manual' });
       expect(unknown.status).toBe(400);

@@ -39,7 +39,9 @@ const hitIds = (body: { results: { note_id: string }[] }) => body.results.map((h
 
 beforeAll(async () => {
   folder = mkdtempSync(join(tmpdir(), 'gleaner-search-api-'));
-  t = await startTestStack({}, { searchIndexUri: join(folder, 'index') });
+  // Keyword search (embeddings off), so every ranking here is BM25's; the built-in model's own tests are
+  // test/integration/search-relevance.test.ts and test/http/search-cli.test.ts.
+  t = await startTestStack({ GLEANER_EMBEDDINGS: 'off' }, { searchIndexUri: join(folder, 'index') });
   alice = await signedInUser(t);
   bob = await signedInUser(t);
   ids.aliceBread = await save(alice, {
@@ -140,6 +142,32 @@ describe('GET /api/v2/me/search', () => {
     const page = await json(await alice.api(searchPath({ q: '#baking', limit: '1' })));
     const other = await alice.api(searchPath({ q: 'sourdough', limit: '1', cursor: page.cursor }));
     expect(other.status).toBe(422);
+  });
+
+  it('filters by reading state (is:archived, is:starred, is:unread) as the indexer projects it, the caller’s notes only', async () => {
+    const patch = (owner: Owner, noteId: string, body: unknown) =>
+      owner.api(`/api/v2/me/notes/${noteId}`, { method: 'PATCH', body });
+    expect((await patch(alice, ids.aliceRye!, { archived: true })).status).toBe(200);
+    expect((await patch(alice, ids.aliceLevain!, { starred: true })).status).toBe(200);
+    expect((await patch(bob, ids.bobBread!, { archived: true, starred: true })).status).toBe(200);
+    const found = async (owner: Owner, q: string) => hitIds(await json(await owner.api(searchPath({ q })))).sort();
+    // Each change reaches the index through the stream on its own: wait for each answer.
+    const finds = (owner: Owner, q: string, expected: string[]) =>
+      eventually(async () => JSON.stringify(await found(owner, q)) === JSON.stringify([...expected].sort()));
+    await finds(alice, 'is:archived', [ids.aliceRye!]);
+    await finds(alice, 'sourdough is:archived', [ids.aliceRye!]);
+    await finds(alice, 'is:starred', [ids.aliceLevain!]);
+    await finds(alice, 'sourdough is:unread', [ids.aliceBread!, ids.aliceLevain!]);
+    await finds(alice, '#baking -is:archived', [ids.aliceBread!]);
+    await finds(bob, 'is:archived is:starred', [ids.bobBread!]);
+    await finds(bob, 'is:unread', [ids.bobBaking!]);
+    // Back to the inbox: the next projection drops it from is:archived.
+    await patch(alice, ids.aliceRye!, { archived: false });
+    await finds(alice, 'is:archived', []);
+    await finds(alice, 'rye is:unread', [ids.aliceRye!]);
+    const refused = await alice.api(searchPath({ q: 'bread is:read' }));
+    expect(refused.status).toBe(422);
+    expect((await json(refused)).detail[0].msg).toContain('is:archived, is:starred or is:unread');
   });
 
   it('never answers 5xx to hostile queries', async () => {

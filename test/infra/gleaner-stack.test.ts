@@ -20,6 +20,7 @@ import {
   onlyResource,
   overResourceBudget,
   RESOURCE_BUDGET,
+  ROOT_RESOURCE_BUDGET,
   stageResourcePath,
   testContext,
   testSettings,
@@ -222,7 +223,7 @@ describe('functions', () => {
 
 describe('REST API', () => {
   it('has a Lambda proxy method for every route', () => {
-    const methods = apiMethods(built.template);
+    const methods = apiMethods(built.api);
     for (const route of routes) {
       const method = methods.find(
         (candidate) => candidate.path === route.path && candidate.httpMethod === route.method,
@@ -234,7 +235,7 @@ describe('REST API', () => {
   });
 
   it('answers HEAD on the feed and icon routes with the GET function, keyed and throttled alike, and not on the save route', () => {
-    const methods = apiMethods(built.template);
+    const methods = apiMethods(built.api);
     const heads = methods.filter((method) => method.httpMethod === 'HEAD');
     expect(heads.map((method) => method.path).sort()).toEqual(
       routes
@@ -250,7 +251,7 @@ describe('REST API', () => {
     }
     const feed = cdnRoutes.find((route) => route.id === 'GetPublishedFeedRss')!;
     expect(heads.find((head) => head.path === feed.path)!.properties.ApiKeyRequired).toBe(true);
-    built.template.hasResourceProperties('AWS::ApiGateway::Stage', {
+    built.api.hasResourceProperties('AWS::ApiGateway::Stage', {
       MethodSettings: Match.arrayWith([
         Match.objectLike({
           HttpMethod: 'HEAD',
@@ -271,7 +272,7 @@ describe('REST API', () => {
   });
 
   it('answers CORS preflight on the save resource', () => {
-    const preflight = apiMethods(built.template).find(
+    const preflight = apiMethods(built.api).find(
       (method) => method.path === saveRoute.path && method.httpMethod === 'OPTIONS',
     );
     expect(preflight?.properties.Integration.IntegrationResponses[0].ResponseParameters).toMatchObject({
@@ -287,7 +288,7 @@ describe('REST API', () => {
     'answers CORS preflight on %s from any origin, for conditional GET',
     (routeId) => {
       const route = routes.find((candidate) => candidate.id === routeId)!;
-      const preflight = apiMethods(built.template).find(
+      const preflight = apiMethods(built.api).find(
         (method) => method.path === route.path && method.httpMethod === 'OPTIONS',
       );
       expect(preflight?.properties.Integration.IntegrationResponses[0].ResponseParameters).toMatchObject({
@@ -302,7 +303,7 @@ describe('REST API', () => {
   );
 
   it('answers the methods a route path does not take with 405 and Allow, from a mock', () => {
-    const methods = apiMethods(built.template);
+    const methods = apiMethods(built.api);
     const refusal = (path: string) =>
       methods.find((method) => method.path === path && method.httpMethod === 'ANY')?.properties;
     expect(refusal(saveRoute.path)).toMatchObject({
@@ -333,7 +334,7 @@ describe('REST API', () => {
   });
 
   it('lets only CloudFront, by its API key, call the cached routes', () => {
-    const methods = apiMethods(built.template);
+    const methods = apiMethods(built.api);
     for (const route of routes) {
       const method = methods.find(
         (candidate) => candidate.path === route.path && candidate.httpMethod === route.method,
@@ -441,7 +442,7 @@ describe('REST API', () => {
   });
 
   it('throttles each route by its quota and the rest of the stage by the default one, logging every method and metering each route', () => {
-    const [, stage] = onlyResource(built.template, 'AWS::ApiGateway::Stage', {
+    const [, stage] = onlyResource(built.api, 'AWS::ApiGateway::Stage', {
       StageName: 'test',
       TracingEnabled: true,
     });
@@ -780,7 +781,7 @@ describe('CloudFront', () => {
   it('serves GET /openapi.json from its own function, which touches no data, cached under its own exact path', () => {
     const route = routes.find((candidate) => candidate.id === 'GetOpenApiDocument')!;
     expect(route).toMatchObject({ method: 'GET', path: '/openapi.json', cdn: true });
-    const method = apiMethods(built.template).find(
+    const method = apiMethods(built.api).find(
       (candidate) => candidate.path === '/openapi.json' && candidate.httpMethod === 'GET',
     );
     expect(method?.properties).toMatchObject({ ApiKeyRequired: true, Integration: { Type: 'AWS_PROXY' } });
@@ -1185,15 +1186,30 @@ describe('stack', () => {
         .filter((construct): construct is Stack => Stack.isStack(construct))
         .map((each) => [each.node.path, Template.fromStack(each).toJSON()]),
     );
-    expect(Object.keys(templates)).toHaveLength(2);
-    expect(overResourceBudget(templates)).toEqual([]);
+    // The service's stack, its four route groups, the API's deployment and the monitoring stack.
+    expect(Object.keys(templates)).toHaveLength(7);
+    expect(overResourceBudget(templates, stack.node.path)).toEqual([]);
+    const resources = (count: number) => ({
+      Resources: Object.fromEntries(Array.from({ length: count }, (_, i) => [i, {}])),
+    });
     expect(
-      overResourceBudget({
-        Big: { Resources: Object.fromEntries(Array.from({ length: RESOURCE_BUDGET + 1 }, (_, i) => [i, {}])) },
-      }),
+      overResourceBudget(
+        {
+          Root: resources(ROOT_RESOURCE_BUDGET),
+          RootBelow: resources(ROOT_RESOURCE_BUDGET - 1),
+          Nested: resources(RESOURCE_BUDGET),
+          NestedBelow: resources(RESOURCE_BUDGET - 1),
+        },
+        'Root',
+      ),
     ).toEqual([
       expect.stringMatching(
-        new RegExp(`^Big has ${RESOURCE_BUDGET + 1} resources, over the budget of ${RESOURCE_BUDGET} .*nested stack`),
+        new RegExp(
+          `^Root has ${ROOT_RESOURCE_BUDGET} resources, not under the budget of ${ROOT_RESOURCE_BUDGET} .*nested stack`,
+        ),
+      ),
+      expect.stringMatching(
+        new RegExp(`^Nested has ${RESOURCE_BUDGET} resources, not under the budget of ${RESOURCE_BUDGET} `),
       ),
     ]);
   });

@@ -5,9 +5,11 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import type { RouteDefinition } from '../../functions/platform/routes';
 import { Api } from '../../lib/api';
+import { ArticleStore } from '../../lib/article-store';
 import { DataTable } from '../../lib/data';
 import { GleanerStack } from '../../lib/gleaner-stack';
 import { Identity } from '../../lib/identity';
+import { ApiDeployment, RouteGroupStack } from '../../lib/route-group';
 import { SearchIndexStore } from '../../lib/search';
 import { type GleanerSettings, parseSettings } from '../../lib/stage-settings';
 import { createWorkQueues } from '../../lib/work-queue';
@@ -33,6 +35,7 @@ export const testContext = {
   logLevel: 'DEBUG',
   workers: { batchSize: 7, maxConcurrency: 9 },
   iconRefreshDays: 3,
+  mailFrom: 'Gleaner Test <no-reply@mail.gleaner.test>',
 };
 
 export function testSettings(overrides: Record<string, unknown> = {}): GleanerSettings {
@@ -48,7 +51,32 @@ export function buildGleanerStack(settings = testSettings()) {
   const app = testApp();
   const stack = new GleanerStack(app, 'GleanerTest', { settings });
   const template = Template.fromStack(stack);
-  return { stack, template, monitoring: resolvedNestedTemplate(template, stack.monitoring) };
+  return {
+    stack,
+    template,
+    monitoring: resolvedNestedTemplate(template, stack.monitoring),
+    api: withApiStacks(stack, template),
+  };
+}
+
+/**
+ * The stack's template with the resources of the API's nested stacks (its route groups, deployment
+ * and stage) in it, their parameters resolved: the whole REST API, as if in one template.
+ */
+function withApiStacks(stack: Stack, template: Template): Template {
+  const nested = stack.node
+    .findAll()
+    .filter(
+      (construct): construct is NestedStack =>
+        construct instanceof RouteGroupStack || construct instanceof ApiDeployment,
+    );
+  const resources = { ...(template.toJSON().Resources as Record<string, unknown>) };
+  for (const each of nested)
+    for (const [id, resource] of Object.entries(resolvedNestedTemplate(template, each).toJSON().Resources ?? {})) {
+      if (id in resources) throw new Error(`Two stacks of the API define ${id}`);
+      resources[id] = resource;
+    }
+  return Template.fromJSON({ ...template.toJSON(), Resources: resources });
 }
 
 /**
@@ -79,15 +107,21 @@ export function resourcesOfService(built: ReturnType<typeof buildGleanerStack>, 
 
 /** The API construct alone, for route tables other than the real one. */
 export function buildApi(routes: readonly RouteDefinition[], settings = testSettings()) {
+  return buildApiStack(routes, settings).template;
+}
+
+/** The API construct alone in a stack: the stack, and its template with the API's nested stacks in it. */
+export function buildApiStack(routes: readonly RouteDefinition[], settings = testSettings()) {
   const stack = new Stack(testApp(), 'ApiTest');
   const targets = {
     data: new DataTable(stack, 'Data'),
     queues: createWorkQueues(stack),
     identity: new Identity(stack, 'Identity', { mailFrom: settings.mailFrom }),
     search: new SearchIndexStore(stack, 'SearchIndex', { settings }),
+    articles: new ArticleStore(stack, 'Articles', { settings }),
   };
   new Api(stack, 'Api', { routes, settings, targets });
-  return Template.fromStack(stack);
+  return { stack, template: withApiStacks(stack, Template.fromStack(stack)) };
 }
 
 export function nagViolations(scope: IConstruct) {
@@ -115,9 +149,10 @@ export function apiMethods(template: Template) {
     if (resource?.Type !== 'AWS::ApiGateway::Resource') return '';
     return `${pathOf(resource.Properties.ParentId)}/${resource.Properties.PathPart}`;
   };
-  return Object.values(resources)
-    .filter((resource) => resource.Type === 'AWS::ApiGateway::Method')
-    .map(({ Properties }) => ({
+  return Object.entries(resources)
+    .filter(([, resource]) => resource.Type === 'AWS::ApiGateway::Method')
+    .map(([id, { Properties }]) => ({
+      id,
       httpMethod: Properties.HttpMethod as string,
       // The API's root resource (GET /) is not an AWS::ApiGateway::Resource of its own.
       path: pathOf(Properties.ResourceId) || '/',
@@ -149,20 +184,28 @@ export function onlyResource(
 }
 
 /**
- * CloudFormation allows 500 resources a stack; past this many, tests fail while there is still room
- * to split. (The service's stack is about 450 with every option on; the next group to move into a
- * nested stack is the API's 405 answers, one ANY mock method per path.)
+ * CloudFormation allows 500 resources a stack. The service's stack stays under ROOT_RESOURCE_BUDGET
+ * (about 170 with every option on: the data, the functions, CloudFront, the RestApi itself) and every
+ * nested stack (the route groups, the alarms) under RESOURCE_BUDGET, so each has room to grow and a
+ * stack that nears the limit fails a test long before a deployment. (docs/deploying.md states both.)
  */
-export const RESOURCE_BUDGET = 465;
+export const ROOT_RESOURCE_BUDGET = 250;
+export const RESOURCE_BUDGET = 300;
 
-/** A line for each template (by name) with more resources than RESOURCE_BUDGET. */
-export function overResourceBudget(templates: Record<string, { Resources?: object }>): string[] {
+/**
+ * A line for each template (by name) with as many resources as its budget or more: the root's for
+ * `root`, RESOURCE_BUDGET for the others.
+ */
+export function overResourceBudget(templates: Record<string, { Resources?: object }>, root?: string): string[] {
   return Object.entries(templates)
-    .map(([name, template]) => [name, Object.keys(template.Resources ?? {}).length] as const)
-    .filter(([, count]) => count > RESOURCE_BUDGET)
+    .map(([name, template]) => {
+      const budget = name === root ? ROOT_RESOURCE_BUDGET : RESOURCE_BUDGET;
+      return [name, Object.keys(template.Resources ?? {}).length, budget] as const;
+    })
+    .filter(([, count, budget]) => count >= budget)
     .map(
-      ([name, count]) =>
-        `${name} has ${count} resources, over the budget of ${RESOURCE_BUDGET} (CloudFormation refuses a stack past 500): move a group of them into a nested stack, as lib/monitoring.ts does the alarms, or let routes share a function`,
+      ([name, count, budget]) =>
+        `${name} has ${count} resources, not under the budget of ${budget} (CloudFormation refuses a stack past 500): move a group of them into a nested stack, as lib/route-group.ts does the routes and lib/monitoring.ts the alarms, or let routes share a function`,
     );
 }
 

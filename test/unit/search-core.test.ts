@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Note } from '../../functions/core/model';
 import { buildNoteBody } from '../../functions/core/save/note-body';
 import { decodeSearchCursor, encodeSearchCursor } from '../../functions/core/search/cursor';
-import { searchDocument, siteKeys, tagKey, urlKey } from '../../functions/core/search/document';
+import { searchDocument, siteKeys, stateKey, tagKey, urlKey } from '../../functions/core/search/document';
 import { testEmbedder } from '../../functions/core/search/embedder';
 import {
   noteVersionsFilter,
@@ -82,6 +82,22 @@ describe('the query language', () => {
     expect(() => userFilter("x' OR '1'='1")).toThrow(UnsafeFilterValueError);
   });
 
+  it('reads is:archived, is:starred and is:unread (and their negations) as reading-state filters on hashed keys', () => {
+    expect(parsed('is:archived')).toMatchObject({ archived: true, starred: null, required: [] });
+    expect(parsed('bread IS:Unread is:starred')).toMatchObject({ archived: false, starred: true });
+    expect(parsed('-is:unread -is:starred')).toMatchObject({ archived: true, starred: false });
+    expect(parsed('bread')).toMatchObject({ archived: null, starred: null });
+    const held = (state: 'archived' | 'starred') => `array_has(tag_keys, '${stateKey(state)}')`;
+    expect(queryFilter(USER, parsed('is:archived -is:starred'))).toBe(
+      `user_id = '${USER}' AND deleted = false AND ${held('archived')} AND NOT ${held('starred')}`,
+    );
+    expect(queryFilter(USER, parsed('is:unread'))).toBe(
+      `user_id = '${USER}' AND deleted = false AND NOT ${held('archived')}`,
+    );
+    // A state key is never a tag's key, whatever the tag.
+    expect([tagKey('archived'), tagKey('state:archived')]).not.toContain(stateKey('archived'));
+  });
+
   it('names rows by note and exact version (folded rows leaving the recent table), and refuses other shapes', () => {
     const note = '7b8bcc31-e2f1-408c-b322-d47dee2827da';
     expect(noteVersionsFilter([{ noteId: note, version: 3 }])).toBe(`(note_id = '${note}' AND version = 3)`);
@@ -98,6 +114,8 @@ describe('the query language', () => {
     ['after:2024-02-30', 'bad_date'],
     ['before:yesterday', 'bad_date'],
     ['site:exa_mple..org', 'bad_site'],
+    ['bread is:read', 'bad_state'],
+    ['is:archived is:unread', 'bad_state'],
     ['!!! ??? ...', 'empty'],
   ])('refuses %j with %s', (text, code) => {
     const result = parseQuery(text);
@@ -152,6 +170,8 @@ describe('the search document', () => {
       created: Date.parse(note.created),
     });
     expect(document.prefixes.split(' ')).toEqual(expect.arrayContaining(['so', 'sou', 'sourdough', 'hydrat']));
+    const read = searchDocument({ ...note, archivedAt: note.created, starredAt: note.created });
+    expect(read.tag_keys).toEqual([tagKey('baking'), stateKey('archived'), stateKey('starred')]);
   });
 
   it('never names a lone top-level domain as a site', () => {

@@ -1,5 +1,5 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { mcpIdempotencyScope } from '../../core/mcp/access';
+import { mcpIdempotencyScope } from '../../core/save/idempotency';
 import { type Key, keys, LOOKUP_INDEX } from './keys';
 import { queryAll } from './query-all';
 import { backoff } from './transactions';

@@ -94,3 +94,19 @@ function checked(feed: FeedRecord): FeedRecord {
     throw new InvalidFeedSettingsError(`a feed filters on at most ${FEED_MAX_TAGS} tags`);
   return { ...feed, title, description: feed.description?.trim() || null };
 }
+
+/** Whether a feed that shows notes by `feed.tags` (all of them, or any) shows a note with `noteTags`. */
+export function feedShowsNote(feed: Pick<FeedRecord, 'match' | 'tags'>, noteTags: readonly string[]): boolean {
+  return feed.match === 'all'
+    ? feed.tags.every((name) => noteTags.includes(name))
+    : feed.tags.some((name) => noteTags.includes(name));
+}
+
+/**
+ * The tags a note needs to appear in a feed: none when it shows already; every tag it lacks of a feed
+ * that needs all; else the feed's first tag.
+ */
+export function tagsToJoinFeed(feed: Pick<FeedRecord, 'match' | 'tags'>, noteTags: readonly string[]): string[] {
+  if (feedShowsNote(feed, noteTags)) return [];
+  return feed.match === 'all' ? feed.tags.filter((name) => !noteTags.includes(name)) : feed.tags.slice(0, 1);
+}

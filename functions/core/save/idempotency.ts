@@ -8,6 +8,9 @@ import type { ValidationIssue } from '../contract/validation';
 
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
+/** Idempotency keys of MCP saves: one namespace per user (the client's id goes into the key), deleted with the account. */
+export const mcpIdempotencyScope = (userId: string) => `mcp:${userId}`;
+
 /** How long an answer is kept for replay; afterwards the key is free again. */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 

@@ -53,6 +53,8 @@ export type NoteUpdate =
 export interface NoteAppend {
   /** Names the append: the same append again (a retried request) adds nothing. */
   readonly id: string;
+  /** Other names the same append may already have (an unkeyed save's in the previous retry window). */
+  readonly sameAs: readonly string[];
   /** What it adds below the body's last paragraph (see appendedText). */
   readonly text: string;
   /** The bytes it adds to the body, which must stay within NOTE_BODY_MAX_BYTES. */
@@ -399,12 +401,16 @@ async function appendToSavedNote(save: SaveToSavedPage): Promise<SaveOutcome | n
   const text = appendedText(highlight);
   if (!text) return keepAnswer(ports, keyed, appendedOutcome(bookmark, false));
   if (!bodyFits(withAppended(note.body, [text]))) return keepAnswer(ports, keyed, { kind: 'note-full' });
-  const id = keyed?.appendId ?? ports.newId();
+  // Unkeyed, a save names its append by what it adds and when: sent again after a 503 (which may have
+  // come after the append was written) or a lost answer, it is the same append, stored once.
+  const retryIds = keyed || request.append ? null : retryWindowIds(note.id, highlight, now);
+  const id = keyed?.appendId ?? retryIds?.[0] ?? ports.newId();
   const selectionAppended = highlight.selection !== null;
   const outcome = await ports.store.appendToNote(
     bookmark,
     {
       id,
+      sameAs: retryIds?.slice(1) ?? [],
       text,
       bytes: appendedBytes(note.body, text),
       bytesBefore: bodyBytes(note.body),
@@ -430,6 +436,20 @@ async function appendToSavedNote(save: SaveToSavedPage): Promise<SaveOutcome | n
     case 'note-full':
       return keepAnswer(ports, keyed, { kind: 'note-full' });
   }
+}
+
+/**
+ * How long the same highlight (selection and comment), sent again without an Idempotency-Key to the
+ * same note, is taken as a client's retry rather than a new highlight: at least this, at most twice.
+ * Retries after a 503's Retry-After (1 or 5 s) fall well within it. `append: true` opts out.
+ */
+const RETRY_WINDOW_SECONDS = 10 * 60;
+
+/** The append's id in the current retry window, then in the previous one. */
+function retryWindowIds(noteId: string, highlight: HighlightInput, now: string): [string, string] {
+  const digest = requestFingerprint([noteId, highlight.selection, highlight.comment]);
+  const window = Math.floor(Date.parse(now) / 1000 / RETRY_WINDOW_SECONDS);
+  return [derivedId(`retry\n${digest}\n${window}`), derivedId(`retry\n${digest}\n${window - 1}`)];
 }
 
 const appendedOutcome = (bookmark: Bookmark, selectionAppended: boolean): AnswerOutcome => ({

@@ -43,6 +43,7 @@ export interface SearchDocument {
   readonly description: string;
   readonly url: string;
   readonly tags: string[];
+  /** Hashed keys of its tags (`tagKey`) and of its reading states (`stateKey`: archived, starred). */
   readonly tag_keys: string[];
   /** The bookmark's host and each parent domain under its public suffix's level (`a.b.org` → `a.b.org`, `b.org`). */
   readonly sites: string[];
@@ -73,7 +74,11 @@ export function searchDocument(note: Note): SearchDocument {
     updated: Date.parse(note.updated ?? note.created),
     ...fields,
     tags: [...note.tags],
-    tag_keys: note.tags.map(tagKey),
+    tag_keys: [
+      ...note.tags.map(tagKey),
+      ...(note.archivedAt ? [stateKey('archived')] : []),
+      ...(note.starredAt ? [stateKey('starred')] : []),
+    ],
     sites: host ? siteKeys(host) : [],
     url_key: parsed?.ok ? urlKey(normalizeUrl(parsed.url)) : '',
     highlight_count: highlights.length,
@@ -90,6 +95,14 @@ export function embeddingText(document: Pick<SearchDocument, TextField>): string
 
 export function tagKey(tag: string): string {
   return digest(`tag:${tag}`).slice(0, 32);
+}
+
+/**
+ * The key of a reading state, held beside the tag keys (a tag's key hashes `tag:…`, so none is
+ * ever the same): a filter on it needs no column of its own.
+ */
+export function stateKey(state: 'archived' | 'starred'): string {
+  return digest(`state:${state}`).slice(0, 32);
 }
 
 export function urlKey(normalizedUrl: string): string {

@@ -3,7 +3,7 @@
  * only from values of a checked shape: a UUID, hex digests, ASCII host names, integers. A value of any
  * other shape throws instead of reaching the predicate, so no user text can change its meaning.
  */
-import { siteKeys, tagKey } from './document';
+import { siteKeys, stateKey, tagKey } from './document';
 import type { SearchQuery } from './query';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -37,7 +37,7 @@ export function userFilter(userId: string): string {
   return `${userRowsFilter(userId)} AND deleted = false`;
 }
 
-/** The user's notes that pass the query's filters (tags, sites, dates, highlights). */
+/** The user's notes that pass the query's filters (tags, sites, dates, highlights, reading states). */
 export function queryFilter(userId: string, query: SearchQuery): string {
   const clauses = [userFilter(userId)];
   for (const tag of query.tags) clauses.push(`array_has(tag_keys, ${literal(tagKey(tag), HEX)})`);
@@ -50,6 +50,11 @@ export function queryFilter(userId: string, query: SearchQuery): string {
   if (query.after !== null) clauses.push(`created >= ${integer(query.after)}`);
   if (query.before !== null) clauses.push(`created < ${integer(query.before)}`);
   if (query.hasHighlight) clauses.push('highlight_count > 0');
+  for (const state of ['archived', 'starred'] as const) {
+    if (query[state] === null) continue;
+    const held = `array_has(tag_keys, ${literal(stateKey(state), HEX)})`;
+    clauses.push(query[state] ? held : `NOT ${held}`);
+  }
   return clauses.join(' AND ');
 }
 

@@ -11,6 +11,8 @@
  *   site:example.org saved from this host or its subdomains
  *   after:YYYY-MM-DD / before:YYYY-MM-DD   saved on or after / before that day (UTC)
  *   has:highlight    has at least one highlight
+ *   is:archived  is:starred  is:unread   archived (done reading) / starred / in the inbox (not archived);
+ *                    `-is:…` the opposite
  *   https://…        a pasted URL finds that bookmark first (normalised as saves are)
  */
 import { normalizeTag } from '../save/hashtags';
@@ -45,6 +47,10 @@ export interface SearchQuery {
   /** Epoch milliseconds, exclusive. */
   readonly before: number | null;
   readonly hasHighlight: boolean;
+  /** Only archived notes (true), only notes in the inbox (false), or either (null). */
+  readonly archived: boolean | null;
+  /** Only starred notes (true), only the others (false), or either (null). */
+  readonly starred: boolean | null;
   /** A pasted URL, normalised as a save normalises it. */
   readonly url: string | null;
 }
@@ -53,7 +59,8 @@ export type QueryProblem =
   | { readonly code: 'empty'; readonly message: string }
   | { readonly code: 'too_long'; readonly message: string }
   | { readonly code: 'bad_date'; readonly message: string }
-  | { readonly code: 'bad_site'; readonly message: string };
+  | { readonly code: 'bad_site'; readonly message: string }
+  | { readonly code: 'bad_state'; readonly message: string };
 
 /** Words so common that requiring them would only lose results; they still rank. */
 const OPTIONAL_WORDS = new Set(
@@ -76,6 +83,7 @@ export function parseQuery(text: string): { ok: true; query: SearchQuery } | { o
   let after: number | null = null;
   let before: number | null = null;
   let hasHighlight = false;
+  const state: { archived: boolean | null; starred: boolean | null } = { archived: null, starred: null };
   let url: string | null = null;
 
   for (const piece of pieces(text)) {
@@ -89,6 +97,16 @@ export function parseQuery(text: string): { ok: true; query: SearchQuery } | { o
     if (word.startsWith('#')) {
       const tag = normalizeTag(word.slice(1));
       if (tag) (piece.negated ? excludedTags : tags).push(tag);
+      continue;
+    }
+    const is = /^is:(.*)$/i.exec(word);
+    if (is) {
+      const asked = READING_STATES[is[1]!.toLowerCase()];
+      if (!asked) return problem('bad_state', `is:${is[1]} is not a state; write is:archived, is:starred or is:unread`);
+      const wanted = asked.value !== piece.negated;
+      if (state[asked.field] !== null && state[asked.field] !== wanted)
+        return problem('bad_state', `${piece.negated ? '-' : ''}${word} contradicts an earlier is:`);
+      state[asked.field] = wanted;
       continue;
     }
     const operator = /^(site|after|before|has):(.*)$/i.exec(word);
@@ -130,7 +148,7 @@ export function parseQuery(text: string): { ok: true; query: SearchQuery } | { o
 
   // Only common words: then they are what the user is looking for.
   if (required.length === 0 && optional.length > 0 && url === null) required.push(...optional.splice(0));
-  const query = { required, optional, excluded, tags, excludedTags, sites, after, before, hasHighlight, url };
+  const query = { required, optional, excluded, tags, excludedTags, sites, after, before, hasHighlight, ...state, url };
   if (!hasWords(query) && !hasFilters(query) && url === null)
     return problem('empty', 'The query has no words or filters to search for');
   return { ok: true, query };
@@ -147,9 +165,18 @@ export function hasFilters(query: SearchQuery): boolean {
     query.excluded.length + query.tags.length + query.excludedTags.length + query.sites.length > 0 ||
     query.after !== null ||
     query.before !== null ||
-    query.hasHighlight
+    query.hasHighlight ||
+    query.archived !== null ||
+    query.starred !== null
   );
 }
+
+/** What each `is:` asks for: `is:unread` is "not archived" (the inbox). */
+const READING_STATES: Record<string, { field: 'archived' | 'starred'; value: boolean }> = {
+  archived: { field: 'archived', value: true },
+  starred: { field: 'starred', value: true },
+  unread: { field: 'archived', value: false },
+};
 
 /**
  * The words of a pasted URL's path that say what its page is about: not its scheme, host or query

@@ -56,6 +56,8 @@ const EVERY_NOTE: SearchQuery = {
   after: null,
   before: null,
   hasHighlight: false,
+  archived: null,
+  starred: null,
   url: null,
 };
 

@@ -23,7 +23,7 @@ export function searchForm(query = ''): string {
 <input id="search-q" name="q" type="search" value="${escapeHtml(query)}" maxlength="1000" autocomplete="off" aria-describedby="search-hint" aria-controls="search-live">
 <button type="submit">Search</button>
 </div>
-<p id="search-hint" class="hint muted">Words, <code>"a phrase"</code>, <code>prefix*</code>, <code>#tag</code>, <code>-word</code>, <code>site:example.org</code>, <code>after:2024-01-31</code>, <code>has:highlight</code>.</p>
+<p id="search-hint" class="hint muted">Words, <code>"a phrase"</code>, <code>prefix*</code>, <code>#tag</code>, <code>-word</code>, <code>site:example.org</code>, <code>after:2024-01-31</code>, <code>has:highlight</code>, <code>is:unread</code>, <code>is:starred</code>.</p>
 </form>
 <div id="search-live" class="search-live" aria-live="polite" data-search-live></div>`;
 }

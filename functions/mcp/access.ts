@@ -1,8 +1,8 @@
-import type { Scope } from '../identity/principal';
+import type { Scope } from '../core/identity/principal';
 
 /**
- * What an MCP call needs of its access token, and where its saves keep their idempotency keys: apart
- * from the server (and the MCP SDK), so the handler and account deletion read them cheaply.
+ * What an MCP call needs of its access token: apart from the server (and the MCP SDK), so the
+ * handler reads it before loading them.
  */
 
 /** The scope each tool needs; reading resources needs `notes:read`. */
@@ -39,6 +39,3 @@ export function scopesNeeded(message: unknown): Scope[] {
   });
   return [...new Set(needed)];
 }
-
-/** Idempotency keys of MCP saves: one namespace per user (the client's id goes into the key), deleted with the account. */
-export const mcpIdempotencyScope = (userId: string) => `mcp:${userId}`;

@@ -1,6 +1,6 @@
-import { InvalidFeedSettingsError } from '../feed/settings';
-import { ConflictError, InvalidInputError, NotFoundError } from '../owner/library';
-import { InvalidCursorError } from '../workspace/listing';
+import { InvalidFeedSettingsError } from '../core/feed/settings';
+import { ConflictError, InvalidInputError, NotFoundError } from '../core/owner/library';
+import { InvalidCursorError } from '../core/workspace/listing';
 
 /**
  * What an assistant is told when a use case refuses: the same refusals the per-user API answers with

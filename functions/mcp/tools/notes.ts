@@ -1,0 +1,113 @@
+import * as z from 'zod/mini';
+import { notePageSchema, noteSchema } from '../../core/owner/api';
+import * as library from '../../core/owner/library';
+import { QUERY_MAX_LENGTH } from '../../core/search/query';
+import { MAX_SEARCH_LIMIT, SEARCH_MODES, searchNotes } from '../../core/search/search';
+import { MAX_PAGE_SIZE } from '../../core/workspace/listing';
+import { noteId, noteText, optionalText, READ_ONLY, summaryText, type ToolGroup, ToolRefusal, tag } from '../tool';
+
+const snippetSchema = z.array(z.object({ text: z.string(), match: z.boolean() }));
+const searchAnswerSchema = z.object({
+  results: z.array(
+    z.object({
+      note_id: z.string(),
+      title: z.string(),
+      url: z.nullable(z.string()),
+      tags: z.array(z.string()),
+      score: z.number(),
+      snippet: snippetSchema,
+      created: z.string(),
+      updated: z.string(),
+    }),
+  ),
+  cursor: z.nullable(z.string()),
+  mode: z.enum(SEARCH_MODES),
+  model: z.optional(z.string()),
+  reason: z.optional(z.string()),
+});
+
+/** Finding and reading notes: search, one note whole, the newest. */
+export const noteTools: ToolGroup = (tool, { ports, principal }) => {
+  const { owner } = ports;
+  tool(
+    'search_notes',
+    {
+      title: 'Search notes',
+      description:
+        'Searches the saved notes (titles, highlights, comments, descriptions) and returns the best matches with a snippet each. The query language: words (all must match), "exact phrase", prefix*, #tag and -#tag, -word, site:example.org, after:YYYY-MM-DD, before:YYYY-MM-DD, has:highlight, is:archived, is:starred, is:unread (not archived), or a pasted URL. Pass `cursor` from an answer for the next page.',
+      input: {
+        query: z.string().check(z.minLength(1), z.maxLength(QUERY_MAX_LENGTH)),
+        mode: z.optional(z.enum(SEARCH_MODES)),
+        limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_SEARCH_LIMIT))),
+        cursor: optionalText(1000),
+      },
+      output: searchAnswerSchema,
+      annotations: READ_ONLY,
+    },
+    async ({ query, mode, limit, cursor }) => {
+      const found = await searchNotes(await ports.search(), principal.userId, query, {
+        ...(mode ? { mode } : {}),
+        ...(limit ? { limit } : {}),
+        ...(cursor ? { cursor } : {}),
+      });
+      if (!found.ok) throw new ToolRefusal(found.problem.message);
+      const answer = found.answer;
+      const lines = answer.results.map(
+        (hit, index) =>
+          `${index + 1}. ${hit.title}${hit.url ? ` <${hit.url}>` : ''} (note ${hit.note_id})\n   ${hit.snippet.map((piece) => (piece.match ? `**${piece.text}**` : piece.text)).join('')}`,
+      );
+      const heading = `${answer.results.length || 'No'} note${answer.results.length === 1 ? '' : 's'} found (${answer.mode} search${answer.model ? `, model ${answer.model}` : ''}${answer.reason ? `; ${answer.reason}` : ''}).`;
+      const more = answer.cursor ? `\nMore results: call again with cursor "${answer.cursor}".` : '';
+      return { data: answer as z.infer<typeof searchAnswerSchema>, text: [heading, ...lines].join('\n') + more };
+    },
+  );
+
+  tool(
+    'get_note',
+    {
+      title: 'Get a note',
+      description:
+        'One note whole: its Markdown body, highlights with when they were saved, tags, comment and source URL.',
+      input: { note_id: noteId },
+      output: noteSchema,
+      annotations: READ_ONLY,
+    },
+    async ({ note_id }) => {
+      const note = await library.getNote(owner, principal, note_id);
+      return { data: note, text: noteText(note) };
+    },
+  );
+
+  tool(
+    'list_recent_notes',
+    {
+      title: 'List recent notes',
+      description:
+        'The notes saved or changed most recently, newest first, optionally only those with a tag. `archived: false` lists the inbox (not yet read), `archived: true` the archive (most recently archived first), `starred: true` the starred notes (most recently starred first). A filtered page may come back short: pass `cursor` from an answer for the next page.',
+      input: {
+        limit: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_PAGE_SIZE))),
+        tag: z.optional(tag),
+        archived: z.optional(z.boolean()),
+        starred: z.optional(z.boolean()),
+        cursor: optionalText(1000),
+      },
+      output: notePageSchema,
+      annotations: READ_ONLY,
+    },
+    async ({ limit, tag: filter, archived, starred, cursor }) => {
+      const page = await library.listNotes(
+        owner,
+        principal,
+        {
+          ...(filter === undefined ? {} : { tag: filter }),
+          ...(archived === undefined ? {} : { archived }),
+          ...(starred === undefined ? {} : { starred }),
+        },
+        { limit: limit ?? 20, ...(cursor ? { cursor } : {}) },
+      );
+      const lines = page.notes.map((note) => `- ${summaryText(note)}`);
+      const more = page.next_cursor ? `\nMore: call again with cursor "${page.next_cursor}".` : '';
+      return { data: page, text: (lines.join('\n') || 'No notes.') + more };
+    },
+  );
+};
