@@ -70,7 +70,7 @@ export interface WebLibraryDeps extends Omit<OwnerPorts, 'feedLinks'>, ReviewPor
 }
 
 interface Visit {
-  readonly ports: OwnerPorts & ReviewPorts;
+  readonly ports: OwnerPorts & ReviewPorts & { readonly enrichment: EnrichmentPublisher };
   readonly principal: Principal;
   readonly context: PageContext;
   readonly event: APIGatewayProxyEvent;
@@ -84,6 +84,7 @@ type Action = (visit: Visit) => Promise<APIGatewayProxyResult>;
 const NOTICES = {
   saved: 'Saved.',
   deleted: 'Deleted.',
+  refetching: 'Fetching the page again: reload in a moment to see the new copy.',
   renamed: 'Tag renamed.',
   merged: 'Tags merged.',
   created: 'Created.',
@@ -197,8 +198,17 @@ export const actions: Record<string, Action> = {
     return back(safeNextPath(form.get('return')), notice);
   },
   WebNote: async ({ ports, principal, context, event }) => {
-    const note = await library.getNote(ports, principal, uuid(event, 'note_id'));
-    return page(notePage({ ...context, scripts: [SEARCH_SCRIPT] }, note, relatedSection(note.id)));
+    const noteId = uuid(event, 'note_id');
+    const [note, article] = await Promise.all([
+      library.getNote(ports, principal, noteId),
+      library.getArticle(ports, principal, noteId),
+    ]);
+    return page(notePage({ ...context, scripts: [SEARCH_SCRIPT] }, note, relatedSection(note.id), article));
+  },
+  WebNoteRefetch: async ({ ports, principal, event }) => {
+    const noteId = uuid(event, 'note_id');
+    await library.refetchArticle(ports, principal, noteId);
+    return back(notePath(noteId), 'refetching');
   },
   WebNoteEdit: async ({ ports, principal, event, form }) => {
     const noteId = uuid(event, 'note_id');
