@@ -32,7 +32,7 @@ import {
 import { isoTimestamp } from '../../core/text/text';
 import type { NoteFilter, Page, PageRequest } from '../../core/workspace/listing';
 import { batchGetAll } from './batch-get';
-import { conditionalWrite, writtenUnlessConditionFails } from './conditional-write';
+import { conditionalWrite, itemTooLarge, writtenUnlessConditionFails } from './conditional-write';
 import { noteHighlightItems } from './highlight-items';
 import {
   idempotencyClaimDelete,
@@ -187,6 +187,8 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
   ): Promise<NoteAppendOutcome> {
     const TableName = this.tableName;
     const guard = append.unlessLastHighlight !== null;
+    // The body's byte count keeps it within its 300 KB, but each append also keeps its id and time in
+    // the item: DynamoDB refusing the item's 400 KB is the note being full too (nothing was written).
     const written = await conditionalWrite(() =>
       this.doc.send(
         new UpdateCommand({
@@ -224,7 +226,11 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       ),
-    );
+    ).catch((error: unknown) => {
+      if (itemTooLarge(error)) return null;
+      throw error;
+    });
+    if (!written) return { kind: 'note-full' };
     let note: Note;
     let saved = append.updated;
     let highlightId = append.highlight?.id;

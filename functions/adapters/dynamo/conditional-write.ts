@@ -43,3 +43,16 @@ export async function conditionalWrite<T>(write: () => Promise<T>): Promise<Cond
 export async function writtenUnlessConditionFails(write: () => Promise<unknown>): Promise<boolean> {
   return (await conditionalWrite(write)).written;
 }
+
+/**
+ * Whether DynamoDB refused a write because an item would pass its 400 KB: a single write's
+ * ValidationException, or a transaction cancelled with a ValidationError on the item's action.
+ * Nothing was written either way.
+ */
+export function itemTooLarge(error: unknown): boolean {
+  const tooLarge = (message: string | undefined) => /item size/i.test(message ?? '');
+  if (error instanceof Error && error.name === 'ValidationException') return tooLarge(error.message);
+  return (
+    cancellationReasons(error)?.some((reason) => reason.Code === 'ValidationError' && tooLarge(reason.Message)) ?? false
+  );
+}

@@ -193,6 +193,12 @@ interface SaveInput {
   readonly imported?: {
     readonly tags: readonly string[];
     readonly added: Date | null;
+    /** When the page last changed (a bookmark file's LAST_MODIFIED, its latest highlight); null: now. */
+    readonly updated?: Date | null;
+    /** The owner's own comment on the note (Raindrop's note, a JSON export's comment). */
+    readonly comment?: string | null;
+    /** Highlights from another service's export, in the order of their times. */
+    readonly highlights?: readonly { quote: string; comment: string | null; saved: Date }[];
     readonly note?: {
       readonly body: string;
       readonly updated: Date | null;
@@ -230,7 +236,8 @@ async function save(
   const now = isoTimestamp(clock);
   const created = imported?.added ? isoTimestamp(imported.added) : now;
   const restored = imported?.note ?? null;
-  const updated = restored?.updated ? isoTimestamp(restored.updated) : now;
+  const importedHighlights = imported?.highlights ?? [];
+  const updated = isoTimestamp(restored?.updated ?? imported?.updated ?? clock);
   const tags = mergeTags(imported?.tags ?? [], extractHashtags(request.comment));
   const url = request.url.href;
   const title = request.title?.trim() || url;
@@ -251,7 +258,13 @@ async function save(
     bookmarkId: bookmark.id,
     url,
     title,
-    body: restored?.body ?? buildNoteBody({ ...request, title, url }),
+    body:
+      restored?.body ??
+      importedHighlights.reduce(
+        (body, found) => appendHighlight(body, { selection: found.quote, comment: found.comment }),
+        buildNoteBody({ ...request, title, url }),
+      ),
+    ...(imported?.comment ? { comment: imported.comment } : {}),
     tags,
     lastHighlight: request.selection,
     created,
@@ -273,9 +286,11 @@ async function save(
     ? (restored.highlights ?? highlightsOfBody(restored.body)).map((found) =>
         newHighlight(ports, note, found, 'saved' in found ? isoTimestamp(found.saved) : updated),
       )
-    : request.selection
-      ? [newHighlight(ports, note, { quote: request.selection, comment: request.comment }, now)]
-      : [];
+    : importedHighlights.length
+      ? importedHighlights.map((found) => newHighlight(ports, note, found, isoTimestamp(found.saved)))
+      : request.selection
+        ? [newHighlight(ports, note, { quote: request.selection, comment: request.comment }, now)]
+        : [];
   const outcome = await ports.store.createBookmark(bookmark, note, enrichment, keyed?.of(saved) ?? null, highlights);
   switch (outcome.kind) {
     case 'key-taken':
