@@ -12,6 +12,7 @@ import { searchNotes } from '../functions/core/search/search';
 import { FUNCTION_MEMORY_MB } from '../lib/app-function';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { startLocalStack } from '../local/stack';
+import { measureArticles } from './articles';
 import { startDynamoRecorder } from './dynamo-recorder';
 import { fixture, type OperationName, operations } from './operations';
 import { syntheticNotes, uuidOf } from './search';
@@ -253,4 +254,28 @@ try {
 } finally {
   searchIndex.close();
   rmSync(searchFolder, { recursive: true, force: true });
+}
+
+// ---- Kept articles (issue 32) ---------------------------------------------------------------------
+
+/**
+ * Per 1,000 pages kept: the page worker's extra time (measured here over the article corpus), the
+ * bucket's PUTs (the content and each kept image) and the bytes stored a month. Images are counted
+ * at an assumed 120 KB each; a page keeps at most 20 of at most 2 MB.
+ */
+{
+  const measured = await measureArticles();
+  const msPerPage = measured.times.reduce((total, time) => total + time, 0) / measured.times.length;
+  const perThousandPages = {
+    lambda: 1000 * ((msPerPage * (FUNCTION_MEMORY_MB / 1024)) / 1000) * PRICES.lambdaArmGbSecond,
+    s3: 1000 * (1 + measured.images) * PRICES.s3Put,
+    storageMonth: ((1000 * (measured.contentBytes + measured.imageBytes)) / 1024 ** 3) * PRICES.s3GbMonth,
+  };
+  const dollars = (value: number) => `$${value.toFixed(4)}`;
+  console.log(
+    `\nKept articles (measured here over ${measured.pages} corpus pages: ${msPerPage.toFixed(1)} ms a page, ${(measured.contentBytes / 1024).toFixed(0)} KiB of content and ${measured.images.toFixed(1)} images a page):`,
+  );
+  console.log(
+    `  per 1,000 pages kept               ${dollars(perThousandPages.lambda + perThousandPages.s3)}   page worker Lambda ${dollars(perThousandPages.lambda)}, S3 PUTs ${dollars(perThousandPages.s3)}, then ${dollars(perThousandPages.storageMonth)} a month stored`,
+  );
 }

@@ -23,9 +23,10 @@ import { toNote } from '../functions/adapters/dynamo/items';
 import { keys } from '../functions/adapters/dynamo/keys';
 import { createSqsClient } from '../functions/adapters/sqs/sqs';
 import { hashPassword, verifyPassword } from '../functions/core/identity/password';
+import { readExport } from '../functions/core/import/detect';
+import { importExport } from '../functions/core/import/import';
 import { newUser } from '../functions/core/workspace/accounts';
-import { importBookmarks } from '../functions/core/workspace/import';
-import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../functions/core/workspace/netscape-bookmarks';
+import { renderNetscapeBookmarks } from '../functions/core/workspace/netscape-bookmarks';
 import { type ResourceAccess, routeFunctions, routes, routeUrl } from '../functions/platform/routes';
 import { scheduledTasks, workers } from '../functions/platform/workers';
 import { BUNDLE_ENTRY_FILE, bundleFunction, functionBundleOptions } from '../lib/function-bundle';
@@ -33,6 +34,7 @@ import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalStack, startLocalStack } from '../local/stack';
 import { repositoryRoot } from '../test/support/processes';
 import { manyLinks, quietSavePorts } from '../test/support/save-ports';
+import { measureArticles } from './articles';
 import { initAndFirstUseBytes } from './bundle-graph';
 import { type RecordedCall, startDynamoRecorder } from './dynamo-recorder';
 import { mcpBench } from './mcp';
@@ -82,6 +84,17 @@ const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[
 const quantile = (values: readonly number[], q: number) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length * q)]!;
 const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+// ---- Articles (issue 32) ------------------------------------------------------------------------
+
+/** Extraction, sanitizing and storing of the article corpus's pages, in process. */
+async function articleBench() {
+  const measured = await measureArticles();
+  row(
+    `article kept, p50 / p95 (${measured.pages} corpus pages)`,
+    `${ms(median(measured.times))} / ${ms(quantile(measured.times, 0.95))}  slowest ${measured.slowest} ${ms(Math.max(...measured.times))}`,
+  );
+}
 
 // ---- Init of the deployed bundles -------------------------------------------------------------
 
@@ -497,10 +510,11 @@ async function largeImport(doc: DynamoDBDocumentClient, tableName: string) {
   await accounts.createUser(user);
   const ports = quietSavePorts(new DynamoBookmarkStore(doc, tableName));
   const started = performance.now();
-  const report = await importBookmarks(
+  const html = renderNetscapeBookmarks(manyLinks(IMPORT_LINKS));
+  const report = await importExport(
     ports,
     user.id,
-    parseNetscapeBookmarks(renderNetscapeBookmarks(manyLinks(IMPORT_LINKS))),
+    readExport([{ name: 'bookmarks.html', bytes: new TextEncoder().encode(html) }]),
   );
   const elapsed = performance.now() - started;
   const noteCount = (await accounts.getUser(user.id))?.noteCount;
@@ -521,6 +535,7 @@ await throughTheStack();
 await reviewAndLinks(row);
 await searchBench(row);
 await mcpBench(row);
+await articleBench();
 // Other processes on the machine slow the bundles and the routes alike; the ratios hold better than the milliseconds.
 row(
   'load average, 1 min (start → end)',

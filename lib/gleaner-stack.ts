@@ -5,6 +5,7 @@ import { scheduledTasks, streamConsumers, workers } from '../functions/platform/
 import { AlarmTopic } from './alarms';
 import { Api } from './api';
 import type { AccessTargets } from './app-function';
+import { ArticleStore } from './article-store';
 import { BackgroundWork } from './background-work';
 import { Cdn } from './cdn';
 import { DataTable } from './data';
@@ -30,7 +31,8 @@ export class GleanerStack extends Stack {
     const data = new DataTable(this, 'Data');
     const identity = new Identity(this, 'Identity', { mailFrom: settings.mailFrom });
     const search = new SearchIndexStore(this, 'SearchIndex', { settings });
-    const targets: AccessTargets = { data, queues: createWorkQueues(this), identity, search };
+    const articles = new ArticleStore(this, 'Articles', { settings });
+    const targets: AccessTargets = { data, queues: createWorkQueues(this), identity, search, articles };
     const api = new Api(this, 'Api', { routes, settings, targets });
     const cdn = new Cdn(this, 'Cdn', { api, routes, settings });
     // gleaner.publicBaseUrl, else the custom domain, else the distribution's own domain.

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createArticleStore } from '../adapters/article-store';
 import { DynamoAccountStore } from '../adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { tableFromEnv } from '../adapters/dynamo/client';
@@ -25,6 +26,7 @@ export function ownerDeps(env: Environment) {
     deps: {
       authenticate: ((event, options) => authenticateOwner(authDeps, event, options)) satisfies Authenticate,
       notes: new DynamoBookmarkStore(doc, tableName),
+      articles: createArticleStore(setting(env, settings.articleStore)),
       links: new DynamoLinkStore(doc, tableName),
       feeds: new DynamoFeedStore(doc, tableName),
       tokens: accounts,

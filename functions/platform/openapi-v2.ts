@@ -127,7 +127,7 @@ const searchQuery = [
     in: 'query',
     required: false,
     description:
-      'keyword, semantic or hybrid (the default when an embedding model is configured, else keyword). The answer says which really ran.',
+      'keyword, semantic or hybrid (the default, unless the deployment turned embeddings off: then keyword). The answer says which mode and model really ran.',
     schema: { type: 'string', enum: ['keyword', 'semantic', 'hybrid'] },
   },
   {
@@ -170,6 +170,14 @@ const operations: Record<string, OwnerOperation> = {
     query: noteListQuery,
     answer: ok('NotePage', 'A page of notes.'),
   },
+  BulkEditMyNotes: {
+    tag: 'notes',
+    summary: 'One action on many notes: archive, unarchive, star, unstar, tag, untag or delete',
+    description:
+      "Up to 100 ids (422 past that, or for a malformed id). Each id is answered on its own: another account's id is `not_found`, as an unknown one is, and changes nothing.",
+    body: 'NoteBulkEdit',
+    answer: ok('NoteBulkResult', "Each id's outcome."),
+  },
   ListMyRelatedNotes: {
     tag: 'notes',
     summary: 'Up to 5 other notes related to this one, each with why',
@@ -193,6 +201,13 @@ const operations: Record<string, OwnerOperation> = {
     description:
       "Links are the `[[Note title]]`s and saved pages' URLs in its text (body and comment), each resolved to the account's note of that normalised title or URL, or null while it waits for one; backlinks are the account's notes that link to this one. Each comes with the sentence around the link.",
     answer: ok('Note', 'The note.'),
+  },
+  GetMyNoteArticle: {
+    tag: 'notes',
+    summary: "The note's kept page: its article's text, sanitized HTML and metadata",
+    description:
+      'The page worker keeps the text of every saved page (docs/articles.md): the status says whether it is still pending, kept, kept partly (not an article) or failed, and why.',
+    answer: ok('Article', 'The kept page.'),
   },
   EditMyNote: {
     tag: 'notes',

@@ -68,6 +68,7 @@ export type RouteGroup = (typeof routeGroups)[number];
  * - `oauth:keys`: read the authorization server's key secret (env OAUTH_KEYS_SECRET_ARN)
  * - `search:read` / `search:write`: the search index's bucket and commit table (env SEARCH_INDEX_URI)
  * - `embeddings`: InvokeModel on the one embedding model (env BEDROCK_EMBEDDINGS, GLEANER_EMBEDDINGS_MODEL)
+ * - `articles:read` / `articles:write`: the kept articles' bucket (env ARTICLE_STORE)
  */
 export type ResourceAccess =
   | 'table:read'
@@ -79,7 +80,9 @@ export type ResourceAccess =
   | 'oauth:keys'
   | 'search:read'
   | 'search:write'
-  | 'embeddings';
+  | 'embeddings'
+  | 'articles:read'
+  | 'articles:write';
 
 export interface PreflightSettings {
   /** `configured`: the origins in CORS_ALLOWED_ORIGINS (the browser extension); `any`: every site (public feeds, embedded anywhere). */
@@ -118,7 +121,7 @@ const ownerApi = {
   group: 'owner-api',
   throttle: 'owner',
   cdn: false,
-  access: ['table:read', 'table:write', 'table:rate-limit'],
+  access: ['table:read', 'table:write', 'table:rate-limit', 'articles:write'],
 } as const satisfies Partial<RouteDefinition>;
 
 const OWNER_API_PATH = '/api/v2/me';
@@ -147,10 +150,25 @@ function withOwnerApiPreflight(table: readonly RouteDefinition[]): RouteDefiniti
 /** The per-user API's routes, `/api/v2/me/…`; `openapi.ts` documents them in `/openapi/v2.json`. */
 const ownerApiRoutes: readonly RouteDefinition[] = withOwnerApiPreflight([
   { id: 'GetMyAccount', method: 'GET', path: '/api/v2/me', owner: {}, ...ownerApi },
-  { id: 'DeleteMyAccount', method: 'DELETE', path: '/api/v2/me', owner: { session: true }, ...ownerApi },
-  { id: 'ExportMyAccount', method: 'GET', path: '/api/v2/me/export', owner: { session: true }, ...ownerApi },
+  { id: 'DeleteMyAccount', method: 'DELETE', path: webPaths.accountApi, owner: { session: true }, ...ownerApi },
+  { id: 'ExportMyAccount', method: 'GET', path: webPaths.accountExport, owner: { session: true }, ...ownerApi },
   { id: 'ListMyNotes', method: 'GET', path: '/api/v2/me/notes', owner: { scope: 'notes:read' }, ...ownerApi },
+  // Bulk actions on the list's own path: a method, where a path of its own would cost the stack four resources.
+  {
+    id: 'BulkEditMyNotes',
+    method: 'PATCH',
+    path: '/api/v2/me/notes',
+    owner: { scope: 'notes:write' },
+    ...ownerApi,
+  },
   { id: 'GetMyNote', method: 'GET', path: '/api/v2/me/notes/{note_id}', owner: { scope: 'notes:read' }, ...ownerApi },
+  {
+    id: 'GetMyNoteArticle',
+    method: 'GET',
+    path: '/api/v2/me/notes/{note_id}/article',
+    owner: { scope: 'notes:read' },
+    ...ownerApi,
+  },
   {
     id: 'EditMyNote',
     method: 'PATCH',
@@ -252,7 +270,7 @@ function searchRoute(id: string, path: string, owner: NonNullable<RouteDefinitio
     throttle: 'owner',
     cdn: false,
     owner,
-    access: ['table:read', 'table:rate-limit', 'search:read', 'embeddings'],
+    access: ['table:read', 'table:rate-limit', 'search:read', 'embeddings', 'articles:read'],
   };
 }
 
@@ -312,15 +330,18 @@ function libraryPage(id: string, method: 'GET' | 'POST', path: string): RouteDef
     throttle: 'owner',
     cdn: false,
     owner: { session: true },
-    access: ['table:read', 'table:write', 'table:rate-limit', 'queue:enrichment'],
+    access: ['table:read', 'table:write', 'table:rate-limit', 'queue:enrichment', 'articles:write'],
   };
 }
 
 const libraryPages: readonly RouteDefinition[] = [
   libraryPage('WebLibrary', 'GET', webPaths.library),
+  // The Library's form: a note's archive and star buttons and the bulk actions on the selected notes.
+  libraryPage('WebLibraryAction', 'POST', webPaths.library),
   libraryPage('WebNote', 'GET', `${webPaths.library}/notes/{note_id}`),
   libraryPage('WebNoteEdit', 'POST', `${webPaths.library}/notes/{note_id}`),
   libraryPage('WebNoteDelete', 'POST', `${webPaths.library}/notes/{note_id}/delete`),
+  libraryPage('WebNoteRefetch', 'POST', `${webPaths.library}/notes/{note_id}/refetch`),
   libraryPage('WebTags', 'GET', webPaths.tags),
   libraryPage('WebTagRename', 'POST', webPaths.tagRename),
   libraryPage('WebTagMerge', 'POST', webPaths.tagMerge),
@@ -410,7 +431,19 @@ export const routes: readonly RouteDefinition[] = [
     throttle: 'icon',
     cdn: true,
     answersHead: true,
-    access: ['table:read'],
+    access: ['table:read', 'articles:read'],
+  },
+  {
+    // An image of a kept article, served by the icon function: its name is its content hash too.
+    id: 'GetArticleImage',
+    method: 'GET',
+    path: '/articles/{article_id}/images/{image_file}',
+    entry: 'functions/get-icon/handler.ts',
+    group: 'save-and-feeds',
+    throttle: 'icon',
+    cdn: true,
+    answersHead: true,
+    access: ['table:read', 'articles:read'],
   },
   {
     // The OpenAPI description of the contract's operations; not itself one of them.
@@ -467,7 +500,15 @@ export const routes: readonly RouteDefinition[] = [
     throttle: 'owner',
     cdn: false,
     owner: {},
-    access: ['table:read', 'table:write', 'table:rate-limit', 'queue:enrichment', 'search:read', 'embeddings'],
+    access: [
+      'table:read',
+      'table:write',
+      'table:rate-limit',
+      'queue:enrichment',
+      'search:read',
+      'embeddings',
+      'articles:write',
+    ],
   },
 ];
 

@@ -37,7 +37,7 @@ export const workers: readonly WorkerDefinition[] = [
     id: 'PageWorker',
     entry: 'functions/page-worker/handler.ts',
     queue: 'enrichment',
-    access: ['table:read', 'table:write', 'queue:favicon'],
+    access: ['table:read', 'table:write', 'queue:favicon', 'articles:write'],
   },
   {
     id: 'FaviconWorker',

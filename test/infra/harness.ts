@@ -5,6 +5,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import type { RouteDefinition } from '../../functions/platform/routes';
 import { Api } from '../../lib/api';
+import { ArticleStore } from '../../lib/article-store';
 import { DataTable } from '../../lib/data';
 import { GleanerStack } from '../../lib/gleaner-stack';
 import { Identity } from '../../lib/identity';
@@ -34,6 +35,7 @@ export const testContext = {
   logLevel: 'DEBUG',
   workers: { batchSize: 7, maxConcurrency: 9 },
   iconRefreshDays: 3,
+  mailFrom: 'Gleaner Test <no-reply@mail.gleaner.test>',
 };
 
 export function testSettings(overrides: Record<string, unknown> = {}): GleanerSettings {
@@ -116,6 +118,7 @@ export function buildApiStack(routes: readonly RouteDefinition[], settings = tes
     queues: createWorkQueues(stack),
     identity: new Identity(stack, 'Identity', { mailFrom: settings.mailFrom }),
     search: new SearchIndexStore(stack, 'SearchIndex', { settings }),
+    articles: new ArticleStore(stack, 'Articles', { settings }),
   };
   new Api(stack, 'Api', { routes, settings, targets });
   return { stack, template: withApiStacks(stack, Template.fromStack(stack)) };

@@ -228,6 +228,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
             'attribute_exists(pk)',
             '(attribute_not_exists(bodyBytes) OR bodyBytes <= :room)',
             'NOT contains(appendIds, :id)',
+            ...append.sameAs.map((_, i) => `NOT contains(appendIds, :same${i})`),
             ...(guard ? ['(attribute_not_exists(lastHighlight) OR lastHighlight <> :unless)'] : []),
           ].join(' AND '),
           ExpressionAttributeValues: {
@@ -242,6 +243,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
             ':ids': new Set([append.id]),
             ':room': NOTE_BODY_MAX_BYTES - append.bytes,
             ':id': append.id,
+            ...Object.fromEntries(append.sameAs.map((id, i) => [`:same${i}`, id])),
             ...(guard ? { ':unless': append.unlessLastHighlight } : {}),
           },
           ReturnValues: 'ALL_NEW',
@@ -255,21 +257,32 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     if (!written) return { kind: 'note-full' };
     let note: Note;
     let saved = append.updated;
+    let highlightId = append.highlight?.id;
     if (written.written) note = toNote(written.value.Attributes!);
     else {
       const found = written.failed[0]?.item;
       if (!found) return { kind: 'missing' };
       const item = unmarshall(found);
-      const earlier = (item.appended as AppendedEntry[] | undefined)?.find((entry) => entry.id === append.id);
-      if (earlier) saved = earlier.saved;
-      else if (guard && item.lastHighlight === append.unlessLastHighlight) return { kind: 'unchanged', bookmark };
+      const names = [append.id, ...append.sameAs];
+      // The same append done before (a retry): its follow-ups are written again, under its own id and
+      // time, so a retry completes what a first try cut short and the records match the body.
+      const earlier = (item.appended as AppendedEntry[] | undefined)?.find((entry) => names.includes(entry.id));
+      const done = names.some((id) => (item.appendIds as Set<string> | undefined)?.has(id));
+      if (earlier) {
+        saved = earlier.saved;
+        if (append.highlight && earlier.id !== append.id) highlightId = earlier.id;
+      } else if (done || (guard && item.lastHighlight === append.unlessLastHighlight))
+        return { kind: 'unchanged', bookmark };
       else return { kind: 'note-full' };
       note = toNote(item);
     }
     const updated: Bookmark = { ...bookmark, updated: append.updated };
     const [touched, taken] = await Promise.all([
       this.touchBookmark(bookmark.id, append.updated),
-      this.recordAppend(append.highlight && { ...append.highlight, saved }, record?.(updated) ?? null),
+      this.recordAppend(
+        append.highlight && { ...append.highlight, id: highlightId ?? append.highlight.id, saved },
+        record?.(updated) ?? null,
+      ),
       this.touchTagEntries(note, append.updated),
     ]);
     if (taken) return taken;

@@ -101,14 +101,15 @@ export async function keepArticle(
     kept.set(source, ports.imageUrl(articleId, fileName));
   }
   const html = replaceImages(article.html, kept);
-  const stored = await ports.store.putContent(articleId, { html, text: article.text });
+  // A page with no text at all (an app's empty shell) stores nothing.
+  const stored = article.text ? await ports.store.putContent(articleId, { html, text: article.text }) : null;
   const leadImage = article.leadImage ? (kept.get(article.leadImage) ?? article.leadImage) : null;
   return recordOf(article, {
     leadImage,
-    hash: stored.hash,
-    bytes: stored.bytes + [...files.values()].reduce((sum, size) => sum + size, 0),
+    hash: stored?.hash ?? null,
+    bytes: (stored?.bytes ?? 0) + [...files.values()].reduce((sum, size) => sum + size, 0),
     images: files.size,
-    kept: isoTimestamp(ports.now()),
+    kept: stored ? isoTimestamp(ports.now()) : null,
     sourceStatus: 'live',
     checked: isoTimestamp(ports.now()),
   });

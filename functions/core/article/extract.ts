@@ -78,13 +78,19 @@ export async function extractArticle(
   options: { truncated?: boolean } = {},
 ): Promise<ExtractedArticle> {
   // Both loaded on first use: a worker whose message needs no page never pays for them.
-  const [{ parseHTML }, { Readability }] = await Promise.all([import('linkedom'), import('@mozilla/readability')]);
+  const [{ parseHTML }, { Readability, isProbablyReaderable }] = await Promise.all([
+    import('linkedom'),
+    import('@mozilla/readability'),
+  ]);
   const { document } = parseHTML(html) as unknown as { document: DomDocument };
   const base = documentBase(document, new URL(pageUrl));
   prepareDocument(document, base);
   const leadImage = metaContent(document, ['og:image', 'og:image:url', 'twitter:image'], base);
   const language = document.documentElement?.getAttribute('lang')?.trim() || null;
 
+  // Readability's own test: paragraphs long enough to be prose (a list of search results has none).
+  // Its thresholds are lowered for short forum posts and for scripts that say much in few characters.
+  const readerable = isProbablyReaderable(document as never, { minContentLength: 80, minScore: 10 });
   let parsed: ReadabilityResult | null = null;
   try {
     parsed = new Readability<string>(document as never, {
@@ -96,7 +102,7 @@ export async function extractArticle(
   const fromArticle = parsed?.content ? sanitizeArticleHtml(parsed.content, base) : '';
   const articleTextValue = fromArticle ? await articleText(fromArticle) : '';
   const words = wordCount(articleTextValue);
-  const isArticle = words >= MIN_ARTICLE_WORDS;
+  const isArticle = readerable && words >= MIN_ARTICLE_WORDS;
 
   let htmlOut = fromArticle;
   let text = articleTextValue;

@@ -1,3 +1,4 @@
+import { type ArticleRecord, type ArticleStore, goneNotice } from '../article/article';
 import type { ValidationIssue } from '../contract/validation';
 import { newFeedRecord, tagsToJoinFeed, updateFeedRecord } from '../feed/settings';
 import type { Principal } from '../identity/principal';
@@ -14,6 +15,7 @@ import {
 } from '../model';
 import { normalizeTag } from '../save/hashtags';
 import { descriptionOf } from '../save/note-body';
+import type { EnrichmentPublisher } from '../save/save-bookmark';
 import { isoTimestamp } from '../text/text';
 import { expiryAfter } from '../token/lifecycle';
 import { newAccessToken } from '../workspace/accounts';
@@ -26,6 +28,8 @@ import type {
   FeedCreate,
   FeedEdit,
   FeedResource,
+  NoteBulkEdit,
+  NoteBulkResult,
   NoteEdit,
   NoteResource,
   NoteSummaryResource,
@@ -111,6 +115,8 @@ interface FeedLinks {
 
 export interface OwnerPorts {
   readonly notes: LibraryStore;
+  /** Kept articles: read for the article route and the reader, deleted with their note or account. */
+  readonly articles: Pick<ArticleStore, 'getContent' | 'deleteArticle'>;
   readonly links: LinkReader;
   readonly feeds: FeedSettingsStore;
   readonly tokens: TokenStore;
@@ -175,6 +181,12 @@ export async function editNote(
   noteId: string,
   edit: NoteEdit,
 ): Promise<NoteResource> {
+  const written = await writeEdit(ports, principal, noteId, edit);
+  return getNote(ports, principal, written.id);
+}
+
+/** An edit written (title, comment, tags, reading state), the note as it is now; NotFoundError for another user's. */
+async function writeEdit(ports: OwnerPorts, principal: Principal, noteId: string, edit: NoteEdit): Promise<Note> {
   const tags = edit.tags && checkedTags(edit.tags, ['body', 'tags']);
   owned(principal, await ports.notes.getNote(noteId), 'note');
   const now = isoTimestamp(ports.now());
@@ -198,7 +210,7 @@ export async function editNote(
     },
     now,
   );
-  return getNote(ports, principal, owned(principal, written, 'note').id);
+  return owned(principal, written, 'note');
 }
 
 /**
@@ -223,6 +235,18 @@ export async function changeNoteTags(
 ): Promise<NoteResource> {
   const add = checkedTags(change.add ?? [], ['tags']);
   const remove = checkedTags(change.remove ?? [], ['tags']);
+  const written = await writeTagChange(ports, principal, noteId, add, remove);
+  return getNote(ports, principal, written.id);
+}
+
+/** Checked tags added and removed, on the note as stored at the write; NotFoundError for another user's. */
+async function writeTagChange(
+  ports: OwnerPorts,
+  principal: Principal,
+  noteId: string,
+  add: readonly string[],
+  remove: readonly string[],
+): Promise<Note> {
   owned(principal, await ports.notes.getNote(noteId), 'note');
   const written = await ports.notes.editNote(
     noteId,
@@ -238,12 +262,138 @@ export async function changeNoteTags(
     },
     isoTimestamp(ports.now()),
   );
-  return getNote(ports, principal, owned(principal, written, 'note').id);
+  return owned(principal, written, 'note');
+}
+
+/** Bulk actions run this many notes at once. */
+const BULK_CONCURRENCY = 8;
+
+/**
+ * One action on many notes (the Library's selection, `PATCH /api/v2/me/notes`): each id on its own,
+ * answered in the order given. An id of another user's note is `not_found`, exactly as an unknown
+ * one: nothing says it exists. A note the action cannot apply to (a 51st tag) is `refused`, with why.
+ */
+export async function bulkEdit(
+  ports: OwnerPorts,
+  principal: Principal,
+  request: NoteBulkEdit,
+): Promise<NoteBulkResult> {
+  const tagging = request.action === 'tag' || request.action === 'untag';
+  const tags = tagging ? checkedTags(request.tags ?? [], ['body', 'tags']) : [];
+  if (tagging && tags.length === 0)
+    throw new InvalidInputError([
+      { loc: ['body', 'tags'], msg: `Name the tags to ${request.action}`, type: 'missing' },
+    ]);
+  const apply: Record<NoteBulkEdit['action'], (noteId: string) => Promise<unknown>> = {
+    archive: (noteId) => writeEdit(ports, principal, noteId, { archived: true }),
+    unarchive: (noteId) => writeEdit(ports, principal, noteId, { archived: false }),
+    star: (noteId) => writeEdit(ports, principal, noteId, { starred: true }),
+    unstar: (noteId) => writeEdit(ports, principal, noteId, { starred: false }),
+    tag: (noteId) => writeTagChange(ports, principal, noteId, tags, []),
+    untag: (noteId) => writeTagChange(ports, principal, noteId, [], tags),
+    delete: (noteId) => deleteNote(ports, principal, noteId),
+  };
+  const ids = [...new Set(request.ids.map((id) => id.toLowerCase()))];
+  const results: NoteBulkResult['results'] = new Array(ids.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < ids.length) {
+      const index = next++;
+      const id = ids[index]!;
+      try {
+        await apply[request.action](id);
+        results[index] = { id, status: 'done' };
+      } catch (error) {
+        if (error instanceof NotFoundError) results[index] = { id, status: 'not_found' };
+        else if (error instanceof InvalidInputError) results[index] = { id, status: 'refused', message: error.message };
+        else throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(BULK_CONCURRENCY, ids.length) }, worker));
+  return { results };
 }
 
 export async function deleteNote(ports: OwnerPorts, principal: Principal, noteId: string): Promise<void> {
   owned(principal, await ports.notes.getNote(noteId), 'note');
-  await ports.notes.deleteNote(noteId);
+  const deleted = await ports.notes.deleteNote(noteId);
+  // The kept page goes with its note (its content and images).
+  if (deleted?.bookmarkId) await ports.articles.deleteArticle(deleted.bookmarkId);
+}
+
+/**
+ * Fetch again: asks the page worker to keep the note's page anew. A page that is gone by then keeps
+ * its last copy (and says so); a note without a page is a 404.
+ */
+export async function refetchArticle(
+  ports: OwnerPorts & { readonly enrichment: EnrichmentPublisher },
+  principal: Principal,
+  noteId: string,
+): Promise<void> {
+  const note = owned(principal, await ports.notes.getNote(noteId), 'note');
+  if (!note.bookmarkId) throw new NotFoundError('No page to fetch');
+  await ports.enrichment.publish({
+    bookmarkId: note.bookmarkId,
+    scrapeDescription: false,
+    fetchIcon: false,
+    article: true,
+  });
+}
+
+/** The contract's Article resource: the kept page of a note. */
+export interface ArticleResource {
+  readonly status: 'pending' | ArticleRecord['status'];
+  readonly reason: string | null;
+  readonly title: string | null;
+  readonly byline: string | null;
+  readonly site_name: string | null;
+  readonly published: string | null;
+  readonly language: string | null;
+  readonly direction: 'ltr' | 'rtl' | null;
+  readonly word_count: number;
+  readonly reading_minutes: number;
+  readonly lead_image: string | null;
+  readonly text: string | null;
+  readonly html: string | null;
+  /** When the copy was taken; null when nothing is kept. */
+  readonly kept: string | null;
+  /** `live`, `gone` (404, 410, or no longer resolves) or null before the page was fetched. */
+  readonly source_status: 'live' | 'gone' | null;
+  /** "The page is gone; this copy was kept on DATE" when it is. */
+  readonly notice: string | null;
+}
+
+/** The note's kept page: its metadata from the bookmark's row, its text and HTML from the article store. */
+export async function getArticle(ports: OwnerPorts, principal: Principal, noteId: string): Promise<ArticleResource> {
+  const note = owned(principal, await ports.notes.getNote(noteId), 'note');
+  const [bookmark] = note.bookmarkId ? await ports.notes.getBookmarks([note.bookmarkId]) : [];
+  const record = (bookmark as { article?: ArticleRecord | null } | undefined)?.article ?? null;
+  const content = record?.hash && bookmark ? await ports.articles.getContent(bookmark.id) : null;
+  return articleResource(record, content);
+}
+
+export function articleResource(
+  record: ArticleRecord | null,
+  content: { html: string; text: string } | null,
+): ArticleResource {
+  return {
+    status: record?.status ?? 'pending',
+    reason: record?.reason ?? null,
+    title: record?.title ?? null,
+    byline: record?.byline ?? null,
+    site_name: record?.siteName ?? null,
+    published: record?.published ?? null,
+    language: record?.language ?? null,
+    direction: record?.direction ?? null,
+    word_count: record?.wordCount ?? 0,
+    reading_minutes: record?.readingMinutes ?? 0,
+    lead_image: record?.leadImage ?? null,
+    text: content?.text ?? null,
+    html: content?.html ?? null,
+    kept: content ? (record?.kept ?? null) : null,
+    source_status: record?.sourceStatus ?? null,
+    notice: record ? goneNotice(record) : null,
+  };
 }
 
 export async function listTags(ports: OwnerPorts, principal: Principal) {
@@ -406,6 +556,13 @@ export async function exportAccount(ports: OwnerPorts, principal: Principal): Pr
 
 export async function deleteAccount(ports: OwnerPorts, principal: Principal): Promise<void> {
   await getAccount(ports, principal);
+  // The kept pages first: a deletion cut short runs again from the account that is still there.
+  for (let cursor: string | undefined; ; ) {
+    const page = await ports.notes.listNotes(principal.userId, {}, { limit: 100, ...(cursor ? { cursor } : {}) });
+    for (const note of page.items) if (note.bookmarkId) await ports.articles.deleteArticle(note.bookmarkId);
+    if (!page.cursor) break;
+    cursor = page.cursor;
+  }
   await ports.accounts.deleteAccount(principal.userId);
 }
 

@@ -1,0 +1,173 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { keys } from '../../functions/adapters/dynamo/keys';
+import { settings } from '../../functions/platform/settings';
+import { json, startTestStack, type TestStack } from '../support/local-stack';
+import { type Owner, signedInUser } from '../support/owner';
+
+/**
+ * Save → the page worker keeps the article (the local stack's article folder) → the article route,
+ * for two users; the page gone on a refetch keeps its copy; deleting a note or an account deletes
+ * its stored objects (counted in the folder).
+ */
+
+const ARTICLE = readFileSync(new URL('../fixtures/articles/news-politics.html', import.meta.url), 'utf8').replace(
+  '</h1>',
+  '</h1><figure><img src="/media/council.png" alt="The council chamber"><figcaption>The chamber.</figcaption></figure>',
+);
+const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+let pageStatus = 200;
+let site: Server;
+let origin: string;
+let t: TestStack;
+let alice: Owner;
+let bob: Owner;
+
+beforeAll(async () => {
+  site = createServer((request, response) => {
+    if (request.url === '/media/council.png')
+      return void response.writeHead(200, { 'Content-Type': 'image/png' }).end(PNG);
+    if (request.url?.startsWith('/story')) {
+      if (pageStatus !== 200) return void response.writeHead(pageStatus).end('gone');
+      return void response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(ARTICLE);
+    }
+    response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  const { port } = site.address() as AddressInfo;
+  origin = `http://127.0.0.1:${port}`;
+  t = await startTestStack(
+    { GLEANER_FETCH_ALLOW: `127.0.0.1:${port}`, OWNER_RATE_LIMIT: '5000;w=60', SAVE_RATE_LIMIT: '5000;w=60' },
+    { startWorkers: true },
+  );
+  [alice, bob] = await Promise.all([signedInUser(t), signedInUser(t)]);
+});
+afterAll(async () => {
+  await t.stop();
+  site.close();
+});
+
+const articleFolder = () => join(t.stack.env[settings.articleStore.name]!, 'articles');
+const storedObjects = (bookmarkId: string) => {
+  try {
+    return readdirSync(join(articleFolder(), bookmarkId), { recursive: true, withFileTypes: true }).filter(
+      (entry) => entry.isFile() && !entry.name.endsWith('.type'),
+    ).length;
+  } catch {
+    return 0;
+  }
+};
+
+async function keptNote(owner: Owner, path: string) {
+  const saved = await json(await t.save(owner.token, { url: `${origin}${path}`, title: 'Budget story' }));
+  await vi.waitFor(
+    async () => {
+      const { Item } = await t.table.doc.send(
+        new GetCommand({ TableName: t.table.tableName, Key: keys.bookmark(saved.bookmark.id), ConsistentRead: true }),
+      );
+      expect(Item?.article?.status).toBeDefined();
+    },
+    { timeout: 30_000, interval: 100 },
+  );
+  return { noteId: saved.note_id as string, bookmarkId: saved.bookmark.id as string };
+}
+
+describe('kept articles', () => {
+  it("keeps a saved page's article with its image, for its owner only", async () => {
+    const { noteId, bookmarkId } = await keptNote(alice, '/story-1');
+    const response = await alice.api(`/api/v2/me/notes/${noteId}/article`);
+    expect(response.status).toBe(200);
+    const article = await json(response);
+    expect(article).toMatchObject({
+      status: 'kept',
+      reason: null,
+      title: expect.stringContaining('City council passes a budget'),
+      byline: 'Maria Okafor',
+      site_name: 'The Daily Ledger',
+      language: 'en',
+      source_status: 'live',
+      notice: null,
+    });
+    expect(article.word_count).toBeGreaterThan(150);
+    expect(article.reading_minutes).toBeGreaterThanOrEqual(1);
+    expect(article.text).toContain('the city council voted seven to four on Tuesday night');
+    expect(article.text).not.toContain('Accept all cookies');
+    const image = /<img[^>]*src="([^"]+)"/.exec(article.html)?.[1];
+    expect(image).toMatch(new RegExp(`^${t.stack.baseUrl}/articles/${bookmarkId}/images/[0-9a-f]{64}\\.png$`));
+    expect(storedObjects(bookmarkId)).toBe(2); // the content and the image
+    // Served from the service's own address, as an icon is, but cached a day only.
+    const served = await fetch(image!);
+    expect(served.status).toBe(200);
+    expect(Buffer.from(await served.arrayBuffer())).toEqual(PNG);
+    expect(served.headers.get('Content-Type')).toBe('image/png');
+    expect(served.headers.get('Cache-Control')).toBe('public, max-age=86400');
+    expect(served.headers.get('X-Content-Type-Options')).toBe('nosniff');
+    const unknown = image!.replace(/[0-9a-f]{64}/, '0'.repeat(64));
+    expect((await fetch(unknown)).status).toBe(404);
+    expect((await fetch(`${t.stack.baseUrl}/articles/..%2F..%2Fetc/images/x.png`)).status).toBe(404);
+
+    // Bob cannot read Alice's article: the same 404 as an unknown note.
+    expect((await bob.api(`/api/v2/me/notes/${noteId}/article`)).status).toBe(404);
+    expect((await bob.api(`/api/v2/me/notes/${crypto.randomUUID()}/article`)).status).toBe(404);
+  });
+
+  it('shows the kept page on the note page, and keeps the last copy when a refetch finds the page gone', async () => {
+    const { noteId, bookmarkId } = await keptNote(alice, '/story-4');
+    const notePage = (owner: Owner) =>
+      fetch(`${t.stack.baseUrl}/library/notes/${noteId}`, { headers: { Cookie: owner.cookie } });
+    const shown = await (await notePage(alice)).text();
+    expect(shown).toContain('<article class="reader" lang="en">');
+    expect(shown).toContain('the city council voted seven to four on Tuesday night');
+    expect(shown).toMatch(new RegExp(`<img[^>]*src="/articles/${bookmarkId}/images/[0-9a-f]{64}\\.png"`));
+    expect(shown).not.toContain('Accept all cookies');
+    expect(shown).not.toMatch(/<script(?! type="module" src="\/)/);
+
+    pageStatus = 410;
+    try {
+      const kept = (await json(await alice.api(`/api/v2/me/notes/${noteId}/article`))).kept as string;
+      const refetch = (owner: Owner) =>
+        fetch(`${t.stack.baseUrl}/library/notes/${noteId}/refetch`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { Cookie: owner.cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ csrf: owner.csrfToken }).toString(),
+        });
+      expect((await refetch(bob)).status).toBe(404);
+      expect((await refetch(alice)).status).toBe(303);
+      await vi.waitFor(
+        async () =>
+          expect((await json(await alice.api(`/api/v2/me/notes/${noteId}/article`))).source_status).toBe('gone'),
+        { timeout: 30_000, interval: 100 },
+      );
+      const article = await json(await alice.api(`/api/v2/me/notes/${noteId}/article`));
+      expect(article).toMatchObject({
+        status: 'kept',
+        kept,
+        notice: `The page is gone; this copy was kept on ${kept.slice(0, 10)}`,
+      });
+      expect(article.text).toContain('the city council voted seven to four');
+      expect(await (await notePage(alice)).text()).toContain(
+        `The page is gone; this copy was kept on ${kept.slice(0, 10)}`,
+      );
+    } finally {
+      pageStatus = 200;
+    }
+  });
+
+  it('deleting the note deletes its article and images; deleting an account deletes all of its', async () => {
+    const one = await keptNote(bob, '/story-2');
+    const two = await keptNote(bob, '/story-3');
+    expect(storedObjects(one.bookmarkId)).toBe(2);
+    expect((await bob.api(`/api/v2/me/notes/${one.noteId}`, { method: 'DELETE' })).status).toBe(204);
+    expect(storedObjects(one.bookmarkId)).toBe(0);
+    expect(storedObjects(two.bookmarkId)).toBe(2);
+
+    const deleted = await bob.api('/api/v2/me', { method: 'DELETE', body: { confirm: 'delete my account' } });
+    expect(deleted.status).toBe(204);
+    expect(storedObjects(two.bookmarkId)).toBe(0);
+  });
+});
