@@ -254,6 +254,10 @@ describe('gleaner CLI against the running local stack', () => {
         tags: ['reading', 'later'],
         note: expect.stringContaining('https://example.com/imported'),
         highlights: [],
+        archived: false,
+        archived_at: null,
+        starred: false,
+        starred_at: null,
       },
     ]);
 
