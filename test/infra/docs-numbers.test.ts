@@ -44,7 +44,8 @@ describe('numbers in the docs', () => {
     const count = (stack: Stack) => Object.keys(Template.fromStack(stack).toJSON().Resources).length;
     const groups = built.stack.node.findAll().filter((construct) => construct instanceof RouteGroupStack);
     expect(within(count(built.stack), root!), `${count(built.stack)} resources in the service's stack`).toBe(true);
-    expect(largestGroup).toBe(Math.max(...groups.map(count)));
+    const largest = Math.max(...groups.map(count));
+    expect(within(largest, largestGroup!), `${largest} resources in the largest route group`).toBe(true);
   });
 
   it('count the alarms and their cost', () => {
