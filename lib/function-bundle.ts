@@ -26,7 +26,7 @@ const NEVER_SHIPPED = /^(@types\/|openai$|@huggingface\/)/;
  * The search functions run on x86-64 Linux (SEARCH_ENGINE_FUNCTION): that build ships, and no other.
  */
 const LANCEDB_BUILD = /^@lancedb\/lancedb-(?!lancedb$)[\w-]+$/;
-export const LANCEDB_LAMBDA_BUILD = '@lancedb/lancedb-linux-x64-gnu';
+const LANCEDB_LAMBDA_BUILD = '@lancedb/lancedb-linux-x64-gnu';
 
 /**
  * How every function is bundled; `npm run bench` and the bundle tests build with the same options.
