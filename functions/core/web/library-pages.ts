@@ -6,13 +6,13 @@
 
 import { ownImagePaths } from '../article/sanitize';
 import type {
+  ArticleResource,
   CreatedTokenResource,
   FeedResource,
   NoteResource,
   NoteSummaryResource,
   TokenResource,
 } from '../owner/api';
-import type { ArticleResource } from '../owner/library';
 import { escapeHtml } from '../text/escape';
 import {
   copyField,
