@@ -229,6 +229,7 @@ describe('gleaner CLI against the running local stack', () => {
       imported: 1,
       merged: 0,
       highlights: 0,
+      articles: 0,
       skipped: [],
       over_cap: 0,
       note_cap: null,

@@ -29,6 +29,7 @@ it('imports a 5,000-link file in one run, each link once, with its tags', async 
     imported: 5000,
     merged: 0,
     highlights: 0,
+    articles: 0,
     skipped: [],
     over_cap: 0,
     note_cap: null,
