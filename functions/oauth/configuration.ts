@@ -1,7 +1,9 @@
 import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { Configuration, interactionPolicy, KoaContextWithOIDC, errors as ProviderErrors } from 'oidc-provider';
 import type { DynamoClients } from '../adapters/dynamo/client';
+import { createSafeFetcher, type SafeFetcher } from '../adapters/safe-fetch';
 import type { OAuthKeys } from '../core/identity/oauth-keys';
 import { ALL_SCOPES } from '../core/identity/principal';
 import { RESOURCE_SCOPES, resourceIdentifier, resourceNamed } from '../core/identity/resources';
@@ -57,6 +59,8 @@ export function configuration(
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
     pkce: { required: () => true },
+    // Public clients only (see checkRegistration): discovery lists no secret-based method.
+    clientAuthMethods: ['none'],
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
@@ -88,10 +92,10 @@ export function configuration(
       clientIdMetadataDocument: {
         enabled: true,
         ack: 'draft-02',
-        // Only https documents on a host name: never a fetch into a private network.
+        // Only https documents on a host name; where they may be fetched from is `fetch`'s to decide.
         allowFetch: async (_ctx: KoaContextWithOIDC, clientId: string) => {
           const url = new URL(clientId);
-          return url.protocol === 'https:' && !/^(\[|\d+\.\d+\.\d+\.\d+$|localhost$)/.test(url.hostname);
+          return url.protocol === 'https:' && isIP(url.hostname.replace(/^\[(.*)\]$/, '$1')) === 0;
         },
       },
       resourceIndicators: {
@@ -111,6 +115,7 @@ export function configuration(
         },
       },
     },
+    fetch: metadataDocumentFetch(createSafeFetcher({ maxRedirects: 0, maxBytes: 64 * 1024, totalTimeoutMs: 2500 })),
     renderError: async (ctx, out) => {
       ctx.type = 'html';
       ctx.body = authorizationErrorPage({ expired: false, reason: String(out.error_description ?? out.error) });
@@ -138,4 +143,20 @@ function loginFollowsWebSession(deps: OwnerAuthDeps, policy: typeof interactionP
     }),
   );
   return prompts;
+}
+
+/**
+ * How oidc-provider fetches (Client ID Metadata Documents): through safe-fetch, which resolves the
+ * host name, checks every address it resolves to (public unicast only, ports 80 and 443) and connects
+ * to the checked address, so a name that resolves to loopback or the VPC is never connected to, not
+ * even to be refused (which made a port probe of it). No redirects; at most 64 KiB.
+ */
+function metadataDocumentFetch(fetcher: SafeFetcher): NonNullable<Configuration['fetch']> {
+  return async (input) => {
+    const answer = await fetcher.fetch(input instanceof Request ? input.url : String(input), {
+      accept: 'application/json',
+    });
+    if (answer.truncated) throw new Error('the client metadata document is too large');
+    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  };
 }

@@ -15,6 +15,7 @@ import {
 } from '../model';
 import { normalizeTag } from '../save/hashtags';
 import { descriptionOf } from '../save/note-body';
+import type { EnrichmentPublisher } from '../save/save-bookmark';
 import { isoTimestamp } from '../text/text';
 import { expiryAfter } from '../token/lifecycle';
 import { newAccessToken } from '../workspace/accounts';
@@ -318,6 +319,25 @@ export async function deleteNote(ports: OwnerPorts, principal: Principal, noteId
   const deleted = await ports.notes.deleteNote(noteId);
   // The kept page goes with its note (its content and images).
   if (deleted?.bookmarkId) await ports.articles.deleteArticle(deleted.bookmarkId);
+}
+
+/**
+ * Fetch again: asks the page worker to keep the note's page anew. A page that is gone by then keeps
+ * its last copy (and says so); a note without a page is a 404.
+ */
+export async function refetchArticle(
+  ports: OwnerPorts & { readonly enrichment: EnrichmentPublisher },
+  principal: Principal,
+  noteId: string,
+): Promise<void> {
+  const note = owned(principal, await ports.notes.getNote(noteId), 'note');
+  if (!note.bookmarkId) throw new NotFoundError('No page to fetch');
+  await ports.enrichment.publish({
+    bookmarkId: note.bookmarkId,
+    scrapeDescription: false,
+    fetchIcon: false,
+    article: true,
+  });
 }
 
 /** The contract's Article resource: the kept page of a note. */
