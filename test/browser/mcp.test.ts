@@ -153,6 +153,7 @@ describe.skipIf(!chromiumAvailable())('an MCP client with the SDK’s OAuth prov
       list_tags: {},
       add_tags: { note_id: saved.note_id, tags: ['later'] },
       remove_tags: { note_id: saved.note_id, tags: ['later'] },
+      set_reading_state: { note_id: saved.note_id, starred: true },
       list_feeds: {},
       add_note_to_feed: { note_id: saved.note_id, feed_id: feed.id },
       search_notes: { query: 'assistant' },
