@@ -225,7 +225,7 @@ describe('two writers on one index', () => {
       for (const writer of writers) writer.close();
       rmSync(folder, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 });
 
 describe('old versions and indexes', () => {
@@ -279,7 +279,7 @@ describe('old versions and indexes', () => {
       own.close();
       rmSync(folder, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 });
 
 describe('the LanceDB 0.31.0 behaviour the index works around (lance-index.ts)', () => {
