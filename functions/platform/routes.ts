@@ -341,6 +341,7 @@ const libraryPages: readonly RouteDefinition[] = [
   libraryPage('WebNote', 'GET', `${webPaths.library}/notes/{note_id}`),
   libraryPage('WebNoteEdit', 'POST', `${webPaths.library}/notes/{note_id}`),
   libraryPage('WebNoteDelete', 'POST', `${webPaths.library}/notes/{note_id}/delete`),
+  libraryPage('WebNoteRefetch', 'POST', `${webPaths.library}/notes/{note_id}/refetch`),
   libraryPage('WebTags', 'GET', webPaths.tags),
   libraryPage('WebTagRename', 'POST', webPaths.tagRename),
   libraryPage('WebTagMerge', 'POST', webPaths.tagMerge),
@@ -430,7 +431,19 @@ export const routes: readonly RouteDefinition[] = [
     throttle: 'icon',
     cdn: true,
     answersHead: true,
-    access: ['table:read'],
+    access: ['table:read', 'articles:read'],
+  },
+  {
+    // An image of a kept article, served by the icon function: its name is its content hash too.
+    id: 'GetArticleImage',
+    method: 'GET',
+    path: '/articles/{article_id}/images/{image_file}',
+    entry: 'functions/get-icon/handler.ts',
+    group: 'save-and-feeds',
+    throttle: 'icon',
+    cdn: true,
+    answersHead: true,
+    access: ['table:read', 'articles:read'],
   },
   {
     // The OpenAPI description of the contract's operations; not itself one of them.

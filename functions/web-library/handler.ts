@@ -70,7 +70,7 @@ export interface WebLibraryDeps extends Omit<OwnerPorts, 'feedLinks'>, ReviewPor
 }
 
 interface Visit {
-  readonly ports: OwnerPorts & ReviewPorts;
+  readonly ports: OwnerPorts & ReviewPorts & { readonly enrichment: EnrichmentPublisher };
   readonly principal: Principal;
   readonly context: PageContext;
   readonly event: APIGatewayProxyEvent;
@@ -84,6 +84,7 @@ type Action = (visit: Visit) => Promise<APIGatewayProxyResult>;
 const NOTICES = {
   saved: 'Saved.',
   deleted: 'Deleted.',
+  refetching: 'Fetching the page again: reload in a moment to see the new copy.',
   renamed: 'Tag renamed.',
   merged: 'Tags merged.',
   created: 'Created.',
@@ -183,14 +184,31 @@ export const actions: Record<string, Action> = {
           type: 'value_error',
         },
       ]);
+    if (parsed.data.action === 'delete' && form.get('confirm') !== 'delete')
+      throw new InvalidInputError([
+        {
+          loc: ['body', 'confirm'],
+          msg: 'Deleting notes cannot be undone: tick “Yes, delete them” first.',
+          type: 'missing',
+        },
+      ]);
     const { results } = await library.bulkEdit(ports, principal, parsed.data);
     if (single && results[0]?.status === 'not_found') throw new NotFoundError('No such note');
     const notice = results.every((result) => result.status === 'done') ? BULK_NOTICES[parsed.data.action] : 'partly';
     return back(safeNextPath(form.get('return')), notice);
   },
   WebNote: async ({ ports, principal, context, event }) => {
-    const note = await library.getNote(ports, principal, uuid(event, 'note_id'));
-    return page(notePage({ ...context, scripts: [SEARCH_SCRIPT] }, note, relatedSection(note.id)));
+    const noteId = uuid(event, 'note_id');
+    const [note, article] = await Promise.all([
+      library.getNote(ports, principal, noteId),
+      library.getArticle(ports, principal, noteId),
+    ]);
+    return page(notePage({ ...context, scripts: [SEARCH_SCRIPT] }, note, relatedSection(note.id), article));
+  },
+  WebNoteRefetch: async ({ ports, principal, event }) => {
+    const noteId = uuid(event, 'note_id');
+    await library.refetchArticle(ports, principal, noteId);
+    return back(notePath(noteId), 'refetching');
   },
   WebNoteEdit: async ({ ports, principal, event, form }) => {
     const noteId = uuid(event, 'note_id');

@@ -214,6 +214,18 @@ describe.skipIf(!chromiumAvailable())('accounts in Chromium', () => {
     expect(await page.getByRole('alert').textContent()).toContain('do not match an account');
   });
 
+  it('puts each form’s submit button on a line of its own on a desktop too, under the last field', async () => {
+    const desktop = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    try {
+      await desktop.goto(`${t.stack.webBaseUrl}/forgot-password`);
+      const field = (await desktop.getByLabel('Email').boundingBox())!;
+      const button = (await desktop.getByRole('button', { name: 'Send the link' }).boundingBox())!;
+      expect(button.y).toBeGreaterThanOrEqual(field.y + field.height);
+    } finally {
+      await desktop.close();
+    }
+  });
+
   it('checked every page it visited for accessibility, and no page broke the CSP', () => {
     expect(new Set(pagesChecked)).toEqual(
       new Set(['/', '/signup', '/signin', '/account', '/oauth/interaction', '/settings/apps']),

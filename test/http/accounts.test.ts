@@ -170,6 +170,19 @@ describe('accounts over HTTP', { timeout: 90_000 }, () => {
     );
   });
 
+  it('answers a used confirmation link with a page about confirming, not one offering a password link', async () => {
+    await new WebClient(t.stack.webBaseUrl).post('/signup', { email: 'confirmer@example.com', password: PASSWORD });
+    const link = new URL(lastMailTo(t.stack.mailFolder, 'confirmer@example.com')!.link);
+    const client = new WebClient(t.stack.webBaseUrl);
+    expect((await client.request(`${link.pathname}${link.search}`)).status).toBe(303);
+    const used = await client.request(`${link.pathname}${link.search}`);
+    expect(used.status).toBe(410);
+    const page = await used.text();
+    expect(page).not.toContain('password link');
+    expect(page).toContain('signing in mails you a fresh confirmation link');
+    expect((await client.request('/set-password?token=nothing')).status).toBe(410);
+  });
+
   it('resets a password with a one-time link, which then works no more', async () => {
     await createLoginUser(t, 'forgetful@example.com', PASSWORD);
     const client = new WebClient(t.stack.webBaseUrl);

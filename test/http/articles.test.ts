@@ -20,7 +20,7 @@ const ARTICLE = readFileSync(new URL('../fixtures/articles/news-politics.html', 
   '</h1><figure><img src="/media/council.png" alt="The council chamber"><figcaption>The chamber.</figcaption></figure>',
 );
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
-const pageStatus = 200;
+let pageStatus = 200;
 let site: Server;
 let origin: string;
 let t: TestStack;
@@ -99,10 +99,63 @@ describe('kept articles', () => {
     const image = /<img[^>]*src="([^"]+)"/.exec(article.html)?.[1];
     expect(image).toMatch(new RegExp(`^${t.stack.baseUrl}/articles/${bookmarkId}/images/[0-9a-f]{64}\\.png$`));
     expect(storedObjects(bookmarkId)).toBe(2); // the content and the image
+    // Served from the service's own address, as an icon is, but cached a day only.
+    const served = await fetch(image!);
+    expect(served.status).toBe(200);
+    expect(Buffer.from(await served.arrayBuffer())).toEqual(PNG);
+    expect(served.headers.get('Content-Type')).toBe('image/png');
+    expect(served.headers.get('Cache-Control')).toBe('public, max-age=86400');
+    expect(served.headers.get('X-Content-Type-Options')).toBe('nosniff');
+    const unknown = image!.replace(/[0-9a-f]{64}/, '0'.repeat(64));
+    expect((await fetch(unknown)).status).toBe(404);
+    expect((await fetch(`${t.stack.baseUrl}/articles/..%2F..%2Fetc/images/x.png`)).status).toBe(404);
 
     // Bob cannot read Alice's article: the same 404 as an unknown note.
     expect((await bob.api(`/api/v2/me/notes/${noteId}/article`)).status).toBe(404);
     expect((await bob.api(`/api/v2/me/notes/${crypto.randomUUID()}/article`)).status).toBe(404);
+  });
+
+  it('shows the kept page on the note page, and keeps the last copy when a refetch finds the page gone', async () => {
+    const { noteId, bookmarkId } = await keptNote(alice, '/story-4');
+    const notePage = (owner: Owner) =>
+      fetch(`${t.stack.baseUrl}/library/notes/${noteId}`, { headers: { Cookie: owner.cookie } });
+    const shown = await (await notePage(alice)).text();
+    expect(shown).toContain('<article class="reader" lang="en">');
+    expect(shown).toContain('the city council voted seven to four on Tuesday night');
+    expect(shown).toMatch(new RegExp(`<img[^>]*src="/articles/${bookmarkId}/images/[0-9a-f]{64}\\.png"`));
+    expect(shown).not.toContain('Accept all cookies');
+    expect(shown).not.toMatch(/<script(?! type="module" src="\/)/);
+
+    pageStatus = 410;
+    try {
+      const kept = (await json(await alice.api(`/api/v2/me/notes/${noteId}/article`))).kept as string;
+      const refetch = (owner: Owner) =>
+        fetch(`${t.stack.baseUrl}/library/notes/${noteId}/refetch`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { Cookie: owner.cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ csrf: owner.csrfToken }).toString(),
+        });
+      expect((await refetch(bob)).status).toBe(404);
+      expect((await refetch(alice)).status).toBe(303);
+      await vi.waitFor(
+        async () =>
+          expect((await json(await alice.api(`/api/v2/me/notes/${noteId}/article`))).source_status).toBe('gone'),
+        { timeout: 30_000, interval: 100 },
+      );
+      const article = await json(await alice.api(`/api/v2/me/notes/${noteId}/article`));
+      expect(article).toMatchObject({
+        status: 'kept',
+        kept,
+        notice: `The page is gone; this copy was kept on ${kept.slice(0, 10)}`,
+      });
+      expect(article.text).toContain('the city council voted seven to four');
+      expect(await (await notePage(alice)).text()).toContain(
+        `The page is gone; this copy was kept on ${kept.slice(0, 10)}`,
+      );
+    } finally {
+      pageStatus = 200;
+    }
   });
 
   it('deleting the note deletes its article and images; deleting an account deletes all of its', async () => {

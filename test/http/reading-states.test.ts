@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
-import { itemsOf, type Owner, signedInUser, tableItems } from '../support/owner';
+import { itemsOf, type Owner, savedPage, signedInUser, tableItems } from '../support/owner';
 
 /**
  * Reading states over real sockets: archiving and starring a note through the per-user API, the
@@ -18,11 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-async function savePage(owner: Owner, url: string, extra: Record<string, unknown> = {}) {
-  const response = await t.save(owner.token, { url, title: `Page ${url}`, ...extra });
-  expect(response.status).toBe(200);
-  return (await json(response)).note_id as string;
-}
+const savePage = (owner: Owner, url: string, extra: Record<string, unknown> = {}) => savedPage(t, owner, url, extra);
 
 const idsOf = (page: { notes: { id: string }[] }) => page.notes.map((note) => note.id);
 const edit = (owner: Owner, noteId: string, body: unknown) =>
@@ -311,8 +307,28 @@ describe('the Library’s forms (no script)', () => {
     ]);
     expect(nothingSelected.status).toBe(422);
     expect(await nothingSelected.text()).toContain('Select the notes to change first.');
+    // Deleting in bulk asks for its box to be ticked.
+    const unconfirmed = await post(alice, [
+      ['csrf', alice.csrfToken],
+      ['action', 'delete'],
+      ['ids', mine],
+    ]);
+    expect(unconfirmed.status).toBe(422);
+    expect(await unconfirmed.text()).toContain('cannot be undone');
+    expect((await alice.api(`/api/v2/me/notes/${mine}`)).status).toBe(200);
     const forged = await post(alice, [['apply', `archive ${mine}`]]);
     expect(forged.status).toBe(403);
     expect((await json(await alice.api(`/api/v2/me/notes/${mine}`))).archived).toBe(false);
+    const deleted = await post(alice, [
+      ['csrf', alice.csrfToken],
+      ['return', '/library?view=all'],
+      ['action', 'delete'],
+      ['confirm', 'delete'],
+      ['ids', mine],
+      ['ids', theirs],
+    ]);
+    expect(deleted.headers.get('Location')).toBe('/library?view=all&notice=partly');
+    expect((await alice.api(`/api/v2/me/notes/${mine}`)).status).toBe(404);
+    expect((await bob.api(`/api/v2/me/notes/${theirs}`)).status).toBe(200);
   });
 });

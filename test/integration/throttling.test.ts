@@ -144,7 +144,9 @@ const PATHS: Record<string, Path> = {
       const hash = randomUUID().replace(/-/g, '').repeat(2);
       await icons.putIcon({ hash, mediaType: 'image/png', bytes: new Uint8Array([137, 80, 78, 71]) });
       const event = proxyEvent({ httpMethod: 'GET', pathParameters: { icon_file: `${hash}.png` } });
-      return { invoke: () => makeIconHandler({ icons, logger })(event, context()) };
+      return {
+        invoke: () => makeIconHandler({ icons, articles: { getImage: async () => null }, logger })(event, context()),
+      };
     },
   },
 };

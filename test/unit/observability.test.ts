@@ -28,7 +28,11 @@ describe('logs never hold credentials', () => {
     vi.stubEnv('POWERTOOLS_LOGGER_LOG_EVENT', 'true');
     vi.stubEnv('POWERTOOLS_DEV', '');
     const logs = captureLogs();
-    const handler = makeHandler({ icons: { getIcon: async () => null }, logger: createLogger({ LOG_LEVEL: 'INFO' }) });
+    const handler = makeHandler({
+      icons: { getIcon: async () => null },
+      articles: { getImage: async () => null },
+      logger: createLogger({ LOG_LEVEL: 'INFO' }),
+    });
     const secrets = { Authorization: `Bearer ${TOKEN}`, 'x-api-key': API_KEY, Cookie: `session=${TOKEN}` };
     await handler(
       proxyEvent({

@@ -1,5 +1,5 @@
 import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { cancellationReasons } from './transactions';
+import { cancellationReasons, type TransactionAction } from './transactions';
 
 /** An action whose condition did not hold, with the item as it was (when the write asked for it). */
 export interface FailedCondition {
@@ -55,4 +55,32 @@ export function itemTooLarge(error: unknown): boolean {
   return (
     cancellationReasons(error)?.some((reason) => reason.Code === 'ValidationError' && tooLarge(reason.Message)) ?? false
   );
+}
+
+/**
+ * A transaction's actions under step names. A refused transaction's conditions are read back by
+ * step (`refused`), never by position, so adding or reordering a step cannot misreport another.
+ */
+export class TransactionSteps<Step extends string> {
+  readonly actions: TransactionAction[] = [];
+  private readonly steps: Step[] = [];
+
+  /** Adds the actions of one step (none when the step does not apply). */
+  add(step: Step, ...actions: TransactionAction[]): this {
+    for (const action of actions) {
+      this.actions.push(action);
+      this.steps.push(step);
+    }
+    return this;
+  }
+
+  /** The first refused condition of `step` in a failed transaction's outcome, or null. */
+  refused(step: Step, failed: readonly (FailedCondition | null)[]): FailedCondition | null {
+    return failed.find((failure, index) => failure !== null && this.steps[index] === step) ?? null;
+  }
+
+  /** A failed outcome as if `step`'s condition had refused with `item` (a conflict read from the item). */
+  refusal(step: Step, item: FailedCondition['item']): { written: false; failed: (FailedCondition | null)[] } {
+    return { written: false, failed: this.steps.map((each) => (each === step ? { item } : null)) };
+  }
 }

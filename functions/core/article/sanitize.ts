@@ -160,6 +160,26 @@ export function replaceImages(html: string, kept: ReadonlyMap<string, string>): 
   });
 }
 
+/**
+ * Kept images as root-relative paths (`/articles/<id>/images/<file>`), for pages of the service
+ * itself: the image comes from the page's own origin whatever address the worker stored it under.
+ */
+export function ownImagePaths(html: string): string {
+  return sanitizeHtml(html, {
+    ...BASE_OPTIONS,
+    allowedAttributes: { ...BASE_OPTIONS.allowedAttributes, a: ['href', 'title', 'rel'] },
+    allowedSchemesByTag: { img: ['http', 'https', 'data'] },
+    transformTags: {
+      img: (tagName, attribs) => {
+        const path = /^https?:\/\/[^/]+(\/articles\/[0-9a-f-]{36}\/images\/[0-9a-f]{64}\.[a-z]{2,4})$/.exec(
+          attribs.src ?? '',
+        )?.[1];
+        return { tagName, attribs: path ? { ...attribs, src: path } : attribs };
+      },
+    },
+  });
+}
+
 /** The distinct http(s) image addresses of sanitized article HTML, in document order, at most `limit`. */
 export function imageSources(html: string, limit: number): string[] {
   const sources = new Set<string>();

@@ -15,6 +15,7 @@ import {
 } from '../model';
 import { normalizeTag } from '../save/hashtags';
 import { descriptionOf } from '../save/note-body';
+import type { EnrichmentPublisher } from '../save/save-bookmark';
 import { isoTimestamp } from '../text/text';
 import { expiryAfter } from '../token/lifecycle';
 import { newAccessToken } from '../workspace/accounts';
@@ -23,6 +24,7 @@ import type { NoteFilter, Page, PageRequest } from '../workspace/listing';
 import type {
   AccountExportResource,
   AccountResource,
+  ArticleResource,
   CreatedTokenResource,
   FeedCreate,
   FeedEdit,
@@ -320,27 +322,23 @@ export async function deleteNote(ports: OwnerPorts, principal: Principal, noteId
   if (deleted?.bookmarkId) await ports.articles.deleteArticle(deleted.bookmarkId);
 }
 
-/** The contract's Article resource: the kept page of a note. */
-export interface ArticleResource {
-  readonly status: 'pending' | ArticleRecord['status'];
-  readonly reason: string | null;
-  readonly title: string | null;
-  readonly byline: string | null;
-  readonly site_name: string | null;
-  readonly published: string | null;
-  readonly language: string | null;
-  readonly direction: 'ltr' | 'rtl' | null;
-  readonly word_count: number;
-  readonly reading_minutes: number;
-  readonly lead_image: string | null;
-  readonly text: string | null;
-  readonly html: string | null;
-  /** When the copy was taken; null when nothing is kept. */
-  readonly kept: string | null;
-  /** `live`, `gone` (404, 410, or no longer resolves) or null before the page was fetched. */
-  readonly source_status: 'live' | 'gone' | null;
-  /** "The page is gone; this copy was kept on DATE" when it is. */
-  readonly notice: string | null;
+/**
+ * Fetch again: asks the page worker to keep the note's page anew. A page that is gone by then keeps
+ * its last copy (and says so); a note without a page is a 404.
+ */
+export async function refetchArticle(
+  ports: OwnerPorts & { readonly enrichment: EnrichmentPublisher },
+  principal: Principal,
+  noteId: string,
+): Promise<void> {
+  const note = owned(principal, await ports.notes.getNote(noteId), 'note');
+  if (!note.bookmarkId) throw new NotFoundError('No page to fetch');
+  await ports.enrichment.publish({
+    bookmarkId: note.bookmarkId,
+    scrapeDescription: false,
+    fetchIcon: false,
+    article: true,
+  });
 }
 
 /** The note's kept page: its metadata from the bookmark's row, its text and HTML from the article store. */
@@ -352,7 +350,7 @@ export async function getArticle(ports: OwnerPorts, principal: Principal, noteId
   return articleResource(record, content);
 }
 
-export function articleResource(
+function articleResource(
   record: ArticleRecord | null,
   content: { html: string; text: string } | null,
 ): ArticleResource {

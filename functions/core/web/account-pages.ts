@@ -119,12 +119,19 @@ ${passwordField('new-password')}
   });
 }
 
-/** A page for a link that is unknown, used or expired. */
-export function linkExpiredPage(): string {
+/**
+ * A page for a link that is unknown, used or expired: a password link offers a new one; a
+ * confirmation link says that signing in confirms with a fresh link if the address still needs it.
+ */
+export function linkExpiredPage(kind: 'confirmation' | 'password'): string {
+  const next =
+    kind === 'password'
+      ? `<a href="${webPaths.forgotPassword}">Ask for a new password link</a> or <a href="${webPaths.signIn}">sign in</a>.`
+      : `If you confirmed your address with it, it is confirmed: <a href="${webPaths.signIn}">sign in</a>. If not, signing in mails you a fresh confirmation link.`;
   return renderPage({
     title: 'Link expired',
     body: `<h1>This link no longer works</h1>
-<p>It was used already, or it expired. <a href="${webPaths.forgotPassword}">Ask for a new password link</a> or <a href="${webPaths.signIn}">sign in</a>.</p>`,
+<p>It was used already, or it expired. ${next}</p>`,
   });
 }
 

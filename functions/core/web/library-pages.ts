@@ -4,7 +4,9 @@
  * every value from outside goes through `escapeHtml`, and only http(s) URLs reach an href or src.
  */
 
+import { ownImagePaths } from '../article/sanitize';
 import type {
+  ArticleResource,
   CreatedTokenResource,
   FeedResource,
   NoteResource,
@@ -12,7 +14,15 @@ import type {
   TokenResource,
 } from '../owner/api';
 import { escapeHtml } from '../text/escape';
-import { csrfField, type NavItem, postButton, renderPage, type SignedIn, settingsNavigation } from './layout';
+import {
+  copyField,
+  csrfField,
+  type NavItem,
+  postButton,
+  renderPage,
+  type SignedIn,
+  settingsNavigation,
+} from './layout';
 import { notePath, webPaths } from './paths';
 
 export interface PageContext {
@@ -173,6 +183,7 @@ ${csrfField(context.signedIn.csrfToken)}
 <label for="bulk-tags">Tags to add or remove</label>
 <input id="bulk-tags" name="tags" aria-describedby="bulk-tags-hint">
 <p id="bulk-tags-hint" class="hint muted">Separated by commas or spaces.</p>
+<label class="check"><input type="checkbox" name="confirm" value="delete"> Yes, delete them (for Delete: it cannot be undone)</label>
 <button type="submit">Apply to selected</button>
 </fieldset>
 <ul class="list notes">
@@ -200,7 +211,40 @@ ${view.olderHref ? `<p><a href="${escapeHtml(view.olderHref)}">Older notes</a></
 }
 
 /** `related`: the related notes section (the search feature's), placed after the highlights. */
-export function notePage(context: PageContext, note: NoteResource, related = ''): string {
+/** The note's kept page as the reader shows it: its state, the gone notice, the article in a readable column. */
+function readerSection(noteId: string, article: ArticleResource, csrf: string): string {
+  const refetch = postButton(`${notePath(noteId)}/refetch`, csrf, 'Fetch again', 'secondary');
+  const facts = [
+    article.site_name,
+    article.byline,
+    article.published ? when(article.published) : null,
+    article.reading_minutes ? `${article.reading_minutes} min read` : null,
+  ].filter((fact): fact is string => Boolean(fact));
+  const state =
+    article.status === 'pending'
+      ? 'The page has not been fetched yet.'
+      : article.status === 'failed'
+        ? `The page could not be kept: ${article.reason ?? 'unknown reason'}.`
+        : article.status === 'partial'
+          ? `Kept partly: ${article.reason ?? 'not an article'}.`
+          : `Kept ${article.kept ? when(article.kept) : ''}.`;
+  const lang = article.language ? ` lang="${escapeHtml(article.language)}"` : '';
+  const dir = article.direction ? ` dir="${article.direction}"` : '';
+  return `<section aria-labelledby="reader-heading" class="reader-section">
+<h2 id="reader-heading">The page</h2>
+<p class="muted" id="article-state" data-status="${article.status}">${escapeHtml(state)}${facts.length ? ` ${escapeHtml(facts.join(' · '))}` : ''}</p>
+${article.notice ? `<p class="notice" role="status">${escapeHtml(article.notice)}</p>` : ''}
+${article.html ? `<article class="reader"${lang}${dir}>\n${ownImagePaths(article.html)}\n</article>` : ''}
+${refetch}
+</section>`;
+}
+
+export function notePage(
+  context: PageContext,
+  note: NoteResource,
+  related = '',
+  article: ArticleResource | null = null,
+): string {
   const source = safeUrl(note.url);
   const highlights = note.highlights
     .map(
@@ -228,6 +272,7 @@ ${source ? `<p><a href="${source}" rel="noopener noreferrer">${escapeHtml(note.u
 ${note.description ? `<p>${escapeHtml(note.description)}</p>` : ''}
 ${note.comment ? `<p class="note-comment"><strong>Your comment:</strong> ${escapeHtml(note.comment)}</p>` : ''}
 ${tagLinks(note.tags)}
+${article ? readerSection(note.id, article, csrf) : ''}
 <section aria-labelledby="highlights">
 <h2 id="highlights">Highlights</h2>
 ${note.highlights.length ? `<ul class="list highlights">\n${highlights}\n</ul>` : '<p class="muted">No highlights yet.</p>'}
@@ -423,8 +468,7 @@ ${token.revoked ? '' : postButton(`${webPaths.apiTokens}/${encodeURIComponent(to
     ? `<section aria-labelledby="new-secret" class="notice">
 <h2 id="new-secret">Your new token “${escapeHtml(created.label ?? '')}”</h2>
 <p>Copy it now: it is shown only this once. Paste it into the browser extension’s options.</p>
-<label for="secret">Token</label>
-<input id="secret" readonly value="${escapeHtml(created.token)}">
+${copyField('secret', 'Token', created.token)}
 </section>`
     : '';
   const expiry = EXPIRY_CHOICES.map(
@@ -453,6 +497,7 @@ ${csrfField(csrf)}
 <h2 id="tokens">Your tokens</h2>
 ${tokens.length ? `<ul class="list tokens">\n${rows}\n</ul>` : '<p class="muted">No tokens yet.</p>'}
 </section>`,
+    created ? ['copy.js'] : [],
   );
 }
 
