@@ -15,6 +15,7 @@ import {
 } from '../functions/core/feed/settings';
 import { normalizeEmail } from '../functions/core/identity/email';
 import { sendOneTimeLink } from '../functions/core/identity/links';
+import { importedArticles } from '../functions/core/import/articles';
 import { readExport, type UploadedFile } from '../functions/core/import/detect';
 import { importExport } from '../functions/core/import/import';
 import { ImportFileError } from '../functions/core/import/items';
@@ -218,7 +219,7 @@ export const commands: Record<string, Command> = {
     return bookmarkResource(bookmark);
   },
 
-  import: async ({ args, options, accounts, bookmarks, stderr }) => {
+  import: async ({ args, options, accounts, bookmarks, articles, stderr }) => {
     if (args.length === 0) throw new UsageError('FILE is required');
     requiredUserId(options); // a malformed id is told before the file is read
     const uploads = args.map((file) => {
@@ -240,6 +241,7 @@ export const commands: Record<string, Command> = {
       newId: randomUUID,
       now: () => new Date(),
       logger: { warn: () => {} },
+      articles: articles && importedArticles({ store: articles, bookmarks, now: () => new Date() }),
     };
     const report = await importExport(ports, userId, parsed, progress);
     if (progress) stderr.write('\n');

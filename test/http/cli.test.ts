@@ -63,6 +63,10 @@ describe('gleaner CLI against the running local stack', () => {
       tags: ['cli'],
       created: expect.any(String),
       updated: expect.any(String),
+      archived: false,
+      archived_at: null,
+      starred: false,
+      starred_at: null,
     });
     // A resource with a list field (its tags) is still key: value lines, not a table.
     expect((await gleaner(['notes', 'get', saved.note_id], env)).stdout).toMatch(/^id: +\S+\n(?:.*\n)*tags: +cli\n/);
@@ -229,6 +233,7 @@ describe('gleaner CLI against the running local stack', () => {
       imported: 1,
       merged: 0,
       highlights: 0,
+      articles: 0,
       skipped: [],
       over_cap: 0,
       note_cap: null,

@@ -66,6 +66,7 @@ describe('import and export', () => {
       imported: 2,
       merged: 0,
       highlights: 0,
+      articles: 0,
       skipped: [
         { row: 3, reason: 'duplicate of row 1 (merged into it)' },
         { row: 4, reason: 'not an http(s) URL (place:)' },

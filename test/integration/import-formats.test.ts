@@ -6,10 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
+import { importedArticles } from '../../functions/core/import/articles';
 import { readExport, type UploadedFile } from '../../functions/core/import/detect';
 import { importExport } from '../../functions/core/import/import';
 import { newUser } from '../../functions/core/workspace/accounts';
 import { type ExportedBookmark, exportWorkspace } from '../../functions/core/workspace/export';
+import { MemoryArticleStore } from '../support/article-ports';
 import { createTestTable } from '../support/dynamo';
 import { quietSavePorts } from '../support/save-ports';
 
@@ -81,23 +83,44 @@ function comparable(exported: readonly ExportedBookmark[], importStarted: number
 }
 
 const exportOf = (userId: string) => exportWorkspace({ notes: store, highlights: feeds }, userId);
+/** The save core's ports, and an article store the readable copies an export carries are kept in. */
+const importPorts = (articles: MemoryArticleStore) => ({
+  ...quietSavePorts(store),
+  articles: importedArticles({ store: articles, bookmarks: store, now: () => new Date() }),
+});
+/** The texts of the articles kept. */
+const keptTexts = async (articles: MemoryArticleStore) =>
+  Promise.all(
+    [...articles.objects.keys()]
+      .filter((key) => key.endsWith('/content.json'))
+      .map(async (key) => (await articles.getContent(key.split('/')[0]!))!.text),
+  );
 const fixtures = readdirSync(FIXTURES).filter((name) => statSync(join(FIXTURES, name)).isDirectory());
 
 describe.each(fixtures)('the %s fixture', (fixture) => {
   it('imports as expected.json says, field by field; again changes nothing; a second user gets the same', async () => {
     const [first, second] = [await user(), await user()];
     const started = Date.now();
-    const report = await importExport(quietSavePorts(store), first, readExport(looseFiles(fixture)));
+    const articles = new MemoryArticleStore();
+    const report = await importExport(importPorts(articles), first, readExport(looseFiles(fixture)));
     const workspace = comparable(await exportOf(first), started);
-    await expect(`${JSON.stringify({ report, export: workspace }, null, 2)}\n`).toMatchFileSnapshot(
+    const kept = await keptTexts(articles);
+    await expect(`${JSON.stringify({ report, export: workspace, articles: kept }, null, 2)}\n`).toMatchFileSnapshot(
       join(FIXTURES, fixture, EXPECTED),
     );
 
-    const again = await importExport(quietSavePorts(store), first, readExport(zipped(fixture)));
-    expect(again).toEqual({ ...report, imported: 0, merged: report.imported + report.merged, highlights: 0 });
+    const again = await importExport(importPorts(articles), first, readExport(zipped(fixture)));
+    expect(again).toEqual({
+      ...report,
+      imported: 0,
+      merged: report.imported + report.merged,
+      highlights: 0,
+      articles: 0,
+    });
     expect(comparable(await exportOf(first), started)).toEqual(workspace);
+    expect(await keptTexts(articles)).toEqual(kept);
 
-    await importExport(quietSavePorts(store), second, readExport(zipped(fixture)));
+    await importExport(importPorts(new MemoryArticleStore()), second, readExport(zipped(fixture)));
     expect(comparable(await exportOf(second), started)).toEqual(workspace);
     expect(comparable(await exportOf(first), started)).toEqual(workspace);
   });

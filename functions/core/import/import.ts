@@ -6,6 +6,7 @@ import { SAVE_LIMITS } from '../save/save-request';
 import { normalizeUrl, parseBookmarkUrl } from '../save/url';
 import { isoTimestamp, truncate } from '../text/text';
 import { inSavedOrder } from '../workspace/restored-highlights';
+import type { ImportedArticles } from './articles';
 import type { ImportFormat, ImportItem, ParsedImport, RowPlace, SkippedRow } from './items';
 
 /**
@@ -60,6 +61,8 @@ interface ImportCounts {
   readonly merged: number;
   /** Highlights written (a re-run writes none). */
   readonly highlights: number;
+  /** Readable copies from the export kept as new bookmarks' articles. */
+  readonly articles: number;
   /** Links not imported because the note cap was reached; the import stops there. */
   readonly over_cap: number;
   readonly note_cap: number | null;
@@ -171,16 +174,21 @@ function stateSince(states: readonly (Date | boolean | null | undefined)[], othe
 const earliest = (dates: readonly (Date | null | undefined)[]) =>
   dates.flatMap((date) => (date ? [date] : [])).sort((a, b) => a.getTime() - b.getTime())[0];
 
+/** The save core's ports, and where an export's readable copies are kept (none: they are left out). */
+export interface ImportPorts extends SaveBookmarkPorts {
+  readonly articles?: ImportedArticles | null;
+}
+
 /** Saves in flight at once: enough to import thousands of links in one run, few enough to stay polite. */
 const CONCURRENT_SAVES = 8;
 
 async function importLinks(
-  ports: SaveBookmarkPorts,
+  ports: ImportPorts,
   userId: string,
   links: readonly ImportLink[],
   onProgress: (done: number, total: number) => void = () => {},
 ): Promise<ImportCounts> {
-  const counts = { imported: 0, merged: 0, highlights: 0, over_cap: 0 };
+  const counts = { imported: 0, merged: 0, highlights: 0, articles: 0, over_cap: 0 };
   let noteCap: number | null = null;
   let next = 0;
   let done = 0;
@@ -195,6 +203,7 @@ async function importLinks(
       } else {
         counts[outcome.kind]++;
         counts.highlights += outcome.highlights;
+        counts.articles += outcome.article ? 1 : 0;
       }
       onProgress(++done, links.length);
     }
@@ -205,7 +214,7 @@ async function importLinks(
 
 /** An export read and imported in one go (the CLI; the API's worker runs `importLinks` in chunks). */
 export async function importExport(
-  ports: SaveBookmarkPorts,
+  ports: ImportPorts,
   userId: string,
   parsed: ParsedImport,
   onProgress?: (done: number, total: number) => void,
@@ -221,9 +230,9 @@ export async function importExport(
   };
 }
 
-type Outcome = { kind: 'imported' | 'merged'; highlights: number } | { limit: number };
+type Outcome = { kind: 'imported' | 'merged'; highlights: number; article?: boolean } | { limit: number };
 
-async function importOne(ports: SaveBookmarkPorts, userId: string, link: ImportLink): Promise<Outcome> {
+async function importOne(ports: ImportPorts, userId: string, link: ImportLink): Promise<Outcome> {
   const date = (iso: string | null) => (iso ? new Date(iso) : null);
   const highlights = link.highlights.map((highlight) => ({ ...highlight, saved: new Date(highlight.saved) }));
   const request = {
@@ -251,13 +260,13 @@ async function importOne(ports: SaveBookmarkPorts, userId: string, link: ImportL
     },
   });
   switch (outcome.kind) {
-    case 'saved':
-      return outcome.isNewBookmark
-        ? { kind: 'imported', highlights: link.note?.highlights?.length ?? highlights.length }
-        : {
-            kind: 'merged',
-            highlights: await appendNewHighlights(ports, outcome.bookmark, highlights),
-          };
+    case 'saved': {
+      if (!outcome.isNewBookmark)
+        return { kind: 'merged', highlights: await appendNewHighlights(ports, outcome.bookmark, highlights) };
+      const article = link.article !== null && !!ports.articles;
+      if (article) await ports.articles!.keep(outcome.bookmark.id, { html: link.article!, url: link.url });
+      return { kind: 'imported', highlights: link.note?.highlights?.length ?? highlights.length, article };
+    }
     case 'note-full':
       return { kind: 'merged', highlights: 0 };
     case 'note-limit':

@@ -50,88 +50,79 @@ export function parsePocketZip(files: readonly ExportFile[], csvFiles: readonly 
     }
   }
   const byUrl = new Map(items.map((item, index) => [item.url, index]));
-  // Highlights join on the URL; an annotated page missing from the CSV still comes in with them.
-  for (const file of files.filter((candidate) => isPocketAnnotations(candidate.name)).sort(byName)) {
-    const entries = jsonList(file, skipped, files);
+  /**
+   * An entry of an annotations or collections file: merged into the row of its URL, or a page of its
+   * own when the CSV lacks it (an annotated page, a page only in a collection).
+   */
+  const joinEntries = (
+    file: ExportFile,
+    entries: readonly Entry[],
+    what: string,
+    page: (entry: Entry, url: string) => Omit<ImportItem, 'file' | 'row' | 'url'>,
+    merge: (item: ImportItem, entry: Entry) => ImportItem,
+  ) =>
     entries.forEach((entry, index) => {
+      const place = { file: placeIn(files, file), row: index + 1 };
       const url = text(entry?.url);
       if (!url) {
-        skipped.push({
-          file: placeIn(files, file),
-          row: index + 1,
-          reason: 'malformed: an annotation entry without a url',
-        });
+        skipped.push({ ...place, reason: `malformed: ${what} without a url` });
         return;
       }
-      const highlights: ImportedHighlight[] = (Array.isArray(entry.highlights) ? entry.highlights : []).flatMap(
-        (highlight: { quote?: unknown; created_at?: unknown }) => {
-          const quote = text(highlight?.quote);
-          return quote ? [{ quote, comment: null, saved: fromSeconds(highlight.created_at) }] : [];
-        },
-      );
       const at = byUrl.get(url);
-      if (at === undefined) {
+      if (at !== undefined) items[at] = merge(items[at]!, entry);
+      else {
         byUrl.set(url, items.length);
-        items.push({
-          file: placeIn(files, file),
-          row: index + 1,
-          url,
-          title: titleOf(entry.title, url),
-          tags: [],
-          added: null,
-          description: null,
-          highlights,
-        });
-      } else {
-        items[at] = { ...items[at]!, highlights: [...(items[at]!.highlights ?? []), ...highlights] };
+        items.push({ ...place, url, ...page(entry, url) });
       }
     });
-  }
+  // Highlights join on the URL, each with its time.
+  const highlightsOf = (entry: Entry): ImportedHighlight[] =>
+    (Array.isArray(entry.highlights) ? entry.highlights : []).flatMap((highlight: Entry) => {
+      const quote = text(highlight?.quote);
+      return quote ? [{ quote, comment: null, saved: fromSeconds(highlight.created_at) }] : [];
+    });
+  for (const file of files.filter((candidate) => isPocketAnnotations(candidate.name)).sort(byName))
+    joinEntries(
+      file,
+      jsonList(file, skipped, files),
+      'an annotation entry',
+      (entry, url) => ({
+        title: titleOf(entry.title, url),
+        tags: [],
+        added: null,
+        description: null,
+        highlights: highlightsOf(entry),
+      }),
+      (item, entry) => ({ ...item, highlights: [...(item.highlights ?? []), ...highlightsOf(entry)] }),
+    );
   // A collection is a tag on its pages (its slug); its notes on them become their comments.
   for (const file of files.filter((candidate) => isPocketCollection(candidate.name)).sort(byName)) {
-    let collection: { slug?: unknown; title?: unknown; description?: unknown; items?: unknown };
+    let collection: Entry;
     try {
       collection = JSON.parse(file.text);
     } catch {
       skipped.push({ file: placeIn(files, file), row: 0, reason: 'malformed: not JSON' });
       continue;
     }
-    const slug = text(collection.slug) ?? baseName(file.name).replace(/\.json$/i, '');
-    const listed = Array.isArray(collection.items) ? collection.items : [];
-    listed.forEach((entry: { url?: unknown; title?: unknown; excerpt?: unknown; note?: unknown }, index: number) => {
-      const url = text(entry?.url);
-      if (!url) {
-        skipped.push({
-          file: placeIn(files, file),
-          row: index + 1,
-          reason: 'malformed: a collection item without a url',
-        });
-        return;
-      }
-      const tags = tagsOf([slug]);
-      const at = byUrl.get(url);
-      if (at === undefined) {
-        byUrl.set(url, items.length);
-        items.push({
-          file: placeIn(files, file),
-          row: index + 1,
-          url,
-          title: titleOf(entry.title, url),
-          tags,
-          added: null,
-          description: text(entry.excerpt),
-          comment: text(entry.note),
-        });
-      } else {
-        const item = items[at]!;
-        items[at] = {
-          ...item,
-          tags: tagsOf([...item.tags, ...tags]),
-          description: item.description ?? text(entry.excerpt),
-          comment: [item.comment, text(entry.note)].filter(Boolean).join('\n\n') || null,
-        };
-      }
-    });
+    const tags = tagsOf([text(collection?.slug) ?? baseName(file.name).replace(/\.json$/i, '')]);
+    joinEntries(
+      file,
+      Array.isArray(collection?.items) ? collection.items : [],
+      'a collection item',
+      (entry, url) => ({
+        title: titleOf(entry.title, url),
+        tags,
+        added: null,
+        description: text(entry.excerpt),
+        comment: text(entry.note),
+      }),
+      (item, entry) => ({
+        ...item,
+        tags: tagsOf([...item.tags, ...tags]),
+        description: item.description ?? text(entry.excerpt),
+        comment: [item.comment, text(entry.note)].filter(Boolean).join('\n\n') || null,
+      }),
+    );
   }
   return {
     format: 'pocket',
@@ -143,7 +134,9 @@ export function parsePocketZip(files: readonly ExportFile[], csvFiles: readonly 
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: entries of an export are checked field by field where read
-function jsonList(file: ExportFile, skipped: SkippedRow[], files: readonly ExportFile[]): any[] {
+type Entry = any;
+
+function jsonList(file: ExportFile, skipped: SkippedRow[], files: readonly ExportFile[]): Entry[] {
   try {
     const parsed = JSON.parse(file.text);
     if (Array.isArray(parsed)) return parsed;
