@@ -342,6 +342,7 @@ describe('REST API', () => {
       expect(method.properties.ApiKeyRequired, route.id).toBe(route.cdn);
     }
     expect(cdnRoutes.map((route) => route.id).sort()).toEqual([
+      'GetArticleImage',
       'GetFeedAtom',
       'GetFeedEmbedScript',
       'GetFeedPage',
@@ -723,6 +724,7 @@ describe('scheduled tasks', () => {
 describe('CloudFront', () => {
   const cachedPatterns = [
     '/api/v2/publisher/feeds/*',
+    '/articles/*',
     '/feeds/*',
     '/feeds/*/atom',
     '/feeds/*/feed.json',
