@@ -52,7 +52,10 @@ async function build() {
     chunkNames: 'chunks/[name]-[hash]',
     outExtension: { '.js': '.mjs' },
     // Bundled CommonJS dependencies still call `require`.
-    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+    // Named apart from the bundle's own imports: fflate's ESM build imports `createRequire` too.
+    banner: {
+      js: "import { createRequire as bannerCreateRequire } from 'node:module'; const require = bannerCreateRequire(import.meta.url);",
+    },
     metafile: true,
     logLevel: 'error',
   });

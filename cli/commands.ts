@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { EmailTakenError } from '../functions/adapters/dynamo/identity-store';
 import { parseUuidParameter } from '../functions/core/contract/validation';
 import {
@@ -14,6 +15,10 @@ import {
 } from '../functions/core/feed/settings';
 import { normalizeEmail } from '../functions/core/identity/email';
 import { sendOneTimeLink } from '../functions/core/identity/links';
+import { importedArticles } from '../functions/core/import/articles';
+import { readExport, type UploadedFile } from '../functions/core/import/detect';
+import { importExport } from '../functions/core/import/import';
+import { ImportFileError } from '../functions/core/import/items';
 import {
   type AccessToken,
   bookmarkResource,
@@ -34,15 +39,9 @@ import {
   tokenAccepted,
 } from '../functions/core/token/lifecycle';
 import { changedPlan, newAccessToken, newUser } from '../functions/core/workspace/accounts';
-import {
-  bookmarkFileEntries,
-  exportWorkspace,
-  InvalidExportError,
-  parseWorkspaceExport,
-} from '../functions/core/workspace/export';
-import { importBookmarks } from '../functions/core/workspace/import';
+import { bookmarkFileEntries, exportWorkspace } from '../functions/core/workspace/export';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from '../functions/core/workspace/listing';
-import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../functions/core/workspace/netscape-bookmarks';
+import { renderNetscapeBookmarks } from '../functions/core/workspace/netscape-bookmarks';
 import { routeUrl } from '../functions/platform/routes';
 import type { Connection } from './connection';
 import { keyValueBlocks } from './output';
@@ -220,17 +219,18 @@ export const commands: Record<string, Command> = {
     return bookmarkResource(bookmark);
   },
 
-  import: async ({ args, options, accounts, bookmarks, stderr }) => {
-    const file = requiredArgument(args, 'FILE');
+  import: async ({ args, options, accounts, bookmarks, articles, stderr }) => {
+    if (args.length === 0) throw new UsageError('FILE is required');
     requiredUserId(options); // a malformed id is told before the file is read
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-    }
+    const uploads = args.map((file) => {
+      try {
+        return { name: basename(file), bytes: new Uint8Array(readFileSync(file)) };
+      } catch (error) {
+        throw new Error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      }
+    });
     const userId = await existingUser(options, accounts);
-    const entries = importedEntries(file, text);
+    const parsed = readImport(uploads);
     const progress = stderr.isTTY
       ? (done: number, total: number) => stderr.write(`\rimporting ${done}/${total}`)
       : undefined;
@@ -241,13 +241,17 @@ export const commands: Record<string, Command> = {
       newId: randomUUID,
       now: () => new Date(),
       logger: { warn: () => {} },
+      articles: articles && importedArticles({ store: articles, bookmarks, now: () => new Date() }),
     };
-    const report = await importBookmarks(ports, userId, entries, progress);
+    const report = await importExport(ports, userId, parsed, progress);
     if (progress) stderr.write('\n');
     if (report.over_cap)
       stderr.write(
         `gleaner: stopped at the note cap (${report.note_cap}): ${report.over_cap} links not imported; delete notes or raise the cap, then run the import again\n`,
       );
+    if (!options.json)
+      for (const skip of report.skipped)
+        stderr.write(`skipped ${skip.file ? `${skip.file} ` : ''}row ${skip.row}: ${skip.reason}\n`);
     return { user_id: userId, ...report };
   },
 
@@ -275,11 +279,12 @@ export const commands: Record<string, Command> = {
       cursor: options.cursor as string | undefined,
     });
     if (!result.ok) throw new UsageError(result.problem.message);
-    const { results, cursor, mode, reason } = result.answer;
+    const { results, cursor, mode, model, reason } = result.answer;
     const json = {
       results: results.map((hit) => ({ ...hit, snippet: snippetText(hit.snippet) })),
       cursor,
       mode,
+      ...(model ? { model } : {}),
       ...(reason ? { reason } : {}),
     };
     return new DocumentOutput(searchTable(json), json);
@@ -346,6 +351,7 @@ function searchTable(answer: {
   results: { title: string; url: string | null; score: number; snippet: string }[];
   cursor: string | null;
   mode: string;
+  model?: string;
   reason?: string;
 }): string {
   const lines = answer.results.map(
@@ -354,7 +360,7 @@ function searchTable(answer: {
   );
   return [
     ...(lines.length ? lines : ['(no results)']),
-    `mode: ${answer.mode}${answer.reason ? ` (${answer.reason})` : ''}`,
+    `mode: ${answer.mode}${answer.model ? ` (model ${answer.model})` : ''}${answer.reason ? ` (${answer.reason})` : ''}`,
     ...(answer.cursor ? [`cursor: ${answer.cursor}`] : []),
     '',
   ].join('\n');
@@ -519,14 +525,12 @@ function optionalCount(options: Invocation['options'], name: string): number | u
   return count;
 }
 
-/** A JSON export (it starts with `{`) or a Netscape bookmark file (anything else). */
-function importedEntries(file: string, text: string) {
-  if (!text.trimStart().startsWith('{')) return parseNetscapeBookmarks(text);
+/** The export's items, or a usage error naming the formats Gleaner knows. */
+function readImport(uploads: UploadedFile[]) {
   try {
-    return parseWorkspaceExport(text);
+    return readExport(uploads);
   } catch (error) {
-    if (error instanceof InvalidExportError)
-      throw new UsageError(`${file} is not a Gleaner JSON export: ${error.message}`);
+    if (error instanceof ImportFileError) throw new UsageError(error.message);
     throw error;
   }
 }

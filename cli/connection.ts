@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { createArticleStore } from '../functions/adapters/article-store';
 import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../functions/adapters/dynamo/bookmark-store';
 import { createDynamoClients, type DynamoClients } from '../functions/adapters/dynamo/client';
@@ -9,6 +10,7 @@ import { FolderMailer } from '../functions/adapters/mail/folder-mailer';
 import { createMailer } from '../functions/adapters/mail/mailer';
 import type { LanceSearchIndex } from '../functions/adapters/search/lance-index';
 import type { embedderFromEnv } from '../functions/adapters/search/search-services';
+import type { ArticleStore } from '../functions/core/article/article';
 import type { Mailer } from '../functions/core/identity/mail';
 import type { SearchPorts } from '../functions/core/search/search';
 import { settings } from '../functions/platform/settings';
@@ -34,6 +36,8 @@ export interface Connection {
   readonly mailer: Mailer;
   /** Where the web app is, for the links mailed (locally http://localhost:PORT). */
   readonly webBaseUrl: string | null;
+  /** Kept articles: the local stack's folder, or ARTICLE_STORE (s3://bucket) for a deployed table; null when unknown. */
+  readonly articles: ArticleStore | null;
   close(): void;
 }
 
@@ -51,6 +55,7 @@ export function connect(
   let webBaseUrl = baseUrl;
   let mailer: Mailer;
   let searchIndexUri = target.searchIndex ?? processEnv[settings.searchIndexUri.name];
+  let articleStore = processEnv[settings.articleStore.name] ?? null;
   if (target.table) {
     tableName = target.table;
     clients = createDynamoClients({ region: target.region });
@@ -68,6 +73,7 @@ export function connect(
     webBaseUrl ??= state.webBaseUrl ?? state.baseUrl;
     mailer = new FolderMailer(join(dataDir, 'mail'), notice);
     searchIndexUri ??= searchIndexFolder(dataDir);
+    articleStore ??= join(dataDir, 'articles');
     clients = createDynamoClients({ endpoint: state.dynamoEndpoint, region: 'local' });
   }
   const env = { ...processEnv, [settings.searchIndexUri.name]: searchIndexUri };
@@ -105,6 +111,7 @@ export function connect(
     identities: new DynamoIdentityStore(clients.doc, tableName),
     mailer,
     webBaseUrl,
+    articles: articleStore ? createArticleStore(articleStore) : null,
     close: () => {
       clients.client.destroy();
       void opened?.then(({ index }) => index.close());

@@ -63,8 +63,12 @@ old one keeps working for the grace period (default ${DEFAULT_ROTATION_GRACE}), 
     about: `Lists a user's bookmarks, by last update. ${paging}`,
   },
   import: {
-    usage: '--user USER_ID FILE',
-    about: `Imports a Netscape bookmark file (as browsers export) or Gleaner's JSON export. Stops at the
+    usage: '--user USER_ID FILE... [--json]',
+    about: `Imports an export of Pocket (its zip or ril_export.html), Omnivore, Instapaper, Readwise (the
+documents and highlights CSVs together), Raindrop, Karakeep, Linkwarden, Wallabag or Hypothesis, a
+browser's bookmark file, or Gleaner's own export: a zip or the files in it (docs/import.md). Prints
+what it imported, merged and skipped (every skipped row with its reason); --json prints {format, rows,
+imported, merged, highlights, skipped:[{row, reason}]}. A file of no known format exits 2. Stops at the
 note cap, saying how many links were left out; running it again picks up where it stopped.`,
   },
   export: {

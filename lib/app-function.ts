@@ -1,6 +1,13 @@
 import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { type IGrantable, type IPrincipal, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  Architecture,
+  type ILayerVersion,
+  Function as LambdaFunction,
+  LayerVersion,
+  Runtime,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { type ResourceAccess, ROUTE_TIMEOUT_SECONDS } from '../functions/platform/routes';
@@ -8,7 +15,7 @@ import { settings as handlerSettings, METRICS_NAMESPACE, SERVICE_NAME } from '..
 import type { QueueName } from '../functions/platform/workers';
 import type { ArticleStore } from './article-store';
 import type { DataTable, TableAccess } from './data';
-import { FUNCTION_HANDLER, functionCode } from './function-bundle';
+import { FUNCTION_HANDLER, functionCode, searchEngineLayerCode } from './function-bundle';
 import type { Identity } from './identity';
 import { grantEmbeddings, type SearchIndexStore } from './search';
 import type { GleanerSettings } from './stage-settings';
@@ -29,6 +36,8 @@ export interface AppFunctionProps {
   readonly memoryMb?: number;
   /** @default ARM_64 */
   readonly architecture?: Architecture;
+  /** Whether the function opens the search index: it then gets the search engine's layer (LanceDB). */
+  readonly searchEngine?: boolean;
 }
 
 /** What the `access` entries of routes, workers and scheduled tasks refer to. */
@@ -68,6 +77,7 @@ export class AppFunction extends Construct implements IGrantable {
       tracing: Tracing.ACTIVE,
       role: this.role,
       logGroup: this.logGroup,
+      layers: props.searchEngine ? [searchEngineLayer(this)] : [],
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
@@ -123,4 +133,23 @@ export class AppFunction extends Construct implements IGrantable {
 
 function isQueueAccess(access: ResourceAccess): access is QueueAccess {
   return access.startsWith('queue:');
+}
+
+/**
+ * The one search engine layer (LanceDB, 160 MB), shared by the functions that search: in the
+ * service's stack, also for functions in its nested stacks (the route groups).
+ */
+function searchEngineLayer(scope: Construct): ILayerVersion {
+  let stack = Stack.of(scope);
+  while (stack.nestedStackParent) stack = stack.nestedStackParent;
+  const id = 'SearchEngineLayer';
+  return (
+    (stack.node.tryFindChild(id) as ILayerVersion | undefined) ??
+    new LayerVersion(stack, id, {
+      code: searchEngineLayerCode(),
+      compatibleArchitectures: [Architecture.X86_64],
+      compatibleRuntimes: [Runtime.NODEJS_24_X],
+      description: "LanceDB and Apache Arrow for the search functions, with LanceDB's x86-64 Linux build",
+    })
+  );
 }

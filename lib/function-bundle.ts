@@ -15,12 +15,18 @@ const esmRequireBanner = "import { createRequire } from 'module'; const require 
 
 /**
  * Packages with a native module (LanceDB, and the Arrow library whose classes it checks by identity)
- * cannot be bundled: they stay imports, and a bundle that uses them ships them in its node_modules
- * with what they depend on, as installed here (x86-64 Linux: see the search indexer's architecture).
+ * cannot be bundled: they stay imports, and the functions that use them (the search engine's, see
+ * lib/search.ts) get them from one Lambda layer, `searchEngineLayerCode`, rather than each a copy.
  */
 const NATIVE_PACKAGES = ['@lancedb/lancedb', 'apache-arrow'] as const;
 /** Optional dependencies of those that Gleaner never loads (LanceDB's own embedding integrations), and type-only ones. */
 const NEVER_SHIPPED = /^(@types\/|openai$|@huggingface\/)/;
+/**
+ * LanceDB's native builds, one package a platform, of which npm installs the deployer's own only.
+ * The search functions run on x86-64 Linux (SEARCH_ENGINE_FUNCTION): that build ships, and no other.
+ */
+const LANCEDB_BUILD = /^@lancedb\/lancedb-(?!lancedb$)[\w-]+$/;
+const LANCEDB_LAMBDA_BUILD = '@lancedb/lancedb-linux-x64-gnu';
 
 /**
  * How every function is bundled; `npm run bench` and the bundle tests build with the same options.
@@ -64,24 +70,41 @@ export function bundleFunction(entry: string, outdir: string): Metafile {
     outdir,
     metafile: true,
   });
-  const imported = new Set(
-    Object.values(metafile.outputs).flatMap((output) =>
-      output.imports.filter((found) => found.external).map((found) => found.path),
-    ),
-  );
-  const native = NATIVE_PACKAGES.filter((name) => imported.has(name));
-  for (const name of packageClosure(native)) {
-    cpSync(path.join(projectRoot, 'node_modules', name), path.join(outdir, 'node_modules', name), { recursive: true });
-  }
   return metafile;
 }
 
-/** The installed packages `roots` need at run time, themselves included. */
-function packageClosure(roots: readonly string[]): Set<string> {
+/**
+ * Writes the search engine's layer into `outdir` (`nodejs/node_modules`, where Lambda's Node.js
+ * runtime resolves imports, ES modules included): the native packages and what they need, with
+ * LanceDB's x86-64 Linux build whatever the deployer's platform. npm installs only the build of the
+ * platform it runs on, so on another one (macOS, Windows, arm64) this refuses, saying how to add it.
+ */
+export function writeSearchEngineLayer(outdir: string, nodeModules = path.join(projectRoot, 'node_modules')): void {
+  const version = (name: string) =>
+    (JSON.parse(readFileSync(path.join(nodeModules, name, 'package.json'), 'utf8')) as { version: string }).version;
+  const wanted = version(NATIVE_PACKAGES[0]);
+  const found = existsSync(path.join(nodeModules, LANCEDB_LAMBDA_BUILD, 'package.json'))
+    ? version(LANCEDB_LAMBDA_BUILD)
+    : null;
+  if (found !== wanted) {
+    throw new Error(
+      `The search functions run on x86-64 Linux and need LanceDB's build for it, ${LANCEDB_LAMBDA_BUILD}@${wanted}, ` +
+        `${found ? `but ${found} is installed` : 'which npm installs only on x86-64 Linux'}. Add it with ` +
+        `\`npm install --no-save --force --os=linux --cpu=x64 ${LANCEDB_LAMBDA_BUILD}@${wanted}\`, or deploy from x86-64 Linux (CI, a container).`,
+    );
+  }
+  for (const name of packageClosure(NATIVE_PACKAGES, nodeModules)) {
+    cpSync(path.join(nodeModules, name), path.join(outdir, 'nodejs', 'node_modules', name), { recursive: true });
+  }
+}
+
+/** The installed packages `roots` need at run time, themselves included (of LanceDB's builds, Lambda's only). */
+function packageClosure(roots: readonly string[], nodeModules: string): Set<string> {
   const found = new Set<string>();
   const visit = (name: string) => {
-    const manifest = path.join(projectRoot, 'node_modules', name, 'package.json');
-    if (found.has(name) || NEVER_SHIPPED.test(name) || !existsSync(manifest)) return;
+    const manifest = path.join(nodeModules, name, 'package.json');
+    const otherPlatform = LANCEDB_BUILD.test(name) && name !== LANCEDB_LAMBDA_BUILD;
+    if (found.has(name) || NEVER_SHIPPED.test(name) || otherPlatform || !existsSync(manifest)) return;
     found.add(name);
     const {
       dependencies = {},
@@ -95,14 +118,35 @@ function packageClosure(roots: readonly string[]): Set<string> {
   return found;
 }
 
-/** Local bundling with esbuild in this process: no Docker, the same esbuild as the lock file's. */
-class FunctionBundling implements ILocalBundling {
-  constructor(readonly entry: string) {}
+/** Local bundling in this process: no Docker, the same esbuild as the lock file's. */
+class LocalBundling implements ILocalBundling {
+  /** `name` tells the assets apart: the CDK caches a bundling by its options, where functions do not count. */
+  constructor(
+    readonly name: string,
+    readonly write: (outputDir: string) => unknown,
+  ) {}
 
   tryBundle(outputDir: string): boolean {
-    bundleFunction(this.entry, outputDir);
+    this.write(outputDir);
     return true;
   }
+}
+
+/** An asset written by `write`, fingerprinted by its own bytes (like NodejsFunction). */
+function localAsset(name: string, write: (outputDir: string) => unknown): Code {
+  return Code.fromAsset(projectRoot, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      local: new LocalBundling(name, write),
+      // Never used: local bundling always runs (or throws its error). The CDK requires an image.
+      image: DockerImage.fromRegistry('dummy'),
+    },
+  });
+}
+
+/** The search engine's layer (`writeSearchEngineLayer`). */
+export function searchEngineLayerCode(): Code {
+  return localAsset('search-engine-layer', (outputDir) => writeSearchEngineLayer(outputDir));
 }
 
 /**
@@ -110,12 +154,5 @@ class FunctionBundling implements ILocalBundling {
  * NodejsFunction), so an edit elsewhere in the repository deploys no function anew.
  */
 export function functionCode(entry: string): Code {
-  return Code.fromAsset(projectRoot, {
-    assetHashType: AssetHashType.OUTPUT,
-    bundling: {
-      local: new FunctionBundling(entry),
-      // Never used: local bundling always runs (or throws esbuild's error). The CDK requires an image.
-      image: DockerImage.fromRegistry('dummy'),
-    },
-  });
+  return localAsset(entry, (outputDir) => bundleFunction(entry, outputDir));
 }

@@ -19,10 +19,15 @@ import { METRIC_PERIOD, serviceMetric } from './metrics';
 import type { GleanerSettings } from './stage-settings';
 
 /**
- * What a function that opens the search index runs on: LanceDB's native module is installed for
- * x86-64 Linux (see lib/function-bundle.ts), and its indexes want memory (and the CPU Lambda gives with it).
+ * What a function that opens the search index runs on: the search engine's layer, with LanceDB's
+ * native module for x86-64 Linux (see lib/function-bundle.ts), and memory for its indexes (and the
+ * CPU Lambda gives with it).
  */
-export const SEARCH_ENGINE_FUNCTION = { memoryMb: 1024, architecture: Architecture.X86_64 } as const;
+export const SEARCH_ENGINE_FUNCTION = {
+  memoryMb: 1024,
+  architecture: Architecture.X86_64,
+  searchEngine: true,
+} as const;
 
 /** The indexer's stream reads older than this (the table's writes not yet searchable) page someone. */
 const ITERATOR_AGE_ALARM_SECONDS = 60;

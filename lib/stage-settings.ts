@@ -96,8 +96,18 @@ const settingsSchema = z.object({
     .string()
     .regex(/^arn:aws[\w-]*:wafv2:us-east-1:\d{12}:global\/webacl\/.+$/, 'a global (CloudFront) web ACL ARN')
     .optional(),
-  /** The verified SES identity accounts' mail (verification, password reset, invitations) is sent from. */
-  mailFrom: z.string().min(3).default('Gleaner <no-reply@example.com>'),
+  /**
+   * The verified SES identity accounts' mail (verification, password reset, invitations) is sent
+   * from. Required: without a verified sender no sign-up could ever be confirmed (docs/deploying.md).
+   */
+  mailFrom: z
+    .string({
+      error: (issue) =>
+        issue.input === undefined
+          ? 'set "mailFrom" to an address of an SES identity verified in this account and region, e.g. "Gleaner <no-reply@mail.your-domain.example>": the web app mails sign-up confirmations and password links from it (see docs/deploying.md)'
+          : undefined,
+    })
+    .regex(/^[^<>@\s]+@[^<>@\s]+\.[^<>@\s]+$|<[^<>@\s]+@[^<>@\s]+\.[^<>@\s]+>$/, 'an address, or a name and <address>'),
   /**
    * The address users reach the service at, given to every function (OAuth issuer, links in mail,
    * cookies, feed URLs). Default: `https://<domainName>` with a custom domain, else the

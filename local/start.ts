@@ -24,6 +24,7 @@ const HANDLER_SETTINGS = [
   settings.corsAllowedOrigins,
   settings.fetchAllow,
   settings.iconRefreshDays,
+  settings.embeddings,
   settings.embeddingsUrl,
   settings.embeddingsModel,
   settings.embeddingsApiKey,

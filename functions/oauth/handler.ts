@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type serverless from 'serverless-http';
@@ -15,13 +15,13 @@ import {
 } from '../core/identity/resources';
 import { serviceBaseUrl } from '../http/base-url';
 import { httpRoute } from '../http/middleware';
-import { type OwnerAuthDeps, ownerAuthDeps } from '../http/owner-auth';
+import { ownerAuthDeps } from '../http/owner-auth';
 import { errorResponse, jsonResponse } from '../http/responses';
 import { deferred, type Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
 import { setting, settings } from '../platform/settings';
 import { createTracing, type Tracing } from '../platform/tracing';
-import { type ConfigurationDeps, configuration, OAUTH_ROUTES } from './configuration';
+import { type ConfigurationDeps, configuration, type EventRequest, OAUTH_ROUTES } from './configuration';
 import { INTERACTION_PATH, interact, interactionFailure, send } from './interactions';
 
 /**
@@ -32,16 +32,13 @@ import { INTERACTION_PATH, interact, interactionFailure, send } from './interact
  * oidc-provider's. Laid out as oidc-provider's example application is.
  */
 
-export interface OAuthDeps extends OwnerAuthDeps, ConfigurationDeps {
+export interface OAuthDeps extends ConfigurationDeps {
   readonly keys: () => Promise<OAuthKeys>;
   readonly limiter: RateLimiter;
   readonly registrationPolicy: RateLimitPolicy;
   readonly logger: Logger;
   readonly tracing?: Tracing;
 }
-
-/** The request's Lambda event, carried on the Node request serverless-http builds from it. */
-type EventRequest = IncomingMessage & { lambdaEvent?: APIGatewayProxyEvent };
 
 export function makeHandler(deps: OAuthDeps) {
   const servers = new Map<string, Promise<ReturnType<typeof serverless>>>();
@@ -54,10 +51,11 @@ export function makeHandler(deps: OAuthDeps) {
     return server;
   };
   return httpRoute(
-    async (event) => {
-      const issuer = serviceBaseUrl(event, deps.publicBaseUrl, deps.trustCdnHeaders);
-      const refused = await refuseRegistration(deps, event);
-      if (refused) return refused;
+    async (received) => {
+      const issuer = serviceBaseUrl(received, deps.publicBaseUrl, deps.trustCdnHeaders);
+      const checked = await checkRegistration(deps, received);
+      if ('refused' in checked) return checked.refused;
+      const { event } = checked;
       const resource = resourceOfMetadataPath(event.path);
       if (resource) {
         return jsonResponse(200, protectedResourceMetadata(issuer, resource), {
@@ -85,33 +83,81 @@ function protectedResourceMetadata(issuer: string, resource: ResourceName) {
 }
 
 /**
- * Dynamic registration is open to public clients only (`token_endpoint_auth_method: none`, the
- * default here), and rate-limited per client address.
+ * Dynamic registration is open to public clients only (`token_endpoint_auth_method: none`, written
+ * into the request when it names none, so that oidc-provider gives no client_secret), rate-limited
+ * per client address, with bounded metadata (REGISTRATION_LIMITS) and `http` redirect URIs on
+ * loopback only (a native app's). Another request passes unchanged.
  */
-async function refuseRegistration(deps: OAuthDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult | null> {
-  if (event.httpMethod !== 'POST' || event.path !== OAUTH_ROUTES.registration) return null;
+async function checkRegistration(
+  deps: OAuthDeps,
+  event: APIGatewayProxyEvent,
+): Promise<{ refused: APIGatewayProxyResult } | { event: APIGatewayProxyEvent }> {
+  if (event.httpMethod !== 'POST' || event.path !== OAUTH_ROUTES.registration) return { event };
   const limit = await deps.limiter.hit(
     `oauth-register:ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`,
     deps.registrationPolicy,
   );
   if (!limit.allowed) {
-    return errorResponse(429, 'Too many client registrations from this address; try again later', {
-      'Retry-After': String(limit.resetSeconds),
-    });
+    return {
+      refused: errorResponse(429, 'Too many client registrations from this address; try again later', {
+        'Retry-After': String(limit.resetSeconds),
+      }),
+    };
   }
+  let body: unknown;
   try {
-    const body = JSON.parse(
-      event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString() : (event.body ?? ''),
-    );
-    const method = body?.token_endpoint_auth_method;
-    if (method !== undefined && method !== 'none') {
-      return jsonResponse(400, {
-        error: 'invalid_client_metadata',
-        error_description: 'only public clients may register: token_endpoint_auth_method must be none',
-      });
-    }
+    body = JSON.parse(event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString() : (event.body ?? ''));
   } catch {
     // oidc-provider answers a malformed body itself.
+    return { event };
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { event };
+  const problem = registrationProblem(body as Record<string, unknown>);
+  if (problem) return { refused: jsonResponse(400, { error: 'invalid_client_metadata', error_description: problem }) };
+  const metadata = JSON.stringify({ token_endpoint_auth_method: 'none', ...body });
+  // The body's length changes: serverless-http counts it again when no Content-Length is given.
+  const withoutLength = <T>(headers: Record<string, T> | null) =>
+    headers && Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'content-length'));
+  return {
+    event: {
+      ...event,
+      headers: withoutLength(event.headers) ?? {},
+      multiValueHeaders: withoutLength(event.multiValueHeaders) ?? {},
+      body: metadata,
+      isBase64Encoded: false,
+    },
+  };
+}
+
+/** The largest metadata a client may register: its name as people read it, and every URI. */
+const REGISTRATION_LIMITS = { name: 100, uri: 2048, redirectUris: 10 } as const;
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+function registrationProblem(metadata: Record<string, unknown>): string | null {
+  const method = metadata.token_endpoint_auth_method;
+  if (method !== undefined && method !== 'none') {
+    return 'only public clients may register: token_endpoint_auth_method must be none';
+  }
+  if (typeof metadata.client_name === 'string' && [...metadata.client_name].length > REGISTRATION_LIMITS.name) {
+    return `client_name has more than ${REGISTRATION_LIMITS.name} characters`;
+  }
+  for (const [field, value] of Object.entries(metadata)) {
+    const values = Array.isArray(value) ? value : [value];
+    if (values.some((entry) => typeof entry === 'string' && entry.length > REGISTRATION_LIMITS.uri)) {
+      return `${field} holds a value of more than ${REGISTRATION_LIMITS.uri} characters`;
+    }
+    if (values.length > REGISTRATION_LIMITS.redirectUris) {
+      return `${field} has more than ${REGISTRATION_LIMITS.redirectUris} values`;
+    }
+  }
+  const redirects = Array.isArray(metadata.redirect_uris) ? metadata.redirect_uris : [];
+  for (const uri of redirects) {
+    if (typeof uri === 'string' && URL.canParse(uri)) {
+      const url = new URL(uri);
+      if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) {
+        return `redirect URI ${uri}: http is allowed on loopback only (127.0.0.1, [::1], localhost); use https`;
+      }
+    }
   }
   return null;
 }
@@ -123,7 +169,7 @@ async function buildServer(deps: OAuthDeps, issuer: string) {
     import('serverless-http'),
     deps.keys(),
   ]);
-  const provider = new oidc.default(issuer, configuration(deps, issuer, keys, oidc.errors));
+  const provider = new oidc.default(issuer, configuration(deps, issuer, keys, oidc));
   // Behind API Gateway and CloudFront: trust X-Forwarded-Proto, so cookies may be Secure.
   provider.proxy = true;
   provider.on('server_error', (_ctx: unknown, error: Error) =>

@@ -12,6 +12,7 @@ import {
   feedCreateSchema,
   feedEditSchema,
   NOTE_PAGE_LIMIT,
+  noteBulkEditSchema,
   noteEditSchema,
   tagMergeSchema,
   tagRenameSchema,
@@ -102,6 +103,8 @@ export const operations: Record<string, Operation> = {
       ),
     );
   },
+  BulkEditMyNotes: ({ ports, principal, event }) =>
+    ok(library.bulkEdit(ports, principal, parseBody(noteBulkEditSchema, event))),
   GetMyNote: ({ ports, principal, event }) => ok(library.getNote(ports, principal, uuidParameter(event, 'note_id'))),
   GetMyNoteArticle: ({ ports, principal, event }) =>
     ok(library.getArticle(ports, principal, uuidParameter(event, 'note_id'))),

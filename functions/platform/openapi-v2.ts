@@ -127,7 +127,7 @@ const searchQuery = [
     in: 'query',
     required: false,
     description:
-      'keyword, semantic or hybrid (the default when an embedding model is configured, else keyword). The answer says which really ran.',
+      'keyword, semantic or hybrid (the default, unless the deployment turned embeddings off: then keyword). The answer says which mode and model really ran.',
     schema: { type: 'string', enum: ['keyword', 'semantic', 'hybrid'] },
   },
   {
@@ -169,6 +169,14 @@ const operations: Record<string, OwnerOperation> = {
       'Filtered by `archived` or `starred`, a page may come back short (even empty) with a `next_cursor` when many notes are passed over: follow it.',
     query: noteListQuery,
     answer: ok('NotePage', 'A page of notes.'),
+  },
+  BulkEditMyNotes: {
+    tag: 'notes',
+    summary: 'One action on many notes: archive, unarchive, star, unstar, tag, untag or delete',
+    description:
+      "Up to 100 ids (422 past that, or for a malformed id). Each id is answered on its own: another account's id is `not_found`, as an unknown one is, and changes nothing.",
+    body: 'NoteBulkEdit',
+    answer: ok('NoteBulkResult', "Each id's outcome."),
   },
   ListMyRelatedNotes: {
     tag: 'notes',

@@ -4,7 +4,8 @@ import { webPaths } from '../core/web/paths';
 import { rateLimitSettings, settings } from './settings';
 
 /**
- * The HTTP route table: one entry per API Gateway route, each on its own Lambda.
+ * The HTTP route table: one entry per API Gateway route. Routes naming the same handler module share
+ * its Lambda function (`routeFunctions`), and each route's methods live in its group's nested stack.
  * The CDK API stack and the local HTTP server both read it, so a route exists in both or neither.
  */
 export interface RouteDefinition {
@@ -149,9 +150,17 @@ function withOwnerApiPreflight(table: readonly RouteDefinition[]): RouteDefiniti
 /** The per-user API's routes, `/api/v2/me/…`; `openapi.ts` documents them in `/openapi/v2.json`. */
 const ownerApiRoutes: readonly RouteDefinition[] = withOwnerApiPreflight([
   { id: 'GetMyAccount', method: 'GET', path: '/api/v2/me', owner: {}, ...ownerApi },
-  { id: 'DeleteMyAccount', method: 'DELETE', path: '/api/v2/me', owner: { session: true }, ...ownerApi },
-  { id: 'ExportMyAccount', method: 'GET', path: '/api/v2/me/export', owner: { session: true }, ...ownerApi },
+  { id: 'DeleteMyAccount', method: 'DELETE', path: webPaths.accountApi, owner: { session: true }, ...ownerApi },
+  { id: 'ExportMyAccount', method: 'GET', path: webPaths.accountExport, owner: { session: true }, ...ownerApi },
   { id: 'ListMyNotes', method: 'GET', path: '/api/v2/me/notes', owner: { scope: 'notes:read' }, ...ownerApi },
+  // Bulk actions on the list's own path: a method, where a path of its own would cost the stack four resources.
+  {
+    id: 'BulkEditMyNotes',
+    method: 'PATCH',
+    path: '/api/v2/me/notes',
+    owner: { scope: 'notes:write' },
+    ...ownerApi,
+  },
   { id: 'GetMyNote', method: 'GET', path: '/api/v2/me/notes/{note_id}', owner: { scope: 'notes:read' }, ...ownerApi },
   {
     id: 'GetMyNoteArticle',
@@ -327,6 +336,8 @@ function libraryPage(id: string, method: 'GET' | 'POST', path: string): RouteDef
 
 const libraryPages: readonly RouteDefinition[] = [
   libraryPage('WebLibrary', 'GET', webPaths.library),
+  // The Library's form: a note's archive and star buttons and the bulk actions on the selected notes.
+  libraryPage('WebLibraryAction', 'POST', webPaths.library),
   libraryPage('WebNote', 'GET', `${webPaths.library}/notes/{note_id}`),
   libraryPage('WebNoteEdit', 'POST', `${webPaths.library}/notes/{note_id}`),
   libraryPage('WebNoteDelete', 'POST', `${webPaths.library}/notes/{note_id}/delete`),

@@ -196,9 +196,18 @@ export const settings = {
     doc: 'where the search index lives: a folder, or s3+ddb://bucket/prefix?ddbTableName=… on AWS',
     parse: text,
   },
+  embeddings: {
+    name: 'GLEANER_EMBEDDINGS',
+    doc: '`builtin` (the default): the model that ships in the package (Universal Sentence Encoder lite), unless Bedrock, an endpoint or model files are named; `off`: keyword search only',
+    parse: (value: string): 'builtin' | 'off' => {
+      if (value !== 'builtin' && value !== 'off') throw new Error('must be builtin or off');
+      return value;
+    },
+    fallback: 'builtin',
+  },
   embeddingsUrl: {
     name: 'GLEANER_EMBEDDINGS_URL',
-    doc: 'an OpenAI-compatible embeddings endpoint (…/v1/embeddings); unset: keyword search only',
+    doc: 'an OpenAI-compatible embeddings endpoint (…/v1/embeddings); unset: the built-in model',
     parse: text,
     fallback: undefined,
   },

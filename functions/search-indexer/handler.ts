@@ -5,9 +5,9 @@ import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEven
 import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoLinkStore } from '../adapters/dynamo/link-store';
 import { noteChangeOf, readNotes } from '../adapters/search/note-changes';
-import { embedderFromEnv, openIndexFromEnv, reembedStep, scheduledIndexStep } from '../adapters/search/search-services';
+import { embedderFromEnv, openIndexFromEnv, scheduledIndexStep } from '../adapters/search/search-services';
 import { applyLinkChanges, type LinkProjectionPorts } from '../core/links/projection';
-import { applyNoteChanges, type IndexerPorts, type IndexOutcome, type NoteChange } from '../core/search/indexer';
+import { applyNoteChanges, type IndexerPorts, type NoteChange } from '../core/search/indexer';
 import { deferred, type Environment } from '../platform/env';
 import { metricNames } from '../platform/metric-names';
 import { count, createLogger, createMetrics } from '../platform/observability';
@@ -25,7 +25,6 @@ export interface IndexerDeps {
   /** Built once, on the first batch (opening the index reads its manifest). */
   readonly ports: () => Promise<
     IndexerPorts & {
-      afterBatch?: (outcome: IndexOutcome) => Promise<unknown>;
       /** The scheduled background step: re-embedding what the configured model lacks, then folding the index. */
       scheduledStep?: (deadline: number) => Promise<number>;
     }
@@ -62,9 +61,6 @@ export function makeHandler(deps: IndexerDeps) {
       count(deps.metrics, metricNames.notesIndexed, outcome.indexed);
       count(deps.metrics, metricNames.notesUnindexed, outcome.deleted);
       deps.logger.info('Indexed stream batch', { ...outcome });
-      await ready
-        .afterBatch?.(outcome)
-        .catch((error: unknown) => deps.logger.warn('After-batch step failed', { error: String(error) }));
       return null;
     } catch (error) {
       // Opened anew for the retry: the index may have moved on (a rebuild, a removed folder) under this handle.
@@ -146,11 +142,10 @@ export function createHandler(env: Environment) {
         readNotes: (ids) => readNotes(doc, tableName, ids),
         onEmbeddingFailure: (error) =>
           logger.warn('Embedding failed; notes indexed for keywords', { error: String(error) }),
-        // A batch's notes are searchable once it is written (the index keeps them in its small recent
-        // table, lance-index.ts); folding them into the main table's indexes waits for the schedule.
-        afterBatch: async () => {
-          if (embedder) await reembedStep(index, embedder);
-        },
+        // A batch's notes are searchable by their words once written (the index keeps them in its small
+        // recent table, lance-index.ts), then embedded in one go (indexNotes); folding them into the main
+        // table's indexes, and re-embedding after a model change, wait for the schedule: no batch scans
+        // every note.
         scheduledStep: (deadline) => scheduledIndexStep(index, embedder, deadline),
       };
     },

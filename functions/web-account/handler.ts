@@ -39,7 +39,7 @@ import { serviceBaseUrl } from '../http/base-url';
 import { httpRoute } from '../http/middleware';
 import { authenticateOwner, type OwnerAuthDeps, ownerAuthDeps, secureCookies, sessionOf } from '../http/owner-auth';
 import { errorResponse, jsonResponse } from '../http/responses';
-import { formFields, htmlResponse, jsonBody, queryParameter, redirectResponse } from '../http/web';
+import { crossSitePost, formFields, htmlResponse, jsonBody, queryParameter, redirectResponse } from '../http/web';
 import { deferred, type Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
 import { setting, settings } from '../platform/settings';
@@ -103,6 +103,8 @@ export const WEB_ACCOUNT_ROUTES = Object.keys(actions).map((key) => {
 export function makeHandler(deps: WebAccountDeps) {
   return httpRoute(
     async (event) => {
+      const refused = crossSitePost(event, new URL(baseUrlOf(deps, event)).origin);
+      if (refused) return refused;
       const action = actions[`${event.httpMethod === 'HEAD' ? 'GET' : event.httpMethod} ${event.resource}`];
       return action ? action(deps, event) : errorResponse(404, 'Not Found');
     },
@@ -239,10 +241,11 @@ async function verifyEmail(deps: WebAccountDeps, event: APIGatewayProxyEvent): P
   const token = queryParameter(event, 'token');
   const link = token ? await deps.identities.consumeOneTimeLink(hashSecret(token)) : null;
   if (link?.purpose !== 'verify-email' || !oneTimeLinkLive(link, deps.now())) {
-    return htmlResponse(410, linkExpiredPage());
+    return htmlResponse(410, linkExpiredPage('confirmation'));
   }
   // A link sent to an address the account has since left verifies nothing.
-  if (!(await deps.identities.markVerified(link.email, link.userId))) return htmlResponse(410, linkExpiredPage());
+  if (!(await deps.identities.markVerified(link.email, link.userId)))
+    return htmlResponse(410, linkExpiredPage('confirmation'));
   return redirectResponse(`${webPaths.signIn}?notice=verified`);
 }
 
@@ -266,7 +269,7 @@ async function passwordLink(deps: WebAccountDeps, token: string | null) {
 async function showSetPassword(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const token = queryParameter(event, 'token');
   const link = await passwordLink(deps, token);
-  if (!link) return htmlResponse(410, linkExpiredPage());
+  if (!link) return htmlResponse(410, linkExpiredPage('password'));
   return htmlResponse(200, setPasswordPage({ token: token!, email: link.email, invited: link.purpose === 'invite' }));
 }
 
@@ -275,7 +278,7 @@ async function setPassword(deps: WebAccountDeps, event: APIGatewayProxyEvent): P
   const token = fields.get('token');
   const password = fields.get('password') ?? '';
   const link = await passwordLink(deps, token);
-  if (!link) return htmlResponse(410, linkExpiredPage());
+  if (!link) return htmlResponse(410, linkExpiredPage('password'));
   const problem = passwordProblem(password);
   if (problem) {
     return htmlResponse(
@@ -284,7 +287,8 @@ async function setPassword(deps: WebAccountDeps, event: APIGatewayProxyEvent): P
     );
   }
   // Used up before the password changes: a second submission of the same link finds nothing.
-  if (!(await deps.identities.consumeOneTimeLink(link.tokenHash))) return htmlResponse(410, linkExpiredPage());
+  if (!(await deps.identities.consumeOneTimeLink(link.tokenHash)))
+    return htmlResponse(410, linkExpiredPage('password'));
   // The link proves the mailbox, so it also confirms the address; every old session ends.
   await deps.identities.setPassword(link.email, await hashPassword(password), true);
   await deps.identities.deleteSessionsOf(link.userId);

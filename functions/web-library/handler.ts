@@ -7,7 +7,7 @@ import { parseUuidParameter } from '../core/contract/validation';
 import { InvalidFeedSettingsError } from '../core/feed/settings';
 import type { Principal } from '../core/identity/principal';
 import type { Session } from '../core/identity/session';
-import { NOTE_PAGE_LIMIT } from '../core/owner/api';
+import { NOTE_PAGE_LIMIT, type NoteBulkEdit, noteBulkEditSchema } from '../core/owner/api';
 import * as library from '../core/owner/library';
 import { ConflictError, InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
 import type { IssuedReviewFeedResource } from '../core/review/api';
@@ -19,16 +19,19 @@ import { CSRF_FIELD, renderPage } from '../core/web/layout';
 import {
   apiTokensPage,
   feedsPage,
+  LIBRARY_VIEWS,
+  type LibraryViewName,
+  libraryHref,
   libraryPage,
   notePage,
   notFoundPage,
   type PageContext,
   tagsPage,
 } from '../core/web/library-pages';
-import { notePath, webPaths } from '../core/web/paths';
+import { notePath, safeNextPath, webPaths } from '../core/web/paths';
 import { reviewPage, reviewSettingsPage } from '../core/web/review-pages';
 import { relatedSection, SEARCH_SCRIPT, searchForm } from '../core/web/search-pages';
-import { InvalidCursorError } from '../core/workspace/listing';
+import { InvalidCursorError, type NoteFilter } from '../core/workspace/listing';
 import { serviceBaseUrl } from '../http/base-url';
 import { httpRoute, type RouteRequest } from '../http/middleware';
 import { type Authenticate, matchedRoute, ownerAccess, ownerQuotaSubject } from '../http/owner-access';
@@ -38,7 +41,7 @@ import { feedAddresses } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
 import { header } from '../http/responses';
 import { reviewLinks } from '../http/review-links';
-import { formFields, htmlResponse, redirectResponse, refusedVisit, signInFirst } from '../http/web';
+import { crossSitePost, formFields, htmlResponse, redirectResponse, refusedVisit, signInFirst } from '../http/web';
 import { deferred, type Environment } from '../platform/env';
 import { setting, settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
@@ -88,9 +91,35 @@ const NOTICES = {
   revoked: 'Token revoked. Saves with it are refused from now on.',
   shared: 'Saved from your share.',
   rated: 'Rated.',
+  archived: 'Archived.',
+  unarchived: 'Moved back to the inbox.',
+  starred: 'Starred.',
+  unstarred: 'Unstarred.',
+  tagged: 'Tags added.',
+  untagged: 'Tags removed.',
+  partly: 'Done, except for notes that were gone or could not take the change.',
   feedIssued: 'Review feed address issued.',
   feedRevoked: 'Review feed revoked: its address answers “not found” from now on.',
 } as const;
+
+/** The notes each Library view lists. */
+const VIEW_FILTERS: Record<LibraryViewName, NoteFilter> = {
+  inbox: { archived: false },
+  starred: { starred: true },
+  archive: { archived: true },
+  all: {},
+};
+
+/** What a done action on notes says. */
+const BULK_NOTICES = {
+  archive: 'archived',
+  unarchive: 'unarchived',
+  star: 'starred',
+  unstar: 'unstarred',
+  tag: 'tagged',
+  untag: 'untagged',
+  delete: 'deleted',
+} as const satisfies Record<NoteBulkEdit['action'], keyof typeof NOTICES>;
 
 const page = (html: string, status = 200) => htmlResponse(status, html);
 const back = (path: string, notice: keyof typeof NOTICES) =>
@@ -114,19 +143,59 @@ export const actions: Record<string, Action> = {
   WebLibrary: async ({ ports, principal, context, event }) => {
     const query = event.queryStringParameters ?? {};
     const tag = query.tag?.trim() || null;
-    const found = await library.listNotes(ports, principal, tag ? { tag } : {}, {
-      limit: NOTE_PAGE_LIMIT.default,
-      ...(query.cursor ? { cursor: query.cursor } : {}),
-    });
-    const older =
-      found.next_cursor &&
-      `${webPaths.library}?${new URLSearchParams({ ...(tag ? { tag } : {}), cursor: found.next_cursor })}`;
+    const view: LibraryViewName = Object.hasOwn(LIBRARY_VIEWS, query.view ?? '')
+      ? (query.view as LibraryViewName)
+      : 'inbox';
+    const found = await library.listNotes(
+      ports,
+      principal,
+      { ...VIEW_FILTERS[view], ...(tag ? { tag } : {}) },
+      {
+        limit: NOTE_PAGE_LIMIT.default,
+        ...(query.cursor ? { cursor: query.cursor } : {}),
+      },
+    );
     return page(
       libraryPage(
         { ...context, scripts: [SEARCH_SCRIPT] },
-        { notes: found.notes, tag, olderHref: older, searchBox: searchForm() },
+        {
+          notes: found.notes,
+          view,
+          tag,
+          olderHref: found.next_cursor && libraryHref(view, tag, found.next_cursor),
+          here: libraryHref(view, tag, query.cursor ?? null),
+          searchBox: searchForm(),
+        },
       ),
     );
+  },
+  WebLibraryAction: async ({ ports, principal, form }) => {
+    // A note's own button names its action and the note; the bulk form, the action and the selection.
+    const single = /^(archive|unarchive|star|unstar) (\S+)$/.exec(form.get('apply') ?? '');
+    const asked = single
+      ? { ids: [single[2]], action: single[1] }
+      : { ids: form.getAll('ids'), action: form.get('action'), tags: typedTags(form.get('tags')) };
+    const parsed = noteBulkEditSchema.safeParse(asked);
+    if (!parsed.success)
+      throw new InvalidInputError([
+        {
+          loc: ['body'],
+          msg: asked.ids.length === 0 ? 'Select the notes to change first.' : 'That is not an action on notes.',
+          type: 'value_error',
+        },
+      ]);
+    if (parsed.data.action === 'delete' && form.get('confirm') !== 'delete')
+      throw new InvalidInputError([
+        {
+          loc: ['body', 'confirm'],
+          msg: 'Deleting notes cannot be undone: tick “Yes, delete them” first.',
+          type: 'missing',
+        },
+      ]);
+    const { results } = await library.bulkEdit(ports, principal, parsed.data);
+    if (single && results[0]?.status === 'not_found') throw new NotFoundError('No such note');
+    const notice = results.every((result) => result.status === 'done') ? BULK_NOTICES[parsed.data.action] : 'partly';
+    return back(safeNextPath(form.get('return')), notice);
   },
   WebNote: async ({ ports, principal, context, event }) => {
     const noteId = uuid(event, 'note_id');
@@ -259,6 +328,8 @@ async function webLibraryRoute(
   event: APIGatewayProxyEvent,
   request: RouteRequest,
 ): Promise<APIGatewayProxyResult> {
+  const refused = crossSitePost(event, new URL(serviceBaseUrl(event, deps.publicBaseUrl, false)).origin);
+  if (refused) return refused;
   const route = matchedRoute(event);
   if (route?.id === 'WebShare') return share(deps, event, request);
   const action = route && actions[route.id];

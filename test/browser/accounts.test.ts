@@ -178,6 +178,54 @@ describe.skipIf(!chromiumAvailable())('accounts in Chromium', () => {
     await expectAccessible('web-connected-apps.png');
   });
 
+  it('downloads the account’s data, then deletes the account after the typed confirmation', async () => {
+    await page.goto(`${t.stack.webBaseUrl}/account`);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download my data' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('gleaner-export.json');
+    const exported = JSON.parse(
+      await new Promise<string>((resolve, reject) =>
+        download
+          .createReadStream()
+          .then((stream) => {
+            let text = '';
+            stream.on('data', (chunk) => (text += chunk)).on('end', () => resolve(text));
+          })
+          .catch(reject),
+      ),
+    );
+    expect(exported).toHaveProperty('bookmarks');
+
+    const confirm = page.getByLabel('To confirm, type delete my account');
+    await confirm.fill('delete my acount');
+    // The browser's own check holds it back first; past it, the API's 422 is said in words.
+    await confirm.evaluate((input: HTMLInputElement) => input.removeAttribute('pattern'));
+    await page.getByRole('button', { name: 'Delete account' }).click();
+    await expect.poll(() => page.locator('[data-account-delete-error]').textContent()).toContain('Type the words');
+    await expectAccessible('web-account-delete.png');
+    await confirm.fill('delete my account');
+    await page.getByRole('button', { name: 'Delete account' }).click();
+    await page.waitForURL(/\/signin$/);
+
+    // The account is gone: its password signs nobody in.
+    await signInWithPassword();
+    expect(await page.getByRole('alert').textContent()).toContain('do not match an account');
+  });
+
+  it('puts each form’s submit button on a line of its own on a desktop too, under the last field', async () => {
+    const desktop = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    try {
+      await desktop.goto(`${t.stack.webBaseUrl}/forgot-password`);
+      const field = (await desktop.getByLabel('Email').boundingBox())!;
+      const button = (await desktop.getByRole('button', { name: 'Send the link' }).boundingBox())!;
+      expect(button.y).toBeGreaterThanOrEqual(field.y + field.height);
+    } finally {
+      await desktop.close();
+    }
+  });
+
   it('checked every page it visited for accessibility, and no page broke the CSP', () => {
     expect(new Set(pagesChecked)).toEqual(
       new Set(['/', '/signup', '/signin', '/account', '/oauth/interaction', '/settings/apps']),

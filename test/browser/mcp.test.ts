@@ -176,6 +176,10 @@ describe.skipIf(!chromiumAvailable())('an MCP client with the SDK’s OAuth prov
   it('shows the MCP address to copy, and the connected assistant, in Settings › Connected apps', async () => {
     await page.goto(`${t.stack.webBaseUrl}/settings/apps`);
     expect(await page.getByLabel('MCP server address').inputValue()).toBe(mcpUrl.href);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.stack.webBaseUrl });
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => page.locator('[data-copied="mcp-address"]').textContent()).toBe('Copied.');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(mcpUrl.href);
     expect(await page.locator('main').textContent()).toContain('Test Assistant');
     expect(await axeViolations(page)).toEqual([]);
   });

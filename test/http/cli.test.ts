@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands } from '../../cli/commands';
 import { commandHelp } from '../../cli/help';
@@ -62,6 +63,10 @@ describe('gleaner CLI against the running local stack', () => {
       tags: ['cli'],
       created: expect.any(String),
       updated: expect.any(String),
+      archived: false,
+      archived_at: null,
+      starred: false,
+      starred_at: null,
     });
     // A resource with a list field (its tags) is still key: value lines, not a table.
     expect((await gleaner(['notes', 'get', saved.note_id], env)).stdout).toMatch(/^id: +\S+\n(?:.*\n)*tags: +cli\n/);
@@ -223,12 +228,16 @@ describe('gleaner CLI against the running local stack', () => {
     const report = parse((await gleaner(['import', '--user', user.id, file, '--json'], env)).stdout);
     expect(report).toEqual({
       user_id: user.id,
-      links: 1,
+      format: 'netscape',
+      rows: 1,
       imported: 1,
       merged: 0,
-      skipped: 0,
+      highlights: 0,
+      articles: 0,
+      skipped: [],
       over_cap: 0,
       note_cap: null,
+      notices: [],
     });
     expect(parse((await gleaner(['import', '--user', user.id, file, '--json'], env)).stdout)).toMatchObject({
       imported: 0,
@@ -250,6 +259,10 @@ describe('gleaner CLI against the running local stack', () => {
         tags: ['reading', 'later'],
         note: expect.stringContaining('https://example.com/imported'),
         highlights: [],
+        archived: false,
+        archived_at: null,
+        starred: false,
+        starred_at: null,
       },
     ]);
 
@@ -277,6 +290,63 @@ describe('gleaner CLI against the running local stack', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(
       /^gleaner: .*export\.json is not a Gleaner JSON export: bookmarks\[0\]\.url is missing or of the wrong type/,
+    );
+  });
+
+  it('imports a Pocket zip with --json as {format, rows, imported, merged, highlights, skipped}; a file of no known format exits 2 naming the formats', async () => {
+    const user = parse((await gleaner(['users', 'create', '--name', 'Pocket', '--json'], env)).stdout);
+    const other = parse((await gleaner(['users', 'create', '--name', 'Other', '--json'], env)).stdout);
+    const zip = join(env.GLEANER_DATA_DIR!, 'pocket.zip');
+    writeFileSync(
+      zip,
+      zipSync({
+        'part_000000.csv': strToU8(
+          'title,url,time_added,tags,status\n"Two\nlines",https://example.org/a,1712345678,geo|café,archive\nScript,javascript:alert(1),1712345679,,unread\n',
+        ),
+        'annotations/part_000000.json': strToU8(
+          JSON.stringify([
+            { url: 'https://example.org/a', title: 'A', highlights: [{ quote: 'Kept.', created_at: 1712400000 }] },
+          ]),
+        ),
+      }),
+    );
+    const report = parse((await gleaner(['import', '--user', user.id, zip, '--json'], env)).stdout);
+    expect(report).toMatchObject({
+      format: 'pocket',
+      rows: 2,
+      imported: 1,
+      merged: 0,
+      highlights: 1,
+      skipped: [{ file: 'part_000000.csv', row: 2, reason: 'not an http(s) URL (javascript:)' }],
+    });
+    const [bookmark] = parse(
+      (await gleaner(['export', '--user', user.id, '--format', 'json', '--json'], env)).stdout,
+    ).bookmarks;
+    expect(bookmark).toMatchObject({
+      url: 'https://example.org/a',
+      title: 'Two lines',
+      created: expect.stringMatching(/^2024-04-05T19:34:38/),
+      tags: ['geo', 'café'],
+      highlights: [{ quote: 'Kept.', comment: null, saved: expect.stringMatching(/^2024-04-06T10:40:00/) }],
+    });
+    expect(parse((await gleaner(['import', '--user', user.id, zip, '--json'], env)).stdout)).toMatchObject({
+      imported: 0,
+      merged: 1,
+      highlights: 0,
+    });
+    expect(
+      parse((await gleaner(['export', '--user', other.id, '--format', 'json', '--json'], env)).stdout).bookmarks,
+    ).toEqual([]);
+    // Without --json the skipped rows are told on stderr.
+    const told = await gleaner(['import', '--user', user.id, zip], env);
+    expect(told.stderr).toContain('skipped part_000000.csv row 2: not an http(s) URL (javascript:)');
+
+    const unknown = join(env.GLEANER_DATA_DIR!, 'notes.txt');
+    writeFileSync(unknown, 'just some text, with a comma\n');
+    const refused = await gleaner(['import', '--user', user.id, unknown, '--json'], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /notes\.txt is not an export of a known format; Gleaner imports: a Pocket zip .*Instapaper's CSV/,
     );
   });
 

@@ -70,7 +70,11 @@ const textOf = (result: CallToolResult) => (result.content[0] as { text: string 
 
 beforeAll(async () => {
   folder = mkdtempSync(join(tmpdir(), 'gleaner-mcp-'));
-  t = await startTestStack({ MCP_CLIENT_RATE_LIMIT: '500;w=3600' }, { searchIndexUri: join(folder, 'index') });
+  // Keyword search (embeddings off): the searches here check whose notes are found, by their words.
+  t = await startTestStack(
+    { MCP_CLIENT_RATE_LIMIT: '500;w=3600', GLEANER_EMBEDDINGS: 'off' },
+    { searchIndexUri: join(folder, 'index') },
+  );
   mcpUrl = `${t.stack.webBaseUrl}/mcp`;
   oauth = await oauthTestClient(t);
   const make = async (email: string) => {

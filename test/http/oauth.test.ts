@@ -1,5 +1,9 @@
+import { lookup } from 'node:dns/promises';
+import { type AddressInfo, createServer } from 'node:net';
+import { hostname } from 'node:os';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isPublicUnicast } from '../../functions/adapters/safe-fetch';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 import { insecure, type OAuthTestClient, oauthTestClient, REDIRECT_URI } from '../support/oauth-client';
 import { createLoginUser, csrfTokenOf, signedIn, type WebClient } from '../support/web-client';
@@ -32,12 +36,12 @@ describe('the OAuth 2.1 authorization server', () => {
     await t?.stop();
   });
 
-  const register = () => client.register();
+  const register = (name?: string) => client.register(name);
   const authorizationUrl = (registered: oauth.Client, params: Record<string, string>) =>
     client.authorizationUrl(registered, params);
   /** The consent page names the client and says what each scope allows. */
   const onConsent = (page: string) => {
-    expect(page).toContain('Reading app');
+    expect(page).toMatch(/Reading app|Revoked app/);
     expect(page).toContain('Read and search your notes, highlights and tags');
   };
   /** Runs the authorization request through sign-in and the consent page; the URL the browser ends at. */
@@ -80,7 +84,9 @@ describe('the OAuth 2.1 authorization server', () => {
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
     expect((await me(refreshed.access_token)).status).toBe(200);
 
-    // The old refresh token again: refused, and the whole grant is revoked with it.
+    // The old refresh token again, later than a concurrent refresh would come (5 s): a replay, refused,
+    // and the whole grant is revoked with it.
+    await new Promise((resolve) => setTimeout(resolve, 5_500));
     const replay = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure);
     expect(replay.status).toBe(400);
     expect((await json(replay)).error).toBe('invalid_grant');
@@ -122,7 +128,7 @@ describe('the OAuth 2.1 authorization server', () => {
     expect(refresh.status).toBe(400);
   });
 
-  it('answers requests racing for one refresh token with one rotation and invalid_grant for the rest, revoking the grant as a replay does', async () => {
+  it('answers requests racing for one refresh token with one rotation whose tokens work, and invalid_grant for the rest', async () => {
     const client = await register();
     const tokens = await codeFlow(client);
     const answers = await race(4, () =>
@@ -131,14 +137,14 @@ describe('the OAuth 2.1 authorization server', () => {
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400, 400, 400]);
     for (const { body } of answers.filter((answer) => answer.status === 400)) expect(body.error).toBe('invalid_grant');
     const winner = answers.find((answer) => answer.status === 200)!.body;
+    expect((await me(String(winner.access_token))).status).toBe(200);
     const next = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), String(winner.refresh_token), insecure);
-    expect(next.status).toBe(400);
-    expect((await json(next)).error).toBe('invalid_grant');
-    expect((await me(tokens.access_token)).status).toBe(401);
+    expect(next.status).toBe(200);
+    expect((await me(String((await json(next)).access_token))).status).toBe(200);
   });
 
   it('revokes a token (RFC 7009) and lists and revokes grants in Settings › Connected apps', async () => {
-    const client = await register();
+    const client = await register('Revoked app');
     const tokens = await codeFlow(client);
     await oauth.processRevocationResponse(
       await oauth.revocationRequest(as, client, oauth.None(), tokens.access_token, insecure),
@@ -148,13 +154,13 @@ describe('the OAuth 2.1 authorization server', () => {
     const second = await codeFlow(client);
     const page = await browser.request('/settings/apps');
     const html = await page.text();
-    expect(html).toContain('Reading app');
-    const grantId = /name="grant" value="([^"]+)"/.exec(html)![1]!;
+    expect(html).toContain('Revoked app');
+    const grantId = /Revoked app<\/strong>[\s\S]*?name="grant" value="([^"]+)"/.exec(html)![1]!;
 
     // Another user cannot revoke it, not even knowing its id.
     const other = await signedIn(t, 'other@example.com', PASSWORD);
     const otherPage = await (await other.request('/settings/apps')).text();
-    expect(otherPage).not.toContain('Reading app');
+    expect(otherPage).not.toContain('Revoked app');
     expect((await other.post('/settings/apps/revoke', { csrf: csrfTokenOf(otherPage), grant: grantId })).status).toBe(
       404,
     );
@@ -168,6 +174,83 @@ describe('the OAuth 2.1 authorization server', () => {
   });
 
   describe('attacks', () => {
+    it('registers public clients only, without a client_secret, with bounded metadata and http redirect URIs on loopback only', async () => {
+      const registerWith = (metadata: Record<string, unknown>) =>
+        fetch(as.registration_endpoint!, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ redirect_uris: [REDIRECT_URI], ...metadata }),
+        });
+      const plain = await registerWith({ client_name: 'No method named' });
+      expect(plain.status).toBe(201);
+      const registered = await json(plain);
+      expect(registered.token_endpoint_auth_method).toBe('none');
+      expect(registered).not.toHaveProperty('client_secret');
+      expect(as.token_endpoint_auth_methods_supported).toEqual(['none']);
+      for (const metadata of [
+        { client_name: 'x'.repeat(50_000) },
+        { redirect_uris: ['http://app.example/callback'] },
+        { redirect_uris: Array.from({ length: 11 }, (_, i) => `http://127.0.0.1:${9000 + i}/callback`) },
+        { client_uri: `https://app.example/${'x'.repeat(5000)}` },
+      ]) {
+        const refused = await registerWith(metadata);
+        expect(refused.status, JSON.stringify(metadata).slice(0, 80)).toBe(400);
+        expect((await json(refused)).error).toBe('invalid_client_metadata');
+      }
+      expect((await registerWith({ redirect_uris: ['http://[::1]:8765/cb', 'https://app.example/cb'] })).status).toBe(
+        201,
+      );
+    });
+
+    it('never connects to a Client ID Metadata Document host whose name resolves to loopback (no port probe)', async () => {
+      // This machine's own name resolves to one of its own addresses (loopback here: 127.0.0.1 vm).
+      const name = hostname();
+      const { address } = await lookup(name);
+      expect(isPublicUnicast(address), `${name} resolves to ${address}`).toBe(false);
+      let connections = 0;
+      const listener = createServer((socket) => {
+        connections++;
+        socket.destroy();
+      });
+      await new Promise<void>((resolve) => listener.listen(0, address, resolve));
+      try {
+        const port = (listener.address() as AddressInfo).port;
+        for (const clientId of [`https://${name}:${port}/cimd.json`, `https://${name}/cimd.json`]) {
+          const url = new URL(as.authorization_endpoint!);
+          for (const [key, value] of Object.entries({
+            client_id: clientId,
+            redirect_uri: 'https://app.example/callback',
+            response_type: 'code',
+            code_challenge: 'a'.repeat(43),
+            code_challenge_method: 'S256',
+          }))
+            url.searchParams.set(key, value);
+          const answer = await fetch(url, { redirect: 'manual' });
+          expect(answer.status).toBe(400);
+        }
+        expect(connections).toBe(0);
+      } finally {
+        listener.close();
+      }
+    });
+
+    it("ends the authorization server's own login with the web session: after Sign out everywhere, an approved client gets no code", async () => {
+      const app = await register();
+      await createLoginUser(t, 'everywhere@example.com', PASSWORD);
+      const person = await signedIn(t, 'everywhere@example.com', PASSWORD);
+      await client.codeFlow(person, app);
+      // The provider's login cookie is still in this browser; the person signs out everywhere from another.
+      expect([...person.cookies.keys()].some((name) => name.startsWith('_session'))).toBe(true);
+      const elsewhere = await signedIn(t, 'everywhere@example.com', PASSWORD);
+      const account = await (await elsewhere.request('/account')).text();
+      expect((await elsewhere.post('/signout', { csrf: csrfTokenOf(account), everywhere: 'true' })).status).toBe(303);
+      const { url } = await person.follow(
+        authorizationUrl(app, { code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' }),
+      );
+      expect(new URL(url).pathname).toBe('/signin');
+      expect(new URL(url).searchParams.get('code')).toBeNull();
+    });
+
     it('answers an interaction that is over or unknown with a page saying to start again, as Back or a reload after Allow does', async () => {
       const unknown = await fetch(`${t.stack.baseUrl}/oauth/interaction/anything`, { redirect: 'manual' });
       expect(unknown.status).toBe(400);

@@ -3,7 +3,7 @@ import { PAT_REFUSED_DETAIL } from '../../functions/http/owner-auth';
 import { type RouteDefinition, routes } from '../../functions/platform/routes';
 import { contractFetch } from '../support/contract';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
-import { itemsOf, type Owner, oauthAccessToken, signedInUser, tableItems } from '../support/owner';
+import { itemsOf, type Owner, oauthAccessToken, savedPage, signedInUser, tableItems } from '../support/owner';
 
 /**
  * The per-user API over real sockets, with the real authentication (sessions and OAuth tokens as
@@ -22,11 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-async function savePage(owner: Owner, url: string, extra: Record<string, unknown> = {}) {
-  const response = await t.save(owner.token, { url, title: `Page ${url}`, ...extra });
-  expect(response.status).toBe(200);
-  return (await json(response)).note_id as string;
-}
+const savePage = (owner: Owner, url: string, extra: Record<string, unknown> = {}) => savedPage(t, owner, url, extra);
 
 describe('notes', () => {
   it('lists newest first a page at a time, filters by tag, and shows a note whole', async () => {

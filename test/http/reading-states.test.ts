@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
-import { itemsOf, type Owner, signedInUser, tableItems } from '../support/owner';
+import { itemsOf, type Owner, savedPage, signedInUser, tableItems } from '../support/owner';
 
 /**
  * Reading states over real sockets: archiving and starring a note through the per-user API, the
@@ -18,11 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-async function savePage(owner: Owner, url: string, extra: Record<string, unknown> = {}) {
-  const response = await t.save(owner.token, { url, title: `Page ${url}`, ...extra });
-  expect(response.status).toBe(200);
-  return (await json(response)).note_id as string;
-}
+const savePage = (owner: Owner, url: string, extra: Record<string, unknown> = {}) => savedPage(t, owner, url, extra);
 
 const idsOf = (page: { notes: { id: string }[] }) => page.notes.map((note) => note.id);
 const edit = (owner: Owner, noteId: string, body: unknown) =>
@@ -148,5 +144,191 @@ describe('reading states', () => {
       starred: false,
       starred_at: null,
     });
+  });
+});
+
+describe('bulk actions', () => {
+  const bulk = (owner: Owner, body: unknown) => owner.api('/api/v2/me/notes', { method: 'PATCH', body });
+
+  it("archives, stars, tags, untags and deletes many notes, answering another user's ids as unknown ones", async () => {
+    const owner = await signedInUser(t);
+    const mine = [
+      await savePage(owner, 'https://example.com/b1', { comment: '#keep' }),
+      await savePage(owner, 'https://example.com/b2'),
+    ];
+    const theirs = await savePage(bob, 'https://example.com/bobs-bulk', { comment: '#bob' });
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const bobBefore = await json(await bob.api(`/api/v2/me/notes/${theirs}`));
+
+    for (const [action, extra] of [
+      ['archive', {}],
+      ['star', {}],
+      ['tag', { tags: ['#Batch', 'later'] }],
+      ['untag', { tags: ['keep'] }],
+    ] as const) {
+      const response = await bulk(owner, { ids: [...mine, theirs, unknown, mine[0]], action, ...extra });
+      expect(response.status, action).toBe(200);
+      const { results } = await json(response);
+      expect(results, action).toEqual([
+        { id: mine[0], status: 'done' },
+        { id: mine[1], status: 'done' },
+        { id: theirs, status: 'not_found' },
+        { id: unknown, status: 'not_found' },
+      ]);
+    }
+    for (const id of mine)
+      expect(await json(await owner.api(`/api/v2/me/notes/${id}`))).toMatchObject({
+        archived: true,
+        starred: true,
+        tags: expect.arrayContaining(['batch', 'later']),
+      });
+    expect((await json(await owner.api(`/api/v2/me/notes/${mine[0]}`))).tags).not.toContain('keep');
+    // Bob's note is as it was: not archived, starred or tagged.
+    expect(await json(await bob.api(`/api/v2/me/notes/${theirs}`))).toEqual(bobBefore);
+
+    const deleted = await json(await bulk(owner, { ids: [mine[1], theirs], action: 'delete' }));
+    expect(deleted.results).toEqual([
+      { id: mine[1], status: 'done' },
+      { id: theirs, status: 'not_found' },
+    ]);
+    expect((await owner.api(`/api/v2/me/notes/${mine[1]}`)).status).toBe(404);
+    expect((await bob.api(`/api/v2/me/notes/${theirs}`)).status).toBe(200);
+  });
+
+  it('refuses more than 100 ids, malformed ids, unknown actions and tagging without tags with 422', async () => {
+    const noteId = await savePage(alice, 'https://example.com/bulk-bad');
+    const ids = Array.from({ length: 101 }, (_, index) => `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`);
+    const cases: [unknown, unknown[]][] = [
+      [{ ids, action: 'archive' }, ['body', 'ids']],
+      [{ ids: [], action: 'archive' }, ['body', 'ids']],
+      [{ ids: [noteId, 'not-a-uuid'], action: 'archive' }, ['body', 'ids', 1]],
+      [{ ids: [noteId], action: 'burn' }, ['body', 'action']],
+      [{ ids: [noteId], action: 'tag' }, ['body', 'tags']],
+      [{ ids: [noteId], action: 'untag', tags: ['a b'] }, ['body', 'tags', 0]],
+    ];
+    for (const [body, loc] of cases) {
+      const response = await bulk(alice, body);
+      expect(response.status, JSON.stringify(body).slice(0, 80)).toBe(422);
+      expect((await json(response)).detail.map((issue: { loc: unknown[] }) => issue.loc)).toContainEqual(loc);
+    }
+    expect((await json(await alice.api(`/api/v2/me/notes/${noteId}`))).archived).toBe(false);
+  });
+});
+
+describe('the Library’s forms (no script)', () => {
+  function post(owner: Owner, form: [string, string][], path = '/library') {
+    return fetch(`${t.stack.baseUrl}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { Cookie: owner.cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form),
+    });
+  }
+  const page = async (owner: Owner, path: string) =>
+    (await fetch(`${t.stack.baseUrl}${path}`, { headers: { Cookie: owner.cookie } })).text();
+
+  it('archives and stars from a note’s buttons and in bulk, then redirects back to the view it came from', async () => {
+    const owner = await signedInUser(t);
+    const [one, two, three] = [
+      await savePage(owner, 'https://example.com/f1'),
+      await savePage(owner, 'https://example.com/f2'),
+      await savePage(owner, 'https://example.com/f3'),
+    ];
+    const inbox = await page(owner, '/library');
+    for (const id of [one, two, three]) expect(inbox).toContain(`value="archive ${id}"`);
+
+    const archived = await post(owner, [
+      ['csrf', owner.csrfToken],
+      ['return', '/library?view=starred'],
+      ['apply', `archive ${one}`],
+      // The selection rides along with a note's own button, and is left alone.
+      ['ids', two],
+      ['action', 'delete'],
+    ]);
+    expect(archived.status).toBe(303);
+    expect(archived.headers.get('Location')).toBe('/library?view=starred&notice=archived');
+    expect(await page(owner, '/library?view=archive')).toContain(`value="unarchive ${one}"`);
+    expect(await page(owner, '/library')).not.toContain(`value="archive ${one}"`);
+    expect((await owner.api(`/api/v2/me/notes/${two}`)).status).toBe(200);
+
+    const starred = await post(owner, [
+      ['csrf', owner.csrfToken],
+      ['return', `/library/notes/${two}`],
+      ['apply', `star ${two}`],
+    ]);
+    expect(starred.headers.get('Location')).toBe(`/library/notes/${two}?notice=starred`);
+    const notePage = await page(owner, `/library/notes/${two}`);
+    expect(notePage).toContain(`value="unstar ${two}"`);
+    expect(notePage).toContain('In the inbox · starred');
+
+    const bulkArchive = await post(owner, [
+      ['csrf', owner.csrfToken],
+      ['return', '/library'],
+      ['action', 'archive'],
+      ['ids', two],
+      ['ids', three],
+    ]);
+    expect(bulkArchive.headers.get('Location')).toBe('/library?notice=archived');
+    const archive = await page(owner, '/library?view=archive');
+    for (const id of [one, two, three]) expect(archive).toContain(`value="unarchive ${id}"`);
+    expect(await page(owner, '/library')).toContain('your inbox is empty');
+    // Somewhere else than this site is never where a form goes back to.
+    const offsite = await post(owner, [
+      ['csrf', owner.csrfToken],
+      ['return', '//evil.example/'],
+      ['apply', `unarchive ${one}`],
+    ]);
+    expect(offsite.headers.get('Location')).toBe('/library?notice=unarchived');
+  });
+
+  it("answers 404 for another user's note, says what the bulk form could not do, and needs the CSRF token", async () => {
+    const theirs = await savePage(bob, 'https://example.com/bobs-form');
+    const mine = await savePage(alice, 'https://example.com/alices-form');
+    const single = await post(alice, [
+      ['csrf', alice.csrfToken],
+      ['apply', `archive ${theirs}`],
+    ]);
+    expect(single.status).toBe(404);
+    expect(await single.text()).not.toContain('bobs-form');
+    const bulk = await post(alice, [
+      ['csrf', alice.csrfToken],
+      ['return', '/library'],
+      ['action', 'star'],
+      ['ids', theirs],
+      ['ids', mine],
+    ]);
+    expect(bulk.headers.get('Location')).toBe('/library?notice=partly');
+    expect(await json(await bob.api(`/api/v2/me/notes/${theirs}`))).toMatchObject({ archived: false, starred: false });
+    expect((await json(await alice.api(`/api/v2/me/notes/${mine}`))).starred).toBe(true);
+
+    const nothingSelected = await post(alice, [
+      ['csrf', alice.csrfToken],
+      ['action', 'archive'],
+    ]);
+    expect(nothingSelected.status).toBe(422);
+    expect(await nothingSelected.text()).toContain('Select the notes to change first.');
+    // Deleting in bulk asks for its box to be ticked.
+    const unconfirmed = await post(alice, [
+      ['csrf', alice.csrfToken],
+      ['action', 'delete'],
+      ['ids', mine],
+    ]);
+    expect(unconfirmed.status).toBe(422);
+    expect(await unconfirmed.text()).toContain('cannot be undone');
+    expect((await alice.api(`/api/v2/me/notes/${mine}`)).status).toBe(200);
+    const forged = await post(alice, [['apply', `archive ${mine}`]]);
+    expect(forged.status).toBe(403);
+    expect((await json(await alice.api(`/api/v2/me/notes/${mine}`))).archived).toBe(false);
+    const deleted = await post(alice, [
+      ['csrf', alice.csrfToken],
+      ['return', '/library?view=all'],
+      ['action', 'delete'],
+      ['confirm', 'delete'],
+      ['ids', mine],
+      ['ids', theirs],
+    ]);
+    expect(deleted.headers.get('Location')).toBe('/library?view=all&notice=partly');
+    expect((await alice.api(`/api/v2/me/notes/${mine}`)).status).toBe(404);
+    expect((await bob.api(`/api/v2/me/notes/${theirs}`)).status).toBe(200);
   });
 });

@@ -39,7 +39,9 @@ const hitIds = (body: { results: { note_id: string }[] }) => body.results.map((h
 
 beforeAll(async () => {
   folder = mkdtempSync(join(tmpdir(), 'gleaner-search-api-'));
-  t = await startTestStack({}, { searchIndexUri: join(folder, 'index') });
+  // Keyword search (embeddings off), so every ranking here is BM25's; the built-in model's own tests are
+  // test/integration/search-relevance.test.ts and test/http/search-cli.test.ts.
+  t = await startTestStack({ GLEANER_EMBEDDINGS: 'off' }, { searchIndexUri: join(folder, 'index') });
   alice = await signedInUser(t);
   bob = await signedInUser(t);
   ids.aliceBread = await save(alice, {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { BUILT_IN_MODEL } from '../../functions/adapters/search/embedders';
 import { searchIndexFolder, writeLocalState } from '../../local/state';
 import { gleanerInProcess as gleaner } from '../support/cli';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
@@ -36,26 +37,33 @@ describe('gleaner search', () => {
         selection: 'Basalt lava flows far.',
       }),
     );
-    // The save reaches the index moments later: wait for it, then check the answer.
+    // The save reaches the index moments later, its vectors (the built-in model, with nothing
+    // configured) just after: wait for them, then check the answer.
     const answer = await vi.waitFor(async () => {
       const run = await gleaner(['search', '--user', user.id, 'basalt lava', '--mode', 'hybrid', '--json'], env);
       expect(run.code).toBe(0);
-      const found = JSON.parse(run.stdout) as { results: { note_id: string; snippet: string }[] };
+      const found = JSON.parse(run.stdout) as { results: { note_id: string; snippet: string }[]; mode: string };
       expect(found.results).not.toHaveLength(0);
+      expect(found.mode).toBe('hybrid');
       return found;
-    }, 20_000);
+    }, 30_000);
     expect(answer).toMatchObject({
       results: [{ note_id: saved.note_id, title: 'Shield volcanoes', url: 'https://volcano.example/', tags: [] }],
       cursor: null,
-      mode: 'keyword',
-      reason: expect.stringMatching(/^hybrid search unavailable: no embedding model/),
+      mode: 'hybrid',
+      model: BUILT_IN_MODEL,
     });
     expect(answer.results[0]!.snippet).toBe('**Basalt** **lava** flows far.');
-    const table = await gleaner(['search', '--user', user.id, 'basalt'], env);
+    // By meaning: no word in common with the note.
+    const meaning = await gleaner(['search', '--user', user.id, 'molten rock eruptions', '--json'], env);
+    expect(JSON.parse(meaning.stdout)).toMatchObject({ mode: 'hybrid', results: [{ note_id: saved.note_id }] });
+    const table = await gleaner(['search', '--user', user.id, 'basalt', '--mode', 'keyword'], env);
     expect(table.stdout).toMatch(
       /Shield volcanoes <https:\/\/volcano\.example\/> +\*\*Basalt\*\* lava flows far\.\nmode: keyword\n/,
     );
-  }, 30_000);
+    const hybrid = await gleaner(['search', '--user', user.id, 'basalt'], env);
+    expect(hybrid.stdout).toContain(`mode: hybrid (model ${BUILT_IN_MODEL})`);
+  }, 60_000);
 
   it.each([
     [['search', '--user', 'USER', ''], /empty/],

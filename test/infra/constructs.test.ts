@@ -180,8 +180,18 @@ describe('cached path patterns', () => {
 });
 
 describe('settings', () => {
-  it('accepts the settings in cdk.json', () => {
-    expect(parseSettings({ ...(cdkJson.context.gleaner as object), stage: 'prod' }).stage).toBe('prod');
+  it('accepts the settings in cdk.json, with the mail sender a deployment adds', () => {
+    const settings = { ...(cdkJson.context.gleaner as object), mailFrom: 'Gleaner <no-reply@mail.example.org>' };
+    expect(parseSettings({ ...settings, stage: 'prod' }).stage).toBe('prod');
+  });
+
+  it('refuses to synth without mailFrom, saying what to set and why', () => {
+    const { mailFrom: _, ...withoutSender } = testContext;
+    expect(() => parseSettings({ ...withoutSender, stage: 'prod' })).toThrow(
+      /set "mailFrom" to an address of an SES identity verified in this account and region/,
+    );
+    expect(() => parseSettings({ ...(cdkJson.context.gleaner as object), stage: 'prod' })).toThrow(/mailFrom/);
+    expect(() => parseSettings({ ...testContext, stage: 'prod', mailFrom: 'no-reply' })).toThrow(/mailFrom/);
   });
 
   it('rejects malformed rate-limit policies and unsupported log retention', () => {

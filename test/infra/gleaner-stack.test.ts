@@ -28,9 +28,10 @@ import {
 } from './harness';
 
 let built: ReturnType<typeof buildGleanerStack>;
+// Synthesizing the stack and its nested stacks takes a busy 2-core machine over a minute.
 beforeAll(() => {
   built = buildGleanerStack();
-});
+}, 180_000);
 
 const saveRoute = routes.find((route) => route.id === 'SaveBookmark')!;
 const cdnRoutes = routes.filter((route) => route.cdn);

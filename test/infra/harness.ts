@@ -35,6 +35,7 @@ export const testContext = {
   logLevel: 'DEBUG',
   workers: { batchSize: 7, maxConcurrency: 9 },
   iconRefreshDays: 3,
+  mailFrom: 'Gleaner Test <no-reply@mail.gleaner.test>',
 };
 
 export function testSettings(overrides: Record<string, unknown> = {}): GleanerSettings {

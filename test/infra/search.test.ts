@@ -1,9 +1,13 @@
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TITAN_V2_MODEL_ID } from '../../functions/adapters/search/embedders';
 import { metricNames } from '../../functions/platform/metric-names';
 import { settings } from '../../functions/platform/settings';
 import { streamConsumers } from '../../functions/platform/workers';
+import { writeSearchEngineLayer } from '../../lib/function-bundle';
 import { buildGleanerStack } from './harness';
 
 let built: ReturnType<typeof buildGleanerStack>;
@@ -143,5 +147,73 @@ describe('the search routes’ function', () => {
     expect(actions).toContain('bedrock:InvokeModel');
     expect(actions).toContain('s3:GetObject');
     expect(actions).not.toContain('s3:PutObject');
+  });
+});
+
+describe("the search engine's layer", () => {
+  it('is one layer, for x86-64, that every function opening the index has and no other', () => {
+    const layers = Object.entries(built.template.findResources('AWS::Lambda::LayerVersion')).filter(([, layer]) =>
+      /LanceDB/.test(layer.Properties.Description),
+    );
+    expect(layers).toHaveLength(1);
+    const [layerId, layer] = layers[0]!;
+    expect(layer.Properties.CompatibleArchitectures).toEqual(['x86_64']);
+    const functions = Object.values(built.template.findResources('AWS::Lambda::Function'));
+    const withLayer = functions.filter((fn) => JSON.stringify(fn.Properties.Layers ?? []).includes(layerId));
+    // The search routes' function, the MCP server (its search_notes tool) and the indexer.
+    expect(withLayer.map((fn) => fn.Properties.Description).sort()).toEqual([
+      'POST /mcp',
+      `${indexer.id}: reads the table's stream`,
+      "functions/search-notes/handler.ts: the owner's routes",
+    ]);
+    for (const fn of withLayer) expect(fn.Properties.Architectures).toEqual(['x86_64']);
+  });
+});
+
+describe('writeSearchEngineLayer', () => {
+  /** A node_modules folder with LanceDB, Arrow, and the named builds of LanceDB installed. */
+  function nodeModulesWith(builds: Record<string, string>): string {
+    const root = mkdtempSync(path.join(tmpdir(), 'gleaner-layer-'));
+    const write = (name: string, manifest: object) => {
+      mkdirSync(path.join(root, name), { recursive: true });
+      writeFileSync(path.join(root, name, 'package.json'), JSON.stringify({ name, ...manifest }));
+    };
+    write('@lancedb/lancedb', {
+      version: '0.31.0',
+      dependencies: { 'reflect-metadata': '0.2.2' },
+      optionalDependencies: {
+        openai: '4.29.2',
+        '@lancedb/lancedb-darwin-arm64': '0.31.0',
+        '@lancedb/lancedb-linux-x64-gnu': '0.31.0',
+        '@lancedb/lancedb-linux-arm64-gnu': '0.31.0',
+      },
+    });
+    write('reflect-metadata', { version: '0.2.2' });
+    write('apache-arrow', { version: '18.1.0' });
+    for (const [name, version] of Object.entries(builds)) write(name, { version });
+    return root;
+  }
+
+  it("ships LanceDB's x86-64 Linux build and no other platform's", () => {
+    const nodeModules = nodeModulesWith({
+      '@lancedb/lancedb-linux-x64-gnu': '0.31.0',
+      '@lancedb/lancedb-darwin-arm64': '0.31.0',
+    });
+    const outdir = mkdtempSync(path.join(tmpdir(), 'gleaner-layer-out-'));
+    writeSearchEngineLayer(outdir, nodeModules);
+    const shipped = path.join(outdir, 'nodejs/node_modules');
+    expect(readdirSync(path.join(shipped, '@lancedb')).sort()).toEqual(['lancedb', 'lancedb-linux-x64-gnu']);
+    expect(readdirSync(shipped).sort()).toEqual(['@lancedb', 'apache-arrow', 'reflect-metadata']);
+  });
+
+  it.each([
+    ['macOS on arm64', { '@lancedb/lancedb-darwin-arm64': '0.31.0' }, /which npm installs only on x86-64 Linux/],
+    ['another version', { '@lancedb/lancedb-linux-x64-gnu': '0.30.0' }, /but 0\.30\.0 is installed/],
+  ])('refuses to synth from %s, saying how to add the build', (_, builds, reason) => {
+    const outdir = mkdtempSync(path.join(tmpdir(), 'gleaner-layer-out-'));
+    expect(() => writeSearchEngineLayer(outdir, nodeModulesWith(builds))).toThrow(reason);
+    expect(() => writeSearchEngineLayer(outdir, nodeModulesWith(builds))).toThrow(
+      /npm install --no-save --force --os=linux --cpu=x64 @lancedb\/lancedb-linux-x64-gnu@0\.31\.0/,
+    );
   });
 });

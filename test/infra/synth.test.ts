@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,11 +13,28 @@ import { appFunctions, overResourceBudget } from './harness';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const outdir = mkdtempSync(path.join(tmpdir(), 'gleaner-synth-'));
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+const project = mkdtempSync(path.join(tmpdir(), 'gleaner-deployer-'));
+afterAll(() => {
+  rmSync(outdir, { recursive: true, force: true });
+  rmSync(project, { recursive: true, force: true });
+});
+const cdkCli = path.join(projectRoot, 'node_modules/aws-cdk/bin/cdk');
+
+/**
+ * A deployer's folder: the repository's cdk.json with the setting every deployment adds (the mail
+ * sender, which has no default), running this repository's app.
+ */
+function deployerProject(): string {
+  const cdkJson = JSON.parse(readFileSync(path.join(projectRoot, 'cdk.json'), 'utf8'));
+  cdkJson.app = `"${process.execPath}" --import ${import.meta.resolve('tsx')} "${path.join(projectRoot, 'bin/app.ts')}"`;
+  cdkJson.context.gleaner.mailFrom = 'Gleaner <no-reply@mail.gleaner.test>';
+  writeFileSync(path.join(project, 'cdk.json'), JSON.stringify(cdkJson));
+  return project;
+}
 
 it('synthesizes the app with the CLI, bundling every function as ESM with the AWS SDK inside, split where it loads code on first use', () => {
-  const synth = spawnSync('npx', ['cdk', 'synth', '--quiet', '-o', outdir], {
-    cwd: projectRoot,
+  const synth = spawnSync(process.execPath, [cdkCli, 'synth', '--quiet', '-o', outdir], {
+    cwd: deployerProject(),
     env: { ...process.env, CI: 'true' },
     encoding: 'utf8',
     timeout: 240_000,
@@ -50,11 +67,26 @@ it('synthesizes the app with the CLI, bundling every function as ESM with the AW
   expect(functions).toHaveLength(
     routeFunctions(routes).length + workers.length + scheduledTasks.length + streamConsumers.length,
   );
+  // LanceDB and Arrow ship once, in the search engine's layer, with LanceDB's x86-64 Linux build.
+  const [layerId, layer] = Object.entries(template.Resources as Record<string, any>).find(
+    ([, resource]) => resource.Type === 'AWS::Lambda::LayerVersion' && /LanceDB/.test(resource.Properties.Description),
+  )!;
+  const layerModules = path.join(
+    outdir,
+    `asset.${String(layer.Properties.Content.S3Key).replace(/\.zip$/, '')}`,
+    'nodejs/node_modules',
+  );
+  expect(readdirSync(path.join(layerModules, '@lancedb')).sort()).toEqual(['lancedb', 'lancedb-linux-x64-gnu']);
   for (const fn of functions) {
     expect(fn.Properties.Handler, fn.Properties.Description).toBe('index.handler');
     const assetHash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
     const bundle = path.join(outdir, `asset.${assetHash}`, 'index.mjs');
     expect(existsSync(bundle), fn.Properties.Description).toBe(true);
+    // No function carries packages of its own (LanceDB's 160 MB shipped in each search function).
+    expect(existsSync(path.join(path.dirname(bundle), 'node_modules')), fn.Properties.Description).toBe(false);
+    // Lambda resolves a function's imports in its layers' nodejs/node_modules too: so does this load.
+    if (JSON.stringify(fn.Properties.Layers ?? []).includes(layerId))
+      symlinkSync(layerModules, path.join(path.dirname(bundle), 'node_modules'));
     const code = readFileSync(bundle, 'utf8');
     expect(code).toMatch(
       /^import \{ createRequire \} from 'module'; const require = createRequire\(import\.meta\.url\);/,
@@ -68,8 +100,7 @@ it('synthesizes the app with the CLI, bundling every function as ESM with the AW
     expect(existsSync(`${bundle}.map`), fn.Properties.Description).toBe(true);
     expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain('enable-source-maps');
     // Every file of the asset loads in a fresh Node: the entry, and the chunks it leaves for import().
-    // Packages shipped beside a bundle (a native module's, see lib/function-bundle.ts) load through its imports.
-    const files = readdirSync(path.dirname(bundle), { recursive: true, encoding: 'utf8' }).filter(
+    const files = readdirSync(path.dirname(bundle), { encoding: 'utf8', recursive: true }).filter(
       (file) => file.endsWith('.mjs') && !file.startsWith('node_modules'),
     );
     const allCode = files.map((file) => readFileSync(path.join(path.dirname(bundle), file), 'utf8')).join('\n');

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { noteHighlightItems } from '../../functions/adapters/dynamo/highlight-items';
 import { toHighlight } from '../../functions/adapters/dynamo/items';
+import { parseRateLimitPolicy } from '../../functions/core/contract/rate-limit';
 import { makeHandler } from '../../functions/save-bookmark/handler';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../../local/dynamodb-local';
 import { createTestTable } from '../support/dynamo';
@@ -91,4 +92,51 @@ describe('a hot note', () => {
     expect(after.indexOf('> later two')).toBeLessThan(after.indexOf('> later three'));
     expect(after.startsWith(note.body)).toBe(true);
   }, 120_000);
+
+  it('takes 300 concurrent highlights without Idempotency-Key answered 503 while their appends went on: each sent again is stored once, and the records match the body', async () => {
+    const { token } = await newTestAccount(table);
+    // Every retry counts against the quota: a large one, so that only the deadline answers.
+    const handler = makeHandler({
+      ...saveHandlerDeps(table, []),
+      rateLimitPolicy: parseRateLimitPolicy('100000;w=60'),
+    });
+    const url = 'https://example.com/hot-note-unkeyed';
+    const save = async (body: Record<string, unknown>, remainingMs = 110_000) => {
+      const response = await handler(
+        proxyEvent({
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ url, ...body }),
+        }),
+        context('test', remainingMs),
+      );
+      return { status: response.statusCode, json: JSON.parse(response.body) };
+    };
+    const first = await save({ description: 'A page many people quote.' });
+    const store = new DynamoBookmarkStore(table.doc, table.tableName);
+    const quotes = Array.from({ length: 300 }, (_, i) => `unkeyed quote ${i}`);
+    // An invocation out of time at once: middy answers 503 while the save goes on, as a Lambda does
+    // for a save queued behind hundreds of others on one note.
+    const cut = await Promise.all(quotes.map((selection) => save({ selection }, 30)));
+    expect(cut.every((answer) => answer.status === 503)).toBe(true);
+    // Until the saves that went on have finished.
+    let length = -1;
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const now = (await store.getNote(first.json.note_id))!.body.length;
+      if (now === length) break;
+      length = now;
+    }
+    const applied = [...(await store.getNote(first.json.note_id))!.body.matchAll(/^> (unkeyed quote \d+)$/gm)];
+    console.warn(`hot note without keys: ${applied.length} of 300 saves answered 503 were applied`);
+
+    // Each client sends its save again after the 503, as the contract's Retry-After invites.
+    const answers = await Promise.all(quotes.map((selection) => save({ selection })));
+    expect(answers.map((answer) => answer.status)).toEqual(quotes.map(() => 200));
+    const note = (await store.getNote(first.json.note_id))!;
+    const inBody = [...note.body.matchAll(/^> (unkeyed quote \d+)$/gm)].map((match) => match[1]);
+    expect(inBody.length - new Set(inBody).size).toBe(0);
+    expect(new Set(inBody)).toEqual(new Set(quotes));
+    const records = (await noteHighlightItems(table.doc, table.tableName, note.id)).map(toHighlight);
+    expect(records.map((record) => record.quote).sort()).toEqual([...inBody].sort());
+  }, 300_000);
 });

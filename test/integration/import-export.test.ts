@@ -3,10 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
+import { readExport } from '../../functions/core/import/detect';
+import { importExport } from '../../functions/core/import/import';
 import { newUser } from '../../functions/core/workspace/accounts';
 import { bookmarkFileEntries, exportWorkspace, parseWorkspaceExport } from '../../functions/core/workspace/export';
-import { importBookmarks } from '../../functions/core/workspace/import';
-import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../../functions/core/workspace/netscape-bookmarks';
+import { type BookmarkFileEntry, renderNetscapeBookmarks } from '../../functions/core/workspace/netscape-bookmarks';
 import { createTestTable } from '../support/dynamo';
 import { quietSavePorts } from '../support/save-ports';
 
@@ -17,6 +18,18 @@ let accounts: DynamoAccountStore;
 let store: DynamoBookmarkStore;
 let feeds: DynamoFeedStore;
 const ports = () => quietSavePorts(store);
+/** A file's text imported as an upload named `name`. */
+const importText = (userId: string, name: string, text: string) =>
+  importExport(ports(), userId, readExport([{ name, bytes: new TextEncoder().encode(text) }]));
+/** Entries as a parser gives them, imported. */
+const importEntries = (userId: string, entries: readonly BookmarkFileEntry[]) =>
+  importExport(ports(), userId, {
+    format: 'netscape',
+    items: entries.map((entry, index) => ({ ...entry, file: null, row: index + 1 })),
+    books: [],
+    skipped: [],
+    notices: [],
+  });
 
 beforeAll(async () => {
   table = await createTestTable();
@@ -47,13 +60,20 @@ const file = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
 describe('import and export', () => {
   it('imports links through the save core: normalised, duplicates merged, folders and TAGS= as tags, ADD_DATE kept; a re-run creates nothing', async () => {
     const userId = await user();
-    expect(await importBookmarks(ports(), userId, parseNetscapeBookmarks(file))).toEqual({
-      links: 4,
+    expect(await importText(userId, 'bookmarks.html', file)).toEqual({
+      format: 'netscape',
+      rows: 4,
       imported: 2,
-      merged: 1,
-      skipped: 1,
+      merged: 0,
+      highlights: 0,
+      articles: 0,
+      skipped: [
+        { row: 3, reason: 'duplicate of row 1 (merged into it)' },
+        { row: 4, reason: 'not an http(s) URL (place:)' },
+      ],
       over_cap: 0,
       note_cap: null,
+      notices: [],
     });
     const exported = await exportOf(userId);
     expect(exported.map(({ url, title, created, tags }) => ({ url, title, created, tags }))).toEqual([
@@ -70,10 +90,7 @@ describe('import and export', () => {
         tags: ['work-stuff'],
       },
     ]);
-    expect(await importBookmarks(ports(), userId, parseNetscapeBookmarks(file))).toMatchObject({
-      imported: 0,
-      merged: 3,
-    });
+    expect(await importText(userId, 'bookmarks.html', file)).toMatchObject({ imported: 0, merged: 2 });
     expect((await accounts.getUser(userId))!.noteCount).toBe(2);
   });
 
@@ -86,19 +103,19 @@ describe('import and export', () => {
       added: null,
       description: null,
     }));
-    expect(await importBookmarks(ports(), userId, links)).toMatchObject({
-      links: 10,
+    expect(await importEntries(userId, links)).toMatchObject({
+      rows: 10,
       imported: 3,
       over_cap: 7,
       note_cap: 3,
     });
     await accounts.updatePlan(userId, { plan: 'free', noteCap: 100 });
-    expect(await importBookmarks(ports(), userId, links)).toMatchObject({ imported: 7, merged: 3, over_cap: 0 });
+    expect(await importEntries(userId, links)).toMatchObject({ imported: 7, merged: 3, over_cap: 0 });
   });
 
   it('exports a workspace that imports into a fresh user as the same workspace, notes and highlights included, in either format', async () => {
     const source = await user();
-    await importBookmarks(ports(), source, parseNetscapeBookmarks(file));
+    await importText(source, 'bookmarks.html', file);
     // Highlights and comments appended by later saves, and a description with markup-looking text.
     const { saveBookmark } = await import('../../functions/core/save/save-bookmark');
     const save = (url: string, selection: string | null, comment: string | null, description: string | null = null) =>
@@ -143,16 +160,16 @@ describe('import and export', () => {
 
     const fromFile = await user();
     const html = renderNetscapeBookmarks(bookmarkFileEntries(original));
-    await importBookmarks(ports(), fromFile, parseNetscapeBookmarks(html));
+    await importText(fromFile, 'bookmarks.html', html);
     expect(comparable(await exportOf(fromFile), toSeconds)).toEqual(comparable(original, toSeconds));
 
     const fromJson = await user();
     const json = JSON.stringify({ user_id: source, bookmarks: original });
-    await importBookmarks(ports(), fromJson, parseWorkspaceExport(json));
+    await importText(fromJson, 'export.json', json);
     expect(comparable(await exportOf(fromJson), (iso) => iso)).toEqual(comparable(original, (iso) => iso));
 
     // Importing the same export again creates nothing and repeats no highlight.
-    expect(await importBookmarks(ports(), fromJson, parseWorkspaceExport(json))).toMatchObject({
+    expect(await importText(fromJson, 'export.json', json)).toMatchObject({
       imported: 0,
       merged: original.length,
     });
@@ -161,7 +178,7 @@ describe('import and export', () => {
 
   it('round-trips reading states through the JSON export, each with its time, listed as archived and starred', async () => {
     const source = await user();
-    await importBookmarks(ports(), source, parseNetscapeBookmarks(file));
+    await importText(source, 'bookmarks.html', file);
     const [a, b] = (await store.listNotes(source, {}, { limit: 10 })).items.sort((x, y) =>
       x.url!.localeCompare(y.url!),
     );
@@ -196,7 +213,7 @@ describe('import and export', () => {
     expect(original.map((bookmark) => bookmark.updated)).toEqual([a!.updated, b!.updated]);
 
     const restored = await user();
-    await importBookmarks(ports(), restored, parseWorkspaceExport(JSON.stringify({ bookmarks: original })));
+    await importText(restored, 'export.json', JSON.stringify({ bookmarks: original }));
     expect(states(await exportOf(restored))).toEqual(states(original));
     const listed = async (filter: { archived?: boolean; starred?: boolean }) =>
       (await store.listNotes(restored, filter, { limit: 10 })).items.map((note) => note.url);
@@ -207,7 +224,7 @@ describe('import and export', () => {
     // An export from before reading states lands in the inbox; a state of the wrong type is named.
     const older = original.map(({ archived, archived_at, starred, starred_at, ...rest }) => rest);
     const fromOlder = await user();
-    await importBookmarks(ports(), fromOlder, parseWorkspaceExport(JSON.stringify({ bookmarks: older })));
+    await importText(fromOlder, 'export.json', JSON.stringify({ bookmarks: older }));
     expect((await exportOf(fromOlder)).every((bookmark) => !bookmark.archived && !bookmark.starred)).toBe(true);
     const wrong = JSON.stringify({ bookmarks: [{ ...original[0], archived: 'yes' }] });
     expect(() => parseWorkspaceExport(wrong)).toThrow(/bookmarks\[0\]\.archived/);

@@ -83,7 +83,12 @@ describe('the scheduled re-embedding step', () => {
   it('does nothing without an embedding model', async () => {
     const { folder, dispose } = await temporaryIndex();
     try {
-      const handler = createHandler({ SEARCH_INDEX_URI: folder, TABLE_NAME: 'unused', LOG_LEVEL: 'SILENT' });
+      const handler = createHandler({
+        SEARCH_INDEX_URI: folder,
+        TABLE_NAME: 'unused',
+        LOG_LEVEL: 'SILENT',
+        GLEANER_EMBEDDINGS: 'off',
+      });
       const scheduled = { source: 'aws.events', 'detail-type': 'Scheduled Event' } as ScheduledEvent;
       expect(await handler(scheduled, context('SearchIndexer'))).toEqual({ reembedded: 0 });
     } finally {

@@ -85,7 +85,8 @@ export class InMemoryBookmarkStore implements BookmarkStore {
     const note = this.notes.get(bookmark.noteId);
     if (!note) return { kind: 'missing' };
     const updated = { ...bookmark, updated: append.updated };
-    if (this.appendIds.has(append.id)) return { kind: 'appended', bookmark: updated };
+    if ([append.id, ...append.sameAs].some((id) => this.appendIds.has(id)))
+      return { kind: 'appended', bookmark: updated };
     if (append.unlessLastHighlight !== null && note.lastHighlight === append.unlessLastHighlight)
       return { kind: 'unchanged', bookmark };
     const answer = record?.(updated);

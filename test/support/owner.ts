@@ -17,6 +17,18 @@ import type { TestStack } from './local-stack';
 
 export type Owner = Awaited<ReturnType<typeof signedInUser>>;
 
+/** Saves a page with the owner's API token (titled `Page <url>` unless `extra` says otherwise); its note's id. */
+export async function savedPage(
+  t: TestStack,
+  owner: Owner,
+  url: string,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
+  const response = await t.save(owner.token, { url, title: `Page ${url}`, ...extra });
+  if (response.status !== 200) throw new Error(`saving ${url} answered ${response.status}`);
+  return ((await response.json()) as { note_id: string }).note_id;
+}
+
 export async function signedInUser(t: TestStack) {
   const created = await t.createUser();
   const identity = new DynamoIdentityStore(t.table.doc, t.table.tableName);

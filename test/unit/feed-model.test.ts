@@ -119,7 +119,7 @@ describe('sanitizeText', () => {
       siteUrl: 'https://gleaner.example/rss',
       entryLink: () => 'https://gleaner.example/n',
     });
-    expect(rss).toContain(`<title><![CDATA[${shown}]]></title>`);
+    expect(rss).toContain(`<title>${shown}</title>`);
   });
 });
 

@@ -42,6 +42,19 @@ describe.skipIf(!pythonModuleAvailable('feedparser', 'python3-feedparser', 'feed
       });
     });
 
+    it.each(['Tom & Jerry', 'Q&A: 5 > 4', 'Salt & pepper; & more'])(
+      'gives a title that cannot be taken for markup as plain text, shown as typed with no entity (as Atom does): %s',
+      (typed) => {
+        const raw = `
+import feedparser, json, sys
+f = feedparser.parse(sys.stdin.read())
+print(json.dumps([f.feed.title, f.feed.title_detail.type, f.entries[0].title, f.entries[0].title_detail.type]))
+`;
+        const parsed = spawnSync(PYTHON, ['-c', raw], { input: rssOf(typed), encoding: 'utf8' });
+        expect(JSON.parse(parsed.stdout)).toEqual([typed, 'text/plain', typed, 'text/plain']);
+      },
+    );
+
     it('shows typed text without its control characters and lone surrogates, and nothing else lost', () => {
       const typed =
         'Tom & Jerry DEL\u007F NEL\u0085 C1\u009B NUL\u0000 ESC\u001b[31m BEL\u0007 tab\t lone \uD800 and \uDFFF, 🎉 kept';
@@ -104,8 +117,8 @@ describe.skipIf(!pythonModuleAvailable('feedparser', 'python3-feedparser', 'feed
   },
 );
 
-/** What feedparser shows of a feed and its one note, both titled and described with `typed`. */
-function shownByFeedparser(typed: string): unknown {
+/** RSS of a feed and its one note, both titled and described with `typed`. */
+function rssOf(typed: string): string {
   const feed: Feed = {
     id: 'f',
     title: typed,
@@ -125,12 +138,16 @@ function shownByFeedparser(typed: string): unknown {
     updated: null,
     created: '2026-01-01T00:00:00Z',
   };
-  const xml = renderRss(feed, [note], {
+  return renderRss(feed, [note], {
     selfUrl: 'https://g.example/rss',
     siteUrl: 'https://g.example/rss',
     entryLink: () => 'https://g.example/n',
   });
-  const parsed = spawnSync(PYTHON, ['-c', SHOWN], { input: xml, encoding: 'utf8' });
+}
+
+/** What feedparser shows of a feed and its one note, both titled and described with `typed`. */
+function shownByFeedparser(typed: string): unknown {
+  const parsed = spawnSync(PYTHON, ['-c', SHOWN], { input: rssOf(typed), encoding: 'utf8' });
   expect(parsed.stderr).toBe('');
   return JSON.parse(parsed.stdout);
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { importBookmarks } from '../../functions/core/workspace/import';
-import { parseNetscapeBookmarks, renderNetscapeBookmarks } from '../../functions/core/workspace/netscape-bookmarks';
+import { readExport } from '../../functions/core/import/detect';
+import { importExport } from '../../functions/core/import/import';
+import { renderNetscapeBookmarks } from '../../functions/core/workspace/netscape-bookmarks';
 import { InMemoryBookmarkStore } from '../support/in-memory-bookmark-store';
-import { manyLinks, quietSavePorts } from '../support/save-ports';
+import { manyLinks, pocketZip, quietSavePorts } from '../support/save-ports';
 
 /**
  * A large bookmark file through the import and the save core, over the store port kept in memory.
@@ -15,15 +16,41 @@ it('imports a 5,000-link file in one run, each link once, with its tags', async 
   const userId = randomUUID();
   const entries = manyLinks(5000);
   const progress: number[] = [];
-  const report = await importBookmarks(
+  const html = new TextEncoder().encode(renderNetscapeBookmarks(entries));
+  const report = await importExport(
     quietSavePorts(store),
     userId,
-    parseNetscapeBookmarks(renderNetscapeBookmarks(entries)),
+    readExport([{ name: 'bookmarks.html', bytes: html }]),
     (done) => progress.push(done),
   );
-  expect(report).toEqual({ links: 5000, imported: 5000, merged: 0, skipped: 0, over_cap: 0, note_cap: null });
+  expect(report).toEqual({
+    format: 'netscape',
+    rows: 5000,
+    imported: 5000,
+    merged: 0,
+    highlights: 0,
+    articles: 0,
+    skipped: [],
+    over_cap: 0,
+    note_cap: null,
+    notices: [],
+  });
   expect(store.notes.size).toBe(5000);
   expect(new Set([...store.bookmarks.values()].map((bookmark) => bookmark.url)).size).toBe(5000);
   expect([...store.notes.values()].find((note) => note.title === 'Link 4321')?.tags).toEqual(['t2x']);
   expect(progress.at(-1)).toBe(5000);
+});
+
+it('imports a 25,000-row Pocket zip of three parts in one run, archived rows archived', async () => {
+  const store = new InMemoryBookmarkStore(30_000);
+  const report = await importExport(
+    quietSavePorts(store),
+    randomUUID(),
+    readExport([{ name: 'pocket.zip', bytes: pocketZip(25_000) }]),
+  );
+  expect(report).toMatchObject({ format: 'pocket', rows: 25_000, imported: 25_000, skipped: [] });
+  expect(store.notes.size).toBe(25_000);
+  const archived = [...store.notes.values()].filter((note) => note.archivedAt);
+  expect(archived).toHaveLength(2_500);
+  expect([...store.notes.values()].find((note) => note.title === 'Pocket 20001')?.tags).toEqual(['t2x', 'read']);
 });

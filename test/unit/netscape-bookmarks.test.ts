@@ -8,7 +8,7 @@ const file = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
 <DL><p>
     <DT><H3 ADD_DATE="1600000000" PERSONAL_TOOLBAR_FOLDER="true">Reading List</H3>
     <DL><p>
-        <DT><A HREF="https://a.example/?x=1&amp;y=2" ADD_DATE="1700000000" TAGS="AWS,#queues">Queues &lt;in practice&gt;</A>
+        <DT><A HREF="https://a.example/?x=1&amp;y=2" ADD_DATE="1700000000" LAST_MODIFIED="1700000500" TAGS="AWS,#queues">Queues &lt;in practice&gt;</A>
         <DD>Why queues absorb bursts
         <DT><H3>Deep</H3>
         <DL><p>
@@ -20,13 +20,14 @@ const file = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
 </DL><p>`;
 
 describe('Netscape bookmark files', () => {
-  it('reads links with their folders and TAGS= as tags, ADD_DATE and the <DD> description', () => {
+  it('reads links with their folders and TAGS= as tags, ADD_DATE, LAST_MODIFIED and the <DD> description', () => {
     expect(parseNetscapeBookmarks(file)).toEqual([
       {
         url: 'https://a.example/?x=1&y=2',
         title: 'Queues <in practice>',
         tags: ['reading-list', 'aws', 'queues'],
         added: new Date(1_700_000_000_000),
+        updated: new Date(1_700_000_500_000),
         description: 'Why queues absorb bursts',
       },
       { url: 'https://b.example/', title: 'B', tags: ['reading-list', 'deep'], added: null, description: null },

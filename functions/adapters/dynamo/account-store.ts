@@ -14,7 +14,7 @@ import type { UserReader } from '../../core/workspace/accounts';
 import type { Page, PageRequest } from '../../core/workspace/listing';
 import { deleteAccountRows } from './account-deletion';
 import { batchGetAll } from './batch-get';
-import { conditionalWrite, writtenUnlessConditionFails } from './conditional-write';
+import { conditionalWrite, TransactionSteps, writtenUnlessConditionFails } from './conditional-write';
 import { queryIndexPage } from './index-page';
 import { keys, LOOKUP_INDEX } from './keys';
 import { queryAll } from './query-all';
@@ -86,9 +86,9 @@ export class DynamoAccountStore implements SaveContextReader, UserReader, Accoun
     replacement: AccessToken,
     replacementHash: string,
   ): Promise<boolean> {
-    const rotated = await transactForUser(this.doc, this.tableName, replacement.userId, [
-      ...this.tokenPuts(replacement, replacementHash),
-      {
+    const steps = new TransactionSteps<'replacement' | 'old-token'>()
+      .add('replacement', ...this.tokenPuts(replacement, replacementHash))
+      .add('old-token', {
         Update: {
           TableName: this.tableName,
           Key: keys.token(old.tokenHash),
@@ -96,10 +96,11 @@ export class DynamoAccountStore implements SaveContextReader, UserReader, Accoun
           ConditionExpression: 'attribute_exists(pk) AND revoked = :false',
           ExpressionAttributeValues: { ':expires': old.expires, ':false': false },
         },
-      },
-    ]);
-    // Only the old token's condition (after the new token's two items) means "gone or revoked".
-    if (!rotated.written && !rotated.failed[2]) throw new Error('A new token collided with a stored one');
+      });
+    const rotated = await transactForUser(this.doc, this.tableName, replacement.userId, steps.actions);
+    // Only the old token's condition means "gone or revoked".
+    if (!rotated.written && !steps.refused('old-token', rotated.failed))
+      throw new Error('A new token collided with a stored one');
     return rotated.written;
   }
 

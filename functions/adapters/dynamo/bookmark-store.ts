@@ -32,7 +32,7 @@ import {
 import { isoTimestamp } from '../../core/text/text';
 import type { NoteFilter, Page, PageRequest } from '../../core/workspace/listing';
 import { batchGetAll } from './batch-get';
-import { conditionalWrite, writtenUnlessConditionFails } from './conditional-write';
+import { conditionalWrite, itemTooLarge, TransactionSteps, writtenUnlessConditionFails } from './conditional-write';
 import { noteHighlightItems } from './highlight-items';
 import {
   idempotencyClaimDelete,
@@ -45,7 +45,7 @@ import { queryFilteredIndexPage } from './index-page';
 import { highlightItem, toBookmark, toHighlight, toNote } from './items';
 import { keys, LOOKUP_INDEX, type ReadingStateName } from './keys';
 import { queryAll } from './query-all';
-import { backoff, cancellationReasons, fillTransaction, retryOnConflict, type TransactionAction } from './transactions';
+import { backoff, fillTransaction, retryOnConflict, type TransactionAction } from './transactions';
 
 /** Optimistic note updates give up after this many lost races (each retry re-reads the note). */
 const MAX_NOTE_UPDATE_ATTEMPTS = 40;
@@ -55,6 +55,29 @@ interface AppendedEntry {
   readonly id: string;
   readonly saved: string;
   readonly text: string;
+}
+
+/** What an attempt of an optimistic update answers when the note's version moved under it. */
+const STALE = Symbol('stale');
+
+/**
+ * The optimistic update, the one loop every read-decide-write of a note runs: `attempt` reads the
+ * note, decides, and writes conditional on the version it read, answering STALE when that condition
+ * failed (a save appended meanwhile). It runs again, after a backoff, until it answers something
+ * else, at most MAX_NOTE_UPDATE_ATTEMPTS times (then ContentionError, a 503 with Retry-After).
+ */
+async function optimisticUpdate<T>(
+  what: string,
+  action: 'update' | 'edit' | 'delete',
+  attempt: () => Promise<T | typeof STALE>,
+): Promise<T> {
+  for (let count = 1; ; count++) {
+    const result = await attempt();
+    if (result !== STALE) return result;
+    if (count >= MAX_NOTE_UPDATE_ATTEMPTS)
+      throw new ContentionError(`${what} changed under ${count} attempts to ${action} it`);
+    await backoff(Math.min(count, 6));
+  }
 }
 
 /** Bookmarks, their notes and the notes' tag index in the single table. */
@@ -72,65 +95,66 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     highlights: readonly Highlight[] = [],
   ): Promise<CreateBookmarkOutcome> {
     const TableName = this.tableName;
+    const steps = new TransactionSteps<'answer' | 'saved-url' | 'note-count' | 'bookmark' | 'note' | 'tags' | 'state'>()
+      // First, so its failure is the one reported should DynamoDB stop at the first one.
+      .add('answer', ...(record ? [{ Put: idempotencyRecordPut(TableName, record) }] : []))
+      .add('saved-url', {
+        // Uniqueness of (user, normalised URL): the marker exists exactly when the bookmark does.
+        Put: {
+          TableName,
+          Item: {
+            ...keys.savedUrl(bookmark.userId, bookmark.normalizedUrl),
+            type: 'SavedUrl',
+            bookmarkId: bookmark.id,
+            noteId: note.id,
+            url: bookmark.normalizedUrl,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      })
+      .add('note-count', {
+        // The note cap: counted in the same transaction, so parallel saves cannot overshoot it.
+        Update: {
+          TableName,
+          Key: keys.user(bookmark.userId),
+          UpdateExpression: 'SET noteCount = noteCount + :one',
+          ConditionExpression: 'attribute_exists(pk) AND noteCount < noteCap',
+          ExpressionAttributeValues: { ':one': 1 },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      })
+      .add('bookmark', {
+        Put: { TableName, Item: bookmarkItem(bookmark, enrichment), ConditionExpression: 'attribute_not_exists(pk)' },
+      })
+      .add('note', { Put: { TableName, Item: noteItem(note), ConditionExpression: 'attribute_not_exists(pk)' } })
+      .add('tags', ...note.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(note, tag) } })))
+      // A restored note's reading state (an import of an export).
+      .add('state', ...stateEntryChanges(TableName, null, note));
     // A save's highlight goes in its transaction; a restored note's many fill what room the transaction has, the rest follow it.
     const { actions, overflow } = fillTransaction(
-      [
-        // First, so its failure is the one reported should DynamoDB stop at the first one.
-        ...(record ? [{ Put: idempotencyRecordPut(TableName, record) }] : []),
-        {
-          // Uniqueness of (user, normalised URL): the marker exists exactly when the bookmark does.
-          Put: {
-            TableName,
-            Item: {
-              ...keys.savedUrl(bookmark.userId, bookmark.normalizedUrl),
-              type: 'SavedUrl',
-              bookmarkId: bookmark.id,
-              noteId: note.id,
-              url: bookmark.normalizedUrl,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
-        {
-          // The note cap: counted in the same transaction, so parallel saves cannot overshoot it.
-          Update: {
-            TableName,
-            Key: keys.user(bookmark.userId),
-            UpdateExpression: 'SET noteCount = noteCount + :one',
-            ConditionExpression: 'attribute_exists(pk) AND noteCount < noteCap',
-            ExpressionAttributeValues: { ':one': 1 },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        },
-        {
-          Put: { TableName, Item: bookmarkItem(bookmark, enrichment), ConditionExpression: 'attribute_not_exists(pk)' },
-        },
-        { Put: { TableName, Item: noteItem(note), ConditionExpression: 'attribute_not_exists(pk)' } },
-        ...note.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(note, tag) } })),
-        // A restored note's reading state (an import of an export).
-        ...stateEntryChanges(TableName, null, note),
-      ],
+      steps.actions,
       highlights.map((highlight) => ({ Put: { TableName, Item: highlightItem(highlight) } })),
     );
     const outcome = await retryOnConflict(async (attempt) => {
       // A conflict is most often another save of the same page: once its marker is there, this one
       // appends instead of queueing behind every other new save of that page.
       const marker = attempt > 1 ? await this.savedUrlMarker(bookmark.userId, bookmark.normalizedUrl) : null;
-      if (marker) return { written: false as const, failed: [...(record ? [null] : []), { item: marker }] };
+      if (marker) return steps.refusal('saved-url', marker);
       return conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: actions })));
     });
     if (outcome.written) {
       await Promise.all(overflow.map(({ Put }) => this.doc.send(new PutCommand(Put))));
       return { kind: 'created' };
     }
-    const taken = record && takenKey<AnswerOutcome>(outcome.failed[0]);
+    const taken = takenKey<AnswerOutcome>(steps.refused('answer', outcome.failed));
     if (taken) return taken;
-    const [marker, user] = outcome.failed.slice(record ? 1 : 0);
+    const marker = steps.refused('saved-url', outcome.failed);
     if (marker?.item) {
       const saved = unmarshall(marker.item);
       return { kind: 'exists', bookmarkId: saved.bookmarkId, noteId: saved.noteId };
     }
+    const user = steps.refused('note-count', outcome.failed);
     if (!user?.item) throw new Error(`User ${bookmark.userId} does not exist`);
     const account = unmarshall(user.item);
     return { kind: 'note-limit', used: Number(account.noteCount), limit: Number(account.noteCap) };
@@ -187,6 +211,8 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
   ): Promise<NoteAppendOutcome> {
     const TableName = this.tableName;
     const guard = append.unlessLastHighlight !== null;
+    // The body's byte count keeps it within its 300 KB, but each append also keeps its id and time in
+    // the item: DynamoDB refusing the item's 400 KB is the note being full too (nothing was written).
     const written = await conditionalWrite(() =>
       this.doc.send(
         new UpdateCommand({
@@ -202,6 +228,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
             'attribute_exists(pk)',
             '(attribute_not_exists(bodyBytes) OR bodyBytes <= :room)',
             'NOT contains(appendIds, :id)',
+            ...append.sameAs.map((_, i) => `NOT contains(appendIds, :same${i})`),
             ...(guard ? ['(attribute_not_exists(lastHighlight) OR lastHighlight <> :unless)'] : []),
           ].join(' AND '),
           ExpressionAttributeValues: {
@@ -216,30 +243,46 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
             ':ids': new Set([append.id]),
             ':room': NOTE_BODY_MAX_BYTES - append.bytes,
             ':id': append.id,
+            ...Object.fromEntries(append.sameAs.map((id, i) => [`:same${i}`, id])),
             ...(guard ? { ':unless': append.unlessLastHighlight } : {}),
           },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       ),
-    );
+    ).catch((error: unknown) => {
+      if (itemTooLarge(error)) return null;
+      throw error;
+    });
+    if (!written) return { kind: 'note-full' };
     let note: Note;
     let saved = append.updated;
+    let highlightId = append.highlight?.id;
     if (written.written) note = toNote(written.value.Attributes!);
     else {
       const found = written.failed[0]?.item;
       if (!found) return { kind: 'missing' };
       const item = unmarshall(found);
-      const earlier = (item.appended as AppendedEntry[] | undefined)?.find((entry) => entry.id === append.id);
-      if (earlier) saved = earlier.saved;
-      else if (guard && item.lastHighlight === append.unlessLastHighlight) return { kind: 'unchanged', bookmark };
+      const names = [append.id, ...append.sameAs];
+      // The same append done before (a retry): its follow-ups are written again, under its own id and
+      // time, so a retry completes what a first try cut short and the records match the body.
+      const earlier = (item.appended as AppendedEntry[] | undefined)?.find((entry) => names.includes(entry.id));
+      const done = names.some((id) => (item.appendIds as Set<string> | undefined)?.has(id));
+      if (earlier) {
+        saved = earlier.saved;
+        if (append.highlight && earlier.id !== append.id) highlightId = earlier.id;
+      } else if (done || (guard && item.lastHighlight === append.unlessLastHighlight))
+        return { kind: 'unchanged', bookmark };
       else return { kind: 'note-full' };
       note = toNote(item);
     }
     const updated: Bookmark = { ...bookmark, updated: append.updated };
     const [touched, taken] = await Promise.all([
       this.touchBookmark(bookmark.id, append.updated),
-      this.recordAppend(append.highlight && { ...append.highlight, saved }, record?.(updated) ?? null),
+      this.recordAppend(
+        append.highlight && { ...append.highlight, id: highlightId ?? append.highlight.id, saved },
+        record?.(updated) ?? null,
+      ),
       this.touchTagEntries(note, append.updated),
     ]);
     if (taken) return taken;
@@ -254,12 +297,13 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       if (highlightPut) await this.doc.send(new PutCommand(highlightPut));
       return null;
     }
-    const actions = [
-      { Put: idempotencyRecordPut(TableName, record) },
-      ...(highlightPut ? [{ Put: highlightPut }] : []),
-    ];
-    const outcome = await conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: actions })));
-    return outcome.written ? null : takenKey<AnswerOutcome>(outcome.failed[0]);
+    const steps = new TransactionSteps<'answer' | 'highlight'>()
+      .add('answer', { Put: idempotencyRecordPut(TableName, record) })
+      .add('highlight', ...(highlightPut ? [{ Put: highlightPut }] : []));
+    const outcome = await conditionalWrite(() =>
+      this.doc.send(new TransactWriteCommand({ TransactItems: steps.actions })),
+    );
+    return outcome.written ? null : takenKey<AnswerOutcome>(steps.refused('answer', outcome.failed));
   }
 
   /** Each tag entry keeps the latest update time it was given: appends may finish out of order. */
@@ -309,7 +353,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     record: ((bookmark: Bookmark) => SaveRecord) | null,
   ): Promise<NoteUpdate> {
     const TableName = this.tableName;
-    for (let attempt = 1; ; attempt++) {
+    return optimisticUpdate(`Note ${ref.noteId}`, 'update', async () => {
       const found = await this.loadBookmarkAndNote(ref);
       if (!found) throw new NoteNotFoundError(`Bookmark ${ref.bookmarkId} or its note ${ref.noteId} is missing`);
       const { bookmark, note } = found;
@@ -320,59 +364,51 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       const updatedBookmark: Bookmark = { ...bookmark, updated };
       const keyed = record ? record(updatedBookmark) : null;
       const notesIndex = keys.userNotesIndex(note.userId, updated, note.id);
+      const steps = new TransactionSteps<'answer' | 'note' | 'bookmark' | 'tags' | 'highlight'>()
+        .add('answer', ...(keyed ? [{ Put: idempotencyRecordPut(TableName, keyed) }] : []))
+        .add('note', {
+          Update: {
+            TableName,
+            Key: keys.note(note.id),
+            // The whole body now: what appends had added is part of it (see toNote).
+            UpdateExpression:
+              'SET body = :body, bodyBytes = :bodyBytes, tags = :tags, lastHighlight = :lastHighlight, updated = :updated, version = :next, gsi1pk = :notesIndex, gsi1sk = :notesIndexSort REMOVE appended',
+            ConditionExpression: 'version = :version',
+            ExpressionAttributeValues: {
+              // The user's notes index sorts by update time, so it moves with the note.
+              ':notesIndex': notesIndex.gsi1pk,
+              ':notesIndexSort': notesIndex.gsi1sk,
+              ':body': written.body,
+              ':bodyBytes': bodyBytes(written.body),
+              ':tags': written.tags,
+              ':lastHighlight': written.lastHighlight,
+              ':updated': updated,
+              ':next': written.version,
+              ':version': note.version,
+            },
+          },
+        })
+        .add('bookmark', {
+          Update: {
+            TableName,
+            Key: keys.bookmark(bookmark.id),
+            UpdateExpression: 'SET updated = :updated',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':updated': updated },
+          },
+        })
+        // Every tag entry carries the note's update time: feeds list notes newest first per tag.
+        .add('tags', ...written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } })))
+        .add('highlight', ...(highlight ? [{ Put: { TableName, Item: highlightItem(highlight) } }] : []));
       const outcome = await retryOnConflict(() =>
-        conditionalWrite(() =>
-          this.doc.send(
-            new TransactWriteCommand({
-              TransactItems: [
-                ...(keyed ? [{ Put: idempotencyRecordPut(TableName, keyed) }] : []),
-                {
-                  Update: {
-                    TableName,
-                    Key: keys.note(note.id),
-                    // The whole body now: what appends had added is part of it (see toNote).
-                    UpdateExpression:
-                      'SET body = :body, bodyBytes = :bodyBytes, tags = :tags, lastHighlight = :lastHighlight, updated = :updated, version = :next, gsi1pk = :notesIndex, gsi1sk = :notesIndexSort REMOVE appended',
-                    ConditionExpression: 'version = :version',
-                    ExpressionAttributeValues: {
-                      // The user's notes index sorts by update time, so it moves with the note.
-                      ':notesIndex': notesIndex.gsi1pk,
-                      ':notesIndexSort': notesIndex.gsi1sk,
-                      ':body': written.body,
-                      ':bodyBytes': bodyBytes(written.body),
-                      ':tags': written.tags,
-                      ':lastHighlight': written.lastHighlight,
-                      ':updated': updated,
-                      ':next': written.version,
-                      ':version': note.version,
-                    },
-                  },
-                },
-                {
-                  Update: {
-                    TableName,
-                    Key: keys.bookmark(bookmark.id),
-                    UpdateExpression: 'SET updated = :updated',
-                    ConditionExpression: 'attribute_exists(pk)',
-                    ExpressionAttributeValues: { ':updated': updated },
-                  },
-                },
-                // Every tag entry carries the note's update time: feeds list notes newest first per tag.
-                ...written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } })),
-                ...(highlight ? [{ Put: { TableName, Item: highlightItem(highlight) } }] : []),
-              ],
-            }),
-          ),
-        ),
+        conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: steps.actions }))),
       );
       if (outcome.written) return { kind: 'updated', bookmark: updatedBookmark, note: written };
-      const taken = keyed && takenKey<AnswerOutcome>(outcome.failed[0]);
+      const taken = takenKey<AnswerOutcome>(steps.refused('answer', outcome.failed));
       if (taken) return taken;
       // The note changed since it was read (its version condition), or the bookmark is gone: read again.
-      if (attempt >= MAX_NOTE_UPDATE_ATTEMPTS)
-        throw new ContentionError(`Note ${ref.noteId} changed under ${attempt} attempts to update it`);
-      await backoff(Math.min(attempt, 6));
-    }
+      return STALE;
+    });
   }
 
   /**
@@ -424,7 +460,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
    */
   async editNote(noteId: string, change: (note: Note) => NoteEditChange | null, updated: string): Promise<Note | null> {
     const TableName = this.tableName;
-    for (let attempt = 1; ; attempt++) {
+    return optimisticUpdate(`Note ${noteId}`, 'edit', async () => {
       const note = await this.getNote(noteId);
       if (!note) return null;
       const changed = change(note);
@@ -442,62 +478,61 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       };
       const notesIndex = keys.userNotesIndex(note.userId, written.updated ?? written.created, note.id);
       const removed = note.tags.filter((tag) => !written.tags.includes(tag));
-      try {
-        await retryOnConflict(() =>
-          this.doc.send(
-            new TransactWriteCommand({
-              TransactItems: [
+      const steps = new TransactionSteps<'note' | 'bookmark' | 'tags' | 'removed-tags' | 'states'>().add('note', {
+        Update: {
+          TableName,
+          Key: keys.note(note.id),
+          UpdateExpression:
+            'SET title = :title, #comment = :comment, tags = :tags, updated = :updated, version = :next, gsi1pk = :notesIndex, gsi1sk = :notesIndexSort, archivedAt = :archivedAt, starredAt = :starredAt',
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeNames: { '#comment': 'comment' },
+          ExpressionAttributeValues: {
+            ':title': written.title,
+            ':comment': written.comment ?? null,
+            ':tags': written.tags,
+            ':updated': written.updated,
+            ':next': written.version,
+            ':version': note.version,
+            ':notesIndex': notesIndex.gsi1pk,
+            ':notesIndexSort': notesIndex.gsi1sk,
+            ':archivedAt': written.archivedAt ?? null,
+            ':starredAt': written.starredAt ?? null,
+          },
+        },
+      });
+      steps
+        .add(
+          'bookmark',
+          ...(note.bookmarkId && textChanged
+            ? [
                 {
                   Update: {
                     TableName,
-                    Key: keys.note(note.id),
-                    UpdateExpression:
-                      'SET title = :title, #comment = :comment, tags = :tags, updated = :updated, version = :next, gsi1pk = :notesIndex, gsi1sk = :notesIndexSort, archivedAt = :archivedAt, starredAt = :starredAt',
-                    ConditionExpression: 'version = :version',
-                    ExpressionAttributeNames: { '#comment': 'comment' },
-                    ExpressionAttributeValues: {
-                      ':title': written.title,
-                      ':comment': written.comment ?? null,
-                      ':tags': written.tags,
-                      ':updated': written.updated,
-                      ':next': written.version,
-                      ':version': note.version,
-                      ':notesIndex': notesIndex.gsi1pk,
-                      ':notesIndexSort': notesIndex.gsi1sk,
-                      ':archivedAt': written.archivedAt ?? null,
-                      ':starredAt': written.starredAt ?? null,
-                    },
+                    Key: keys.bookmark(note.bookmarkId),
+                    UpdateExpression: 'SET title = :title, updated = :updated',
+                    ConditionExpression: 'attribute_exists(pk)',
+                    ExpressionAttributeValues: { ':title': written.title, ':updated': updated },
                   },
                 },
-                ...(note.bookmarkId && textChanged
-                  ? [
-                      {
-                        Update: {
-                          TableName,
-                          Key: keys.bookmark(note.bookmarkId),
-                          UpdateExpression: 'SET title = :title, updated = :updated',
-                          ConditionExpression: 'attribute_exists(pk)',
-                          ExpressionAttributeValues: { ':title': written.title, ':updated': updated },
-                        },
-                      },
-                    ]
-                  : []),
-                ...(textChanged
-                  ? written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } }))
-                  : []),
-                ...removed.map((tag) => ({ Delete: { TableName, Key: keys.noteTag(note.id, tag) } })),
-                ...stateEntryChanges(TableName, note, written),
-              ],
-            }),
-          ),
-        );
-        return written;
-      } catch (error) {
-        const lostRace = cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed';
-        if (!lostRace || attempt >= MAX_NOTE_UPDATE_ATTEMPTS) throw error;
-        await backoff(Math.min(attempt, 6));
-      }
-    }
+              ]
+            : []),
+        )
+        .add(
+          'tags',
+          ...(textChanged ? written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } })) : []),
+        )
+        .add('removed-tags', ...removed.map((tag) => ({ Delete: { TableName, Key: keys.noteTag(note.id, tag) } })))
+        .add('states', ...stateEntryChanges(TableName, note, written));
+      const outcome = await retryOnConflict(() =>
+        conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: steps.actions }))),
+      );
+      if (outcome.written) return written;
+      // A save appended to the note since it was read (its version condition): read it again.
+      if (steps.refused('note', outcome.failed)) return STALE;
+      throw new Error(
+        `Note ${noteId}: its bookmark was refused (${steps.refused('bookmark', outcome.failed) ? 'gone' : 'unknown'})`,
+      );
+    });
   }
 
   /** A note's highlights, oldest first. */
@@ -568,7 +603,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
    */
   async deleteNote(noteId: string): Promise<Note | null> {
     const TableName = this.tableName;
-    for (let attempt = 1; ; attempt++) {
+    return optimisticUpdate(`Note ${noteId}`, 'delete', async () => {
       const note = await this.getNote(noteId);
       if (!note) return null;
       const [bookmark, highlights] = await Promise.all([
@@ -614,10 +649,8 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
         return note;
       }
       // The note changed since it was read (a save appended to it): read it again.
-      if (attempt >= MAX_NOTE_UPDATE_ATTEMPTS)
-        throw new ContentionError(`Note ${note.id} changed under ${attempt} attempts to delete it`);
-      await backoff(Math.min(attempt, 6));
-    }
+      return STALE;
+    });
   }
 
   async setIcon(bookmarkId: string, icon: string): Promise<void> {

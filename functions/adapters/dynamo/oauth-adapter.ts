@@ -78,7 +78,16 @@ export class DynamoOAuthAdapter {
     const { Item } = await this.doc.send(
       new GetCommand({ TableName: this.tableName, Key: keys.oauthArtifact(this.name, id), ConsistentRead: true }),
     );
-    return this.live(Item);
+    const payload = this.live(Item);
+    // A refresh token another request has just rotated: the request lost a race (a client refreshing
+    // twice at once), not a replay, so it is "not found" and the winner's new tokens stay good.
+    if (
+      this.name === 'RefreshToken' &&
+      typeof payload?.consumed === 'number' &&
+      payload.consumed > this.now() / 1000 - REFRESH_RACE_SECONDS
+    )
+      return undefined;
+    return payload;
   }
 
   async findByUid(uid: string): Promise<OAuthPayload | undefined> {
@@ -103,9 +112,10 @@ export class DynamoOAuthAdapter {
 
   /**
    * Marks a code or refresh token used, once only. Of requests racing to use one, the losers come
-   * here after reading it unused: theirs is a replay, so as oidc-provider does on a replay, the grant
-   * is revoked with every token issued under it, and `AlreadyConsumedError` says so (the authorization
-   * server answers it with invalid_grant).
+   * here after reading it unused, and `AlreadyConsumedError` says so (the authorization server answers
+   * it with invalid_grant). For a code, theirs is a replay: as oidc-provider does on a replay, the
+   * grant is revoked with every token issued under it (RFC 6749 4.1.2). For a refresh token it is a
+   * client refreshing twice at once: the winner keeps its new tokens (a replay later still revokes).
    */
   async consume(id: string): Promise<void> {
     const outcome = await conditionalWrite(() =>
@@ -124,7 +134,7 @@ export class DynamoOAuthAdapter {
     if (outcome.written) return;
     const found = outcome.failed[0]?.item;
     const grantId = found ? (unmarshall(found).payload as OAuthPayload | undefined)?.grantId : undefined;
-    if (grantId) await revokeOAuthGrant(this.doc, this.tableName, grantId);
+    if (grantId && this.name !== 'RefreshToken') await revokeOAuthGrant(this.doc, this.tableName, grantId);
     throw new AlreadyConsumedError(this.name);
   }
 
@@ -161,6 +171,12 @@ export class DynamoOAuthAdapter {
     return item.payload as OAuthPayload;
   }
 }
+
+/**
+ * Seconds after a refresh token's rotation in which presenting it again is taken as a concurrent
+ * refresh that lost (invalid_grant only), not a replay (which revokes the grant).
+ */
+const REFRESH_RACE_SECONDS = 5;
 
 /** The artifacts that belong to a grant, deleted with it. */
 const GRANT_ARTIFACTS = ['AccessToken', 'RefreshToken', 'AuthorizationCode'] as const;

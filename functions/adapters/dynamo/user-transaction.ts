@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { type ConditionalOutcome, conditionalWrite } from './conditional-write';
+import { type ConditionalOutcome, conditionalWrite, TransactionSteps } from './conditional-write';
 import { keys } from './keys';
 import { retryOnConflict } from './transactions';
 
@@ -18,25 +18,16 @@ export async function transactForUser(
   userId: string,
   items: TransactItems,
 ): Promise<ConditionalOutcome<unknown>> {
+  const steps = new TransactionSteps<'user' | 'items'>()
+    .add('user', {
+      ConditionCheck: { TableName: tableName, Key: keys.user(userId), ConditionExpression: 'attribute_exists(pk)' },
+    })
+    .add('items', ...items);
   const outcome = await retryOnConflict(() =>
-    conditionalWrite(() =>
-      doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              ConditionCheck: {
-                TableName: tableName,
-                Key: keys.user(userId),
-                ConditionExpression: 'attribute_exists(pk)',
-              },
-            },
-            ...items,
-          ],
-        }),
-      ),
-    ),
+    conditionalWrite(() => doc.send(new TransactWriteCommand({ TransactItems: steps.actions }))),
   );
   if (outcome.written) return outcome;
-  if (outcome.failed[0]) throw new UserNotFoundError(`no user with id ${userId}`);
+  if (steps.refused('user', outcome.failed)) throw new UserNotFoundError(`no user with id ${userId}`);
+  // The failures of the caller's items, in their order.
   return { written: false, failed: outcome.failed.slice(1) };
 }

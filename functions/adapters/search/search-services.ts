@@ -4,7 +4,13 @@ import type { Embedder } from '../../core/search/embedder';
 import { applyNoteChanges, indexNotes } from '../../core/search/indexer';
 import type { Environment } from '../../platform/env';
 import { setting, settings } from '../../platform/settings';
-import { bedrockTitanEmbedder, createBedrockClient, openAiCompatibleEmbedder, transformersEmbedder } from './embedders';
+import {
+  bedrockTitanEmbedder,
+  builtInEmbedder,
+  createBedrockClient,
+  openAiCompatibleEmbedder,
+  transformersEmbedder,
+} from './embedders';
 import { LanceSearchIndex } from './lance-index';
 import { allNotes, readNotes } from './note-changes';
 
@@ -12,8 +18,9 @@ import { allNotes, readNotes } from './note-changes';
 const REEMBED_BATCH = 50;
 
 /**
- * The embedder the environment names: Bedrock on AWS, an OpenAI-compatible endpoint, local model
- * files through @huggingface/transformers, or none (keyword only).
+ * The embedder the environment names: Bedrock when a deployment chose it, an OpenAI-compatible
+ * endpoint, local model files through @huggingface/transformers, or else the built-in model that
+ * ships in the package (the default, offline); none (keyword only) when GLEANER_EMBEDDINGS=off.
  */
 export function embedderFromEnv(env: Environment): Embedder | null {
   const model = setting(env, settings.embeddingsModel);
@@ -21,9 +28,11 @@ export function embedderFromEnv(env: Environment): Embedder | null {
   const modelPath = setting(env, settings.embeddingsModelPath);
   if (modelPath) return transformersEmbedder(modelPath);
   const url = setting(env, settings.embeddingsUrl);
-  if (!url) return null;
-  if (!model) throw new Error(`${settings.embeddingsUrl.name} is set but ${settings.embeddingsModel.name} is not`);
-  return openAiCompatibleEmbedder({ url, model, apiKey: setting(env, settings.embeddingsApiKey) });
+  if (url) {
+    if (!model) throw new Error(`${settings.embeddingsUrl.name} is set but ${settings.embeddingsModel.name} is not`);
+    return openAiCompatibleEmbedder({ url, model, apiKey: setting(env, settings.embeddingsApiKey) });
+  }
+  return setting(env, settings.embeddings) === 'off' ? null : builtInEmbedder();
 }
 
 export function openIndexFromEnv(env: Environment): Promise<LanceSearchIndex> {
@@ -49,7 +58,7 @@ export async function rebuildIndex(
 }
 
 /** Embeds a batch of notes whose vectors in the embedder's model are missing or older; how many it did. */
-export async function reembedStep(index: LanceSearchIndex, embedder: Embedder): Promise<number> {
+async function reembedStep(index: LanceSearchIndex, embedder: Embedder): Promise<number> {
   const documents = await index.missingVectors(embedder.model, REEMBED_BATCH);
   if (documents.length === 0) return 0;
   const vectors = await embedder.embed(documents.map(embeddingText), 'document');

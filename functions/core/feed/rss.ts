@@ -11,8 +11,10 @@
  * `dc:creator` (the feed's author, when it has one), one `category` per tag.
  *
  * Readers take titles and descriptions as HTML (RSS convention, and feedparser's guess for any text
- * that looks like markup), so every one of them, channel and items alike, is HTML-escaped inside the
- * XML: a reader shows `Tom & Jerry <b>` and a literal `&amp;` as typed, never as markup or an entity.
+ * that looks like markup), so every one that holds a `<` or a character reference, channel and items
+ * alike, is HTML-escaped inside the XML: a reader shows `Tom & Jerry <b>` and a literal `&amp;` as
+ * typed, never as markup or an entity. Text without them (`Tom & Jerry`) goes as plain XML text,
+ * which feedparser then takes as plain text and shows as typed, where an escaped `&` stayed `&#x26;`.
  * That escaping writes `&` and `<` as hexadecimal character references (`&#x26;`, `&#x3C;`), as the
  * RSS Best Practices Profile asks and the W3C feed validator checks: any other form of an entity in
  * a plain-text element reads to it as HTML.
@@ -20,6 +22,7 @@
 import { create } from 'xmlbuilder2';
 import { escapeHtmlWithHexReferences, xmlText } from '../text/escape';
 import { noteHtml } from '../text/note-html';
+import { sanitizeText } from '../text/text';
 import {
   type Feed,
   type FeedNote,
@@ -102,6 +105,14 @@ function addText(parent: XmlElement, name: string, text: string): void {
  * Plain text in an element readers take as HTML, as a CDATA section of HTML-escaped text (xmlbuilder2's
  * escaping of text would turn the validator's `&#x` into `&amp;#x`).
  */
+/** A `<` or an `&` that starts a character reference: what a reader taking the text as HTML would not show as typed. */
+const MARKUP_LIKE = /<|\r|&(?:#\d+|#x[\da-f]+|[a-z][a-z\d]*);/i;
+
+/**
+ * Text no reader could take for markup goes as plain XML text, which feedparser (and the readers on
+ * it) shows as typed, `Tom & Jerry` as Atom's; any other is HTML-escaped, as the top of this file says.
+ */
 function addHtmlText(parent: XmlElement, name: string, text: string): void {
-  parent.ele(name).dat(escapeHtmlWithHexReferences(text));
+  if (MARKUP_LIKE.test(text)) parent.ele(name).dat(escapeHtmlWithHexReferences(text));
+  else parent.ele(name).txt(sanitizeText(text));
 }

@@ -4,6 +4,7 @@ import { MAX_TAGS_PER_NOTE } from '../model';
 import { TAG_MAX_LENGTH } from '../save/hashtags';
 import { SAVE_LIMITS } from '../save/save-request';
 import { MAX_PAGE_SIZE } from '../workspace/listing';
+import { ACCOUNT_DELETE_CONFIRMATION } from './account-deletion';
 
 /**
  * The per-user API's bodies (`/api/v2/me/…`) as zod schemas, written once: the handler parses requests
@@ -131,6 +132,32 @@ export const noteEditSchema = z
     id: 'NoteEdit',
     description:
       "What to change; absent fields stay. Tags replace the note's tags (normalised as hashtags are). `archived: true` archives the note (done reading), `false` moves it back to the inbox; `starred` stars or unstars it. Asking for the state a note is in keeps the time it got there.",
+  });
+
+/** The most notes one bulk request acts on. */
+const BULK_MAX_IDS = 100;
+
+export const noteBulkEditSchema = z
+  .object({
+    ids: z.array(uuid).check(z.minLength(1), z.maxLength(BULK_MAX_IDS)),
+    action: z.enum(['archive', 'unarchive', 'star', 'unstar', 'tag', 'untag', 'delete']),
+    tags: z.optional(z.array(tag).check(z.maxLength(MAX_TAGS_PER_NOTE))),
+  })
+  .register(ownerApiSchemas, {
+    id: 'NoteBulkEdit',
+    description: `One action on up to ${BULK_MAX_IDS} notes: archive, unarchive (back to the inbox), star, unstar, tag or untag (with \`tags\`), or delete. A repeated id counts once.`,
+  });
+
+const noteBulkResultSchema = z
+  .object({
+    results: z.array(
+      z.object({ id: uuid, status: z.enum(['done', 'not_found', 'refused']), message: z.optional(z.string()) }),
+    ),
+  })
+  .register(ownerApiSchemas, {
+    id: 'NoteBulkResult',
+    description:
+      "Each id's outcome, in the order given: `done` (also when the note already was as asked), `not_found` (unknown, or another account's: the same answer), `refused` (the action cannot apply to it, `message` says why, e.g. a 51st tag).",
   });
 
 const tagCountSchema = z
@@ -276,10 +303,12 @@ const exportSchema = z
     description: 'Everything the account holds; `gleaner import` reads its `bookmarks` back.',
   });
 
-export const accountDeleteSchema = z.object({ confirm: z.literal('delete my account') }).register(ownerApiSchemas, {
-  id: 'AccountDelete',
-  description: 'Deleting the account and every note, feed and token it owns cannot be undone: say so.',
-});
+export const accountDeleteSchema = z
+  .object({ confirm: z.literal(ACCOUNT_DELETE_CONFIRMATION) })
+  .register(ownerApiSchemas, {
+    id: 'AccountDelete',
+    description: 'Deleting the account and every note, feed and token it owns cannot be undone: say so.',
+  });
 
 const searchHitSchema = z
   .object({
@@ -303,12 +332,13 @@ const searchResultsSchema = z
     results: z.array(searchHitSchema),
     cursor: z.nullable(z.string()),
     mode: z.enum(['keyword', 'semantic', 'hybrid']),
+    model: z.optional(z.string()),
     reason: z.optional(z.string()),
   })
   .register(ownerApiSchemas, {
     id: 'SearchResults',
     description:
-      'Best first. `mode` is the mode that really ran; `reason` says why it is not the one asked for (e.g. no embedding model, or its vectors do not yet cover every note). Pass `cursor` back with the same query and mode for the next page.',
+      'Best first. `mode` is the mode that really ran, and `model` the embedding model whose vectors ranked them (semantic and hybrid); `reason` says why it is not the one asked for (e.g. no embedding model, or its vectors do not yet cover every note). Pass `cursor` back with the same query and mode for the next page.',
   });
 
 const relatedNoteSchema = z
@@ -341,6 +371,8 @@ export type ArticleResource = z.infer<typeof articleSchema>;
 /** @public The list's answer, as the v2 OpenAPI document describes it. */
 export type NotePageResource = z.infer<typeof notePageSchema>;
 export type NoteEdit = z.infer<typeof noteEditSchema>;
+export type NoteBulkEdit = z.infer<typeof noteBulkEditSchema>;
+export type NoteBulkResult = z.infer<typeof noteBulkResultSchema>;
 /** @public The list's answer, as the v2 OpenAPI document describes it. */
 export type TagListResource = z.infer<typeof tagListSchema>;
 export type TagChangeResource = z.infer<typeof tagChangeSchema>;

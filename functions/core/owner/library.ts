@@ -29,6 +29,8 @@ import type {
   FeedCreate,
   FeedEdit,
   FeedResource,
+  NoteBulkEdit,
+  NoteBulkResult,
   NoteEdit,
   NoteResource,
   NoteSummaryResource,
@@ -180,6 +182,12 @@ export async function editNote(
   noteId: string,
   edit: NoteEdit,
 ): Promise<NoteResource> {
+  const written = await writeEdit(ports, principal, noteId, edit);
+  return getNote(ports, principal, written.id);
+}
+
+/** An edit written (title, comment, tags, reading state), the note as it is now; NotFoundError for another user's. */
+async function writeEdit(ports: OwnerPorts, principal: Principal, noteId: string, edit: NoteEdit): Promise<Note> {
   const tags = edit.tags && checkedTags(edit.tags, ['body', 'tags']);
   owned(principal, await ports.notes.getNote(noteId), 'note');
   const now = isoTimestamp(ports.now());
@@ -203,7 +211,7 @@ export async function editNote(
     },
     now,
   );
-  return getNote(ports, principal, owned(principal, written, 'note').id);
+  return owned(principal, written, 'note');
 }
 
 /**
@@ -228,6 +236,18 @@ export async function changeNoteTags(
 ): Promise<NoteResource> {
   const add = checkedTags(change.add ?? [], ['tags']);
   const remove = checkedTags(change.remove ?? [], ['tags']);
+  const written = await writeTagChange(ports, principal, noteId, add, remove);
+  return getNote(ports, principal, written.id);
+}
+
+/** Checked tags added and removed, on the note as stored at the write; NotFoundError for another user's. */
+async function writeTagChange(
+  ports: OwnerPorts,
+  principal: Principal,
+  noteId: string,
+  add: readonly string[],
+  remove: readonly string[],
+): Promise<Note> {
   owned(principal, await ports.notes.getNote(noteId), 'note');
   const written = await ports.notes.editNote(
     noteId,
@@ -243,7 +263,56 @@ export async function changeNoteTags(
     },
     isoTimestamp(ports.now()),
   );
-  return getNote(ports, principal, owned(principal, written, 'note').id);
+  return owned(principal, written, 'note');
+}
+
+/** Bulk actions run this many notes at once. */
+const BULK_CONCURRENCY = 8;
+
+/**
+ * One action on many notes (the Library's selection, `PATCH /api/v2/me/notes`): each id on its own,
+ * answered in the order given. An id of another user's note is `not_found`, exactly as an unknown
+ * one: nothing says it exists. A note the action cannot apply to (a 51st tag) is `refused`, with why.
+ */
+export async function bulkEdit(
+  ports: OwnerPorts,
+  principal: Principal,
+  request: NoteBulkEdit,
+): Promise<NoteBulkResult> {
+  const tagging = request.action === 'tag' || request.action === 'untag';
+  const tags = tagging ? checkedTags(request.tags ?? [], ['body', 'tags']) : [];
+  if (tagging && tags.length === 0)
+    throw new InvalidInputError([
+      { loc: ['body', 'tags'], msg: `Name the tags to ${request.action}`, type: 'missing' },
+    ]);
+  const apply: Record<NoteBulkEdit['action'], (noteId: string) => Promise<unknown>> = {
+    archive: (noteId) => writeEdit(ports, principal, noteId, { archived: true }),
+    unarchive: (noteId) => writeEdit(ports, principal, noteId, { archived: false }),
+    star: (noteId) => writeEdit(ports, principal, noteId, { starred: true }),
+    unstar: (noteId) => writeEdit(ports, principal, noteId, { starred: false }),
+    tag: (noteId) => writeTagChange(ports, principal, noteId, tags, []),
+    untag: (noteId) => writeTagChange(ports, principal, noteId, [], tags),
+    delete: (noteId) => deleteNote(ports, principal, noteId),
+  };
+  const ids = [...new Set(request.ids.map((id) => id.toLowerCase()))];
+  const results: NoteBulkResult['results'] = new Array(ids.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < ids.length) {
+      const index = next++;
+      const id = ids[index]!;
+      try {
+        await apply[request.action](id);
+        results[index] = { id, status: 'done' };
+      } catch (error) {
+        if (error instanceof NotFoundError) results[index] = { id, status: 'not_found' };
+        else if (error instanceof InvalidInputError) results[index] = { id, status: 'refused', message: error.message };
+        else throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(BULK_CONCURRENCY, ids.length) }, worker));
+  return { results };
 }
 
 export async function deleteNote(ports: OwnerPorts, principal: Principal, noteId: string): Promise<void> {

@@ -53,6 +53,8 @@ export type NoteUpdate =
 export interface NoteAppend {
   /** Names the append: the same append again (a retried request) adds nothing. */
   readonly id: string;
+  /** Other names the same append may already have (an unkeyed save's in the previous retry window). */
+  readonly sameAs: readonly string[];
   /** What it adds below the body's last paragraph (see appendedText). */
   readonly text: string;
   /** The bytes it adds to the body, which must stay within NOTE_BODY_MAX_BYTES. */
@@ -191,6 +193,12 @@ interface SaveInput {
   readonly imported?: {
     readonly tags: readonly string[];
     readonly added: Date | null;
+    /** When the page last changed (a bookmark file's LAST_MODIFIED, its latest highlight); null: now. */
+    readonly updated?: Date | null;
+    /** The owner's own comment on the note (Raindrop's note, a JSON export's comment). */
+    readonly comment?: string | null;
+    /** Highlights from another service's export, in the order of their times. */
+    readonly highlights?: readonly { quote: string; comment: string | null; saved: Date }[];
     readonly note?: {
       readonly body: string;
       readonly updated: Date | null;
@@ -228,7 +236,8 @@ async function save(
   const now = isoTimestamp(clock);
   const created = imported?.added ? isoTimestamp(imported.added) : now;
   const restored = imported?.note ?? null;
-  const updated = restored?.updated ? isoTimestamp(restored.updated) : now;
+  const importedHighlights = imported?.highlights ?? [];
+  const updated = isoTimestamp(restored?.updated ?? imported?.updated ?? clock);
   const tags = mergeTags(imported?.tags ?? [], extractHashtags(request.comment));
   const url = request.url.href;
   const title = request.title?.trim() || url;
@@ -249,7 +258,13 @@ async function save(
     bookmarkId: bookmark.id,
     url,
     title,
-    body: restored?.body ?? buildNoteBody({ ...request, title, url }),
+    body:
+      restored?.body ??
+      importedHighlights.reduce(
+        (body, found) => appendHighlight(body, { selection: found.quote, comment: found.comment }),
+        buildNoteBody({ ...request, title, url }),
+      ),
+    ...(imported?.comment ? { comment: imported.comment } : {}),
     tags,
     lastHighlight: request.selection,
     created,
@@ -272,9 +287,11 @@ async function save(
     ? (restored.highlights ?? highlightsOfBody(restored.body)).map((found) =>
         newHighlight(ports, note, found, 'saved' in found ? isoTimestamp(found.saved) : updated),
       )
-    : request.selection
-      ? [newHighlight(ports, note, { quote: request.selection, comment: request.comment }, now)]
-      : [];
+    : importedHighlights.length
+      ? importedHighlights.map((found) => newHighlight(ports, note, found, isoTimestamp(found.saved)))
+      : request.selection
+        ? [newHighlight(ports, note, { quote: request.selection, comment: request.comment }, now)]
+        : [];
   const outcome = await ports.store.createBookmark(bookmark, note, enrichment, keyed?.of(saved) ?? null, highlights);
   switch (outcome.kind) {
     case 'key-taken':
@@ -385,12 +402,16 @@ async function appendToSavedNote(save: SaveToSavedPage): Promise<SaveOutcome | n
   const text = appendedText(highlight);
   if (!text) return keepAnswer(ports, keyed, appendedOutcome(bookmark, false));
   if (!bodyFits(withAppended(note.body, [text]))) return keepAnswer(ports, keyed, { kind: 'note-full' });
-  const id = keyed?.appendId ?? ports.newId();
+  // Unkeyed, a save names its append by what it adds and when: sent again after a 503 (which may have
+  // come after the append was written) or a lost answer, it is the same append, stored once.
+  const retryIds = keyed || request.append ? null : retryWindowIds(note.id, highlight, now);
+  const id = keyed?.appendId ?? retryIds?.[0] ?? ports.newId();
   const selectionAppended = highlight.selection !== null;
   const outcome = await ports.store.appendToNote(
     bookmark,
     {
       id,
+      sameAs: retryIds?.slice(1) ?? [],
       text,
       bytes: appendedBytes(note.body, text),
       bytesBefore: bodyBytes(note.body),
@@ -416,6 +437,20 @@ async function appendToSavedNote(save: SaveToSavedPage): Promise<SaveOutcome | n
     case 'note-full':
       return keepAnswer(ports, keyed, { kind: 'note-full' });
   }
+}
+
+/**
+ * How long the same highlight (selection and comment), sent again without an Idempotency-Key to the
+ * same note, is taken as a client's retry rather than a new highlight: at least this, at most twice.
+ * Retries after a 503's Retry-After (1 or 5 s) fall well within it. `append: true` opts out.
+ */
+const RETRY_WINDOW_SECONDS = 10 * 60;
+
+/** The append's id in the current retry window, then in the previous one. */
+function retryWindowIds(noteId: string, highlight: HighlightInput, now: string): [string, string] {
+  const digest = requestFingerprint([noteId, highlight.selection, highlight.comment]);
+  const window = Math.floor(Date.parse(now) / 1000 / RETRY_WINDOW_SECONDS);
+  return [derivedId(`retry\n${digest}\n${window}`), derivedId(`retry\n${digest}\n${window - 1}`)];
 }
 
 const appendedOutcome = (bookmark: Bookmark, selectionAppended: boolean): AnswerOutcome => ({

@@ -8,6 +8,13 @@ import { tokenize } from './tokens';
 export interface Embedder {
   /** Names the vector space: vectors of different models are never compared. */
   readonly model: string;
+  /**
+   * Cosine similarities below which a note is too far in meaning to be shown (measured per model on
+   * the judged set: docs/search.md): `alone` when the query's words match no note (a paraphrase),
+   * `besideMatches` after keyword matches, where a neighbour must be much nearer to add anything.
+   * None: every neighbour is shown.
+   */
+  readonly floor?: { readonly alone: number; readonly besideMatches: number };
   /** One vector per text, in order. `purpose` lets models that embed queries differently do so. */
   embed(texts: readonly string[], purpose: 'document' | 'query'): Promise<number[][]>;
 }

@@ -73,13 +73,19 @@ export async function applyNoteChanges(ports: IndexerPorts, changes: readonly No
   return { indexed: upserts.length, deleted: deletes.length, skipped, reread: unknown.length };
 }
 
-/** Writes these notes' documents, with vectors when an embedder is configured and answers. */
+/**
+ * Writes these notes' documents, then their vectors when an embedder is configured and answers: the
+ * notes are found by their words once the first write lands, without waiting for the model (which
+ * embeds the batch in one go afterwards).
+ */
 export async function indexNotes(
   ports: Pick<IndexerPorts, 'index' | 'embedder' | 'onEmbeddingFailure'>,
   notes: readonly Note[],
 ) {
   const documents = notes.map(searchDocument);
-  await ports.index.upsert(documents, await embed(ports, documents));
+  await ports.index.upsert(documents);
+  const vectors = await embed(ports, documents);
+  if (vectors) await ports.index.upsert(documents, vectors);
 }
 
 async function embed(

@@ -5,6 +5,7 @@
 
 import type { Passkey } from '../identity/identity';
 import { PASSWORD_MIN_LENGTH } from '../identity/password';
+import { ACCOUNT_DELETE_CONFIRMATION } from '../owner/account-deletion';
 import { escapeHtml } from '../text/escape';
 import { csrfField, postButton, renderPage } from './layout';
 import { webPaths } from './paths';
@@ -118,12 +119,19 @@ ${passwordField('new-password')}
   });
 }
 
-/** A page for a link that is unknown, used or expired. */
-export function linkExpiredPage(): string {
+/**
+ * A page for a link that is unknown, used or expired: a password link offers a new one; a
+ * confirmation link says that signing in confirms with a fresh link if the address still needs it.
+ */
+export function linkExpiredPage(kind: 'confirmation' | 'password'): string {
+  const next =
+    kind === 'password'
+      ? `<a href="${webPaths.forgotPassword}">Ask for a new password link</a> or <a href="${webPaths.signIn}">sign in</a>.`
+      : `If you confirmed your address with it, it is confirmed: <a href="${webPaths.signIn}">sign in</a>. If not, signing in mails you a fresh confirmation link.`;
   return renderPage({
     title: 'Link expired',
     body: `<h1>This link no longer works</h1>
-<p>It was used already, or it expired. <a href="${webPaths.forgotPassword}">Ask for a new password link</a> or <a href="${webPaths.signIn}">sign in</a>.</p>`,
+<p>It was used already, or it expired. ${next}</p>`,
   });
 }
 
@@ -148,7 +156,7 @@ export function accountPage(view: AccountView, messages: Messages = {}): string 
     title: 'Account',
     current: 'account',
     signedIn: { csrfToken: view.csrfToken },
-    scripts: ['passkey.js'],
+    scripts: ['passkey.js', 'account.js'],
     ...messages,
     body: `<h1>Account</h1>
 <section aria-labelledby="email-heading">
@@ -183,6 +191,22 @@ ${passkeys}
 <button type="button" data-passkey-register-button data-csrf="${escapeHtml(view.csrfToken)}">Add a passkey</button>
 <p class="error" role="alert" data-passkey-error hidden></p>
 </div>
+</section>
+<section aria-labelledby="data-heading">
+<h2 id="data-heading">Your data</h2>
+<p>Every bookmark with its whole note, highlights and tags, your feeds and tags, as one JSON file.</p>
+<p><a class="button secondary" href="${webPaths.accountExport}" download="gleaner-export.json">Download my data</a></p>
+</section>
+<section aria-labelledby="delete-heading">
+<h2 id="delete-heading">Delete account</h2>
+<p>Deletes your account and every note, highlight, feed and token in it, at once. It cannot be undone: download your data first if you want to keep it.</p>
+<form class="stack" data-account-delete data-csrf="${escapeHtml(view.csrfToken)}" data-api="${webPaths.accountApi}" data-done="${webPaths.signIn}">
+<label for="delete-confirm">To confirm, type <strong>${ACCOUNT_DELETE_CONFIRMATION}</strong></label>
+<input id="delete-confirm" name="confirm" required autocomplete="off" pattern="${ACCOUNT_DELETE_CONFIRMATION}" aria-describedby="delete-error">
+<button type="submit">Delete account</button>
+<p class="error" role="alert" id="delete-error" data-account-delete-error hidden></p>
+<noscript><p class="error">Deleting the account needs JavaScript.</p></noscript>
+</form>
 </section>
 <section aria-labelledby="sessions-heading">
 <h2 id="sessions-heading">Sign out</h2>

@@ -14,7 +14,15 @@ import type {
   TokenResource,
 } from '../owner/api';
 import { escapeHtml } from '../text/escape';
-import { csrfField, type NavItem, postButton, renderPage, type SignedIn, settingsNavigation } from './layout';
+import {
+  copyField,
+  csrfField,
+  type NavItem,
+  postButton,
+  renderPage,
+  type SignedIn,
+  settingsNavigation,
+} from './layout';
 import { notePath, webPaths } from './paths';
 
 export interface PageContext {
@@ -72,47 +80,133 @@ export function hostOf(url: string | null): string {
   }
 }
 
+/** The Library's views: the inbox (not archived), the starred notes, the archive, and every note. */
+export const LIBRARY_VIEWS = {
+  inbox: { label: 'Inbox', empty: 'Nothing to read: your inbox is empty.' },
+  starred: { label: 'Starred', empty: 'No starred notes yet: star a note to keep it at hand.' },
+  archive: { label: 'Archive', empty: 'Nothing archived yet: archive a note once you have read it.' },
+  all: { label: 'All notes', empty: '' },
+} as const;
+export type LibraryViewName = keyof typeof LIBRARY_VIEWS;
+
+/** The script of the Library's keyboard, archive and star buttons (web/src/library.ts). */
+const LIBRARY_SCRIPT = 'library.js';
+
 export interface LibraryView {
   readonly notes: readonly NoteSummaryResource[];
+  readonly view: LibraryViewName;
   readonly tag: string | null;
   /** The link to the next (older) page, or null on the last. */
   readonly olderHref: string | null;
+  /** This page's own address, where the Library's form comes back to. */
+  readonly here: string;
   /**
    * The search box (core/web/search-pages.ts's form), above the notes, as HTML. Null leaves it out.
    */
   readonly searchBox?: string | null;
 }
 
+/** A Library address: a view (the inbox unless named), a tag, a page. */
+export function libraryHref(view: LibraryViewName, tag: string | null = null, cursor: string | null = null): string {
+  const query = new URLSearchParams({
+    ...(view === 'inbox' ? {} : { view }),
+    ...(tag ? { tag } : {}),
+    ...(cursor ? { cursor } : {}),
+  }).toString();
+  return `${webPaths.library}${query ? `?${query}` : ''}`;
+}
+
+/**
+ * A note's archive and star buttons: submit buttons of the form they sit in, which posts to the
+ * Library (`apply` names the action and the note), so they work without script; library.js sends
+ * them through the per-user API instead and updates the page in place.
+ */
+function stateButtons(note: Pick<NoteSummaryResource, 'id' | 'title' | 'archived' | 'starred'>): string {
+  const button = (action: string, label: string, kind: 'archive' | 'star') =>
+    `<button type="submit" class="secondary small" name="apply" value="${action} ${escapeHtml(note.id)}" data-state-action="${kind}" aria-keyshortcuts="${kind === 'archive' ? 'e' : 's'}">${label}</button>`;
+  return `<div class="state-actions">${button(note.archived ? 'unarchive' : 'archive', note.archived ? 'Move to inbox' : 'Archive', 'archive')}${button(note.starred ? 'unstar' : 'star', note.starred ? '★ Unstar' : '☆ Star', 'star')}</div>`;
+}
+
+/** The attributes library.js reads a note's state from. */
+function stateAttributes(note: Pick<NoteSummaryResource, 'id' | 'title' | 'archived' | 'starred'>): string {
+  return `data-note-id="${escapeHtml(note.id)}" data-title="${escapeHtml(note.title)}" data-archived="${note.archived}" data-starred="${note.starred}"`;
+}
+
+const BULK_ACTIONS = [
+  ['archive', 'Archive'],
+  ['unarchive', 'Move to inbox'],
+  ['star', 'Star'],
+  ['unstar', 'Unstar'],
+  ['tag', 'Add tags'],
+  ['untag', 'Remove tags'],
+  ['delete', 'Delete'],
+] as const;
+
 export function libraryPage(context: PageContext, view: LibraryView): string {
   const items = view.notes
     .map((note) => {
       const icon = safeUrl(note.icon);
       const source = safeUrl(note.url);
-      return `<li class="note-item">
+      const select = `select-${escapeHtml(note.id)}`;
+      return `<li class="note-item" tabindex="-1" ${stateAttributes(note)}>
+<input type="checkbox" class="select" id="${select}" name="ids" value="${escapeHtml(note.id)}" aria-label="Select ${escapeHtml(note.title)}">
 ${icon ? `<img class="favicon" src="${icon}" alt="" width="16" height="16">` : ''}<a class="note-title" href="${notePath(note.id)}">${escapeHtml(note.title)}</a>
 <p class="muted">${source ? `${escapeHtml(hostOf(note.url))} · ` : ''}${when(note.updated ?? note.created)}</p>
 ${tagLinks(note.tags)}
+${stateButtons(note)}
 </li>`;
     })
     .join('\n');
+  const tabs = (Object.keys(LIBRARY_VIEWS) as LibraryViewName[])
+    .map(
+      (name) =>
+        `<li><a href="${escapeHtml(libraryHref(name, view.tag))}"${name === view.view ? ' aria-current="page"' : ''}>${LIBRARY_VIEWS[name].label}</a></li>`,
+    )
+    .join('');
   const filter = view.tag
-    ? `<p>Notes tagged <strong>#${escapeHtml(view.tag)}</strong> · <a href="${webPaths.library}">Show all notes</a></p>`
+    ? `<p>Notes tagged <strong>#${escapeHtml(view.tag)}</strong> · <a href="${escapeHtml(libraryHref(view.view))}">Show all notes</a></p>`
     : '';
   const empty = view.tag
-    ? '<p>No note carries this tag.</p>'
-    : '<p>Nothing saved yet. Create an API token in <a href="/settings/tokens">Settings › API tokens</a>, put it in the browser extension, and save a page; or share a page to Gleaner from your phone.</p>';
+    ? '<p>No note here carries this tag.</p>'
+    : view.view === 'inbox' || view.view === 'all'
+      ? `<p>${view.view === 'inbox' ? `${LIBRARY_VIEWS.inbox.empty} ` : ''}Nothing saved yet? Create an API token in <a href="/settings/tokens">Settings › API tokens</a>, put it in the browser extension, and save a page; or share a page to Gleaner from your phone.</p>`
+      : `<p>${LIBRARY_VIEWS[view.view].empty}</p>`;
+  const options = BULK_ACTIONS.map(([value, label]) => `<option value="${value}">${label}</option>`).join('');
+  const list = view.notes.length
+    ? `<form method="post" action="${webPaths.library}" class="library-form" data-library-form data-view="${view.view}">
+${csrfField(context.signedIn.csrfToken)}
+<input type="hidden" name="return" value="${escapeHtml(view.here)}">
+<fieldset class="bulk">
+<legend>With the selected notes</legend>
+<label for="bulk-action">Action</label>
+<select id="bulk-action" name="action">${options}</select>
+<label for="bulk-tags">Tags to add or remove</label>
+<input id="bulk-tags" name="tags" aria-describedby="bulk-tags-hint">
+<p id="bulk-tags-hint" class="hint muted">Separated by commas or spaces.</p>
+<label class="check"><input type="checkbox" name="confirm" value="delete"> Yes, delete them (for Delete: it cannot be undone)</label>
+<button type="submit">Apply to selected</button>
+</fieldset>
+<ul class="list notes">
+${items}
+</ul>
+</form>`
+    : empty;
   return page(
     context,
-    'Library',
+    `Library: ${LIBRARY_VIEWS[view.view].label}`,
     'library',
     `<h1>Library</h1>
-${view.searchBox ? `<div class="search-slot">${view.searchBox}</div>\n` : ''}<form method="get" action="${webPaths.library}" class="inline-form tag-filter" role="search" aria-label="Filter by tag">
-<label for="tag-filter">Filter by tag</label>
+${view.searchBox ? `<div class="search-slot">${view.searchBox}</div>\n` : ''}<nav aria-label="Library views" class="views"><ul>${tabs}</ul></nav>
+<form method="get" action="${webPaths.library}" class="inline-form tag-filter" role="search" aria-label="Filter by tag">
+${view.view === 'inbox' ? '' : `<input type="hidden" name="view" value="${view.view}">`}<label for="tag-filter">Filter by tag</label>
 <input id="tag-filter" name="tag" value="${escapeHtml(view.tag ?? '')}" autocomplete="off">
 <button type="submit" class="secondary">Filter</button>
 </form>
-${filter}${view.notes.length ? `<ul class="list notes">\n${items}\n</ul>` : empty}
-${view.olderHref ? `<p><a href="${escapeHtml(view.olderHref)}">Older notes</a></p>` : ''}`,
+${filter}${list}
+${view.olderHref ? `<p><a href="${escapeHtml(view.olderHref)}">Older notes</a></p>` : ''}
+<p class="hint muted keys-hint">Keys: <kbd>j</kbd>/<kbd>k</kbd> next/previous note, <kbd>e</kbd> archive, <kbd>s</kbd> star, <kbd>x</kbd> select, <kbd>/</kbd> search, <kbd>Esc</kbd> clear the search.</p>
+<p id="library-status" class="visually-hidden" aria-live="polite"></p>`,
+    [LIBRARY_SCRIPT],
   );
 }
 
@@ -166,6 +260,13 @@ ${highlight.comment ? `<p>${escapeHtml(highlight.comment)}</p>` : ''}<p class="m
     note.title,
     'library',
     `<h1>${escapeHtml(note.title)}</h1>
+<form method="post" action="${webPaths.library}" class="note-state" ${stateAttributes(note)}>
+${csrfField(csrf)}
+<input type="hidden" name="return" value="${notePath(note.id)}">
+<p class="muted" data-state-text>${note.archived ? 'Archived' : 'In the inbox'}${note.starred ? ' · starred' : ''}</p>
+${stateButtons(note)}
+</form>
+<p id="library-status" class="visually-hidden" aria-live="polite"></p>
 ${source ? `<p><a href="${source}" rel="noopener noreferrer">${escapeHtml(note.url!)}</a></p>` : ''}
 <p class="muted">Saved ${when(note.created)}${note.updated ? ` · changed ${when(note.updated)}` : ''}</p>
 ${note.description ? `<p>${escapeHtml(note.description)}</p>` : ''}
@@ -199,6 +300,7 @@ ${csrfField(csrf)}
 ${postButton(`${notePath(note.id)}/delete`, csrf, 'Delete note', 'secondary')}
 </section>
 <p><a href="${webPaths.library}">Back to the Library</a></p>`,
+    [LIBRARY_SCRIPT],
   );
 }
 
@@ -366,8 +468,7 @@ ${token.revoked ? '' : postButton(`${webPaths.apiTokens}/${encodeURIComponent(to
     ? `<section aria-labelledby="new-secret" class="notice">
 <h2 id="new-secret">Your new token “${escapeHtml(created.label ?? '')}”</h2>
 <p>Copy it now: it is shown only this once. Paste it into the browser extension’s options.</p>
-<label for="secret">Token</label>
-<input id="secret" readonly value="${escapeHtml(created.token)}">
+${copyField('secret', 'Token', created.token)}
 </section>`
     : '';
   const expiry = EXPIRY_CHOICES.map(
@@ -396,6 +497,7 @@ ${csrfField(csrf)}
 <h2 id="tokens">Your tokens</h2>
 ${tokens.length ? `<ul class="list tokens">\n${rows}\n</ul>` : '<p class="muted">No tokens yet.</p>'}
 </section>`,
+    created ? ['copy.js'] : [],
   );
 }
 

@@ -17,6 +17,9 @@ export const webPaths = {
   passkeyRegisterOptions: '/account/passkeys/options',
   passkeyRegister: '/account/passkeys',
   passkeyDelete: '/account/passkeys/delete',
+  /** The per-user API's account (DELETE deletes it) and its export, which the Account page links to. */
+  accountApi: '/api/v2/me',
+  accountExport: '/api/v2/me/export',
   passkeySignInOptions: '/signin/passkey/options',
   passkeySignIn: '/signin/passkey',
   connectedApps: '/settings/apps',

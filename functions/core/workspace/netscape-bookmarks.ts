@@ -21,6 +21,8 @@ export interface BookmarkFileEntry {
   /** `ADD_DATE` (epoch seconds); null when absent or not a date. */
   readonly added: Date | null;
   readonly description: string | null;
+  /** `LAST_MODIFIED` (epoch seconds), when a browser wrote one: the bookmark's last change. */
+  readonly updated?: Date | null;
   /** The whole note, from a Gleaner export: its body (description, source line, highlights, comments) and last update. */
   readonly note?: ExportedNote | null;
   /** When it was archived (done reading) where it comes from; absent or null: it was not (it lands in the inbox). */
@@ -54,10 +56,11 @@ export function parseNetscapeBookmarks(html: string): BookmarkFileEntry[] {
     const next = link.parentElement?.nextElementSibling;
     const text = next?.tagName === 'DD' ? next.textContent.trim() : '';
     const added = seconds > 0 ? new Date(seconds * 1000) : null;
-    const base = { url, title: link.textContent.trim() || null, tags, added };
+    const updated = modified > 0 ? new Date(modified * 1000) : null;
+    // A browser's LAST_MODIFIED is the bookmark's last change (issue 35: it came back as the import's time).
+    const base = { url, title: link.textContent.trim() || null, tags, added, ...(updated ? { updated } : {}) };
     // A Gleaner export writes the whole note there, source line included; a browser, a short description.
     if (isNoteBody(text)) {
-      const updated = modified > 0 ? new Date(modified * 1000) : null;
       const note = { body: text, updated, highlights: bodyHighlightsAt(text, highlightTimes) };
       return [{ ...base, description: null, note }];
     }
@@ -124,8 +127,8 @@ function folderNames(link: Element): string[] {
   return names.slice(-MAX_TAGS_PER_NOTE);
 }
 
-/** A folder name or listed tag as a tag: `Reading List` → `reading-list`. */
-function asTag(name: string): string | null {
+/** A folder name, label or listed tag as a tag: `Reading List` → `reading-list`, `#Géo` → `géo`. */
+export function asTag(name: string): string | null {
   const words = name
     .trim()
     .replace(/^#/, '')

@@ -22,6 +22,7 @@ const searchAnswerSchema = z.object({
   ),
   cursor: z.nullable(z.string()),
   mode: z.enum(SEARCH_MODES),
+  model: z.optional(z.string()),
   reason: z.optional(z.string()),
 });
 
@@ -74,7 +75,7 @@ export const noteTools: ToolGroup = (tool, { ports, principal }) => {
         (hit, index) =>
           `${index + 1}. ${hit.title}${hit.url ? ` <${hit.url}>` : ''} (note ${hit.note_id})\n   ${hit.snippet.map((piece) => (piece.match ? `**${piece.text}**` : piece.text)).join('')}`,
       );
-      const heading = `${answer.results.length || 'No'} note${answer.results.length === 1 ? '' : 's'} found (${answer.mode} search${answer.reason ? `; ${answer.reason}` : ''}).`;
+      const heading = `${answer.results.length || 'No'} note${answer.results.length === 1 ? '' : 's'} found (${answer.mode} search${answer.model ? `, model ${answer.model}` : ''}${answer.reason ? `; ${answer.reason}` : ''}).`;
       const more = answer.cursor ? `\nMore results: call again with cursor "${answer.cursor}".` : '';
       return { data: answer as z.infer<typeof searchAnswerSchema>, text: [heading, ...lines].join('\n') + more };
     },
