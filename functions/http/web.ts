@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { pageSecurityHeaders, renderPage } from '../core/web/layout';
 import { webPaths } from '../core/web/paths';
-import { header } from './responses';
+import { errorResponse, header } from './responses';
 
 /** Answers and requests of the server-rendered web app: HTML pages, redirects after a POST, form bodies. */
 
@@ -56,4 +56,20 @@ export function refusedVisit(event: APIGatewayProxyEvent, refusal: APIGatewayPro
   const detail = (JSON.parse(refusal.body) as { detail: string | { message: string } }).detail;
   const error = typeof detail === 'string' ? detail : detail.message;
   return htmlResponse(403, renderPage({ title: 'Refused', error, body: '<h1>Refused</h1>' }));
+}
+
+/**
+ * A form post from another site (login CSRF on Sign in or Sign up, or any form): refused on the
+ * browser's own word, Fetch Metadata (`Sec-Fetch-Site` other than `same-origin`, or `none` for what the
+ * person started), or, from a browser without it, an `Origin` other than the site's. A request with
+ * neither (curl, a script) is no browser's cross-site post: it passes, to meet the CSRF token where a
+ * form has one. Null when the request may go on.
+ */
+export function crossSitePost(event: APIGatewayProxyEvent, siteOrigin: string): APIGatewayProxyResult | null {
+  if (event.httpMethod !== 'POST') return null;
+  const site = header(event.headers, 'Sec-Fetch-Site');
+  const origin = header(event.headers, 'Origin');
+  const crossSite =
+    site !== undefined ? site !== 'same-origin' && site !== 'none' : origin !== undefined && origin !== siteOrigin;
+  return crossSite ? errorResponse(403, 'A form from another site cannot post here: use the form on this site') : null;
 }

@@ -39,7 +39,7 @@ import { serviceBaseUrl } from '../http/base-url';
 import { httpRoute } from '../http/middleware';
 import { authenticateOwner, type OwnerAuthDeps, ownerAuthDeps, secureCookies, sessionOf } from '../http/owner-auth';
 import { errorResponse, jsonResponse } from '../http/responses';
-import { formFields, htmlResponse, jsonBody, queryParameter, redirectResponse } from '../http/web';
+import { crossSitePost, formFields, htmlResponse, jsonBody, queryParameter, redirectResponse } from '../http/web';
 import { deferred, type Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
 import { setting, settings } from '../platform/settings';
@@ -103,6 +103,8 @@ export const WEB_ACCOUNT_ROUTES = Object.keys(actions).map((key) => {
 export function makeHandler(deps: WebAccountDeps) {
   return httpRoute(
     async (event) => {
+      const refused = crossSitePost(event, new URL(baseUrlOf(deps, event)).origin);
+      if (refused) return refused;
       const action = actions[`${event.httpMethod === 'HEAD' ? 'GET' : event.httpMethod} ${event.resource}`];
       return action ? action(deps, event) : errorResponse(404, 'Not Found');
     },

@@ -41,7 +41,7 @@ import { feedAddresses } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
 import { header } from '../http/responses';
 import { reviewLinks } from '../http/review-links';
-import { formFields, htmlResponse, redirectResponse, refusedVisit, signInFirst } from '../http/web';
+import { crossSitePost, formFields, htmlResponse, redirectResponse, refusedVisit, signInFirst } from '../http/web';
 import { deferred, type Environment } from '../platform/env';
 import { setting, settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
@@ -328,6 +328,8 @@ async function webLibraryRoute(
   event: APIGatewayProxyEvent,
   request: RouteRequest,
 ): Promise<APIGatewayProxyResult> {
+  const refused = crossSitePost(event, new URL(serviceBaseUrl(event, deps.publicBaseUrl, false)).origin);
+  if (refused) return refused;
   const route = matchedRoute(event);
   if (route?.id === 'WebShare') return share(deps, event, request);
   const action = route && actions[route.id];

@@ -144,6 +144,27 @@ describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () =>
     await options.close();
   });
 
+  it('names Settings › API tokens and the address npm start names, and reads well in dark mode too', async () => {
+    const options = await extensionPage('options.html');
+    const hints = await options.locator('.hint').allTextContents();
+    expect(hints.join(' ')).toContain('Settings › API tokens');
+    expect(hints.join(' ')).toContain('http://localhost:3000');
+    expect(hints.join(' ')).not.toContain('127.0.0.1');
+    await options.emulateMedia({ colorScheme: 'dark' });
+    expect(await axeViolations(options)).toEqual([]);
+    expect(await options.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(32, 33, 36)');
+    await options.screenshot({ path: join(screenshotDir, 'extension-options-dark.png') });
+    await options.close();
+
+    const { page, tabId } = await openArticle('/articles/dark', 'first');
+    const popup = await extensionPage(`popup.html?tab=${tabId}`, { width: 360, height: 560 });
+    await popup.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(() => popup.getByLabel('Title').inputValue()).not.toBe('');
+    expect(await axeViolations(popup)).toEqual([]);
+    await popup.close();
+    await page.close();
+  });
+
   it('saves from the popup with the selection and a comment, then appends a selection saved by the command', async () => {
     const { page, tabId } = await openArticle('/articles/queues?utm_source=feed', 'first');
     const popup = await extensionPage(`popup.html?tab=${tabId}`, { width: 360, height: 560 });

@@ -41,6 +41,11 @@ describe.skipIf(!chromiumAvailable())('the Library in Chromium', () => {
     await page.getByRole('button', { name: 'Create token' }).click();
     const secret = await page.getByLabel('Token', { exact: true }).inputValue();
     expect(secret).toMatch(/^gln_/);
+    // The token shown once has a Copy button that puts it on the clipboard.
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.stack.webBaseUrl });
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => page.locator('[data-copied="secret"]').textContent()).toBe('Copied.');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
     await page.getByRole('button', { name: 'Revoke Old laptop' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toContain('Token revoked');
     await checkPage('web-api-tokens.png');

@@ -153,6 +153,7 @@ describe.skipIf(!chromiumAvailable())('an MCP client with the SDK’s OAuth prov
       list_tags: {},
       add_tags: { note_id: saved.note_id, tags: ['later'] },
       remove_tags: { note_id: saved.note_id, tags: ['later'] },
+      set_reading_state: { note_id: saved.note_id, starred: true },
       list_feeds: {},
       add_note_to_feed: { note_id: saved.note_id, feed_id: feed.id },
       search_notes: { query: 'assistant' },
@@ -176,6 +177,10 @@ describe.skipIf(!chromiumAvailable())('an MCP client with the SDK’s OAuth prov
   it('shows the MCP address to copy, and the connected assistant, in Settings › Connected apps', async () => {
     await page.goto(`${t.stack.webBaseUrl}/settings/apps`);
     expect(await page.getByLabel('MCP server address').inputValue()).toBe(mcpUrl.href);
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.stack.webBaseUrl });
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => page.locator('[data-copied="mcp-address"]').textContent()).toBe('Copied.');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(mcpUrl.href);
     expect(await page.locator('main').textContent()).toContain('Test Assistant');
     expect(await axeViolations(page)).toEqual([]);
   });

@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands } from '../../cli/commands';
 import { DynamoIdentityStore } from '../../functions/adapters/dynamo/identity-store';
 import { FolderMailer } from '../../functions/adapters/mail/folder-mailer';
+import { routes } from '../../functions/platform/routes';
 import { lastMailTo } from '../support/browser';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 import { createLoginUser, csrfTokenOf, signedIn, WebClient } from '../support/web-client';
@@ -27,6 +29,49 @@ describe('accounts over HTTP', { timeout: 90_000 }, () => {
 
   afterAll(async () => {
     await t?.stop();
+  });
+
+  it('refuses a form posted from another site on every web form route of the route table, sign-in and sign-up included (login CSRF)', async () => {
+    const owner = await signedIn(t, 'owner@example.com', PASSWORD);
+    const csrf = csrfTokenOf(await (await owner.request('/account')).text());
+    const formRoutes = routes.filter(
+      (route) =>
+        route.method === 'POST' &&
+        ['functions/web-account/handler.ts', 'functions/web-library/handler.ts'].includes(route.entry),
+    );
+    expect(formRoutes.map((route) => route.path)).toEqual(expect.arrayContaining(['/signin', '/signup']));
+    const crossSite: Record<string, string>[] = [
+      { Origin: 'http://evil.example', 'Sec-Fetch-Site': 'cross-site' },
+      { 'Sec-Fetch-Site': 'same-site' },
+      { Origin: 'http://evil.example' },
+    ];
+    for (const route of formRoutes) {
+      const path = route.path.replace(/\{[^}]+\}/g, randomUUID());
+      for (const headers of crossSite) {
+        const stranger = new WebClient(t.stack.webBaseUrl);
+        for (const client of [owner, stranger]) {
+          const answer = await client.request(path, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+            body: new URLSearchParams({ csrf, email: 'owner@example.com', password: PASSWORD }).toString(),
+          });
+          expect(answer.status, `${path} ${JSON.stringify(headers)}`).toBe(403);
+        }
+        expect(stranger.cookies.size, path).toBe(0);
+      }
+    }
+    // The same sign-in from the site itself works.
+    const own = new WebClient(t.stack.webBaseUrl);
+    const signIn = await own.request('/signin', {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Origin: new URL(t.stack.webBaseUrl).origin,
+        'Sec-Fetch-Site': 'same-origin',
+      },
+      body: new URLSearchParams({ email: 'owner@example.com', password: PASSWORD }).toString(),
+    });
+    expect(signIn.status).toBe(303);
   });
 
   it('refuses a state-changing form posted without its CSRF token, or with another session’s', async () => {

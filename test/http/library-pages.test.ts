@@ -118,7 +118,7 @@ describe('the share target', () => {
 
   it('refuses a post from another site, and sends a stranger to sign in', async () => {
     const before = (await json(await alice.api('/api/v2/me/notes'))).notes.length;
-    expect((await share(alice, 'cross-site', { url: 'https://evil.example/planted' })).status).toBe(303);
+    expect((await share(alice, 'cross-site', { url: 'https://evil.example/planted' })).status).toBe(403);
     expect((await json(await alice.api('/api/v2/me/notes'))).notes.length).toBe(before);
     const stranger = await share(null, 'none', { url: 'https://example.com/x' });
     expect(stranger.headers.get('Location')).toMatch(/^\/signin/);

@@ -159,6 +159,7 @@ describe('cached path patterns', () => {
       '/feeds/embed.js',
       '/feeds/*',
       '/icons/*',
+      '/articles/*',
       '/openapi.json',
       '/openapi/v2.json',
     ]);

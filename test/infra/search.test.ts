@@ -8,7 +8,7 @@ import { metricNames } from '../../functions/platform/metric-names';
 import { settings } from '../../functions/platform/settings';
 import { streamConsumers } from '../../functions/platform/workers';
 import { writeSearchEngineLayer } from '../../lib/function-bundle';
-import { buildGleanerStack } from './harness';
+import { buildGleanerStack, testSettings } from './harness';
 
 let built: ReturnType<typeof buildGleanerStack>;
 beforeAll(() => {
@@ -74,15 +74,25 @@ describe('the indexer', () => {
     });
   });
 
-  it('is told where the index is and which model embeds, and may invoke that one model only', () => {
+  it('is told where the index is, and embeds with the built-in model: no Bedrock variable nor grant', () => {
     const [, fn] = indexerFunction();
     const variables = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties
       .Environment.Variables;
-    expect(Object.keys(variables)).toEqual(
-      expect.arrayContaining([settings.searchIndexUri.name, settings.bedrockEmbeddings.name]),
-    );
+    expect(Object.keys(variables)).toContain(settings.searchIndexUri.name);
+    expect(Object.keys(variables)).not.toContain(settings.bedrockEmbeddings.name);
+    expect(JSON.stringify(built.template.findResources('AWS::IAM::Policy'))).not.toContain('bedrock:InvokeModel');
+  });
+
+  it('with a stage that chose Bedrock, is told which model embeds and may invoke that one model only', () => {
+    const bedrock = buildGleanerStack(testSettings({ embeddings: 'bedrock' }));
+    const [, fn] = Object.entries(bedrock.template.findResources('AWS::Lambda::Function')).find(([id]) =>
+      id.includes(indexer.id),
+    )!;
+    const variables = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties
+      .Environment.Variables;
+    expect(variables[settings.bedrockEmbeddings.name]).toBe('true');
     expect(variables[settings.embeddingsModel.name]).toBe(TITAN_V2_MODEL_ID);
-    built.template.hasResourceProperties('AWS::IAM::Policy', {
+    bedrock.template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({
@@ -128,23 +138,21 @@ describe('the indexer', () => {
 });
 
 describe('the search routes’ function', () => {
-  it('runs on x86-64, reads the index (never writes it) and may embed queries', () => {
+  it('runs on x86-64, reads the index (never writes it) and embeds queries itself', () => {
     const found = Object.entries(built.template.findResources('AWS::Lambda::Function')).filter(([id]) =>
       id.includes('SearchNotes'),
     );
     expect(found).toHaveLength(1);
     const [, fn] = found[0]!;
     expect(fn.Properties.Architectures).toEqual(['x86_64']);
-    expect(fn.Properties.Environment.Variables).toMatchObject({
-      [settings.searchIndexUri.name]: expect.anything(),
-      [settings.embeddingsModel.name]: TITAN_V2_MODEL_ID,
-    });
+    expect(fn.Properties.Environment.Variables).toMatchObject({ [settings.searchIndexUri.name]: expect.anything() });
     const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
     const policies = Object.values(built.template.findResources('AWS::IAM::Policy')).filter((policy) =>
       JSON.stringify(policy.Properties.Roles).includes(roleId),
     );
     const actions = JSON.stringify(policies.map((policy) => policy.Properties.PolicyDocument.Statement));
-    expect(actions).toContain('bedrock:InvokeModel');
+    // Queries embed with the built-in model, in the bundle.
+    expect(actions).not.toContain('bedrock:InvokeModel');
     expect(actions).toContain('s3:GetObject');
     expect(actions).not.toContain('s3:PutObject');
   });

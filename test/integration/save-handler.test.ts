@@ -138,17 +138,22 @@ describe('save handler against DynamoDB Local', () => {
     ]);
   });
 
-  it('publishes nothing when the description was given and the favicon is known', async () => {
+  it('asks only to keep the page when the description was given and the favicon is known', async () => {
     await knownIcon('described.example');
     const response = await save(makeHandler(deps()), { url: 'https://described.example/page', description: 'Given.' });
     expect(response.statusCode).toBe(200);
     expect(JSON.parse(response.body).bookmark.icon).toBe('https://gleaner.test/icons/abc.png');
-    expect(published).toEqual([]);
-    // Without the favicon known, the same kind of save asks for the icon alone.
-    const unknown = await save(makeHandler(deps()), { url: 'https://unknown.example/page', description: 'Given.' });
+    // The page worker keeps every new page's article (docs/articles.md), with nothing else to do.
     expect(published).toEqual([
-      { bookmarkId: JSON.parse(unknown.body).bookmark.id, scrapeDescription: false, fetchIcon: true },
+      { bookmarkId: JSON.parse(response.body).bookmark.id, scrapeDescription: false, fetchIcon: false },
     ]);
+    // Without the favicon known, the same kind of save asks for the icon too.
+    const unknown = await save(makeHandler(deps()), { url: 'https://unknown.example/page', description: 'Given.' });
+    expect(published.at(-1)).toEqual({
+      bookmarkId: JSON.parse(unknown.body).bookmark.id,
+      scrapeDescription: false,
+      fetchIcon: true,
+    });
   });
 
   it('answers 401 to several Authorization values in multiValueHeaders, though headers holds a valid one', async () => {

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect, Index, MatchQuery } from '@lancedb/lancedb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LanceSearchIndex } from '../../functions/adapters/search/lance-index';
+import { LanceSearchIndex } from '../../functions/adapters/search/lance-index';
 import { embeddingText, searchDocument } from '../../functions/core/search/document';
 import { testEmbedder } from '../../functions/core/search/embedder';
 import { type SearchOptions, searchNotes } from '../../functions/core/search/search';
@@ -191,6 +194,90 @@ describe('the fold', () => {
       );
     } finally {
       own.dispose();
+    }
+  });
+});
+
+describe('two writers on one index', () => {
+  it('retry the commits the other pre-empted (LanceDB: "Retryable commit conflict") and lose no note', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'gleaner-search-writers-'));
+    const writers = [await LanceSearchIndex.open({ uri: folder }), await LanceSearchIndex.open({ uri: folder })];
+    try {
+      const [henry, iris] = [randomUUID(), randomUUID()];
+      const written = await Promise.all(
+        writers.map(async (writer, w) => {
+          const notes = Array.from({ length: 12 }, (_, i) =>
+            searchableNote(w ? iris : henry, { title: `Contended note ${w} ${i}` }),
+          );
+          // One batch a note (each a few commits), then a fold, while the other writer does the same.
+          for (const note of notes) await writer.upsert([searchDocument(note)]);
+          await writer.optimize();
+          return notes;
+        }),
+      );
+      for (const [w, userId] of [henry, iris].entries()) {
+        const found = await searchNotes({ index: writers[0]!, embedder: null }, userId, 'contended', { limit: 50 });
+        expect(found.ok && found.answer.results.map((hit) => hit.note_id).sort()).toEqual(
+          written[w]!.map((note) => note.id).sort(),
+        );
+      }
+    } finally {
+      for (const writer of writers) writer.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('old versions and indexes', () => {
+  it('lets go of versions older than it keeps after a fold, and indexes the vectors by user', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'gleaner-search-versions-'));
+    const own = await LanceSearchIndex.open({ uri: folder, keepVersionsSeconds: 0 });
+    try {
+      const [frank, grace] = [randomUUID(), randomUUID()];
+      const notes = Array.from({ length: 12 }, (_, i) =>
+        searchableNote(i % 2 ? grace : frank, { title: `Versioned note ${i}` }),
+      );
+      // One batch a note, each with its vectors: a few versions of each table every time.
+      for (const note of notes) {
+        const document = searchDocument(note);
+        const [vector] = await embedder.embed([embeddingText(document)], 'document');
+        await own.upsert([document], { model: embedder.model, rows: [{ noteId: note.id, vector: vector! }] });
+      }
+      const db = await connect(folder);
+      const versions = async () =>
+        Object.fromEntries(
+          await Promise.all(
+            (await db.tableNames()).map(async (name) => [
+              name,
+              (await (await db.openTable(name)).listVersions()).length,
+            ]),
+          ),
+        ) as Record<string, number>;
+      const before = await versions();
+      expect(Math.min(...Object.values(before))).toBeGreaterThan(10);
+      await own.optimize();
+      const after = await versions();
+      for (const [name, count] of Object.entries(after)) expect(count, name).toBeLessThanOrEqual(2);
+      const vectors = (await db.tableNames()).find((name) => name.startsWith('vectors_'))!;
+      const indexed = (await (await db.openTable(vectors)).listIndices()).flatMap((index) => index.columns);
+      expect(indexed).toEqual(expect.arrayContaining(['user_id', 'note_id']));
+      db.close();
+      // Everything is still found, by its owner only.
+      const found = await searchNotes({ index: own, embedder }, frank, 'versioned', { limit: 20 });
+      expect(found.ok && found.answer.results.map((hit) => hit.note_id).sort()).toEqual(
+        notes
+          .filter((note) => note.userId === frank)
+          .map((note) => note.id)
+          .sort(),
+      );
+      const semantic = await searchNotes({ index: own, embedder }, grace, 'versioned note', { mode: 'semantic' });
+      expect(
+        semantic.ok &&
+          semantic.answer.results.every((hit) => notes.find((n) => n.id === hit.note_id)?.userId === grace),
+      ).toBe(true);
+    } finally {
+      own.close();
+      rmSync(folder, { recursive: true, force: true });
     }
   });
 });

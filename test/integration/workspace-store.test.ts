@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import type { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import type { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
+import { queryFilteredIndexPage } from '../../functions/adapters/dynamo/index-page';
+import { keys } from '../../functions/adapters/dynamo/keys';
 import { newFeedRecord } from '../../functions/core/feed/settings';
 import type { Bookmark, Note } from '../../functions/core/model';
 import { saveBookmark } from '../../functions/core/save/save-bookmark';
@@ -94,6 +96,32 @@ describe('listing a workspace', () => {
     const bookmarks = await store.listBookmarks(userId, { tag: 'odd' }, { limit: 10 });
     expect(bookmarks.items.map((b) => b.id)).toEqual([saved[1]!.bookmark.id, saved[3]!.bookmark.id]);
     expect(bookmarks.cursor).toBeNull();
+  });
+
+  it('pages a filtered list past entries it leaves out, a short page (even empty) going on with its cursor', async () => {
+    const userId = await userWithCap(100);
+    const saved = [];
+    for (let i = 0; i < 12; i++) saved.push((await save(userId, `filtered-${i}`)).note);
+    const wanted = new Set([saved[11]!.id, saved[10]!.id, saved[2]!.id]);
+    const partition = keys.userNotesIndex(userId).gsi1pk;
+    const pages: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      // Two reads of at most three entries a page: the gap between notes 10 and 2 takes more than that.
+      const page = await queryFilteredIndexPage(
+        table.doc,
+        table.tableName,
+        partition,
+        { limit: 2, cursor },
+        async (entries) => entries.map((entry) => (wanted.has(entry.id as string) ? (entry.id as string) : null)),
+        { reads: 2, size: 3 },
+      );
+      pages.push(page.items);
+      cursor = page.cursor ?? undefined;
+    } while (cursor);
+    expect(pages.flat()).toEqual([saved[11]!.id, saved[10]!.id, saved[2]!.id]);
+    expect(pages[0]).toEqual([saved[11]!.id, saved[10]!.id]);
+    expect(pages.some((items) => items.length === 0)).toBe(true);
   });
 
   it('refuses a cursor it did not give out, or one of another list', async () => {

@@ -45,7 +45,7 @@ import { queryFilteredIndexPage } from './index-page';
 import { highlightItem, toBookmark, toHighlight, toNote } from './items';
 import { keys, LOOKUP_INDEX, type ReadingStateName } from './keys';
 import { queryAll } from './query-all';
-import { backoff, cancellationReasons, fillTransaction, retryOnConflict, type TransactionAction } from './transactions';
+import { backoff, fillTransaction, retryOnConflict, type TransactionAction } from './transactions';
 
 /** Optimistic note updates give up after this many lost races (each retry re-reads the note). */
 const MAX_NOTE_UPDATE_ATTEMPTS = 40;
@@ -55,6 +55,29 @@ interface AppendedEntry {
   readonly id: string;
   readonly saved: string;
   readonly text: string;
+}
+
+/** What an attempt of an optimistic update answers when the note's version moved under it. */
+const STALE = Symbol('stale');
+
+/**
+ * The optimistic update, the one loop every read-decide-write of a note runs: `attempt` reads the
+ * note, decides, and writes conditional on the version it read, answering STALE when that condition
+ * failed (a save appended meanwhile). It runs again, after a backoff, until it answers something
+ * else, at most MAX_NOTE_UPDATE_ATTEMPTS times (then ContentionError, a 503 with Retry-After).
+ */
+async function optimisticUpdate<T>(
+  what: string,
+  action: 'update' | 'edit' | 'delete',
+  attempt: () => Promise<T | typeof STALE>,
+): Promise<T> {
+  for (let count = 1; ; count++) {
+    const result = await attempt();
+    if (result !== STALE) return result;
+    if (count >= MAX_NOTE_UPDATE_ATTEMPTS)
+      throw new ContentionError(`${what} changed under ${count} attempts to ${action} it`);
+    await backoff(Math.min(count, 6));
+  }
 }
 
 /** Bookmarks, their notes and the notes' tag index in the single table. */
@@ -330,7 +353,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     record: ((bookmark: Bookmark) => SaveRecord) | null,
   ): Promise<NoteUpdate> {
     const TableName = this.tableName;
-    for (let attempt = 1; ; attempt++) {
+    return optimisticUpdate(`Note ${ref.noteId}`, 'update', async () => {
       const found = await this.loadBookmarkAndNote(ref);
       if (!found) throw new NoteNotFoundError(`Bookmark ${ref.bookmarkId} or its note ${ref.noteId} is missing`);
       const { bookmark, note } = found;
@@ -384,10 +407,8 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       const taken = takenKey<AnswerOutcome>(steps.refused('answer', outcome.failed));
       if (taken) return taken;
       // The note changed since it was read (its version condition), or the bookmark is gone: read again.
-      if (attempt >= MAX_NOTE_UPDATE_ATTEMPTS)
-        throw new ContentionError(`Note ${ref.noteId} changed under ${attempt} attempts to update it`);
-      await backoff(Math.min(attempt, 6));
-    }
+      return STALE;
+    });
   }
 
   /**
@@ -439,7 +460,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
    */
   async editNote(noteId: string, change: (note: Note) => NoteEditChange | null, updated: string): Promise<Note | null> {
     const TableName = this.tableName;
-    for (let attempt = 1; ; attempt++) {
+    return optimisticUpdate(`Note ${noteId}`, 'edit', async () => {
       const note = await this.getNote(noteId);
       if (!note) return null;
       const changed = change(note);
@@ -457,62 +478,61 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       };
       const notesIndex = keys.userNotesIndex(note.userId, written.updated ?? written.created, note.id);
       const removed = note.tags.filter((tag) => !written.tags.includes(tag));
-      try {
-        await retryOnConflict(() =>
-          this.doc.send(
-            new TransactWriteCommand({
-              TransactItems: [
+      const steps = new TransactionSteps<'note' | 'bookmark' | 'tags' | 'removed-tags' | 'states'>().add('note', {
+        Update: {
+          TableName,
+          Key: keys.note(note.id),
+          UpdateExpression:
+            'SET title = :title, #comment = :comment, tags = :tags, updated = :updated, version = :next, gsi1pk = :notesIndex, gsi1sk = :notesIndexSort, archivedAt = :archivedAt, starredAt = :starredAt',
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeNames: { '#comment': 'comment' },
+          ExpressionAttributeValues: {
+            ':title': written.title,
+            ':comment': written.comment ?? null,
+            ':tags': written.tags,
+            ':updated': written.updated,
+            ':next': written.version,
+            ':version': note.version,
+            ':notesIndex': notesIndex.gsi1pk,
+            ':notesIndexSort': notesIndex.gsi1sk,
+            ':archivedAt': written.archivedAt ?? null,
+            ':starredAt': written.starredAt ?? null,
+          },
+        },
+      });
+      steps
+        .add(
+          'bookmark',
+          ...(note.bookmarkId && textChanged
+            ? [
                 {
                   Update: {
                     TableName,
-                    Key: keys.note(note.id),
-                    UpdateExpression:
-                      'SET title = :title, #comment = :comment, tags = :tags, updated = :updated, version = :next, gsi1pk = :notesIndex, gsi1sk = :notesIndexSort, archivedAt = :archivedAt, starredAt = :starredAt',
-                    ConditionExpression: 'version = :version',
-                    ExpressionAttributeNames: { '#comment': 'comment' },
-                    ExpressionAttributeValues: {
-                      ':title': written.title,
-                      ':comment': written.comment ?? null,
-                      ':tags': written.tags,
-                      ':updated': written.updated,
-                      ':next': written.version,
-                      ':version': note.version,
-                      ':notesIndex': notesIndex.gsi1pk,
-                      ':notesIndexSort': notesIndex.gsi1sk,
-                      ':archivedAt': written.archivedAt ?? null,
-                      ':starredAt': written.starredAt ?? null,
-                    },
+                    Key: keys.bookmark(note.bookmarkId),
+                    UpdateExpression: 'SET title = :title, updated = :updated',
+                    ConditionExpression: 'attribute_exists(pk)',
+                    ExpressionAttributeValues: { ':title': written.title, ':updated': updated },
                   },
                 },
-                ...(note.bookmarkId && textChanged
-                  ? [
-                      {
-                        Update: {
-                          TableName,
-                          Key: keys.bookmark(note.bookmarkId),
-                          UpdateExpression: 'SET title = :title, updated = :updated',
-                          ConditionExpression: 'attribute_exists(pk)',
-                          ExpressionAttributeValues: { ':title': written.title, ':updated': updated },
-                        },
-                      },
-                    ]
-                  : []),
-                ...(textChanged
-                  ? written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } }))
-                  : []),
-                ...removed.map((tag) => ({ Delete: { TableName, Key: keys.noteTag(note.id, tag) } })),
-                ...stateEntryChanges(TableName, note, written),
-              ],
-            }),
-          ),
-        );
-        return written;
-      } catch (error) {
-        const lostRace = cancellationReasons(error)?.[0]?.Code === 'ConditionalCheckFailed';
-        if (!lostRace || attempt >= MAX_NOTE_UPDATE_ATTEMPTS) throw error;
-        await backoff(Math.min(attempt, 6));
-      }
-    }
+              ]
+            : []),
+        )
+        .add(
+          'tags',
+          ...(textChanged ? written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } })) : []),
+        )
+        .add('removed-tags', ...removed.map((tag) => ({ Delete: { TableName, Key: keys.noteTag(note.id, tag) } })))
+        .add('states', ...stateEntryChanges(TableName, note, written));
+      const outcome = await retryOnConflict(() =>
+        conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: steps.actions }))),
+      );
+      if (outcome.written) return written;
+      // A save appended to the note since it was read (its version condition): read it again.
+      if (steps.refused('note', outcome.failed)) return STALE;
+      throw new Error(
+        `Note ${noteId}: its bookmark was refused (${steps.refused('bookmark', outcome.failed) ? 'gone' : 'unknown'})`,
+      );
+    });
   }
 
   /** A note's highlights, oldest first. */
@@ -583,7 +603,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
    */
   async deleteNote(noteId: string): Promise<Note | null> {
     const TableName = this.tableName;
-    for (let attempt = 1; ; attempt++) {
+    return optimisticUpdate(`Note ${noteId}`, 'delete', async () => {
       const note = await this.getNote(noteId);
       if (!note) return null;
       const [bookmark, highlights] = await Promise.all([
@@ -629,10 +649,8 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
         return note;
       }
       // The note changed since it was read (a save appended to it): read it again.
-      if (attempt >= MAX_NOTE_UPDATE_ATTEMPTS)
-        throw new ContentionError(`Note ${note.id} changed under ${attempt} attempts to delete it`);
-      await backoff(Math.min(attempt, 6));
-    }
+      return STALE;
+    });
   }
 
   async setIcon(bookmarkId: string, icon: string): Promise<void> {

@@ -16,15 +16,14 @@ export async function queryIndexPage(
   return queryFilteredIndexPage(doc, tableName, partition, page, async (items) => items);
 }
 
-/** A filtered page reads at most this many times (FILTERED_READ_SIZE entries each) before it answers short, with a cursor. */
-const MAX_FILTERED_READS = 10;
-const FILTERED_READ_SIZE = 100;
+/** A filtered page reads at most `reads` times (`size` entries each, after the first) before it answers short, with a cursor. */
+const FILTERED_READS = { reads: 10, size: 100 } as const;
 
 /**
  * A page of what `resolve` makes of the entries of `partition` (newest first), leaving out the
  * entries it makes null (filtered out, or gone). Entries are read until the page is full, the
- * partition ends, or MAX_FILTERED_READS reads: then the page may be short (even empty) and its
- * cursor goes on from the last entry read.
+ * partition ends, or `bounds.reads` reads: then the page may be short (even empty) and its cursor
+ * goes on from the last entry read.
  */
 export async function queryFilteredIndexPage<T>(
   doc: DynamoDBDocumentClient,
@@ -32,10 +31,11 @@ export async function queryFilteredIndexPage<T>(
   partition: string,
   page: PageRequest,
   resolve: (items: Record<string, unknown>[]) => Promise<(T | null)[]>,
+  bounds: { readonly reads: number; readonly size: number } = FILTERED_READS,
 ): Promise<{ items: T[]; cursor: string | null }> {
   const kept: { entry: Record<string, unknown>; value: T }[] = [];
   let start: Record<string, unknown> | undefined = decodeCursor(page.cursor, partition);
-  for (let read = 0; read < MAX_FILTERED_READS; read++) {
+  for (let read = 0; read < bounds.reads; read++) {
     const { Items = [], LastEvaluatedKey } = await doc.send(
       new QueryCommand({
         TableName: tableName,
@@ -43,7 +43,7 @@ export async function queryFilteredIndexPage<T>(
         KeyConditionExpression: 'gsi1pk = :partition',
         ExpressionAttributeValues: { ':partition': partition },
         ScanIndexForward: false,
-        Limit: read === 0 ? page.limit + 1 : FILTERED_READ_SIZE,
+        Limit: read === 0 ? page.limit + 1 : bounds.size,
         ExclusiveStartKey: start,
       }),
     );

@@ -11,10 +11,10 @@ import { imageSources, replaceImages } from './sanitize';
  */
 
 /** pending: not fetched yet; kept: an article; partial: what text a non-article page had; failed: nothing. */
-export type ArticleStatus = 'pending' | 'kept' | 'partial' | 'failed';
+type ArticleStatus = 'pending' | 'kept' | 'partial' | 'failed';
 
 /** Images kept per article, and the largest image kept. */
-export const MAX_ARTICLE_IMAGES = 20;
+const MAX_ARTICLE_IMAGES = 20;
 export const MAX_IMAGE_BYTES = 2 * 1024 * 1024;
 
 /** The article's row data (on the bookmark item): metadata only, never the body. */

@@ -29,7 +29,7 @@ export interface ExtractedArticle {
 }
 
 /** Fewer words than this and the page is kept as partial: a teaser, a paywall stub, an app shell. */
-export const MIN_ARTICLE_WORDS = 80;
+const MIN_ARTICLE_WORDS = 80;
 
 /** Readability gives up (and the page is kept as partial) past this many elements. */
 const MAX_ELEMENTS = 60_000;

@@ -1,7 +1,7 @@
 /** An article's plain text, its length in words and in reading minutes. */
 
 /** Words a minute of an adult's silent reading of non-fiction (Brysbaert 2019: 238). */
-export const WORDS_PER_MINUTE = 238;
+const WORDS_PER_MINUTE = 238;
 
 /** Elements after which the plain text breaks a line (a paragraph, an item, a row). */
 const BLOCKS =

@@ -88,7 +88,7 @@ export const noteSchema = z
       'A note whole: its Markdown body, the description above its source line, its own comment, its highlights oldest first, the links it makes to other notes and the notes that link to it.',
   });
 
-export const articleSchema = z
+const articleSchema = z
   .object({
     status: z.enum(['pending', 'kept', 'partial', 'failed']),
     reason: z.nullable(z.string()),
@@ -367,6 +367,7 @@ export const NOTE_PAGE_LIMIT = { min: 1, max: MAX_PAGE_SIZE, default: 50 } as co
 
 export type NoteSummaryResource = z.infer<typeof noteSummarySchema>;
 export type NoteResource = z.infer<typeof noteSchema>;
+export type ArticleResource = z.infer<typeof articleSchema>;
 /** @public The list's answer, as the v2 OpenAPI document describes it. */
 export type NotePageResource = z.infer<typeof notePageSchema>;
 export type NoteEdit = z.infer<typeof noteEditSchema>;

@@ -24,6 +24,7 @@ import type { NoteFilter, Page, PageRequest } from '../workspace/listing';
 import type {
   AccountExportResource,
   AccountResource,
+  ArticleResource,
   CreatedTokenResource,
   FeedCreate,
   FeedEdit,
@@ -340,29 +341,6 @@ export async function refetchArticle(
   });
 }
 
-/** The contract's Article resource: the kept page of a note. */
-export interface ArticleResource {
-  readonly status: 'pending' | ArticleRecord['status'];
-  readonly reason: string | null;
-  readonly title: string | null;
-  readonly byline: string | null;
-  readonly site_name: string | null;
-  readonly published: string | null;
-  readonly language: string | null;
-  readonly direction: 'ltr' | 'rtl' | null;
-  readonly word_count: number;
-  readonly reading_minutes: number;
-  readonly lead_image: string | null;
-  readonly text: string | null;
-  readonly html: string | null;
-  /** When the copy was taken; null when nothing is kept. */
-  readonly kept: string | null;
-  /** `live`, `gone` (404, 410, or no longer resolves) or null before the page was fetched. */
-  readonly source_status: 'live' | 'gone' | null;
-  /** "The page is gone; this copy was kept on DATE" when it is. */
-  readonly notice: string | null;
-}
-
 /** The note's kept page: its metadata from the bookmark's row, its text and HTML from the article store. */
 export async function getArticle(ports: OwnerPorts, principal: Principal, noteId: string): Promise<ArticleResource> {
   const note = owned(principal, await ports.notes.getNote(noteId), 'note');
@@ -372,7 +350,7 @@ export async function getArticle(ports: OwnerPorts, principal: Principal, noteId
   return articleResource(record, content);
 }
 
-export function articleResource(
+function articleResource(
   record: ArticleRecord | null,
   content: { html: string; text: string } | null,
 ): ArticleResource {

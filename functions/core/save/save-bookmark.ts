@@ -277,8 +277,9 @@ async function save(
   // A restored note is as it was exported: its description, if it had one, is in its body.
   const scrapeDescription = request.description === null && restored === null;
   const fetchIcon = siteIcon === null;
-  const enrichment: EnrichmentRequest | null =
-    scrapeDescription || fetchIcon ? { bookmarkId: bookmark.id, scrapeDescription, fetchIcon } : null;
+  // Every new bookmark is enriched: the page worker keeps its page (docs/articles.md) even when the
+  // description and the site's icon are known.
+  const enrichment: EnrichmentRequest = { bookmarkId: bookmark.id, scrapeDescription, fetchIcon };
 
   const saved: AnswerOutcome = { kind: 'saved', bookmark, isNewBookmark: true, selectionAppended: false };
   // Its highlights as records too: the selection, or those of a restored note's body.

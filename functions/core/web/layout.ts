@@ -124,6 +124,16 @@ export function csrfField(csrfToken: string): string {
   return `<input type="hidden" name="${CSRF_FIELD}" value="${escapeHtml(csrfToken)}">`;
 }
 
+/**
+ * A read-only field with a Copy button beside it (copy.js copies the field and says so; without
+ * script the field can still be selected and copied by hand).
+ */
+export function copyField(id: string, label: string, value: string): string {
+  return `<label for="${id}">${escapeHtml(label)}</label>
+<div class="copy-field"><input id="${id}" readonly value="${escapeHtml(value)}"> <button type="button" class="secondary" data-copy="${id}" aria-describedby="${id}-copied" hidden>Copy</button></div>
+<p class="hint" id="${id}-copied" role="status" data-copied="${id}"></p>`;
+}
+
 /** A one-button form that POSTs to `action` with the CSRF token (sign out, revoke, delete). */
 export function postButton(
   action: string,

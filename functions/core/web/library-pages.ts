@@ -6,15 +6,23 @@
 
 import { ownImagePaths } from '../article/sanitize';
 import type {
+  ArticleResource,
   CreatedTokenResource,
   FeedResource,
   NoteResource,
   NoteSummaryResource,
   TokenResource,
 } from '../owner/api';
-import type { ArticleResource } from '../owner/library';
 import { escapeHtml } from '../text/escape';
-import { csrfField, type NavItem, postButton, renderPage, type SignedIn, settingsNavigation } from './layout';
+import {
+  copyField,
+  csrfField,
+  type NavItem,
+  postButton,
+  renderPage,
+  type SignedIn,
+  settingsNavigation,
+} from './layout';
 import { notePath, webPaths } from './paths';
 
 export interface PageContext {
@@ -460,8 +468,7 @@ ${token.revoked ? '' : postButton(`${webPaths.apiTokens}/${encodeURIComponent(to
     ? `<section aria-labelledby="new-secret" class="notice">
 <h2 id="new-secret">Your new token “${escapeHtml(created.label ?? '')}”</h2>
 <p>Copy it now: it is shown only this once. Paste it into the browser extension’s options.</p>
-<label for="secret">Token</label>
-<input id="secret" readonly value="${escapeHtml(created.token)}">
+${copyField('secret', 'Token', created.token)}
 </section>`
     : '';
   const expiry = EXPIRY_CHOICES.map(
@@ -490,6 +497,7 @@ ${csrfField(csrf)}
 <h2 id="tokens">Your tokens</h2>
 ${tokens.length ? `<ul class="list tokens">\n${rows}\n</ul>` : '<p class="muted">No tokens yet.</p>'}
 </section>`,
+    created ? ['copy.js'] : [],
   );
 }
 

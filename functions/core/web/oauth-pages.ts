@@ -5,7 +5,7 @@
 
 import { SCOPES, type Scope } from '../identity/principal';
 import { escapeHtml } from '../text/escape';
-import { csrfField, postButton, renderPage, settingsNavigation } from './layout';
+import { copyField, csrfField, postButton, renderPage, settingsNavigation } from './layout';
 import { webPaths } from './paths';
 
 /** What a scope allows, as people read it; OpenID's own scopes too. */
@@ -74,7 +74,8 @@ ${settingsNavigation('apps')}
 ${list}
 <h2>Connect an AI assistant</h2>
 <p>Add Gleaner to Claude, ChatGPT, VS Code or any MCP client by this address (a remote MCP server); it asks you here what to allow.</p>
-<p><label for="mcp-address">MCP server address</label><br><input id="mcp-address" type="url" readonly value="${escapeHtml(mcpAddress)}" size="40"></p>`,
+${copyField('mcp-address', 'MCP server address', mcpAddress)}`,
+    scripts: ['copy.js'],
   });
 }
 
