@@ -13,10 +13,12 @@ import {
   resourceIdentifier,
   resourceOfMetadataPath,
 } from '../core/identity/resources';
+import { authorizationErrorPage } from '../core/web/oauth-pages';
 import { serviceBaseUrl } from '../http/base-url';
 import { httpRoute } from '../http/middleware';
 import { ownerAuthDeps } from '../http/owner-auth';
 import { errorResponse, jsonResponse } from '../http/responses';
+import { htmlResponse } from '../http/web';
 import { deferred, type Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
 import { setting, settings } from '../platform/settings';
@@ -56,6 +58,8 @@ export function makeHandler(deps: OAuthDeps) {
       const checked = await checkRegistration(deps, received);
       if ('refused' in checked) return checked.refused;
       const { event } = checked;
+      const malformed = malformedAuthorization(event);
+      if (malformed) return malformed;
       const resource = resourceOfMetadataPath(event.path);
       if (resource) {
         return jsonResponse(200, protectedResourceMetadata(issuer, resource), {
@@ -160,6 +164,26 @@ function registrationProblem(metadata: Record<string, unknown>): string | null {
     }
   }
   return null;
+}
+
+/**
+ * An authorization request that could never succeed (no PKCE S256 challenge, a response type other
+ * than code) is answered on Gleaner's own page, not by a redirect to the client's redirect URI: the
+ * request comes before anyone signed in, and any self-registered client's URI would otherwise be an
+ * open redirect (oidc-provider sends such errors to the redirect URI).
+ */
+function malformedAuthorization(event: APIGatewayProxyEvent): APIGatewayProxyResult | null {
+  if (event.path !== OAUTH_ROUTES.authorization || event.httpMethod !== 'GET') return null;
+  const query = event.queryStringParameters ?? {};
+  const reason =
+    query.response_type !== 'code'
+      ? 'Only response_type=code is supported.'
+      : !query.code_challenge
+        ? 'The request has no PKCE code_challenge (S256 is required).'
+        : query.code_challenge_method !== 'S256'
+          ? 'Only the S256 PKCE method is supported.'
+          : null;
+  return reason && htmlResponse(400, authorizationErrorPage({ expired: false, reason }));
 }
 
 /** oidc-provider (with Koa) and serverless-http, loaded with the first request rather than at init. */

@@ -2,8 +2,9 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { UserNotFoundError } from '../adapters/dynamo/account-store';
+import { parseJsonBody } from '../core/contract/json-body';
 import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
-import { jsonContentTypeIssues, parseUuidParameter, toValidationIssues } from '../core/contract/validation';
+import { parseUuidParameter, toValidationIssues } from '../core/contract/validation';
 import { entityTagOf, isNotModified } from '../core/feed/conditional-get';
 import { InvalidFeedSettingsError } from '../core/feed/settings';
 import type { Principal } from '../core/identity/principal';
@@ -25,6 +26,7 @@ import type { ReviewPorts } from '../core/review/use-cases';
 import * as review from '../core/review/use-cases';
 import { InvalidCursorError } from '../core/workspace/listing';
 import { serviceBaseUrl } from '../http/base-url';
+import { eventBody } from '../http/fetch-exchange';
 import { httpRoute, type RouteRequest } from '../http/middleware';
 import { type Authenticate, matchedRoute, ownerAccess, ownerQuotaSubject } from '../http/owner-access';
 import { ownerDeps } from '../http/owner-deps';
@@ -226,6 +228,7 @@ async function reviewFeed(
 /** Refusals the operations raise, in the contract's shapes. */
 function failure(error: unknown): APIGatewayProxyResult {
   if (error instanceof InvalidInputError) return errorResponse(422, error.issues);
+  if (error instanceof UnsupportedBodyError) return errorResponse(415, error.message);
   if (error instanceof InvalidFeedSettingsError)
     return errorResponse(422, [{ loc: ['body'], msg: error.message, type: 'value_error' }]);
   if (error instanceof InvalidCursorError)
@@ -264,21 +267,21 @@ function pageLimit(raw: string | undefined): number {
   return limit;
 }
 
-/** The JSON body, as `schema` reads it; a 422 with every issue otherwise. */
+/**
+ * The JSON body, as `schema` reads it, by the save route's rules (parseJsonBody: the bytes decoded in
+ * the declared charset, bytes invalid in it refused, not replaced); a 422 with every issue otherwise,
+ * or a 415 for a charset this runtime cannot decode.
+ */
 function parseBody<Schema extends z.ZodMiniType>(schema: Schema, event: APIGatewayProxyEvent): z.output<Schema> {
-  const typeIssues = jsonContentTypeIssues(header(event.headers, 'Content-Type'));
-  if (typeIssues.length) throw new InvalidInputError(typeIssues);
-  const text = event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  let value: unknown;
-  try {
-    value = JSON.parse(text ?? '');
-  } catch {
-    throw new InvalidInputError([{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }]);
-  }
-  const parsed = schema.safeParse(value, { reportInput: true });
+  const body = parseJsonBody(eventBody(event), header(event.headers, 'Content-Type'));
+  if (!body.ok) throw body.status === 415 ? new UnsupportedBodyError(body.detail) : new InvalidInputError(body.issues);
+  const parsed = schema.safeParse(body.value, { reportInput: true });
   if (!parsed.success) throw new InvalidInputError(toValidationIssues('body', parsed.error.issues));
   return parsed.data;
 }
+
+/** A body in a charset this runtime cannot decode: 415. */
+class UnsupportedBodyError extends Error {}
 
 export function createHandler(env: Environment) {
   // Every answer carries the CORS headers its preflight promised (see OWNER_API_PREFLIGHT for why any origin).

@@ -507,7 +507,7 @@ export const routes: readonly RouteDefinition[] = [
       'queue:enrichment',
       'search:read',
       'embeddings',
-      'articles:write',
+      'articles:read',
     ],
   },
 ];

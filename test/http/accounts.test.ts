@@ -198,6 +198,22 @@ describe('accounts over HTTP', { timeout: 90_000 }, () => {
     ).toBe(303);
   });
 
+  it('ends every reset link of the account when one is used: an older link left in the mailbox sets nothing', async () => {
+    await createLoginUser(t, 'twice@example.com', PASSWORD);
+    const client = new WebClient(t.stack.webBaseUrl);
+    const linkNow = () => new URL(lastMailTo(t.stack.mailFolder, 'twice@example.com')!.link).searchParams.get('token')!;
+    expect((await client.post('/forgot-password', { email: 'twice@example.com' })).status).toBe(200);
+    const older = linkNow();
+    expect((await client.post('/forgot-password', { email: 'twice@example.com' })).status).toBe(200);
+    const newer = linkNow();
+    expect(newer).not.toBe(older);
+    expect((await client.post('/set-password', { token: newer, password: 'a fresh new password' })).status).toBe(303);
+    expect((await client.post('/set-password', { token: older, password: 'the attacker password' })).status).toBe(410);
+    expect(
+      (await client.post('/signin', { email: 'twice@example.com', password: 'the attacker password' })).status,
+    ).not.toBe(303);
+  });
+
   it('invites an operator-made user with `gleaner users invite`: the link sets the password', async () => {
     const { user } = await t.createUser({ name: 'Invited' });
     const mailFolder = `${t.stack.mailFolder}-cli`;

@@ -3,11 +3,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { settings } from '../../functions/platform/settings';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
-import { type Owner, signedInUser } from '../support/owner';
+import { type Owner, oauthAccessToken, signedInUser } from '../support/owner';
 
 /**
  * Save → the page worker keeps the article (the local stack's article folder) → the article route,
@@ -156,6 +158,34 @@ describe('kept articles', () => {
     } finally {
       pageStatus = 200;
     }
+  });
+
+  it("MCP get_note carries the kept page's text, a piece at a time, to its owner only", async () => {
+    const { noteId } = await keptNote(alice, '/story-5');
+    const full = (await json(await alice.api(`/api/v2/me/notes/${noteId}/article`))).text as string;
+    const connect = async (owner: Owner) => {
+      const client = new Client({ name: 'articles-test', version: '1.0.0' });
+      const token = await oauthAccessToken(t, owner.user.id, ['notes:read'], `${t.stack.webBaseUrl}/mcp`);
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${t.stack.webBaseUrl}/mcp`), {
+          requestInit: { headers: { Authorization: `Bearer ${token}` } },
+        }),
+      );
+      return client;
+    };
+    const client = await connect(alice);
+    const answer = await client.callTool({ name: 'get_note', arguments: { note_id: noteId } });
+    const article = (answer.structuredContent as { article: Record<string, unknown> }).article;
+    expect(article).toMatchObject({ status: 'kept', from: 0, next_from: null, total_chars: full.length, text: full });
+    const later = await client.callTool({ name: 'get_note', arguments: { note_id: noteId, article_from: 100 } });
+    expect((later.structuredContent as { article: { text: string } }).article.text).toBe(full.slice(100));
+    await client.close();
+
+    const stranger = await connect(bob);
+    const refused = await stranger.callTool({ name: 'get_note', arguments: { note_id: noteId } });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).not.toContain('city council');
+    await stranger.close();
   });
 
   it('deleting the note deletes its article and images; deleting an account deletes all of its', async () => {

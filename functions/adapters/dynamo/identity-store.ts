@@ -8,7 +8,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Login, OneTimeLink, Passkey, WebAuthnChallenge } from '../../core/identity/identity';
+import type { Login, OneTimeLink, OneTimePurpose, Passkey, WebAuthnChallenge } from '../../core/identity/identity';
 import type { Session } from '../../core/identity/session';
 import type { User } from '../../core/model';
 import { keys, LOOKUP_INDEX, TTL_ATTRIBUTE } from './keys';
@@ -233,12 +233,30 @@ export class DynamoIdentityStore {
     return Item ? toOneTimeLink(Item) : null;
   }
 
-  /** Uses a one-time link up: it is deleted, so a second use (a replay, a race) finds nothing. */
+  /**
+   * Uses a one-time link up: it is deleted, so a second use (a replay, a race) finds nothing. Using
+   * one password link (a reset or an invitation) ends every other one of the user's too: an older
+   * link left in a mailbox cannot set the password again.
+   */
   async consumeOneTimeLink(tokenHash: string): Promise<OneTimeLink | null> {
     const { Attributes } = await this.doc.send(
       new DeleteCommand({ TableName: this.tableName, Key: keys.oneTimeLink(tokenHash), ReturnValues: 'ALL_OLD' }),
     );
-    return Attributes ? toOneTimeLink(Attributes) : null;
+    if (!Attributes) return null;
+    const link = toOneTimeLink(Attributes);
+    if (PASSWORD_LINKS.has(link.purpose)) {
+      const others = (await this.authItems(link.userId, 'ONETIME#')).filter((item) =>
+        PASSWORD_LINKS.has(item.purpose as OneTimePurpose),
+      );
+      await Promise.all(
+        others.map((item) =>
+          this.doc.send(
+            new DeleteCommand({ TableName: this.tableName, Key: keys.oneTimeLink(String(item.tokenHash)) }),
+          ),
+        ),
+      );
+    }
+    return link;
   }
 
   async putChallenge(challenge: WebAuthnChallenge): Promise<void> {
@@ -328,6 +346,9 @@ export class DynamoIdentityStore {
     });
   }
 }
+
+/** The links that set a password. */
+const PASSWORD_LINKS = new Set<OneTimePurpose>(['reset-password', 'invite']);
 
 function toLogin(item: Record<string, unknown>): Login {
   return {

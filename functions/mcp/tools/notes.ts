@@ -26,6 +26,25 @@ const searchAnswerSchema = z.object({
   reason: z.optional(z.string()),
 });
 
+/** Characters of a kept page's text one get_note answer carries. */
+const ARTICLE_CHARS = 20_000;
+
+const noteWithArticleSchema = z.object({
+  ...noteSchema.shape,
+  article: z.object({
+    status: z.enum(['pending', 'kept', 'partial', 'failed']),
+    reason: z.nullable(z.string()),
+    title: z.nullable(z.string()),
+    word_count: z.int(),
+    kept: z.nullable(z.string()),
+    notice: z.nullable(z.string()),
+    text: z.nullable(z.string()),
+    from: z.int(),
+    next_from: z.nullable(z.int()),
+    total_chars: z.int(),
+  }),
+});
+
 /** Finding and reading notes: search, one note whole, the newest. */
 export const noteTools: ToolGroup = (tool, { ports, principal }) => {
   const { owner } = ports;
@@ -66,15 +85,35 @@ export const noteTools: ToolGroup = (tool, { ports, principal }) => {
     'get_note',
     {
       title: 'Get a note',
-      description:
-        'One note whole: its Markdown body, highlights with when they were saved, tags, comment and source URL.',
-      input: { note_id: noteId },
-      output: noteSchema,
+      description: `One note whole: its Markdown body, highlights with when they were saved, tags, comment and source URL, and the text of the page it keeps (\`article\`: its status, and at most ${ARTICLE_CHARS.toLocaleString('en')} characters of its text from \`article_from\`; \`next_from\` reads on, null at the end).`,
+      input: { note_id: noteId, article_from: z.optional(z.int().check(z.minimum(0))) },
+      output: noteWithArticleSchema,
       annotations: READ_ONLY,
     },
-    async ({ note_id }) => {
-      const note = await library.getNote(owner, principal, note_id);
-      return { data: note, text: noteText(note) };
+    async ({ note_id, article_from }) => {
+      const [note, kept] = await Promise.all([
+        library.getNote(owner, principal, note_id),
+        library.getArticle(owner, principal, note_id),
+      ]);
+      const from = Math.min(article_from ?? 0, kept.text?.length ?? 0);
+      const text = kept.text?.slice(from, from + ARTICLE_CHARS) ?? null;
+      const next = kept.text && from + ARTICLE_CHARS < kept.text.length ? from + ARTICLE_CHARS : null;
+      const article = {
+        status: kept.status,
+        reason: kept.reason,
+        title: kept.title,
+        word_count: kept.word_count,
+        kept: kept.kept,
+        notice: kept.notice,
+        text,
+        from,
+        next_from: next,
+        total_chars: kept.text?.length ?? 0,
+      };
+      const pageText = text
+        ? `\n\nThe kept page (${kept.status}, characters ${from}–${from + text.length} of ${article.total_chars}):\n${text}${next === null ? '' : `\n\n[More: call again with article_from ${next}.]`}`
+        : `\n\nThe kept page: ${kept.status}${kept.reason ? ` (${kept.reason})` : ''}.`;
+      return { data: { ...note, article }, text: noteText(note) + pageText };
     },
   );
 
