@@ -102,6 +102,7 @@ export async function reviewAndLinks(row: Row): Promise<void> {
     await accounts.createUser({
       id: userId,
       name: 'Bench',
+      displayName: 'Bench',
       plan: 'pro',
       noteCap: 1_000_000,
       noteCount: 0,

@@ -9,7 +9,10 @@ export const FREE_PLAN_NOTE_CAP = 1000;
 
 export interface User {
   readonly id: string;
+  /** The operator's label for the user (`gleaner users create --name`); never shown in public. */
   readonly name: string;
+  /** The name the person chose to publish under (feed author); empty until they choose one. */
+  readonly displayName: string;
   readonly plan: Plan;
   readonly noteCap: number;
   readonly noteCount: number;

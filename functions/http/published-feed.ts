@@ -177,7 +177,7 @@ function publishedFeed(record: FeedRecord, owner: User | null): Feed {
     id: record.id,
     title: record.title,
     description: record.description,
-    author: owner?.name ?? '',
+    author: owner?.displayName ?? '',
     tags: record.tags,
     match: record.match,
     sharing: record.sharing,

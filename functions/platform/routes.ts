@@ -476,6 +476,7 @@ export const routes: readonly RouteDefinition[] = [
   accountRoute('WebAccountPage', 'GET', webPaths.account),
   accountRoute('WebChangeEmail', 'POST', webPaths.accountEmail),
   accountRoute('WebChangePassword', 'POST', webPaths.accountPassword),
+  accountRoute('WebChangeDisplayName', 'POST', webPaths.accountDisplayName),
   accountRoute('WebPasskeyRegisterOptions', 'POST', webPaths.passkeyRegisterOptions),
   accountRoute('WebPasskeyRegister', 'POST', webPaths.passkeyRegister),
   accountRoute('WebPasskeyDelete', 'POST', webPaths.passkeyDelete),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { DynamoAccountStore } from '../adapters/dynamo/account-store';
 import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoIdentityStore, EmailTakenError } from '../adapters/dynamo/identity-store';
 import { DynamoOAuthGrants } from '../adapters/dynamo/oauth-adapter';
@@ -34,7 +35,7 @@ import {
 import { CSRF_FIELD } from '../core/web/layout';
 import { connectedAppsPage } from '../core/web/oauth-pages';
 import { safeNextPath, webPaths } from '../core/web/paths';
-import { newUser } from '../core/workspace/accounts';
+import { displayNameOf, newUser } from '../core/workspace/accounts';
 import { serviceBaseUrl } from '../http/base-url';
 import { httpRoute } from '../http/middleware';
 import { authenticateOwner, type OwnerAuthDeps, ownerAuthDeps, secureCookies, sessionOf } from '../http/owner-auth';
@@ -54,6 +55,7 @@ import { createTracing, type Tracing } from '../platform/tracing';
 
 export interface WebAccountDeps extends OwnerAuthDeps {
   readonly identities: DynamoIdentityStore;
+  readonly accounts: Pick<DynamoAccountStore, 'getUser' | 'setDisplayName'>;
   readonly grants: DynamoOAuthGrants;
   readonly limiter: RateLimiter;
   readonly accountPolicy: RateLimitPolicy;
@@ -85,6 +87,7 @@ const actions: Record<string, Action> = {
   [`GET ${webPaths.account}`]: showAccount,
   [`POST ${webPaths.accountEmail}`]: changeEmail,
   [`POST ${webPaths.accountPassword}`]: changePassword,
+  [`POST ${webPaths.accountDisplayName}`]: changeDisplayName,
   [`POST ${webPaths.passkeyRegisterOptions}`]: passkeyRegisterOptions,
   [`POST ${webPaths.passkeyRegister}`]: passkeyRegister,
   [`POST ${webPaths.passkeyDelete}`]: passkeyDelete,
@@ -133,12 +136,21 @@ async function signUp(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promis
   const fields = formFields(event);
   const email = normalizeEmail(fields.get('email') ?? '');
   const password = fields.get('password') ?? '';
-  const problem = email ? passwordProblem(password) : 'Enter an email address like name@example.com.';
-  if (problem) return htmlResponse(422, signUpPage({ error: problem, email: fields.get('email') ?? '' }));
+  const displayName = displayNameOf(fields.get('display-name') ?? '');
+  const problem = !email
+    ? 'Enter an email address like name@example.com.'
+    : displayName.ok
+      ? passwordProblem(password)
+      : displayName.problem;
+  if (problem || !displayName.ok) {
+    const entered = { email: fields.get('email') ?? '', displayName: fields.get('display-name') ?? '' };
+    return htmlResponse(422, signUpPage({ error: problem, ...entered }));
+  }
   const throttled = await throttle(deps, email!, clientAddress(event));
   if (throttled) return tooManyAttempts(signUpPage, throttled.retryAfterSeconds);
   const now = deps.now();
-  const user = newUser({ id: deps.newId(), name: email!.split('@')[0]!, now });
+  // No name from the address: the display name is the person's own choice, empty until they make one.
+  const user = newUser({ id: deps.newId(), name: '', displayName: displayName.value, now });
   const login: Login = {
     email: email!,
     userId: user.id,
@@ -313,19 +325,27 @@ async function showAccount(
   const signedIn = await pageSession(deps, event);
   if ('response' in signedIn) return signedIn.response;
   const { session } = signedIn;
-  const [login, passkeys] = await Promise.all([
+  const [login, passkeys, user] = await Promise.all([
     deps.identities.getLoginOfUser(session.userId),
     deps.identities.listPasskeys(session.userId),
+    deps.accounts.getUser(session.userId),
   ]);
   const notices: Record<string, string> = {
     'email-changed': 'Your email address is changed. Open the link we sent to the new address to confirm it.',
     'password-changed': 'Your password is changed. Other browsers are signed out.',
     'passkey-removed': 'The passkey is removed.',
+    'name-changed': 'Your display name is saved.',
   };
   return htmlResponse(
     messages.status ?? 200,
     accountPage(
-      { email: login?.email ?? null, verified: login?.verified ?? false, passkeys, csrfToken: session.csrfToken },
+      {
+        email: login?.email ?? null,
+        verified: login?.verified ?? false,
+        displayName: user?.displayName ?? '',
+        passkeys,
+        csrfToken: session.csrfToken,
+      },
       { notice: messages.notice ?? notices[queryParameter(event, 'notice') ?? ''] ?? null, error: messages.error },
     ),
   );
@@ -378,6 +398,15 @@ async function changePassword(deps: WebAccountDeps, event: APIGatewayProxyEvent)
   await deps.identities.setPassword(form.login.email, await hashPassword(next), false);
   await deps.identities.deleteSessionsOf(form.session.userId, form.session.idHash);
   return redirectResponse(`${webPaths.account}?notice=password-changed`);
+}
+
+async function changeDisplayName(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const form = await accountForm(deps, event);
+  if ('response' in form) return form.response;
+  const displayName = displayNameOf(form.fields.get('display-name') ?? '');
+  if (!displayName.ok) return showAccount(deps, event, { error: displayName.problem, status: 422 });
+  await deps.accounts.setDisplayName(form.session.userId, displayName.value);
+  return redirectResponse(`${webPaths.account}?notice=name-changed`);
 }
 
 /** The JSON endpoints the passkey script calls: session and CSRF header required (registration). */
@@ -516,6 +545,7 @@ export function createHandler(env: Environment) {
   return makeHandler({
     ...ownerAuthDeps(env, doc),
     identities: new DynamoIdentityStore(doc, tableName),
+    accounts: new DynamoAccountStore(doc, tableName),
     grants: new DynamoOAuthGrants(doc, tableName),
     limiter: new DynamoRateLimiter(doc, tableName),
     accountPolicy: setting(env, settings.signInAccountLimit),

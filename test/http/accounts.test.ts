@@ -214,6 +214,67 @@ describe('accounts over HTTP', { timeout: 90_000 }, () => {
     ).not.toBe(303);
   });
 
+  it('asks a display name at sign-up (optional), never takes one from the address, and refuses control characters', async () => {
+    const identities = new DynamoIdentityStore(t.table.doc, t.table.tableName);
+    const stranger = new WebClient(t.stack.webBaseUrl);
+    const form = await (await stranger.request('/signup')).text();
+    expect(form).toContain('name="display-name"');
+    const userOf = async (email: string) => t.accounts.getUser((await identities.getLogin(email))!.userId);
+
+    const named = await stranger.post('/signup', {
+      email: 'ana.reader@example.com',
+      password: PASSWORD,
+      'display-name': '  Ana Reader  ',
+    });
+    expect(named.status).toBe(200);
+    expect(await userOf('ana.reader@example.com')).toMatchObject({ displayName: 'Ana Reader', name: '' });
+
+    expect((await stranger.post('/signup', { email: 'no.name@example.com', password: PASSWORD })).status).toBe(200);
+    expect(await userOf('no.name@example.com')).toMatchObject({ displayName: '', name: '' });
+
+    const refused = await stranger.post('/signup', {
+      email: 'bell@example.com',
+      password: PASSWORD,
+      'display-name': 'Ring\u0007Bell',
+    });
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toContain('control characters');
+    expect(await identities.getLogin('bell@example.com')).toBeNull();
+  });
+
+  it('shows and changes the display name on Account (post/redirect/get), in the API’s account answer, for that user only', async () => {
+    await createLoginUser(t, 'named@example.com', PASSWORD);
+    await createLoginUser(t, 'unnamed@example.com', PASSWORD);
+    const owner = await signedIn(t, 'named@example.com', PASSWORD);
+    const other = await signedIn(t, 'unnamed@example.com', PASSWORD);
+    const page = await (await owner.request('/account')).text();
+    expect(page).toContain('No display name');
+    const csrf = csrfTokenOf(page);
+
+    const saved = await owner.post('/account/name', { csrf, 'display-name': '  Named Person ' });
+    expect(saved.status).toBe(303);
+    expect(saved.headers.get('location')).toBe('/account?notice=name-changed');
+    const after = await (await owner.request(saved.headers.get('location')!)).text();
+    expect(after).toContain('Your display name is saved.');
+    expect(after).toContain('value="Named Person"');
+    expect(await json(await owner.request('/api/v2/me'))).toMatchObject({
+      display_name: 'Named Person',
+      name: 'named',
+    });
+    expect(await json(await other.request('/api/v2/me'))).toMatchObject({ display_name: '' });
+
+    for (const bad of ['Line\nbreak', 'x'.repeat(81)]) {
+      const refused = await owner.post('/account/name', { csrf, 'display-name': bad });
+      expect(refused.status).toBe(422);
+      expect(await refused.text()).toMatch(/control characters|at most 80 characters/);
+    }
+    expect(await json(await owner.request('/api/v2/me'))).toMatchObject({ display_name: 'Named Person' });
+
+    // Emptied, the account publishes without a name.
+    expect((await owner.post('/account/name', { csrf, 'display-name': '' })).status).toBe(303);
+    expect(await json(await owner.request('/api/v2/me'))).toMatchObject({ display_name: '' });
+  });
+
   it('invites an operator-made user with `gleaner users invite`: the link sets the password', async () => {
     const { user } = await t.createUser({ name: 'Invited' });
     const mailFolder = `${t.stack.mailFolder}-cli`;

@@ -57,7 +57,7 @@ describe("a feed's public page: security headers from the handler (issue 21)", (
 
 describe("a feed's public page", () => {
   it('shows the feed and its entries, links its formats, and carries the feed headers', async () => {
-    const { user, token } = await t.createUser({ name: 'Ada' });
+    const { user, token } = await t.createUser({ displayName: 'Ada' });
     const feed = await createFeed(user.id, {
       title: 'Ada reads',
       description: 'Long reads',

@@ -38,7 +38,7 @@ function parseXmlStrictly(xml: string): void {
 
 describe('a published feed', () => {
   it('shows notes saved through the save route, as PublishedFeed JSON and as RSS 2.0', async () => {
-    const { user, token } = await t.createUser({ name: 'Grace' });
+    const { user, token } = await t.createUser({ displayName: 'Grace' });
     const feed = await createFeed(user.id, {
       title: 'Grace reads',
       description: 'Things',
@@ -92,7 +92,7 @@ describe('a published feed', () => {
   });
 
   it('offers the same entries in the same order as Atom 1.0 and JSON Feed 1.1, with full content', async () => {
-    const { user, token } = await t.createUser({ name: 'Ada' });
+    const { user, token } = await t.createUser({ displayName: 'Ada' });
     const feed = await createFeed(user.id, {
       title: 'Ada reads',
       description: 'Notes & quotes',
@@ -219,10 +219,41 @@ describe('a published feed', () => {
     expect(parsed.items[0]!.title).not.toContain('\u0000');
   });
 
+  it("names its owner's display name as the author in every representation, never the account's other name; another user's feed is unaffected", async () => {
+    const a = await t.createUser({ name: 'ana.reader', displayName: 'Ana R.' });
+    const b = await t.createUser({ name: 'bob.private' });
+    const feedA = await createFeed(a.user.id, { title: 'A reads', tags: ['a'], sharing: 'public' });
+    const feedB = await createFeed(b.user.id, { title: 'B reads', tags: ['b'], sharing: 'public' });
+    await t.save(a.token, { url: 'https://example.com/a', title: 'A note', comment: '#a' });
+    await t.save(b.token, { url: 'https://example.com/b', title: 'B note', comment: '#b' });
+
+    const texts = async (feedId: string) => ({
+      json: await json(await contractFetch(feedUrl(feedId, 'public'))),
+      rss: await (await contractFetch(feedUrl(feedId, 'rss'))).text(),
+      atom: await (await fetch(`${t.stack.baseUrl}/feeds/${feedId}/atom`)).text(),
+      jsonFeed: (await (await fetch(`${t.stack.baseUrl}/feeds/${feedId}/feed.json`)).json()) as { authors?: unknown },
+      page: await (await fetch(`${t.stack.baseUrl}/feeds/${feedId}`)).text(),
+    });
+    const ofA = await texts(feedA.id);
+    expect(ofA.json.author).toBe('Ana R.');
+    expect(ofA.rss).toContain('<dc:creator>Ana R.</dc:creator>');
+    expect(ofA.atom).toMatch(/<author>\s*<name>Ana R\.<\/name>/);
+    expect(ofA.jsonFeed.authors).toEqual([{ name: 'Ana R.' }]);
+    expect(ofA.page).toContain('By Ana R.');
+    expect(JSON.stringify(ofA)).not.toContain('ana.reader');
+
+    const ofB = await texts(feedB.id);
+    expect(ofB.json.author).toBe('');
+    expect(ofB.rss).not.toContain('dc:creator>');
+    expect(ofB.jsonFeed.authors).toBeUndefined();
+    expect(ofB.page).not.toContain('By ');
+    expect(JSON.stringify(ofB)).not.toMatch(/bob\.private|Ana R\./);
+  });
+
   it.skipIf(!feedValidatorRulesAvailable('served feed validator test'))(
     'serves RSS the W3C feed validator has no warning for, from hostile feed and note text',
     async () => {
-      const { user, token } = await t.createUser({ name: 'Tom & Jerry <i>' });
+      const { user, token } = await t.createUser({ displayName: 'Tom & Jerry <i>' });
       const hostile =
         'Tom & Jerry <b>bold</b> <script>x</script> a literal &amp; DEL\u007F NEL\u0085 C1\u009B NUL\u0000 ESC\u001b[31m lone \uD800 end';
       const feed = await createFeed(user.id, { title: hostile, description: hostile, tags: ['h'], sharing: 'public' });

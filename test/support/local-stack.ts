@@ -45,9 +45,10 @@ export async function startTestStack(
   }
 
   /** A user with a fresh token; `noteCap` defaults to the free plan's. */
-  async function createUser(options: { noteCap?: number; name?: string } = {}) {
+  async function createUser(options: { noteCap?: number; name?: string; displayName?: string } = {}) {
     const now = new Date();
-    const user = newUser({ id: randomUUID(), name: options.name ?? 'Test User', noteCap: options.noteCap, now });
+    const { noteCap, displayName } = options;
+    const user = newUser({ id: randomUUID(), name: options.name ?? 'Test User', displayName, noteCap, now });
     await accounts.createUser(user);
     const token = newAccessToken({ id: randomUUID(), userId: user.id, now });
     await accounts.createToken(token.record, token.hash);

@@ -71,6 +71,23 @@ export class DynamoAccountStore implements SaveContextReader, UserReader, Accoun
     return updated.written ? toUser(updated.value.Attributes!) : null;
   }
 
+  /** Sets the user's display name; returns the user as updated, or null when there is none. */
+  async setDisplayName(userId: string, displayName: string): Promise<User | null> {
+    const updated = await conditionalWrite(() =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.user(userId),
+          UpdateExpression: 'SET displayName = :name',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':name': displayName },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    return updated.written ? toUser(updated.value.Attributes!) : null;
+  }
+
   /** Stores a token of an existing user; fails with UserNotFoundError otherwise. */
   async createToken(token: AccessToken, tokenHash: string): Promise<void> {
     const stored = await transactForUser(this.doc, this.tableName, token.userId, this.tokenPuts(token, tokenHash));
@@ -213,6 +230,7 @@ function toUser(item: Record<string, unknown>): User {
   return {
     id: item.id as string,
     name: item.name as string,
+    displayName: (item.displayName as string | undefined) ?? '',
     plan: item.plan as User['plan'],
     noteCap: Number(item.noteCap),
     noteCount: Number(item.noteCount ?? 0),

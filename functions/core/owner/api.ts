@@ -266,6 +266,7 @@ const accountSchema = z
   .object({
     id: z.string(),
     name: z.string(),
+    display_name: z.string(),
     email: z.nullable(z.string()),
     email_verified: z.boolean(),
     plan: z.enum(['free', 'pro']),
@@ -273,7 +274,11 @@ const accountSchema = z
     note_count: z.int(),
     created: dateTime,
   })
-  .register(ownerApiSchemas, { id: 'Account', description: 'The signed-in account.' });
+  .register(ownerApiSchemas, {
+    id: 'Account',
+    description:
+      "The signed-in account. `display_name` is the name it publishes under (its feeds' author), empty when none was chosen; `name` is the operator's label (`gleaner users create --name`), empty for accounts made by sign-up.",
+  });
 
 const exportSchema = z
   .object({

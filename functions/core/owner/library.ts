@@ -627,6 +627,7 @@ function accountResource(user: User, login: { email: string; verified: boolean }
   return {
     id: user.id,
     name: user.name,
+    display_name: user.displayName,
     email: login?.email ?? null,
     email_verified: login?.verified ?? false,
     plan: user.plan,

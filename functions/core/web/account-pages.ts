@@ -7,6 +7,7 @@ import type { Passkey } from '../identity/identity';
 import { PASSWORD_MIN_LENGTH } from '../identity/password';
 import { ACCOUNT_DELETE_CONFIRMATION } from '../owner/account-deletion';
 import { escapeHtml } from '../text/escape';
+import { DISPLAY_NAME_MAX_LENGTH } from '../workspace/accounts';
 import { csrfField, postButton, renderPage } from './layout';
 import { webPaths } from './paths';
 
@@ -41,7 +42,14 @@ export function welcomePage(): string {
   });
 }
 
-export function signUpPage(options: Messages & { email?: string } = {}): string {
+/** The display name's field: optional, the public name on published feeds. */
+function displayNameField(value: string): string {
+  return `<label for="display-name">Display name <span class="muted">(optional)</span></label>
+<input id="display-name" name="display-name" type="text" maxlength="${DISPLAY_NAME_MAX_LENGTH}" autocomplete="nickname" aria-describedby="display-name-hint" value="${escapeHtml(value)}">
+<p id="display-name-hint" class="hint">Shown as the author of the feeds you publish. Leave it empty to publish without a name.</p>`;
+}
+
+export function signUpPage(options: Messages & { email?: string; displayName?: string } = {}): string {
   return renderPage({
     title: 'Sign up',
     ...options,
@@ -49,6 +57,7 @@ export function signUpPage(options: Messages & { email?: string } = {}): string 
 <form method="post" action="${webPaths.signUp}" class="stack">
 ${emailField(options.email, 'email')}
 ${passwordField('new-password')}
+${displayNameField(options.displayName ?? '')}
 <button type="submit">Sign up</button>
 </form>
 <p>Already have an account? <a href="${webPaths.signIn}">Sign in</a>.</p>`,
@@ -138,6 +147,7 @@ export function linkExpiredPage(kind: 'confirmation' | 'password'): string {
 export interface AccountView {
   readonly email: string | null;
   readonly verified: boolean;
+  readonly displayName: string;
   readonly passkeys: readonly Passkey[];
   readonly csrfToken: string;
 }
@@ -159,6 +169,15 @@ export function accountPage(view: AccountView, messages: Messages = {}): string 
     scripts: ['passkey.js', 'account.js'],
     ...messages,
     body: `<h1>Account</h1>
+<section aria-labelledby="name-heading">
+<h2 id="name-heading">Display name</h2>
+<p>${view.displayName ? escapeHtml(view.displayName) : 'No display name: your feeds are published without an author.'}</p>
+<form method="post" action="${webPaths.accountDisplayName}" class="stack">
+${csrf}
+${displayNameField(view.displayName)}
+<button type="submit">Save display name</button>
+</form>
+</section>
 <section aria-labelledby="email-heading">
 <h2 id="email-heading">Email</h2>
 <p>${view.email ? `${escapeHtml(view.email)}${view.verified ? '' : ' <span class="badge">not confirmed</span>'}` : 'No email address yet.'}</p>

@@ -14,6 +14,7 @@ export const webPaths = {
   account: '/account',
   accountEmail: '/account/email',
   accountPassword: '/account/password',
+  accountDisplayName: '/account/name',
   passkeyRegisterOptions: '/account/passkeys/options',
   passkeyRegister: '/account/passkeys',
   passkeyDelete: '/account/passkeys/delete',

@@ -5,16 +5,42 @@ import { hashToken, mintToken } from '../token/token';
 /** The pro plan is capped too, only far higher: the cap keeps a runaway client from filling the table. */
 const PRO_PLAN_NOTE_CAP = 1_000_000;
 
-export function newUser(input: { id: string; name: string; plan?: Plan; noteCap?: number; now: Date }): User {
+export function newUser(input: {
+  id: string;
+  name: string;
+  displayName?: string;
+  plan?: Plan;
+  noteCap?: number;
+  now: Date;
+}): User {
   const plan = input.plan ?? 'free';
   return {
     id: input.id,
     name: input.name,
+    displayName: input.displayName ?? '',
     plan,
     noteCap: input.noteCap ?? planNoteCap(plan),
     noteCount: 0,
     created: isoTimestamp(input.now),
   };
+}
+
+/** The longest display name, in characters. */
+export const DISPLAY_NAME_MAX_LENGTH = 80;
+
+const DISPLAY_NAME_REFUSED = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\uFFFE\uFFFF]/;
+
+/**
+ * A display name as the person typed it, trimmed: empty (no public name), or refused with the reason
+ * when it is too long or holds a control character or line break.
+ */
+export function displayNameOf(raw: string): { ok: true; value: string } | { ok: false; problem: string } {
+  const value = raw.trim();
+  if ([...value].length > DISPLAY_NAME_MAX_LENGTH)
+    return { ok: false, problem: `A display name has at most ${DISPLAY_NAME_MAX_LENGTH} characters.` };
+  if (DISPLAY_NAME_REFUSED.test(value) || !value.isWellFormed())
+    return { ok: false, problem: 'A display name cannot hold control characters or line breaks.' };
+  return { ok: true, value };
 }
 
 function planNoteCap(plan: Plan): number {
