@@ -1,13 +1,14 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { userRateLimitSubject } from '../adapters/dynamo/account-deletion';
+import type { DynamoIdentityStore } from '../adapters/dynamo/identity-store';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
 import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
 import { parseUuidParameter } from '../core/contract/validation';
 import { InvalidFeedSettingsError } from '../core/feed/settings';
 import type { Principal } from '../core/identity/principal';
 import type { Session } from '../core/identity/session';
-import { NOTE_PAGE_LIMIT, type NoteBulkEdit, noteBulkEditSchema } from '../core/owner/api';
+import { type CreatedTokenResource, NOTE_PAGE_LIMIT, type NoteBulkEdit, noteBulkEditSchema } from '../core/owner/api';
 import * as library from '../core/owner/library';
 import { ConflictError, InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
 import type { IssuedReviewFeedResource } from '../core/review/api';
@@ -65,6 +66,8 @@ export interface WebLibraryDeps extends Omit<OwnerPorts, 'feedLinks'>, ReviewPor
   readonly rateLimitPolicy: RateLimitPolicy;
   readonly publicBaseUrl: string | null;
   readonly webBaseUrl: string | null;
+  /** Secrets a form post minted, for the one page after its redirect. */
+  readonly flashes: Pick<DynamoIdentityStore, 'putFlash' | 'takeFlash'>;
   readonly logger: Logger;
   readonly tracing?: Tracing;
 }
@@ -76,7 +79,17 @@ interface Visit {
   readonly event: APIGatewayProxyEvent;
   readonly form: URLSearchParams;
   readonly reviewLinks: review.ReviewLinks;
+  /** The session's one-time flash of `kind`: `keep` stores one for the next page, `take` reads it once. */
+  readonly flash: {
+    keep(kind: FlashKind, value: unknown): Promise<void>;
+    take(kind: FlashKind): Promise<unknown>;
+  };
 }
+
+type FlashKind = 'token' | 'review-feed';
+
+/** How long a minted secret waits for the page after the redirect. */
+const FLASH_SECONDS = 300;
 
 type Action = (visit: Visit) => Promise<APIGatewayProxyResult>;
 
@@ -251,9 +264,12 @@ export const actions: Record<string, Action> = {
     await library.deleteFeed(ports, principal, uuid(event, 'feed_id'));
     return back(webPaths.feeds, 'deleted');
   },
-  WebApiTokens: async ({ ports, principal, context }) =>
-    page(apiTokensPage(context, (await library.listTokens(ports, principal)).tokens)),
-  WebApiTokenCreate: async ({ ports, principal, context, form }) => {
+  WebApiTokens: async ({ ports, principal, context, flash }) => {
+    // The new token's secret, once: the page after Create token's redirect takes it; a reload finds none.
+    const created = (await flash.take('token')) as CreatedTokenResource | null;
+    return page(apiTokensPage(context, (await library.listTokens(ports, principal)).tokens, created ?? undefined));
+  },
+  WebApiTokenCreate: async ({ ports, principal, form, flash }) => {
     const days = Number(form.get('expires_in_days') || Number.NaN);
     const label = form.get('label')?.trim() ?? '';
     if (!label)
@@ -262,9 +278,8 @@ export const actions: Record<string, Action> = {
       label: label.slice(0, 100),
       expires_in_days: Number.isInteger(days) && days > 0 ? Math.min(days, 3650) : null,
     });
-    // The secret is on this answer only (no redirect, no cache): the page shows it once.
-    const tokens = (await library.listTokens(ports, principal)).tokens;
-    return page(apiTokensPage({ ...context, notice: NOTICES.created }, tokens, created), 201);
+    await flash.keep('token', created);
+    return back(webPaths.apiTokens, 'created');
   },
   WebApiTokenRevoke: async ({ ports, principal, event }) => {
     await library.revokeToken(ports, principal, uuid(event, 'token_id'));
@@ -276,7 +291,8 @@ export const actions: Record<string, Action> = {
     await review.rateHighlight(ports, principal, form.get('highlight') ?? '', form.get('rating') ?? '', ports.now());
     return back(webPaths.review, 'rated');
   },
-  WebReviewSettings: async (visit) => page(await reviewSettings(visit)),
+  WebReviewSettings: async (visit) =>
+    page(await reviewSettings(visit, (await visit.flash.take('review-feed')) as IssuedReviewFeedResource | null)),
   WebReviewSettingsSave: async ({ ports, principal, form }) => {
     const size = form.get('size')?.trim();
     await review.editReviewSettings(ports, principal, {
@@ -289,14 +305,15 @@ export const actions: Record<string, Action> = {
     return back(webPaths.reviewSettings, 'saved');
   },
   WebReviewFeed: async (visit) => {
-    const { ports, principal, form, context, reviewLinks } = visit;
+    const { ports, principal, form, reviewLinks, flash } = visit;
     if (form.get('action') === 'revoke') {
       await review.revokeReviewFeed(ports, principal);
       return back(webPaths.reviewSettings, 'feedRevoked');
     }
     const issued = await review.issueReviewFeed(ports, principal, reviewLinks, ports.now());
-    // The address is on this answer only (no redirect, no cache): the page shows it once.
-    return page(await reviewSettings({ ...visit, context: { ...context, notice: NOTICES.feedIssued } }, issued), 201);
+    // The address is shown once, on the page after the redirect; reloading that page issues nothing.
+    await flash.keep('review-feed', issued);
+    return back(webPaths.reviewSettings, 'feedIssued');
   },
 };
 
@@ -347,7 +364,16 @@ async function webLibraryRoute(
   const ports = { ...deps, feedLinks: (feedId: string) => feedAddresses(baseUrl, feedId) };
   try {
     const links = reviewLinks(event, deps);
-    return await action({ ports, principal: access.principal, context, event, form, reviewLinks: links });
+    const where = { userId: access.principal.userId, sessionIdHash: access.session!.idHash };
+    const flash: Visit['flash'] = {
+      keep: (kind, value) =>
+        deps.flashes.putFlash(
+          { ...where, kind, expiresAt: Math.floor(ports.now().getTime() / 1000) + FLASH_SECONDS },
+          value,
+        ),
+      take: (kind) => deps.flashes.takeFlash({ ...where, kind }, ports.now()),
+    };
+    return await action({ ports, principal: access.principal, context, event, form, reviewLinks: links, flash });
   } catch (error) {
     if (error instanceof NotFoundError) return page(notFoundPage(context), 404);
     const problem =
@@ -433,6 +459,7 @@ export function createHandler(env: Environment) {
     ...deps,
     sessionOf: (event) => sessionOf(authDeps, event),
     saves: deps.notes,
+    flashes: deps.logins,
     enrichment: new SqsJsonPublisher(
       createSqsClient({ endpoint: setting(env, settings.sqsEndpoint), instrument: deps.tracing.instrument }),
       setting(env, settings.enrichmentQueueUrl),

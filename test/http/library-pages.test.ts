@@ -78,16 +78,27 @@ describe('signed-in pages', () => {
     expect(note).toMatchObject({ title: 'Edited title', comment: 'Mine', tags: ['one', 'two'] });
   });
 
-  it('shows a new API token once, on the answer to its form', async () => {
+  it('answers Create token with a redirect; the page after it shows the secret once, and a reload neither shows it nor mints another', async () => {
+    const tokenCount = async () => (await json(await alice.api('/api/v2/me/tokens'))).tokens.length;
+    const before = await tokenCount();
     const created = await visit(alice, '/settings/tokens', {
       method: 'POST',
       form: { csrf: alice.csrfToken, label: 'Browser', expires_in_days: '30' },
     });
-    expect(created.status).toBe(201);
-    const secret = /value="(gln_[^"]+)"/.exec(await created.text())?.[1];
+    expect(created.status).toBe(303);
+    expect(created.headers.get('Location')).toBe('/settings/tokens?notice=created');
+    expect(await created.text()).not.toContain('gln_');
+    // Another session of another user finds nothing of it.
+    expect(await (await visit(bob, '/settings/tokens?notice=created')).text()).not.toContain('gln_');
+
+    const shown = await (await visit(alice, created.headers.get('Location')!)).text();
+    const secret = /value="(gln_[^"]+)"/.exec(shown)?.[1];
     expect(secret).toBeDefined();
     expect((await t.save(secret!, { url: 'https://example.com/from-page-token' })).status).toBe(200);
-    expect(await (await visit(alice, '/settings/tokens')).text()).not.toContain(secret);
+    const reloaded = await (await visit(alice, created.headers.get('Location')!)).text();
+    expect(reloaded).not.toContain(secret);
+    expect(reloaded).not.toContain('gln_');
+    expect(await tokenCount()).toBe(before + 1);
   });
 });
 

@@ -117,19 +117,31 @@ describe('Settings › Review', () => {
     expect((await json(await alice.api('/api/v2/me/review-settings'))).size).toBe(5);
   });
 
-  it('issues the review feed address once, re-issues and revokes it', async () => {
+  it('issues the review feed address with a redirect, shows it once on the next page, and a reload keeps it working', async () => {
     const issue = () => visit(alice, '/settings/review/feed', { csrf: alice.csrfToken, action: 'issue' });
+    const addressOn = (html: string) => /id="review-feed-url" readonly value="([^"]+)"/.exec(html)?.[1];
     const issued = await issue();
-    expect(issued.status).toBe(201);
-    const address = /id="review-feed-url" readonly value="([^"]+)"/.exec(await issued.text())![1]!;
+    expect(issued.status).toBe(303);
+    expect(issued.headers.get('Location')).toBe('/settings/review?notice=feedIssued');
+    expect(addressOn(await issued.text())).toBeUndefined();
+    expect(addressOn(await (await visit(bob, '/settings/review?notice=feedIssued')).text())).toBeUndefined();
+    const address = addressOn(await (await visit(alice, issued.headers.get('Location')!)).text())!;
+    expect(address).toBeDefined();
     const read = (url: string) => fetch(`${t.stack.baseUrl}${new URL(url).pathname}`);
     expect((await read(address)).status).toBe(200);
-    const page = await (await visit(alice, '/settings/review')).text();
+    // The reload of the page after the redirect: no address shown, none issued, the first one still works.
+    const page = await (await visit(alice, issued.headers.get('Location')!)).text();
     expect(page).not.toContain(address);
+    expect(addressOn(page)).toBeUndefined();
     expect(page).toContain('An address is active');
+    expect((await read(address)).status).toBe(200);
 
-    const reissued = /id="review-feed-url" readonly value="([^"]+)"/.exec(await (await issue()).text())![1]!;
+    const reissuedAnswer = await issue();
+    expect(reissuedAnswer.status).toBe(303);
+    const reissued = addressOn(await (await visit(alice, reissuedAnswer.headers.get('Location')!)).text())!;
+    expect(reissued).not.toBe(address);
     expect((await read(address)).status).toBe(404);
+    expect((await read(reissued)).status).toBe(200);
     const revoked = await visit(alice, '/settings/review/feed', { csrf: alice.csrfToken, action: 'revoke' });
     expect(revoked.status).toBe(303);
     expect((await read(reissued)).status).toBe(404);

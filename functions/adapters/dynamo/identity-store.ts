@@ -291,6 +291,37 @@ export class DynamoIdentityStore {
     };
   }
 
+  /**
+   * Keeps `value` for the session's next page of `kind` (post/redirect/get): a secret shown once
+   * travels through here, never through the URL. Expires at `expiresAt` (epoch seconds).
+   */
+  async putFlash(flash: { userId: string; sessionIdHash: string; kind: string; expiresAt: number }, value: unknown) {
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...keys.flash(flash.userId, flash.kind, flash.sessionIdHash),
+          type: 'Flash',
+          value: JSON.stringify(value),
+          [TTL_ATTRIBUTE]: flash.expiresAt,
+        },
+      }),
+    );
+  }
+
+  /** Takes the session's flash of `kind` (once, by deleting it): null when there is none or it expired. */
+  async takeFlash(flash: { userId: string; sessionIdHash: string; kind: string }, now: Date): Promise<unknown> {
+    const { Attributes } = await this.doc.send(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: keys.flash(flash.userId, flash.kind, flash.sessionIdHash),
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    if (!Attributes || Number(Attributes[TTL_ATTRIBUTE]) <= now.getTime() / 1000) return null;
+    return JSON.parse(String(Attributes.value));
+  }
+
   async putPasskey(passkey: Passkey): Promise<void> {
     await this.doc.send(
       new PutCommand({

@@ -161,6 +161,11 @@ export const keys = {
     pk: `USER#${userId}`,
     sk: `PASSKEY#${bounded(credentialId)}`,
   }),
+  /** A secret a form post minted, kept for the one page after its redirect (in the user's partition: deletion takes it). */
+  flash: (userId: string, kind: string, sessionIdHash: string): Key => ({
+    pk: `USER#${userId}`,
+    sk: `FLASH#${kind}#${sessionIdHash}`,
+  }),
   webAuthnChallenge: (challenge: string): Key => ({ pk: `WEBAUTHN#${bounded(challenge)}`, sk: 'CHALLENGE' }),
   /** Everything a user signs in with (logins, sessions, one-time links, OAuth grants), for sign-out-everywhere and deletion. */
   authIndex: (userId: string, sortKey: string) => ({ gsi1pk: `USER#${userId}#AUTH`, gsi1sk: sortKey }),
