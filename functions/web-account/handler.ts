@@ -73,14 +73,16 @@ type Action = (deps: WebAccountDeps, event: APIGatewayProxyEvent) => Promise<API
 
 const actions: Record<string, Action> = {
   [`GET ${webPaths.home}`]: home,
-  [`GET ${webPaths.signUp}`]: async () => htmlResponse(200, signUpPage()),
+  [`GET ${webPaths.signUp}`]: async (_deps, event) =>
+    htmlResponse(200, sentLink(event) ? checkEmailPage('verify') : signUpPage()),
   [`POST ${webPaths.signUp}`]: signUp,
   [`GET ${webPaths.signIn}`]: async (_deps, event) =>
     htmlResponse(200, signInPage({ next: queryParameter(event, 'next'), notice: signInNotice(event) })),
   [`POST ${webPaths.signIn}`]: signIn,
   [`POST ${webPaths.signOut}`]: signOut,
   [`GET ${webPaths.verifyEmail}`]: verifyEmail,
-  [`GET ${webPaths.forgotPassword}`]: async () => htmlResponse(200, forgotPasswordPage()),
+  [`GET ${webPaths.forgotPassword}`]: async (_deps, event) =>
+    htmlResponse(200, sentLink(event) ? checkEmailPage('reset') : forgotPasswordPage()),
   [`POST ${webPaths.forgotPassword}`]: forgotPassword,
   [`GET ${webPaths.setPassword}`]: showSetPassword,
   [`POST ${webPaths.setPassword}`]: setPassword,
@@ -167,7 +169,17 @@ async function signUp(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promis
     // The page says the same as for a new account; only the address's owner learns it is taken.
     await deps.mailer.send(alreadyRegisteredMail(email!, `${baseUrl}${webPaths.signIn}`));
   }
-  return htmlResponse(200, checkEmailPage('verify'));
+  return redirectResponse(`${webPaths.signUp}?${SENT_NOTICE}`);
+}
+
+/**
+ * Sign-up and the reset request answer with a redirect to their own page saying "Check your email"
+ * (post/redirect/get): a reload shows the page again and sends nothing. The same for every address.
+ */
+const SENT_NOTICE = 'notice=check-email';
+
+function sentLink(event: APIGatewayProxyEvent): boolean {
+  return queryParameter(event, 'notice') === 'check-email';
 }
 
 function tooManyAttempts(page: (options: { error: string }) => string, retryAfterSeconds: number) {
@@ -268,7 +280,7 @@ async function forgotPassword(deps: WebAccountDeps, event: APIGatewayProxyEvent)
   if (throttled) return tooManyAttempts(forgotPasswordPage, throttled.retryAfterSeconds);
   const login = await deps.identities.getLogin(email);
   if (login) await mailLink(deps, baseUrlOf(deps, event), 'reset-password', login);
-  return htmlResponse(200, checkEmailPage('reset'));
+  return redirectResponse(`${webPaths.forgotPassword}?${SENT_NOTICE}`);
 }
 
 async function passwordLink(deps: WebAccountDeps, token: string | null) {

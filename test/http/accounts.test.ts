@@ -162,7 +162,9 @@ describe('accounts over HTTP', { timeout: 90_000 }, () => {
     await createLoginUser(t, 'taken@example.com', PASSWORD);
     const taken = await signUp('taken@example.com');
     const fresh = await signUp('newcomer@example.com');
-    expect(taken.status).toBe(fresh.status);
+    expect(taken.status).toBe(303);
+    expect(fresh.status).toBe(303);
+    expect(taken.headers.get('location')).toBe(fresh.headers.get('location'));
     expect(await taken.text()).toBe(await fresh.text());
     expect(lastMailTo(t.stack.mailFolder, 'taken@example.com')?.subject).toBe('You already have a Gleaner account');
     expect(lastMailTo(t.stack.mailFolder, 'newcomer@example.com')?.subject).toBe(
@@ -186,7 +188,7 @@ describe('accounts over HTTP', { timeout: 90_000 }, () => {
   it('resets a password with a one-time link, which then works no more', async () => {
     await createLoginUser(t, 'forgetful@example.com', PASSWORD);
     const client = new WebClient(t.stack.webBaseUrl);
-    expect((await client.post('/forgot-password', { email: 'forgetful@example.com' })).status).toBe(200);
+    expect((await client.post('/forgot-password', { email: 'forgetful@example.com' })).status).toBe(303);
     const link = new URL(lastMailTo(t.stack.mailFolder, 'forgetful@example.com')!.link);
     const token = link.searchParams.get('token')!;
     expect((await client.request(`${link.pathname}${link.search}`)).status).toBe(200);
@@ -202,9 +204,9 @@ describe('accounts over HTTP', { timeout: 90_000 }, () => {
     await createLoginUser(t, 'twice@example.com', PASSWORD);
     const client = new WebClient(t.stack.webBaseUrl);
     const linkNow = () => new URL(lastMailTo(t.stack.mailFolder, 'twice@example.com')!.link).searchParams.get('token')!;
-    expect((await client.post('/forgot-password', { email: 'twice@example.com' })).status).toBe(200);
+    expect((await client.post('/forgot-password', { email: 'twice@example.com' })).status).toBe(303);
     const older = linkNow();
-    expect((await client.post('/forgot-password', { email: 'twice@example.com' })).status).toBe(200);
+    expect((await client.post('/forgot-password', { email: 'twice@example.com' })).status).toBe(303);
     const newer = linkNow();
     expect(newer).not.toBe(older);
     expect((await client.post('/set-password', { token: newer, password: 'a fresh new password' })).status).toBe(303);
@@ -212,6 +214,28 @@ describe('accounts over HTTP', { timeout: 90_000 }, () => {
     expect(
       (await client.post('/signin', { email: 'twice@example.com', password: 'the attacker password' })).status,
     ).not.toBe(303);
+  });
+
+  it('answers sign-up and the reset request with a redirect to a page a reload cannot post again (no second mail)', async () => {
+    await createLoginUser(t, 'reloader@example.com', PASSWORD);
+    const client = new WebClient(t.stack.webBaseUrl);
+    const mails = () => readdirSync(t.stack.mailFolder).length;
+    for (const [path, fields] of [
+      ['/forgot-password', { email: 'reloader@example.com' }],
+      ['/signup', { email: 'reload.signup@example.com', password: PASSWORD }],
+    ] as const) {
+      const before = mails();
+      const posted = await client.post(path, fields);
+      expect(posted.status, path).toBe(303);
+      expect(posted.headers.get('location'), path).toBe(`${path}?notice=check-email`);
+      expect(mails(), path).toBe(before + 1);
+      for (let reload = 0; reload < 2; reload++) {
+        const page = await client.request(posted.headers.get('location')!);
+        expect(page.status).toBe(200);
+        expect(await page.text()).toContain('Check your email');
+      }
+      expect(mails(), path).toBe(before + 1);
+    }
   });
 
   it('asks a display name at sign-up (optional), never takes one from the address, and refuses control characters', async () => {
@@ -226,10 +250,10 @@ describe('accounts over HTTP', { timeout: 90_000 }, () => {
       password: PASSWORD,
       'display-name': '  Ana Reader  ',
     });
-    expect(named.status).toBe(200);
+    expect(named.status).toBe(303);
     expect(await userOf('ana.reader@example.com')).toMatchObject({ displayName: 'Ana Reader', name: '' });
 
-    expect((await stranger.post('/signup', { email: 'no.name@example.com', password: PASSWORD })).status).toBe(200);
+    expect((await stranger.post('/signup', { email: 'no.name@example.com', password: PASSWORD })).status).toBe(303);
     expect(await userOf('no.name@example.com')).toMatchObject({ displayName: '', name: '' });
 
     const refused = await stranger.post('/signup', {
