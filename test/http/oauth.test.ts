@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPublicUnicast } from '../../functions/adapters/safe-fetch';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 import { insecure, type OAuthTestClient, oauthTestClient, REDIRECT_URI } from '../support/oauth-client';
+import { tableItems } from '../support/owner';
 import { createLoginUser, csrfTokenOf, signedIn, type WebClient } from '../support/web-client';
 
 /**
@@ -171,6 +172,57 @@ describe('the OAuth 2.1 authorization server', () => {
     expect((await me(second.access_token)).status).toBe(401);
     const refresh = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), second.refresh_token!, insecure);
     expect(refresh.status).toBe(400);
+  });
+
+  it('keeps tokens and codes in the table only as hashes: the tokens still work, refresh and revoke', async () => {
+    const registered = await register();
+    const verifier = oauth.generateRandomCodeVerifier();
+    const callback = await authorize(registered, {
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    const params = oauth.validateAuthResponse(as, registered, callback, 'state-1');
+    const code = params.get('code')!;
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      registered,
+      await oauth.authorizationCodeGrantRequest(as, registered, oauth.None(), params, REDIRECT_URI, verifier, {
+        additionalParameters: { resource: `${issuer.origin}/api/v2/me` },
+        ...insecure,
+      }),
+    );
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      registered,
+      await oauth.refreshTokenGrantRequest(as, registered, oauth.None(), tokens.refresh_token!, insecure),
+    );
+    const secrets = [
+      code,
+      tokens.access_token,
+      tokens.refresh_token!,
+      refreshed.access_token,
+      refreshed.refresh_token!,
+      String(registered.registration_access_token ?? ''),
+    ].filter(Boolean);
+    expect(secrets.length).toBeGreaterThanOrEqual(5);
+    // Every key and attribute of every item, nested payloads included.
+    const table = JSON.stringify(await tableItems(t));
+    for (const secret of secrets) expect(table).not.toContain(secret);
+
+    expect((await me(refreshed.access_token)).status).toBe(200);
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, registered, oauth.None(), refreshed.refresh_token!, insecure),
+    );
+    // Revoking the refresh token ends the grant with the access token issued beside it.
+    expect((await me(refreshed.access_token)).status).toBe(401);
+    const again = await oauth.refreshTokenGrantRequest(
+      as,
+      registered,
+      oauth.None(),
+      refreshed.refresh_token!,
+      insecure,
+    );
+    expect(again.status).toBe(400);
   });
 
   describe('attacks', () => {
