@@ -333,12 +333,19 @@ describe('the OAuth 2.1 authorization server', () => {
       expect((await fetch(`${t.stack.baseUrl}/.well-known/oauth-authorization-server`)).status).toBe(200);
     });
 
-    it('refuses an authorization request without PKCE S256, or for another response type, on its own page: no redirect to a client not yet trusted', async () => {
+    it('refuses every bad authorization request of a client not yet trusted on its own page, never by a redirect to it', async () => {
       const client = await register();
+      const pkce = { code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' };
       const requests: Record<string, string>[] = [
         {},
         { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' },
-        { code_challenge: 'a'.repeat(43), code_challenge_method: 'S256', response_type: 'token' },
+        { ...pkce, response_type: 'token' },
+        { ...pkce, resource: 'https://elsewhere.example/api' },
+        { ...pkce, prompt: 'none' },
+        { ...pkce, request: 'eyJhbGciOiJub25lIn0.e30.' },
+        { ...pkce, response_mode: 'form_post', resource: 'https://elsewhere.example/api' },
+        { ...pkce, response_mode: 'fragment', prompt: 'none' },
+        { ...pkce, max_age: 'soon' },
       ];
       for (const params of requests) {
         // Nobody signed in: a self-registered client's redirect URI would otherwise be an open redirect.
@@ -349,6 +356,12 @@ describe('the OAuth 2.1 authorization server', () => {
         const { url } = await browser.follow(authorizationUrl(client, params));
         expect(new URL(url).origin).toBe(issuer.origin);
       }
+      // Once this browser's login has approved the client, its errors go back to it, as the protocol says.
+      await codeFlow(client);
+      const elsewhere = { ...pkce, resource: 'https://elsewhere.example/api' };
+      const { url } = await browser.follow(authorizationUrl(client, elsewhere));
+      expect(url.startsWith(REDIRECT_URI), url).toBe(true);
+      expect(new URL(url).searchParams.get('error')).toBe('invalid_target');
     });
 
     it('refuses a redirect_uri that is not registered exactly, without redirecting to it', async () => {
