@@ -15,7 +15,7 @@ import {
   oneTimeLinkLive,
   WEBAUTHN_CHALLENGE_SECONDS,
 } from '../core/identity/identity';
-import { sendOneTimeLink } from '../core/identity/links';
+import { NO_ACCOUNT, requestPasswordReset, sendOneTimeLink } from '../core/identity/links';
 import { alreadyRegisteredMail, type Mailer } from '../core/identity/mail';
 import { hashPassword, passwordProblem, verifyPassword } from '../core/identity/password';
 import { resourceIdentifier } from '../core/identity/resources';
@@ -254,15 +254,21 @@ async function forgotPassword(deps: WebAccountDeps, event: APIGatewayProxyEvent)
   if (!email) return htmlResponse(422, forgotPasswordPage({ error: 'Enter an email address like name@example.com.' }));
   const throttled = await throttle(deps, email, clientAddress(event));
   if (throttled) return tooManyAttempts(forgotPasswordPage, throttled.retryAfterSeconds);
-  const login = await deps.identities.getLogin(email);
-  if (login) await mailLink(deps, baseUrlOf(deps, event), 'reset-password', login);
+  await requestPasswordReset(
+    { logins: deps.identities, links: deps.identities, mailer: deps.mailer, now: deps.now },
+    baseUrlOf(deps, event),
+    email,
+  );
   return htmlResponse(200, checkEmailPage('reset'));
 }
 
 async function passwordLink(deps: WebAccountDeps, token: string | null) {
   const link = token ? await deps.identities.getOneTimeLink(hashSecret(token)) : null;
   const usable =
-    link && (link.purpose === 'reset-password' || link.purpose === 'invite') && oneTimeLinkLive(link, deps.now());
+    link &&
+    link.userId !== NO_ACCOUNT &&
+    (link.purpose === 'reset-password' || link.purpose === 'invite') &&
+    oneTimeLinkLive(link, deps.now());
   return usable ? link : null;
 }
 
