@@ -232,6 +232,9 @@ async function signOut(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promi
   const session = auth.session!;
   if (fields.get('everywhere') === 'true') await deps.identities.deleteSessionsOf(session.userId);
   else await deps.identities.deleteSession(session.idHash);
+  // The authorization server's own logins of the account end too (a browser still signed in to the
+  // web app is signed in to it again at its next authorization, without a prompt).
+  await deps.grants.endLogins(session.userId);
   return redirectResponse(`${webPaths.signIn}?notice=signed-out`, {
     'Set-Cookie': clearedSessionCookie(secureCookies(baseUrlOf(deps, event))),
   });
@@ -298,6 +301,7 @@ async function setPassword(deps: WebAccountDeps, event: APIGatewayProxyEvent): P
   // The link proves the mailbox, so it also confirms the address; every old session ends.
   await deps.identities.setPassword(link.email, await hashPassword(password), true);
   await deps.identities.deleteSessionsOf(link.userId);
+  await deps.grants.endLogins(link.userId);
   return redirectResponse(`${webPaths.signIn}?notice=password-set`);
 }
 
@@ -383,6 +387,7 @@ async function changePassword(deps: WebAccountDeps, event: APIGatewayProxyEvent)
   if (problem) return showAccount(deps, event, { error: problem, status: 422 });
   await deps.identities.setPassword(form.login.email, await hashPassword(next), false);
   await deps.identities.deleteSessionsOf(form.session.userId, form.session.idHash);
+  await deps.grants.endLogins(form.session.userId);
   return redirectResponse(`${webPaths.account}?notice=password-changed`);
 }
 
