@@ -26,7 +26,18 @@ export default defineConfig({
       // process and its loaded modules (isolate: false), as they hold no state between files; a fresh
       // process per file doubled the unit files' time, and loading the CDK took infra files 8 s each.
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false, ...twoAtATime } },
-      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'], isolate: false, ...twoAtATime } },
+      // A test that synthesizes a whole stack (seven templates since the route groups) takes a busy
+      // 2-core machine past the default 30 s.
+      {
+        extends: true,
+        test: {
+          name: 'infra',
+          include: ['test/infra/**/*.test.ts'],
+          isolate: false,
+          testTimeout: 120_000,
+          ...twoAtATime,
+        },
+      },
       // Servers, DynamoDB Local, Chromium and child processes. Each file starts and stops its own
       // servers, so these files share a process too: its modules (the AWS SDK, the handlers,
       // playwright) load once per worker, not once per file.

@@ -6,7 +6,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { TITAN_V2_MODEL_ID } from '../functions/adapters/search/embedders';
@@ -16,6 +16,7 @@ import type { StreamConsumerDefinition } from '../functions/platform/workers';
 import { type AccessTargets, AppFunction } from './app-function';
 import type { DataTable } from './data';
 import { METRIC_PERIOD, serviceMetric } from './metrics';
+import { grantBucket, privateBucket } from './private-bucket';
 import type { GleanerSettings } from './stage-settings';
 
 /**
@@ -48,25 +49,7 @@ export class SearchIndexStore extends Construct {
   constructor(scope: Construct, id: string, props: { settings: GleanerSettings }) {
     super(scope, id);
     this.embeddings = props.settings.embeddings;
-    // The target of server access logs is not logged itself (that would need yet another bucket).
-    const accessLogs = new Bucket(this, 'AccessLogs', {
-      encryption: BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      lifecycleRules: [{ expiration: Duration.days(props.settings.logRetentionDays) }],
-    });
-    this.bucket = new Bucket(this, 'Bucket', {
-      encryption: BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      versioned: true,
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      serverAccessLogsBucket: accessLogs,
-      serverAccessLogsPrefix: 'search-index/',
-      // Old versions of compacted files are kept a week for recovery, then go.
-      lifecycleRules: [{ noncurrentVersionExpiration: Duration.days(7) }],
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    this.bucket = privateBucket(this, props.settings, 'search-index/');
     this.commitTable = new Table(this, 'CommitTable', {
       partitionKey: { name: 'base_uri', type: AttributeType.STRING },
       sortKey: { name: 'version', type: AttributeType.NUMBER },
@@ -80,26 +63,15 @@ export class SearchIndexStore extends Construct {
 
   /** Read (and for writers, write) the index's objects and commit records; tells the function where it is. */
   grant(grantee: AppFunction, write: boolean): void {
-    if (write) {
-      this.bucket.grantReadWrite(grantee);
-      this.commitTable.grantReadWriteData(grantee);
-    } else {
-      this.bucket.grantRead(grantee);
-      this.commitTable.grantReadData(grantee);
-    }
-    grantee.function.addEnvironment(handlerSettings.searchIndexUri.name, this.uri);
-    grantee.acknowledgeWildcard(
-      `Resource::<${Stack.of(this).getLogicalId(this.bucket.node.defaultChild as never)}.Arn>/*`,
+    grantBucket(
+      grantee,
+      this.bucket,
+      write,
       'The search index is many objects under one bucket: LanceDB writes new data, index and manifest files by name.',
     );
-    for (const action of [
-      'Action::s3:GetBucket*',
-      'Action::s3:GetObject*',
-      'Action::s3:List*',
-      'Action::s3:Abort*',
-      'Action::s3:DeleteObject*',
-    ])
-      grantee.acknowledgeWildcard(action, 'The CDK grant for reading and writing one bucket, scoped to that bucket.');
+    if (write) this.commitTable.grantReadWriteData(grantee);
+    else this.commitTable.grantReadData(grantee);
+    grantee.function.addEnvironment(handlerSettings.searchIndexUri.name, this.uri);
   }
 }
 

@@ -14,7 +14,7 @@ import { ARTICLE_BASE_URL, memoryArticlePorts } from '../support/article-ports';
  * from a local server (so the 5 MB cap is the real one), extracted, sanitized, stored.
  */
 
-export interface GoldenPage {
+interface GoldenPage {
   readonly file: string;
   readonly url: string;
   readonly contentType?: string;
@@ -35,11 +35,11 @@ export interface GoldenPage {
 }
 
 const FOLDER = new URL('../fixtures/articles/', import.meta.url);
-export const GOLDEN = JSON.parse(readFileSync(new URL('golden.json', FOLDER), 'utf8')) as GoldenPage[];
+const GOLDEN = JSON.parse(readFileSync(new URL('golden.json', FOLDER), 'utf8')) as GoldenPage[];
 const PAGE_MAX_BYTES = 5 * 1024 * 1024;
 
 /** The fixture's bytes as served: padded past the cap when the golden asks for it. */
-export function fixtureBody(page: GoldenPage): Buffer {
+function fixtureBody(page: GoldenPage): Buffer {
   const body = readFileSync(new URL(page.file, FOLDER));
   if (!page.padTo) return body;
   const padding = `<div hidden class="tracking-data">${'x'.repeat(page.padTo - body.length)}</div>`;

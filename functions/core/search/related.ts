@@ -85,10 +85,15 @@ async function bySimilarVectors(
   const vector = await index.vectorOf(userId, note.note_id, embedder.model);
   if (!vector) return null;
   const nearest = await index.semantic(userId, EVERY_NOTE, vector, embedder.model, RELATED_LIMIT + 1);
+  // Every note is some distance away: a neighbour below the model's floor is related only by a shared tag.
+  const floor = embedder.floor?.alone ?? Number.NEGATIVE_INFINITY;
   return nearest
     .filter((hit) => hit.note.note_id !== note.note_id)
     .slice(0, RELATED_LIMIT)
-    .map((hit) => related(hit.note, [...sharedTagReasons(note, hit.note), 'similar meaning']));
+    .flatMap((hit) => {
+      const reasons = [...sharedTagReasons(note, hit.note), ...(hit.score >= floor ? ['similar meaning'] : [])];
+      return reasons.length > 0 ? [related(hit.note, reasons)] : [];
+    });
 }
 
 /**
