@@ -291,6 +291,21 @@ export class DynamoOAuthGrants {
     return typeof client?.client_name === 'string' ? client.client_name : null;
   }
 
+  /**
+   * Ends every login the authorization server holds for the user (oidc-provider's Session records,
+   * found by their references in the user's partition): its next authorization asks for a sign-in.
+   */
+  async endLogins(userId: string): Promise<void> {
+    const refs = await queryAll(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.user(userId).pk, ':prefix': keys.oauthLoginRef(userId, '').sk },
+      ProjectionExpression: 'sessionId',
+    });
+    const sessions = new DynamoOAuthAdapter('Session', this.doc, this.tableName);
+    await Promise.all(refs.map((ref) => sessions.destroy(String(ref.sessionId))));
+  }
+
   /** Revokes one of the user's grants with every token issued under it; false when it is not theirs. */
   async revokeGrant(userId: string, grantId: string): Promise<boolean> {
     const grant = await new DynamoOAuthAdapter('Grant', this.doc, this.tableName).find(grantId);
