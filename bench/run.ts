@@ -48,6 +48,7 @@ import {
   ownerOperations,
   succeed,
 } from './operations';
+import { passwordResetBench } from './password-reset';
 import { reviewAndLinks } from './review';
 import { searchBench } from './search';
 
@@ -564,6 +565,7 @@ await throughTheStack();
 await reviewAndLinks(row);
 await searchBench(row);
 await mcpBench(row);
+await passwordResetBench(row);
 await articleBench();
 // Other processes on the machine slow the bundles and the routes alike; the ratios hold better than the milliseconds.
 row(

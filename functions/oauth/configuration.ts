@@ -117,6 +117,8 @@ export function configuration(
     },
     fetch: metadataDocumentFetch(createSafeFetcher({ maxRedirects: 0, maxBytes: 64 * 1024, totalTimeoutMs: 2500 })),
     renderError: async (ctx, out) => {
+      // An error found on the way to a redirect (prompt=none's login_required) comes with its 303.
+      if (ctx.status < 400) ctx.status = 400;
       ctx.type = 'html';
       ctx.body = authorizationErrorPage({ expired: false, reason: String(out.error_description ?? out.error) });
     },

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { errors, KoaContextWithOIDC } from 'oidc-provider';
 import type serverless from 'serverless-http';
 import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
@@ -13,12 +14,10 @@ import {
   resourceIdentifier,
   resourceOfMetadataPath,
 } from '../core/identity/resources';
-import { authorizationErrorPage } from '../core/web/oauth-pages';
 import { serviceBaseUrl } from '../http/base-url';
 import { httpRoute } from '../http/middleware';
 import { ownerAuthDeps } from '../http/owner-auth';
 import { errorResponse, jsonResponse } from '../http/responses';
-import { htmlResponse } from '../http/web';
 import { deferred, type Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
 import { setting, settings } from '../platform/settings';
@@ -58,8 +57,6 @@ export function makeHandler(deps: OAuthDeps) {
       const checked = await checkRegistration(deps, received);
       if ('refused' in checked) return checked.refused;
       const { event } = checked;
-      const malformed = malformedAuthorization(event);
-      if (malformed) return malformed;
       const resource = resourceOfMetadataPath(event.path);
       if (resource) {
         return jsonResponse(200, protectedResourceMetadata(issuer, resource), {
@@ -167,23 +164,18 @@ function registrationProblem(metadata: Record<string, unknown>): string | null {
 }
 
 /**
- * An authorization request that could never succeed (no PKCE S256 challenge, a response type other
- * than code) is answered on Gleaner's own page, not by a redirect to the client's redirect URI: the
- * request comes before anyone signed in, and any self-registered client's URI would otherwise be an
- * open redirect (oidc-provider sends such errors to the redirect URI).
+ * An authorization request's error (no PKCE S256, another response type, an unknown scope or
+ * resource, any invalid parameter) for a client this browser's login has not approved is shown on
+ * Gleaner's own page (the configuration's `renderError`), never redirected to the client's redirect
+ * URI: a self-registered client's URI would otherwise be an open redirect, reached before anyone
+ * signed in. oidc-provider emits `authorization.error` before it decides, and redirects only errors
+ * that allow it (`allow_redirect`). Errors after the consent page (Deny: access_denied) come on the
+ * resume route, once the user has seen the client and its address, and still go back to it.
  */
-function malformedAuthorization(event: APIGatewayProxyEvent): APIGatewayProxyResult | null {
-  if (event.path !== OAUTH_ROUTES.authorization || event.httpMethod !== 'GET') return null;
-  const query = event.queryStringParameters ?? {};
-  const reason =
-    query.response_type !== 'code'
-      ? 'Only response_type=code is supported.'
-      : !query.code_challenge
-        ? 'The request has no PKCE code_challenge (S256 is required).'
-        : query.code_challenge_method !== 'S256'
-          ? 'Only the S256 PKCE method is supported.'
-          : null;
-  return reason && htmlResponse(400, authorizationErrorPage({ expired: false, reason }));
+function keepErrorsOfUntrustedClients(ctx: KoaContextWithOIDC, error: errors.OIDCProviderError): void {
+  if (ctx.oidc.route !== 'authorization') return;
+  const clientId = ctx.oidc.client?.clientId;
+  if (!clientId || !ctx.oidc.session?.grantIdFor(clientId)) error.allow_redirect = false;
 }
 
 /** oidc-provider (with Koa) and serverless-http, loaded with the first request rather than at init. */
@@ -199,6 +191,7 @@ async function buildServer(deps: OAuthDeps, issuer: string) {
   provider.on('server_error', (_ctx: unknown, error: Error) =>
     deps.logger.error('Authorization server error', { error }),
   );
+  provider.on('authorization.error', keepErrorsOfUntrustedClients);
   const callback = provider.callback();
   const application = async (request: EventRequest, response: ServerResponse) => {
     // serverless-http does not await this: an error let out would be an unhandled rejection, which

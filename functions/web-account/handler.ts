@@ -16,7 +16,7 @@ import {
   oneTimeLinkLive,
   WEBAUTHN_CHALLENGE_SECONDS,
 } from '../core/identity/identity';
-import { sendOneTimeLink } from '../core/identity/links';
+import { NO_ACCOUNT, requestPasswordReset, sendOneTimeLink } from '../core/identity/links';
 import { alreadyRegisteredMail, type Mailer } from '../core/identity/mail';
 import { hashPassword, passwordProblem, verifyPassword } from '../core/identity/password';
 import { resourceIdentifier } from '../core/identity/resources';
@@ -256,6 +256,9 @@ async function signOut(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promi
   const session = auth.session!;
   if (fields.get('everywhere') === 'true') await deps.identities.deleteSessionsOf(session.userId);
   else await deps.identities.deleteSession(session.idHash);
+  // The authorization server's own logins of the account end too (a browser still signed in to the
+  // web app is signed in to it again at its next authorization, without a prompt).
+  await deps.grants.endLogins(session.userId);
   return redirectResponse(`${webPaths.signIn}?notice=signed-out`, {
     'Set-Cookie': clearedSessionCookie(secureCookies(baseUrlOf(deps, event))),
   });
@@ -278,15 +281,21 @@ async function forgotPassword(deps: WebAccountDeps, event: APIGatewayProxyEvent)
   if (!email) return htmlResponse(422, forgotPasswordPage({ error: 'Enter an email address like name@example.com.' }));
   const throttled = await throttle(deps, email, clientAddress(event));
   if (throttled) return tooManyAttempts(forgotPasswordPage, throttled.retryAfterSeconds);
-  const login = await deps.identities.getLogin(email);
-  if (login) await mailLink(deps, baseUrlOf(deps, event), 'reset-password', login);
+  await requestPasswordReset(
+    { logins: deps.identities, links: deps.identities, mailer: deps.mailer, now: deps.now },
+    baseUrlOf(deps, event),
+    email,
+  );
   return redirectResponse(`${webPaths.forgotPassword}?${SENT_NOTICE}`);
 }
 
 async function passwordLink(deps: WebAccountDeps, token: string | null) {
   const link = token ? await deps.identities.getOneTimeLink(hashSecret(token)) : null;
   const usable =
-    link && (link.purpose === 'reset-password' || link.purpose === 'invite') && oneTimeLinkLive(link, deps.now());
+    link &&
+    link.userId !== NO_ACCOUNT &&
+    (link.purpose === 'reset-password' || link.purpose === 'invite') &&
+    oneTimeLinkLive(link, deps.now());
   return usable ? link : null;
 }
 
@@ -316,6 +325,7 @@ async function setPassword(deps: WebAccountDeps, event: APIGatewayProxyEvent): P
   // The link proves the mailbox, so it also confirms the address; every old session ends.
   await deps.identities.setPassword(link.email, await hashPassword(password), true);
   await deps.identities.deleteSessionsOf(link.userId);
+  await deps.grants.endLogins(link.userId);
   return redirectResponse(`${webPaths.signIn}?notice=password-set`);
 }
 
@@ -409,6 +419,7 @@ async function changePassword(deps: WebAccountDeps, event: APIGatewayProxyEvent)
   if (problem) return showAccount(deps, event, { error: problem, status: 422 });
   await deps.identities.setPassword(form.login.email, await hashPassword(next), false);
   await deps.identities.deleteSessionsOf(form.session.userId, form.session.idHash);
+  await deps.grants.endLogins(form.session.userId);
   return redirectResponse(`${webPaths.account}?notice=password-changed`);
 }
 

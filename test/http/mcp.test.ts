@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUERY_MAX_LENGTH } from '../../functions/core/search/query';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 import { type OAuthTestClient, oauthTestClient } from '../support/oauth-client';
 import { oauthAccessToken, signedInUser } from '../support/owner';
@@ -517,28 +518,61 @@ describe('attacks on the MCP server', () => {
     expect(answer.headers.get('cache-control')).toBe('private, no-store');
   });
 
-  it('refuses a JSON-RPC batch (MCP 2025-06-18 dropped batching) with Invalid Request, running none of its calls', async () => {
-    const saveCall = (id: number) => ({
+  describe('attacks generated from the tool list', () => {
+    /** Every tool the server lists, so a new tool gets these attacks without their being written again. */
+    const listedTools = async () => {
+      const client = await connect(owner.token);
+      const { tools } = await client.listTools();
+      await client.close();
+      expect(tools.length).toBeGreaterThan(5);
+      return tools;
+    };
+    const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({
       jsonrpc: '2.0',
       id,
       method: 'tools/call',
-      params: { name: 'save_bookmark', arguments: { url: `https://batch.example/${id}` } },
+      params: { name, arguments: args },
     });
-    const answer = await fetch(mcpUrl, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-        'MCP-Protocol-Version': '2025-06-18',
-        Authorization: `Bearer ${owner.token}`,
-      },
-      body: JSON.stringify([saveCall(1), saveCall(2), saveCall(3)]),
+    const post = (body: unknown) =>
+      fetch(mcpUrl, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': '2025-06-18',
+          Authorization: `Bearer ${owner.token}`,
+        },
+        body: JSON.stringify(body),
+      });
+
+    it('refuses a JSON-RPC batch (MCP 2025-06-18 dropped batching) with Invalid Request for every tool, running none of its calls', async () => {
+      const save = (id: number) => toolCall(id, 'save_bookmark', { url: `https://batch.example/${id}` });
+      const batches = [
+        [save(1)],
+        ...(await listedTools()).map((tool, index) => [toolCall(index + 10, tool.name, {}), save(index + 100)]),
+      ];
+      for (const batch of batches) {
+        const answer = await post(batch);
+        expect(answer.status, JSON.stringify(batch)).toBe(400);
+        expect(await answer.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+      }
+      const client = await connect(owner.token);
+      const recent = await call(client, 'list_recent_notes', { limit: 50 });
+      expect(textOf(recent)).not.toContain('batch.example');
+      await client.close();
     });
-    expect(answer.status).toBe(400);
-    expect(await answer.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
-    const client = await connect(owner.token);
-    const recent = await call(client, 'list_recent_notes', { limit: 50 });
-    expect(textOf(recent)).not.toContain('batch.example');
-    await client.close();
+
+    it('answers an over-long search word to every tool that takes a query with a result or a refusal, never a server error', async () => {
+      const searching = (await listedTools()).filter((tool) => 'query' in (tool.inputSchema.properties ?? {}));
+      expect(searching.map((tool) => tool.name)).toContain('search_notes');
+      for (const tool of searching)
+        for (const length of [QUERY_MAX_LENGTH, QUERY_MAX_LENGTH + 1, 20_000]) {
+          const answer = await post(toolCall(1, tool.name, { query: 'w'.repeat(length) }));
+          expect(answer.status, `${tool.name} ${length}`).toBe(200);
+          const text = await answer.text();
+          expect(text, `${tool.name} ${length}`).not.toContain('-32603');
+          expect(text, `${tool.name} ${length}`).toContain('"result"');
+        }
+    });
   });
 });

@@ -1,11 +1,14 @@
 import { lookup } from 'node:dns/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { hostname } from 'node:os';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPublicUnicast } from '../../functions/adapters/safe-fetch';
+import { lastMailTo } from '../support/browser';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 import { insecure, type OAuthTestClient, oauthTestClient, REDIRECT_URI } from '../support/oauth-client';
+import { tableItems } from '../support/owner';
 import { createLoginUser, csrfTokenOf, signedIn, type WebClient } from '../support/web-client';
 
 /**
@@ -173,6 +176,57 @@ describe('the OAuth 2.1 authorization server', () => {
     expect(refresh.status).toBe(400);
   });
 
+  it('keeps tokens and codes in the table only as hashes: the tokens still work, refresh and revoke', async () => {
+    const registered = await register();
+    const verifier = oauth.generateRandomCodeVerifier();
+    const callback = await authorize(registered, {
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    const params = oauth.validateAuthResponse(as, registered, callback, 'state-1');
+    const code = params.get('code')!;
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      registered,
+      await oauth.authorizationCodeGrantRequest(as, registered, oauth.None(), params, REDIRECT_URI, verifier, {
+        additionalParameters: { resource: `${issuer.origin}/api/v2/me` },
+        ...insecure,
+      }),
+    );
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      registered,
+      await oauth.refreshTokenGrantRequest(as, registered, oauth.None(), tokens.refresh_token!, insecure),
+    );
+    const secrets = [
+      code,
+      tokens.access_token,
+      tokens.refresh_token!,
+      refreshed.access_token,
+      refreshed.refresh_token!,
+      String(registered.registration_access_token ?? ''),
+    ].filter(Boolean);
+    expect(secrets.length).toBeGreaterThanOrEqual(5);
+    // Every key and attribute of every item, nested payloads included.
+    const table = JSON.stringify(await tableItems(t));
+    for (const secret of secrets) expect(table).not.toContain(secret);
+
+    expect((await me(refreshed.access_token)).status).toBe(200);
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, registered, oauth.None(), refreshed.refresh_token!, insecure),
+    );
+    // Revoking the refresh token ends the grant with the access token issued beside it.
+    expect((await me(refreshed.access_token)).status).toBe(401);
+    const again = await oauth.refreshTokenGrantRequest(
+      as,
+      registered,
+      oauth.None(),
+      refreshed.refresh_token!,
+      insecure,
+    );
+    expect(again.status).toBe(400);
+  });
+
   describe('attacks', () => {
     it('registers public clients only, without a client_secret, with bounded metadata and http redirect URIs on loopback only', async () => {
       const registerWith = (metadata: Record<string, unknown>) =>
@@ -234,22 +288,94 @@ describe('the OAuth 2.1 authorization server', () => {
       }
     });
 
-    it("ends the authorization server's own login with the web session: after Sign out everywhere, an approved client gets no code", async () => {
-      const app = await register();
-      await createLoginUser(t, 'everywhere@example.com', PASSWORD);
-      const person = await signedIn(t, 'everywhere@example.com', PASSWORD);
-      await client.codeFlow(person, app);
-      // The provider's login cookie is still in this browser; the person signs out everywhere from another.
-      expect([...person.cookies.keys()].some((name) => name.startsWith('_session'))).toBe(true);
-      const elsewhere = await signedIn(t, 'everywhere@example.com', PASSWORD);
-      const account = await (await elsewhere.request('/account')).text();
-      expect((await elsewhere.post('/signout', { csrf: csrfTokenOf(account), everywhere: 'true' })).status).toBe(303);
-      const { url } = await person.follow(
-        authorizationUrl(app, { code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' }),
+    /** The ids of the authorization server's logins (Session records) of a user, and whether each is stored. */
+    const providerLogins = async (userId: string) => {
+      const { Items } = await t.table.doc.send(
+        new QueryCommand({
+          TableName: t.table.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': `USER#${userId}`, ':prefix': 'OIDCSESSION#' },
+        }),
       );
-      expect(new URL(url).pathname).toBe('/signin');
-      expect(new URL(url).searchParams.get('code')).toBeNull();
-    });
+      const ids = (Items ?? []).map((item) => String(item.sessionId));
+      const stored = await Promise.all(
+        ids.map(async (id) => {
+          const { Item } = await t.table.doc.send(
+            new GetCommand({ TableName: t.table.tableName, Key: { pk: `OIDC#Session#${id}`, sk: 'OIDC' } }),
+          );
+          return Item !== undefined;
+        }),
+      );
+      return { ids, stored };
+    };
+    const NEW_PASSWORD = 'another long enough password';
+    let endingsApp: Promise<oauth.Client> | undefined;
+    /** Each way a login ends: done by the person's browser or from another of theirs. */
+    const endings: Record<string, (person: WebClient, elsewhere: WebClient, email: string) => Promise<void>> = {
+      'sign out': async (person) => {
+        const account = await (await person.request('/account')).text();
+        expect((await person.post('/signout', { csrf: csrfTokenOf(account) })).status).toBe(303);
+      },
+      'sign out everywhere': async (_person, elsewhere) => {
+        const account = await (await elsewhere.request('/account')).text();
+        expect((await elsewhere.post('/signout', { csrf: csrfTokenOf(account), everywhere: 'true' })).status).toBe(303);
+      },
+      'password reset': async (_person, elsewhere, email) => {
+        expect((await elsewhere.post('/forgot-password', { email })).status).toBe(200);
+        const token = new URL(lastMailTo(t.stack.mailFolder, email)!.link).searchParams.get('token')!;
+        expect((await elsewhere.post('/set-password', { token, password: NEW_PASSWORD })).status).toBe(303);
+      },
+      'password change': async (_person, elsewhere) => {
+        const account = await (await elsewhere.request('/account')).text();
+        const changed = await elsewhere.post('/account/password', {
+          csrf: csrfTokenOf(account),
+          'password-current': PASSWORD,
+          'new-password': NEW_PASSWORD,
+        });
+        expect(changed.status).toBe(303);
+      },
+      'account deletion': async (_person, elsewhere) => {
+        const account = await (await elsewhere.request('/account')).text();
+        const deleted = await elsewhere.request('/api/v2/me', {
+          method: 'DELETE',
+          headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrfTokenOf(account) },
+          body: JSON.stringify({ confirm: 'delete my account' }),
+        });
+        expect(deleted.status).toBe(204);
+      },
+    };
+
+    it.each(Object.keys(endings))(
+      "ends the authorization server's own login (its Session records) on %s; another user's stays",
+      async (ending) => {
+        // One client for all of them: registrations are rate-limited per address.
+        endingsApp ??= register();
+        const app = await endingsApp;
+        const slug = ending.replace(/\W+/g, '-');
+        const email = `ends-${slug}@example.com`;
+        const user = await createLoginUser(t, email, PASSWORD);
+        const other = await createLoginUser(t, `keeps-${slug}@example.com`, PASSWORD);
+        const person = await signedIn(t, email, PASSWORD);
+        const bystander = await signedIn(t, `keeps-${slug}@example.com`, PASSWORD);
+        await client.codeFlow(person, app);
+        await client.codeFlow(bystander, app);
+        expect((await providerLogins(user.id)).stored).toEqual([true]);
+        const kept = await providerLogins(other.id);
+        expect(kept.stored).toEqual([true]);
+
+        await endings[ending]!(person, await signedIn(t, email, PASSWORD), email);
+
+        const after = await providerLogins(user.id);
+        expect(after.ids).toEqual([]);
+        expect(after.stored).toEqual([]);
+        expect(await providerLogins(other.id)).toEqual(kept);
+        const { url } = await person.follow(
+          authorizationUrl(app, { code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' }),
+        );
+        expect(new URL(url).pathname).toBe('/signin');
+        expect(new URL(url).searchParams.get('code')).toBeNull();
+      },
+    );
 
     it('answers an interaction that is over or unknown with a page saying to start again, as Back or a reload after Allow does', async () => {
       const unknown = await fetch(`${t.stack.baseUrl}/oauth/interaction/anything`, { redirect: 'manual' });
@@ -281,12 +407,19 @@ describe('the OAuth 2.1 authorization server', () => {
       expect((await fetch(`${t.stack.baseUrl}/.well-known/oauth-authorization-server`)).status).toBe(200);
     });
 
-    it('refuses an authorization request without PKCE S256, or for another response type, on its own page: no redirect to a client not yet trusted', async () => {
+    it('refuses every bad authorization request of a client not yet trusted on its own page, never by a redirect to it', async () => {
       const client = await register();
+      const pkce = { code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' };
       const requests: Record<string, string>[] = [
         {},
         { code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' },
-        { code_challenge: 'a'.repeat(43), code_challenge_method: 'S256', response_type: 'token' },
+        { ...pkce, response_type: 'token' },
+        { ...pkce, resource: 'https://elsewhere.example/api' },
+        { ...pkce, prompt: 'none' },
+        { ...pkce, request: 'eyJhbGciOiJub25lIn0.e30.' },
+        { ...pkce, response_mode: 'form_post', resource: 'https://elsewhere.example/api' },
+        { ...pkce, response_mode: 'fragment', prompt: 'none' },
+        { ...pkce, max_age: 'soon' },
       ];
       for (const params of requests) {
         // Nobody signed in: a self-registered client's redirect URI would otherwise be an open redirect.
@@ -297,6 +430,12 @@ describe('the OAuth 2.1 authorization server', () => {
         const { url } = await browser.follow(authorizationUrl(client, params));
         expect(new URL(url).origin).toBe(issuer.origin);
       }
+      // Once this browser's login has approved the client, its errors go back to it, as the protocol says.
+      await codeFlow(client);
+      const elsewhere = { ...pkce, resource: 'https://elsewhere.example/api' };
+      const { url } = await browser.follow(authorizationUrl(client, elsewhere));
+      expect(url.startsWith(REDIRECT_URI), url).toBe(true);
+      expect(new URL(url).searchParams.get('error')).toBe('invalid_target');
     });
 
     it('refuses a redirect_uri that is not registered exactly, without redirecting to it', async () => {

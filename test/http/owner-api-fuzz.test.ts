@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUERY_MAX_LENGTH } from '../../functions/core/search/query';
 import { CSRF_HEADER } from '../../functions/http/owner-auth';
 import { type RouteDefinition, routes } from '../../functions/platform/routes';
 import openapiV2 from '../../openapi-v2.json' with { type: 'json' };
@@ -117,4 +118,28 @@ describe('the per-user API under fuzzing', () => {
       { seed: SEED, numRuns: RUNS, verbose: true },
     );
   }, 300_000);
+});
+
+describe('an over-long search word on every route of the route table', () => {
+  it('answers every GET route given q (and the search routes a word at and past the limit) without a 5xx', async () => {
+    const getRoutes = routes.filter((route) => route.method === 'GET' && !route.path.includes('{proxy+}'));
+    expect(getRoutes.map((route) => route.path)).toEqual(
+      expect.arrayContaining(['/api/v2/me/search', '/library/search']),
+    );
+    for (const route of getRoutes) {
+      const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(ids[name] ?? 'x'));
+      for (const length of [QUERY_MAX_LENGTH, QUERY_MAX_LENGTH + 1, 6_000])
+        for (const headers of [{ Cookie: owner.cookie }, { Authorization: `Bearer ${owner.token}` }] as Record<
+          string,
+          string
+        >[]) {
+          const answer = await fetch(`${t.stack.baseUrl}${path}?q=${'w'.repeat(length)}`, { headers });
+          await answer.arrayBuffer();
+          expect(answer.status, `${route.id} ${path} ${length}`).toBeLessThan(500);
+          // The longest word allowed reaches the search engine itself.
+          if (route.path.endsWith('/search') && length === QUERY_MAX_LENGTH && headers.Cookie)
+            expect(answer.status, path).toBe(200);
+        }
+    }
+  }, 120_000);
 });

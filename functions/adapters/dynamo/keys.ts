@@ -39,6 +39,7 @@ export const TTL_ATTRIBUTE = tableDefinition.timeToLiveAttribute;
  * | passkey             | USER#<userId>           | PASSKEY#<credId>   |                            |                      |
  * | WebAuthn challenge  | WEBAUTHN#<challenge>    | CHALLENGE          |                            |                      |
  * | OAuth artifact      | OIDC#<model>#<id>       | OIDC               | OIDCGRANT#<grantId> (or UID) | <model>#<id>       |
+ * |   (token or code)   | OIDC#<model>#sha256:<sha256(id)> | OIDC      | OIDCGRANT#<grantId>        | <model>#sha256:<…>   |
  * | OAuth grant         | OIDC#Grant#<grantId>    | OIDC               | USER#<userId>#AUTH         | GRANT#<grantId>      |
  * | OAuth login (ref)   | USER#<userId>           | OIDCSESSION#<id>   |                            |                      |
  *
@@ -171,6 +172,8 @@ export const keys = {
   authIndex: (userId: string, sortKey: string) => ({ gsi1pk: `USER#${userId}#AUTH`, gsi1sk: sortKey }),
   /** An oidc-provider artifact (token, code, grant, interaction, …) by its model name and id. */
   oauthArtifact: (model: string, id: string): Key => ({ pk: `OIDC#${model}#${bounded(id)}`, sk: 'OIDC' }),
+  /** What the table holds in place of an artifact id that is itself a bearer secret (a token, a code). */
+  oauthSecretId: (id: string): string => `sha256:${sha256(id)}`,
   oauthGrantIndex: (grantId: string, model: string, id: string) => ({
     gsi1pk: `OIDCGRANT#${grantId}`,
     gsi1sk: `${model}#${bounded(id)}`,

@@ -28,14 +28,30 @@ export type OAuthPayload = Record<string, unknown> & {
  * account deletion); login sessions by their uid, with a reference item in the user's partition.
  */
 export class DynamoOAuthAdapter {
+  /** Whether this model's ids are bearer secrets, kept in the table only as their hash. */
+  private readonly secretIds: boolean;
+
   constructor(
     private readonly name: string,
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.secretIds = SECRET_ID_MODELS.has(name);
+  }
 
-  async upsert(id: string, payload: OAuthPayload, expiresIn?: number): Promise<void> {
+  /**
+   * The id the table keys this artifact by: for tokens and codes, whose id is what the client
+   * presents, its SHA-256, so the table never holds a usable secret (as for sessions and PATs).
+   */
+  private storedId(id: string): string {
+    return this.secretIds ? keys.oauthSecretId(id) : id;
+  }
+
+  async upsert(presentedId: string, presented: OAuthPayload, expiresIn?: number): Promise<void> {
+    const id = this.storedId(presentedId);
+    // The payload repeats the id as `jti`: not stored for a secret, given back by `find`.
+    const payload = this.secretIds ? withoutJti(presented) : presented;
     const expiry = expiresIn ? Math.floor(this.now() / 1000) + expiresIn : undefined;
     const index =
       this.name === 'Grant' && payload.accountId
@@ -76,9 +92,14 @@ export class DynamoOAuthAdapter {
 
   async find(id: string): Promise<OAuthPayload | undefined> {
     const { Item } = await this.doc.send(
-      new GetCommand({ TableName: this.tableName, Key: keys.oauthArtifact(this.name, id), ConsistentRead: true }),
+      new GetCommand({
+        TableName: this.tableName,
+        Key: keys.oauthArtifact(this.name, this.storedId(id)),
+        ConsistentRead: true,
+      }),
     );
-    const payload = this.live(Item);
+    const stored = this.live(Item);
+    const payload = stored && this.secretIds ? { ...stored, jti: id } : stored;
     // A refresh token another request has just rotated: the request lost a race (a client refreshing
     // twice at once), not a replay, so it is "not found" and the winner's new tokens stay good.
     if (
@@ -122,7 +143,7 @@ export class DynamoOAuthAdapter {
       this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: keys.oauthArtifact(this.name, id),
+          Key: keys.oauthArtifact(this.name, this.storedId(id)),
           UpdateExpression: 'SET payload.#consumed = :now',
           ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(payload.#consumed)',
           ExpressionAttributeNames: { '#consumed': 'consumed' },
@@ -140,7 +161,11 @@ export class DynamoOAuthAdapter {
 
   async destroy(id: string): Promise<void> {
     const { Attributes } = await this.doc.send(
-      new DeleteCommand({ TableName: this.tableName, Key: keys.oauthArtifact(this.name, id), ReturnValues: 'ALL_OLD' }),
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: keys.oauthArtifact(this.name, this.storedId(id)),
+        ReturnValues: 'ALL_OLD',
+      }),
     );
     const accountId = (Attributes?.payload as OAuthPayload | undefined)?.accountId;
     if (this.name === 'Session' && accountId) {
@@ -177,6 +202,27 @@ export class DynamoOAuthAdapter {
  * refresh that lost (invalid_grant only), not a replay (which revokes the grant).
  */
 const REFRESH_RACE_SECONDS = 5;
+
+/**
+ * The models whose id is the secret a client presents (oidc-provider's opaque tokens and codes).
+ * Sessions and interactions are named by cookies that are good only when signed with Gleaner.s cookie keys
+ * and are left as they are; grants, clients and the rest are not secrets.
+ */
+const SECRET_ID_MODELS: ReadonlySet<string> = new Set([
+  'AccessToken',
+  'RefreshToken',
+  'AuthorizationCode',
+  'ClientCredentials',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+  'RegistrationAccessToken',
+  'InitialAccessToken',
+]);
+
+function withoutJti(payload: OAuthPayload): OAuthPayload {
+  const { jti: _presented, ...rest } = payload;
+  return rest;
+}
 
 /** The artifacts that belong to a grant, deleted with it. */
 const GRANT_ARTIFACTS = ['AccessToken', 'RefreshToken', 'AuthorizationCode'] as const;
@@ -243,6 +289,21 @@ export class DynamoOAuthGrants {
   async clientName(clientId: string): Promise<string | null> {
     const client = await new DynamoOAuthAdapter('Client', this.doc, this.tableName).find(clientId);
     return typeof client?.client_name === 'string' ? client.client_name : null;
+  }
+
+  /**
+   * Ends every login the authorization server holds for the user (oidc-provider's Session records,
+   * found by their references in the user's partition): its next authorization asks for a sign-in.
+   */
+  async endLogins(userId: string): Promise<void> {
+    const refs = await queryAll(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.user(userId).pk, ':prefix': keys.oauthLoginRef(userId, '').sk },
+      ProjectionExpression: 'sessionId',
+    });
+    const sessions = new DynamoOAuthAdapter('Session', this.doc, this.tableName);
+    await Promise.all(refs.map((ref) => sessions.destroy(String(ref.sessionId))));
   }
 
   /** Revokes one of the user's grants with every token issued under it; false when it is not theirs. */

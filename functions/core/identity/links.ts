@@ -1,6 +1,6 @@
 import { webPaths } from '../web/paths';
 import { type Login, ONE_TIME_LINK_SECONDS, type OneTimeLink, type OneTimePurpose } from './identity';
-import { invitationMail, type Mailer, passwordResetMail, verificationMail } from './mail';
+import { invitationMail, type Mailer, noAccountMail, passwordResetMail, verificationMail } from './mail';
 import { hashSecret, randomSecret } from './session';
 
 /** One-time links (confirm an address, reset a password, accept an invitation): made, stored by hash, mailed. */
@@ -12,6 +12,35 @@ export interface LinkPorts {
 }
 
 /** Makes a link of `purpose` for `login`, mails it to the login's address, and returns it. */
+export interface ResetPorts extends LinkPorts {
+  readonly logins: { getLogin(email: string): Promise<Login | null> };
+}
+
+/**
+ * A password reset asked for `email`. The work is the same whether the address has an account or
+ * not (one read, one secret hashed, one link stored, one mail sent), so the answer's timing does not
+ * tell which: an unknown address gets a link for no account (its secret is dropped, so it opens
+ * nothing, and it expires with the others) and a mail saying there is no account.
+ */
+export async function requestPasswordReset(ports: ResetPorts, baseUrl: string, email: string): Promise<void> {
+  const login = await ports.logins.getLogin(email);
+  if (login) {
+    await sendOneTimeLink(ports, baseUrl, 'reset-password', login);
+    return;
+  }
+  await sendOneTimeLink(
+    { ...ports, mailer: { send: (mail) => ports.mailer.send(noAccountMail(mail.to, signUpLink(baseUrl))) } },
+    baseUrl,
+    'reset-password',
+    { email, userId: NO_ACCOUNT },
+  );
+}
+
+/** The user id of a link made for an address without an account; no password link with it is usable. */
+export const NO_ACCOUNT = '';
+
+const signUpLink = (baseUrl: string) => `${baseUrl.replace(/\/+$/, '')}${webPaths.signUp}`;
+
 export async function sendOneTimeLink(
   ports: LinkPorts,
   baseUrl: string,

@@ -32,6 +32,16 @@ export function alreadyRegisteredMail(to: string, link: string): Mail {
   };
 }
 
+/** Sent when someone asks to reset the password of an address with no account: the page said the same either way. */
+export function noAccountMail(to: string, link: string): Mail {
+  return {
+    to,
+    link,
+    subject: 'No Gleaner account uses this address',
+    text: `Someone (perhaps you) asked to reset the Gleaner password of this address, which has no account.\nSign up at:\n\n${link}\n\nIf it was not you, ignore this mail.\n`,
+  };
+}
+
 export function passwordResetMail(to: string, link: string): Mail {
   return {
     to,
