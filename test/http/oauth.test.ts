@@ -321,7 +321,7 @@ describe('the OAuth 2.1 authorization server', () => {
         expect((await elsewhere.post('/signout', { csrf: csrfTokenOf(account), everywhere: 'true' })).status).toBe(303);
       },
       'password reset': async (_person, elsewhere, email) => {
-        expect((await elsewhere.post('/forgot-password', { email })).status).toBe(200);
+        expect((await elsewhere.post('/forgot-password', { email })).status).toBe(303);
         const token = new URL(lastMailTo(t.stack.mailFolder, email)!.link).searchParams.get('token')!;
         expect((await elsewhere.post('/set-password', { token, password: NEW_PASSWORD })).status).toBe(303);
       },
