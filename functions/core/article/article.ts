@@ -17,21 +17,12 @@ type ArticleStatus = 'pending' | 'kept' | 'partial' | 'failed';
 const MAX_ARTICLE_IMAGES = 20;
 export const MAX_IMAGE_BYTES = 2 * 1024 * 1024;
 
-/** The article's row data (on the bookmark item): metadata only, never the body. */
-export interface ArticleRecord {
+/**
+ * The article's row data (on the bookmark item): metadata only, never the body. The extraction's
+ * fields; `reason` also says why a page failed, and `leadImage` is the kept copy when it was kept.
+ */
+export interface ArticleRecord extends Omit<ExtractedArticle, 'status' | 'html' | 'text'> {
   readonly status: Exclude<ArticleStatus, 'pending'>;
-  /** Why the page is partial or failed; null when kept. */
-  readonly reason: string | null;
-  readonly title: string | null;
-  readonly byline: string | null;
-  readonly siteName: string | null;
-  readonly published: string | null;
-  readonly language: string | null;
-  readonly direction: 'ltr' | 'rtl' | null;
-  readonly wordCount: number;
-  readonly readingMinutes: number;
-  /** The lead image's address (the kept copy when it was kept). */
-  readonly leadImage: string | null;
   /** SHA-256 of the stored content; null when nothing is stored. */
   readonly hash: string | null;
   /** Bytes stored for the article: its content and its images. */
