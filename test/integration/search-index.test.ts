@@ -9,7 +9,7 @@ import { embeddingText, searchDocument } from '../../functions/core/search/docum
 import { testEmbedder } from '../../functions/core/search/embedder';
 import { type SearchOptions, searchNotes } from '../../functions/core/search/search';
 import { snippetText } from '../../functions/core/search/snippet';
-import { searchableNote, temporaryIndex } from '../support/search-notes';
+import { indexWithVectors, searchableNote, temporaryIndex } from '../support/search-notes';
 
 const alice = randomUUID();
 const bob = randomUUID();
@@ -62,12 +62,7 @@ const ids = async (userId: string, text: string, options: SearchOptions = {}) =>
 
 beforeAll(async () => {
   ({ index, dispose } = await temporaryIndex());
-  const documents = [...aliceNotes, ...bobNotes].map(searchDocument);
-  const vectors = await embedder.embed(documents.map(embeddingText), 'document');
-  await index.upsert(documents, {
-    model: embedder.model,
-    rows: documents.map((document, i) => ({ noteId: document.note_id, vector: vectors[i]! })),
-  });
+  await indexWithVectors(index, embedder, [...aliceNotes, ...bobNotes]);
 }, 60_000);
 afterAll(() => dispose?.());
 

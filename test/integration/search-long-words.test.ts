@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LanceSearchIndex } from '../../functions/adapters/search/lance-index';
-import { embeddingText, searchDocument } from '../../functions/core/search/document';
 import { testEmbedder } from '../../functions/core/search/embedder';
 import { QUERY_MAX_LENGTH } from '../../functions/core/search/query';
 import { searchNotes } from '../../functions/core/search/search';
-import { searchableNote, temporaryIndex } from '../support/search-notes';
+import { indexWithVectors, searchableNote, temporaryIndex } from '../support/search-notes';
 
 /**
  * Words of any length up to the query's limit, in any script, are searched, never a server error:
@@ -21,15 +20,10 @@ let dispose: () => void;
 
 beforeAll(async () => {
   ({ index, dispose } = await temporaryIndex());
-  const documents = [
+  await indexWithVectors(index, embedder, [
     searchableNote(user, { title: 'Kubernetes networking explained', url: 'https://k.example.org/' }),
     searchableNote(user, { title: `A pasted token ${'x'.repeat(300)}`, url: 'https://token.example.org/' }),
-  ].map(searchDocument);
-  const vectors = await embedder.embed(documents.map(embeddingText), 'document');
-  await index.upsert(documents, {
-    model: embedder.model,
-    rows: documents.map((document, i) => ({ noteId: document.note_id, vector: vectors[i]! })),
-  });
+  ]);
 }, 60_000);
 afterAll(() => dispose?.());
 

@@ -9,11 +9,10 @@ import { join } from 'node:path';
 import { connect } from '@lancedb/lancedb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LanceSearchIndex } from '../../functions/adapters/search/lance-index';
-import { embeddingText, searchDocument } from '../../functions/core/search/document';
 import { testEmbedder } from '../../functions/core/search/embedder';
 import { userFilter } from '../../functions/core/search/filter';
 import { parseQuery } from '../../functions/core/search/query';
-import { searchableNote } from '../support/search-notes';
+import { indexWithVectors, searchableNote } from '../support/search-notes';
 
 const embedder = testEmbedder(64);
 const [alice, bob] = [randomUUID(), randomUUID()];
@@ -29,12 +28,7 @@ const words = (count: number) => Array.from({ length: count }, () => `w${Math.fl
 beforeAll(async () => {
   index = await LanceSearchIndex.open({ uri: folder, vectorIndexAtRows: 3000 });
   const notes = Array.from({ length: 4000 }, (_, i) => searchableNote(i % 4 === 3 ? bob : alice, { title: words(8) }));
-  const documents = notes.map(searchDocument);
-  const vectors = await embedder.embed(documents.map(embeddingText), 'document');
-  await index.upsert(documents, {
-    model: embedder.model,
-    rows: documents.map((document, i) => ({ noteId: document.note_id, vector: vectors[i]! })),
-  });
+  await indexWithVectors(index, embedder, notes);
   await index.optimize();
 }, 300_000);
 afterAll(() => {

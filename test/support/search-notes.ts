@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { LanceSearchIndex } from '../../functions/adapters/search/lance-index';
 import type { Note } from '../../functions/core/model';
 import { buildNoteBody } from '../../functions/core/save/note-body';
+import { embeddingText, searchDocument } from '../../functions/core/search/document';
+import type { Embedder } from '../../functions/core/search/embedder';
 
 /** A note as a save builds it, for search tests that index notes without saving them. */
 export function searchableNote(
@@ -56,4 +58,18 @@ export async function temporaryIndex(): Promise<{ index: LanceSearchIndex; folde
       rmSync(folder, { recursive: true, force: true });
     },
   };
+}
+
+/** Indexes `notes` with their vectors in `embedder`'s space, as the indexer does a batch. */
+export async function indexWithVectors(
+  index: LanceSearchIndex,
+  embedder: Embedder,
+  notes: readonly Note[],
+): Promise<void> {
+  const documents = notes.map(searchDocument);
+  const vectors = await embedder.embed(documents.map(embeddingText), 'document');
+  await index.upsert(documents, {
+    model: embedder.model,
+    rows: documents.map((document, i) => ({ noteId: document.note_id, vector: vectors[i]! })),
+  });
 }
