@@ -39,6 +39,8 @@ export function ownerDeps(env: Environment) {
       webBaseUrl: authDeps.publicBaseUrl,
       logger: createLogger(env),
       tracing,
+      doc,
+      tableName,
       newId: randomUUID,
       now: () => new Date(),
     },

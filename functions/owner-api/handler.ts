@@ -2,12 +2,26 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { UserNotFoundError } from '../adapters/dynamo/account-store';
+import { DynamoImportStore } from '../adapters/dynamo/import-store';
+import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
+import { createUploadStore } from '../adapters/upload-store';
 import { parseJsonBody } from '../core/contract/json-body';
 import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
 import { parseUuidParameter, toValidationIssues } from '../core/contract/validation';
 import { entityTagOf, isNotModified } from '../core/feed/conditional-get';
 import { InvalidFeedSettingsError } from '../core/feed/settings';
 import type { Principal } from '../core/identity/principal';
+import { importCreateSchema, importResource } from '../core/import/api';
+import {
+  createImport,
+  type ImportChunkMessage,
+  ImportInProgressError,
+  type ImportJobPorts,
+  ImportNotFoundError,
+  ImportNotUploadingError,
+  ownImport,
+  startImport,
+} from '../core/import/job';
 import {
   accountDeleteSchema,
   feedCreateSchema,
@@ -47,6 +61,8 @@ import type { Tracing } from '../platform/tracing';
  */
 
 export interface OwnerApiDeps extends Omit<OwnerPorts, 'feedLinks'>, ReviewPorts {
+  /** Imports: their records, the uploads and the worker's queue. */
+  readonly importJobs: ImportJobPorts;
   readonly authenticate: Authenticate;
   readonly rateLimiter: RateLimiter;
   readonly rateLimitPolicy: RateLimitPolicy;
@@ -60,7 +76,7 @@ export interface OwnerApiDeps extends Omit<OwnerPorts, 'feedLinks'>, ReviewPorts
 }
 
 interface Call {
-  readonly ports: OwnerPorts & ReviewPorts;
+  readonly ports: OwnerPorts & ReviewPorts & Pick<OwnerApiDeps, 'importJobs'>;
   readonly principal: Principal;
   readonly event: APIGatewayProxyEvent;
   readonly reviewLinks: review.ReviewLinks;
@@ -159,7 +175,34 @@ export const operations: Record<string, Operation> = {
     headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
   }),
   RevokeMyReviewFeed: ({ ports, principal }) => noContent(review.revokeReviewFeed(ports, principal)),
+  ListMyImports: async ({ ports, principal }) =>
+    jsonResponse(200, {
+      imports: (await ports.importJobs.imports.listImports(principal.userId, IMPORTS_LISTED)).map((job) =>
+        importResource(job),
+      ),
+    }),
+  CreateMyImport: async ({ ports, principal, event }) => {
+    const { file_name } = parseBody(importCreateSchema, event);
+    const { job, upload } = await createImport(ports.importJobs, principal, file_name);
+    // The upload URL is a credential for an hour: no cache may keep it.
+    return {
+      ...jsonResponse(201, { import: importResource(job), upload }),
+      headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
+    };
+  },
+  GetMyImport: async ({ ports, principal, event }) => {
+    const job = await ownImport(ports.importJobs, principal, uuidParameter(event, 'import_id'));
+    return jsonResponse(200, importResource(job, await ports.importJobs.imports.skippedRows(job)));
+  },
+  StartMyImport: async ({ ports, principal, event }) =>
+    jsonResponse(
+      202,
+      importResource(await startImport(ports.importJobs, principal, uuidParameter(event, 'import_id'))),
+    ),
 };
+
+/** Imports a list shows: the latest. */
+const IMPORTS_LISTED = 20;
 
 export function makeHandler(deps: OwnerApiDeps) {
   return httpRoute((event, request) => ownerApiRoute(deps, event, request), {
@@ -236,6 +279,15 @@ function failure(error: unknown): APIGatewayProxyResult {
   if (error instanceof NotFoundError) return errorResponse(404, error.message);
   if (error instanceof UserNotFoundError) return errorResponse(404, 'No such account');
   if (error instanceof ConflictError) return errorResponse(409, { code: 'conflict', message: error.message });
+  if (error instanceof ImportInProgressError)
+    return errorResponse(409, {
+      code: 'import_in_progress',
+      message: error.message,
+      hint: 'Wait for it to finish (GET /api/v2/me/imports/{import_id}), then start the next.',
+      import_id: error.active,
+    });
+  if (error instanceof ImportNotUploadingError) return errorResponse(409, { code: 'conflict', message: error.message });
+  if (error instanceof ImportNotFoundError) return errorResponse(404, error.message);
   throw error;
 }
 
@@ -284,9 +336,18 @@ function parseBody<Schema extends z.ZodMiniType>(schema: Schema, event: APIGatew
 class UnsupportedBodyError extends Error {}
 
 export function createHandler(env: Environment) {
+  const { deps } = ownerDeps(env);
+  const sqs = createSqsClient({ endpoint: setting(env, settings.sqsEndpoint), instrument: deps.tracing.instrument });
   // Every answer carries the CORS headers its preflight promised (see OWNER_API_PREFLIGHT for why any origin).
   return makeHandler({
-    ...ownerDeps(env).deps,
+    ...deps,
+    importJobs: {
+      imports: new DynamoImportStore(deps.doc, deps.tableName),
+      uploads: createUploadStore(setting(env, settings.importUploads), setting(env, settings.publicBaseUrl) ?? ''),
+      queue: new SqsJsonPublisher<ImportChunkMessage>(sqs, setting(env, settings.importQueueUrl)),
+      newId: deps.newId,
+      now: deps.now,
+    },
     corsOrigins: corsAllowedOrigins(OWNER_API_PREFLIGHT, setting(env, settings.corsAllowedOrigins)),
   });
 }

@@ -5,7 +5,7 @@ import type { ResourceAccess } from './routes';
  * SQS-triggered workers that drain them, and the scheduled tasks.
  */
 
-export type QueueName = 'enrichment' | 'favicon';
+export type QueueName = 'enrichment' | 'favicon' | 'import';
 
 export interface QueueDefinition {
   readonly name: QueueName;
@@ -18,6 +18,8 @@ export interface QueueDefinition {
 export const queues: Readonly<Record<QueueName, QueueDefinition>> = {
   enrichment: { name: 'enrichment', urlEnv: 'ENRICHMENT_QUEUE_URL', maxReceiveCount: 5 },
   favicon: { name: 'favicon', urlEnv: 'FAVICON_QUEUE_URL', maxReceiveCount: 5 },
+  /** One message per chunk of an import (functions/core/import/job.ts). */
+  import: { name: 'import', urlEnv: 'IMPORT_QUEUE_URL', maxReceiveCount: 5 },
 };
 
 /** A Lambda function that no HTTP route invokes. */
@@ -44,6 +46,13 @@ export const workers: readonly WorkerDefinition[] = [
     entry: 'functions/favicon-worker/handler.ts',
     queue: 'favicon',
     access: ['table:read', 'table:write'],
+  },
+  {
+    // Saves an import's links a chunk at a time; their pages wait in the enrichment outbox.
+    id: 'ImportWorker',
+    entry: 'functions/import-worker/handler.ts',
+    queue: 'import',
+    access: ['table:read', 'table:write', 'queue:import', 'uploads:write', 'articles:write'],
   },
 ];
 

@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Metafile } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { filesLoadedAtInit, packagesIn } from '../../bench/bundle-graph';
@@ -61,5 +63,19 @@ describe('function bundles leave what a cold start does not need to chunks loade
     // The walk does reach the packages the handler needs at init (the logger, the SDK).
     expect(atInit).toContain('@aws-lambda-powertools/logger');
     expect(atInit).toContain('@aws-sdk/client-dynamodb');
+  });
+});
+
+describe('the import worker’s bundle', () => {
+  it('carries fflate’s Node build, which imports createRequire as the require banner does, and loads in a fresh Node', () => {
+    const { metafile, entryFile } = bundleOf('ImportWorker');
+    expect(Object.keys(metafile.inputs)).toContain('node_modules/fflate/esm/index.mjs');
+    execFileSync(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `const module = await import(${JSON.stringify(pathToFileURL(entryFile).href)}); if (typeof module.handler !== 'function') process.exit(3);`,
+    ]);
+    // The per-user API starts imports without reading them: no parser, no fflate.
+    expect(packagesIn(bundleOf('GetMyAccount').metafile)).not.toContain('fflate');
   });
 });

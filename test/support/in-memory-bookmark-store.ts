@@ -1,4 +1,5 @@
 import type { Bookmark, Highlight, Note } from '../../functions/core/model';
+import type { NoteEditChange } from '../../functions/core/owner/library';
 import type { IdempotencyClaim } from '../../functions/core/save/idempotency';
 import { withAppended } from '../../functions/core/save/note-body';
 import type {
@@ -69,6 +70,17 @@ export class InMemoryBookmarkStore implements BookmarkStore {
     if (highlight) this.highlights.push(highlight);
     if (answer) this.keys.set(keyOf(answer), answer);
     return { kind: 'updated', bookmark, note };
+  }
+
+  /** The owner's edit of a note (what an import's comment on a page already saved uses). */
+  async editNote(noteId: string, change: (note: Note) => NoteEditChange | null, updated: string) {
+    const note = this.notes.get(noteId);
+    if (!note) return null;
+    const changed = change(note);
+    if (!changed) return note;
+    const written = { ...note, ...changed, tags: [...changed.tags], updated, version: note.version + 1 };
+    this.notes.set(noteId, written);
+    return written;
   }
 
   async getSavedNote(ref: { bookmarkId: string; noteId: string }) {

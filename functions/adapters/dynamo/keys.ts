@@ -42,6 +42,9 @@ export const TTL_ATTRIBUTE = tableDefinition.timeToLiveAttribute;
  * |   (token or code)   | OIDC#<model>#sha256:<sha256(id)> | OIDC      | OIDCGRANT#<grantId>        | <model>#sha256:<…>   |
  * | OAuth grant         | OIDC#Grant#<grantId>    | OIDC               | USER#<userId>#AUTH         | GRANT#<grantId>      |
  * | OAuth login (ref)   | USER#<userId>           | OIDCSESSION#<id>   |                            |                      |
+ * | import              | USER#<userId>           | IMPORT#<importId>  |                            |                      |
+ * | import's skipped rows | USER#<userId>         | IMPORTSKIP#<importId>#<page> |                  |                      |
+ * | import under way    | USER#<userId>           | IMPORTLOCK         |                            |                      |
  *
  * Everything of the review lives in the user's partition and every link item in its note's, so
  * deleting an account (its partition and its notes' partitions) deletes them too. Link lookups go
@@ -179,6 +182,14 @@ export const keys = {
     gsi1sk: `${model}#${bounded(id)}`,
   }),
   oauthUidIndex: (uid: string) => ({ gsi1pk: `OIDCUID#${uid}`, gsi1sk: 'Session' }),
+  /** An import of the user's (`importJob(userId, '')` is the prefix of them all). */
+  importJob: (userId: string, importId: string): Key => ({ pk: `USER#${userId}`, sk: `IMPORT#${importId}` }),
+  importSkipped: (userId: string, importId: string, page: number): Key => ({
+    pk: `USER#${userId}`,
+    sk: `IMPORTSKIP#${importId}#${String(page).padStart(5, '0')}`,
+  }),
+  /** The account's import under way: one at a time. */
+  importLock: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'IMPORTLOCK' }),
   /** Names an OAuth login session of the user, so deleting the account finds it. */
   oauthLoginRef: (userId: string, sessionId: string): Key => ({ pk: `USER#${userId}`, sk: `OIDCSESSION#${sessionId}` }),
 };
