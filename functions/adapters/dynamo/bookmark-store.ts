@@ -350,7 +350,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     ref: { bookmarkId: string; noteId: string },
     change: (note: Note) => NoteChange | null,
     updated: string,
-    record: ((bookmark: Bookmark) => SaveRecord) | null,
+    record: ((bookmark: Bookmark, change: NoteChange) => SaveRecord) | null,
   ): Promise<NoteUpdate> {
     const TableName = this.tableName;
     return optimisticUpdate(`Note ${ref.noteId}`, 'update', async () => {
@@ -362,7 +362,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       const { highlight, ...next } = changed;
       const written: Note = { ...note, ...next, updated, version: note.version + 1 };
       const updatedBookmark: Bookmark = { ...bookmark, updated };
-      const keyed = record ? record(updatedBookmark) : null;
+      const keyed = record ? record(updatedBookmark, changed) : null;
       const notesIndex = keys.userNotesIndex(note.userId, updated, note.id);
       const steps = new TransactionSteps<'answer' | 'note' | 'bookmark' | 'tags' | 'highlight'>()
         .add('answer', ...(keyed ? [{ Put: idempotencyRecordPut(TableName, keyed) }] : []))
@@ -403,7 +403,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       const outcome = await retryOnConflict(() =>
         conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: steps.actions }))),
       );
-      if (outcome.written) return { kind: 'updated', bookmark: updatedBookmark, note: written };
+      if (outcome.written) return { kind: 'updated', bookmark: updatedBookmark, note: written, change: changed };
       const taken = takenKey<AnswerOutcome>(steps.refused('answer', outcome.failed));
       if (taken) return taken;
       // The note changed since it was read (its version condition), or the bookmark is gone: read again.
