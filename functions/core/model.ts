@@ -67,6 +67,8 @@ export interface Note {
   readonly archivedAt?: string | null;
   /** When the owner starred it; null (or absent) when it is not starred. */
   readonly starredAt?: string | null;
+  /** The bytes the note takes in storage, as measured when it was read (absent: not read from storage); see NoteBody. */
+  readonly storedBytes?: number;
 }
 
 /** A note's reading state: archived (done reading, out of the inbox) and starred, each since when. */
