@@ -5,6 +5,7 @@ import { readFeed } from '../../functions/adapters/dynamo/entities/feed';
 import { readHighlight } from '../../functions/adapters/dynamo/entities/highlight';
 import { noteItem, readNote } from '../../functions/adapters/dynamo/entities/note';
 import type { Note } from '../../functions/core/model';
+import { APPEND_RECORD_BYTES } from '../../functions/core/save/note-body';
 
 const note: Note = {
   id: 'n1',
@@ -55,6 +56,17 @@ describe('entity codecs', () => {
     expect(() =>
       readFeed({ pk: 'FEED#f', sk: 'FEED', id: 'f', userId: 'u', title: 't', match: 'some', sharing: 'public' }),
     ).toThrow(/match/);
+  });
+
+  it("keep within NoteBody's allowance for what an append keeps beside its text", () => {
+    const entry = (id: string) => ({ id, saved: '2026-11-28T02:30:00.000Z', text: '> quoted' });
+    const one = { ...noteItem(note), appended: [entry(crypto.randomUUID())], appendIds: new Set(['a']) };
+    const id = crypto.randomUUID();
+    const two = { ...one, appended: [...one.appended, entry(id)], appendIds: new Set(['a', id]) };
+    // The body's text grows by the entry's text and the blank line before it; the rest is the record.
+    const record = itemBytes(two) - itemBytes(one) - Buffer.byteLength('\n\n> quoted');
+    expect(record).toBeLessThanOrEqual(APPEND_RECORD_BYTES);
+    expect(record).toBeGreaterThan(APPEND_RECORD_BYTES / 2);
   });
 
   it("count an item's bytes as DynamoDB does: names and UTF-8 values, numbers by digits, lists and maps with their overhead", () => {

@@ -16,7 +16,7 @@ import type { PendingEnrichment } from '../../core/enrich/outbox';
 import type { Bookmark, Highlight, Note } from '../../core/model';
 import type { LibraryStore, NoteEditChange } from '../../core/owner/library';
 import type { IdempotencyClaim } from '../../core/save/idempotency';
-import { bodyBytes, NOTE_BODY_MAX_BYTES } from '../../core/save/note-body';
+import { bodyBytes, NOTE_BODY_MAX_BYTES, NoteTooLargeError } from '../../core/save/note-body';
 import {
   type AnswerOutcome,
   type BookmarkStore,
@@ -50,7 +50,7 @@ import {
 import { queryFilteredIndexPage } from './index-page';
 import { keys, LOOKUP_INDEX } from './keys';
 import { queryAll } from './query-all';
-import { backoff, fillTransaction, retryOnConflict } from './transactions';
+import { backoff, fillTransaction, retryOnConflict, type TransactionAction } from './transactions';
 
 /** Optimistic note updates give up after this many lost races (each retry re-reads the note). */
 const MAX_NOTE_UPDATE_ATTEMPTS = 40;
@@ -389,9 +389,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
         // Every tag entry carries the note's update time: feeds list notes newest first per tag.
         .add('tags', ...written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } })))
         .add('highlight', ...(highlight ? [{ Put: { TableName, Item: highlightItem(highlight) } }] : []));
-      const outcome = await retryOnConflict(() =>
-        conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: steps.actions }))),
-      );
+      const outcome = await this.transactNote(note.id, steps.actions);
       if (outcome.written) return { kind: 'updated', bookmark: updatedBookmark, note: written, change: changed };
       const taken = takenKey<AnswerOutcome>(steps.refused('answer', outcome.failed));
       if (taken) return taken;
@@ -511,15 +509,26 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
         )
         .add('removed-tags', ...removed.map((tag) => ({ Delete: { TableName, Key: keys.noteTag(note.id, tag) } })))
         .add('states', ...stateEntryChanges(TableName, note, written));
-      const outcome = await retryOnConflict(() =>
-        conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: steps.actions }))),
-      );
+      const outcome = await this.transactNote(note.id, steps.actions);
       if (outcome.written) return written;
       // A save appended to the note since it was read (its version condition): read it again.
       if (steps.refused('note', outcome.failed)) return STALE;
       throw new Error(
         `Note ${noteId}: its bookmark was refused (${steps.refused('bookmark', outcome.failed) ? 'gone' : 'unknown'})`,
       );
+    });
+  }
+
+  /**
+   * A transaction that rewrites a note, retried on conflicts; DynamoDB refusing the note's size (a
+   * race the use case's NoteBody check could not see: an append meanwhile) is a NoteTooLargeError.
+   */
+  private transactNote(noteId: string, actions: TransactionAction[]) {
+    return retryOnConflict(() =>
+      conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: actions }))),
+    ).catch((error: unknown) => {
+      if (itemTooLarge(error)) throw new NoteTooLargeError(`Note ${noteId} would pass DynamoDB's item size`);
+      throw error;
     });
   }
 

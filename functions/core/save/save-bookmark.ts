@@ -18,10 +18,11 @@ import {
   appendedText,
   appendHighlight,
   bodyBytes,
-  bodyFits,
   buildNoteBody,
   endsWithParagraph,
   type HighlightInput,
+  NoteBody,
+  NoteTooLargeError,
   sameHighlight,
   withAppended,
 } from './note-body';
@@ -404,7 +405,9 @@ async function appendToSavedNote(save: SaveToSavedPage): Promise<SaveOutcome | n
   const highlight = newText(request, note);
   const text = appendedText(highlight);
   if (!text) return keepAnswer(ports, keyed, appendedOutcome(bookmark, false));
-  if (!bodyFits(withAppended(note.body, [text]))) return keepAnswer(ports, keyed, { kind: 'note-full' });
+  const lastHighlight = highlight.selection ?? note.lastHighlight;
+  if (NoteBody.of(note).refusal({ ...note, body: withAppended(note.body, [text]), lastHighlight }, 1))
+    return keepAnswer(ports, keyed, { kind: 'note-full' });
   // Unkeyed, a save names its append by what it adds and when: sent again after a 503 (which may have
   // come after the append was written) or a lost answer, it is the same append, stored once.
   const retryIds = keyed || request.append ? null : retryWindowIds(note.id, highlight, now);
@@ -487,11 +490,12 @@ function retagChange(save: SaveToSavedPage, note: Note): NoteChange | 'full' | n
   const tags = mergeTags(note.tags, addedTags);
   if (!highlight.selection && !highlight.comment && tags.length === note.tags.length) return null;
   const body = appendHighlight(note.body, highlight);
-  if (!bodyFits(body)) return 'full';
+  const lastHighlight = highlight.selection ?? note.lastHighlight;
+  if (NoteBody.of(note).refusal({ ...note, body, tags, lastHighlight })) return 'full';
   const recorded = highlight.selection
     ? newHighlight(ports, note, { quote: highlight.selection, comment: highlight.comment }, now)
     : null;
-  return { body, tags, lastHighlight: highlight.selection ?? note.lastHighlight, highlight: recorded };
+  return { body, tags, lastHighlight, highlight: recorded };
 }
 
 /** Whether a change appends the save's selection (it records its highlight exactly then). */
@@ -512,9 +516,12 @@ async function retagSavedNote(save: SaveToSavedPage): Promise<SaveOutcome | null
     )
     .catch((error: unknown) => {
       if (error instanceof NoteNotFoundError) return null;
+      // DynamoDB refused the note's size after all (an append raced this save): nothing was written.
+      if (error instanceof NoteTooLargeError) return 'full' as const;
       throw error;
     });
   if (!update) return null;
+  if (update === 'full') return keepAnswer(ports, keyed, { kind: 'note-full' });
   switch (update.kind) {
     case 'key-taken':
       return repeated(update, keyed!);
