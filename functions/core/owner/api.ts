@@ -52,7 +52,7 @@ const textQuoteSelectorSchema = z
       "Where a highlight stands in its kept page (W3C Web Annotation TextQuoteSelector): the quote (`exact`) with the text just before (`prefix`) and after (`suffix`) it, up to 32 characters each, as the page's kept text has them.",
   });
 
-const highlightSchema = z
+export const highlightSchema = z
   .object({
     id: uuid,
     quote: z.string(),
