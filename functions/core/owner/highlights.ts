@@ -28,10 +28,10 @@ export async function addHighlight(
   noteId: string,
   input: HighlightCreate,
 ): Promise<HighlightResource> {
+  const note = owned(principal, await ports.notes.getNote(noteId), 'note');
   const quote = storableText(input.quote)?.trim();
   if (!quote)
     throw new InvalidInputError([{ loc: ['body', 'quote'], msg: 'A highlight needs a quote', type: 'missing' }]);
-  const note = owned(principal, await ports.notes.getNote(noteId), 'note');
   const anchor = await anchorIn(ports, note, { exact: quote, prefix: input.prefix ?? '', suffix: input.suffix ?? '' });
   const comment = storableText(input.comment)?.trim() || null;
   const now = isoTimestamp(ports.now());

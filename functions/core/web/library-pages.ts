@@ -250,7 +250,7 @@ function readerSection(
 <h2 id="reader-heading">The page</h2>
 <p class="muted" id="article-state" data-status="${article.status}">${escapeHtml(state)}${facts.length ? ` ${escapeHtml(facts.join(' · '))}` : ''}</p>
 ${article.notice ? `<p class="notice" role="status">${escapeHtml(article.notice)}</p>` : ''}
-${reader ? `<article class="reader" id="reader"${lang}${dir}>\n${reader.html}\n</article>\n${missing}\n${highlightForm(noteId, csrf)}` : ''}
+${reader ? `<article class="reader"${lang}${dir}>\n${reader.html}\n</article>\n${missing}\n${highlightForm(noteId, csrf)}` : ''}
 ${refetch}
 </section>`;
 }
