@@ -233,13 +233,14 @@ function readerSection(
     article.published ? when(article.published) : null,
     article.reading_minutes ? `${article.reading_minutes} min read` : null,
   ].filter((fact): fact is string => Boolean(fact));
+  // HTML: the text escaped, the date a <time> element.
   const state =
     article.status === 'pending'
       ? 'The page has not been fetched yet.'
       : article.status === 'failed'
-        ? `The page could not be kept: ${article.reason ?? 'unknown reason'}.`
+        ? escapeHtml(`The page could not be kept: ${article.reason ?? 'unknown reason'}.`)
         : article.status === 'partial'
-          ? `Kept partly: ${article.reason ?? 'not an article'}.`
+          ? escapeHtml(`Kept partly: ${article.reason ?? 'not an article'}.`)
           : `Kept ${article.kept ? when(article.kept) : ''}.`;
   const lang = article.language ? ` lang="${escapeHtml(article.language)}"` : '';
   const dir = article.direction ? ` dir="${article.direction}"` : '';
@@ -248,7 +249,7 @@ function readerSection(
     : '';
   return `<section aria-labelledby="reader-heading" class="reader-section">
 <h2 id="reader-heading">The page</h2>
-<p class="muted" id="article-state" data-status="${article.status}">${escapeHtml(state)}${facts.length ? ` ${escapeHtml(facts.join(' · '))}` : ''}</p>
+<p class="muted" id="article-state" data-status="${article.status}">${state}${facts.length ? ` ${escapeHtml(facts.join(' · '))}` : ''}</p>
 ${article.notice ? `<p class="notice" role="status">${escapeHtml(article.notice)}</p>` : ''}
 ${reader ? `<article class="reader"${lang}${dir}>\n${reader.html}\n</article>\n${missing}\n${highlightForm(noteId, csrf)}` : ''}
 ${refetch}
