@@ -8,6 +8,7 @@ import { parseUuidParameter } from '../core/contract/validation';
 import type { Principal } from '../core/identity/principal';
 import type { Session } from '../core/identity/session';
 import { type CreatedTokenResource, NOTE_PAGE_LIMIT, type NoteBulkEdit, noteBulkEditSchema } from '../core/owner/api';
+import * as highlights from '../core/owner/highlights';
 import * as library from '../core/owner/library';
 import { InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
 import type { IssuedReviewFeedResource } from '../core/review/api';
@@ -97,6 +98,8 @@ const NOTICES = {
   saved: 'Saved.',
   deleted: 'Deleted.',
   refetching: 'Fetching the page again: reload in a moment to see the new copy.',
+  highlighted: 'Highlight saved.',
+  highlightDeleted: 'Highlight deleted.',
   renamed: 'Tag renamed.',
   merged: 'Tags merged.',
   created: 'Created.',
@@ -222,6 +225,27 @@ const actions: Record<string, Action> = {
     const noteId = uuid(event, 'note_id');
     await library.refetchArticle(ports, principal, noteId);
     return back(notePath(noteId), 'refetching');
+  },
+  WebHighlightCreate: async ({ ports, principal, event, form }) => {
+    const noteId = uuid(event, 'note_id');
+    const highlight = await highlights.addHighlight(ports, principal, noteId, {
+      quote: form.get('quote') ?? '',
+      comment: form.get('comment'),
+      prefix: form.get('prefix'),
+      suffix: form.get('suffix'),
+    });
+    return redirectResponse(`${notePath(noteId)}?notice=highlighted#hl-${highlight.id}`);
+  },
+  WebHighlightEdit: async ({ ports, principal, event, form }) => {
+    const noteId = uuid(event, 'note_id');
+    const highlightId = uuid(event, 'highlight_id');
+    await highlights.editHighlight(ports, principal, noteId, highlightId, { comment: form.get('comment') });
+    return redirectResponse(`${notePath(noteId)}?notice=saved#highlight-${highlightId}`);
+  },
+  WebHighlightDelete: async ({ ports, principal, event }) => {
+    const noteId = uuid(event, 'note_id');
+    await highlights.deleteHighlight(ports, principal, noteId, uuid(event, 'highlight_id'));
+    return back(notePath(noteId), 'highlightDeleted');
   },
   WebNoteEdit: async ({ ports, principal, event, form }) => {
     const noteId = uuid(event, 'note_id');
