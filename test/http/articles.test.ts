@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -8,6 +9,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { settings } from '../../functions/platform/settings';
+import { writeLocalState } from '../../local/state';
+import { gleanerInProcess } from '../support/cli';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 import { type Owner, oauthAccessToken, signedInUser } from '../support/owner';
 
@@ -186,6 +189,62 @@ describe('kept articles', () => {
     expect(refused.isError).toBe(true);
     expect(JSON.stringify(refused.content)).not.toContain('city council');
     await stranger.close();
+  });
+
+  it('the JSON export carries each kept article to its owner, and importing it keeps the article again', async () => {
+    const { noteId } = await keptNote(alice, '/story-6');
+    const kept = await json(await alice.api(`/api/v2/me/notes/${noteId}/article`));
+    const exported = await json(await alice.api('/api/v2/me/export'));
+    const entry = exported.bookmarks.find((bookmark: { url: string }) => bookmark.url === `${origin}/story-6`);
+    expect(entry.article).toMatchObject({
+      status: 'kept',
+      title: kept.title,
+      byline: 'Maria Okafor',
+      site_name: 'The Daily Ledger',
+      language: 'en',
+      word_count: kept.word_count,
+      text: kept.text,
+      html: kept.html,
+      kept: kept.kept,
+    });
+    // Another user's export carries none of it.
+    const other = JSON.stringify(await json(await bob.api('/api/v2/me/export')));
+    expect(other).not.toContain('story-6');
+    expect(other).not.toContain('seven to four');
+
+    // The CLI's export is the same; its import into a fresh user keeps the article again.
+    const dataDir = mkdtempSync(join(tmpdir(), 'gleaner-articles-cli-'));
+    try {
+      writeLocalState(dataDir, {
+        pid: process.pid,
+        baseUrl: t.stack.baseUrl,
+        dynamoEndpoint: t.table.endpoint,
+        tableName: t.table.tableName,
+      });
+      const env = { GLEANER_DATA_DIR: dataDir, [settings.articleStore.name]: t.stack.env[settings.articleStore.name]! };
+      const cli = await gleanerInProcess(['export', '--user', alice.user.id, '--format', 'json'], env);
+      expect(cli.code).toBe(0);
+      const file = join(dataDir, 'export.json');
+      writeFileSync(file, cli.stdout);
+      const carol = await signedInUser(t);
+      const imported = await gleanerInProcess(['import', '--user', carol.user.id, file, '--json'], env);
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(JSON.parse(imported.stdout)).toMatchObject({ articles: expect.any(Number) });
+      const notes = await json(await carol.api('/api/v2/me/notes?limit=100'));
+      const restored = notes.notes.find((note: { url: string }) => note.url === `${origin}/story-6`);
+      const again = await json(await carol.api(`/api/v2/me/notes/${restored.id}/article`));
+      expect(again).toMatchObject({
+        status: 'kept',
+        title: kept.title,
+        byline: 'Maria Okafor',
+        site_name: 'The Daily Ledger',
+        language: 'en',
+        word_count: kept.word_count,
+        text: kept.text,
+      });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('deleting the note deletes its article and images; deleting an account deletes all of its', async () => {
