@@ -247,6 +247,47 @@ describe('kept articles', () => {
     }
   });
 
+  it("published feeds carry the owner's note, never the kept article (JSON, RSS, Atom, JSON Feed, the page)", async () => {
+    const saved = await json(
+      await t.save(alice.token, {
+        url: `${origin}/story-7`,
+        title: 'Budget story',
+        selection: 'A quote the owner chose.',
+        comment: 'Worth reading #civic',
+      }),
+    );
+    await vi.waitFor(
+      async () =>
+        expect((await json(await alice.api(`/api/v2/me/notes/${saved.note_id}/article`))).status).toBe('kept'),
+      { timeout: 30_000, interval: 100 },
+    );
+    const notes = await t.createFeed(alice.user.id, { title: 'Civic', tags: ['civic'], sharing: 'public' });
+    const highlights = await t.createFeed(alice.user.id, {
+      title: 'Civic quotes',
+      tags: ['civic'],
+      sharing: 'public',
+      items: 'highlights',
+    });
+    for (const feed of [notes, highlights]) {
+      for (const path of [
+        `/api/v2/publisher/feeds/${feed.id}/public`,
+        `/api/v2/publisher/feeds/${feed.id}/rss`,
+        `/feeds/${feed.id}/atom`,
+        `/feeds/${feed.id}/feed.json`,
+        `/feeds/${feed.id}`,
+      ]) {
+        const response = await fetch(`${t.stack.baseUrl}${path}`);
+        expect(response.status, path).toBe(200);
+        const body = await response.text();
+        // The owner's words are there; not a sentence of the kept page.
+        expect(body, path).toContain('A quote the owner chose.');
+        expect(body, path).not.toContain('seven to four');
+        expect(body, path).not.toContain('Maria Okafor');
+        expect(body, path).not.toContain(`/articles/${saved.bookmark.id}/`);
+      }
+    }
+  });
+
   it('deleting the note deletes its article and images; deleting an account deletes all of its', async () => {
     const one = await keptNote(bob, '/story-2');
     const two = await keptNote(bob, '/story-3');
