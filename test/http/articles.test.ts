@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../functions/adapters/dynamo/keys';
+import { webPaths } from '../../functions/core/web/paths';
 import { settings } from '../../functions/platform/settings';
 import { writeLocalState } from '../../local/state';
 import { gleanerInProcess } from '../support/cli';
@@ -286,6 +287,33 @@ describe('kept articles', () => {
         expect(body, path).not.toContain(`/articles/${saved.bookmark.id}/`);
       }
     }
+  });
+
+  it("the Account page shows the bytes the user's kept pages and images take, the user's alone", async () => {
+    const [dave, erin] = await Promise.all([signedInUser(t), signedInUser(t)]);
+    const storage = async (owner: Owner) => {
+      const page = await (await owner.api(webPaths.account)).text();
+      return { bytes: Number(/data-storage="(\d+)"/.exec(page)?.[1]), line: /Kept pages: [^<]*/.exec(page)?.[0] };
+    };
+    expect(await storage(dave)).toEqual({ bytes: 0, line: 'Kept pages: 0 pages, 0 bytes with their images.' });
+    const kept = [await keptNote(dave, '/story-8'), await keptNote(dave, '/story-9')];
+    // The bytes on disk: each article's content and its image (not the media type beside each file).
+    const onDisk = kept
+      .flatMap(({ bookmarkId }) =>
+        readdirSync(join(articleFolder(), bookmarkId), { recursive: true, withFileTypes: true }).filter(
+          (entry) => entry.isFile() && !entry.name.endsWith('.type'),
+        ),
+      )
+      .reduce((sum, entry) => sum + statSync(join(entry.parentPath, entry.name)).size, 0);
+    expect(onDisk).toBeGreaterThan(PNG.length);
+    // The note learns of its article just after the bookmark's row does.
+    await vi.waitFor(async () => expect((await storage(dave)).bytes).toBe(onDisk), { timeout: 10_000, interval: 100 });
+    const shown = await storage(dave);
+    expect(shown.line).toMatch(/^Kept pages: 2 pages, \d+\.\d kB with their images\.$/);
+    // Erin keeps nothing; Dave's pages are not hers.
+    expect((await storage(erin)).bytes).toBe(0);
+    expect((await dave.api(`/api/v2/me/notes/${kept[0]!.noteId}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await storage(dave)).line).toMatch(/^Kept pages: 1 page, /);
   });
 
   it('deleting the note deletes its article and images; deleting an account deletes all of its', async () => {
