@@ -155,7 +155,7 @@ export interface AccountView {
 }
 
 /** Bytes as a person reads them: `0 bytes`, `812 bytes`, `14.2 kB`, `3.1 MB` (powers of 1,000, as storage is sold). */
-export function byteSize(bytes: number): string {
+function byteSize(bytes: number): string {
   if (bytes < 1000) return `${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`;
   const [unit, size] = bytes < 1e6 ? ['kB', 1e3] : bytes < 1e9 ? ['MB', 1e6] : ['GB', 1e9];
   return `${(bytes / (size as number)).toFixed(1)} ${unit}`;
