@@ -54,7 +54,7 @@ import { createTracing, type Tracing } from '../platform/tracing';
 
 export interface WebAccountDeps extends OwnerAuthDeps {
   readonly identities: DynamoIdentityStore;
-  readonly accounts: Pick<DynamoAccountStore, 'getUser' | 'setDisplayName'>;
+  readonly accounts: Pick<DynamoAccountStore, 'getUser' | 'setDisplayName' | 'articleUsage'>;
   readonly grants: DynamoOAuthGrants;
   readonly limiter: RateLimiter;
   readonly accountPolicy: RateLimitPolicy;
@@ -343,10 +343,11 @@ async function showAccount(
   const signedIn = await pageSession(deps, event);
   if ('response' in signedIn) return signedIn.response;
   const { session } = signedIn;
-  const [login, passkeys, user] = await Promise.all([
+  const [login, passkeys, user, storage] = await Promise.all([
     deps.identities.getLoginOfUser(session.userId),
     deps.identities.listPasskeys(session.userId),
     deps.accounts.getUser(session.userId),
+    deps.accounts.articleUsage(session.userId),
   ]);
   const notices: Record<string, string> = {
     'email-changed': 'Your email address is changed. Open the link we sent to the new address to confirm it.',
@@ -362,6 +363,7 @@ async function showAccount(
         verified: login?.verified ?? false,
         displayName: user?.displayName ?? '',
         passkeys,
+        storage,
         csrfToken: session.csrfToken,
       },
       { notice: messages.notice ?? notices[queryParameter(event, 'notice') ?? ''] ?? null, error: messages.error },
