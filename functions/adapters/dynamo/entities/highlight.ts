@@ -20,10 +20,11 @@ const highlightSchema = z.object({
   quote: z.string(),
   comment: z.nullish(z.string()),
   saved: z.string(),
+  anchor: z.nullish(z.object({ prefix: z.string(), suffix: z.string() })),
 });
 
 /** A highlight item as the domain's highlight; MalformedItemError when it is not one. */
 export function readHighlight(item: Record<string, unknown>): Highlight {
-  const stored = decodeItem('Highlight', highlightSchema, item);
-  return { ...stored, comment: stored.comment ?? null };
+  const { anchor, ...stored } = decodeItem('Highlight', highlightSchema, item);
+  return { ...stored, comment: stored.comment ?? null, ...(anchor ? { anchor } : {}) };
 }

@@ -33,6 +33,7 @@ const noteSchema = z.object({
   version: z.optional(z.number()),
   archivedAt: z.nullish(z.string()),
   starredAt: z.nullish(z.string()),
+  articleHash: z.optional(z.string()),
 });
 
 /** What a note item keeps of appends: the entries not yet folded into its body, and every append's id. */
@@ -83,6 +84,7 @@ export function readNoteItem(item: Record<string, unknown>): { note: Note } & No
       version: stored.version ?? 0,
       archivedAt: stored.archivedAt ?? null,
       starredAt: stored.starredAt ?? null,
+      ...(stored.articleHash === undefined ? {} : { articleHash: stored.articleHash }),
       storedBytes: itemBytes(item),
     },
     appended,
