@@ -67,6 +67,11 @@ export interface Note {
   readonly archivedAt?: string | null;
   /** When the owner starred it; null (or absent) when it is not starred. */
   readonly starredAt?: string | null;
+  /**
+   * The SHA-256 of its kept article's content (the article's metadata is on the bookmark's row),
+   * absent until the page worker keeps one: the search index reads the article's text when it is set.
+   */
+  readonly articleHash?: string;
 }
 
 /** A note's reading state: archived (done reading, out of the inbox) and starred, each since when. */

@@ -719,9 +719,40 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     );
   }
 
-  /** The kept article's row data (metadata and content hash, never the body); false when the bookmark is gone. */
+  /**
+   * The kept article's row data (metadata and content hash, never the body); false when the bookmark
+   * is gone. A new content hash also goes on the note, raising its version, so the stream brings the
+   * note to the search index, which reads the article's text (its update time stays: the owner
+   * changed nothing).
+   */
   async recordArticle(bookmarkId: string, article: ArticleRecord): Promise<boolean> {
-    return this.updateBookmark(bookmarkId, 'SET article = :article', { ':article': article });
+    const written = await conditionalWrite(() =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.bookmark(bookmarkId),
+          UpdateExpression: 'SET article = :article',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':article': article },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    if (!written.written) return false;
+    const noteId = written.value.Attributes?.noteId as string | undefined;
+    if (noteId && article.hash)
+      await writtenUnlessConditionFails(() =>
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: keys.note(noteId),
+            UpdateExpression: 'SET articleHash = :hash ADD version :one',
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(articleHash) OR articleHash <> :hash)',
+            ExpressionAttributeValues: { ':hash': article.hash, ':one': 1 },
+          }),
+        ),
+      );
+    return true;
   }
 
   private async updateBookmark(

@@ -43,6 +43,7 @@ export function toNote(item: Record<string, unknown>): Note {
     version: Number(item.version ?? 0),
     archivedAt: (item.archivedAt as string | null | undefined) ?? null,
     starredAt: (item.starredAt as string | null | undefined) ?? null,
+    ...(typeof item.articleHash === 'string' ? { articleHash: item.articleHash } : {}),
   };
 }
 

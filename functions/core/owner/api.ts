@@ -339,6 +339,7 @@ const exportSchema = z
         archived_at: z.nullable(dateTime),
         starred: z.boolean(),
         starred_at: z.nullable(dateTime),
+        article: z.optional(articleSchema),
       }),
     ),
     feeds: z.array(feedSchema),
@@ -346,7 +347,8 @@ const exportSchema = z
   })
   .register(ownerApiSchemas, {
     id: 'AccountExport',
-    description: 'Everything the account holds; `gleaner import` reads its `bookmarks` back.',
+    description:
+      'Everything the account holds, each bookmark with its kept page (`article`, when one is stored); `gleaner import` reads its `bookmarks` back, kept pages included.',
   });
 
 export const accountDeleteSchema = z

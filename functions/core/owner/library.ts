@@ -1,4 +1,4 @@
-import { type ArticleRecord, type ArticleStore, goneNotice } from '../article/article';
+import { type ArticleRecord, type ArticleStore, articleResource } from '../article/article';
 import type { ValidationIssue } from '../contract/validation';
 import { newFeedRecord, tagsToJoinFeed, updateFeedRecord } from '../feed/settings';
 import type { Principal } from '../identity/principal';
@@ -360,30 +360,6 @@ export async function keptPage(
   return { record, content };
 }
 
-function articleResource(
-  record: ArticleRecord | null,
-  content: { html: string; text: string } | null,
-): ArticleResource {
-  return {
-    status: record?.status ?? 'pending',
-    reason: record?.reason ?? null,
-    title: record?.title ?? null,
-    byline: record?.byline ?? null,
-    site_name: record?.siteName ?? null,
-    published: record?.published ?? null,
-    language: record?.language ?? null,
-    direction: record?.direction ?? null,
-    word_count: record?.wordCount ?? 0,
-    reading_minutes: record?.readingMinutes ?? 0,
-    lead_image: record?.leadImage ?? null,
-    text: content?.text ?? null,
-    html: content?.html ?? null,
-    kept: content ? (record?.kept ?? null) : null,
-    source_status: record?.sourceStatus ?? null,
-    notice: record ? goneNotice(record) : null,
-  };
-}
-
 export async function listTags(ports: OwnerPorts, principal: Principal) {
   const counts = await ports.notes.tagCounts(principal.userId);
   return {
@@ -525,7 +501,7 @@ export async function getAccount(ports: OwnerPorts, principal: Principal): Promi
 export async function exportAccount(ports: OwnerPorts, principal: Principal): Promise<AccountExportResource> {
   const [account, bookmarks, feeds, tokens] = await Promise.all([
     getAccount(ports, principal),
-    exportWorkspace({ notes: ports.notes, highlights: ports.feeds }, principal.userId),
+    exportWorkspace({ notes: ports.notes, highlights: ports.feeds, articles: ports.articles }, principal.userId),
     listFeeds(ports, principal),
     listTokens(ports, principal),
   ]);
