@@ -39,7 +39,8 @@ export type SaveAnswer =
       readonly retryAfterSeconds: number | null;
       readonly rateLimit: RateLimitState | null;
     }
-  | { readonly kind: 'unreachable'; readonly message: string };
+  /** No answer: the server was not reached, the connection dropped, or the answer did not come in time. */
+  | { readonly kind: 'unreachable' };
 
 /** The save endpoint under a server address (the stack's BaseUrl, which may carry a stage path). */
 export function saveEndpoint(serverUrl: string): string {
@@ -65,8 +66,9 @@ export async function postSave(
       // Never send cookies of the server's site; the token is the only credential.
       credentials: 'omit',
     });
-  } catch (error) {
-    return { kind: 'unreachable', message: error instanceof Error ? error.message : String(error) };
+  } catch {
+    // The browser's words ("Failed to fetch", "signal timed out") say nothing a person can act on.
+    return { kind: 'unreachable' };
   }
   const rateLimit = rateLimitState(response.headers);
   const parsed = await response.json().catch(() => null);
