@@ -77,9 +77,17 @@ export async function postSave(
     kind: 'refused',
     status: response.ok ? 502 : response.status,
     detail: (parsed as Partial<ErrorBody> | null)?.detail ?? null,
-    retryAfterSeconds: seconds(response.headers.get('Retry-After')),
+    retryAfterSeconds: retryAfter(response.headers.get('Retry-After'), Date.now()),
     rateLimit,
   };
+}
+
+/** Retry-After in seconds: Gleaner sends a number; a proxy in front may send an HTTP date (RFC 9110). */
+export function retryAfter(value: string | null, now: number): number | null {
+  const counted = seconds(value);
+  if (counted !== null || value === null) return counted;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
 function rateLimitState(headers: Headers): RateLimitState | null {
@@ -151,6 +159,6 @@ export async function testConnection(
   if (response.status === 422 && Array.isArray(body?.detail)) return { kind: 'accepted' };
   if (response.status === 401 && body?.detail !== undefined) return { kind: 'refused' };
   if (response.status === 429)
-    return { kind: 'rate-limited', retryAfterSeconds: seconds(response.headers.get('Retry-After')) };
+    return { kind: 'rate-limited', retryAfterSeconds: retryAfter(response.headers.get('Retry-After'), Date.now()) };
   return { kind: 'not-gleaner', status: response.status };
 }

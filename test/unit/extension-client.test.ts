@@ -5,7 +5,7 @@ import type * as z from 'zod/mini';
 import { badgeFor } from '../../extension/src/badge';
 import { cleanSelection, fitUrl, isSavable, tooLongMessage } from '../../extension/src/page-text';
 import { type Delivery, EMPTY_OUTBOX, NO_ANSWER, type OutboxItem, type OutboxState } from '../../extension/src/queue';
-import { describeDetail, postSave, saveEndpoint, testConnection } from '../../extension/src/save-api';
+import { describeDetail, postSave, retryAfter, saveEndpoint, testConnection } from '../../extension/src/save-api';
 import { checkServerUrl, checkToken, originPattern } from '../../extension/src/settings';
 import {
   deliveryMessage,
@@ -95,6 +95,15 @@ describe('the save client', () => {
       retryAfterSeconds: 12,
       detail: { code: 'rate_limited' },
     });
+  });
+
+  it('reads a Retry-After given as an HTTP date, as a proxy may send it', () => {
+    const now = Date.parse('2026-11-28T10:00:00Z');
+    expect(retryAfter('Sat, 28 Nov 2026 10:02:00 GMT', now)).toBe(120);
+    expect(retryAfter('Sat, 28 Nov 2026 09:00:00 GMT', now)).toBe(0);
+    expect(retryAfter(' 7 ', now)).toBe(7);
+    expect(retryAfter('soon', now)).toBeNull();
+    expect(retryAfter(null, now)).toBeNull();
   });
 
   it('takes a 200 that is not a save result (a captive portal, a proxy) as a server error', async () => {
