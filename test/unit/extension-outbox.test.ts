@@ -1,3 +1,4 @@
+import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Outbox, type OutboxPorts } from '../../extension/src/outbox';
 import {
@@ -437,5 +438,80 @@ describe('the extension outbox', () => {
     await h.outbox.discard(item.id);
     expect(h.stored.items).toEqual([]);
     expect(nextWake(h.stored, GRACE)).toBeNull();
+  });
+});
+
+describe('the extension outbox under any mix of faults', () => {
+  type Step =
+    | { readonly kind: 'save'; readonly page: number }
+    | { readonly kind: 'wait'; readonly ms: number }
+    | { readonly kind: 'flush' | 'retry-now' };
+  const step: fc.Arbitrary<Step> = fc.oneof(
+    fc.record({ kind: fc.constant('save' as const), page: fc.integer({ min: 0, max: 2 }) }),
+    fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 5 * 60_000 }) }),
+    fc.record({ kind: fc.constantFrom('flush' as const, 'retry-now' as const) }),
+  );
+  const answer: fc.Arbitrary<Answer> = fc.oneof(
+    fc.constant(saved()),
+    fc.constant(unreachable),
+    fc.integer({ min: 0, max: 900 }).map((seconds) => refused(503, 'Service Unavailable', seconds)),
+    fc.integer({ min: 1, max: 120 }).map((seconds) => refused(429, 'Too Many Requests', seconds)),
+  );
+
+  it('keeps each page’s order, never sends before a Retry-After, and stores every save once all is well', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(step, { maxLength: 25 }),
+        fc.array(answer, { maxLength: 30 }),
+        async (steps, answers) => {
+          const h = harness();
+          const scripted = [...answers];
+          /** Per save: the earliest the server allowed its next send; and the token's quiet time. */
+          const notBefore = new Map<string, number>();
+          let quietUntil = 0;
+          const made: { id: string; page: string }[] = [];
+          const done = new Set<string>();
+          const send = h.ports.send;
+          h.ports.send = async (item) => {
+            const now = h.now;
+            expect(now).toBeGreaterThanOrEqual(Math.max(notBefore.get(item.id) ?? 0, quietUntil));
+            // Every earlier save of this page has been stored already.
+            const page = pageKey(item.request.url);
+            const earlier = made.slice(
+              0,
+              made.findIndex((save) => save.id === item.id),
+            );
+            for (const save of earlier) if (save.page === page) expect(done.has(save.id)).toBe(true);
+            const reply = scripted.shift() ?? (await send(item));
+            // Saves sent side by side left before this answer came: what it asks for holds from here on.
+            await null;
+            if (reply.kind === 'saved') done.add(item.id);
+            if (reply.kind === 'refused' && reply.status === 503)
+              notBefore.set(item.id, now + reply.retryAfterSeconds! * 1000);
+            if (reply.kind === 'refused' && reply.status === 429) quietUntil = now + reply.retryAfterSeconds! * 1000;
+            return reply;
+          };
+          const runStep = async (each: Step) => {
+            if (each.kind === 'save') {
+              const id = `save-${made.length + 1}`;
+              made.push({ id, page: pageKey(page(`p${each.page}`).url) });
+              await h.add({ ...page(`p${each.page}`), selection: id }, 'command');
+            } else if (each.kind === 'wait') h.advance(each.ms);
+            else if (each.kind === 'flush') await h.outbox.flush();
+            else await h.outbox.retryNow();
+          };
+          for (const each of steps) await runStep(each);
+          // The server is well again: everything goes out, in the end, each save stored once.
+          scripted.length = 0;
+          for (let rounds = 0; rounds < 40 && h.stored?.items.length; rounds++) {
+            h.advance(RETRY_MAX_MS);
+            await h.outbox.retryNow();
+          }
+          expect(h.stored?.items ?? []).toEqual([]);
+          expect([...done].sort()).toEqual(made.map((save) => save.id).sort());
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
