@@ -91,6 +91,17 @@ export interface Highlight {
   readonly comment: string | null;
   /** When it was saved (ISO 8601). */
   readonly saved: string;
+  /**
+   * The text around the quote in the kept page (a TextQuoteSelector's prefix and suffix), for
+   * highlights made while reading; null (or absent) for those saved from the page itself.
+   */
+  readonly anchor?: HighlightAnchor | null;
+}
+
+/** Where a highlight stands in its page's kept text: the text just before and just after it. */
+export interface HighlightAnchor {
+  readonly prefix: string;
+  readonly suffix: string;
 }
 
 /** Whether a feed lists notes with any of its tags, or only those with all of them. */

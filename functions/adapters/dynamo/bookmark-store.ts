@@ -359,12 +359,12 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       const { bookmark, note } = found;
       const changed = change(note);
       if (!changed) return { kind: 'unchanged', bookmark, note };
-      const { highlight, ...next } = changed;
+      const { highlight, removedHighlight, ...next } = changed;
       const written: Note = { ...note, ...next, updated, version: note.version + 1 };
       const updatedBookmark: Bookmark = { ...bookmark, updated };
       const keyed = record ? record(updatedBookmark) : null;
       const notesIndex = keys.userNotesIndex(note.userId, updated, note.id);
-      const steps = new TransactionSteps<'answer' | 'note' | 'bookmark' | 'tags' | 'highlight'>()
+      const steps = new TransactionSteps<'answer' | 'note' | 'bookmark' | 'tags' | 'highlight' | 'removed'>()
         .add('answer', ...(keyed ? [{ Put: idempotencyRecordPut(TableName, keyed) }] : []))
         .add('note', {
           Update: {
@@ -399,7 +399,20 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
         })
         // Every tag entry carries the note's update time: feeds list notes newest first per tag.
         .add('tags', ...written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } })))
-        .add('highlight', ...(highlight ? [{ Put: { TableName, Item: highlightItem(highlight) } }] : []));
+        .add('highlight', ...(highlight ? [{ Put: { TableName, Item: highlightItem(highlight) } }] : []))
+        .add(
+          'removed',
+          ...(removedHighlight
+            ? [
+                {
+                  Delete: {
+                    TableName,
+                    Key: keys.highlight(removedHighlight.noteId, removedHighlight.saved, removedHighlight.id),
+                  },
+                },
+              ]
+            : []),
+        );
       const outcome = await retryOnConflict(() =>
         conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: steps.actions }))),
       );

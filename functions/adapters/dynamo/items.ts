@@ -1,5 +1,5 @@
 import type { ArticleRecord } from '../../core/article/article';
-import type { Bookmark, Highlight, Note } from '../../core/model';
+import type { Bookmark, Highlight, HighlightAnchor, Note } from '../../core/model';
 import { withAppended } from '../../core/save/note-body';
 import { keys } from './keys';
 
@@ -65,5 +65,6 @@ export function toHighlight(item: Record<string, unknown>): Highlight {
     quote: item.quote as string,
     comment: (item.comment as string | null | undefined) ?? null,
     saved: item.saved as string,
+    ...(item.anchor ? { anchor: item.anchor as HighlightAnchor } : {}),
   };
 }
