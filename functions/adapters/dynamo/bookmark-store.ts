@@ -359,12 +359,12 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       const { bookmark, note } = found;
       const changed = change(note);
       if (!changed) return { kind: 'unchanged', bookmark, note };
-      const { highlight, ...next } = changed;
+      const { highlight, removedHighlight, ...next } = changed;
       const written: Note = { ...note, ...next, updated, version: note.version + 1 };
       const updatedBookmark: Bookmark = { ...bookmark, updated };
       const keyed = record ? record(updatedBookmark) : null;
       const notesIndex = keys.userNotesIndex(note.userId, updated, note.id);
-      const steps = new TransactionSteps<'answer' | 'note' | 'bookmark' | 'tags' | 'highlight'>()
+      const steps = new TransactionSteps<'answer' | 'note' | 'bookmark' | 'tags' | 'highlight' | 'removed'>()
         .add('answer', ...(keyed ? [{ Put: idempotencyRecordPut(TableName, keyed) }] : []))
         .add('note', {
           Update: {
@@ -399,7 +399,20 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
         })
         // Every tag entry carries the note's update time: feeds list notes newest first per tag.
         .add('tags', ...written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } })))
-        .add('highlight', ...(highlight ? [{ Put: { TableName, Item: highlightItem(highlight) } }] : []));
+        .add('highlight', ...(highlight ? [{ Put: { TableName, Item: highlightItem(highlight) } }] : []))
+        .add(
+          'removed',
+          ...(removedHighlight
+            ? [
+                {
+                  Delete: {
+                    TableName,
+                    Key: keys.highlight(removedHighlight.noteId, removedHighlight.saved, removedHighlight.id),
+                  },
+                },
+              ]
+            : []),
+        );
       const outcome = await retryOnConflict(() =>
         conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: steps.actions }))),
       );
@@ -706,9 +719,40 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     );
   }
 
-  /** The kept article's row data (metadata and content hash, never the body); false when the bookmark is gone. */
+  /**
+   * The kept article's row data (metadata and content hash, never the body); false when the bookmark
+   * is gone. A new content hash also goes on the note, raising its version, so the stream brings the
+   * note to the search index, which reads the article's text (its update time stays: the owner
+   * changed nothing).
+   */
   async recordArticle(bookmarkId: string, article: ArticleRecord): Promise<boolean> {
-    return this.updateBookmark(bookmarkId, 'SET article = :article', { ':article': article });
+    const written = await conditionalWrite(() =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.bookmark(bookmarkId),
+          UpdateExpression: 'SET article = :article',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':article': article },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    if (!written.written) return false;
+    const noteId = written.value.Attributes?.noteId as string | undefined;
+    if (noteId && article.hash)
+      await writtenUnlessConditionFails(() =>
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: keys.note(noteId),
+            UpdateExpression: 'SET articleHash = :hash ADD version :one',
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(articleHash) OR articleHash <> :hash)',
+            ExpressionAttributeValues: { ':hash': article.hash, ':one': 1 },
+          }),
+        ),
+      );
+    return true;
   }
 
   private async updateBookmark(

@@ -1,5 +1,5 @@
 import type { ArticleRecord } from '../../core/article/article';
-import type { Bookmark, Highlight, Note } from '../../core/model';
+import type { Bookmark, Highlight, HighlightAnchor, Note } from '../../core/model';
 import { withAppended } from '../../core/save/note-body';
 import { keys } from './keys';
 
@@ -43,6 +43,7 @@ export function toNote(item: Record<string, unknown>): Note {
     version: Number(item.version ?? 0),
     archivedAt: (item.archivedAt as string | null | undefined) ?? null,
     starredAt: (item.starredAt as string | null | undefined) ?? null,
+    ...(typeof item.articleHash === 'string' ? { articleHash: item.articleHash } : {}),
   };
 }
 
@@ -64,5 +65,6 @@ export function toHighlight(item: Record<string, unknown>): Highlight {
     quote: item.quote as string,
     comment: (item.comment as string | null | undefined) ?? null,
     saved: item.saved as string,
+    ...(item.anchor ? { anchor: item.anchor as HighlightAnchor } : {}),
   };
 }

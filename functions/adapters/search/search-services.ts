@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { embeddingText } from '../../core/search/document';
 import type { Embedder } from '../../core/search/embedder';
-import { applyNoteChanges, indexNotes } from '../../core/search/indexer';
+import { applyNoteChanges, type IndexerPorts, indexNotes } from '../../core/search/indexer';
 import type { Environment } from '../../platform/env';
 import { setting, settings } from '../../platform/settings';
 import {
@@ -42,13 +42,14 @@ export function openIndexFromEnv(env: Environment): Promise<ShardedSearchIndex> 
 /** Table items a rebuild's scan reads between two saves of its progress (where a resumed rebuild starts). */
 const REBUILD_PAGE_ITEMS = 1000;
 
-interface RebuildPorts {
-  doc: DynamoDBDocumentClient;
-  tableName: string;
-  index: ShardedSearchIndex;
-  embedder: Embedder | null;
+/** What a rebuild reads (the table, the kept articles' text) and writes. */
+interface IndexSources extends Pick<IndexerPorts, 'articleText'> {
+  readonly doc: DynamoDBDocumentClient;
+  readonly tableName: string;
+  readonly index: ShardedSearchIndex;
+  readonly embedder: Embedder | null;
   /** Table items between two saves of a rebuild's progress. @default 1,000 */
-  pageItems?: number;
+  readonly pageItems?: number;
 }
 
 /** What `gleaner reindex` rebuilds: one user, one shard, every shard, or every shard into M shards. */
@@ -65,7 +66,7 @@ export type RebuildScope =
  * how far its scan got after every page, so `resume` continues one whose process stopped. Returns how
  * many notes it indexed.
  */
-export async function rebuildIndex(ports: RebuildPorts, scope: RebuildScope = {}): Promise<number> {
+export async function rebuildIndex(ports: IndexSources, scope: RebuildScope = {}): Promise<number> {
   if ('userId' in scope) {
     let indexed = 0;
     const kept = new Set<string>();
@@ -83,7 +84,7 @@ export async function rebuildIndex(ports: RebuildPorts, scope: RebuildScope = {}
       ? { kind: 'reshard' as const, shards: scope.shards }
       : { kind: 'reindex' as const, ...(scope.shard === undefined ? {} : { shard: scope.shard }) };
   let build = await ports.index.startBuild(request, { resume: scope.resume ?? false });
-  const writer = { index: ports.index.builder(build), embedder: ports.embedder };
+  const writer = { ...ports, index: ports.index.builder(build) };
   let indexed = 0;
   const pages = notePages(
     ports.doc,
@@ -132,12 +133,7 @@ export async function scheduledIndexStep(
  * Indexes the notes the index lacks or holds at an older version (notes saved before search existed,
  * or while the indexer was down), leaving the rest as they are: `gleaner migrate`'s search step.
  */
-export async function backfillIndex(ports: {
-  doc: DynamoDBDocumentClient;
-  tableName: string;
-  index: ShardedSearchIndex;
-  embedder: Embedder | null;
-}): Promise<{ indexed: number }> {
+export async function backfillIndex(ports: IndexSources): Promise<{ indexed: number }> {
   let indexed = 0;
   const indexer = { ...ports, readNotes: (ids: readonly string[]) => readNotes(ports.doc, ports.tableName, ids) };
   for await (const notes of allNotes(ports.doc, ports.tableName)) {

@@ -1,4 +1,4 @@
-import { type ArticleRecord, type ArticleStore, goneNotice } from '../article/article';
+import { type ArticleRecord, type ArticleStore, articleResource } from '../article/article';
 import type { ValidationIssue } from '../contract/validation';
 import { newFeedRecord, tagsToJoinFeed, updateFeedRecord } from '../feed/settings';
 import type { Principal } from '../identity/principal';
@@ -15,7 +15,7 @@ import {
 } from '../model';
 import { normalizeTag } from '../save/hashtags';
 import { descriptionOf } from '../save/note-body';
-import type { EnrichmentPublisher } from '../save/save-bookmark';
+import type { BookmarkStore, EnrichmentPublisher } from '../save/save-bookmark';
 import { isoTimestamp } from '../text/text';
 import { expiryAfter } from '../token/lifecycle';
 import { newAccessToken } from '../workspace/accounts';
@@ -29,6 +29,7 @@ import type {
   FeedCreate,
   FeedEdit,
   FeedResource,
+  HighlightResource,
   NoteBulkEdit,
   NoteBulkResult,
   NoteEdit,
@@ -55,7 +56,7 @@ export interface NoteEditChange extends Partial<ReadingState> {
   readonly tags: readonly string[];
 }
 
-export interface LibraryStore extends WorkspaceReader {
+export interface LibraryStore extends WorkspaceReader, Pick<BookmarkStore, 'updateSavedNote'> {
   getNote(noteId: string): Promise<Note | null>;
   noteHighlights(noteId: string): Promise<Highlight[]>;
   /**
@@ -140,7 +141,7 @@ export class InvalidInputError extends Error {
 }
 
 /** The one ownership check: a record of another user is as absent as one that never existed. */
-function owned<T extends { readonly userId: string }>(principal: Principal, record: T | null, what: string): T {
+export function owned<T extends { readonly userId: string }>(principal: Principal, record: T | null, what: string): T {
   if (!record || record.userId !== principal.userId) throw new NotFoundError(`No such ${what}`);
   return record;
 }
@@ -344,34 +345,19 @@ export async function refetchArticle(
 /** The note's kept page: its metadata from the bookmark's row, its text and HTML from the article store. */
 export async function getArticle(ports: OwnerPorts, principal: Principal, noteId: string): Promise<ArticleResource> {
   const note = owned(principal, await ports.notes.getNote(noteId), 'note');
-  const [bookmark] = note.bookmarkId ? await ports.notes.getBookmarks([note.bookmarkId]) : [];
-  const record = (bookmark as { article?: ArticleRecord | null } | undefined)?.article ?? null;
-  const content = record?.hash && bookmark ? await ports.articles.getContent(bookmark.id) : null;
+  const { record, content } = await keptPage(ports, note);
   return articleResource(record, content);
 }
 
-function articleResource(
-  record: ArticleRecord | null,
-  content: { html: string; text: string } | null,
-): ArticleResource {
-  return {
-    status: record?.status ?? 'pending',
-    reason: record?.reason ?? null,
-    title: record?.title ?? null,
-    byline: record?.byline ?? null,
-    site_name: record?.siteName ?? null,
-    published: record?.published ?? null,
-    language: record?.language ?? null,
-    direction: record?.direction ?? null,
-    word_count: record?.wordCount ?? 0,
-    reading_minutes: record?.readingMinutes ?? 0,
-    lead_image: record?.leadImage ?? null,
-    text: content?.text ?? null,
-    html: content?.html ?? null,
-    kept: content ? (record?.kept ?? null) : null,
-    source_status: record?.sourceStatus ?? null,
-    notice: record ? goneNotice(record) : null,
-  };
+/** The note's kept page: its metadata from the bookmark's row, its text and HTML from the article store (null while none). */
+export async function keptPage(
+  ports: Pick<OwnerPorts, 'notes' | 'articles'>,
+  note: Note,
+): Promise<{ record: ArticleRecord | null; content: { html: string; text: string } | null }> {
+  const [bookmark] = note.bookmarkId ? await ports.notes.getBookmarks([note.bookmarkId]) : [];
+  const record = (bookmark as { article?: ArticleRecord | null } | undefined)?.article ?? null;
+  const content = record?.hash && bookmark ? await ports.articles.getContent(bookmark.id) : null;
+  return { record, content };
 }
 
 export async function listTags(ports: OwnerPorts, principal: Principal) {
@@ -515,7 +501,7 @@ export async function getAccount(ports: OwnerPorts, principal: Principal): Promi
 export async function exportAccount(ports: OwnerPorts, principal: Principal): Promise<AccountExportResource> {
   const [account, bookmarks, feeds, tokens] = await Promise.all([
     getAccount(ports, principal),
-    exportWorkspace({ notes: ports.notes, highlights: ports.feeds }, principal.userId),
+    exportWorkspace({ notes: ports.notes, highlights: ports.feeds, articles: ports.articles }, principal.userId),
     listFeeds(ports, principal),
     listTokens(ports, principal),
   ]);
@@ -586,8 +572,19 @@ function noteResource(
     description: descriptionOf(note.body),
     comment: note.comment ?? null,
     body: note.body,
-    highlights: highlights.map(({ id, quote, comment, saved }) => ({ id, quote, comment, saved })),
+    highlights: highlights.map(highlightResource),
     version: note.version,
+  };
+}
+
+/** A highlight as the API answers it, its anchor as a W3C TextQuoteSelector. */
+export function highlightResource({ id, quote, comment, saved, anchor }: Highlight): HighlightResource {
+  return {
+    id,
+    quote,
+    comment,
+    saved,
+    selector: anchor ? { type: 'TextQuoteSelector', exact: quote, prefix: anchor.prefix, suffix: anchor.suffix } : null,
   };
 }
 

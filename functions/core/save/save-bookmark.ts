@@ -99,8 +99,10 @@ export interface NoteChange {
   readonly body: string;
   readonly tags: readonly string[];
   readonly lastHighlight: string | null;
-  /** A highlight the change adds, recorded in the same transaction. */
+  /** A highlight the change adds (or rewrites: the same id and time), recorded in the same transaction. */
   readonly highlight?: Highlight | null;
+  /** A highlight the change takes out, its record deleted in the same transaction. */
+  readonly removedHighlight?: Highlight | null;
 }
 
 export interface BookmarkStore {
