@@ -63,7 +63,8 @@ function fixtureZip(fixture: string): Uint8Array {
 const expectedReport = (fixture: string) =>
   JSON.parse(readFileSync(join(FIXTURES, fixture, 'expected.json'), 'utf8')).report;
 
-describe('an import through the API', () => {
+// The worker's saves take their time on a loaded machine: the tests wait for the import's end, not a clock.
+describe('an import through the API', { timeout: 180_000 }, () => {
   it('imports a fixture as the CLI does: the same counts and skipped rows, each note once', async () => {
     const { id, started } = await startImport(
       alice,

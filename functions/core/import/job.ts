@@ -1,4 +1,5 @@
 import type { Principal } from '../identity/principal';
+import { ConflictError, NotFoundError } from '../owner/library';
 import { isoTimestamp } from '../text/text';
 import type { ImportCounts } from './import';
 import type { ImportFormat } from './items';
@@ -105,17 +106,14 @@ const IMPORT_LOCK_SECONDS = 24 * 60 * 60;
 const FILE_NAME_MAX_LENGTH = 200;
 
 /** Another import of the account is under way. */
-export class ImportInProgressError extends Error {
+export class ImportInProgressError extends ConflictError {
   constructor(readonly active: string) {
     super(`Import ${active} is still under way: one import runs per account at a time`);
   }
 }
 
-/** No such import, or another account's. */
-export class ImportNotFoundError extends Error {}
-
 /** Starting an import that is not waiting for its upload (started already, or finished). */
-export class ImportNotUploadingError extends Error {}
+class ImportNotUploadingError extends ConflictError {}
 
 /** Step one: the import, and where to upload its file. */
 export async function createImport(
@@ -160,7 +158,7 @@ export async function createImport(
 /** The caller's import; ImportNotFoundError for another account's. */
 export async function ownImport(ports: Pick<ImportJobPorts, 'imports'>, principal: Principal, importId: string) {
   const job = await ports.imports.getImport(principal.userId, importId);
-  if (!job) throw new ImportNotFoundError('No such import');
+  if (!job) throw new NotFoundError('No such import');
   return job;
 }
 
