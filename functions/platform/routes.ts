@@ -395,6 +395,7 @@ const libraryPages: readonly RouteDefinition[] = [
   libraryPage('WebFeedDelete', 'POST', `${webPaths.feeds}/{feed_id}/delete`),
   libraryPage('WebApiTokens', 'GET', webPaths.apiTokens),
   libraryPage('WebApiTokenCreate', 'POST', webPaths.apiTokens),
+  libraryPage('WebImport', 'GET', webPaths.importSettings),
   libraryPage('WebApiTokenRevoke', 'POST', `${webPaths.apiTokens}/{token_id}/revoke`),
   libraryPage('WebReview', 'GET', webPaths.review),
   libraryPage('WebReviewRate', 'POST', webPaths.review),

@@ -16,6 +16,7 @@ import type { ReviewPorts } from '../core/review/use-cases';
 import * as review from '../core/review/use-cases';
 import { type BookmarkStore, type EnrichmentPublisher, saveBookmark } from '../core/save/save-bookmark';
 import { parseSaveRequest } from '../core/save/save-request';
+import { importPage } from '../core/web/import-pages';
 import { CSRF_FIELD, renderPage } from '../core/web/layout';
 import {
   apiTokensPage,
@@ -79,6 +80,8 @@ interface Visit {
   readonly event: APIGatewayProxyEvent;
   readonly form: URLSearchParams;
   readonly reviewLinks: review.ReviewLinks;
+  /** Where the import page's script uploads files: S3's presigned URLs (https), or locally this service. */
+  readonly uploadHosts: readonly string[];
   /** The session's one-time flash of `kind`: `keep` stores one for the next page, `take` reads it once. */
   readonly flash: {
     keep(kind: FlashKind, value: unknown): Promise<void>;
@@ -288,6 +291,8 @@ const actions: Record<string, Action> = {
     await library.deleteFeed(ports, principal, uuid(event, 'feed_id'));
     return back(webPaths.feeds, 'deleted');
   },
+  // The upload goes to the uploads' host (S3 on AWS, this service locally): the page may connect to it.
+  WebImport: async ({ context, uploadHosts }) => htmlResponse(200, importPage(context), {}, { connect: uploadHosts }),
   WebApiTokens: async ({ ports, principal, context, flash }) => {
     // The new token's secret, once: the page after Create token's redirect takes it; a reload finds none.
     const created = (await flash.take('token')) as CreatedTokenResource | null;
@@ -389,6 +394,7 @@ export function makeHandler(deps: WebLibraryDeps) {
             event,
             form,
             reviewLinks: reviewLinks(event, deps),
+            uploadHosts: ['https:', ...(deps.publicBaseUrl ? [new URL(deps.publicBaseUrl).origin] : [])],
             flash,
           }),
         (failure) => failurePage(failure, event, context),
