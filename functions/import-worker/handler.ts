@@ -8,7 +8,8 @@ import { createSqsClient, delayRedelivery, SqsJsonPublisher } from '../adapters/
 import { createUploadStore } from '../adapters/upload-store';
 import { importedArticles } from '../core/import/articles';
 import { runImportChunk } from '../core/import/chunks';
-import type { ImportChunkMessage } from '../core/import/job';
+import type { ImportChunkMessage, ImportJob } from '../core/import/job';
+import { isoTimestamp } from '../core/text/text';
 import { deferred, type Environment } from '../platform/env';
 import { createLogger, createMetrics } from '../platform/observability';
 import { setting, settings } from '../platform/settings';
@@ -28,6 +29,7 @@ export function createHandler(env: Environment) {
   const sqs = createSqsClient({ endpoint: setting(env, settings.sqsEndpoint), instrument });
   const logger = createLogger(env);
   const bookmarks = new DynamoBookmarkStore(doc, tableName);
+  const articles = createArticleStore(setting(env, settings.articleStore));
   const now = () => new Date();
   const ports = {
     imports: new DynamoImportStore(doc, tableName),
@@ -35,14 +37,15 @@ export function createHandler(env: Environment) {
     queue: new SqsJsonPublisher<ImportChunkMessage>(sqs, setting(env, settings.importQueueUrl)),
     newId: randomUUID,
     now,
-    save: {
-      store: bookmarks,
+    // The new bookmarks wait in the import backlog; the sweeper hands a bounded batch to the page worker.
+    save: (job: ImportJob) => ({
+      store: new DynamoBookmarkStore(doc, tableName, { importId: job.id, since: isoTimestamp(now()) }),
       enrichment: { publish: async () => {} },
       newId: randomUUID,
       now,
       logger,
-      articles: importedArticles({ store: createArticleStore(setting(env, settings.articleStore)), bookmarks, now }),
-    },
+      articles: importedArticles({ store: articles, bookmarks, now }),
+    }),
   };
   const sourceQueueUrl = setting(env, settings.sourceQueueUrl);
   return sqsWorker({

@@ -91,6 +91,9 @@ describe('an import through the API', { timeout: 180_000 }, () => {
     expect(report.done).toBe(report.links);
     const notes = await json(await alice.api('/api/v2/me/notes?limit=100'));
     expect(notes.notes).toHaveLength(expected.imported);
+    // The sweep hands a bounded batch (here all four) to the page worker: none waits any more.
+    expect(await t.stack.runScheduledTask('EnrichmentSweeper')).toMatchObject({ released: expected.imported });
+    expect((await json(await alice.api(`/api/v2/me/imports/${id}`))).enrichment_waiting).toBe(0);
     // Bob's workspace is untouched, and Alice's import is not his to read.
     expect((await json(await bob.api('/api/v2/me/notes'))).notes).toHaveLength(0);
     expect((await bob.api(`/api/v2/me/imports/${id}`)).status).toBe(404);

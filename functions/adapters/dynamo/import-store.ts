@@ -200,6 +200,21 @@ export class DynamoImportStore implements ImportStore {
     );
   }
 
+  /** Pages of the import handed to the page worker: fewer wait. */
+  async enrichmentReleased(userId: string, importId: string, count: number): Promise<void> {
+    await writtenUnlessConditionFails(() =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.importJob(userId, importId),
+          UpdateExpression: 'ADD enrichmentWaiting :released',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':released': -count },
+        }),
+      ),
+    );
+  }
+
   async skippedRows(job: ImportJob): Promise<SkippedImportRow[]> {
     const prefix = keys.importSkipped(job.userId, job.id, 0);
     const pages = await queryAll(this.doc, {

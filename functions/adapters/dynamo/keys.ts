@@ -16,6 +16,7 @@ export const TTL_ATTRIBUTE = tableDefinition.timeToLiveAttribute;
  * | access token        | TOKEN#<sha256(token)>   | TOKEN              | TOKENID#<tokenId>          | TOKEN                |
  * | user's token (ref)  | USER#<userId>           | TOKEN#<tokenId>    |                            |                      |
  * | bookmark            | BOOKMARK#<bookmarkId>   | BOOKMARK           | OUTBOX#<shard> (pending)   | <since>#<bookmarkId> |
+ * |   (imported, waiting) |                       |                    | IMPORTWAIT#<shard>         | <since>#<bookmarkId> |
  * | note                | NOTE#<noteId>           | NOTE               | USER#<userId>#NOTES        | <updated>#<noteId>   |
  * | note tag (index)    | NOTE#<noteId>           | TAG#<tag>          | USER#<userId>#TAG#<tag>    | <updated>#<noteId>   |
  * | reading state (index) | NOTE#<noteId>         | STATE#<ARCHIVED or STARRED> | USER#<userId>#<ARCHIVED or STARRED> | <since>#<noteId> |
@@ -92,6 +93,12 @@ export const keys = {
     gsi1sk: `${since}#${bookmarkId}`,
   }),
   enrichmentOutboxShards: [...'0123456789abcdef'].map((digit) => `OUTBOX#${digit}`),
+  /** An imported bookmark waiting to be handed to the page worker (the sweeper releases a bounded batch at a time). */
+  importBacklog: (bookmarkId: string, since: string) => ({
+    gsi1pk: `IMPORTWAIT#${bookmarkId[0]}`,
+    gsi1sk: `${since}#${bookmarkId}`,
+  }),
+  importBacklogShards: [...'0123456789abcdef'].map((digit) => `IMPORTWAIT#${digit}`),
   /**
    * A bookmark saved before articles were kept, waiting for the sweeper to queue its page fetch
    * (`gleaner migrate`'s article-backfill): its outbox slot is free, as its enrichment ended long ago.

@@ -21,7 +21,10 @@ export type ChunkOutcome = 'imported' | 'finished' | 'already-done' | 'gone';
  * the import. A chunk whose counts are recorded already only makes sure the next one is queued.
  */
 export async function runImportChunk(
-  ports: ImportJobPorts & { readonly save: ImportPorts },
+  ports: ImportJobPorts & {
+    /** The save core's ports for the import's saves (its new bookmarks wait in the import backlog for enrichment). */
+    readonly save: (job: ImportJob) => ImportPorts;
+  },
   message: ImportChunkMessage,
 ): Promise<ChunkOutcome> {
   const job = await ports.imports.getImport(message.user_id, message.import_id);
@@ -39,7 +42,7 @@ export async function runImportChunk(
   }
   const start = message.chunk * IMPORT_CHUNK_LINKS;
   const slice = prepared.links.slice(start, start + IMPORT_CHUNK_LINKS);
-  const counts = await importLinks(ports.save, job.userId, slice, undefined, linkIds(job.id));
+  const counts = await importLinks(ports.save(job), job.userId, slice, undefined, linkIds(job.id));
   // At the note cap the rest of the export is not tried: each link would only meet it again.
   const rest = counts.over_cap ? prepared.links.length - start - slice.length : 0;
   const chunk: ChunkCounts = {
