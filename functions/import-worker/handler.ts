@@ -38,6 +38,7 @@ export function createHandler(env: Environment) {
     newId: randomUUID,
     now,
     // The new bookmarks wait in the import backlog; the sweeper hands a bounded batch to the page worker.
+    lastRead: { current: null },
     save: (job: ImportJob) => ({
       store: new DynamoBookmarkStore(doc, tableName, { importId: job.id, since: isoTimestamp(now()) }),
       enrichment: { publish: async () => {} },

@@ -24,6 +24,11 @@ export async function runImportChunk(
   ports: ImportJobPorts & {
     /** The save core's ports for the import's saves (its new bookmarks wait in the import backlog for enrichment). */
     readonly save: (job: ImportJob) => ImportPorts;
+    /**
+     * The export last read, kept by a worker between messages: a warm worker reads an import's file
+     * once rather than once a chunk (the same file and start time give the same links either way).
+     */
+    readonly lastRead?: { current: { importId: string; prepared: PreparedImport } | null };
   },
   message: ImportChunkMessage,
 ): Promise<ChunkOutcome> {
@@ -34,8 +39,10 @@ export async function runImportChunk(
     return 'already-done';
   }
   if (job.chunksDone < message.chunk) throw new Error(`Chunk ${message.chunk} came before chunk ${job.chunksDone}`);
-  const prepared = await readPrepared(ports, job);
+  const kept = ports.lastRead?.current?.importId === job.id ? ports.lastRead.current.prepared : null;
+  const prepared = kept ?? (await readPrepared(ports, job));
   if (!prepared) return 'finished';
+  if (ports.lastRead) ports.lastRead.current = { importId: job.id, prepared };
   if (message.chunk === 0) {
     const { format, rows, links, skipped, notices } = prepared;
     await ports.imports.beginImport(job, { format, rows, links: links.length, notices }, skipped, now(ports));
