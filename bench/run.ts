@@ -34,7 +34,7 @@ import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalStack, startLocalStack } from '../local/stack';
 import { repositoryRoot } from '../test/support/processes';
 import { manyLinks, pocketZip, quietSavePorts } from '../test/support/save-ports';
-import { measureArticles } from './articles';
+import { measureArticles, measureSaveToKept } from './articles';
 import { initAndFirstUseBytes } from './bundle-graph';
 import { type RecordedCall, startDynamoRecorder } from './dynamo-recorder';
 import { mcpBench } from './mcp';
@@ -95,6 +95,11 @@ async function articleBench() {
   row(
     `article kept, p50 / p95 (${measured.pages} corpus pages)`,
     `${ms(median(measured.times))} / ${ms(quantile(measured.times, 0.95))}  slowest ${measured.slowest} ${ms(Math.max(...measured.times))}`,
+  );
+  const lags = await measureSaveToKept();
+  row(
+    `save to kept, local stack (${lags.length} saves: a news page and its figure; p50 / p95)`,
+    `${ms(median(lags))} / ${ms(quantile(lags, 0.95))}`,
   );
 }
 

@@ -763,19 +763,58 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     );
     if (!written.written) return false;
     const noteId = written.value.Attributes?.noteId as string | undefined;
-    if (noteId && article.hash)
-      await writtenUnlessConditionFails(() =>
+    if (noteId && article.hash) await this.noteKeepsArticle(noteId, article.hash);
+    return true;
+  }
+
+  /**
+   * Puts a kept article's content hash on its note, raising its version (so the stream brings it to
+   * the search index) unless the note has that hash already or is gone; true when it changed.
+   */
+  async noteKeepsArticle(noteId: string, hash: string): Promise<boolean> {
+    return writtenUnlessConditionFails(() =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.note(noteId),
+          UpdateExpression: 'SET articleHash = :hash ADD version :one',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(articleHash) OR articleHash <> :hash)',
+          ExpressionAttributeValues: { ':hash': hash, ':one': 1 },
+        }),
+      ),
+    );
+  }
+
+  /** Bookmarks waiting for their page fetch (article-backfill), at most `limit`, oldest first within each shard. */
+  async queuedArticleFetches(limit: number): Promise<string[]> {
+    const perShard = Math.max(1, Math.ceil(limit / keys.articleBackfillShards.length));
+    const shards = await Promise.all(
+      keys.articleBackfillShards.map((shard) =>
         this.doc.send(
-          new UpdateCommand({
+          new QueryCommand({
             TableName: this.tableName,
-            Key: keys.note(noteId),
-            UpdateExpression: 'SET articleHash = :hash ADD version :one',
-            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(articleHash) OR articleHash <> :hash)',
-            ExpressionAttributeValues: { ':hash': article.hash, ':one': 1 },
+            IndexName: LOOKUP_INDEX,
+            KeyConditionExpression: 'gsi1pk = :shard',
+            ExpressionAttributeValues: { ':shard': shard },
+            Limit: perShard,
           }),
         ),
-      );
-    return true;
+      ),
+    );
+    return shards
+      .flatMap((page) => page.Items ?? [])
+      .map((item) => item.id as string)
+      .slice(0, limit);
+  }
+
+  /** Takes a bookmark off the article-backfill list, its fetch queued. */
+  async articleFetchQueued(bookmarkId: string): Promise<void> {
+    await this.updateBookmark(
+      bookmarkId,
+      'REMOVE gsi1pk, gsi1sk',
+      { ':backfill': 'ARTICLES#' },
+      'begins_with(gsi1pk, :backfill)',
+    );
   }
 
   private async updateBookmark(
