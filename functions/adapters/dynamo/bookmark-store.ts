@@ -188,7 +188,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
 
   /**
    * The append is one UpdateItem of the note: its text goes on the end of the note's `appended` list
-   * (the body as read is the stored body and that list, see toNote), so concurrent appends queue in
+   * (the body as read is the stored body and that list, see readNote in entities/note.ts), so concurrent appends queue in
    * DynamoDB instead of racing, in the order they arrive, and none is retried. Its condition keeps
    * the body within its limit, refuses the same append twice (its id) and, for a client's retry,
    * a selection that is still the last highlight. What follows (bookmark, tag entries, highlight
@@ -360,7 +360,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
           Update: {
             TableName,
             Key: keys.note(note.id),
-            // The whole body now: what appends had added is part of it (see toNote).
+            // The whole body now: what appends had added is part of it (see readNote in entities/note.ts).
             UpdateExpression:
               'SET body = :body, bodyBytes = :bodyBytes, tags = :tags, lastHighlight = :lastHighlight, updated = :updated, version = :next, gsi1pk = :notesIndex, gsi1sk = :notesIndexSort REMOVE appended',
             ConditionExpression: 'version = :version',
