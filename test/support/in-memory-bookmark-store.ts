@@ -1,4 +1,4 @@
-import type { Bookmark, Highlight, Note } from '../../functions/core/model';
+import { type Bookmark, editChangesText, type Highlight, type Note } from '../../functions/core/model';
 import type { LibraryStore, NoteEditChange, RetagJob } from '../../functions/core/owner/library';
 import type { IdempotencyClaim } from '../../functions/core/save/idempotency';
 import { withAppended } from '../../functions/core/save/note-body';
@@ -124,10 +124,7 @@ export class InMemoryBookmarkStore implements BookmarkStore, LibraryStore {
     if (!note) return null;
     const changed = change(note);
     if (!changed) return note;
-    const textChanged =
-      changed.title !== note.title ||
-      (changed.comment ?? null) !== (note.comment ?? null) ||
-      changed.tags.join('\n') !== note.tags.join('\n');
+    const textChanged = editChangesText(note, changed);
     const written: Note = {
       ...note,
       ...changed,

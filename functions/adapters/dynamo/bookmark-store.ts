@@ -13,7 +13,7 @@ import type { ArticleRecord } from '../../core/article/article';
 import { ContentionError } from '../../core/deadline';
 import type { EnrichmentRequest, PageOutcome } from '../../core/enrich/enrichment';
 import type { PendingEnrichment } from '../../core/enrich/outbox';
-import type { Bookmark, Highlight, Note } from '../../core/model';
+import { type Bookmark, editChangesText, type Highlight, type Note } from '../../core/model';
 import type { LibraryStore, NoteEditChange, RetagJob } from '../../core/owner/library';
 import type { IdempotencyClaim } from '../../core/save/idempotency';
 import { bodyBytes, NOTE_BODY_MAX_BYTES, NoteTooLargeError } from '../../core/save/note-body';
@@ -465,10 +465,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       if (!note) return null;
       const changed = change(note);
       if (!changed) return note;
-      const textChanged =
-        changed.title !== note.title ||
-        (changed.comment ?? null) !== (note.comment ?? null) ||
-        changed.tags.join('\n') !== note.tags.join('\n');
+      const textChanged = editChangesText(note, changed);
       const written: Note = {
         ...note,
         ...changed,
