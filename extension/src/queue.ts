@@ -294,7 +294,8 @@ export function settle(
         'The server answered 404 (not found) again after a retry: check the server address in the options',
         counted,
       );
-    const problem = `Server error ${status}${message ? `: ${message}` : ''}`;
+    const asked = answer.retryAfterSeconds ? `; the server asked to wait ${answer.retryAfterSeconds} s` : '';
+    const problem = `Server error ${status}${message ? `: ${message}` : ''}${asked}`;
     if (counted.failures >= MAX_SERVER_FAILURES)
       return hold(`Set aside after ${counted.failures} failed tries (${problem}): retry or discard it`, counted);
     const notBefore = now + (answer.retryAfterSeconds ?? 0) * 1000;

@@ -309,7 +309,7 @@ describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong
     proxy.fail(busy.url, { kind: 'refuse', status: 503, retryAfter: 8 });
     expect(await pressSaveCommand(context, busy.tabId)).toMatchObject({
       kind: 'queued',
-      reason: 'Server error 503: Service Unavailable',
+      reason: 'Server error 503: Service Unavailable; the server asked to wait 8 s',
     });
     await expect.poll(badge).toBe('1');
 

@@ -409,7 +409,7 @@ describe('the extension outbox', () => {
     expect(await h.add(page('a'), 'command')).toMatchObject({
       kind: 'queued',
       retryAt: h.now + 600_000,
-      reason: 'Server error 503: Service Unavailable',
+      reason: 'Server error 503: Service Unavailable; the server asked to wait 600 s',
     });
   });
 
