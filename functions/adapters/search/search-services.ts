@@ -1,7 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { embeddingText } from '../../core/search/document';
 import type { Embedder } from '../../core/search/embedder';
-import { applyNoteChanges, type IndexerPorts, indexNotes } from '../../core/search/indexer';
+import { applyNoteChanges, embedDocuments, type IndexerPorts, indexNotes } from '../../core/search/indexer';
 import type { Environment } from '../../platform/env';
 import { setting, settings } from '../../platform/settings';
 import {
@@ -66,11 +65,7 @@ export async function rebuildIndex(ports: IndexSources, userId?: string): Promis
 async function reembedStep(index: LanceSearchIndex, embedder: Embedder): Promise<number> {
   const documents = await index.missingVectors(embedder.model, REEMBED_BATCH);
   if (documents.length === 0) return 0;
-  const vectors = await embedder.embed(documents.map(embeddingText), 'document');
-  await index.upsert(documents, {
-    model: embedder.model,
-    rows: documents.map((document, i) => ({ noteId: document.note_id, vector: vectors[i]! })),
-  });
+  await index.upsert(documents, { model: embedder.model, rows: await embedDocuments(embedder, documents) });
   return documents.length;
 }
 
