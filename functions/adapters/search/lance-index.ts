@@ -413,14 +413,7 @@ export class LanceSearchIndex implements RelatedIndex {
         vector: [...vector],
       })),
     );
-    if (rows.length > 0)
-      await committed(() =>
-        table
-          .mergeInsert('chunk_id')
-          .whenMatchedUpdateAll({ where: 'target.version < source.version' })
-          .whenNotMatchedInsertAll()
-          .execute(rows),
-      );
+    await mergeNewer(table, rows, 'chunk_id');
   }
 
   /** Marks these notes deleted for good: their text goes, a tombstone row stays. */
@@ -698,12 +691,12 @@ function termQuery(term: Term, typos: boolean): FullTextQuery {
   return new BooleanQuery(perField);
 }
 
-/** Inserts rows of notes the table lacks and replaces rows of an older version; leaves the rest. */
-async function mergeNewer(table: lancedb.Table, rows: Record<string, unknown>[]) {
+/** Inserts rows the table lacks (by `key`: a note, or a chunk) and replaces rows of an older version; leaves the rest. */
+async function mergeNewer(table: lancedb.Table, rows: Record<string, unknown>[], key = 'note_id') {
   if (rows.length === 0) return;
   await committed(() =>
     table
-      .mergeInsert('note_id')
+      .mergeInsert(key)
       .whenMatchedUpdateAll({ where: 'target.version < source.version' })
       .whenNotMatchedInsertAll()
       .execute(rows),
