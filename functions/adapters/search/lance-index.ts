@@ -252,16 +252,23 @@ export class LanceSearchIndex implements RelatedIndex {
     return (await this.readNotes(`${userFilter(userId)} AND ${noteIdsFilter([noteId])}`, 1))[0] ?? null;
   }
 
+  /**
+   * The note's meaning for related notes: its own vector, or with a kept article the normalised mean
+   * of its own and its chunks' vectors (the page it keeps says what it is about too).
+   */
   async vectorOf(userId: string, noteId: string, model: string): Promise<number[] | null> {
     const table = await this.existingVectorTable('vectors', model);
     if (!table) return null;
-    const [row] = await table
-      .query()
-      .where(`${userFilter(userId)} AND ${noteIdsFilter([noteId])}`)
-      .select(['vector'])
-      .limit(1)
-      .toArray();
-    return row ? Array.from(row.vector as Iterable<number>, Number) : null;
+    const where = `${userFilter(userId)} AND ${noteIdsFilter([noteId])}`;
+    const [row] = await table.query().where(where).select(['vector']).limit(1).toArray();
+    if (!row) return null;
+    const chunks = await this.existingVectorTable('chunks', model);
+    const rows = [row, ...(chunks ? await chunks.query().where(where).select(['vector']).toArray() : [])];
+    const vectors = rows.map((found) => Array.from(found.vector as Iterable<number>, Number));
+    if (vectors.length === 1) return vectors[0]!;
+    const sum = vectors[0]!.map((_, i) => vectors.reduce((total, vector) => total + vector[i]!, 0));
+    const norm = Math.hypot(...sum) || 1;
+    return sum.map((value) => value / norm);
   }
 
   async coverage(userId: string, model: string) {
