@@ -18,8 +18,8 @@ import { buildSync } from 'esbuild';
 import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../functions/adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
+import { readNote } from '../functions/adapters/dynamo/entities/note';
 import { DynamoIdentityStore } from '../functions/adapters/dynamo/identity-store';
-import { toNote } from '../functions/adapters/dynamo/items';
 import { keys } from '../functions/adapters/dynamo/keys';
 import { createSqsClient } from '../functions/adapters/sqs/sqs';
 import { hashPassword, verifyPassword } from '../functions/core/identity/password';
@@ -498,7 +498,7 @@ async function hotNote(stack: LocalStack, data: Fixture, doc: DynamoDBDocumentCl
   const statuses = await Promise.all(quotes.map(async (quote) => (await save(quote)).status));
   const elapsed = performance.now() - started;
   const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: keys.note(first.note_id) }));
-  const body = toNote(Item!).body;
+  const body = readNote(Item!).body;
   const storedOnce = quotes.filter((quote) => body.split(`> ${quote}\n`).length === 2 || body.endsWith(`> ${quote}`));
   const answered = statuses.filter((status) => status === 200).length;
   row(

@@ -202,6 +202,12 @@ export const settings = {
     doc: 'where the search index lives: a folder, or s3+ddb://bucket/prefix?ddbTableName=… on AWS',
     parse: text,
   },
+  searchShards: {
+    name: 'SEARCH_SHARDS',
+    doc: 'shards of a new search index (a user is in one, by a hash of the id); an existing index keeps its own until `gleaner reindex --shards M`: 1 locally, 64 on AWS',
+    parse: wholeNumber,
+    fallback: 1,
+  },
   embeddings: {
     name: 'GLEANER_EMBEDDINGS',
     doc: '`builtin` (the default): the model that ships in the package (Universal Sentence Encoder lite), unless Bedrock, an endpoint or model files are named; `off`: keyword search only',

@@ -4,7 +4,8 @@ import { derivedId } from '../../core/save/idempotency';
 import { allNotes } from '../search/note-changes';
 import { DynamoBookmarkStore } from './bookmark-store';
 import { writtenUnlessConditionFails } from './conditional-write';
-import { highlightItem, toNote } from './items';
+import { highlightItem } from './entities/highlight';
+import { readNote } from './entities/note';
 import { keys } from './keys';
 import { DynamoLinkStore } from './link-store';
 
@@ -93,7 +94,7 @@ const highlightRecords: Migration = {
       const created = item.created as string;
       const updated = (item.updated as string | null | undefined) ?? created;
       // The body as read (appends included), not the attribute as last written whole.
-      const found = highlightsOfBody(toNote(item).body);
+      const found = highlightsOfBody(readNote(item).body);
       for (const [index, { quote, comment }] of found.entries()) {
         const highlight = {
           id: derivedId(`${noteId}#${index}`),
