@@ -149,4 +149,14 @@ describe.skipIf(!chromiumAvailable())('the reader in Chromium', () => {
     expect(after.body).not.toContain('since lost');
     await checkPage('reader-after-delete.png');
   });
+
+  it('refuses a pasted passage the page does not hold, saying so, and adds nothing', async () => {
+    await page.goto(notePage);
+    const before = await note();
+    await page.getByLabel('Passage to highlight').fill('The tide went out and never came back.');
+    await page.getByRole('button', { name: 'Save highlight' }).click();
+    await expect.poll(() => page.locator('main').textContent()).toContain('The kept page does not hold this quote');
+    await checkPage('reader-refused.png');
+    expect(await note()).toEqual(before);
+  });
 });

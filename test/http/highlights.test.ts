@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../functions/adapters/dynamo/keys';
+import { highlightsOfBody } from '../../functions/core/save/highlights';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 import { type Owner, oauthAccessToken, signedInUser } from '../support/owner';
 import { TIDES_ARTICLE } from '../support/tides-article';
@@ -197,6 +198,33 @@ describe('one highlight edited or deleted', () => {
     // The same selection saved again is a new highlight, not taken for a retry of the deleted one.
     await t.save(alice.token, { url: `${origin}/tides/delete`, selection: 'The tide came in.' });
     expect((await note(alice, noteId)).highlights).toHaveLength(2);
+  });
+
+  it('loses nothing when saves append to the note while one highlight is edited and another deleted', async () => {
+    const url = `${origin}/tides/busy`;
+    const noteId = await savedNote(alice, '/tides/busy', { selection: 'The tide came in.', comment: 'one' });
+    await t.save(alice.token, { url, selection: 'Scientists measure the range', comment: 'two' });
+    const [first, second] = (await note(alice, noteId)).highlights;
+    const saves = Array.from({ length: 6 }, (_, i) =>
+      t.save(alice.token, { url, selection: `Passage number ${i}`, comment: `note ${i}`, append: true }),
+    );
+    const [edited, deleted] = await Promise.all([
+      alice.api(`/api/v2/me/notes/${noteId}/highlights/${second.id}`, { method: 'PATCH', body: { comment: 'TWO' } }),
+      alice.api(`/api/v2/me/notes/${noteId}/highlights/${first.id}`, { method: 'DELETE' }),
+      ...saves,
+    ]);
+    expect([edited.status, deleted.status]).toEqual([200, 204]);
+    const after = await note(alice, noteId);
+    // The body's quotes and comments are exactly the records' (concurrent saves of one millisecond
+    // may be recorded in another order than they were appended).
+    const inBody = highlightsOfBody(after.body).map(({ quote, comment }) => `${quote} / ${comment}`);
+    const recorded = after.highlights.map(
+      ({ quote, comment }: { quote: string; comment: string }) => `${quote} / ${comment}`,
+    );
+    expect([...inBody].sort()).toEqual([...recorded].sort());
+    expect(inBody).toHaveLength(7);
+    expect(inBody[0]).toBe('Scientists measure the range / TWO');
+    expect(after.body).not.toContain('The tide came in.');
   });
 
   it('answers 404 to another user for every highlight route, and to a highlight named under another note', async () => {

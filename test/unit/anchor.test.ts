@@ -87,6 +87,17 @@ describe('the reader marks highlights', () => {
     );
   });
 
+  it('marks overlapping highlights without nesting marks, each piece named by the latest to start', () => {
+    const { html: marked, found } = readerHtml('<p>one two three four</p>', [
+      { id: 'a', selector: { exact: 'one two three' } },
+      { id: 'b', selector: { exact: 'three four' } },
+    ]);
+    expect([...found]).toEqual(['a', 'b']);
+    expect(marked).toBe(
+      '<p><mark class="highlight" data-highlight="a" id="hl-a">one two </mark><mark class="highlight" data-highlight="b" id="hl-b">three four</mark></p>',
+    );
+  });
+
   it('answers which highlights are not in this copy, and leaves the HTML as it was for them', () => {
     const { html: marked, found } = readerHtml(html, [{ id: 'gone', selector: { exact: 'a sentence since removed' } }]);
     expect(found.size).toBe(0);

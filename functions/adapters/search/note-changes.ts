@@ -4,7 +4,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import type { Note } from '../../core/model';
 import type { NoteChange } from '../../core/search/indexer';
 import { batchGetAll } from '../dynamo/batch-get';
-import { toNote } from '../dynamo/items';
+import { readNote } from '../dynamo/entities/note';
 import { keys, LOOKUP_INDEX } from '../dynamo/keys';
 
 /**
@@ -20,13 +20,13 @@ export function noteChangeOf(record: Pick<DynamoDBRecord, 'eventName' | 'dynamod
   // The stream's attribute values are the SDK's own AttributeValue shape.
   const item = unmarshall(image as Parameters<typeof unmarshall>[0]);
   if (record.eventName === 'REMOVE') return { kind: 'deleted', noteId: String(item.id), userId: String(item.userId) };
-  return { kind: 'saved', note: toNote(item) };
+  return { kind: 'saved', note: readNote(item) };
 }
 
 /** The notes with these ids that exist now (a consistent read: the table is the source of truth). */
 export async function readNotes(doc: DynamoDBDocumentClient, tableName: string, noteIds: readonly string[]) {
   const items = await batchGetAll(doc, tableName, noteIds.map(keys.note), { consistentRead: true });
-  return items.map(toNote);
+  return items.map(readNote);
 }
 
 /**
@@ -71,6 +71,6 @@ export async function* notePages(
           }),
     );
     ExclusiveStartKey = page.LastEvaluatedKey;
-    yield { notes: (page.Items ?? []).map(toNote), next: ExclusiveStartKey };
+    yield { notes: (page.Items ?? []).map(readNote), next: ExclusiveStartKey };
   } while (ExclusiveStartKey);
 }

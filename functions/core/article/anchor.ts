@@ -39,22 +39,29 @@ export function describeTextQuote(text: string, range: TextRange, context = SELE
  * ends with `prefix` and text after it that starts with `suffix` (white space disregarded). Null when
  * there is none, or when `exact` holds nothing but white space.
  */
-export function findTextQuote(
-  text: string,
-  selector: Pick<TextQuoteSelector, 'exact'> & Partial<TextQuoteSelector>,
-): TextRange | null {
-  const exact = squeeze(selector.exact).chars;
-  if (!exact) return null;
-  const prefix = squeeze(selector.prefix ?? '').chars;
-  const suffix = squeeze(selector.suffix ?? '').chars;
+export function findTextQuote(text: string, selector: QuoteToFind): TextRange | null {
+  return textQuoteFinder(text)(selector);
+}
+
+/** A selector to find: its quote, and the context it has. */
+export type QuoteToFind = Pick<TextQuoteSelector, 'exact'> & Partial<TextQuoteSelector>;
+
+/** findTextQuote over one text for many selectors (the text is prepared once). */
+export function textQuoteFinder(text: string): (selector: QuoteToFind) => TextRange | null {
   const searched = squeeze(text);
-  for (let at = searched.chars.indexOf(exact); at !== -1; at = searched.chars.indexOf(exact, at + 1)) {
-    const end = at + exact.length;
-    if (at < prefix.length || !searched.chars.startsWith(prefix, at - prefix.length)) continue;
-    if (!searched.chars.startsWith(suffix, end)) continue;
-    return { start: searched.offsets[at]!, end: searched.offsets[end - 1]! + searched.widths[end - 1]! };
-  }
-  return null;
+  return (selector) => {
+    const exact = squeeze(selector.exact).chars;
+    if (!exact) return null;
+    const prefix = squeeze(selector.prefix ?? '').chars;
+    const suffix = squeeze(selector.suffix ?? '').chars;
+    for (let at = searched.chars.indexOf(exact); at !== -1; at = searched.chars.indexOf(exact, at + 1)) {
+      const end = at + exact.length;
+      if (at < prefix.length || !searched.chars.startsWith(prefix, at - prefix.length)) continue;
+      if (!searched.chars.startsWith(suffix, end)) continue;
+      return { start: searched.offsets[at]!, end: searched.offsets[end - 1]! + searched.widths[end - 1]! };
+    }
+    return null;
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import sanitizeHtml from 'sanitize-html';
 import { escapeHtml } from '../text/escape';
-import { findTextQuote, type TextQuoteSelector, type TextRange } from './anchor';
+import { type QuoteToFind, type TextRange, textQuoteFinder } from './anchor';
 
 /**
  * The one gate a kept article's HTML passes before it is stored: sanitize-html with a small allow
@@ -165,7 +165,7 @@ export function replaceImages(html: string, kept: ReadonlyMap<string, string>): 
 /** A highlight the reader marks: its id and where its passage is. */
 export interface ReaderMark {
   readonly id: string;
-  readonly selector: Pick<TextQuoteSelector, 'exact'> & Partial<TextQuoteSelector>;
+  readonly selector: QuoteToFind;
 }
 
 /**
@@ -185,8 +185,9 @@ export function readerHtml(html: string, marks: readonly ReaderMark[] = []): { h
       return escaped;
     },
   });
+  const find = textQuoteFinder(text);
   const ranges = marks.flatMap((mark) => {
-    const range = findTextQuote(text, mark.selector);
+    const range = find(mark.selector);
     return range ? [{ ...range, id: mark.id }] : [];
   });
   let offset = 0;
