@@ -72,6 +72,8 @@ export interface Note {
    * absent until the page worker keeps one: the search index reads the article's text when it is set.
    */
   readonly articleHash?: string;
+  /** The bytes the note takes in storage, as measured when it was read (absent: not read from storage); see NoteBody. */
+  readonly storedBytes?: number;
 }
 
 /** A note's reading state: archived (done reading, out of the inbox) and starred, each since when. */

@@ -147,8 +147,11 @@ export function createHandler(env: Environment) {
         embedder,
         readNotes: (ids) => readNotes(doc, tableName, ids),
         ...(articles ? { articleText: (note: Note) => storedArticleText(articles, note) } : {}),
-        onEmbeddingFailure: (error) =>
-          logger.warn('Embedding failed; notes indexed for keywords', { error: String(error) }),
+        // The shard's re-embedding watermark moves back before these notes, so the schedule embeds them.
+        onEmbeddingFailure: async (error, notes) => {
+          logger.warn('Embedding failed; notes indexed for keywords', { error: String(error) });
+          if (embedder) await index.reembedLater(embedder.model, notes);
+        },
         // A batch's notes are searchable by their words once written (the index keeps them in its small
         // recent table, lance-index.ts), then embedded in one go (indexNotes); folding them into the main
         // table's indexes, and re-embedding after a model change, wait for the schedule: no batch scans

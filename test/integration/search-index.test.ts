@@ -165,7 +165,7 @@ describe('writes move forward only', () => {
     await index.tombstone([{ noteId: v2.id, userId: dave }]);
     await index.upsert([searchDocument({ ...v2, version: 3 })]);
     expect(await ids(dave, 'second')).toEqual([]);
-    expect((await index.versions([v2.id])).get(v2.id)).toMatchObject({ deleted: true });
+    expect((await index.versions([{ noteId: v2.id }])).get(v2.id)).toMatchObject({ deleted: true });
   });
 });
 

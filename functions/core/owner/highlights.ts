@@ -3,7 +3,7 @@ import type { Principal } from '../identity/principal';
 import { type Highlight, type HighlightAnchor, mergeTags, type Note } from '../model';
 import { extractHashtags } from '../save/hashtags';
 import { rewriteHighlight } from '../save/highlights';
-import { appendHighlight, bodyFits, sameHighlight } from '../save/note-body';
+import { appendHighlight, NoteBody, NoteTooLargeError, sameHighlight } from '../save/note-body';
 import { type NoteChange, NoteNotFoundError } from '../save/save-bookmark';
 import { storableText } from '../save/save-request';
 import { isoTimestamp } from '../text/text';
@@ -44,21 +44,12 @@ export async function addHighlight(
     saved: now,
     ...(anchor ? { anchor } : {}),
   };
-  let full = false;
-  await changeNote(ports, note, now, (current) => {
-    const body = appendHighlight(current.body, { selection: quote, comment });
-    full = !bodyFits(body);
-    if (full) return null;
-    return { body, tags: mergeTags(current.tags, extractHashtags(comment)), lastHighlight: quote, highlight };
-  });
-  if (full)
-    throw new InvalidInputError([
-      {
-        loc: ['body', 'quote'],
-        msg: 'The note has reached its maximum size; nothing was added',
-        type: 'note_too_large',
-      },
-    ]);
+  await changeNote(ports, note, now, { loc: ['body', 'quote'], done: 'added' }, (current) => ({
+    body: appendHighlight(current.body, { selection: quote, comment }),
+    tags: mergeTags(current.tags, extractHashtags(comment)),
+    lastHighlight: quote,
+    highlight,
+  }));
   return highlightResource(highlight);
 }
 
@@ -74,12 +65,18 @@ export async function editHighlight(
   const comment = storableText(edit.comment)?.trim() || null;
   const edited: Highlight = { ...target, comment };
   if (comment === target.comment) return highlightResource(target);
-  await changeNote(ports, note, isoTimestamp(ports.now()), (current) => ({
-    body: rewriteHighlight(current.body, highlights, target.id, { comment }) ?? current.body,
-    tags: mergeTags(current.tags, extractHashtags(comment)),
-    lastHighlight: current.lastHighlight,
-    highlight: edited,
-  }));
+  await changeNote(
+    ports,
+    note,
+    isoTimestamp(ports.now()),
+    { loc: ['body', 'comment'], done: 'changed' },
+    (current) => ({
+      body: rewriteHighlight(current.body, highlights, target.id, { comment }) ?? current.body,
+      tags: mergeTags(current.tags, extractHashtags(comment)),
+      lastHighlight: current.lastHighlight,
+      highlight: edited,
+    }),
+  );
   return highlightResource(edited);
 }
 
@@ -91,13 +88,19 @@ export async function deleteHighlight(
   highlightId: string,
 ): Promise<void> {
   const { note, highlights, target } = await ownedHighlight(ports, principal, noteId, highlightId);
-  await changeNote(ports, note, isoTimestamp(ports.now()), (current) => ({
-    body: rewriteHighlight(current.body, highlights, target.id, null) ?? current.body,
-    tags: current.tags,
-    // A later save of the same selection is a new highlight, not a retry of this one.
-    lastHighlight: sameHighlight(current.lastHighlight, target.quote) ? null : current.lastHighlight,
-    removedHighlight: target,
-  }));
+  await changeNote(
+    ports,
+    note,
+    isoTimestamp(ports.now()),
+    { loc: ['path', 'highlight_id'], done: 'deleted' },
+    (current) => ({
+      body: rewriteHighlight(current.body, highlights, target.id, null) ?? current.body,
+      tags: current.tags,
+      // A later save of the same selection is a new highlight, not a retry of this one.
+      lastHighlight: sameHighlight(current.lastHighlight, target.quote) ? null : current.lastHighlight,
+      removedHighlight: target,
+    }),
+  );
 }
 
 async function ownedHighlight(ports: OwnerPorts, principal: Principal, noteId: string, highlightId: string) {
@@ -132,18 +135,40 @@ async function anchorIn(
   return { prefix, suffix };
 }
 
-/** The note's body, tags and highlight records changed in one write; a note gone meanwhile is a 404. */
+/**
+ * The note's body, tags and highlight records changed in one write; a note gone meanwhile is a 404.
+ * A change that would make the note too big to store (NoteBody) is the 422 `note_too_large` at
+ * `refused.loc`, and nothing is written.
+ */
 async function changeNote(
   ports: OwnerPorts,
   note: Note,
   now: string,
-  change: (note: Note) => NoteChange | null,
+  refused: { loc: (string | number)[]; done: string },
+  change: (note: Note) => NoteChange,
 ): Promise<void> {
   if (!note.bookmarkId) throw new NotFoundError('No such note');
+  const tooLarge = new InvalidInputError([
+    {
+      loc: refused.loc,
+      msg: `The note has reached its maximum size; nothing was ${refused.done}`,
+      type: 'note_too_large',
+    },
+  ]);
   try {
-    await ports.notes.updateSavedNote({ bookmarkId: note.bookmarkId, noteId: note.id }, change, now, null);
+    await ports.notes.updateSavedNote(
+      { bookmarkId: note.bookmarkId, noteId: note.id },
+      (current) => {
+        const next = change(current);
+        if (NoteBody.of(current).refusal({ ...current, ...next })) throw tooLarge;
+        return next;
+      },
+      now,
+      null,
+    );
   } catch (error) {
     if (error instanceof NoteNotFoundError) throw new NotFoundError('No such note');
+    if (error instanceof NoteTooLargeError) throw tooLarge;
     throw error;
   }
 }

@@ -14,7 +14,7 @@ import {
   type User,
 } from '../model';
 import { normalizeTag } from '../save/hashtags';
-import { descriptionOf } from '../save/note-body';
+import { descriptionOf, NoteBody, NoteTooLargeError } from '../save/note-body';
 import type { BookmarkStore, EnrichmentPublisher } from '../save/save-bookmark';
 import { isoTimestamp } from '../text/text';
 import { expiryAfter } from '../token/lifecycle';
@@ -192,27 +192,58 @@ async function writeEdit(ports: OwnerPorts, principal: Principal, noteId: string
   const tags = edit.tags && checkedTags(edit.tags, ['body', 'tags']);
   owned(principal, await ports.notes.getNote(noteId), 'note');
   const now = isoTimestamp(ports.now());
-  const written = await ports.notes.editNote(
-    noteId,
-    (note) => {
-      const state = readingState(note, edit, now);
-      const next: NoteEditChange = {
-        title: edit.title ?? note.title,
-        comment: edit.comment === undefined ? (note.comment ?? null) : edit.comment?.trim() || null,
-        tags: tags ?? note.tags,
-        ...state,
-      };
-      const same =
-        next.title === note.title &&
-        next.comment === (note.comment ?? null) &&
-        next.tags.join('\n') === note.tags.join('\n') &&
-        state.archivedAt === (note.archivedAt ?? null) &&
-        state.starredAt === (note.starredAt ?? null);
-      return same ? null : next;
-    },
-    now,
-  );
+  const grown = edit.comment !== undefined ? 'comment' : edit.title !== undefined ? 'title' : 'tags';
+  const written = await editWithin(ports, noteId, ['body', grown], now, (note) => {
+    const state = readingState(note, edit, now);
+    const next: NoteEditChange = {
+      title: edit.title ?? note.title,
+      comment: edit.comment === undefined ? (note.comment ?? null) : edit.comment?.trim() || null,
+      tags: tags ?? note.tags,
+      ...state,
+    };
+    const same =
+      next.title === note.title &&
+      next.comment === (note.comment ?? null) &&
+      next.tags.join('\n') === note.tags.join('\n') &&
+      state.archivedAt === (note.archivedAt ?? null) &&
+      state.starredAt === (note.starredAt ?? null);
+    return same ? null : next;
+  });
   return owned(principal, written, 'note');
+}
+
+/**
+ * The store's editNote with the note's size kept within NoteBody's limits: a change that would make
+ * the note too big to store is the 422 `note_too_large` at `loc`, checked before the write (and, should
+ * an append race it, when DynamoDB refuses the size), and nothing is written.
+ */
+async function editWithin(
+  ports: OwnerPorts,
+  noteId: string,
+  loc: (string | number)[],
+  updated: string,
+  change: (note: Note) => NoteEditChange | null,
+): Promise<Note | null> {
+  const tooLarge = new InvalidInputError([
+    {
+      loc,
+      msg: 'The note would be larger than a note can be stored; nothing was changed',
+      type: 'note_too_large',
+    },
+  ]);
+  try {
+    return await ports.notes.editNote(
+      noteId,
+      (note) => {
+        const next = change(note);
+        if (next && NoteBody.of(note).refusal({ ...note, ...next })) throw tooLarge;
+        return next;
+      },
+      updated,
+    );
+  } catch (error) {
+    throw error instanceof NoteTooLargeError ? tooLarge : error;
+  }
 }
 
 /**
@@ -250,20 +281,14 @@ async function writeTagChange(
   remove: readonly string[],
 ): Promise<Note> {
   owned(principal, await ports.notes.getNote(noteId), 'note');
-  const written = await ports.notes.editNote(
-    noteId,
-    (note) => {
-      const tags = [...new Set([...note.tags.filter((tag) => !remove.includes(tag)), ...add])];
-      if (tags.length > MAX_TAGS_PER_NOTE)
-        throw new InvalidInputError([
-          { loc: ['tags'], msg: `A note carries at most ${MAX_TAGS_PER_NOTE} tags`, type: 'too_long' },
-        ]);
-      return tags.join('\n') === note.tags.join('\n')
-        ? null
-        : { title: note.title, comment: note.comment ?? null, tags };
-    },
-    isoTimestamp(ports.now()),
-  );
+  const written = await editWithin(ports, noteId, ['tags'], isoTimestamp(ports.now()), (note) => {
+    const tags = [...new Set([...note.tags.filter((tag) => !remove.includes(tag)), ...add])];
+    if (tags.length > MAX_TAGS_PER_NOTE)
+      throw new InvalidInputError([
+        { loc: ['tags'], msg: `A note carries at most ${MAX_TAGS_PER_NOTE} tags`, type: 'too_long' },
+      ]);
+    return tags.join('\n') === note.tags.join('\n') ? null : { title: note.title, comment: note.comment ?? null, tags };
+  });
   return owned(principal, written, 'note');
 }
 

@@ -17,7 +17,10 @@ export type NoteChange =
   | { readonly kind: 'deleted'; readonly noteId: string; readonly userId: string };
 
 export interface IndexWriter {
-  versions(noteIds: readonly string[]): Promise<Map<string, { version: number; deleted: boolean }>>;
+  /** The version (or tombstone) the index holds of each of these notes (the user names the shard). */
+  versions(
+    notes: readonly { noteId: string; userId: string }[],
+  ): Promise<Map<string, { version: number; deleted: boolean }>>;
   upsert(
     documents: readonly SearchDocument[],
     vectors?: { model: string; rows: readonly { noteId: string; vector: readonly number[] }[] },
@@ -36,7 +39,7 @@ export interface IndexerPorts {
    */
   readonly articleText?: (note: Note) => Promise<string | null>;
   /** Told when vectors could not be computed (the notes are indexed for keywords and embedded later). */
-  readonly onEmbeddingFailure?: (error: unknown) => void;
+  readonly onEmbeddingFailure?: (error: unknown, notes: readonly { noteId: string; userId: string }[]) => Promise<void>;
 }
 
 export interface IndexOutcome {
@@ -49,7 +52,13 @@ export interface IndexOutcome {
 
 export async function applyNoteChanges(ports: IndexerPorts, changes: readonly NoteChange[]): Promise<IndexOutcome> {
   const newest = newestPerNote(changes);
-  const held = await ports.index.versions([...newest.keys()]);
+  const held = await ports.index.versions(
+    [...newest.values()].map((change) =>
+      change.kind === 'saved'
+        ? { noteId: change.note.id, userId: change.note.userId }
+        : { noteId: change.noteId, userId: change.userId },
+    ),
+  );
   const upserts: Note[] = [];
   const deletes: { noteId: string; userId: string }[] = [];
   const unknown: string[] = [];
@@ -111,7 +120,10 @@ async function embed(
       rows: documents.map((document, i) => ({ noteId: document.note_id, vector: vectors[i]! })),
     };
   } catch (error) {
-    ports.onEmbeddingFailure?.(error);
+    await ports.onEmbeddingFailure?.(
+      error,
+      documents.map((document) => ({ noteId: document.note_id, userId: document.user_id })),
+    );
     return undefined;
   }
 }
