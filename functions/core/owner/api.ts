@@ -351,7 +351,14 @@ const exportSchema = z
         updated: dateTime,
         tags: z.array(z.string()),
         note: z.string(),
-        highlights: z.array(z.object({ quote: z.string(), comment: z.nullable(z.string()), saved: dateTime })),
+        highlights: z.array(
+          z.object({
+            quote: z.string(),
+            comment: z.nullable(z.string()),
+            saved: dateTime,
+            selector: z.optional(textQuoteSelectorSchema),
+          }),
+        ),
         comment: z.optional(z.string()),
         archived: z.boolean(),
         archived_at: z.nullable(dateTime),
