@@ -78,6 +78,7 @@ export type ResourceAccess =
   | 'queue:enrichment'
   | 'queue:favicon'
   | 'queue:import'
+  | 'queue:indexing'
   | 'mail:send'
   | 'oauth:keys'
   | 'search:read'
