@@ -28,6 +28,7 @@ import { newAccessToken, newUser } from '../functions/core/workspace/accounts';
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { startLocalStack } from '../local/stack';
 import { fixtureNotes, QUERY_CLASSES, relevance } from './search-fixture';
+import { shardedRows } from './search-shards';
 
 // No CloudWatch here: the indexer's embedded-metric lines would bury the figures.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
@@ -357,6 +358,7 @@ export async function searchBench(row: AddRow): Promise<void> {
   await relevanceRows(row);
   await scaleRows(row);
   await lagRows(row);
+  await shardedRows(row);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
