@@ -7,7 +7,13 @@ import type { RateLimiter, RateLimitPolicy } from '../core/contract/rate-limit';
 import { parseUuidParameter } from '../core/contract/validation';
 import type { Principal } from '../core/identity/principal';
 import type { Session } from '../core/identity/session';
-import { type CreatedTokenResource, NOTE_PAGE_LIMIT, type NoteBulkEdit, noteBulkEditSchema } from '../core/owner/api';
+import {
+  type ArticleResource,
+  type CreatedTokenResource,
+  NOTE_PAGE_LIMIT,
+  type NoteBulkEdit,
+  noteBulkEditSchema,
+} from '../core/owner/api';
 import * as library from '../core/owner/library';
 import { InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
 import type { IssuedReviewFeedResource } from '../core/review/api';
@@ -216,7 +222,9 @@ const actions: Record<string, Action> = {
       library.getNote(ports, principal, noteId),
       library.getArticle(ports, principal, noteId),
     ]);
-    return page(notePage({ ...context, scripts: [SEARCH_SCRIPT] }, note, relatedSection(note.id), article));
+    return page(
+      notePage({ ...context, scripts: [SEARCH_SCRIPT] }, note, relatedSection(note.id), await forOwnPages(article)),
+    );
   },
   WebNoteRefetch: async ({ ports, principal, event }) => {
     const noteId = uuid(event, 'note_id');
@@ -316,6 +324,13 @@ const actions: Record<string, Action> = {
     return back(webPaths.reviewSettings, 'feedIssued');
   },
 };
+
+/** sanitize-html (with its parser and PostCSS), only for a note with a kept page, loaded on first use. */
+async function forOwnPages(article: ArticleResource | null): Promise<ArticleResource | null> {
+  if (!article?.html) return article;
+  const { ownImagePaths } = await import('../core/article/sanitize');
+  return { ...article, html: ownImagePaths(article.html) };
+}
 
 async function reviewSettings(
   { ports, principal, context }: Visit,

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { FetchOutcome } from '../enrich/enrichment';
 import { iconFileName, iconMediaType } from '../enrich/icons';
 import { isoTimestamp } from '../text/text';
+import type { ArticleContent } from './content';
 import { type ExtractedArticle, extractArticle } from './extract';
 import { imageSources, replaceImages } from './sanitize';
 
@@ -34,11 +34,6 @@ export interface ArticleRecord extends Omit<ExtractedArticle, 'status' | 'html' 
   readonly sourceStatus: 'live' | 'gone' | null;
   /** When the page was last fetched. */
   readonly checked: string;
-}
-
-export interface ArticleContent {
-  readonly html: string;
-  readonly text: string;
 }
 
 /** Where kept articles live, one folder per article (its id is the bookmark's): the content and its images. */
@@ -162,24 +157,7 @@ export function isGoneStatus(status: number): boolean {
   return status === 404 || status === 410;
 }
 
-/** The stored form of an article's content, and its hash. */
-export function encodeContent(content: ArticleContent): { body: Buffer; hash: string } {
-  const body = Buffer.from(JSON.stringify({ html: content.html, text: content.text }));
-  return { body, hash: createHash('sha256').update(body).digest('hex') };
-}
-
-export function decodeContent(body: Uint8Array): ArticleContent {
-  const parsed = JSON.parse(Buffer.from(body).toString('utf8')) as { html?: unknown; text?: unknown };
-  return { html: String(parsed.html ?? ''), text: String(parsed.text ?? '') };
-}
-
 /** The service's own address of a kept image: `/articles/<article id>/images/<sha256>.<ext>`. */
 export function articleImageUrl(publicBaseUrl: string, articleId: string, fileName: string): string {
   return `${publicBaseUrl.replace(/\/+$/, '')}/articles/${articleId}/images/${fileName}`;
-}
-
-/** "The page is gone; this copy was kept on DATE" (the date as YYYY-MM-DD). */
-export function goneNotice(record: Pick<ArticleRecord, 'sourceStatus' | 'kept'>): string | null {
-  if (record.sourceStatus !== 'gone' || !record.kept) return null;
-  return `The page is gone; this copy was kept on ${record.kept.slice(0, 10)}`;
 }

@@ -1,4 +1,4 @@
-import { type ArticleRecord, type ArticleStore, goneNotice } from '../article/article';
+import type { ArticleRecord, ArticleStore } from '../article/article';
 import type { ValidationIssue } from '../contract/validation';
 import { newFeedRecord, tagsToJoinFeed, updateFeedRecord } from '../feed/settings';
 import type { Principal } from '../identity/principal';
@@ -635,4 +635,13 @@ function accountResource(user: User, login: { email: string; verified: boolean }
     note_count: user.noteCount,
     created: user.created,
   };
+}
+
+/**
+ * "The page is gone; this copy was kept on DATE" (the date as YYYY-MM-DD). Here, not beside the
+ * article's record, so reading a note does not load the article pipeline (extraction, sanitizing).
+ */
+function goneNotice(record: Pick<ArticleRecord, 'sourceStatus' | 'kept'>): string | null {
+  if (record.sourceStatus !== 'gone' || !record.kept) return null;
+  return `The page is gone; this copy was kept on ${record.kept.slice(0, 10)}`;
 }

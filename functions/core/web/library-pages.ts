@@ -4,7 +4,6 @@
  * every value from outside goes through `escapeHtml`, and only http(s) URLs reach an href or src.
  */
 
-import { ownImagePaths } from '../article/sanitize';
 import type {
   ArticleResource,
   CreatedTokenResource,
@@ -211,7 +210,11 @@ ${view.olderHref ? `<p><a href="${escapeHtml(view.olderHref)}">Older notes</a></
 }
 
 /** `related`: the related notes section (the search feature's), placed after the highlights. */
-/** The note's kept page as the reader shows it: its state, the gone notice, the article in a readable column. */
+/**
+ * The note's kept page as the reader shows it: its state, the gone notice, the article in a readable
+ * column. Its HTML is as `ownImagePaths` (core/article/sanitize.ts) made it for the service's pages:
+ * the handler loads the sanitizer on first use, as only a note with a kept page needs it.
+ */
 function readerSection(noteId: string, article: ArticleResource, csrf: string): string {
   const refetch = postButton(`${notePath(noteId)}/refetch`, csrf, 'Fetch again', 'secondary');
   const facts = [
@@ -234,7 +237,7 @@ function readerSection(noteId: string, article: ArticleResource, csrf: string): 
 <h2 id="reader-heading">The page</h2>
 <p class="muted" id="article-state" data-status="${article.status}">${escapeHtml(state)}${facts.length ? ` ${escapeHtml(facts.join(' · '))}` : ''}</p>
 ${article.notice ? `<p class="notice" role="status">${escapeHtml(article.notice)}</p>` : ''}
-${article.html ? `<article class="reader"${lang}${dir}>\n${ownImagePaths(article.html)}\n</article>` : ''}
+${article.html ? `<article class="reader"${lang}${dir}>\n${article.html}\n</article>` : ''}
 ${refetch}
 </section>`;
 }
