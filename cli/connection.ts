@@ -8,10 +8,12 @@ import { DynamoIdentityStore } from '../functions/adapters/dynamo/identity-store
 import { type MigrationResult, runMigrations } from '../functions/adapters/dynamo/migrations';
 import { FolderMailer } from '../functions/adapters/mail/folder-mailer';
 import { createMailer } from '../functions/adapters/mail/mailer';
-import type { LanceSearchIndex } from '../functions/adapters/search/lance-index';
-import type { embedderFromEnv } from '../functions/adapters/search/search-services';
+import type { embedderFromEnv, RebuildScope } from '../functions/adapters/search/search-services';
+import type { ShardedSearchIndex } from '../functions/adapters/search/sharded-index';
 import type { ArticleStore } from '../functions/core/article/article';
+import { storedArticleText } from '../functions/core/article/resource';
 import type { Mailer } from '../functions/core/identity/mail';
+import type { Note } from '../functions/core/model';
 import type { SearchPorts } from '../functions/core/search/search';
 import { settings } from '../functions/platform/settings';
 import { dataDirectory, readLocalState, searchIndexFolder } from '../local/state';
@@ -27,8 +29,8 @@ export interface Connection {
   migrate(): Promise<MigrationResult[]>;
   /** The search index and embedder (opened on first use). */
   search(): Promise<SearchPorts>;
-  /** Rebuilds the search index, or one user's part of it, from the table; how many notes it indexed. */
-  reindex(userId?: string): Promise<number>;
+  /** Rebuilds the search index (a user's notes, a shard, every shard, or into M shards) from the table; how many notes it indexed. */
+  reindex(scope: RebuildScope): Promise<number>;
   /** Public base URL for the feed addresses the commands print; null when unknown. */
   readonly baseUrl: string | null;
   readonly identities: DynamoIdentityStore;
@@ -77,7 +79,7 @@ export function connect(
     clients = createDynamoClients({ endpoint: state.dynamoEndpoint, region: 'local' });
   }
   const env = { ...processEnv, [settings.searchIndexUri.name]: searchIndexUri };
-  let opened: Promise<{ index: LanceSearchIndex; embedder: ReturnType<typeof embedderFromEnv> }> | undefined;
+  let opened: Promise<{ index: ShardedSearchIndex; embedder: ReturnType<typeof embedderFromEnv> }> | undefined;
   const search = () => {
     if (!searchIndexUri)
       throw new Error(`name the search index with --search-index URI or ${settings.searchIndexUri.name}`);
@@ -89,6 +91,14 @@ export function connect(
     return opened;
   };
   const { doc } = clients;
+  const articles = articleStore ? createArticleStore(articleStore) : null;
+  // A rebuild indexes each note's kept article too, where the article store is known.
+  const indexSources = async () => ({
+    doc,
+    tableName,
+    ...(await search()),
+    ...(articles ? { articleText: (note: Note) => storedArticleText(articles, note) } : {}),
+  });
   return {
     accounts: new DynamoAccountStore(doc, tableName),
     bookmarks: new DynamoBookmarkStore(doc, tableName),
@@ -96,22 +106,22 @@ export function connect(
     migrate: async () => {
       const results = await runMigrations(doc, tableName);
       const { backfillIndex } = await searchServices();
-      const changed = await backfillIndex({ doc, tableName, ...(await search()) });
+      const changed = await backfillIndex(await indexSources());
       return [
         ...results,
         { name: 'search-index', description: 'Indexes for search the notes the search index lacks', changed },
       ];
     },
     search,
-    reindex: async (userId) => {
+    reindex: async (scope) => {
       const { rebuildIndex } = await searchServices();
-      return rebuildIndex({ doc, tableName, ...(await search()) }, userId);
+      return rebuildIndex(await indexSources(), scope);
     },
     baseUrl,
     identities: new DynamoIdentityStore(clients.doc, tableName),
     mailer,
     webBaseUrl,
-    articles: articleStore ? createArticleStore(articleStore) : null,
+    articles,
     close: () => {
       clients.client.destroy();
       void opened?.then(({ index }) => index.close());

@@ -30,6 +30,12 @@ export const SEARCH_ENGINE_FUNCTION = {
   searchEngine: true,
 } as const;
 
+/**
+ * Shards of a new index on AWS: at 100,000 users of 10,000 notes each, about 15 million notes a
+ * shard (docs/search.md, "Cost and capacity at 10⁹ notes"); an index keeps its layout until resharded.
+ */
+const SEARCH_SHARDS_ON_AWS = 64;
+
 /** The indexer's stream reads older than this (the table's writes not yet searchable) page someone. */
 const ITERATOR_AGE_ALARM_SECONDS = 60;
 
@@ -72,6 +78,7 @@ export class SearchIndexStore extends Construct {
     if (write) this.commitTable.grantReadWriteData(grantee);
     else this.commitTable.grantReadData(grantee);
     grantee.function.addEnvironment(handlerSettings.searchIndexUri.name, this.uri);
+    grantee.function.addEnvironment(handlerSettings.searchShards.name, String(SEARCH_SHARDS_ON_AWS));
   }
 }
 

@@ -15,6 +15,7 @@ export const TOOL_SCOPES = {
   remove_tags: 'notes:write',
   set_reading_state: 'notes:write',
   save_bookmark: 'notes:write',
+  add_highlight: 'notes:write',
   list_feeds: 'feeds:read',
   add_note_to_feed: 'feeds:write',
   get_daily_review: 'review',

@@ -8,6 +8,8 @@ import {
   accountDeleteSchema,
   feedCreateSchema,
   feedEditSchema,
+  highlightCreateSchema,
+  highlightEditSchema,
   NOTE_PAGE_LIMIT,
   noteBulkEditSchema,
   noteEditSchema,
@@ -15,6 +17,7 @@ import {
   tagRenameSchema,
   tokenCreateSchema,
 } from '../core/owner/api';
+import * as highlights from '../core/owner/highlights';
 import * as library from '../core/owner/library';
 import { InvalidInputError, type OwnerPorts } from '../core/owner/library';
 import { ratingRequestSchema, reviewSettingsEditSchema } from '../core/review/api';
@@ -109,6 +112,19 @@ const operations: Record<string, Operation> = {
   EditMyNote: ({ ports, principal, event }) => {
     const noteId = uuidParameter(event, 'note_id');
     return ok(library.editNote(ports, principal, noteId, parseBody(noteEditSchema, event)));
+  },
+  CreateMyHighlight: ({ ports, principal, event }) => {
+    const noteId = uuidParameter(event, 'note_id');
+    return ok(highlights.addHighlight(ports, principal, noteId, parseBody(highlightCreateSchema, event)), 201);
+  },
+  EditMyHighlight: ({ ports, principal, event }) => {
+    const [noteId, highlightId] = [uuidParameter(event, 'note_id'), uuidParameter(event, 'highlight_id')];
+    const edit = parseBody(highlightEditSchema, event);
+    return ok(highlights.editHighlight(ports, principal, noteId, highlightId, edit));
+  },
+  DeleteMyHighlight: ({ ports, principal, event }) => {
+    const [noteId, highlightId] = [uuidParameter(event, 'note_id'), uuidParameter(event, 'highlight_id')];
+    return noContent(highlights.deleteHighlight(ports, principal, noteId, highlightId));
   },
   DeleteMyNote: ({ ports, principal, event }) =>
     noContent(library.deleteNote(ports, principal, uuidParameter(event, 'note_id'))),

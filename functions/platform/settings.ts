@@ -107,6 +107,12 @@ export const settings = {
     parse: wholeNumber,
     fallback: 120,
   },
+  articleBackfillPerSweep: {
+    name: 'ARTICLE_BACKFILL_PER_SWEEP',
+    doc: "page fetches of notes saved before articles were kept that each sweep queues at most (gleaner migrate's article-backfill)",
+    parse: wholeNumber,
+    fallback: 100,
+  },
   routeRetirement: {
     name: 'ROUTE_RETIREMENT',
     doc: "a retiring route's dates (JSON, from the route table)",
@@ -195,6 +201,12 @@ export const settings = {
     name: 'SEARCH_INDEX_URI',
     doc: 'where the search index lives: a folder, or s3+ddb://bucket/prefix?ddbTableName=… on AWS',
     parse: text,
+  },
+  searchShards: {
+    name: 'SEARCH_SHARDS',
+    doc: 'shards of a new search index (a user is in one, by a hash of the id); an existing index keeps its own until `gleaner reindex --shards M`: 1 locally, 64 on AWS',
+    parse: wholeNumber,
+    fallback: 1,
   },
   embeddings: {
     name: 'GLEANER_EMBEDDINGS',

@@ -87,7 +87,7 @@ export const streamConsumers: readonly StreamConsumerDefinition[] = [
     // Re-embeds notes whose vectors of the configured model are missing (after a model change), even
     // while nobody saves: search stays keyword for a user until their notes are covered.
     scheduledEveryMinutes: 10,
-    access: ['table:read', 'table:write', 'search:read', 'search:write', 'embeddings'],
+    access: ['table:read', 'table:write', 'search:read', 'search:write', 'embeddings', 'articles:read'],
   },
 ];
 

@@ -2,15 +2,19 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, ScheduledEvent } from 'aws-lambda';
+import { createArticleStore } from '../adapters/article-store';
 import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoLinkStore } from '../adapters/dynamo/link-store';
 import { noteChangeOf, readNotes } from '../adapters/search/note-changes';
 import { embedderFromEnv, openIndexFromEnv, scheduledIndexStep } from '../adapters/search/search-services';
+import { storedArticleText } from '../core/article/resource';
 import { applyLinkChanges, type LinkProjectionPorts } from '../core/links/projection';
+import type { Note } from '../core/model';
 import { applyNoteChanges, type IndexerPorts, type NoteChange } from '../core/search/indexer';
 import { deferred, type Environment } from '../platform/env';
 import { metricNames } from '../platform/metric-names';
 import { count, createLogger, createMetrics } from '../platform/observability';
+import { setting, settings } from '../platform/settings';
 
 /** A scheduled run stops starting re-embedding steps this long before the function's time is up. */
 const SCHEDULED_MARGIN_MS = 30_000;
@@ -126,6 +130,8 @@ export function createHandler(env: Environment) {
   const embedder = embedderFromEnv(env);
   const { doc, tableName } = tableFromEnv(env);
   const links = new DynamoLinkStore(doc, tableName);
+  // Kept articles are indexed where the function has their store (always, on AWS and in npm start).
+  const articles = env[settings.articleStore.name] ? createArticleStore(setting(env, settings.articleStore)) : null;
   return makeHandler({
     logger,
     metrics: createMetrics(logger),
@@ -140,8 +146,12 @@ export function createHandler(env: Environment) {
         index,
         embedder,
         readNotes: (ids) => readNotes(doc, tableName, ids),
-        onEmbeddingFailure: (error) =>
-          logger.warn('Embedding failed; notes indexed for keywords', { error: String(error) }),
+        ...(articles ? { articleText: (note: Note) => storedArticleText(articles, note) } : {}),
+        // The shard's re-embedding watermark moves back before these notes, so the schedule embeds them.
+        onEmbeddingFailure: async (error, notes) => {
+          logger.warn('Embedding failed; notes indexed for keywords', { error: String(error) });
+          if (embedder) await index.reembedLater(embedder.model, notes);
+        },
         // A batch's notes are searchable by their words once written (the index keeps them in its small
         // recent table, lance-index.ts), then embedded in one go (indexNotes); folding them into the main
         // table's indexes, and re-embedding after a model change, wait for the schedule: no batch scans

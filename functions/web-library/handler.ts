@@ -14,6 +14,7 @@ import {
   type NoteBulkEdit,
   noteBulkEditSchema,
 } from '../core/owner/api';
+import * as highlights from '../core/owner/highlights';
 import * as library from '../core/owner/library';
 import { InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
 import type { IssuedReviewFeedResource } from '../core/review/api';
@@ -31,6 +32,7 @@ import {
   libraryPage,
   notePage,
   type PageContext,
+  type ReaderHtml,
   tagsPage,
 } from '../core/web/library-pages';
 import { notePath, safeNextPath, webPaths } from '../core/web/paths';
@@ -103,6 +105,8 @@ const NOTICES = {
   saved: 'Saved.',
   deleted: 'Deleted.',
   refetching: 'Fetching the page again: reload in a moment to see the new copy.',
+  highlighted: 'Highlight saved.',
+  highlightDeleted: 'Highlight deleted.',
   renamed: 'Tag renamed.',
   merged: 'Tags merged.',
   created: 'Created.',
@@ -223,13 +227,34 @@ const actions: Record<string, Action> = {
       library.getArticle(ports, principal, noteId),
     ]);
     return page(
-      notePage({ ...context, scripts: [SEARCH_SCRIPT] }, note, relatedSection(note.id), await forOwnPages(article)),
+      notePage({ ...context, scripts: [SEARCH_SCRIPT] }, note, relatedSection(note.id), article, await reader(article)),
     );
   },
   WebNoteRefetch: async ({ ports, principal, event }) => {
     const noteId = uuid(event, 'note_id');
     await library.refetchArticle(ports, principal, noteId);
     return back(notePath(noteId), 'refetching');
+  },
+  WebHighlightCreate: async ({ ports, principal, event, form }) => {
+    const noteId = uuid(event, 'note_id');
+    const highlight = await highlights.addHighlight(ports, principal, noteId, {
+      quote: form.get('quote') ?? '',
+      comment: form.get('comment'),
+      prefix: form.get('prefix'),
+      suffix: form.get('suffix'),
+    });
+    return redirectResponse(`${notePath(noteId)}?notice=highlighted#hl-${highlight.id}`);
+  },
+  WebHighlightEdit: async ({ ports, principal, event, form }) => {
+    const noteId = uuid(event, 'note_id');
+    const highlightId = uuid(event, 'highlight_id');
+    await highlights.editHighlight(ports, principal, noteId, highlightId, { comment: form.get('comment') });
+    return redirectResponse(`${notePath(noteId)}?notice=saved#highlight-${highlightId}`);
+  },
+  WebHighlightDelete: async ({ ports, principal, event }) => {
+    const noteId = uuid(event, 'note_id');
+    await highlights.deleteHighlight(ports, principal, noteId, uuid(event, 'highlight_id'));
+    return back(notePath(noteId), 'highlightDeleted');
   },
   WebNoteEdit: async ({ ports, principal, event, form }) => {
     const noteId = uuid(event, 'note_id');
@@ -325,11 +350,9 @@ const actions: Record<string, Action> = {
   },
 };
 
-/** sanitize-html (with its parser and PostCSS), only for a note with a kept page, loaded on first use. */
-async function forOwnPages(article: ArticleResource | null): Promise<ArticleResource | null> {
-  if (!article?.html) return article;
-  const { ownImagePaths } = await import('../core/article/sanitize');
-  return { ...article, html: ownImagePaths(article.html) };
+/** The reader's HTML (sanitize-html, with its parser and PostCSS), only for a note with a kept page: loaded on first use. */
+async function reader(article: ArticleResource | null): Promise<ReaderHtml | null> {
+  return article?.html == null ? null : (await import('../core/article/sanitize')).readerHtml;
 }
 
 async function reviewSettings(

@@ -128,6 +128,7 @@ export function inMemoryAccountPorts(options: { quota?: number; now?: () => Date
       setDisplayName: async (userId, displayName) => {
         identities.users.set(userId, { ...identities.users.get(userId)!, displayName });
       },
+      articleUsage: async () => ({ articles: 0, bytes: 0 }),
     },
     grants,
     limiter: {

@@ -22,7 +22,8 @@ import { NO_PROGRESS, type ReviewProgress, recordReview } from '../../core/revie
 import { DEFAULT_REVIEW_SETTINGS, type ReviewSettings } from '../../core/review/settings';
 import type { ReviewDay, ReviewDayItem, ReviewEntry, ReviewStore } from '../../core/review/use-cases';
 import { batchGetAll } from './batch-get';
-import { toHighlight, toNote } from './items';
+import { readHighlight } from './entities/highlight';
+import { readNote } from './entities/note';
 import { keys, LOOKUP_INDEX, REVIEW_CARD_PREFIX, REVIEW_DAY_PREFIX, REVIEW_LOG_PREFIX, TTL_ATTRIBUTE } from './keys';
 import { queryAll } from './query-all';
 import { backoff, cancellationReasons, retryOnConflict } from './transactions';
@@ -186,7 +187,7 @@ export class DynamoReviewStore implements ReviewStore {
       items.filter((item) => item.type === 'Highlight' && item.userId === userId).map((item) => [item.id, item]),
     );
     const notes = new Map(
-      items.filter((item) => item.type === 'Note' && item.userId === userId).map((item) => [item.id, toNote(item)]),
+      items.filter((item) => item.type === 'Note' && item.userId === userId).map((item) => [item.id, readNote(item)]),
     );
     // A highlight deleted since the day was built (its note deleted) leaves the review.
     return day.items.flatMap((item) => {
@@ -195,7 +196,7 @@ export class DynamoReviewStore implements ReviewStore {
       if (!highlight || !note) return [];
       return [
         {
-          highlight: toHighlight(highlight),
+          highlight: readHighlight(highlight),
           note: { id: note.id, title: note.title, url: note.url, tags: note.tags },
           reason: item.reason,
           rated: day.rated.includes(item.highlightId),
@@ -250,7 +251,7 @@ export class DynamoReviewStore implements ReviewStore {
         ExpressionAttributeValues: { ':pk': index.gsi1pk, ':sk': index.gsi1sk },
       }),
     );
-    return Items[0] ? toHighlight(Items[0]) : null;
+    return Items[0] ? readHighlight(Items[0]) : null;
   }
 
   /**

@@ -3,6 +3,7 @@ import { BooleanQuery, type FullTextQuery, Index, MatchQuery, Occur, PhraseQuery
 import { Bool, Field, FixedSizeList, Float32, Float64, List, Schema, Utf8 } from 'apache-arrow';
 import { FIELD_WEIGHTS, type SearchDocument, TEXT_FIELDS } from '../../core/search/document';
 import {
+  noteIdRangeFilter,
   noteIdsFilter,
   noteVersionsFilter,
   queryFilter,
@@ -128,32 +129,45 @@ export class LanceSearchIndex implements RelatedIndex {
 
   private constructor(
     private readonly db: lancedb.Connection,
+    /** Names this set's tables (`notes`, `recent_notes`, `vectors_…` after it): a shard's generation. */
+    private readonly prefix: string,
     private notes: lancedb.Table,
     /** Null until found or made: a reader (no write access) never makes it. */
     private recent: lancedb.Table | null,
     private readonly keepVersionsSeconds: number,
     private readonly vectorIndexAtRows: number,
+    /** Whether closing this set closes the connection (its own) or leaves it to the sharded index that shares it. */
+    private readonly ownsConnection: boolean,
   ) {}
 
+  /** One set of tables in its own connection (an index of one shard, as tests and benches use it). */
   static async open(location: IndexLocation): Promise<LanceSearchIndex> {
-    const db = await lancedb.connect(location.uri, {
-      // Lance file format 2.0: 0.31.0's default (2.1) failed to decode its own string pages past ~15,000 notes (npm run bench).
-      storageOptions: { new_table_data_storage_version: '2.0', ...location.storageOptions },
-      readConsistencyInterval: location.readConsistencySeconds ?? 0,
-    });
-    const notes = await db.createEmptyTable(NOTES_TABLE, notesSchema, { existOk: true });
+    return LanceSearchIndex.within(await connectIndex(location), '', location, true);
+  }
+
+  /** The set of tables named after `prefix` in an open connection (a shard of a sharded index). */
+  static async within(
+    db: lancedb.Connection,
+    prefix: string,
+    location: IndexLocation,
+    ownsConnection = false,
+  ): Promise<LanceSearchIndex> {
+    const notes = await notesTable(db, `${prefix}${NOTES_TABLE}`);
+    await withTextFields(notes, MAIN_INDEXES);
     return new LanceSearchIndex(
       db,
+      prefix,
       notes,
       null,
       location.keepVersionsSeconds ?? KEEP_VERSIONS_SECONDS,
       location.vectorIndexAtRows ?? VECTOR_INDEX_AT_ROWS,
+      ownsConnection,
     );
   }
 
   close(): void {
     for (const table of [this.notes, this.recent, ...this.vectorTables.values()]) table?.close();
-    this.db.close();
+    if (this.ownsConnection) this.db.close();
   }
 
   // ---- reads -------------------------------------------------------------------------------
@@ -328,8 +342,9 @@ export class LanceSearchIndex implements RelatedIndex {
   // ---- writes ------------------------------------------------------------------------------
 
   /** The version (or tombstone) the index holds for each of these notes; absent when it holds none. */
-  async versions(noteIds: readonly string[]): Promise<Map<string, IndexedVersion>> {
-    if (noteIds.length === 0) return new Map();
+  async versions(notes: readonly { noteId: string }[]): Promise<Map<string, IndexedVersion>> {
+    if (notes.length === 0) return new Map();
+    const noteIds = notes.map(({ noteId }) => noteId);
     const rows = await this.notes
       .query()
       .where(noteIdsFilter(noteIds))
@@ -348,7 +363,7 @@ export class LanceSearchIndex implements RelatedIndex {
   async upsert(documents: readonly SearchDocument[], vectors?: { model: string; rows: readonly VectorRow[] }) {
     if (documents.length === 0) return;
     // Only what moves a note forward goes to the recent table (re-embedding writes the held versions again).
-    const held = await this.versions(documents.map((document) => document.note_id));
+    const held = await this.versions(documents.map((document) => ({ noteId: document.note_id })));
     const newer = documents.flatMap((document) => {
       const current = held.get(document.note_id);
       return current && (current.deleted || current.version >= document.version)
@@ -385,32 +400,44 @@ export class LanceSearchIndex implements RelatedIndex {
     await this.afterWrite(notes.length);
   }
 
-  /** Empties the index (all users) or one user's live rows, before a rebuild. */
-  async clear(userId?: string) {
-    if (userId === undefined) {
-      for (const name of await this.db.tableNames()) await this.db.dropTable(name);
-      this.vectorTables.clear();
-      this.notes = await this.db.createEmptyTable(NOTES_TABLE, notesSchema, { existOk: true });
-      this.recent = null;
-      return;
-    }
-    for (const table of [this.notes, await this.writableRecent(), ...(await this.allVectorTables())])
-      await committed(() => table.delete(userFilter(userId)));
+  /** The ids of a user's live notes (a rebuild of one user tombstones those the table no longer has). */
+  async liveNoteIds(userId: string): Promise<string[]> {
+    const rows = await this.notes.query().where(userFilter(userId)).select(['note_id']).toArray();
+    return rows.map((row) => String(row.note_id));
   }
 
-  /** Notes of the index whose vectors in `model` are missing, up to `limit` (for re-embedding). */
-  async missingVectors(model: string, limit: number): Promise<SearchDocument[]> {
+  /** Drops this set's tables (a shard generation a rebuild replaced, once no reader can be in it). */
+  async drop() {
+    const names = (await this.db.tableNames()).filter(
+      (name) =>
+        name === this.prefix + NOTES_TABLE ||
+        name === this.prefix + RECENT_TABLE ||
+        name.startsWith(`${this.prefix}vectors_`),
+    );
+    this.close();
+    for (const name of names) await this.db.dropTable(name);
+  }
+
+  /**
+   * Live notes whose ids' positions are in [from, to) (filter.ts) whose vectors in `model` are missing or of an
+   * older version: one step of re-embedding from a watermark. The range is a B-tree lookup on
+   * `note_id`, so a step reads its range's rows, never the whole table.
+   */
+  async missingVectorsIn(model: string, from: number, to: number): Promise<SearchDocument[]> {
+    const notes = (await this.notes.query().where(noteIdRangeFilter(from, to)).toArray()).map(documentOf);
+    if (notes.length === 0) return [];
     const table = await this.existingVectorTable(model);
-    const rows = table ? await table.query().where('deleted = false').select(['note_id', 'version']).toArray() : [];
+    const ids = notes.map((note) => note.note_id);
+    const rows = table
+      ? await table.query().where(noteIdsFilter(ids)).select(['note_id', 'version']).limit(ids.length).toArray()
+      : [];
     const embedded = new Map(rows.map((row) => [String(row.note_id), Number(row.version)]));
-    const missing: SearchDocument[] = [];
-    for await (const batch of this.notes.query().where('deleted = false')) {
-      for (const row of batch.toArray()) {
-        if ((embedded.get(String(row.note_id)) ?? -1) < Number(row.version)) missing.push(documentOf(row));
-        if (missing.length >= limit) return missing;
-      }
-    }
-    return missing;
+    return notes.filter((note) => (embedded.get(note.note_id) ?? -1) < note.version);
+  }
+
+  /** Rows of the main table, tombstones included (a count from the table's metadata). */
+  async rows(): Promise<number> {
+    return this.notes.countRows();
   }
 
   /** Rows written since the last fold (0 when a fold has nothing to do). */
@@ -432,7 +459,7 @@ export class LanceSearchIndex implements RelatedIndex {
       version: Number(row.version),
     }));
     // A recent row whose main-table write has not landed yet (a batch between its two writes) stays.
-    const held = await this.versions(pending.map(({ noteId }) => noteId));
+    const held = await this.versions(pending);
     const folded = pending.filter(({ noteId, version }) => (held.get(noteId)?.version ?? -1) >= version);
     await ensureIndexes(this.notes, MAIN_INDEXES);
     const vectorTables = await this.allVectorTables();
@@ -487,15 +514,19 @@ export class LanceSearchIndex implements RelatedIndex {
   }
 
   private async recentTable(): Promise<lancedb.Table | null> {
-    if (!this.recent && (await this.db.tableNames()).includes(RECENT_TABLE))
-      this.recent = await this.db.openTable(RECENT_TABLE);
+    if (!this.recent && (await this.db.tableNames()).includes(this.prefix + RECENT_TABLE)) {
+      const recent = await this.db.openTable(this.prefix + RECENT_TABLE);
+      await withTextFields(recent, FULL_TEXT_INDEXES);
+      this.recent = recent;
+    }
     return this.recent;
   }
 
   /** The recent table, made when missing; both tables' indexes are made with it (on no rows, if need be). */
   private async writableRecent(): Promise<lancedb.Table> {
     if (this.recent) return this.recent;
-    const recent = await this.db.createEmptyTable(RECENT_TABLE, notesSchema, { existOk: true });
+    const recent = await notesTable(this.db, this.prefix + RECENT_TABLE);
+    await withTextFields(recent, FULL_TEXT_INDEXES);
     await ensureIndexes(recent, FULL_TEXT_INDEXES);
     await ensureIndexes(this.notes, MAIN_INDEXES);
     this.recent = recent;
@@ -505,7 +536,9 @@ export class LanceSearchIndex implements RelatedIndex {
   private async vectorTable(model: string, dimensions: number): Promise<lancedb.Table> {
     const cached = this.vectorTables.get(model);
     if (cached) return cached;
-    const table = await this.db.createEmptyTable(vectorTableName(model), vectorsSchema(dimensions), { existOk: true });
+    const table = await this.db.createEmptyTable(this.prefix + vectorTableName(model), vectorsSchema(dimensions), {
+      existOk: true,
+    });
     this.vectorTables.set(model, table);
     return table;
   }
@@ -513,16 +546,25 @@ export class LanceSearchIndex implements RelatedIndex {
   private async existingVectorTable(model: string): Promise<lancedb.Table | null> {
     const cached = this.vectorTables.get(model);
     if (cached) return cached;
-    if (!(await this.db.tableNames()).includes(vectorTableName(model))) return null;
-    const table = await this.db.openTable(vectorTableName(model));
+    if (!(await this.db.tableNames()).includes(this.prefix + vectorTableName(model))) return null;
+    const table = await this.db.openTable(this.prefix + vectorTableName(model));
     this.vectorTables.set(model, table);
     return table;
   }
 
   private async allVectorTables(): Promise<lancedb.Table[]> {
-    const names = (await this.db.tableNames()).filter((name) => name.startsWith('vectors_'));
+    const names = (await this.db.tableNames()).filter((name) => name.startsWith(`${this.prefix}vectors_`));
     return Promise.all(names.map((name) => this.db.openTable(name)));
   }
+}
+
+/** A connection to the index's location (the tables of every shard, and the layout, share it). */
+export function connectIndex(location: IndexLocation): Promise<lancedb.Connection> {
+  return lancedb.connect(location.uri, {
+    // Lance file format 2.0: 0.31.0's default (2.1) failed to decode its own string pages past ~15,000 notes (npm run bench).
+    storageOptions: { new_table_data_storage_version: '2.0', ...location.storageOptions },
+    readConsistencyInterval: location.readConsistencySeconds ?? 0,
+  });
 }
 
 // An Index config is spent by the createIndex that takes it, so each is made for its column.
@@ -557,6 +599,34 @@ async function ensureIndexes(table: lancedb.Table, wanted: readonly [string, () 
       if (!/already exists/.test(error instanceof Error ? error.message : String(error))) throw error;
     });
   }
+}
+
+/** A table of notes: opened as it is (maybe written before a field existed), or made. */
+async function notesTable(db: lancedb.Connection, name: string): Promise<lancedb.Table> {
+  if ((await db.tableNames()).includes(name)) return db.openTable(name);
+  return db.createEmptyTable(name, notesSchema, { existOk: true });
+}
+
+/**
+ * A table written before a text field existed (the kept article's text) gets it, empty, with its
+ * full-text index when the table has the others', so every query can name every field. A reader
+ * without write access (the search function on AWS) leaves that to the indexer, which does it when it
+ * opens the index: until then that reader's keyword searches fail.
+ */
+async function withTextFields(table: lancedb.Table, indexes: readonly [string, () => Index][]) {
+  const present = new Set((await table.schema()).fields.map((field) => field.name));
+  const missing = TEXT_FIELDS.filter((field) => !present.has(field));
+  if (missing.length === 0) return;
+  try {
+    await committed(() => table.addColumns(missing.map((name) => ({ name, valueSql: "''" }))));
+  } catch (error) {
+    if (!/already exists/i.test(error instanceof Error ? error.message : String(error))) return;
+  }
+  if ((await table.listIndices()).length > 0)
+    await ensureIndexes(
+      table,
+      indexes.filter(([column]) => (missing as string[]).includes(column)),
+    );
 }
 
 /**
@@ -704,6 +774,7 @@ function indexedNote(row: Record<string, unknown>): IndexedNote {
     highlights: String(row.highlights ?? ''),
     comment: String(row.comment ?? ''),
     description: String(row.description ?? ''),
+    article: String(row.article ?? ''),
   };
 }
 

@@ -4,7 +4,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import type { Note } from '../../core/model';
 import type { NoteChange } from '../../core/search/indexer';
 import { batchGetAll } from '../dynamo/batch-get';
-import { toNote } from '../dynamo/items';
+import { readNote } from '../dynamo/entities/note';
 import { keys, LOOKUP_INDEX } from '../dynamo/keys';
 
 /**
@@ -20,13 +20,13 @@ export function noteChangeOf(record: Pick<DynamoDBRecord, 'eventName' | 'dynamod
   // The stream's attribute values are the SDK's own AttributeValue shape.
   const item = unmarshall(image as Parameters<typeof unmarshall>[0]);
   if (record.eventName === 'REMOVE') return { kind: 'deleted', noteId: String(item.id), userId: String(item.userId) };
-  return { kind: 'saved', note: toNote(item) };
+  return { kind: 'saved', note: readNote(item) };
 }
 
 /** The notes with these ids that exist now (a consistent read: the table is the source of truth). */
 export async function readNotes(doc: DynamoDBDocumentClient, tableName: string, noteIds: readonly string[]) {
   const items = await batchGetAll(doc, tableName, noteIds.map(keys.note), { consistentRead: true });
-  return items.map(toNote);
+  return items.map(readNote);
 }
 
 /**
@@ -38,7 +38,19 @@ export async function* allNotes(
   tableName: string,
   userId?: string,
 ): AsyncGenerator<Note[]> {
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  for await (const { notes } of notePages(doc, tableName, userId)) yield notes;
+}
+
+/** allNotes' pages with the key each one ends at, from `from` (where an earlier scan stopped) on. */
+export async function* notePages(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  userId?: string,
+  from?: Record<string, unknown>,
+  /** Items a page evaluates (a Scan's Limit): a rebuild saves its progress once per page. */
+  pageSize?: number,
+): AsyncGenerator<{ notes: Note[]; next: Record<string, unknown> | undefined }> {
+  let ExclusiveStartKey: Record<string, unknown> | undefined = from;
   do {
     const page = await doc.send(
       userId === undefined
@@ -48,6 +60,7 @@ export async function* allNotes(
             ExpressionAttributeNames: { '#type': 'type' },
             ExpressionAttributeValues: { ':note': 'Note' },
             ExclusiveStartKey,
+            Limit: pageSize,
           })
         : new QueryCommand({
             TableName: tableName,
@@ -57,7 +70,7 @@ export async function* allNotes(
             ExclusiveStartKey,
           }),
     );
-    yield (page.Items ?? []).map(toNote);
     ExclusiveStartKey = page.LastEvaluatedKey;
+    yield { notes: (page.Items ?? []).map(readNote), next: ExclusiveStartKey };
   } while (ExclusiveStartKey);
 }

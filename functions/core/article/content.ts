@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 
 /**
  * A kept article's content (its sanitized HTML and its text) and the form the article store keeps it
- * in. Apart from the article pipeline (article.ts), so a store that reads and writes content does not
- * load extraction and sanitizing.
+ * in. Apart from the article pipeline (article.ts), so the store does not load extraction and
+ * sanitizing.
  */
 export interface ArticleContent {
   readonly html: string;

@@ -78,6 +78,8 @@ export interface AccountFlowPorts {
   readonly accounts: {
     getUser(userId: string): Promise<Pick<User, 'displayName'> | null>;
     setDisplayName(userId: string, displayName: string): Promise<unknown>;
+    /** The user's kept pages: how many, and their bytes with their images. */
+    articleUsage(userId: string): Promise<{ articles: number; bytes: number }>;
   };
   readonly grants: AuthorizationGrants;
   readonly limiter: RateLimiter;
@@ -246,16 +248,18 @@ export async function setPasswordWithLink(
 
 /** What the Account page shows of a user. */
 export async function accountOverview(ports: AccountFlowPorts, userId: string) {
-  const [login, passkeys, user] = await Promise.all([
+  const [login, passkeys, user, storage] = await Promise.all([
     ports.identities.getLoginOfUser(userId),
     ports.identities.listPasskeys(userId),
     ports.accounts.getUser(userId),
+    ports.accounts.articleUsage(userId),
   ]);
   return {
     email: login?.email ?? null,
     verified: login?.verified ?? false,
     displayName: user?.displayName ?? '',
     passkeys,
+    storage,
   };
 }
 

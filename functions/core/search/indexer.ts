@@ -9,7 +9,7 @@
  *   replayed after the index was rebuilt cannot resurrect a note deleted meanwhile.
  */
 import type { Note } from '../model';
-import { embeddingText, type SearchDocument, searchDocument } from './document';
+import { embeddingText, type SearchDocument, searchDocumentWithArticle } from './document';
 import type { Embedder } from './embedder';
 
 export type NoteChange =
@@ -17,7 +17,10 @@ export type NoteChange =
   | { readonly kind: 'deleted'; readonly noteId: string; readonly userId: string };
 
 export interface IndexWriter {
-  versions(noteIds: readonly string[]): Promise<Map<string, { version: number; deleted: boolean }>>;
+  /** The version (or tombstone) the index holds of each of these notes (the user names the shard). */
+  versions(
+    notes: readonly { noteId: string; userId: string }[],
+  ): Promise<Map<string, { version: number; deleted: boolean }>>;
   upsert(
     documents: readonly SearchDocument[],
     vectors?: { model: string; rows: readonly { noteId: string; vector: readonly number[] }[] },
@@ -30,8 +33,13 @@ export interface IndexerPorts {
   /** Reads notes from the table (consistently); the ones that no longer exist are left out. */
   readonly readNotes: (noteIds: readonly string[]) => Promise<Note[]>;
   readonly embedder: Embedder | null;
+  /**
+   * The text of a note's kept article (the article store's copy), or null when it has none stored;
+   * without this port articles are not indexed.
+   */
+  readonly articleText?: (note: Note) => Promise<string | null>;
   /** Told when vectors could not be computed (the notes are indexed for keywords and embedded later). */
-  readonly onEmbeddingFailure?: (error: unknown) => void;
+  readonly onEmbeddingFailure?: (error: unknown, notes: readonly { noteId: string; userId: string }[]) => Promise<void>;
 }
 
 export interface IndexOutcome {
@@ -44,7 +52,13 @@ export interface IndexOutcome {
 
 export async function applyNoteChanges(ports: IndexerPorts, changes: readonly NoteChange[]): Promise<IndexOutcome> {
   const newest = newestPerNote(changes);
-  const held = await ports.index.versions([...newest.keys()]);
+  const held = await ports.index.versions(
+    [...newest.values()].map((change) =>
+      change.kind === 'saved'
+        ? { noteId: change.note.id, userId: change.note.userId }
+        : { noteId: change.noteId, userId: change.userId },
+    ),
+  );
   const upserts: Note[] = [];
   const deletes: { noteId: string; userId: string }[] = [];
   const unknown: string[] = [];
@@ -79,10 +93,15 @@ export async function applyNoteChanges(ports: IndexerPorts, changes: readonly No
  * embeds the batch in one go afterwards).
  */
 export async function indexNotes(
-  ports: Pick<IndexerPorts, 'index' | 'embedder' | 'onEmbeddingFailure'>,
+  ports: Pick<IndexerPorts, 'index' | 'embedder' | 'onEmbeddingFailure' | 'articleText'>,
   notes: readonly Note[],
 ) {
-  const documents = notes.map(searchDocument);
+  const documents = await Promise.all(
+    notes.map(async (note) => {
+      const article = note.articleHash && ports.articleText ? await ports.articleText(note) : null;
+      return searchDocumentWithArticle(note, article ?? '');
+    }),
+  );
   await ports.index.upsert(documents);
   const vectors = await embed(ports, documents);
   if (vectors) await ports.index.upsert(documents, vectors);
@@ -101,7 +120,10 @@ async function embed(
       rows: documents.map((document, i) => ({ noteId: document.note_id, vector: vectors[i]! })),
     };
   } catch (error) {
-    ports.onEmbeddingFailure?.(error);
+    await ports.onEmbeddingFailure?.(
+      error,
+      documents.map((document) => ({ noteId: document.note_id, userId: document.user_id })),
+    );
     return undefined;
   }
 }
