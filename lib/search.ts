@@ -5,7 +5,7 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -147,6 +147,15 @@ export class SearchIndexing extends Construct {
           onFailure: new SqsDlq(this.deadLetterQueue),
         }),
       );
+      // One writer per shard: the function passes the stream's note changes to a FIFO queue grouped by
+      // shard, and writes the index from that queue (Lambda runs one batch of a group at a time).
+      if (consumer.queue)
+        fn.function.addEventSource(
+          new SqsEventSource(targets.queues[consumer.queue.name].queue, {
+            batchSize: consumer.queue.batchSize,
+            reportBatchItemFailures: true,
+          }),
+        );
       if (consumer.scheduledEveryMinutes) {
         const interval = Duration.minutes(consumer.scheduledEveryMinutes);
         // A run that could not start before the next one is due is left to that one; its errors

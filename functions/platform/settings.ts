@@ -64,6 +64,12 @@ export const settings = {
     parse: text,
   },
   faviconQueueUrl: { name: 'FAVICON_QUEUE_URL', doc: 'where the page worker hands favicon candidates', parse: text },
+  indexingQueueUrl: {
+    name: 'INDEXING_QUEUE_URL',
+    doc: "the FIFO queue (a group per shard) the search indexer passes the stream's note changes through; without it the indexer writes the index from the stream itself",
+    parse: text,
+    fallback: undefined,
+  },
   publicBaseUrl: {
     name: 'PUBLIC_BASE_URL',
     doc: "readers' address of the service (CloudFront or the custom domain)",

@@ -1,15 +1,25 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, ScheduledEvent } from 'aws-lambda';
+import type {
+  Context,
+  DynamoDBBatchResponse,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+  ScheduledEvent,
+  SQSBatchResponse,
+  SQSEvent,
+} from 'aws-lambda';
 import { createArticleStore } from '../adapters/article-store';
 import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoLinkStore } from '../adapters/dynamo/link-store';
 import { noteChangeOf, readNotes } from '../adapters/search/note-changes';
 import { embedderFromEnv, openIndexFromEnv, scheduledIndexStep } from '../adapters/search/search-services';
+import { createSqsClient, sendToFifo } from '../adapters/sqs/sqs';
 import { storedArticleText } from '../core/article/resource';
 import { applyLinkChanges, type LinkProjectionPorts } from '../core/links/projection';
 import type { Note } from '../core/model';
+import { changesOf, indexMessages } from '../core/search/index-queue';
 import { applyNoteChanges, type IndexerPorts, type NoteChange } from '../core/search/indexer';
 import { deferred, type Environment } from '../platform/env';
 import { metricNames } from '../platform/metric-names';
@@ -23,6 +33,7 @@ const SCHEDULED_MARGIN_MS = 30_000;
 type IndexerHandler = {
   (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse>;
   (event: ScheduledEvent, context: Context): Promise<{ reembedded: number }>;
+  (event: SQSEvent, context: Context): Promise<SQSBatchResponse>;
 };
 
 export interface IndexerDeps {
@@ -31,6 +42,11 @@ export interface IndexerDeps {
     IndexerPorts & {
       /** The scheduled background step: re-embedding what the configured model lacks, then folding the index. */
       scheduledStep?: (deadline: number) => Promise<number>;
+      /**
+       * Passes a stream batch's note changes to the FIFO queue grouped by shard, whose batches this
+       * function then applies (one writer per shard); absent, the stream batch is applied here.
+       */
+      enqueue?: (changes: readonly NoteChange[]) => Promise<void>;
     }
   >;
   /** The links between notes (functions/core/links/projection.ts), kept from the same records. */
@@ -57,10 +73,14 @@ export function makeHandler(deps: IndexerDeps) {
   const processor = new BatchProcessor(EventType.DynamoDBStreams);
   let ports: ReturnType<IndexerDeps['ports']> | undefined;
 
-  const index = async (changes: readonly NoteChange[]): Promise<unknown> => {
+  const index = async (changes: readonly NoteChange[], from: 'stream' | 'queue'): Promise<unknown> => {
     try {
       ports ??= deps.ports();
       const ready = await ports;
+      if (from === 'stream' && ready.enqueue) {
+        await ready.enqueue(changes);
+        return null;
+      }
       const outcome = await applyNoteChanges(ready, changes);
       count(deps.metrics, metricNames.notesIndexed, outcome.indexed);
       count(deps.metrics, metricNames.notesUnindexed, outcome.deleted);
@@ -99,11 +119,35 @@ export function makeHandler(deps: IndexerDeps) {
     return { reembedded };
   }
 
-  const handle = async (event: DynamoDBStreamEvent | ScheduledEvent, context: Context) => {
+  /**
+   * A batch of the FIFO queue, a shard's changes in order: applied at once, or failed whole (Lambda
+   * then returns the batch, and the group waits for it, so no later change overtakes it).
+   */
+  async function fromQueue(event: SQSEvent): Promise<SQSBatchResponse> {
+    let failure: unknown = null;
+    try {
+      ports ??= deps.ports();
+      const changes = await changesOf(
+        event.Records.map((record) => record.body),
+        (await ports).readNotes,
+      );
+      failure = await index(changes, 'queue');
+    } catch (error) {
+      failure = error;
+      deps.logger.error('Reading the queued changes failed; the batch will be retried', { error: error as Error });
+    }
+    deps.metrics.publishStoredMetrics();
+    return {
+      batchItemFailures: failure ? event.Records.map((record) => ({ itemIdentifier: record.messageId })) : [],
+    };
+  }
+
+  const handle = async (event: DynamoDBStreamEvent | ScheduledEvent | SQSEvent, context: Context) => {
     if (!('Records' in event)) return scheduled(context);
+    if (isQueueEvent(event)) return fromQueue(event);
     const records = event.Records.map(noteChangeOf);
     const changes = records.filter((change): change is NoteChange => change !== null);
-    const [indexFailure, linkFailure] = await Promise.all([index(changes), link(records, changes)]);
+    const [indexFailure, linkFailure] = await Promise.all([index(changes, 'stream'), link(records, changes)]);
     deps.metrics.publishStoredMetrics();
     const failed = new Map<DynamoDBRecord, unknown>(
       event.Records.flatMap((record, at) => {
@@ -123,6 +167,9 @@ export function makeHandler(deps: IndexerDeps) {
   return handle as IndexerHandler;
 }
 
+const isQueueEvent = (event: DynamoDBStreamEvent | SQSEvent): event is SQSEvent =>
+  event.Records[0] !== undefined && 'eventSource' in event.Records[0] && event.Records[0].eventSource === 'aws:sqs';
+
 const noteIdOf = (change: NoteChange) => (change.kind === 'saved' ? change.note.id : change.noteId);
 
 export function createHandler(env: Environment) {
@@ -132,6 +179,9 @@ export function createHandler(env: Environment) {
   const links = new DynamoLinkStore(doc, tableName);
   // Kept articles are indexed where the function has their store (always, on AWS and in npm start).
   const articles = env[settings.articleStore.name] ? createArticleStore(setting(env, settings.articleStore)) : null;
+  const queueUrl = setting(env, settings.indexingQueueUrl);
+  let client: ReturnType<typeof createSqsClient> | undefined;
+  const sqs = () => (client ??= createSqsClient({ endpoint: setting(env, settings.sqsEndpoint) }));
   return makeHandler({
     logger,
     metrics: createMetrics(logger),
@@ -157,6 +207,12 @@ export function createHandler(env: Environment) {
         // table's indexes, and re-embedding after a model change, wait for the schedule: no batch scans
         // every note.
         scheduledStep: (deadline) => scheduledIndexStep(index, embedder, deadline),
+        ...(queueUrl
+          ? {
+              enqueue: async (changes: readonly NoteChange[]) =>
+                sendToFifo(sqs(), queueUrl, indexMessages(changes, (await index.layout()).layout.shards)),
+            }
+          : {}),
       };
     },
   });

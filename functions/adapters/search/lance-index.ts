@@ -1,7 +1,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import { BooleanQuery, type FullTextQuery, Index, MatchQuery, Occur, PhraseQuery } from '@lancedb/lancedb';
 import { Bool, Field, FixedSizeList, Float32, Float64, List, Schema, Utf8 } from 'apache-arrow';
-import { FIELD_WEIGHTS, type SearchDocument, TEXT_FIELDS } from '../../core/search/document';
+import { FIELD_WEIGHTS, MAX_ARTICLE_CHUNKS, type SearchDocument, TEXT_FIELDS } from '../../core/search/document';
 import {
   noteIdRangeFilter,
   noteIdsFilter,
@@ -11,6 +11,7 @@ import {
   userFilter,
   userRowsFilter,
 } from '../../core/search/filter';
+import type { NoteVectors } from '../../core/search/indexer';
 import type { SearchQuery, Term } from '../../core/search/query';
 import type { RelatedIndex } from '../../core/search/related';
 import { fuse, type IndexedNote, stableTop } from '../../core/search/search';
@@ -86,11 +87,6 @@ export interface IndexedVersion {
   readonly deleted: boolean;
 }
 
-export interface VectorRow {
-  readonly noteId: string;
-  readonly vector: readonly number[];
-}
-
 const list = (name: string) => new Field(name, new List(new Field('item', new Utf8(), true)), false);
 
 /** Columns both tables filter on, so one filter serves both. */
@@ -114,9 +110,13 @@ const notesSchema = new Schema([
   new Field('prefixes', new Utf8(), false),
 ]);
 
-function vectorsSchema(dimensions: number) {
+/** A model's vectors: one per note (`vectors_…`), or one per chunk of a kept article (`chunks_…`, keyed by `chunk_id`). */
+type VectorKind = 'vectors' | 'chunks';
+
+function vectorsSchema(kind: VectorKind, dimensions: number) {
   return new Schema([
     ...filterFields,
+    ...(kind === 'chunks' ? [new Field('chunk_id', new Utf8(), false)] : []),
     new Field('vector', new FixedSizeList(dimensions, new Field('item', new Float32(), true)), false),
   ]);
 }
@@ -212,25 +212,38 @@ export class LanceSearchIndex implements RelatedIndex {
     return [...first, ...rest].slice(0, limit);
   }
 
+  /**
+   * The nearest notes, each scored by its best vector: its own text's or one of its kept article's
+   * chunks'. The n best notes are among the n nearest note vectors and the n × MAX_ARTICLE_CHUNKS
+   * nearest chunks (a note has at most that many), so every window is exact.
+   */
   async semantic(userId: string, query: SearchQuery, vector: readonly number[], model: string, limit: number) {
-    const table = await this.vectorTable(model, vector.length);
+    const table = await this.vectorTable('vectors', model, vector.length);
+    const chunks = await this.existingVectorTable('chunks', model);
     const where = await this.withoutExcluded(userId, query, queryFilter(userId, query));
-    const nearest = await stableTop(
-      async (n) =>
-        (
-          await table
-            .query()
-            .nearestTo([...vector])
-            .distanceType('cosine')
-            .nprobes(VECTOR_NPROBES)
-            .refineFactor(VECTOR_REFINE_FACTOR)
-            .where(where)
-            .select(['note_id', '_distance'])
-            .limit(n)
-            .toArray()
-        ).map((row) => ({ note: { note_id: String(row.note_id) }, score: 1 - Number(row._distance) })),
-      limit,
-    );
+    const nearestIn = async (source: lancedb.Table, n: number) =>
+      (
+        await source
+          .query()
+          .nearestTo([...vector])
+          .distanceType('cosine')
+          .nprobes(VECTOR_NPROBES)
+          .refineFactor(VECTOR_REFINE_FACTOR)
+          .where(where)
+          .select(['note_id', '_distance'])
+          .limit(n)
+          .toArray()
+      ).map((row) => ({ note_id: String(row.note_id), score: 1 - Number(row._distance) }));
+    const nearest = await stableTop(async (n) => {
+      const best = new Map<string, number>();
+      const [own, passages] = await Promise.all([
+        nearestIn(table, n),
+        chunks ? nearestIn(chunks, n * MAX_ARTICLE_CHUNKS) : [],
+      ]);
+      for (const { note_id, score } of [...own, ...passages])
+        best.set(note_id, Math.max(score, best.get(note_id) ?? -1));
+      return [...best].map(([note_id, score]) => ({ note: { note_id }, score }));
+    }, limit);
     const ids = nearest.map(({ note }) => note.note_id);
     const notes = new Map(
       (await this.readNotes(`${userFilter(userId)} AND ${noteIdsFilter(ids)}`, ids.length)).map((note) => [
@@ -252,21 +265,28 @@ export class LanceSearchIndex implements RelatedIndex {
     return (await this.readNotes(`${userFilter(userId)} AND ${noteIdsFilter([noteId])}`, 1))[0] ?? null;
   }
 
+  /**
+   * The note's meaning for related notes: its own vector, or with a kept article the normalised mean
+   * of its own and its chunks' vectors (the page it keeps says what it is about too).
+   */
   async vectorOf(userId: string, noteId: string, model: string): Promise<number[] | null> {
-    const table = await this.existingVectorTable(model);
+    const table = await this.existingVectorTable('vectors', model);
     if (!table) return null;
-    const [row] = await table
-      .query()
-      .where(`${userFilter(userId)} AND ${noteIdsFilter([noteId])}`)
-      .select(['vector'])
-      .limit(1)
-      .toArray();
-    return row ? Array.from(row.vector as Iterable<number>, Number) : null;
+    const where = `${userFilter(userId)} AND ${noteIdsFilter([noteId])}`;
+    const [row] = await table.query().where(where).select(['vector']).limit(1).toArray();
+    if (!row) return null;
+    const chunks = await this.existingVectorTable('chunks', model);
+    const rows = [row, ...(chunks ? await chunks.query().where(where).select(['vector']).toArray() : [])];
+    const vectors = rows.map((found) => Array.from(found.vector as Iterable<number>, Number));
+    if (vectors.length === 1) return vectors[0]!;
+    const sum = vectors[0]!.map((_, i) => vectors.reduce((total, vector) => total + vector[i]!, 0));
+    const norm = Math.hypot(...sum) || 1;
+    return sum.map((value) => value / norm);
   }
 
   async coverage(userId: string, model: string) {
     const filter = userFilter(userId);
-    const vectors = await this.existingVectorTable(model);
+    const vectors = await this.existingVectorTable('vectors', model);
     const [notes, embedded] = await Promise.all([
       this.notes.countRows(filter),
       vectors ? vectors.countRows(filter) : 0,
@@ -360,7 +380,7 @@ export class LanceSearchIndex implements RelatedIndex {
    * Writes these documents, each only over an older version of its note (never over a tombstone),
    * and their vectors (when given) into the model's table under the same rule.
    */
-  async upsert(documents: readonly SearchDocument[], vectors?: { model: string; rows: readonly VectorRow[] }) {
+  async upsert(documents: readonly SearchDocument[], vectors?: { model: string; rows: readonly NoteVectors[] }) {
     if (documents.length === 0) return;
     // Only what moves a note forward goes to the recent table (re-embedding writes the held versions again).
     const held = await this.versions(documents.map((document) => ({ noteId: document.note_id })));
@@ -373,7 +393,8 @@ export class LanceSearchIndex implements RelatedIndex {
     await this.writeNotes(newer);
     if (vectors && vectors.rows.length > 0) {
       const byId = new Map(documents.map((document) => [document.note_id, document]));
-      const table = await this.vectorTable(vectors.model, vectors.rows[0]!.vector.length);
+      const dimensions = vectors.rows[0]!.vector.length;
+      const table = await this.vectorTable('vectors', vectors.model, dimensions);
       await mergeNewer(
         table,
         vectors.rows.flatMap(({ noteId, vector }) => {
@@ -381,8 +402,39 @@ export class LanceSearchIndex implements RelatedIndex {
           return document ? [{ ...filterColumns(document), deleted: false, vector: [...vector] }] : [];
         }),
       );
+      // A note's chunks are replaced whole, unless the index holds a newer version of it (a replay).
+      const chunked = vectors.rows.filter(({ noteId }) => {
+        const current = held.get(noteId);
+        return byId.has(noteId) && !(current && (current.deleted || current.version > byId.get(noteId)!.version));
+      });
+      if (chunked.some(({ chunks }) => chunks?.length) || (await this.existingVectorTable('chunks', vectors.model)))
+        await this.replaceChunks(
+          await this.vectorTable('chunks', vectors.model, dimensions),
+          chunked.map((row) => ({ document: byId.get(row.noteId)!, chunks: row.chunks ?? [] })),
+        );
     }
     await this.afterWrite(newer.length);
+  }
+
+  /** Each note's chunk rows become these (older versions' go first; rows of a newer version stay). */
+  private async replaceChunks(
+    table: lancedb.Table,
+    notes: readonly { document: SearchDocument; chunks: readonly (readonly number[])[] }[],
+  ) {
+    if (notes.length === 0) return;
+    const older = notes
+      .map(({ document }) => `(${noteIdsFilter([document.note_id])} AND version < ${document.version})`)
+      .join(' OR ');
+    await committed(() => table.delete(older));
+    const rows = notes.flatMap(({ document, chunks }) =>
+      chunks.map((vector, i) => ({
+        ...filterColumns(document),
+        deleted: false,
+        chunk_id: `${document.note_id}#${i}`,
+        vector: [...vector],
+      })),
+    );
+    await mergeNewer(table, rows, 'chunk_id');
   }
 
   /** Marks these notes deleted for good: their text goes, a tombstone row stays. */
@@ -390,13 +442,15 @@ export class LanceSearchIndex implements RelatedIndex {
     if (notes.length === 0) return;
     const rows = notes.map(({ noteId, userId }) => tombstoneRow(noteId, userId));
     await this.writeNotes(rows.map((row) => ({ ...row, tags: [], url_key: '', prefixes: '', ...emptyText() })));
-    for (const table of await this.allVectorTables()) {
+    for (const table of await this.allVectorTables('vectors')) {
       const zero = new Array<number>(await vectorDimensions(table)).fill(0);
       await mergeNewer(
         table,
         rows.map((row) => ({ ...row, vector: zero })),
       );
     }
+    const gone = noteIdsFilter(notes.map(({ noteId }) => noteId));
+    for (const table of await this.allVectorTables('chunks')) await committed(() => table.delete(gone));
     await this.afterWrite(notes.length);
   }
 
@@ -412,7 +466,8 @@ export class LanceSearchIndex implements RelatedIndex {
       (name) =>
         name === this.prefix + NOTES_TABLE ||
         name === this.prefix + RECENT_TABLE ||
-        name.startsWith(`${this.prefix}vectors_`),
+        name.startsWith(`${this.prefix}vectors_`) ||
+        name.startsWith(`${this.prefix}chunks_`),
     );
     this.close();
     for (const name of names) await this.db.dropTable(name);
@@ -426,7 +481,7 @@ export class LanceSearchIndex implements RelatedIndex {
   async missingVectorsIn(model: string, from: number, to: number): Promise<SearchDocument[]> {
     const notes = (await this.notes.query().where(noteIdRangeFilter(from, to)).toArray()).map(documentOf);
     if (notes.length === 0) return [];
-    const table = await this.existingVectorTable(model);
+    const table = await this.existingVectorTable('vectors', model);
     const ids = notes.map((note) => note.note_id);
     const rows = table
       ? await table.query().where(noteIdsFilter(ids)).select(['note_id', 'version']).limit(ids.length).toArray()
@@ -462,7 +517,7 @@ export class LanceSearchIndex implements RelatedIndex {
     const held = await this.versions(pending);
     const folded = pending.filter(({ noteId, version }) => (held.get(noteId)?.version ?? -1) >= version);
     await ensureIndexes(this.notes, MAIN_INDEXES);
-    const vectorTables = await this.allVectorTables();
+    const vectorTables = [...(await this.allVectorTables('vectors')), ...(await this.allVectorTables('chunks'))];
     // A semantic query filters by user first: a scalar index on it spares reading every row's user.
     for (const table of vectorTables) {
       await ensureIndexes(table, VECTOR_INDEXES);
@@ -533,27 +588,29 @@ export class LanceSearchIndex implements RelatedIndex {
     return recent;
   }
 
-  private async vectorTable(model: string, dimensions: number): Promise<lancedb.Table> {
-    const cached = this.vectorTables.get(model);
+  private async vectorTable(kind: VectorKind, model: string, dimensions: number): Promise<lancedb.Table> {
+    const name = vectorTableName(kind, model);
+    const cached = this.vectorTables.get(name);
     if (cached) return cached;
-    const table = await this.db.createEmptyTable(this.prefix + vectorTableName(model), vectorsSchema(dimensions), {
+    const table = await this.db.createEmptyTable(this.prefix + name, vectorsSchema(kind, dimensions), {
       existOk: true,
     });
-    this.vectorTables.set(model, table);
+    this.vectorTables.set(name, table);
     return table;
   }
 
-  private async existingVectorTable(model: string): Promise<lancedb.Table | null> {
-    const cached = this.vectorTables.get(model);
+  private async existingVectorTable(kind: VectorKind, model: string): Promise<lancedb.Table | null> {
+    const name = vectorTableName(kind, model);
+    const cached = this.vectorTables.get(name);
     if (cached) return cached;
-    if (!(await this.db.tableNames()).includes(this.prefix + vectorTableName(model))) return null;
-    const table = await this.db.openTable(this.prefix + vectorTableName(model));
-    this.vectorTables.set(model, table);
+    if (!(await this.db.tableNames()).includes(this.prefix + name)) return null;
+    const table = await this.db.openTable(this.prefix + name);
+    this.vectorTables.set(name, table);
     return table;
   }
 
-  private async allVectorTables(): Promise<lancedb.Table[]> {
-    const names = (await this.db.tableNames()).filter((name) => name.startsWith(`${this.prefix}vectors_`));
+  private async allVectorTables(kind: VectorKind): Promise<lancedb.Table[]> {
+    const names = (await this.db.tableNames()).filter((name) => name.startsWith(`${this.prefix}${kind}_`));
     return Promise.all(names.map((name) => this.db.openTable(name)));
   }
 }
@@ -674,12 +731,12 @@ function termQuery(term: Term, typos: boolean): FullTextQuery {
   return new BooleanQuery(perField);
 }
 
-/** Inserts rows of notes the table lacks and replaces rows of an older version; leaves the rest. */
-async function mergeNewer(table: lancedb.Table, rows: Record<string, unknown>[]) {
+/** Inserts rows the table lacks (by `key`: a note, or a chunk) and replaces rows of an older version; leaves the rest. */
+async function mergeNewer(table: lancedb.Table, rows: Record<string, unknown>[], key = 'note_id') {
   if (rows.length === 0) return;
   await committed(() =>
     table
-      .mergeInsert('note_id')
+      .mergeInsert(key)
       .whenMatchedUpdateAll({ where: 'target.version < source.version' })
       .whenNotMatchedInsertAll()
       .execute(rows),
@@ -745,15 +802,15 @@ async function vectorDimensions(table: lancedb.Table): Promise<number> {
   return (field.type as FixedSizeList).listSize;
 }
 
-/** A model name as a table name: letters, digits and `_` only, with a digest so two names never collide. */
-function vectorTableName(model: string): string {
+/** A model name as a table name (after its kind): letters, digits and `_` only, with a digest so two names never collide. */
+function vectorTableName(kind: VectorKind, model: string): string {
   const readable = model
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
     .slice(0, 40);
   let hash = 0;
   for (const char of model) hash = (Math.imul(hash, 31) + char.charCodeAt(0)) >>> 0;
-  return `vectors_${readable}_${hash.toString(16)}`;
+  return `${kind}_${readable}_${hash.toString(16)}`;
 }
 
 function strings(value: unknown): string[] {

@@ -1,7 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { embeddingText } from '../../core/search/document';
 import type { Embedder } from '../../core/search/embedder';
-import { applyNoteChanges, type IndexerPorts, indexNotes } from '../../core/search/indexer';
+import { applyNoteChanges, embedDocuments, type IndexerPorts, indexNotes } from '../../core/search/indexer';
 import type { Environment } from '../../platform/env';
 import { setting, settings } from '../../platform/settings';
 import {
@@ -115,13 +114,10 @@ export async function scheduledIndexStep(
 ): Promise<number> {
   let reembedded = 0;
   while (embedder && Date.now() < deadline) {
-    const step = await index.reembedStep(embedder.model, async (documents) => {
-      const vectors = await embedder.embed(documents.map(embeddingText), 'document');
-      return {
-        model: embedder.model,
-        rows: documents.map((document, i) => ({ noteId: document.note_id, vector: vectors[i]! })),
-      };
-    });
+    const step = await index.reembedStep(embedder.model, async (documents) => ({
+      model: embedder.model,
+      rows: await embedDocuments(embedder, documents),
+    }));
     if (step === null) break;
     reembedded += step;
   }

@@ -3,7 +3,7 @@ import type * as lancedb from '@lancedb/lancedb';
 import { Field, Float64, Schema, Utf8 } from 'apache-arrow';
 import type { SearchDocument } from '../../core/search/document';
 import { NOTE_ID_POSITIONS, noteIdPosition } from '../../core/search/filter';
-import type { IndexWriter } from '../../core/search/indexer';
+import type { IndexWriter, NoteVectors } from '../../core/search/indexer';
 import type { SearchQuery } from '../../core/search/query';
 import type { RelatedIndex } from '../../core/search/related';
 import {
@@ -20,7 +20,7 @@ import {
   writeSets,
 } from '../../core/search/shards';
 import { backoff } from '../dynamo/transactions';
-import { connectIndex, type IndexedVersion, type IndexLocation, LanceSearchIndex, type VectorRow } from './lance-index';
+import { connectIndex, type IndexedVersion, type IndexLocation, LanceSearchIndex } from './lance-index';
 
 /**
  * The search index of the service: N shards (core/search/shards.ts), each a LanceSearchIndex (a set of
@@ -159,7 +159,7 @@ export class ShardedSearchIndex implements RelatedIndex, IndexWriter {
     return found;
   }
 
-  async upsert(documents: readonly SearchDocument[], vectors?: { model: string; rows: readonly VectorRow[] }) {
+  async upsert(documents: readonly SearchDocument[], vectors?: { model: string; rows: readonly NoteVectors[] }) {
     const { layout } = await this.layout();
     await this.writeTo(
       groupBy(documents, (document) => writeSets(layout, document.user_id)),
@@ -177,7 +177,7 @@ export class ShardedSearchIndex implements RelatedIndex, IndexWriter {
   private async writeTo(
     groups: Map<string, SearchDocument[]>,
     documents: readonly SearchDocument[],
-    vectors?: { model: string; rows: readonly VectorRow[] },
+    vectors?: { model: string; rows: readonly NoteVectors[] },
   ) {
     const byNote = new Map(documents.map((document) => [document.note_id, document]));
     for (const [prefix, group] of groups) {
@@ -324,7 +324,7 @@ export class ShardedSearchIndex implements RelatedIndex, IndexWriter {
    */
   async reembedStep(
     model: string,
-    embed: (documents: SearchDocument[]) => Promise<{ model: string; rows: VectorRow[] }>,
+    embed: (documents: SearchDocument[]) => Promise<{ model: string; rows: NoteVectors[] }>,
   ): Promise<number | null> {
     const table = await this.watermarks();
     for (const prefix of liveSets((await this.layout()).layout)) {

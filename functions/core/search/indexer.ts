@@ -9,12 +9,19 @@
  *   replayed after the index was rebuilt cannot resurrect a note deleted meanwhile.
  */
 import type { Note } from '../model';
-import { embeddingText, type SearchDocument, searchDocumentWithArticle } from './document';
+import { articleChunks, embeddingText, type SearchDocument, searchDocumentWithArticle } from './document';
 import type { Embedder } from './embedder';
 
 export type NoteChange =
   | { readonly kind: 'saved'; readonly note: Note }
   | { readonly kind: 'deleted'; readonly noteId: string; readonly userId: string };
+
+/** A note's vectors in one model: its own text's, and one per chunk of its kept article (none without one). */
+export interface NoteVectors {
+  readonly noteId: string;
+  readonly vector: readonly number[];
+  readonly chunks?: readonly (readonly number[])[];
+}
 
 export interface IndexWriter {
   /** The version (or tombstone) the index holds of each of these notes (the user names the shard). */
@@ -23,7 +30,7 @@ export interface IndexWriter {
   ): Promise<Map<string, { version: number; deleted: boolean }>>;
   upsert(
     documents: readonly SearchDocument[],
-    vectors?: { model: string; rows: readonly { noteId: string; vector: readonly number[] }[] },
+    vectors?: { model: string; rows: readonly NoteVectors[] },
   ): Promise<void>;
   tombstone(notes: readonly { noteId: string; userId: string }[]): Promise<void>;
 }
@@ -114,11 +121,7 @@ async function embed(
   const embedder = ports.embedder;
   if (!embedder || documents.length === 0) return undefined;
   try {
-    const vectors = await embedder.embed(documents.map(embeddingText), 'document');
-    return {
-      model: embedder.model,
-      rows: documents.map((document, i) => ({ noteId: document.note_id, vector: vectors[i]! })),
-    };
+    return { model: embedder.model, rows: await embedDocuments(embedder, documents) };
   } catch (error) {
     await ports.onEmbeddingFailure?.(
       error,
@@ -126,6 +129,21 @@ async function embed(
     );
     return undefined;
   }
+}
+
+/**
+ * The vectors of these documents in one call of the embedder: each note's own text, and each chunk
+ * of its kept article (articleChunks).
+ */
+export async function embedDocuments(embedder: Embedder, documents: readonly SearchDocument[]): Promise<NoteVectors[]> {
+  const chunks = documents.map(articleChunks);
+  const vectors = await embedder.embed([...documents.map(embeddingText), ...chunks.flat()], 'document');
+  let next = documents.length;
+  return documents.map((document, i) => ({
+    noteId: document.note_id,
+    vector: vectors[i]!,
+    chunks: chunks[i]!.map(() => vectors[next++]!),
+  }));
 }
 
 /** Per note, the change that counts: a delete beats any version, otherwise the highest version. */
