@@ -7,7 +7,13 @@ import type { RateLimiter, RateLimitPolicy } from '../core/contract/rate-limit';
 import { parseUuidParameter } from '../core/contract/validation';
 import type { Principal } from '../core/identity/principal';
 import type { Session } from '../core/identity/session';
-import { type CreatedTokenResource, NOTE_PAGE_LIMIT, type NoteBulkEdit, noteBulkEditSchema } from '../core/owner/api';
+import {
+  type ArticleResource,
+  type CreatedTokenResource,
+  NOTE_PAGE_LIMIT,
+  type NoteBulkEdit,
+  noteBulkEditSchema,
+} from '../core/owner/api';
 import * as highlights from '../core/owner/highlights';
 import * as library from '../core/owner/library';
 import { InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
@@ -27,6 +33,7 @@ import {
   libraryPage,
   notePage,
   type PageContext,
+  type ReaderHtml,
   tagsPage,
 } from '../core/web/library-pages';
 import { notePath, safeNextPath, webPaths } from '../core/web/paths';
@@ -222,7 +229,9 @@ const actions: Record<string, Action> = {
       library.getNote(ports, principal, noteId),
       library.getArticle(ports, principal, noteId),
     ]);
-    return page(notePage({ ...context, scripts: [SEARCH_SCRIPT] }, note, relatedSection(note.id), article));
+    return page(
+      notePage({ ...context, scripts: [SEARCH_SCRIPT] }, note, relatedSection(note.id), article, await reader(article)),
+    );
   },
   WebNoteRefetch: async ({ ports, principal, event }) => {
     const noteId = uuid(event, 'note_id');
@@ -345,6 +354,11 @@ const actions: Record<string, Action> = {
     return back(webPaths.reviewSettings, 'feedIssued');
   },
 };
+
+/** The reader's HTML (sanitize-html, with its parser and PostCSS), only for a note with a kept page: loaded on first use. */
+async function reader(article: ArticleResource | null): Promise<ReaderHtml | null> {
+  return article?.html == null ? null : (await import('../core/article/sanitize')).readerHtml;
+}
 
 async function reviewSettings(
   { ports, principal, context }: Visit,

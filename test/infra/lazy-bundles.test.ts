@@ -27,9 +27,10 @@ const lazilyLoaded: Record<string, readonly string[]> = {
   GetPublishedFeedRss: [...tracing, 'xmlbuilder2', 'markdown-it'],
   GetFeedAtom: [...tracing, 'xmlbuilder2', 'markdown-it'],
   GetJsonFeed: [...tracing, 'markdown-it'],
-  // The per-user API and the library pages render RSS for the private review feed only.
-  GetMyAccount: [...tracing, 'xmlbuilder2', 'markdown-it'],
-  WebLibrary: [...tracing, 'xmlbuilder2', 'markdown-it'],
+  // The per-user API and the library pages render RSS for the private review feed only, schedule a
+  // review (ts-fsrs) only when one is rated, and the pages sanitize a kept article only to show it.
+  GetMyAccount: [...tracing, 'xmlbuilder2', 'markdown-it', 'ts-fsrs'],
+  WebLibrary: [...tracing, 'xmlbuilder2', 'markdown-it', 'ts-fsrs', 'sanitize-html'],
   // The account pages load WebAuthn for the passkey routes and SES for a mail only.
   WebSignIn: [...tracing, '@simplewebauthn/server', '@aws-sdk/client-sesv2'],
   // The authorization server, its Koa and its key secret come with the first request.
