@@ -311,7 +311,11 @@ describe('attacks, generated from the route table', () => {
       await victim.api('/api/v2/me/feeds', { method: 'POST', body: { title: 'Mine', tags: ['secret'] } }),
     );
     const [highlight] = (await json(await victim.api(`/api/v2/me/notes/${noteId}`))).highlights;
+    const upload = await json(
+      await victim.api('/api/v2/me/imports', { method: 'POST', body: { file_name: 'pocket.csv' } }),
+    );
     victimIds = {
+      import_id: upload.import.id,
       note_id: noteId,
       feed_id: feed.id,
       token_id: victim.tokenId,
