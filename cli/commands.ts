@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { EmailTakenError } from '../functions/adapters/dynamo/identity-store';
 import { parseUuidParameter } from '../functions/core/contract/validation';
 import {
   type FeedSettings,
@@ -13,6 +12,7 @@ import {
   parseTagList,
   updateFeedRecord,
 } from '../functions/core/feed/settings';
+import { EmailTakenError } from '../functions/core/identity/account-flows';
 import { normalizeEmail } from '../functions/core/identity/email';
 import { sendOneTimeLink } from '../functions/core/identity/links';
 import { importedArticles } from '../functions/core/import/articles';

@@ -17,6 +17,7 @@ import type { ArticleStore } from './article-store';
 import type { DataTable, TableAccess } from './data';
 import { FUNCTION_HANDLER, functionCode, searchEngineLayerCode } from './function-bundle';
 import type { Identity } from './identity';
+import type { ImportUploads } from './import-uploads';
 import { grantEmbeddings, type SearchIndexStore } from './search';
 import type { GleanerSettings } from './stage-settings';
 import type { WorkQueue, WorkQueues } from './work-queue';
@@ -47,6 +48,7 @@ export interface AccessTargets {
   readonly identity: Identity;
   readonly search: SearchIndexStore;
   readonly articles: ArticleStore;
+  readonly uploads: ImportUploads;
 }
 
 type QueueAccess = Extract<ResourceAccess, `queue:${string}`>;
@@ -93,7 +95,10 @@ export class AppFunction extends Construct implements IGrantable {
   }
 
   /** Grants each entry of `access` (see `ResourceAccess`) with the environment variable that goes with it. */
-  bindAccess(access: readonly ResourceAccess[], { data, queues, identity, search, articles }: AccessTargets): void {
+  bindAccess(
+    access: readonly ResourceAccess[],
+    { data, queues, identity, search, articles, uploads }: AccessTargets,
+  ): void {
     for (const entry of access) {
       if (isQueueAccess(entry)) this.bindQueue(queues[entry.slice('queue:'.length) as QueueName]);
       else if (entry === 'mail:send') identity.grantSendMail(this);
@@ -102,6 +107,7 @@ export class AppFunction extends Construct implements IGrantable {
       else if (entry === 'embeddings') grantEmbeddings(this, search.embeddings);
       else if (entry === 'articles:read' || entry === 'articles:write')
         articles.grant(this, entry === 'articles:write');
+      else if (entry === 'uploads:write') uploads.grant(this);
       else this.bindTable(data, entry);
     }
   }

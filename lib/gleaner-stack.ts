@@ -10,6 +10,7 @@ import { BackgroundWork } from './background-work';
 import { Cdn } from './cdn';
 import { DataTable } from './data';
 import { Identity } from './identity';
+import { ImportUploads } from './import-uploads';
 import { Monitoring } from './monitoring';
 import { SearchIndexing, SearchIndexStore } from './search';
 import type { GleanerSettings } from './stage-settings';
@@ -32,7 +33,8 @@ export class GleanerStack extends Stack {
     const identity = new Identity(this, 'Identity', { mailFrom: settings.mailFrom });
     const search = new SearchIndexStore(this, 'SearchIndex', { settings });
     const articles = new ArticleStore(this, 'Articles', { settings });
-    const targets: AccessTargets = { data, queues: createWorkQueues(this), identity, search, articles };
+    const uploads = new ImportUploads(this, 'ImportUploads', { settings });
+    const targets: AccessTargets = { data, queues: createWorkQueues(this), identity, search, articles, uploads };
     const api = new Api(this, 'Api', { routes, settings, targets });
     const cdn = new Cdn(this, 'Cdn', { api, routes, settings });
     // gleaner.publicBaseUrl, else the custom domain, else the distribution's own domain.

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { LOCAL_UPLOAD_PATH, receiveLocalUpload } from '../functions/adapters/upload-store';
 import { ASSETS_PATH } from '../functions/core/web/layout';
 import {
   CORS_PREFLIGHT_MAX_AGE_SECONDS,
@@ -45,6 +46,8 @@ export interface ApiServerOptions {
   corsOrigins: readonly string[];
   /** The web app's static assets by file name, served under /assets/ (CloudFront's web bucket when deployed). */
   assets?: () => ReadonlyMap<string, WebAsset>;
+  /** The folder import uploads are kept in: the server plays the bucket's presigned PUT at LOCAL_UPLOAD_PATH. */
+  uploadFolder?: string;
   log?: (line: string) => void;
 }
 
@@ -129,6 +132,8 @@ async function dispatch(options: ApiServerOptions, request: IncomingMessage, res
   const url = new URL(request.url ?? '/', 'http://localhost');
   if (url.pathname.startsWith(`${ASSETS_PATH}/`) && options.assets)
     return serveAsset(options.assets(), url, request, response);
+  if (url.pathname.startsWith(LOCAL_UPLOAD_PATH) && options.uploadFolder)
+    return receiveUpload(options.uploadFolder, url, request, response);
   const routes = options.routes();
   if (routes === null) {
     // Listening before the handlers are loaded: a client told "not found" now would think the address wrong.
@@ -267,6 +272,33 @@ function serveAsset(
     'X-Content-Type-Options': 'nosniff',
   });
   response.end(request.method === 'HEAD' ? undefined : asset.body);
+}
+
+/**
+ * A PUT to an upload URL, as S3 answers a presigned one: 200 once kept. The web app PUTs from its own
+ * origin, so, as the bucket's CORS rule does, any origin may PUT (the URL's unguessable key is the key).
+ */
+async function receiveUpload(folder: string, url: URL, request: IncomingMessage, response: ServerResponse) {
+  const cors = { 'Access-Control-Allow-Origin': '*' };
+  if (request.method === 'OPTIONS')
+    return send(response, {
+      statusCode: 204,
+      headers: { ...cors, 'Access-Control-Allow-Methods': 'PUT', 'Access-Control-Allow-Headers': '*' },
+      body: '',
+    });
+  if (request.method !== 'PUT')
+    return send(response, {
+      statusCode: 405,
+      headers: { Allow: 'PUT' },
+      body: JSON.stringify({ detail: 'Method Not Allowed' }),
+    });
+  const kept = await receiveLocalUpload(folder, url.pathname.slice(LOCAL_UPLOAD_PATH.length), request);
+  send(
+    response,
+    kept
+      ? { statusCode: 200, headers: cors, body: '' }
+      : { statusCode: 404, headers: cors, body: JSON.stringify({ detail: 'Not Found' }) },
+  );
 }
 
 function preflightAnswer(

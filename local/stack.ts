@@ -109,6 +109,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     [settings.oauthKeysFile.name]: join(stateDir, 'oauth-keys.json'),
     // Kept articles and their images, as the bucket holds them on AWS.
     [settings.articleStore.name]: join(stateDir, 'articles'),
+    // Import uploads, which this server receives as the bucket's presigned PUT would.
+    [settings.importUploads.name]: join(stateDir, 'uploads'),
     ...options.env,
   };
   let localRoutes: LocalRoute[] | null = null;
@@ -117,6 +119,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     routes: () => localRoutes,
     corsOrigins: setting(handlerEnv, settings.corsAllowedOrigins),
     assets: () => assets,
+    uploadFolder: setting(handlerEnv, settings.importUploads),
     log: options.log,
   });
   const port = await listen(server, options.port ?? 0);

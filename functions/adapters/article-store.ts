@@ -8,7 +8,8 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { type ArticleContent, type ArticleStore, decodeContent, encodeContent } from '../core/article/article';
+import type { ArticleStore } from '../core/article/article';
+import { type ArticleContent, decodeContent, encodeContent } from '../core/article/content';
 
 /**
  * The article store: `s3://bucket` (AWS: a private, encrypted bucket) or a folder (the local stack

@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { tableFromEnv } from '../adapters/dynamo/client';
+import { DynamoImportStore } from '../adapters/dynamo/import-store';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
 import type { EnrichmentRequest } from '../core/enrich/enrichment';
 import { queueArticleBackfill, sweepOutbox } from '../core/enrich/outbox';
@@ -22,6 +23,7 @@ export function createHandler(env: Environment) {
   const metrics = createMetrics(logger);
   const ports = {
     bookmarks: new DynamoBookmarkStore(doc, tableName),
+    imports: new DynamoImportStore(doc, tableName),
     enrichment: new SqsJsonPublisher<EnrichmentRequest>(
       createSqsClient({ endpoint: setting(env, settings.sqsEndpoint), instrument }),
       setting(env, settings.enrichmentQueueUrl),

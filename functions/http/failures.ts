@@ -2,6 +2,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { UserNotFoundError } from '../adapters/dynamo/account-store';
 import type { ValidationIssue } from '../core/contract/validation';
 import { InvalidFeedSettingsError } from '../core/feed/settings';
+import { ImportInProgressError } from '../core/import/job';
 import { ConflictError, InvalidInputError, NotFoundError } from '../core/owner/library';
 import { InvalidCursorError } from '../core/workspace/listing';
 import { errorResponse } from './responses';
@@ -20,8 +21,14 @@ export type Failure =
   | { readonly kind: 'unsupported-body'; readonly message: string }
   /** 404: nothing of the caller's by that id (another user's is as absent). */
   | { readonly kind: 'not-found'; readonly message: string }
-  /** 409: the change clashes with what exists. */
-  | { readonly kind: 'conflict'; readonly message: string }
+  /** 409: the change clashes with what exists; `code` (else `conflict`) and `details` say with what, when known. */
+  | {
+      readonly kind: 'conflict';
+      readonly message: string;
+      readonly code?: string;
+      readonly hint?: string;
+      readonly details?: Record<string, string>;
+    }
   /** 503: a part of the service this deployment does not run; retry later. */
   | { readonly kind: 'unavailable'; readonly code: string; readonly message: string; readonly retryAfter: number };
 
@@ -56,6 +63,14 @@ export function classify(error: unknown): Failure | null {
   if (error instanceof UnsupportedBodyError) return { kind: 'unsupported-body', message: error.message };
   if (error instanceof NotFoundError) return { kind: 'not-found', message: error.message };
   if (error instanceof UserNotFoundError) return { kind: 'not-found', message: 'No such account' };
+  if (error instanceof ImportInProgressError)
+    return {
+      kind: 'conflict',
+      message: error.message,
+      code: 'import_in_progress',
+      hint: 'Wait for it to finish (GET /api/v2/me/imports/{import_id}), then start the next.',
+      details: { import_id: error.active },
+    };
   if (error instanceof ConflictError) return { kind: 'conflict', message: error.message };
   if (error instanceof UnavailableError)
     return { kind: 'unavailable', code: error.code, message: error.message, retryAfter: error.retryAfter };
@@ -72,7 +87,12 @@ export function failureResponse(failure: Failure): APIGatewayProxyResult {
     case 'not-found':
       return errorResponse(404, failure.message);
     case 'conflict':
-      return errorResponse(409, { code: 'conflict', message: failure.message });
+      return errorResponse(409, {
+        code: failure.code ?? 'conflict',
+        message: failure.message,
+        ...(failure.hint ? { hint: failure.hint } : {}),
+        ...failure.details,
+      });
     case 'unavailable':
       return errorResponse(
         503,

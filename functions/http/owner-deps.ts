@@ -15,16 +15,43 @@ import { createTracing } from '../platform/tracing';
 import type { Authenticate } from './owner-access';
 import { authenticateOwner, ownerAuthDeps } from './owner-auth';
 
-/** What the owner's functions (the per-user API and the signed-in pages) are built from, in Lambda and locally. */
-export function ownerDeps(env: Environment) {
+/**
+ * What every function of the owner's side admits its callers with: the table, authentication, the
+ * owner's quota, logs and traces. Search builds on this alone, so its bundle carries none of the
+ * stores it does not use.
+ */
+export function ownerAdmissionDeps(env: Environment) {
   const tracing = createTracing();
   const { doc, tableName } = tableFromEnv(env, tracing.instrument);
-  const accounts = new DynamoAccountStore(doc, tableName);
   const authDeps = ownerAuthDeps(env, doc);
   return {
+    doc,
+    tableName,
     authDeps,
     deps: {
       authenticate: ((event, options) => authenticateOwner(authDeps, event, options)) satisfies Authenticate,
+      rateLimiter: new DynamoRateLimiter(doc, tableName),
+      rateLimitPolicy: setting(env, rateLimitSettings.owner),
+      publicBaseUrl: setting(env, settings.publicBaseUrl) ?? null,
+      webBaseUrl: authDeps.publicBaseUrl,
+      logger: createLogger(env),
+      tracing,
+      doc,
+      tableName,
+      newId: randomUUID,
+      now: () => new Date(),
+    },
+  };
+}
+
+/** What the owner's functions (the per-user API and the signed-in pages) are built from, in Lambda and locally. */
+export function ownerDeps(env: Environment) {
+  const { doc, tableName, authDeps, deps } = ownerAdmissionDeps(env);
+  const accounts = new DynamoAccountStore(doc, tableName);
+  return {
+    authDeps,
+    deps: {
+      ...deps,
       notes: new DynamoBookmarkStore(doc, tableName),
       articles: createArticleStore(setting(env, settings.articleStore)),
       links: new DynamoLinkStore(doc, tableName),
@@ -33,14 +60,6 @@ export function ownerDeps(env: Environment) {
       accounts,
       logins: new DynamoIdentityStore(doc, tableName),
       review: new DynamoReviewStore(doc, tableName),
-      rateLimiter: new DynamoRateLimiter(doc, tableName),
-      rateLimitPolicy: setting(env, rateLimitSettings.owner),
-      publicBaseUrl: setting(env, settings.publicBaseUrl) ?? null,
-      webBaseUrl: authDeps.publicBaseUrl,
-      logger: createLogger(env),
-      tracing,
-      newId: randomUUID,
-      now: () => new Date(),
     },
   };
 }

@@ -11,7 +11,7 @@ export function htmlResponse(
   statusCode: number,
   html: string,
   headers: Record<string, string> = {},
-  options: { formAction?: boolean } = {},
+  options: { formAction?: boolean; connect?: readonly string[] } = {},
 ): APIGatewayProxyResult {
   return { statusCode, headers: { ...pageSecurityHeaders(options), ...headers }, body: html };
 }

@@ -1,9 +1,14 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { DynamoImportStore } from '../adapters/dynamo/import-store';
+import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
+import { createUploadStore } from '../adapters/upload-store';
 import type { RateLimiter, RateLimitPolicy } from '../core/contract/rate-limit';
 import { parseUuidParameter } from '../core/contract/validation';
 import { entityTagOf, isNotModified } from '../core/feed/conditional-get';
 import type { Principal } from '../core/identity/principal';
+import { importCreateSchema, importResource } from '../core/import/api';
+import { createImport, type ImportChunkMessage, type ImportJobPorts, ownImport, startImport } from '../core/import/job';
 import {
   accountDeleteSchema,
   feedCreateSchema,
@@ -46,6 +51,8 @@ import type { Tracing } from '../platform/tracing';
  */
 
 export interface OwnerApiDeps extends Omit<OwnerPorts, 'feedLinks'>, ReviewPorts {
+  /** Imports: their records, the uploads and the worker's queue. */
+  readonly importJobs: ImportJobPorts;
   readonly authenticate: Authenticate;
   readonly rateLimiter: RateLimiter;
   readonly rateLimitPolicy: RateLimitPolicy;
@@ -59,7 +66,7 @@ export interface OwnerApiDeps extends Omit<OwnerPorts, 'feedLinks'>, ReviewPorts
 }
 
 interface Call {
-  readonly ports: OwnerPorts & ReviewPorts;
+  readonly ports: OwnerPorts & ReviewPorts & Pick<OwnerApiDeps, 'importJobs'>;
   readonly principal: Principal;
   readonly event: APIGatewayProxyEvent;
   readonly reviewLinks: review.ReviewLinks;
@@ -171,7 +178,34 @@ const operations: Record<string, Operation> = {
     headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
   }),
   RevokeMyReviewFeed: ({ ports, principal }) => noContent(review.revokeReviewFeed(ports, principal)),
+  ListMyImports: async ({ ports, principal }) =>
+    jsonResponse(200, {
+      imports: (await ports.importJobs.imports.listImports(principal.userId, IMPORTS_LISTED)).map((job) =>
+        importResource(job),
+      ),
+    }),
+  CreateMyImport: async ({ ports, principal, event }) => {
+    const { file_name } = parseBody(importCreateSchema, event);
+    const { job, upload } = await createImport(ports.importJobs, principal, file_name);
+    // The upload URL is a credential for an hour: no cache may keep it.
+    return {
+      ...jsonResponse(201, { import: importResource(job), upload }),
+      headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
+    };
+  },
+  GetMyImport: async ({ ports, principal, event }) => {
+    const job = await ownImport(ports.importJobs, principal, uuidParameter(event, 'import_id'));
+    return jsonResponse(200, importResource(job, await ports.importJobs.imports.skippedRows(job)));
+  },
+  StartMyImport: async ({ ports, principal, event }) =>
+    jsonResponse(
+      202,
+      importResource(await startImport(ports.importJobs, principal, uuidParameter(event, 'import_id'))),
+    ),
 };
+
+/** Imports a list shows: the latest. */
+const IMPORTS_LISTED = 20;
 
 export function makeHandler(deps: OwnerApiDeps) {
   // Each operation runs for an admitted caller, within its quota; its refusals answer in the contract's shapes.
@@ -258,9 +292,18 @@ function pageLimit(raw: string | undefined): number {
 }
 
 export function createHandler(env: Environment) {
+  const { deps } = ownerDeps(env);
+  const sqs = createSqsClient({ endpoint: setting(env, settings.sqsEndpoint), instrument: deps.tracing.instrument });
   // Every answer carries the CORS headers its preflight promised (see OWNER_API_PREFLIGHT for why any origin).
   return makeHandler({
-    ...ownerDeps(env).deps,
+    ...deps,
+    importJobs: {
+      imports: new DynamoImportStore(deps.doc, deps.tableName),
+      uploads: createUploadStore(setting(env, settings.importUploads), setting(env, settings.publicBaseUrl) ?? ''),
+      queue: new SqsJsonPublisher<ImportChunkMessage>(sqs, setting(env, settings.importQueueUrl)),
+      newId: deps.newId,
+      now: deps.now,
+    },
     corsOrigins: corsAllowedOrigins(OWNER_API_PREFLIGHT, setting(env, settings.corsAllowedOrigins)),
   });
 }

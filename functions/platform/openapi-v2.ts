@@ -3,6 +3,8 @@ import { SCOPES, type Scope } from '../core/identity/principal';
 import { NOTE_PAGE_LIMIT, ownerApiSchemas } from '../core/owner/api';
 // The review's schemas register themselves with the owner API's.
 import '../core/review/api';
+// And so do the imports'.
+import '../core/import/api';
 import { QUERY_MAX_LENGTH } from '../core/search/query';
 import {
   feedFormatOperations,
@@ -31,7 +33,7 @@ import { type RouteDefinition, routes } from './routes';
 interface OwnerOperation {
   readonly summary: string;
   readonly description?: string;
-  readonly tag: 'notes' | 'tags' | 'feeds' | 'tokens' | 'account' | 'review';
+  readonly tag: 'notes' | 'tags' | 'feeds' | 'tokens' | 'account' | 'review' | 'imports';
   /** The request body's schema. */
   readonly body?: string;
   /** The success answer: its status and body schema (none for 204). */
@@ -44,7 +46,7 @@ interface OwnerOperation {
 }
 
 interface Answer {
-  readonly status: 200 | 201 | 204;
+  readonly status: 200 | 201 | 202 | 204;
   readonly schema?: string;
   readonly description: string;
 }
@@ -66,6 +68,7 @@ const pathParameters: Record<string, JsonObject> = {
   feed_id: idParameter('feed_id', 'feed'),
   token_id: idParameter('token_id', 'API token'),
   highlight_id: idParameter('highlight_id', 'highlight'),
+  import_id: idParameter('import_id', 'import'),
   tag: {
     name: 'tag',
     in: 'path',
@@ -346,6 +349,32 @@ const operations: Record<string, OwnerOperation> = {
     tag: 'review',
     answer: noContent('Revoked (or there was none).'),
   },
+  ListMyImports: {
+    summary: 'The account’s imports, newest first, with their progress',
+    tag: 'imports',
+    answer: ok('ImportList', 'The imports.'),
+  },
+  CreateMyImport: {
+    summary: 'Make an import: where to upload its file',
+    description:
+      'Step one of three: PUT the file to the answer’s `upload.url`, start the import (startMyImport), then read its progress (getMyImport). One import runs per account at a time.',
+    tag: 'imports',
+    body: 'ImportCreate',
+    answer: created('CreatedImport', 'Made, waiting for its file; the answer is not cached anywhere.'),
+    conflict: 'Another import of the account is under way (`code` import_in_progress, its id in `import_id`).',
+  },
+  GetMyImport: {
+    summary: 'An import’s progress and report, every skipped row with its reason',
+    tag: 'imports',
+    answer: ok('Import', 'The import.'),
+  },
+  StartMyImport: {
+    summary: 'Start an import whose file is uploaded',
+    description: 'The worker imports it in chunks from here, also with the page closed.',
+    tag: 'imports',
+    answer: { status: 202, schema: 'Import', description: 'Queued.' },
+    conflict: 'The file is not uploaded yet, or the import was started already.',
+  },
 };
 
 function ownerOperation(route: RouteDefinition, spec: OwnerOperation): JsonObject {
@@ -468,6 +497,7 @@ export function buildOwnerApiDocument(table: readonly RouteDefinition[] = routes
         name: 'review',
         description: 'The daily review of highlights (spaced repetition) and its private RSS feed.',
       },
+      { name: 'imports', description: 'Imports of other services’ exports (Pocket, Omnivore, Instapaper, …).' },
     ],
     paths: pathsOf(table, v2Operations(table)),
     components: {

@@ -63,12 +63,13 @@ export type RouteGroup = (typeof routeGroups)[number];
  * - `table:read`: GetItem/Query/BatchGetItem on the table and its indexes (env TABLE_NAME)
  * - `table:write`: item writes and transactions on the table (env TABLE_NAME)
  * - `table:rate-limit`: UpdateItem on rate-limit window items only (`RL#…` keys)
- * - `queue:enrichment` / `queue:favicon`: SendMessage to that queue (env from workers.ts `queues`)
+ * - `queue:enrichment` / `queue:favicon` / `queue:import`: SendMessage to that queue (env from workers.ts `queues`)
  * - `mail:send`: SES SendEmail from the configured sender (env MAIL_FROM)
  * - `oauth:keys`: read the authorization server's key secret (env OAUTH_KEYS_SECRET_ARN)
  * - `search:read` / `search:write`: the search index's bucket and commit table (env SEARCH_INDEX_URI)
  * - `embeddings`: InvokeModel on the one embedding model (env BEDROCK_EMBEDDINGS, GLEANER_EMBEDDINGS_MODEL)
  * - `articles:read` / `articles:write`: the kept articles' bucket (env ARTICLE_STORE)
+ * - `uploads:write`: the import uploads' bucket: presign PUTs, read and delete (env IMPORT_UPLOADS)
  */
 export type ResourceAccess =
   | 'table:read'
@@ -76,6 +77,7 @@ export type ResourceAccess =
   | 'table:rate-limit'
   | 'queue:enrichment'
   | 'queue:favicon'
+  | 'queue:import'
   | 'queue:indexing'
   | 'mail:send'
   | 'oauth:keys'
@@ -83,7 +85,8 @@ export type ResourceAccess =
   | 'search:write'
   | 'embeddings'
   | 'articles:read'
-  | 'articles:write';
+  | 'articles:write'
+  | 'uploads:write';
 
 export interface PreflightSettings {
   /** `configured`: the origins in CORS_ALLOWED_ORIGINS (the browser extension); `any`: every site (public feeds, embedded anywhere). */
@@ -122,7 +125,7 @@ const ownerApi = {
   group: 'owner-api',
   throttle: 'owner',
   cdn: false,
-  access: ['table:read', 'table:write', 'table:rate-limit', 'articles:write'],
+  access: ['table:read', 'table:write', 'table:rate-limit', 'articles:write', 'queue:import', 'uploads:write'],
 } as const satisfies Partial<RouteDefinition>;
 
 const OWNER_API_PATH = '/api/v2/me';
@@ -274,6 +277,23 @@ const ownerApiRoutes: readonly RouteDefinition[] = withOwnerApiPreflight([
   },
   // The review feed itself: no credentials, its secret address is the key; served by the same function.
   { id: 'GetReviewFeed', method: 'GET', path: '/review-feed/{secret}', answersHead: true, ...ownerApi },
+  // Imports: made with the file's name (answered with where to upload it), started once it is uploaded.
+  { id: 'ListMyImports', method: 'GET', path: '/api/v2/me/imports', owner: { scope: 'notes:read' }, ...ownerApi },
+  { id: 'CreateMyImport', method: 'POST', path: '/api/v2/me/imports', owner: { scope: 'notes:write' }, ...ownerApi },
+  {
+    id: 'GetMyImport',
+    method: 'GET',
+    path: '/api/v2/me/imports/{import_id}',
+    owner: { scope: 'notes:read' },
+    ...ownerApi,
+  },
+  {
+    id: 'StartMyImport',
+    method: 'POST',
+    path: '/api/v2/me/imports/{import_id}/start',
+    owner: { scope: 'notes:write' },
+    ...ownerApi,
+  },
 ]);
 
 /**
@@ -376,6 +396,7 @@ const libraryPages: readonly RouteDefinition[] = [
   libraryPage('WebFeedDelete', 'POST', `${webPaths.feeds}/{feed_id}/delete`),
   libraryPage('WebApiTokens', 'GET', webPaths.apiTokens),
   libraryPage('WebApiTokenCreate', 'POST', webPaths.apiTokens),
+  libraryPage('WebImport', 'GET', webPaths.importSettings),
   libraryPage('WebApiTokenRevoke', 'POST', `${webPaths.apiTokens}/{token_id}/revoke`),
   libraryPage('WebReview', 'GET', webPaths.review),
   libraryPage('WebReviewRate', 'POST', webPaths.review),

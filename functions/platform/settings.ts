@@ -63,6 +63,7 @@ export const settings = {
     doc: 'the queue a worker drains, for ChangeMessageVisibility (set by the stack, right in every partition)',
     parse: text,
   },
+  importQueueUrl: { name: 'IMPORT_QUEUE_URL', doc: "where an import's chunks are queued", parse: text },
   faviconQueueUrl: { name: 'FAVICON_QUEUE_URL', doc: 'where the page worker hands favicon candidates', parse: text },
   indexingQueueUrl: {
     name: 'INDEXING_QUEUE_URL',
@@ -134,6 +135,11 @@ export const settings = {
   articleStore: {
     name: 'ARTICLE_STORE',
     doc: 'where kept articles and their images live: s3://bucket on AWS, a folder locally',
+    parse: text,
+  },
+  importUploads: {
+    name: 'IMPORT_UPLOADS',
+    doc: 'where import files are uploaded: s3://bucket on AWS, a folder locally',
     parse: text,
   },
   fetchAllow: {

@@ -5,7 +5,7 @@ import type { ResourceAccess } from './routes';
  * SQS-triggered workers that drain them, and the scheduled tasks.
  */
 
-export type QueueName = 'enrichment' | 'favicon' | 'indexing';
+export type QueueName = 'enrichment' | 'favicon' | 'indexing' | 'import';
 
 export interface QueueDefinition {
   readonly name: QueueName;
@@ -22,6 +22,8 @@ export const queues: Readonly<Record<QueueName, QueueDefinition>> = {
   favicon: { name: 'favicon', urlEnv: 'FAVICON_QUEUE_URL', maxReceiveCount: 5 },
   /** The stream's note changes on their way to the search index, grouped by shard: one writer per shard. */
   indexing: { name: 'indexing', urlEnv: 'INDEXING_QUEUE_URL', maxReceiveCount: 5, fifo: true },
+  /** One message per chunk of an import (functions/core/import/job.ts). */
+  import: { name: 'import', urlEnv: 'IMPORT_QUEUE_URL', maxReceiveCount: 5 },
 };
 
 /** A Lambda function that no HTTP route invokes. */
@@ -48,6 +50,13 @@ export const workers: readonly WorkerDefinition[] = [
     entry: 'functions/favicon-worker/handler.ts',
     queue: 'favicon',
     access: ['table:read', 'table:write'],
+  },
+  {
+    // Saves an import's links a chunk at a time; their pages wait in the enrichment outbox.
+    id: 'ImportWorker',
+    entry: 'functions/import-worker/handler.ts',
+    queue: 'import',
+    access: ['table:read', 'table:write', 'queue:import', 'uploads:write', 'articles:write'],
   },
 ];
 

@@ -16,7 +16,7 @@ import { DynamoLinkStore } from '../adapters/dynamo/link-store';
 import { noteChangeOf, readNotes } from '../adapters/search/note-changes';
 import { embedderFromEnv, openIndexFromEnv, scheduledIndexStep } from '../adapters/search/search-services';
 import { createSqsClient, sendToFifo } from '../adapters/sqs/sqs';
-import { storedArticleText } from '../core/article/article';
+import { storedArticleText } from '../core/article/resource';
 import { applyLinkChanges, type LinkProjectionPorts } from '../core/links/projection';
 import type { Note } from '../core/model';
 import { changesOf, indexMessages } from '../core/search/index-queue';

@@ -1,5 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import type { RateLimiter, RateLimitPolicy } from '../core/contract/rate-limit';
 import { parseUuidParameter } from '../core/contract/validation';
 import type { Principal } from '../core/identity/principal';
@@ -13,7 +14,7 @@ import { webPaths } from '../core/web/paths';
 import { relatedPage, searchPage } from '../core/web/search-pages';
 import { answeringFailures, failureResponse, UnavailableError } from '../http/failures';
 import { type Authenticate, admitOwner } from '../http/owner-access';
-import { ownerDeps } from '../http/owner-deps';
+import { ownerAdmissionDeps } from '../http/owner-deps';
 import { jsonResponse } from '../http/responses';
 import { type RouteOperation, routeWrapper } from '../http/route-wrapper';
 import { searchOnFirstUse } from '../http/search-ports';
@@ -162,10 +163,11 @@ export function makeHandler(deps: SearchNotesDeps) {
 }
 
 export function createHandler(env: Environment) {
-  const { deps } = ownerDeps(env);
+  const { doc, tableName, deps } = ownerAdmissionDeps(env);
   const searchIndex = searchOnFirstUse(env);
   return makeHandler({
     ...deps,
+    notes: new DynamoBookmarkStore(doc, tableName),
     corsOrigins: corsAllowedOrigins(OWNER_API_PREFLIGHT, setting(env, settings.corsAllowedOrigins)),
     search: () => {
       if (!env[settings.searchIndexUri.name])

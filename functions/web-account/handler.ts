@@ -4,24 +4,15 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { DynamoAccountStore } from '../adapters/dynamo/account-store';
 import { tableFromEnv } from '../adapters/dynamo/client';
-import { DynamoIdentityStore, EmailTakenError } from '../adapters/dynamo/identity-store';
+import { DynamoIdentityStore } from '../adapters/dynamo/identity-store';
 import { DynamoOAuthGrants } from '../adapters/dynamo/oauth-adapter';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { createMailer } from '../adapters/mail/mailer';
-import type { RateLimiter, RateLimitPolicy } from '../core/contract/rate-limit';
-import { normalizeEmail } from '../core/identity/email';
-import {
-  type Login,
-  type OneTimePurpose,
-  oneTimeLinkLive,
-  WEBAUTHN_CHALLENGE_SECONDS,
-} from '../core/identity/identity';
-import { NO_ACCOUNT, requestPasswordReset, sendOneTimeLink } from '../core/identity/links';
-import { alreadyRegisteredMail, type Mailer } from '../core/identity/mail';
-import { hashPassword, passwordProblem, verifyPassword } from '../core/identity/password';
+import type { AccountFlowPorts, IdentityStore, Throttled } from '../core/identity/account-flows';
+import * as flows from '../core/identity/account-flows';
+import { WEBAUTHN_CHALLENGE_SECONDS } from '../core/identity/identity';
 import { resourceIdentifier } from '../core/identity/resources';
-import { clearedSessionCookie, hashSecret, newSession, type Session, sessionCookie } from '../core/identity/session';
-import { checkSignIn, throttle } from '../core/identity/sign-in';
+import { clearedSessionCookie, type Session, sessionCookie } from '../core/identity/session';
 import {
   accountPage,
   checkEmailPage,
@@ -35,7 +26,6 @@ import {
 import { CSRF_FIELD } from '../core/web/layout';
 import { connectedAppsPage } from '../core/web/oauth-pages';
 import { safeNextPath, webPaths } from '../core/web/paths';
-import { displayNameOf, newUser } from '../core/workspace/accounts';
 import { serviceBaseUrl } from '../http/base-url';
 import { authenticateOwner, type OwnerAuthDeps, ownerAuthDeps, secureCookies, sessionOf } from '../http/owner-auth';
 import { errorResponse, jsonResponse } from '../http/responses';
@@ -49,20 +39,15 @@ import { createTracing, type Tracing } from '../platform/tracing';
 /**
  * The web app's account pages: `/` for visitors, sign-up, sign-in (password or passkey), sign-out,
  * email verification, password reset and invitations (one-time links), and the Account page (email,
- * password, passkeys). One module serves these routes of the route table, an action a route id.
+ * password, display name, passkeys) with Connected apps. Thin: each route id's action reads its form,
+ * runs a use case of core/identity/account-flows.ts on its ports, and answers with a page or a
+ * redirect. One module serves these routes of the route table, an action a route id.
  */
 
-export interface WebAccountDeps extends OwnerAuthDeps {
-  readonly identities: DynamoIdentityStore;
-  readonly accounts: Pick<DynamoAccountStore, 'getUser' | 'setDisplayName' | 'articleUsage'>;
-  readonly grants: DynamoOAuthGrants;
-  readonly limiter: RateLimiter;
-  readonly accountPolicy: RateLimitPolicy;
-  readonly addressPolicy: RateLimitPolicy;
-  readonly mailer: Mailer;
+export interface WebAccountDeps extends OwnerAuthDeps, AccountFlowPorts {
+  readonly identities: IdentityStore;
   readonly logger: Logger;
   readonly tracing?: Tracing;
-  readonly newId: () => string;
 }
 
 /** @simplewebauthn/server (and its ASN.1 libraries) only for the passkey routes, loaded on first use. */
@@ -115,7 +100,10 @@ export function makeHandler(deps: WebAccountDeps) {
 
 const baseUrlOf = (deps: WebAccountDeps, event: APIGatewayProxyEvent) =>
   serviceBaseUrl(event, deps.publicBaseUrl, deps.trustCdnHeaders);
-const clientAddress = (event: APIGatewayProxyEvent) => event.requestContext.identity.sourceIp;
+const origin = (deps: WebAccountDeps, event: APIGatewayProxyEvent) => ({
+  clientAddress: event.requestContext.identity.sourceIp,
+  baseUrl: baseUrlOf(deps, event),
+});
 
 async function home(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   return (await sessionOf(deps, event)) ? redirectResponse(webPaths.library) : htmlResponse(200, welcomePage());
@@ -132,39 +120,10 @@ function signInNotice(event: APIGatewayProxyEvent): string | null {
 
 async function signUp(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const fields = formFields(event);
-  const email = normalizeEmail(fields.get('email') ?? '');
-  const password = fields.get('password') ?? '';
-  const displayName = displayNameOf(fields.get('display-name') ?? '');
-  const problem = !email
-    ? 'Enter an email address like name@example.com.'
-    : displayName.ok
-      ? passwordProblem(password)
-      : displayName.problem;
-  if (problem || !displayName.ok) {
-    const entered = { email: fields.get('email') ?? '', displayName: fields.get('display-name') ?? '' };
-    return htmlResponse(422, signUpPage({ error: problem, ...entered }));
-  }
-  const throttled = await throttle(deps, email!, clientAddress(event));
-  if (throttled) return tooManyAttempts(signUpPage, throttled.retryAfterSeconds);
-  const now = deps.now();
-  // No name from the address: the display name is the person's own choice, empty until they make one.
-  const user = newUser({ id: deps.newId(), name: '', displayName: displayName.value, now });
-  const login: Login = {
-    email: email!,
-    userId: user.id,
-    passwordHash: await hashPassword(password),
-    verified: false,
-    created: now.toISOString(),
-  };
-  const baseUrl = baseUrlOf(deps, event);
-  try {
-    await deps.identities.createUserWithLogin(user, login);
-    await mailLink(deps, baseUrl, 'verify-email', login);
-  } catch (error) {
-    if (!(error instanceof EmailTakenError)) throw error;
-    // The page says the same as for a new account; only the address's owner learns it is taken.
-    await deps.mailer.send(alreadyRegisteredMail(email!, `${baseUrl}${webPaths.signIn}`));
-  }
+  const entered = { email: fields.get('email') ?? '', displayName: fields.get('display-name') ?? '' };
+  const outcome = await flows.signUp(deps, { ...entered, password: fields.get('password') ?? '' }, origin(deps, event));
+  if (outcome.kind === 'refused') return htmlResponse(422, signUpPage({ error: outcome.problem, ...entered }));
+  if (outcome.kind === 'throttled') return tooManyAttempts(signUpPage, outcome);
   return redirectResponse(`${webPaths.signUp}?${SENT_NOTICE}`);
 }
 
@@ -178,7 +137,7 @@ function sentLink(event: APIGatewayProxyEvent): boolean {
   return queryParameter(event, 'notice') === 'check-email';
 }
 
-function tooManyAttempts(page: (options: { error: string }) => string, retryAfterSeconds: number) {
+function tooManyAttempts(page: (options: { error: string }) => string, { retryAfterSeconds }: Throttled) {
   const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
   return htmlResponse(
     429,
@@ -189,33 +148,25 @@ function tooManyAttempts(page: (options: { error: string }) => string, retryAfte
   );
 }
 
-/** Makes a one-time link of `purpose` for `login` and mails it. */
-function mailLink(deps: WebAccountDeps, baseUrl: string, purpose: OneTimePurpose, login: Login): Promise<string> {
-  return sendOneTimeLink({ links: deps.identities, mailer: deps.mailer, now: deps.now }, baseUrl, purpose, login);
-}
-
 async function signIn(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const fields = formFields(event);
   const typed = fields.get('email') ?? '';
   const next = fields.get('next');
-  const outcome = await checkSignIn(
-    { ...deps, logins: deps.identities },
-    {
-      email: normalizeEmail(typed),
-      password: fields.get('password') ?? '',
-      clientAddress: clientAddress(event),
-    },
+  const outcome = await flows.signIn(
+    deps,
+    { email: typed, password: fields.get('password') ?? '' },
+    origin(deps, event),
+    () => sessionOf(deps, event),
   );
   switch (outcome.kind) {
     case 'throttled':
-      return tooManyAttempts((options) => signInPage({ ...options, email: typed, next }), outcome.retryAfterSeconds);
+      return tooManyAttempts((options) => signInPage({ ...options, email: typed, next }), outcome);
     case 'refused':
       return htmlResponse(
         401,
         signInPage({ error: 'That email and password do not match an account.', email: typed, next }),
       );
     case 'unverified':
-      await mailLink(deps, baseUrlOf(deps, event), 'verify-email', outcome.login);
       return htmlResponse(
         403,
         signInPage({
@@ -225,79 +176,40 @@ async function signIn(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promis
         }),
       );
     case 'signed-in':
-      return startSession(deps, event, outcome.login.userId, safeNextPath(next));
+      return redirectResponse(safeNextPath(next), sessionCookieHeader(deps, event, outcome.cookieValue));
   }
 }
 
-/** A fresh session (a new id every sign-in: no fixation), replacing the one the browser had. */
-async function startSession(
-  deps: WebAccountDeps,
-  event: APIGatewayProxyEvent,
-  userId: string,
-  location: string,
-): Promise<APIGatewayProxyResult> {
-  const previous = await sessionOf(deps, event);
-  if (previous) await deps.identities.deleteSession(previous.idHash);
-  const { session, cookieValue } = newSession(userId, deps.now());
-  await deps.identities.putSession(session);
-  return redirectResponse(location, {
-    'Set-Cookie': sessionCookie(cookieValue, secureCookies(baseUrlOf(deps, event))),
-  });
+function sessionCookieHeader(deps: WebAccountDeps, event: APIGatewayProxyEvent, cookieValue: string) {
+  return { 'Set-Cookie': sessionCookie(cookieValue, secureCookies(baseUrlOf(deps, event))) };
 }
 
 async function signOut(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const fields = formFields(event);
   const auth = await authenticateOwner(deps, event, { csrfToken: fields.get(CSRF_FIELD) });
   if (!auth.ok) return auth.response.statusCode === 401 ? redirectResponse(webPaths.signIn) : auth.response;
-  const session = auth.session!;
-  if (fields.get('everywhere') === 'true') await deps.identities.deleteSessionsOf(session.userId);
-  else await deps.identities.deleteSession(session.idHash);
-  // The authorization server's own logins of the account end too (a browser still signed in to the
-  // web app is signed in to it again at its next authorization, without a prompt).
-  await deps.grants.endLogins(session.userId);
+  await flows.signOut(deps, auth.session!, fields.get('everywhere') === 'true');
   return redirectResponse(`${webPaths.signIn}?notice=signed-out`, {
     'Set-Cookie': clearedSessionCookie(secureCookies(baseUrlOf(deps, event))),
   });
 }
 
 async function verifyEmail(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  const token = queryParameter(event, 'token');
-  const link = token ? await deps.identities.consumeOneTimeLink(hashSecret(token)) : null;
-  if (link?.purpose !== 'verify-email' || !oneTimeLinkLive(link, deps.now())) {
-    return htmlResponse(410, linkExpiredPage('confirmation'));
-  }
-  // A link sent to an address the account has since left verifies nothing.
-  if (!(await deps.identities.markVerified(link.email, link.userId)))
+  if (!(await flows.verifyEmail(deps, queryParameter(event, 'token'))))
     return htmlResponse(410, linkExpiredPage('confirmation'));
   return redirectResponse(`${webPaths.signIn}?notice=verified`);
 }
 
 async function forgotPassword(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  const email = normalizeEmail(formFields(event).get('email') ?? '');
-  if (!email) return htmlResponse(422, forgotPasswordPage({ error: 'Enter an email address like name@example.com.' }));
-  const throttled = await throttle(deps, email, clientAddress(event));
-  if (throttled) return tooManyAttempts(forgotPasswordPage, throttled.retryAfterSeconds);
-  await requestPasswordReset(
-    { logins: deps.identities, links: deps.identities, mailer: deps.mailer, now: deps.now },
-    baseUrlOf(deps, event),
-    email,
-  );
+  const outcome = await flows.forgotPassword(deps, formFields(event).get('email') ?? '', origin(deps, event));
+  if (outcome.kind === 'refused') return htmlResponse(422, forgotPasswordPage({ error: outcome.problem }));
+  if (outcome.kind === 'throttled') return tooManyAttempts(forgotPasswordPage, outcome);
   return redirectResponse(`${webPaths.forgotPassword}?${SENT_NOTICE}`);
-}
-
-async function passwordLink(deps: WebAccountDeps, token: string | null) {
-  const link = token ? await deps.identities.getOneTimeLink(hashSecret(token)) : null;
-  const usable =
-    link &&
-    link.userId !== NO_ACCOUNT &&
-    (link.purpose === 'reset-password' || link.purpose === 'invite') &&
-    oneTimeLinkLive(link, deps.now());
-  return usable ? link : null;
 }
 
 async function showSetPassword(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const token = queryParameter(event, 'token');
-  const link = await passwordLink(deps, token);
+  const link = await flows.passwordLink(deps, token);
   if (!link) return htmlResponse(410, linkExpiredPage('password'));
   return htmlResponse(200, setPasswordPage({ token: token!, email: link.email, invited: link.purpose === 'invite' }));
 }
@@ -305,23 +217,15 @@ async function showSetPassword(deps: WebAccountDeps, event: APIGatewayProxyEvent
 async function setPassword(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const fields = formFields(event);
   const token = fields.get('token');
-  const password = fields.get('password') ?? '';
-  const link = await passwordLink(deps, token);
-  if (!link) return htmlResponse(410, linkExpiredPage('password'));
-  const problem = passwordProblem(password);
-  if (problem) {
+  const outcome = await flows.setPasswordWithLink(deps, token, fields.get('password') ?? '');
+  if (outcome.kind === 'expired') return htmlResponse(410, linkExpiredPage('password'));
+  if (outcome.kind === 'refused') {
+    const { link, problem } = outcome;
     return htmlResponse(
       422,
       setPasswordPage({ token: token!, email: link.email, invited: link.purpose === 'invite', error: problem }),
     );
   }
-  // Used up before the password changes: a second submission of the same link finds nothing.
-  if (!(await deps.identities.consumeOneTimeLink(link.tokenHash)))
-    return htmlResponse(410, linkExpiredPage('password'));
-  // The link proves the mailbox, so it also confirms the address; every old session ends.
-  await deps.identities.setPassword(link.email, await hashPassword(password), true);
-  await deps.identities.deleteSessionsOf(link.userId);
-  await deps.grants.endLogins(link.userId);
   return redirectResponse(`${webPaths.signIn}?notice=password-set`);
 }
 
@@ -343,12 +247,7 @@ async function showAccount(
   const signedIn = await pageSession(deps, event);
   if ('response' in signedIn) return signedIn.response;
   const { session } = signedIn;
-  const [login, passkeys, user, storage] = await Promise.all([
-    deps.identities.getLoginOfUser(session.userId),
-    deps.identities.listPasskeys(session.userId),
-    deps.accounts.getUser(session.userId),
-    deps.accounts.articleUsage(session.userId),
-  ]);
+  const overview = await flows.accountOverview(deps, session.userId);
   const notices: Record<string, string> = {
     'email-changed': 'Your email address is changed. Open the link we sent to the new address to confirm it.',
     'password-changed': 'Your password is changed. Other browsers are signed out.',
@@ -358,76 +257,62 @@ async function showAccount(
   return htmlResponse(
     messages.status ?? 200,
     accountPage(
-      {
-        email: login?.email ?? null,
-        verified: login?.verified ?? false,
-        displayName: user?.displayName ?? '',
-        passkeys,
-        storage,
-        csrfToken: session.csrfToken,
-      },
+      { ...overview, csrfToken: session.csrfToken },
       { notice: messages.notice ?? notices[queryParameter(event, 'notice') ?? ''] ?? null, error: messages.error },
     ),
   );
 }
 
-/** A form post of the Account page: the session with its CSRF token checked, and the user's login. */
+/** A form post of the Account page: the session, with its CSRF token checked. */
 async function accountForm(
   deps: WebAccountDeps,
   event: APIGatewayProxyEvent,
-): Promise<{ response: APIGatewayProxyResult } | { fields: URLSearchParams; session: Session; login: Login | null }> {
+): Promise<{ response: APIGatewayProxyResult } | { fields: URLSearchParams; session: Session }> {
   const fields = formFields(event);
   const auth = await authenticateOwner(deps, event, { csrfToken: fields.get(CSRF_FIELD) });
   if (!auth.ok)
     return { response: auth.response.statusCode === 401 ? redirectResponse(webPaths.signIn) : auth.response };
-  const login = await deps.identities.getLoginOfUser(auth.principal.userId);
-  return { fields, session: auth.session!, login };
+  return { fields, session: auth.session! };
+}
+
+/** An Account form's outcome: back to the page with its notice, or the page again saying what was refused. */
+function accountAnswer(
+  deps: WebAccountDeps,
+  event: APIGatewayProxyEvent,
+  outcome: { kind: 'changed' } | flows.AccountRefusal,
+  notice: string,
+): Promise<APIGatewayProxyResult> | APIGatewayProxyResult {
+  if (outcome.kind === 'refused') return showAccount(deps, event, { error: outcome.problem, status: outcome.status });
+  return redirectResponse(`${webPaths.account}?notice=${notice}`);
 }
 
 async function changeEmail(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const form = await accountForm(deps, event);
   if ('response' in form) return form.response;
-  const email = normalizeEmail(form.fields.get('email') ?? '');
-  const current = form.fields.get('current-password') ?? '';
-  if (!email) return showAccount(deps, event, { error: 'Enter an email address like name@example.com.', status: 422 });
-  if (!form.login?.passwordHash || !(await verifyPassword(current, form.login.passwordHash))) {
-    return showAccount(deps, event, { error: 'Your current password is not right.', status: 403 });
-  }
-  if (email !== form.login.email) {
-    try {
-      await deps.identities.changeEmail(form.login, email);
-    } catch (error) {
-      if (!(error instanceof EmailTakenError)) throw error;
-      return showAccount(deps, event, { error: 'That address belongs to another account.', status: 409 });
-    }
-    await mailLink(deps, baseUrlOf(deps, event), 'verify-email', { ...form.login, email, verified: false });
-  }
-  return redirectResponse(`${webPaths.account}?notice=email-changed`);
+  const outcome = await flows.changeEmail(
+    deps,
+    form.session.userId,
+    { email: form.fields.get('email') ?? '', currentPassword: form.fields.get('current-password') ?? '' },
+    baseUrlOf(deps, event),
+  );
+  return accountAnswer(deps, event, outcome, 'email-changed');
 }
 
 async function changePassword(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const form = await accountForm(deps, event);
   if ('response' in form) return form.response;
-  const current = form.fields.get('password-current') ?? '';
-  const next = form.fields.get('new-password') ?? '';
-  if (!form.login?.passwordHash || !(await verifyPassword(current, form.login.passwordHash))) {
-    return showAccount(deps, event, { error: 'Your current password is not right.', status: 403 });
-  }
-  const problem = passwordProblem(next);
-  if (problem) return showAccount(deps, event, { error: problem, status: 422 });
-  await deps.identities.setPassword(form.login.email, await hashPassword(next), false);
-  await deps.identities.deleteSessionsOf(form.session.userId, form.session.idHash);
-  await deps.grants.endLogins(form.session.userId);
-  return redirectResponse(`${webPaths.account}?notice=password-changed`);
+  const outcome = await flows.changePassword(deps, form.session, {
+    currentPassword: form.fields.get('password-current') ?? '',
+    newPassword: form.fields.get('new-password') ?? '',
+  });
+  return accountAnswer(deps, event, outcome, 'password-changed');
 }
 
 async function changeDisplayName(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const form = await accountForm(deps, event);
   if ('response' in form) return form.response;
-  const displayName = displayNameOf(form.fields.get('display-name') ?? '');
-  if (!displayName.ok) return showAccount(deps, event, { error: displayName.problem, status: 422 });
-  await deps.accounts.setDisplayName(form.session.userId, displayName.value);
-  return redirectResponse(`${webPaths.account}?notice=name-changed`);
+  const outcome = await flows.changeDisplayName(deps, form.session.userId, form.fields.get('display-name') ?? '');
+  return accountAnswer(deps, event, outcome, 'name-changed');
 }
 
 /** The JSON endpoints the passkey script calls: session and CSRF header required (registration). */
@@ -521,12 +406,12 @@ async function passkeySignIn(deps: WebAccountDeps, event: APIGatewayProxyEvent):
   if (counter === null || !passkey)
     return errorResponse(401, 'That passkey did not sign you in; try again or use your password');
   await deps.identities.recordPasskeyUse(passkey, counter, deps.now());
-  const redirect = await startSession(deps, event, passkey.userId, safeNextPath(String(body?.next ?? '')));
+  const cookieValue = await flows.startSession(deps, passkey.userId, await sessionOf(deps, event));
   // The script follows `location` itself: a fetch cannot be redirected into a page.
   return jsonResponse(
     200,
-    { location: redirect.headers!.Location },
-    { 'Set-Cookie': String(redirect.headers!['Set-Cookie']) },
+    { location: safeNextPath(String(body?.next ?? '')) },
+    sessionCookieHeader(deps, event, cookieValue),
   );
 }
 

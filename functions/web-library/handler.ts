@@ -7,7 +7,13 @@ import type { RateLimiter, RateLimitPolicy } from '../core/contract/rate-limit';
 import { parseUuidParameter } from '../core/contract/validation';
 import type { Principal } from '../core/identity/principal';
 import type { Session } from '../core/identity/session';
-import { type CreatedTokenResource, NOTE_PAGE_LIMIT, type NoteBulkEdit, noteBulkEditSchema } from '../core/owner/api';
+import {
+  type ArticleResource,
+  type CreatedTokenResource,
+  NOTE_PAGE_LIMIT,
+  type NoteBulkEdit,
+  noteBulkEditSchema,
+} from '../core/owner/api';
 import * as highlights from '../core/owner/highlights';
 import * as library from '../core/owner/library';
 import { InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
@@ -16,6 +22,7 @@ import type { ReviewPorts } from '../core/review/use-cases';
 import * as review from '../core/review/use-cases';
 import { type BookmarkStore, type EnrichmentPublisher, saveBookmark } from '../core/save/save-bookmark';
 import { parseSaveRequest } from '../core/save/save-request';
+import { importPage } from '../core/web/import-pages';
 import { CSRF_FIELD, renderPage } from '../core/web/layout';
 import {
   apiTokensPage,
@@ -26,6 +33,7 @@ import {
   libraryPage,
   notePage,
   type PageContext,
+  type ReaderHtml,
   tagsPage,
 } from '../core/web/library-pages';
 import { notePath, safeNextPath, webPaths } from '../core/web/paths';
@@ -79,6 +87,8 @@ interface Visit {
   readonly event: APIGatewayProxyEvent;
   readonly form: URLSearchParams;
   readonly reviewLinks: review.ReviewLinks;
+  /** Where the import page's script uploads files: S3's presigned URLs (https), or locally this service. */
+  readonly uploadHosts: readonly string[];
   /** The session's one-time flash of `kind`: `keep` stores one for the next page, `take` reads it once. */
   readonly flash: {
     keep(kind: FlashKind, value: unknown): Promise<void>;
@@ -219,7 +229,9 @@ const actions: Record<string, Action> = {
       library.getNote(ports, principal, noteId),
       library.getArticle(ports, principal, noteId),
     ]);
-    return page(notePage({ ...context, scripts: [SEARCH_SCRIPT] }, note, relatedSection(note.id), article));
+    return page(
+      notePage({ ...context, scripts: [SEARCH_SCRIPT] }, note, relatedSection(note.id), article, await reader(article)),
+    );
   },
   WebNoteRefetch: async ({ ports, principal, event }) => {
     const noteId = uuid(event, 'note_id');
@@ -288,6 +300,8 @@ const actions: Record<string, Action> = {
     await library.deleteFeed(ports, principal, uuid(event, 'feed_id'));
     return back(webPaths.feeds, 'deleted');
   },
+  // The upload goes to the uploads' host (S3 on AWS, this service locally): the page may connect to it.
+  WebImport: async ({ context, uploadHosts }) => htmlResponse(200, importPage(context), {}, { connect: uploadHosts }),
   WebApiTokens: async ({ ports, principal, context, flash }) => {
     // The new token's secret, once: the page after Create token's redirect takes it; a reload finds none.
     const created = (await flash.take('token')) as CreatedTokenResource | null;
@@ -341,6 +355,11 @@ const actions: Record<string, Action> = {
   },
 };
 
+/** The reader's HTML (sanitize-html, with its parser and PostCSS), only for a note with a kept page: loaded on first use. */
+async function reader(article: ArticleResource | null): Promise<ReaderHtml | null> {
+  return article?.html == null ? null : (await import('../core/article/sanitize')).readerHtml;
+}
+
 async function reviewSettings(
   { ports, principal, context }: Visit,
   issued: IssuedReviewFeedResource | null = null,
@@ -389,6 +408,7 @@ export function makeHandler(deps: WebLibraryDeps) {
             event,
             form,
             reviewLinks: reviewLinks(event, deps),
+            uploadHosts: ['https:', ...(deps.publicBaseUrl ? [new URL(deps.publicBaseUrl).origin] : [])],
             flash,
           }),
         (failure) => failurePage(failure, event, context),

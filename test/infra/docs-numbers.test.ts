@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { IMPORT_RELEASE_PER_SHARD } from '../../functions/core/enrich/outbox';
+import { IMPORT_CHUNK_LINKS } from '../../functions/core/import/chunks';
 import { IDEMPOTENCY_LEASE_SECONDS } from '../../functions/core/save/idempotency';
 import { NOTE_BODY_MAX_BYTES } from '../../functions/core/save/note-body';
 import { ROUTE_TIMEOUT_SECONDS } from '../../functions/platform/routes';
@@ -32,6 +34,15 @@ beforeAll(() => {
 }, 180_000);
 
 describe('numbers in the docs', () => {
+  it('state the import worker’s chunk and how many imported pages each sweep releases', () => {
+    const imports = doc('import.md');
+    expect(stated(imports, /in chunks of (\d+) links/)).toEqual([IMPORT_CHUNK_LINKS]);
+    expect(stated(imports, /hands at most (\d+) per shard, ([\d,]+) in all/)).toEqual([
+      IMPORT_RELEASE_PER_SHARD,
+      IMPORT_RELEASE_PER_SHARD * 16,
+    ]);
+  });
+
   it('state the resource budgets the tests hold, and about the resources the templates have', () => {
     expect(
       stated(doc('operations.md'), /a test fails at (\d+) in the service's stack and at (\d+) in any other/),

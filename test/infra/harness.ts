@@ -9,6 +9,7 @@ import { ArticleStore } from '../../lib/article-store';
 import { DataTable } from '../../lib/data';
 import { GleanerStack } from '../../lib/gleaner-stack';
 import { Identity } from '../../lib/identity';
+import { ImportUploads } from '../../lib/import-uploads';
 import { ApiDeployment, RouteGroupStack } from '../../lib/route-group';
 import { SearchIndexStore } from '../../lib/search';
 import { type GleanerSettings, parseSettings } from '../../lib/stage-settings';
@@ -119,6 +120,7 @@ export function buildApiStack(routes: readonly RouteDefinition[], settings = tes
     identity: new Identity(stack, 'Identity', { mailFrom: settings.mailFrom }),
     search: new SearchIndexStore(stack, 'SearchIndex', { settings }),
     articles: new ArticleStore(stack, 'Articles', { settings }),
+    uploads: new ImportUploads(stack, 'ImportUploads', { settings }),
   };
   new Api(stack, 'Api', { routes, settings, targets });
   return { stack, template: withApiStacks(stack, Template.fromStack(stack)) };

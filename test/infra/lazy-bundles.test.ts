@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Metafile } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { filesLoadedAtInit, packagesIn } from '../../bench/bundle-graph';
@@ -25,9 +27,10 @@ const lazilyLoaded: Record<string, readonly string[]> = {
   GetPublishedFeedRss: [...tracing, 'xmlbuilder2', 'markdown-it'],
   GetFeedAtom: [...tracing, 'xmlbuilder2', 'markdown-it'],
   GetJsonFeed: [...tracing, 'markdown-it'],
-  // The per-user API and the library pages render RSS for the private review feed only.
-  GetMyAccount: [...tracing, 'xmlbuilder2', 'markdown-it'],
-  WebLibrary: [...tracing, 'xmlbuilder2', 'markdown-it'],
+  // The per-user API and the library pages render RSS for the private review feed only, schedule a
+  // review (ts-fsrs) only when one is rated, and the pages sanitize a kept article only to show it.
+  GetMyAccount: [...tracing, 'xmlbuilder2', 'markdown-it', 'ts-fsrs'],
+  WebLibrary: [...tracing, 'xmlbuilder2', 'markdown-it', 'ts-fsrs', 'sanitize-html'],
   // The account pages load WebAuthn for the passkey routes and SES for a mail only.
   WebSignIn: [...tracing, '@simplewebauthn/server', '@aws-sdk/client-sesv2'],
   // The authorization server, its Koa and its key secret come with the first request.
@@ -61,5 +64,19 @@ describe('function bundles leave what a cold start does not need to chunks loade
     // The walk does reach the packages the handler needs at init (the logger, the SDK).
     expect(atInit).toContain('@aws-lambda-powertools/logger');
     expect(atInit).toContain('@aws-sdk/client-dynamodb');
+  });
+});
+
+describe('the import worker’s bundle', () => {
+  it('carries fflate’s Node build, which imports createRequire as the require banner does, and loads in a fresh Node', () => {
+    const { metafile, entryFile } = bundleOf('ImportWorker');
+    expect(Object.keys(metafile.inputs)).toContain('node_modules/fflate/esm/index.mjs');
+    execFileSync(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `const module = await import(${JSON.stringify(pathToFileURL(entryFile).href)}); if (typeof module.handler !== 'function') process.exit(3);`,
+    ]);
+    // The per-user API starts imports without reading them: no parser, no fflate.
+    expect(packagesIn(bundleOf('GetMyAccount').metafile)).not.toContain('fflate');
   });
 });

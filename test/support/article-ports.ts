@@ -1,10 +1,5 @@
-import {
-  type ArticleContent,
-  type ArticleStore,
-  articleImageUrl,
-  encodeContent,
-  type KeepArticlePorts,
-} from '../../functions/core/article/article';
+import { type ArticleStore, articleImageUrl, type KeepArticlePorts } from '../../functions/core/article/article';
+import { type ArticleContent, encodeContent } from '../../functions/core/article/content';
 import type { FetchOutcome } from '../../functions/core/enrich/enrichment';
 
 export const ARTICLE_BASE_URL = 'https://gleaner.test';

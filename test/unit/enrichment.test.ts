@@ -13,6 +13,8 @@ import {
 import { type FetchFaviconPorts, fetchFavicon } from '../../functions/core/enrich/favicon';
 import { ICON_MAX_BYTES } from '../../functions/core/enrich/icons';
 import {
+  IMPORT_RELEASE_PER_SHARD,
+  type ImportWaiting,
   MAX_OUTBOX_SWEEPS,
   type PendingEnrichment,
   type SweepOutboxPorts,
@@ -488,22 +490,52 @@ describe('sweepOutbox', () => {
   const pendingRequest = (bookmarkId: string): EnrichmentRequest => ({ ...request, bookmarkId });
   const SAVED = '2026-06-01T11:50:00.000+00:00';
 
-  function sweepPorts(pending: PendingEnrichment[]) {
+  function sweepPorts(pending: PendingEnrichment[], imported: ImportWaiting[] = [], gone: string[] = []) {
     return {
       bookmarks: {
+        importWaiting: vi.fn<SweepOutboxPorts['bookmarks']['importWaiting']>(async () => imported),
+        releaseImported: vi.fn<SweepOutboxPorts['bookmarks']['releaseImported']>(async (id) => !gone.includes(id)),
         pendingEnrichments: vi.fn<SweepOutboxPorts['bookmarks']['pendingEnrichments']>(async () => pending),
         deferEnrichment: vi.fn<SweepOutboxPorts['bookmarks']['deferEnrichment']>(async () => {}),
         recordPageOutcome: vi.fn<SweepOutboxPorts['bookmarks']['recordPageOutcome']>(async () => {}),
       },
       enrichment: { publish: vi.fn<SweepOutboxPorts['enrichment']['publish']>(async () => {}) },
+      imports: { enrichmentReleased: vi.fn<SweepOutboxPorts['imports']['enrichmentReleased']>(async () => {}) },
       graceSeconds: 120,
       now: () => NOW,
     } satisfies SweepOutboxPorts;
   }
 
+  it('hands a bounded batch of imported pages to the page worker, moving them into the outbox, and counts them off their imports', async () => {
+    const ports = sweepPorts(
+      [],
+      [
+        { request: pendingRequest('i1'), userId: 'u1', importId: 'imp1' },
+        { request: pendingRequest('i2'), userId: 'u1', importId: 'imp1' },
+        { request: pendingRequest('i3'), userId: 'u2', importId: 'imp2' },
+        { request: pendingRequest('i4'), userId: 'u2', importId: 'imp2' },
+      ],
+      ['i4'],
+    );
+    await expect(sweepOutbox(ports)).resolves.toMatchObject({ released: 3 });
+    expect(ports.bookmarks.importWaiting).toHaveBeenCalledExactlyOnceWith(IMPORT_RELEASE_PER_SHARD);
+    expect(ports.bookmarks.releaseImported.mock.calls.map(([id, since]) => [id, since])).toEqual(
+      ['i1', 'i2', 'i3', 'i4'].map((id) => [id, '2026-06-01T12:00:00.000+00:00']),
+    );
+    expect(ports.imports.enrichmentReleased.mock.calls).toEqual([
+      ['u1', 'imp1', 2],
+      ['u2', 'imp2', 1],
+    ]);
+  });
+
   it('looks only at requests older than the grace period', async () => {
     const ports = sweepPorts([]);
-    await expect(sweepOutbox(ports)).resolves.toEqual({ republished: 0, abandoned: 0, oldestPendingSeconds: 0 });
+    await expect(sweepOutbox(ports)).resolves.toEqual({
+      republished: 0,
+      abandoned: 0,
+      released: 0,
+      oldestPendingSeconds: 0,
+    });
     expect(ports.bookmarks.pendingEnrichments).toHaveBeenCalledExactlyOnceWith(
       '2026-06-01T11:58:00.000+00:00',
       expect.any(Number),
@@ -516,7 +548,12 @@ describe('sweepOutbox', () => {
       { request: pendingRequest('b2'), sweeps: MAX_OUTBOX_SWEEPS - 1, pendingSince: '2026-06-01T11:00:00.000+00:00' },
     ]);
     // The oldest waits since 11:00, an hour before NOW, whatever its place in the sweep.
-    await expect(sweepOutbox(ports)).resolves.toEqual({ republished: 2, abandoned: 0, oldestPendingSeconds: 3600 });
+    await expect(sweepOutbox(ports)).resolves.toEqual({
+      republished: 2,
+      abandoned: 0,
+      released: 0,
+      oldestPendingSeconds: 3600,
+    });
     expect(ports.enrichment.publish.mock.calls).toEqual([[pendingRequest('b1')], [pendingRequest('b2')]]);
     expect(ports.bookmarks.deferEnrichment.mock.calls).toEqual([
       ['b1', '2026-06-01T12:00:00.000+00:00'],
@@ -531,7 +568,12 @@ describe('sweepOutbox', () => {
       { request: pendingRequest('b2'), sweeps: 3, pendingSince: SAVED },
       { request: pendingRequest('b3'), sweeps: MAX_OUTBOX_SWEEPS + 5, pendingSince: SAVED },
     ]);
-    await expect(sweepOutbox(ports)).resolves.toEqual({ republished: 1, abandoned: 2, oldestPendingSeconds: 600 });
+    await expect(sweepOutbox(ports)).resolves.toEqual({
+      republished: 1,
+      abandoned: 2,
+      released: 0,
+      oldestPendingSeconds: 600,
+    });
     expect(ports.enrichment.publish).toHaveBeenCalledExactlyOnceWith(pendingRequest('b2'));
     expect(ports.bookmarks.deferEnrichment).toHaveBeenCalledExactlyOnceWith('b2', expect.any(String));
     expect(ports.bookmarks.recordPageOutcome.mock.calls).toEqual([

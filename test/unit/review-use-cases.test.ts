@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../functions/core/identity/principal';
 import type { Highlight } from '../../functions/core/model';
 import { InvalidInputError, NotFoundError } from '../../functions/core/owner/library';
+import type { ReviewCard } from '../../functions/core/review/card';
 import { buildDailyReview, localDate } from '../../functions/core/review/daily';
 import { NO_PROGRESS, type ReviewProgress, recordReview } from '../../functions/core/review/progress';
-import { type ReviewCard, rateCard } from '../../functions/core/review/schedule';
+import { rateCard } from '../../functions/core/review/schedule';
 import { DEFAULT_REVIEW_SETTINGS, type ReviewSettings } from '../../functions/core/review/settings';
 import {
   editReviewSettings,

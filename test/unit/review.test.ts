@@ -1,15 +1,15 @@
+import { createEmptyCard } from 'ts-fsrs';
 import { describe, expect, it } from 'vitest';
-import { buildDailyReview, localDate, type ReviewCandidate } from '../../functions/core/review/daily';
-import { currentStreak, progressOfLog } from '../../functions/core/review/progress';
 import {
   isReviewRating,
   newCard,
   type ReviewCard,
   type ReviewLogEntry,
   type ReviewRating,
-  rateCard,
-  replayCard,
-} from '../../functions/core/review/schedule';
+} from '../../functions/core/review/card';
+import { buildDailyReview, localDate, type ReviewCandidate } from '../../functions/core/review/daily';
+import { currentStreak, progressOfLog } from '../../functions/core/review/progress';
+import { rateCard, replayCard } from '../../functions/core/review/schedule';
 import {
   changeReviewSettings,
   DEFAULT_REVIEW_SETTINGS,
@@ -47,6 +47,22 @@ const highlight = (id: string, saved = at(-10), tags: string[] = []): ReviewCand
 const settings = (change: Partial<ReviewSettings> = {}): ReviewSettings => ({ ...DEFAULT_REVIEW_SETTINGS, ...change });
 
 describe('the schedule (ts-fsrs, default parameters)', () => {
+  it("starts a highlight never rated on ts-fsrs's empty card, without loading the scheduler", () => {
+    const now = new Date('2026-03-01T08:00:00.000Z');
+    const empty = createEmptyCard(now);
+    expect(newCard(USER, 'h', now).schedule).toEqual({
+      phase: 'new',
+      due: empty.due.toISOString(),
+      stability: empty.stability,
+      difficulty: empty.difficulty,
+      scheduledDays: empty.scheduled_days,
+      learningSteps: empty.learning_steps,
+      reps: empty.reps,
+      lapses: empty.lapses,
+      lastReview: null,
+    });
+  });
+
   it('grows the interval on each Good, faster on Easy', () => {
     const good = rateInSequence(['good', 'good', 'good', 'good', 'good', 'good']).cards.map(
       (card) => card.schedule.scheduledDays,

@@ -12,7 +12,7 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { ArticleRecord } from '../../core/article/article';
 import { ContentionError } from '../../core/deadline';
 import type { EnrichmentRequest, PageOutcome } from '../../core/enrich/enrichment';
-import type { PendingEnrichment } from '../../core/enrich/outbox';
+import type { ImportWaiting, PendingEnrichment } from '../../core/enrich/outbox';
 import { type Bookmark, editChangesText, type Highlight, type Note } from '../../core/model';
 import type { LibraryStore, NoteEditChange, RetagJob } from '../../core/owner/library';
 import type { IdempotencyClaim } from '../../core/save/idempotency';
@@ -33,7 +33,13 @@ import { isoTimestamp } from '../../core/text/text';
 import type { NoteFilter, Page, PageRequest } from '../../core/workspace/listing';
 import { batchGetAll } from './batch-get';
 import { conditionalWrite, itemTooLarge, TransactionSteps, writtenUnlessConditionFails } from './conditional-write';
-import { bookmarkItem, readBookmark, readPendingEnrichment } from './entities/bookmark';
+import {
+  bookmarkItem,
+  type ImportBacklog,
+  readBookmark,
+  readImportWaiting,
+  readPendingEnrichment,
+} from './entities/bookmark';
 import { highlightItem, readHighlight } from './entities/highlight';
 import { noteItem, readNote, readNoteItem } from './entities/note';
 import { stateEntryChanges } from './entities/note-state';
@@ -81,9 +87,11 @@ async function optimisticUpdate<T>(
 
 /** Bookmarks, their notes and the notes' tag index in the single table. */
 export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
+  /** `importBacklog`: the bookmarks this store creates are an import's, and wait in its backlog for enrichment. */
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly importBacklog: ImportBacklog | null = null,
   ) {}
 
   async createBookmark(
@@ -118,7 +126,11 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
         },
       })
       .add('bookmark', {
-        Put: { TableName, Item: bookmarkItem(bookmark, enrichment), ConditionExpression: 'attribute_not_exists(pk)' },
+        Put: {
+          TableName,
+          Item: bookmarkItem(bookmark, enrichment, this.importBacklog),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
       })
       .add('note', { Put: { TableName, Item: noteItem(note), ConditionExpression: 'attribute_not_exists(pk)' } })
       .add('tags', ...note.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(note, tag) } })))
@@ -726,6 +738,35 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       ),
     );
     return shards.flatMap((page) => page.Items ?? []).map(readPendingEnrichment);
+  }
+
+  /** Imported bookmarks waiting for enrichment, oldest first, at most `limitPerShard` of each shard. */
+  async importWaiting(limitPerShard: number): Promise<ImportWaiting[]> {
+    const shards = await Promise.all(
+      keys.importBacklogShards.map((shard) =>
+        this.doc.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: LOOKUP_INDEX,
+            KeyConditionExpression: 'gsi1pk = :shard',
+            ExpressionAttributeValues: { ':shard': shard },
+            Limit: limitPerShard,
+          }),
+        ),
+      ),
+    );
+    return shards.flatMap((page) => page.Items ?? []).map(readImportWaiting);
+  }
+
+  /** Moves an imported bookmark from the backlog into the outbox (its request published); false when it left it meanwhile. */
+  async releaseImported(bookmarkId: string, since: string): Promise<boolean> {
+    const { gsi1pk, gsi1sk } = keys.enrichmentOutbox(bookmarkId, since);
+    return this.updateBookmark(
+      bookmarkId,
+      'SET gsi1pk = :outbox, gsi1sk = :since, outboxSince = :at',
+      { ':outbox': gsi1pk, ':since': gsi1sk, ':at': since, ':backlog': 'IMPORTWAIT#' },
+      'begins_with(gsi1pk, :backlog)',
+    );
   }
 
   /** Moves a re-published request to the back of the outbox, counting the attempt. */

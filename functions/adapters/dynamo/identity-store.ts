@@ -8,6 +8,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { EmailTakenError, type IdentityStore } from '../../core/identity/account-flows';
 import type { Login, OneTimeLink, OneTimePurpose, Passkey, WebAuthnChallenge } from '../../core/identity/identity';
 import type { Session } from '../../core/identity/session';
 import type { User } from '../../core/model';
@@ -15,15 +16,13 @@ import { keys, LOOKUP_INDEX, TTL_ATTRIBUTE } from './keys';
 import { queryAll } from './query-all';
 import { cancellationReasons } from './transactions';
 
-export class EmailTakenError extends Error {}
-
 /**
  * How people sign in: email logins (with the password hash), browser sessions, one-time links
  * (email verification, password reset, invitations), passkeys and their WebAuthn challenges. Every
  * item but passkeys (in the user's partition) is also in the user's `AUTH` index partition, so
  * "sign out everywhere" and deleting the account find them all.
  */
-export class DynamoIdentityStore {
+export class DynamoIdentityStore implements IdentityStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,

@@ -16,6 +16,7 @@ export const TTL_ATTRIBUTE = tableDefinition.timeToLiveAttribute;
  * | access token        | TOKEN#<sha256(token)>   | TOKEN              | TOKENID#<tokenId>          | TOKEN                |
  * | user's token (ref)  | USER#<userId>           | TOKEN#<tokenId>    |                            |                      |
  * | bookmark            | BOOKMARK#<bookmarkId>   | BOOKMARK           | OUTBOX#<shard> (pending)   | <since>#<bookmarkId> |
+ * |   (imported, waiting) |                       |                    | IMPORTWAIT#<shard>         | <since>#<bookmarkId> |
  * | note                | NOTE#<noteId>           | NOTE               | USER#<userId>#NOTES        | <updated>#<noteId>   |
  * | note tag (index)    | NOTE#<noteId>           | TAG#<tag>          | USER#<userId>#TAG#<tag>    | <updated>#<noteId>   |
  * | reading state (index) | NOTE#<noteId>         | STATE#<ARCHIVED or STARRED> | USER#<userId>#<ARCHIVED or STARRED> | <since>#<noteId> |
@@ -43,6 +44,9 @@ export const TTL_ATTRIBUTE = tableDefinition.timeToLiveAttribute;
  * |   (token or code)   | OIDC#<model>#sha256:<sha256(id)> | OIDC      | OIDCGRANT#<grantId>        | <model>#sha256:<…>   |
  * | OAuth grant         | OIDC#Grant#<grantId>    | OIDC               | USER#<userId>#AUTH         | GRANT#<grantId>      |
  * | OAuth login (ref)   | USER#<userId>           | OIDCSESSION#<id>   |                            |                      |
+ * | import              | USER#<userId>           | IMPORT#<importId>  |                            |                      |
+ * | import's skipped rows | USER#<userId>         | IMPORTSKIP#<importId>#<page> |                  |                      |
+ * | import under way    | USER#<userId>           | IMPORTLOCK         |                            |                      |
  *
  * Everything of the review lives in the user's partition and every link item in its note's, so
  * deleting an account (its partition and its notes' partitions) deletes them too. Link lookups go
@@ -90,6 +94,12 @@ export const keys = {
     gsi1sk: `${since}#${bookmarkId}`,
   }),
   enrichmentOutboxShards: [...'0123456789abcdef'].map((digit) => `OUTBOX#${digit}`),
+  /** An imported bookmark waiting to be handed to the page worker (the sweeper releases a bounded batch at a time). */
+  importBacklog: (bookmarkId: string, since: string) => ({
+    gsi1pk: `IMPORTWAIT#${bookmarkId[0]}`,
+    gsi1sk: `${since}#${bookmarkId}`,
+  }),
+  importBacklogShards: [...'0123456789abcdef'].map((digit) => `IMPORTWAIT#${digit}`),
   /**
    * A bookmark saved before articles were kept, waiting for the sweeper to queue its page fetch
    * (`gleaner migrate`'s article-backfill): its outbox slot is free, as its enrichment ended long ago.
@@ -191,6 +201,14 @@ export const keys = {
     gsi1sk: `${model}#${bounded(id)}`,
   }),
   oauthUidIndex: (uid: string) => ({ gsi1pk: `OIDCUID#${uid}`, gsi1sk: 'Session' }),
+  /** An import of the user's (`importJob(userId, '')` is the prefix of them all). */
+  importJob: (userId: string, importId: string): Key => ({ pk: `USER#${userId}`, sk: `IMPORT#${importId}` }),
+  importSkipped: (userId: string, importId: string, page: number): Key => ({
+    pk: `USER#${userId}`,
+    sk: `IMPORTSKIP#${importId}#${String(page).padStart(5, '0')}`,
+  }),
+  /** The account's import under way: one at a time. */
+  importLock: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'IMPORTLOCK' }),
   /** Names an OAuth login session of the user, so deleting the account finds it. */
   oauthLoginRef: (userId: string, sessionId: string): Key => ({ pk: `USER#${userId}`, sk: `OIDCSESSION#${sessionId}` }),
 };

@@ -7,6 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AuthorizationGrants, ConnectedGrant } from '../../core/identity/account-flows';
 import { conditionalWrite } from './conditional-write';
 import { keys, LOOKUP_INDEX, TTL_ATTRIBUTE } from './keys';
 import { queryAll } from './query-all';
@@ -243,23 +244,14 @@ async function revokeOAuthGrant(doc: DynamoDBDocumentClient, tableName: string, 
   await new DynamoOAuthAdapter('Grant', doc, tableName).destroy(grantId);
 }
 
-export interface StoredGrant {
-  readonly grantId: string;
-  readonly clientId: string;
-  /** Scopes per resource indicator, and the OpenID scopes. */
-  readonly scopes: readonly string[];
-  /** ISO time the grant was made, when known. */
-  readonly granted: string | null;
-}
-
 /** A user's OAuth grants, for Settings › Connected apps and account deletion. */
-export class DynamoOAuthGrants {
+export class DynamoOAuthGrants implements AuthorizationGrants {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
-  async listGrants(userId: string): Promise<StoredGrant[]> {
+  async listGrants(userId: string): Promise<ConnectedGrant[]> {
     const { Items } = await this.doc.send(
       new QueryCommand({
         TableName: this.tableName,

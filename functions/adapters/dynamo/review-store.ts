@@ -8,19 +8,17 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Highlight, Note } from '../../core/model';
-import { buildDailyReview, localDate, type ReviewCandidate } from '../../core/review/daily';
-import type { ReviewFeedDay } from '../../core/review/feed';
-import { feedSecretMatches, feedSecretUser, hashFeedSecret, mintFeedSecret } from '../../core/review/feed-secret';
-import { NO_PROGRESS, type ReviewProgress, recordReview } from '../../core/review/progress';
 import {
   newCard,
   type ReviewCard,
   type ReviewLogEntry,
   type ReviewRating,
-  rateCard,
-  replayCard,
   type Schedule,
-} from '../../core/review/schedule';
+} from '../../core/review/card';
+import { buildDailyReview, localDate, type ReviewCandidate } from '../../core/review/daily';
+import type { ReviewFeedDay } from '../../core/review/feed';
+import { feedSecretMatches, feedSecretUser, hashFeedSecret, mintFeedSecret } from '../../core/review/feed-secret';
+import { NO_PROGRESS, type ReviewProgress, recordReview } from '../../core/review/progress';
 import { DEFAULT_REVIEW_SETTINGS, type ReviewSettings } from '../../core/review/settings';
 import type { ReviewDay, ReviewDayItem, ReviewEntry, ReviewStore } from '../../core/review/use-cases';
 import { batchGetAll } from './batch-get';
@@ -29,6 +27,9 @@ import { readNote } from './entities/note';
 import { keys, LOOKUP_INDEX, REVIEW_CARD_PREFIX, REVIEW_DAY_PREFIX, REVIEW_LOG_PREFIX, TTL_ATTRIBUTE } from './keys';
 import { queryAll } from './query-all';
 import { backoff, cancellationReasons, retryOnConflict } from './transactions';
+
+/** The FSRS scheduler (ts-fsrs), only where a review is rated or a card recomputed. */
+const scheduler = () => import('../../core/review/schedule');
 
 /** Days' reviews are kept this long (the review feed lists the recent ones), then expire through TTL. */
 const REVIEW_DAY_RETENTION_DAYS = 60;
@@ -276,7 +277,10 @@ export class DynamoReviewStore implements ReviewStore {
       ]);
       const current = cardItem ? toCard(cardItem) : null;
       // A card holding only skips (version 0) has never been rated: the schedule starts now.
-      const { card, entry } = rateCard(current?.version ? current : null, rating, now, { userId, highlightId });
+      const { card, entry } = (await scheduler()).rateCard(current?.version ? current : null, rating, now, {
+        userId,
+        highlightId,
+      });
       const written: ReviewCard = { ...card, skips: current?.skips ?? 0, version: (current?.version ?? 0) + 1 };
       const progress = recordReview(progressItem ? (progressItem.progress as ReviewProgress) : NO_PROGRESS, date);
       const inToday = dayItem && toReviewDay(dayItem).items.some((item) => item.highlightId === highlightId);
@@ -375,7 +379,7 @@ export class DynamoReviewStore implements ReviewStore {
       this.log(userId, highlightId),
       this.get(keys.reviewCard(userId, highlightId), true),
     ]);
-    const card = replayCard(entries, stored ? toCard(stored).skips : 0);
+    const card = (await scheduler()).replayCard(entries, stored ? toCard(stored).skips : 0);
     return card && { ...card, version: stored ? toCard(stored).version : card.version };
   }
 

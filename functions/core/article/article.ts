@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { FetchOutcome } from '../enrich/enrichment';
 import { iconFileName, iconMediaType } from '../enrich/icons';
-import type { ArticleResource } from '../owner/api';
 import { isoTimestamp } from '../text/text';
+import type { ArticleContent } from './content';
 import { type ExtractedArticle, extractArticle } from './extract';
 import { imageSources, replaceImages } from './sanitize';
 
@@ -35,11 +34,6 @@ export interface ArticleRecord extends Omit<ExtractedArticle, 'status' | 'html' 
   readonly sourceStatus: 'live' | 'gone' | null;
   /** When the page was last fetched. */
   readonly checked: string;
-}
-
-export interface ArticleContent {
-  readonly html: string;
-  readonly text: string;
 }
 
 /** Where kept articles live, one folder per article (its id is the bookmark's): the content and its images. */
@@ -163,57 +157,7 @@ export function isGoneStatus(status: number): boolean {
   return status === 404 || status === 410;
 }
 
-/** The stored form of an article's content, and its hash. */
-export function encodeContent(content: ArticleContent): { body: Buffer; hash: string } {
-  const body = Buffer.from(JSON.stringify({ html: content.html, text: content.text }));
-  return { body, hash: createHash('sha256').update(body).digest('hex') };
-}
-
-export function decodeContent(body: Uint8Array): ArticleContent {
-  const parsed = JSON.parse(Buffer.from(body).toString('utf8')) as { html?: unknown; text?: unknown };
-  return { html: String(parsed.html ?? ''), text: String(parsed.text ?? '') };
-}
-
-/** A note's kept article's text, from the store (its id is the note's bookmark's); null when none is stored. */
-export async function storedArticleText(
-  store: Pick<ArticleStore, 'getContent'>,
-  note: { readonly bookmarkId: string | null },
-): Promise<string | null> {
-  return note.bookmarkId ? ((await store.getContent(note.bookmarkId))?.text ?? null) : null;
-}
-
 /** The service's own address of a kept image: `/articles/<article id>/images/<sha256>.<ext>`. */
 export function articleImageUrl(publicBaseUrl: string, articleId: string, fileName: string): string {
   return `${publicBaseUrl.replace(/\/+$/, '')}/articles/${articleId}/images/${fileName}`;
-}
-
-/** "The page is gone; this copy was kept on DATE" (the date as YYYY-MM-DD). */
-function goneNotice(record: Pick<ArticleRecord, 'sourceStatus' | 'kept'>): string | null {
-  if (record.sourceStatus !== 'gone' || !record.kept) return null;
-  return `The page is gone; this copy was kept on ${record.kept.slice(0, 10)}`;
-}
-
-/** The kept page as the per-user API, MCP and the JSON export answer it. */
-export function articleResource(
-  record: ArticleRecord | null,
-  content: { html: string; text: string } | null,
-): ArticleResource {
-  return {
-    status: record?.status ?? 'pending',
-    reason: record?.reason ?? null,
-    title: record?.title ?? null,
-    byline: record?.byline ?? null,
-    site_name: record?.siteName ?? null,
-    published: record?.published ?? null,
-    language: record?.language ?? null,
-    direction: record?.direction ?? null,
-    word_count: record?.wordCount ?? 0,
-    reading_minutes: record?.readingMinutes ?? 0,
-    lead_image: record?.leadImage ?? null,
-    text: content?.text ?? null,
-    html: content?.html ?? null,
-    kept: content ? (record?.kept ?? null) : null,
-    source_status: record?.sourceStatus ?? null,
-    notice: record ? goneNotice(record) : null,
-  };
 }

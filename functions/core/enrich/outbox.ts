@@ -7,14 +7,27 @@ export interface PendingEnrichment {
   readonly pendingSince: string;
 }
 
+/** An imported bookmark waiting for its enrichment, and the import whose count it is in. */
+export interface ImportWaiting {
+  readonly request: EnrichmentRequest;
+  readonly userId: string;
+  readonly importId: string;
+}
+
 export interface SweepOutboxPorts {
   readonly bookmarks: {
+    /** Imported bookmarks waiting for enrichment, oldest first. */
+    importWaiting(limitPerShard: number): Promise<ImportWaiting[]>;
+    /** Moves one into the outbox; false when it left the backlog meanwhile. */
+    releaseImported(bookmarkId: string, since: string): Promise<boolean>;
     /** Requests waiting since before `before`; `pendingSince` is when the save asked for the enrichment. */
     pendingEnrichments(before: string, limitPerShard: number): Promise<PendingEnrichment[]>;
     deferEnrichment(bookmarkId: string, since: string): Promise<void>;
     recordPageOutcome(bookmarkId: string, outcome: PageOutcome): Promise<void>;
   };
   readonly enrichment: { publish(request: EnrichmentRequest): Promise<void> };
+  /** Lowers an import's count of pages waiting by those released. */
+  readonly imports: { enrichmentReleased(userId: string, importId: string, count: number): Promise<void> };
   /** Requests younger than this are left alone: their first delivery may still be under way. */
   readonly graceSeconds: number;
   readonly now: () => Date;
@@ -23,6 +36,11 @@ export interface SweepOutboxPorts {
 /** Times a request is re-published before the bookmark is marked as not enriched for good. */
 export const MAX_OUTBOX_SWEEPS = 12;
 const SWEEP_BATCH_PER_SHARD = 25;
+/**
+ * Imported pages handed to the page worker per sweep and shard (16 shards, a sweep every 5 minutes:
+ * 1,600 pages in 5 minutes at most): an import of 50,000 links never queues 50,000 fetches at once.
+ */
+export const IMPORT_RELEASE_PER_SHARD = 100;
 
 /**
  * The outbox sweep: every bookmark still awaiting enrichment a while after its save (its publish
@@ -31,6 +49,8 @@ const SWEEP_BATCH_PER_SHARD = 25;
 export interface SweepResult {
   readonly republished: number;
   readonly abandoned: number;
+  /** Imported pages released from the import backlog to the page worker. */
+  readonly released: number;
   /** Age of the oldest request the sweep found still waiting (0 when none): what the outbox alarm watches. */
   readonly oldestPendingSeconds: number;
 }
@@ -58,7 +78,23 @@ export async function sweepOutbox(ports: SweepOutboxPorts): Promise<SweepResult>
     await ports.bookmarks.deferEnrichment(request.bookmarkId, isoTimestamp(now));
     republished++;
   }
-  return { republished, abandoned, oldestPendingSeconds: Math.round((now.getTime() - oldest) / 1000) };
+  const released = await releaseImported(ports, isoTimestamp(now));
+  return { republished, abandoned, released, oldestPendingSeconds: Math.round((now.getTime() - oldest) / 1000) };
+}
+
+/** A bounded batch of the import backlog published and moved into the outbox (which retries it from there). */
+async function releaseImported(ports: SweepOutboxPorts, now: string): Promise<number> {
+  const perImport = new Map<string, { userId: string; importId: string; count: number }>();
+  for (const { request, userId, importId } of await ports.bookmarks.importWaiting(IMPORT_RELEASE_PER_SHARD)) {
+    await ports.enrichment.publish(request);
+    if (!(await ports.bookmarks.releaseImported(request.bookmarkId, now))) continue;
+    const key = `${userId}\n${importId}`;
+    const counted = perImport.get(key) ?? { userId, importId, count: 0 };
+    perImport.set(key, { ...counted, count: counted.count + 1 });
+  }
+  for (const { userId, importId, count } of perImport.values())
+    await ports.imports.enrichmentReleased(userId, importId, count);
+  return [...perImport.values()].reduce((sum, { count }) => sum + count, 0);
 }
 
 export interface ArticleBackfillPorts {

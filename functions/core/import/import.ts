@@ -1,4 +1,5 @@
 import { mergeTags } from '../model';
+import type { LibraryStore } from '../owner/library';
 import { highlightsOfBody } from '../save/highlights';
 import { appendHighlight, NoteBody, NoteTooLargeError, sameHighlight } from '../save/note-body';
 import { type SaveBookmarkPorts, saveBookmark } from '../save/save-bookmark';
@@ -19,7 +20,7 @@ import type { ImportFormat, ImportItem, ParsedImport, RowPlace, SkippedRow } fro
  * its links, so a worker can run them in chunks and run a chunk again after a crash.
  */
 
-interface ImportLink extends RowPlace {
+export interface ImportLink extends RowPlace {
   readonly url: string;
   readonly title: string | null;
   readonly tags: readonly string[];
@@ -45,7 +46,7 @@ interface ReportedSkip {
   readonly reason: string;
 }
 
-interface PreparedImport {
+export interface PreparedImport {
   readonly format: ImportFormat;
   /** Rows read: links, rows skipped while reading, duplicates, and notes without a page. */
   readonly rows: number;
@@ -54,7 +55,7 @@ interface PreparedImport {
   readonly notices: readonly string[];
 }
 
-interface ImportCounts {
+export interface ImportCounts {
   /** New bookmarks (and notes). */
   readonly imported: number;
   /** Links whose URL was already in the workspace: their tags and new highlights merged in. */
@@ -77,8 +78,11 @@ export interface ImportReport extends ImportCounts {
 
 const rowName = (place: RowPlace) => (place.file ? `${place.file} row ${place.row}` : `row ${place.row}`);
 
-/** What each row becomes: a link (duplicates folded into the first of their URL) or a skipped row with its reason. */
-function prepareImport(parsed: ParsedImport, now: Date): PreparedImport {
+/**
+ * What each row becomes: a link (duplicates folded into the first of their URL) or a skipped row with
+ * its reason. `now` stands for the times the export does not give: the same `now` gives the same links.
+ */
+export function prepareImport(parsed: ParsedImport, now: Date): PreparedImport {
   const skipped: SkippedRow[] = [...parsed.skipped];
   const byUrl = new Map<string, { first: ImportItem; url: URL; items: ImportItem[] }>();
   for (const item of parsed.items) {
@@ -174,19 +178,31 @@ function stateSince(states: readonly (Date | boolean | null | undefined)[], othe
 const earliest = (dates: readonly (Date | null | undefined)[]) =>
   dates.flatMap((date) => (date ? [date] : [])).sort((a, b) => a.getTime() - b.getTime())[0];
 
-/** The save core's ports, and where an export's readable copies are kept (none: they are left out). */
+/**
+ * The save core's ports, where an export's readable copies are kept (none: they are left out), and
+ * the owner's edit of a note, which gives a page already saved the export's comment.
+ */
 export interface ImportPorts extends SaveBookmarkPorts {
+  readonly store: SaveBookmarkPorts['store'] & Pick<LibraryStore, 'editNote'>;
   readonly articles?: ImportedArticles | null;
 }
+
+/**
+ * The ids a link's save makes, in the order it makes them: the bookmark's first. A worker that saves
+ * the same link again after a crash gives it the same ids, so it finds its own bookmark rather than
+ * another, and writes nothing twice.
+ */
+export type LinkIds = (link: ImportLink) => () => string;
 
 /** Saves in flight at once: enough to import thousands of links in one run, few enough to stay polite. */
 const CONCURRENT_SAVES = 8;
 
-async function importLinks(
+export async function importLinks(
   ports: ImportPorts,
   userId: string,
   links: readonly ImportLink[],
   onProgress: (done: number, total: number) => void = () => {},
+  linkIds: LinkIds | null = null,
 ): Promise<ImportCounts> {
   const counts = { imported: 0, merged: 0, highlights: 0, articles: 0, over_cap: 0 };
   let noteCap: number | null = null;
@@ -196,7 +212,11 @@ async function importLinks(
     while (next < links.length) {
       const link = links[next++]!;
       // Once one save meets the cap, the rest are not tried: each would only meet it again.
-      const outcome = noteCap === null ? await importOne(ports, userId, link) : null;
+      const newId = linkIds?.(link);
+      const outcome =
+        noteCap === null
+          ? await importOne(newId ? { ...ports, newId } : ports, userId, link, newId ? linkIds!(link)() : null)
+          : null;
       if (outcome === null || 'limit' in outcome) {
         noteCap ??= outcome!.limit;
         counts.over_cap++;
@@ -232,7 +252,8 @@ export async function importExport(
 
 type Outcome = { kind: 'imported' | 'merged'; highlights: number; article?: boolean } | { limit: number };
 
-async function importOne(ports: ImportPorts, userId: string, link: ImportLink): Promise<Outcome> {
+/** `ownId`: the id this link's bookmark gets, when the import names its ids (a rerun then finds it its own). */
+async function importOne(ports: ImportPorts, userId: string, link: ImportLink, ownId: string | null): Promise<Outcome> {
   const date = (iso: string | null) => (iso ? new Date(iso) : null);
   const highlights = link.highlights.map((highlight) => ({ ...highlight, saved: new Date(highlight.saved) }));
   const request = {
@@ -261,8 +282,12 @@ async function importOne(ports: ImportPorts, userId: string, link: ImportLink): 
   });
   switch (outcome.kind) {
     case 'saved': {
-      if (!outcome.isNewBookmark)
-        return { kind: 'merged', highlights: await appendNewHighlights(ports, outcome.bookmark, highlights) };
+      const own = outcome.bookmark.id === ownId;
+      if (!outcome.isNewBookmark && !own) {
+        const appended = await appendNewHighlights(ports, outcome.bookmark, highlights);
+        await mergeComment(ports, outcome.bookmark.noteId, link.comment);
+        return { kind: 'merged', highlights: appended };
+      }
       const article = link.article !== null && !!ports.articles;
       if (article) await ports.articles!.keep(outcome.bookmark.id, { html: link.article!, url: link.url });
       return { kind: 'imported', highlights: link.note?.highlights?.length ?? highlights.length, article };
@@ -274,6 +299,28 @@ async function importOne(ports: ImportPorts, userId: string, link: ImportLink): 
     default:
       throw new Error(`an import save has no Idempotency-Key, yet answered ${outcome.kind}`);
   }
+}
+
+/**
+ * The export's comment on a page already saved: the note's comment when it has none, added below it
+ * when it says something else, left alone when the note's comment already holds it.
+ */
+async function mergeComment(ports: ImportPorts, noteId: string, comment: string | null): Promise<void> {
+  const imported = comment?.trim();
+  if (!imported) return;
+  await ports.store.editNote(
+    noteId,
+    (note) => {
+      const own = note.comment?.trim();
+      if (own?.includes(imported)) return null;
+      return {
+        title: note.title,
+        tags: note.tags,
+        comment: truncate(own ? `${own}\n\n${imported}` : imported, SAVE_LIMITS.comment),
+      };
+    },
+    isoTimestamp(ports.now()),
+  );
 }
 
 /** The highlights a saved note does not hold yet, appended one by one with their own times; how many were. */

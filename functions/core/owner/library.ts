@@ -1,4 +1,5 @@
-import { type ArticleRecord, type ArticleStore, articleResource } from '../article/article';
+import type { ArticleRecord, ArticleStore } from '../article/article';
+import { articleResource } from '../article/resource';
 import type { ValidationIssue } from '../contract/validation';
 import { newFeedRecord, tagsToJoinFeed, updateFeedRecord } from '../feed/settings';
 import type { Principal } from '../identity/principal';

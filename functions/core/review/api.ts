@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { ownerApiSchemas } from '../owner/api';
 import { TAG_MAX_LENGTH } from '../save/hashtags';
-import { REVIEW_RATINGS } from './schedule';
+import { REVIEW_RATINGS } from './card';
 import { MAX_LISTED_TAGS, REVIEW_SIZE, REVIEW_SIZE_MESSAGE } from './settings';
 
 /**

@@ -7,7 +7,7 @@
  * (`u^(1/weight)`, largest first) whose `u` is a hash of the user, the local date and the highlight:
  * the same state on the same local day gives the same review, whatever order the highlights come in.
  */
-import { isScheduled, type ReviewCard } from './schedule';
+import { isScheduled, type ReviewCard } from './card';
 import type { ReviewSettings } from './settings';
 
 /** A highlight as the review builder sees it: when it was saved and its note's tags. */

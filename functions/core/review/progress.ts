@@ -2,8 +2,9 @@
  * What a user sees of their reviewing: how many ratings they gave, and their streak (consecutive
  * calendar days of their time zone with at least one). Pure: no AWS, no I/O.
  */
+
+import type { ReviewLogEntry } from './card';
 import { localDate } from './daily';
-import type { ReviewLogEntry } from './schedule';
 
 export interface ReviewProgress {
   /** Ratings given, discards included. */

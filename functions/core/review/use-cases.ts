@@ -17,10 +17,10 @@ import {
   type ReviewSettingsResource,
   ratingRequestSchema,
 } from './api';
+import type { ReviewCard, ReviewRating } from './card';
 import type { ReviewReason } from './daily';
 import type { ReviewFeedDay } from './feed';
 import { currentStreak, type ReviewProgress } from './progress';
-import type { ReviewCard, ReviewRating } from './schedule';
 import { changeReviewSettings, type ReviewSettings } from './settings';
 
 /** One highlight of a stored day's review (keys enough to read the highlight back). */

@@ -104,6 +104,7 @@ function guestNavigation(): string {
 
 const SETTINGS_PAGES = [
   { id: 'tokens', label: 'API tokens', href: webPaths.apiTokens },
+  { id: 'import', label: 'Import', href: webPaths.importSettings },
   { id: 'review', label: 'Review', href: webPaths.reviewSettings },
   { id: 'apps', label: 'Connected apps', href: webPaths.connectedApps },
 ] as const;
@@ -154,9 +155,13 @@ export function postButton(
  * `formAction: false` drops `form-action` for the OAuth consent page, whose form ends in a redirect
  * to the client (browsers check form-action on a form's redirects too).
  */
-export function pageSecurityHeaders(options: { formAction?: boolean } = {}): Record<string, string> {
+export function pageSecurityHeaders(
+  options: { formAction?: boolean; connect?: readonly string[] } = {},
+): Record<string, string> {
   const policy = [
     "default-src 'self'",
+    // Where a page's script may send besides this origin (the import page: the upload URL's host).
+    ...(options.connect ? [`connect-src 'self' ${options.connect.join(' ')}`] : []),
     "script-src 'self'",
     "style-src 'self'",
     "img-src 'self' https: data:",

@@ -4,7 +4,7 @@
  * every value from outside goes through `escapeHtml`, and only http(s) URLs reach an href or src.
  */
 
-import { readerHtml } from '../article/sanitize';
+import type { readerHtml } from '../article/sanitize';
 import type {
   ArticleResource,
   CreatedTokenResource,
@@ -301,17 +301,22 @@ ${postButton(`${path}/delete`, csrf, 'Delete highlight', 'secondary')}
 </li>`;
 }
 
+/** The reader's renderer (core/article/sanitize.ts), which a handler loads on first use: only a note with a kept page needs it. */
+export type ReaderHtml = typeof readerHtml;
+
+/** A note's page; `article` is its kept page, shown with `renderReader` when it has HTML. */
 export function notePage(
   context: PageContext,
   note: NoteResource,
   related = '',
   article: ArticleResource | null = null,
+  renderReader: ReaderHtml | null = null,
 ): string {
   const source = safeUrl(note.url);
   const csrf = context.signedIn.csrfToken;
   const marked =
-    article?.html != null
-      ? readerHtml(
+    article?.html != null && renderReader
+      ? renderReader(
           article.html,
           note.highlights.map((highlight) => ({
             id: highlight.id,

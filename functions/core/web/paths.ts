@@ -26,6 +26,9 @@ export const webPaths = {
   connectedApps: '/settings/apps',
   connectedAppRevoke: '/settings/apps/revoke',
   apiTokens: '/settings/tokens',
+  /** Settings › Import: an export uploaded and imported through the per-user API's imports. */
+  importSettings: '/settings/import',
+  imports: '/api/v2/me/imports',
   library: '/library',
   /** The Library's search results (the search box's form; results as you type come from the API). */
   search: '/library/search',

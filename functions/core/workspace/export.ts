@@ -1,4 +1,5 @@
-import { type ArticleRecord, type ArticleStore, articleResource } from '../article/article';
+import type { ArticleRecord, ArticleStore } from '../article/article';
+import { articleResource } from '../article/resource';
 import type { Bookmark, Highlight, Note } from '../model';
 import type { ArticleResource } from '../owner/api';
 import { escapeHtml } from '../text/escape';

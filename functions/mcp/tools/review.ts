@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { dailyReviewSchema, ratingResultSchema } from '../../core/review/api';
-import { REVIEW_RATINGS } from '../../core/review/schedule';
+import { REVIEW_RATINGS } from '../../core/review/card';
 import { getDailyReview, rateHighlight } from '../../core/review/use-cases';
 import { READ_ONLY, type ToolGroup } from '../tool';
 

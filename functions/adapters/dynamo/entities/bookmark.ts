@@ -9,12 +9,24 @@ import { decodeItem } from './codec';
  * The bookmark entity. A bookmark whose enrichment has not completed is also in the enrichment outbox
  * (an index entry by when it began to wait) and keeps what is to be done; the request is rebuilt from it.
  */
-export function bookmarkItem(bookmark: Bookmark, enrichment: EnrichmentRequest | null) {
+export function bookmarkItem(
+  bookmark: Bookmark,
+  enrichment: EnrichmentRequest | null,
+  backlog: ImportBacklog | null = null,
+) {
   const intent = enrichment && { scrapeDescription: enrichment.scrapeDescription, fetchIcon: enrichment.fetchIcon };
-  const outbox = intent
-    ? { ...keys.enrichmentOutbox(bookmark.id, bookmark.created), enrichment: intent, pageStatus: 'pending' }
-    : {};
+  // An import's bookmarks wait in the import backlog instead, from which the sweeper releases a bounded batch.
+  const waiting = backlog
+    ? { ...keys.importBacklog(bookmark.id, backlog.since), importId: backlog.importId }
+    : keys.enrichmentOutbox(bookmark.id, bookmark.created);
+  const outbox = intent ? { ...waiting, enrichment: intent, pageStatus: 'pending' } : {};
   return { ...keys.bookmark(bookmark.id), type: 'Bookmark', ...bookmark, ...outbox };
+}
+
+/** Where an import's new bookmarks wait for their enrichment: the import, and since when. */
+export interface ImportBacklog {
+  readonly importId: string;
+  readonly since: string;
 }
 
 const bookmarkSchema = z.object({
@@ -32,6 +44,9 @@ const bookmarkSchema = z.object({
   article: z.nullish(z.looseObject({ status: z.string() })),
   enrichment: z.optional(z.object({ scrapeDescription: z.boolean(), fetchIcon: z.boolean() })),
   sweeps: z.optional(z.number()),
+  /** When it entered the outbox, when that was not its creation (an imported bookmark, released from the backlog). */
+  outboxSince: z.optional(z.string()),
+  importId: z.optional(z.string()),
 });
 
 export type StoredBookmark = Bookmark & { pageStatus: string | null; article: ArticleRecord | null };
@@ -63,6 +78,13 @@ export function readPendingEnrichment(item: Record<string, unknown>) {
     scrapeDescription: stored.enrichment.scrapeDescription,
     fetchIcon: stored.enrichment.fetchIcon,
   };
-  // A bookmark enters the outbox when it is created (bookmarkItem), so that is when its request began to wait.
-  return { request, sweeps: stored.sweeps ?? 0, pendingSince: stored.created };
+  // A bookmark enters the outbox when it is created (bookmarkItem), or an imported one when it is released.
+  return { request, sweeps: stored.sweeps ?? 0, pendingSince: stored.outboxSince ?? stored.created };
+}
+
+/** A bookmark of the import backlog: its request, and the import whose waiting count it is in. */
+export function readImportWaiting(item: Record<string, unknown>) {
+  const { request } = readPendingEnrichment(item);
+  const stored = decodeItem('Bookmark', bookmarkSchema, item);
+  return { request, userId: stored.userId, importId: stored.importId ?? '' };
 }
