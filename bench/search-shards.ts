@@ -77,7 +77,11 @@ async function layoutRows(row: AddRow, shards: number, notes: readonly Note[]) {
     for (let i = 0; i < SAVES; i++) {
       const userId = notes[(i * 104_729) % notes.length]!.userId;
       const [note] = syntheticNotes(userId, 1, 10_000 + i);
-      const fresh = { ...note!, title: `Zephyrlag${String.fromCharCode(97 + i)} ${note!.title}` };
+      const fresh = {
+        ...note!,
+        id: uuidOf(`lag:${i}`),
+        title: `Zephyrlag${String.fromCharCode(97 + i)} ${note!.title}`,
+      };
       const began = performance.now();
       await indexNotes({ index, embedder }, [fresh]);
       for (;;) {

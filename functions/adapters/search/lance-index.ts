@@ -187,7 +187,7 @@ export class LanceSearchIndex implements RelatedIndex {
         ])
         .limit(limit)
         .toArray();
-      return rows.map((row) => ({ note: indexedNote(row), score: 0 }));
+      return oncePerNote(rows).map((row) => ({ note: indexedNote(row), score: 0 }));
     }
     const sources = await this.fullTextSources(userId, filter);
     const ranked = async (text: FullTextQuery) => {
@@ -318,7 +318,7 @@ export class LanceSearchIndex implements RelatedIndex {
       .select([...HIT_COLUMNS, '_score'])
       .limit(limit)
       .toArray();
-    return rows.map((row) => ({ note: indexedNote(row), score: Number(row._score ?? 0) }));
+    return oncePerNote(rows).map((row) => ({ note: indexedNote(row), score: Number(row._score ?? 0) }));
   }
 
   /**
@@ -356,7 +356,7 @@ export class LanceSearchIndex implements RelatedIndex {
   private async readNotes(filter: string, limit: number): Promise<IndexedNote[]> {
     if (limit === 0) return [];
     const rows = await this.notes.query().where(filter).select(HIT_COLUMNS).limit(limit).toArray();
-    return rows.map(indexedNote);
+    return oncePerNote(rows).map(indexedNote);
   }
 
   // ---- writes ------------------------------------------------------------------------------
@@ -811,6 +811,21 @@ function vectorTableName(kind: VectorKind, model: string): string {
   let hash = 0;
   for (const char of model) hash = (Math.imul(hash, 31) + char.charCodeAt(0)) >>> 0;
   return `${kind}_${readable}_${hash.toString(16)}`;
+}
+
+/**
+ * Each note's first row: two writers inserting the same new note at once (a rebuild's scan and the
+ * stream's write to the shard it builds) can each add a row, as LanceDB's merge finds no conflict
+ * between two inserts; the rows are the same version, and every later write replaces both.
+ */
+function oncePerNote<T extends Record<string, unknown>>(rows: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return rows.filter((row) => {
+    const noteId = String(row.note_id);
+    if (seen.has(noteId)) return false;
+    seen.add(noteId);
+    return true;
+  });
 }
 
 function strings(value: unknown): string[] {

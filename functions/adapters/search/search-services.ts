@@ -74,7 +74,11 @@ export async function rebuildIndex(ports: IndexSources, scope: RebuildScope = {}
       for (const note of notes) kept.add(note.id);
       indexed += notes.length;
     }
-    const gone = (await ports.index.liveNoteIds(scope.userId)).filter((noteId) => !kept.has(noteId));
+    // A note saved while the scan ran is in the index but not in `kept`: only what the table (read
+    // consistently) no longer has is tombstoned.
+    const unseen = (await ports.index.liveNoteIds(scope.userId)).filter((noteId) => !kept.has(noteId));
+    const present = new Set((await readNotes(ports.doc, ports.tableName, unseen)).map((note) => note.id));
+    const gone = unseen.filter((noteId) => !present.has(noteId));
     await ports.index.tombstone(gone.map((noteId) => ({ noteId, userId: scope.userId })));
     return indexed;
   }
