@@ -1,5 +1,6 @@
 import { InvalidFeedSettingsError } from '../core/feed/settings';
 import { ConflictError, InvalidInputError, NotFoundError } from '../core/owner/library';
+import { NoteLimitError } from '../core/owner/trash';
 import { InvalidCursorError } from '../core/workspace/listing';
 
 /**
@@ -13,5 +14,7 @@ export function toolFailure(error: unknown, unexpected: (error: unknown) => stri
     return error.issues.map((issue) => `${issue.loc.at(-1) ?? 'input'}: ${issue.msg}`).join('; ');
   if (error instanceof InvalidCursorError) return `cursor: ${error.message}`;
   if (error instanceof ConflictError || error instanceof InvalidFeedSettingsError) return error.message;
+  if (error instanceof NoteLimitError)
+    return `The account's note limit (${error.limit}) is reached: the note stays in the Trash until notes are deleted.`;
   return unexpected(error);
 }

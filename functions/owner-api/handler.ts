@@ -2,6 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { UserNotFoundError } from '../adapters/dynamo/account-store';
+import { noteLimitDetail } from '../core/contract/contract';
 import { parseJsonBody } from '../core/contract/json-body';
 import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
 import { parseUuidParameter, toValidationIssues } from '../core/contract/validation';
@@ -21,6 +22,8 @@ import {
 } from '../core/owner/api';
 import * as library from '../core/owner/library';
 import { ConflictError, InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
+import * as trash from '../core/owner/trash';
+import { NoteLimitError } from '../core/owner/trash';
 import { ratingRequestSchema, reviewSettingsEditSchema } from '../core/review/api';
 import type { ReviewPorts } from '../core/review/use-cases';
 import * as review from '../core/review/use-cases';
@@ -116,6 +119,20 @@ export const operations: Record<string, Operation> = {
   },
   DeleteMyNote: ({ ports, principal, event }) =>
     noContent(library.deleteNote(ports, principal, uuidParameter(event, 'note_id'))),
+  ListMyTrash: ({ ports, principal, event }) => {
+    const query = event.queryStringParameters ?? {};
+    return ok(
+      trash.listTrash(ports, principal, {
+        limit: pageLimit(query.limit),
+        ...(query.cursor ? { cursor: query.cursor } : {}),
+      }),
+    );
+  },
+  EmptyMyTrash: ({ ports, principal }) => ok(trash.emptyTrash(ports, principal)),
+  DeleteMyNoteForever: ({ ports, principal, event }) =>
+    noContent(trash.deleteForever(ports, principal, uuidParameter(event, 'note_id'))),
+  RestoreMyNote: ({ ports, principal, event }) =>
+    ok(trash.restoreNote(ports, principal, uuidParameter(event, 'note_id'))),
   ListMyTags: ({ ports, principal }) => ok(library.listTags(ports, principal)),
   RenameMyTag: ({ ports, principal, event }) => {
     const { name } = parseBody(tagRenameSchema, event);
@@ -234,6 +251,7 @@ function failure(error: unknown): APIGatewayProxyResult {
   if (error instanceof InvalidCursorError)
     return errorResponse(422, [{ loc: ['query', 'cursor'], msg: error.message, type: 'value_error' }]);
   if (error instanceof NotFoundError) return errorResponse(404, error.message);
+  if (error instanceof NoteLimitError) return errorResponse(402, noteLimitDetail(error.used, error.limit));
   if (error instanceof UserNotFoundError) return errorResponse(404, 'No such account');
   if (error instanceof ConflictError) return errorResponse(409, { code: 'conflict', message: error.message });
   throw error;

@@ -77,7 +77,8 @@ export interface StreamConsumerDefinition extends BackgroundFunctionDefinition {
 export const streamConsumers: readonly StreamConsumerDefinition[] = [
   /**
    * Keeps the search index and the links between notes projections of the notes
-   * (functions/core/search/indexer.ts, functions/core/links/projection.ts); writes the link items.
+   * (functions/core/search/indexer.ts, functions/core/links/projection.ts); writes the link items;
+   * deletes what a note deleted from the Trash left behind.
    */
   {
     id: 'SearchIndexer',
@@ -87,7 +88,8 @@ export const streamConsumers: readonly StreamConsumerDefinition[] = [
     // Re-embeds notes whose vectors of the configured model are missing (after a model change), even
     // while nobody saves: search stays keyword for a user until their notes are covered.
     scheduledEveryMinutes: 10,
-    access: ['table:read', 'table:write', 'search:read', 'search:write', 'embeddings'],
+    // Also deletes what a note deleted from the Trash by its TTL left: its rows and its kept page.
+    access: ['table:read', 'table:write', 'search:read', 'search:write', 'embeddings', 'articles:write'],
   },
 ];
 

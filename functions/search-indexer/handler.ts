@@ -2,6 +2,8 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, ScheduledEvent } from 'aws-lambda';
+import { createArticleStore } from '../adapters/article-store';
+import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoLinkStore } from '../adapters/dynamo/link-store';
 import { noteChangeOf, readNotes } from '../adapters/search/note-changes';
@@ -11,6 +13,7 @@ import { applyNoteChanges, type IndexerPorts, type NoteChange } from '../core/se
 import { deferred, type Environment } from '../platform/env';
 import { metricNames } from '../platform/metric-names';
 import { count, createLogger, createMetrics } from '../platform/observability';
+import { setting, settings } from '../platform/settings';
 
 /** A scheduled run stops starting re-embedding steps this long before the function's time is up. */
 const SCHEDULED_MARGIN_MS = 30_000;
@@ -31,6 +34,11 @@ export interface IndexerDeps {
   >;
   /** The links between notes (functions/core/links/projection.ts), kept from the same records. */
   readonly links: LinkProjectionPorts;
+  /**
+   * Deletes what a note deleted from the Trash left behind (its bookmark, saved-URL marker,
+   * highlights and kept page): DynamoDB's TTL deletes the note item alone.
+   */
+  readonly removeLeftovers: (note: { id: string; userId: string; bookmarkId: string | null }) => Promise<void>;
   readonly logger: Logger;
   readonly metrics: Metrics;
 }
@@ -85,6 +93,25 @@ export function makeHandler(deps: IndexerDeps) {
     return { from: first, error: outcome.error };
   };
 
+  /** What notes deleted from the Trash left behind, deleted; the error when that failed (the batch is retried). */
+  const purge = async (changes: readonly NoteChange[]): Promise<unknown> => {
+    try {
+      for (const change of changes)
+        if (change.kind === 'deleted' && change.fromTrash)
+          await deps.removeLeftovers({
+            id: change.noteId,
+            userId: change.userId,
+            bookmarkId: change.fromTrash.bookmarkId,
+          });
+      return null;
+    } catch (error) {
+      deps.logger.error('Deleting what a note deleted from the Trash left failed; the batch will be retried', {
+        error: error as Error,
+      });
+      return error;
+    }
+  };
+
   async function scheduled(context: Context): Promise<{ reembedded: number }> {
     ports ??= deps.ports();
     const ready = await ports;
@@ -99,11 +126,15 @@ export function makeHandler(deps: IndexerDeps) {
     if (!('Records' in event)) return scheduled(context);
     const records = event.Records.map(noteChangeOf);
     const changes = records.filter((change): change is NoteChange => change !== null);
-    const [indexFailure, linkFailure] = await Promise.all([index(changes), link(records, changes)]);
+    const [indexFailure, linkFailure, purgeFailure] = await Promise.all([
+      index(changes),
+      link(records, changes),
+      purge(changes),
+    ]);
     deps.metrics.publishStoredMetrics();
     const failed = new Map<DynamoDBRecord, unknown>(
       event.Records.flatMap((record, at) => {
-        if (indexFailure) return [[record, indexFailure]];
+        if (indexFailure || purgeFailure) return [[record, indexFailure ?? purgeFailure]];
         return at >= linkFailure.from ? [[record, linkFailure.error]] : [];
       }),
     );
@@ -126,9 +157,15 @@ export function createHandler(env: Environment) {
   const embedder = embedderFromEnv(env);
   const { doc, tableName } = tableFromEnv(env);
   const links = new DynamoLinkStore(doc, tableName);
+  const notes = new DynamoBookmarkStore(doc, tableName);
+  const articles = createArticleStore(setting(env, settings.articleStore));
   return makeHandler({
     logger,
     metrics: createMetrics(logger),
+    removeLeftovers: async (note) => {
+      await notes.removeLeftovers(note);
+      if (note.bookmarkId) await articles.deleteArticle(note.bookmarkId);
+    },
     links: {
       syncNote: (note) => links.syncNote(note),
       removeNote: (noteId) => links.removeNote(noteId),

@@ -11,6 +11,8 @@ import type { Session } from '../core/identity/session';
 import { type CreatedTokenResource, NOTE_PAGE_LIMIT, type NoteBulkEdit, noteBulkEditSchema } from '../core/owner/api';
 import * as library from '../core/owner/library';
 import { ConflictError, InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
+import * as trash from '../core/owner/trash';
+import { NoteLimitError } from '../core/owner/trash';
 import type { IssuedReviewFeedResource } from '../core/review/api';
 import type { ReviewPorts } from '../core/review/use-cases';
 import * as review from '../core/review/use-cases';
@@ -28,6 +30,7 @@ import {
   notFoundPage,
   type PageContext,
   tagsPage,
+  trashPage,
 } from '../core/web/library-pages';
 import { notePath, safeNextPath, webPaths } from '../core/web/paths';
 import { reviewPage, reviewSettingsPage } from '../core/web/review-pages';
@@ -97,6 +100,10 @@ type Action = (visit: Visit) => Promise<APIGatewayProxyResult>;
 const NOTICES = {
   saved: 'Saved.',
   deleted: 'Deleted.',
+  trashed: 'Moved to the Trash: restore it from there within 30 days.',
+  restored: 'Restored: the note is back in your Library.',
+  deletedForever: 'Deleted for good.',
+  emptied: 'The Trash is empty.',
   refetching: 'Fetching the page again: reload in a moment to see the new copy.',
   renamed: 'Tag renamed.',
   merged: 'Tags merged.',
@@ -131,7 +138,7 @@ const BULK_NOTICES = {
   unstar: 'unstarred',
   tag: 'tagged',
   untag: 'untagged',
-  delete: 'deleted',
+  delete: 'trashed',
 } as const satisfies Record<NoteBulkEdit['action'], keyof typeof NOTICES>;
 
 const page = (html: string, status = 200) => htmlResponse(status, html);
@@ -197,14 +204,6 @@ export const actions: Record<string, Action> = {
           type: 'value_error',
         },
       ]);
-    if (parsed.data.action === 'delete' && form.get('confirm') !== 'delete')
-      throw new InvalidInputError([
-        {
-          loc: ['body', 'confirm'],
-          msg: 'Deleting notes cannot be undone: tick “Yes, delete them” first.',
-          type: 'missing',
-        },
-      ]);
     const { results } = await library.bulkEdit(ports, principal, parsed.data);
     if (single && results[0]?.status === 'not_found') throw new NotFoundError('No such note');
     const notice = results.every((result) => result.status === 'done') ? BULK_NOTICES[parsed.data.action] : 'partly';
@@ -234,7 +233,39 @@ export const actions: Record<string, Action> = {
   },
   WebNoteDelete: async ({ ports, principal, event }) => {
     await library.deleteNote(ports, principal, uuid(event, 'note_id'));
-    return back(webPaths.library, 'deleted');
+    return back(webPaths.library, 'trashed');
+  },
+  WebTrash: async ({ ports, principal, context, event }) => {
+    const cursor = event.queryStringParameters?.cursor;
+    const found = await trash.listTrash(ports, principal, {
+      limit: NOTE_PAGE_LIMIT.default,
+      ...(cursor ? { cursor } : {}),
+    });
+    const older = found.next_cursor && `${webPaths.trash}?${new URLSearchParams({ cursor: found.next_cursor })}`;
+    return page(trashPage(context, found, older || null));
+  },
+  WebTrashAction: async ({ ports, principal, form }) => {
+    const apply = /^(restore|delete) (\S+)$/.exec(form.get('apply') ?? '');
+    if (apply) {
+      const noteId = parseUuidParameter('note_id', apply[2]);
+      if (!noteId.ok) throw new NotFoundError('No such note in the Trash');
+      if (apply[1] === 'delete') {
+        await trash.deleteForever(ports, principal, noteId.value);
+        return back(webPaths.trash, 'deletedForever');
+      }
+      await trash.restoreNote(ports, principal, noteId.value);
+      return back(webPaths.trash, 'restored');
+    }
+    if (form.get('apply') !== 'empty' || form.get('confirm') !== 'empty')
+      throw new InvalidInputError([
+        {
+          loc: ['body', 'confirm'],
+          msg: 'Emptying the Trash deletes its notes for good: tick “Yes, delete every note in the Trash for good” first.',
+          type: 'missing',
+        },
+      ]);
+    await trash.emptyTrash(ports, principal);
+    return back(webPaths.trash, 'emptied');
   },
   WebTags: async ({ ports, principal, context }) =>
     page(tagsPage(context, (await library.listTags(ports, principal)).tags)),
@@ -376,6 +407,16 @@ async function webLibraryRoute(
     return await action({ ports, principal: access.principal, context, event, form, reviewLinks: links, flash });
   } catch (error) {
     if (error instanceof NotFoundError) return page(notFoundPage(context), 404);
+    if (error instanceof NoteLimitError)
+      return page(
+        renderPage({
+          title: 'Not restored',
+          signedIn: context.signedIn,
+          error: `Your plan’s note limit (${error.limit.toLocaleString('en-US')} notes) is reached: the note stays in the Trash. Delete notes you no longer need, then restore it.`,
+          body: errorBody(event),
+        }),
+        402,
+      );
     const problem =
       error instanceof InvalidInputError || error instanceof InvalidFeedSettingsError || error instanceof ConflictError
         ? error.message

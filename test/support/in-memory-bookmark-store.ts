@@ -1,15 +1,17 @@
 import type { Bookmark, Highlight, Note } from '../../functions/core/model';
 import type { IdempotencyClaim } from '../../functions/core/save/idempotency';
 import { withAppended } from '../../functions/core/save/note-body';
-import type {
-  BookmarkStore,
-  CreateBookmarkOutcome,
-  KeyTaken,
-  NoteAppend,
-  NoteAppendOutcome,
-  NoteChange,
-  NoteUpdate,
-  SaveRecord,
+import {
+  type BookmarkStore,
+  type CreateBookmarkOutcome,
+  type KeyTaken,
+  type NoteAppend,
+  type NoteAppendOutcome,
+  type NoteChange,
+  NoteNotFoundError,
+  type NoteUpdate,
+  type RestoreOutcome,
+  type SaveRecord,
 } from '../../functions/core/save/save-bookmark';
 
 /**
@@ -36,7 +38,7 @@ export class InMemoryBookmarkStore implements BookmarkStore {
   ): Promise<CreateBookmarkOutcome> {
     const existing = this.urls.get(urlKey(bookmark));
     if (existing) return { kind: 'exists', ...existing };
-    const used = [...this.notes.values()].filter((stored) => stored.userId === note.userId).length;
+    const used = this.liveNotes(note.userId);
     if (used >= this.noteCap) return { kind: 'note-limit', used, limit: this.noteCap };
     const taken = record && this.takenFrom(record);
     if (taken) return taken;
@@ -55,7 +57,7 @@ export class InMemoryBookmarkStore implements BookmarkStore {
     record: ((bookmark: Bookmark) => SaveRecord) | null,
   ): Promise<NoteUpdate> {
     const saved = await this.getSavedNote(ref);
-    if (!saved) throw new Error(`no note ${ref.noteId}`);
+    if (!saved || saved.note.trashedAt) throw new NoteNotFoundError(`no note ${ref.noteId}`);
     const changed = change(saved.note);
     if (!changed) return { kind: 'unchanged', ...saved };
     const bookmark = { ...saved.bookmark, updated };
@@ -83,7 +85,7 @@ export class InMemoryBookmarkStore implements BookmarkStore {
     record: ((bookmark: Bookmark) => SaveRecord) | null,
   ): Promise<NoteAppendOutcome> {
     const note = this.notes.get(bookmark.noteId);
-    if (!note) return { kind: 'missing' };
+    if (!note || note.trashedAt) return { kind: 'missing' };
     const updated = { ...bookmark, updated: append.updated };
     if ([append.id, ...append.sameAs].some((id) => this.appendIds.has(id)))
       return { kind: 'appended', bookmark: updated };
@@ -104,6 +106,28 @@ export class InMemoryBookmarkStore implements BookmarkStore {
     if (append.highlight) this.highlights.push(append.highlight);
     if (answer) this.keys.set(keyOf(answer), answer);
     return { kind: 'appended', bookmark: updated };
+  }
+
+  async restoreNote(noteId: string): Promise<RestoreOutcome> {
+    const note = this.notes.get(noteId);
+    if (!note?.trashedAt) return { kind: 'missing' };
+    const used = this.liveNotes(note.userId);
+    if (used >= this.noteCap) return { kind: 'note-limit', used, limit: this.noteCap };
+    const restored = { ...note, trashedAt: null, version: note.version + 1 };
+    this.notes.set(noteId, restored);
+    return { kind: 'restored', note: restored };
+  }
+
+  async removeLeftovers(note: Pick<Note, 'id' | 'bookmarkId'>): Promise<void> {
+    if (this.notes.has(note.id) || !note.bookmarkId) return;
+    const bookmark = this.bookmarks.get(note.bookmarkId);
+    if (bookmark) this.urls.delete(urlKey(bookmark));
+    this.bookmarks.delete(note.bookmarkId);
+  }
+
+  /** The user's notes counted under the cap: those not in the Trash. */
+  private liveNotes(userId: string): number {
+    return [...this.notes.values()].filter((stored) => stored.userId === userId && !stored.trashedAt).length;
   }
 
   async claimKey(claim: IdempotencyClaim): Promise<KeyTaken | null> {

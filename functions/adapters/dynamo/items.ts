@@ -43,6 +43,8 @@ export function toNote(item: Record<string, unknown>): Note {
     version: Number(item.version ?? 0),
     archivedAt: (item.archivedAt as string | null | undefined) ?? null,
     starredAt: (item.starredAt as string | null | undefined) ?? null,
+    // Only on a note in the Trash (see Note.trashedAt).
+    ...(item.trashedAt ? { trashedAt: item.trashedAt as string } : {}),
   };
 }
 

@@ -336,8 +336,12 @@ export class LanceSearchIndex implements RelatedIndex {
       .select(['note_id', 'version', 'deleted'])
       .limit(noteIds.length)
       .toArray();
+    // A hidden note (in the Trash) is no deletion: a restore's higher version brings it back.
     return new Map(
-      rows.map((row) => [String(row.note_id), { version: Number(row.version), deleted: Boolean(row.deleted) }]),
+      rows.map((row) => [
+        String(row.note_id),
+        { version: Number(row.version), deleted: Boolean(row.deleted) && Number(row.version) === TOMBSTONE_VERSION },
+      ]),
     );
   }
 
@@ -372,8 +376,21 @@ export class LanceSearchIndex implements RelatedIndex {
 
   /** Marks these notes deleted for good: their text goes, a tombstone row stays. */
   async tombstone(notes: readonly { noteId: string; userId: string }[]) {
-    if (notes.length === 0) return;
-    const rows = notes.map(({ noteId, userId }) => tombstoneRow(noteId, userId));
+    await this.writeHidden(notes.map(({ noteId, userId }) => tombstoneRow(noteId, userId, TOMBSTONE_VERSION)));
+  }
+
+  /**
+   * Hides these versions of notes (notes in the Trash): their text goes and no search finds them, as
+   * for a deletion, but the row keeps the note's version, so its next version (a restore) is written
+   * over it.
+   */
+  async hide(notes: readonly { noteId: string; userId: string; version: number }[]) {
+    await this.writeHidden(notes.map(({ noteId, userId, version }) => tombstoneRow(noteId, userId, version)));
+  }
+
+  /** Rows without text, marked deleted (every search filters them out), in the notes and every vector table. */
+  private async writeHidden(rows: ReturnType<typeof tombstoneRow>[]) {
+    if (rows.length === 0) return;
     await this.writeNotes(rows.map((row) => ({ ...row, tags: [], url_key: '', prefixes: '', ...emptyText() })));
     for (const table of await this.allVectorTables()) {
       const zero = new Array<number>(await vectorDimensions(table)).fill(0);
@@ -382,7 +399,7 @@ export class LanceSearchIndex implements RelatedIndex {
         rows.map((row) => ({ ...row, vector: zero })),
       );
     }
-    await this.afterWrite(notes.length);
+    await this.afterWrite(rows.length);
   }
 
   /** Empties the index (all users) or one user's live rows, before a rebuild. */
@@ -651,11 +668,11 @@ function filterColumns(document: SearchDocument) {
   };
 }
 
-function tombstoneRow(noteId: string, userId: string) {
+function tombstoneRow(noteId: string, userId: string, version: number) {
   return {
     note_id: noteId,
     user_id: userId,
-    version: TOMBSTONE_VERSION,
+    version,
     deleted: true,
     created: 0,
     updated: 0,

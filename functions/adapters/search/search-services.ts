@@ -50,8 +50,10 @@ export async function rebuildIndex(
   await ports.index.clear(userId);
   let indexed = 0;
   for await (const notes of allNotes(ports.doc, ports.tableName, userId)) {
-    await indexNotes(ports, notes);
-    indexed += notes.length;
+    // Notes in the Trash are left out, as the indexer hides them.
+    const live = notes.filter((note) => !note.trashedAt);
+    await indexNotes(ports, live);
+    indexed += live.length;
   }
   await ports.index.optimize();
   return indexed;
