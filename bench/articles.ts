@@ -1,6 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
+import { createDynamoClients } from '../functions/adapters/dynamo/client';
+import { keys } from '../functions/adapters/dynamo/keys';
 import { keepArticle } from '../functions/core/article/article';
 import type { FetchOutcome } from '../functions/core/enrich/enrichment';
+import { newAccessToken, newUser } from '../functions/core/workspace/accounts';
+import { startDynamoDbLocal } from '../local/dynamodb-local';
+import { startLocalStack } from '../local/stack';
 import { memoryArticlePorts } from '../test/support/article-ports';
 
 /**
@@ -80,4 +90,72 @@ export async function measureArticles(): Promise<ArticleMeasures> {
     imageBytes: imageBytes / pages.length,
     images: images / pages.length,
   };
+}
+
+/** Saves timed from their answer to their article kept (`npm run bench`'s save-to-kept row). */
+const KEPT_LAG_SAVES = 20;
+
+/**
+ * Save-to-kept lag through the local stack: a save answers, the enrichment queue hands it to the page
+ * worker, which fetches the page (a corpus news page with a figure, from a local server), keeps its
+ * article and image and records it on the bookmark's row; the time from the save's answer to that
+ * row, per save (milliseconds).
+ */
+export async function measureSaveToKept(): Promise<number[]> {
+  const page = readFileSync(new URL('news-politics.html', FOLDER), 'utf8').replace(
+    '</h1>',
+    '</h1><figure><img src="/figure.jpg" alt="A figure"><figcaption>The chamber.</figcaption></figure>',
+  );
+  const site = createServer((request, response) => {
+    if (request.url === '/figure.jpg')
+      return void response.writeHead(200, { 'Content-Type': 'image/jpeg' }).end(Buffer.alloc(120 * 1024, 7));
+    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(page);
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  const dynamo = await startDynamoDbLocal();
+  const tableName = `bench-kept-${randomUUID()}`;
+  const { client, doc } = createDynamoClients({ endpoint: dynamo.endpoint, region: 'local' });
+  const stack = await startLocalStack({
+    dynamoEndpoint: dynamo.endpoint,
+    tableName,
+    startWorkers: true,
+    env: { LOG_LEVEL: 'SILENT', SAVE_RATE_LIMIT: '100000;w=60', GLEANER_FETCH_ALLOW: origin.slice('http://'.length) },
+  });
+  try {
+    const now = new Date();
+    const accounts = new DynamoAccountStore(doc, tableName);
+    const user = newUser({ id: randomUUID(), name: 'Bench', now });
+    await accounts.createUser(user);
+    const token = newAccessToken({ id: randomUUID(), userId: user.id, now });
+    await accounts.createToken(token.record, token.hash);
+    const lags: number[] = [];
+    for (let i = 0; i < KEPT_LAG_SAVES; i++) {
+      const response = await fetch(`${stack.baseUrl}/api/v1/bookmarks/save`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token.secret}` },
+        body: JSON.stringify({ url: `${origin}/story-${i}`, title: `Kept probe ${i}` }),
+      });
+      if (!response.ok) throw new Error(`save answered ${response.status}`);
+      const answered = performance.now();
+      const { bookmark } = (await response.json()) as { bookmark: { id: string } };
+      for (;;) {
+        const { Item } = await doc.send(
+          new GetCommand({ TableName: tableName, Key: keys.bookmark(bookmark.id), ConsistentRead: true }),
+        );
+        const status = (Item?.article as { status?: string } | undefined)?.status;
+        if (status === 'kept') break;
+        if (status) throw new Error(`the page was not kept: ${status}`);
+        if (performance.now() - answered > 30_000) throw new Error('a page was not kept within 30 s');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      lags.push(performance.now() - answered);
+    }
+    return lags;
+  } finally {
+    await stack.stop();
+    client.destroy();
+    await dynamo.stop();
+    site.close();
+  }
 }

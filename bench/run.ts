@@ -18,8 +18,8 @@ import { buildSync } from 'esbuild';
 import { DynamoAccountStore } from '../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../functions/adapters/dynamo/bookmark-store';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
+import { readNote } from '../functions/adapters/dynamo/entities/note';
 import { DynamoIdentityStore } from '../functions/adapters/dynamo/identity-store';
-import { toNote } from '../functions/adapters/dynamo/items';
 import { keys } from '../functions/adapters/dynamo/keys';
 import { createSqsClient } from '../functions/adapters/sqs/sqs';
 import { hashPassword, verifyPassword } from '../functions/core/identity/password';
@@ -34,7 +34,7 @@ import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalStack, startLocalStack } from '../local/stack';
 import { repositoryRoot } from '../test/support/processes';
 import { manyLinks, pocketZip, quietSavePorts } from '../test/support/save-ports';
-import { measureArticles } from './articles';
+import { measureArticles, measureSaveToKept } from './articles';
 import { initAndFirstUseBytes } from './bundle-graph';
 import { type RecordedCall, startDynamoRecorder } from './dynamo-recorder';
 import { mcpBench } from './mcp';
@@ -95,6 +95,11 @@ async function articleBench() {
   row(
     `article kept, p50 / p95 (${measured.pages} corpus pages)`,
     `${ms(median(measured.times))} / ${ms(quantile(measured.times, 0.95))}  slowest ${measured.slowest} ${ms(Math.max(...measured.times))}`,
+  );
+  const lags = await measureSaveToKept();
+  row(
+    `save to kept, local stack (${lags.length} saves: a news page and its figure; p50 / p95)`,
+    `${ms(median(lags))} / ${ms(quantile(lags, 0.95))}`,
   );
 }
 
@@ -493,7 +498,7 @@ async function hotNote(stack: LocalStack, data: Fixture, doc: DynamoDBDocumentCl
   const statuses = await Promise.all(quotes.map(async (quote) => (await save(quote)).status));
   const elapsed = performance.now() - started;
   const { Item } = await doc.send(new GetCommand({ TableName: tableName, Key: keys.note(first.note_id) }));
-  const body = toNote(Item!).body;
+  const body = readNote(Item!).body;
   const storedOnce = quotes.filter((quote) => body.split(`> ${quote}\n`).length === 2 || body.endsWith(`> ${quote}`));
   const answered = statuses.filter((status) => status === 200).length;
   row(

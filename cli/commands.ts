@@ -255,11 +255,11 @@ export const commands: Record<string, Command> = {
     return { user_id: userId, ...report };
   },
 
-  export: async ({ options, accounts, bookmarks, feeds }) => {
+  export: async ({ options, accounts, bookmarks, feeds, articles }) => {
     const format = (options.format as string | undefined) ?? 'netscape';
     if (format !== 'netscape' && format !== 'json') throw new UsageError('--format must be netscape or json');
     const userId = await existingUser(options, accounts);
-    const exported = await exportWorkspace({ notes: bookmarks, highlights: feeds }, userId);
+    const exported = await exportWorkspace({ notes: bookmarks, highlights: feeds, articles }, userId);
     if (format === 'json') {
       const json = { user_id: userId, bookmarks: exported };
       return new DocumentOutput(`${JSON.stringify(json, null, 2)}\n`, json);

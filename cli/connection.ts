@@ -10,8 +10,9 @@ import { FolderMailer } from '../functions/adapters/mail/folder-mailer';
 import { createMailer } from '../functions/adapters/mail/mailer';
 import type { LanceSearchIndex } from '../functions/adapters/search/lance-index';
 import type { embedderFromEnv } from '../functions/adapters/search/search-services';
-import type { ArticleStore } from '../functions/core/article/article';
+import { type ArticleStore, storedArticleText } from '../functions/core/article/article';
 import type { Mailer } from '../functions/core/identity/mail';
+import type { Note } from '../functions/core/model';
 import type { SearchPorts } from '../functions/core/search/search';
 import { settings } from '../functions/platform/settings';
 import { dataDirectory, readLocalState, searchIndexFolder } from '../local/state';
@@ -89,6 +90,14 @@ export function connect(
     return opened;
   };
   const { doc } = clients;
+  const articles = articleStore ? createArticleStore(articleStore) : null;
+  // A rebuild indexes each note's kept article too, where the article store is known.
+  const indexSources = async () => ({
+    doc,
+    tableName,
+    ...(await search()),
+    ...(articles ? { articleText: (note: Note) => storedArticleText(articles, note) } : {}),
+  });
   return {
     accounts: new DynamoAccountStore(doc, tableName),
     bookmarks: new DynamoBookmarkStore(doc, tableName),
@@ -96,7 +105,7 @@ export function connect(
     migrate: async () => {
       const results = await runMigrations(doc, tableName);
       const { backfillIndex } = await searchServices();
-      const changed = await backfillIndex({ doc, tableName, ...(await search()) });
+      const changed = await backfillIndex(await indexSources());
       return [
         ...results,
         { name: 'search-index', description: 'Indexes for search the notes the search index lacks', changed },
@@ -105,13 +114,13 @@ export function connect(
     search,
     reindex: async (userId) => {
       const { rebuildIndex } = await searchServices();
-      return rebuildIndex({ doc, tableName, ...(await search()) }, userId);
+      return rebuildIndex(await indexSources(), userId);
     },
     baseUrl,
     identities: new DynamoIdentityStore(clients.doc, tableName),
     mailer,
     webBaseUrl,
-    articles: articleStore ? createArticleStore(articleStore) : null,
+    articles,
     close: () => {
       clients.client.destroy();
       void opened?.then(({ index }) => index.close());

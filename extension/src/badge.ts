@@ -1,14 +1,18 @@
-import type { OutboxState } from './outbox';
+import type { OutboxState } from './queue';
 
 /**
- * The toolbar badge tells the outcome of saves made without the popup: ✓ saved, a count of saves
- * queued for the server, or ! when something needs the person (token refused, note cap, setup).
+ * The toolbar badge tells the state of saves: a count of saves pending (waiting or on their way), !
+ * when something needs the person (token refused, note cap, set aside, setup), and for a few seconds
+ * after a save left the outbox, ✓ saved or ✕ refused.
  */
 export type BadgeLook = { readonly text: string; readonly color: string; readonly title: string };
 
-const COLORS = { saved: '#188038', queued: '#b06000', attention: '#c5221f' } as const;
+/** What just happened, shown for a few seconds once nothing is pending. */
+export type BadgeFlash = { readonly kind: 'saved' } | { readonly kind: 'refused'; readonly reason: string } | null;
 
-export function badgeFor(state: OutboxState, justSaved: boolean): BadgeLook {
+const COLORS = { saved: '#188038', pending: '#b06000', attention: '#c5221f' } as const;
+
+export function badgeFor(state: OutboxState, flash: BadgeFlash): BadgeLook {
   const waiting = state.items.length;
   const held = state.items.find((item) => item.held);
   if (state.tokenRefused || held) {
@@ -22,10 +26,12 @@ export function badgeFor(state: OutboxState, justSaved: boolean): BadgeLook {
   if (waiting)
     return {
       text: String(waiting),
-      color: COLORS.queued,
-      title: `Gleaner: ${plural(waiting)} queued; sent when the server answers.`,
+      color: COLORS.pending,
+      title: `Gleaner: ${plural(waiting)} pending; each is confirmed by itself when the server answers.`,
     };
-  if (justSaved) return { text: '✓', color: COLORS.saved, title: 'Gleaner: saved' };
+  if (flash?.kind === 'saved') return { text: '✓', color: COLORS.saved, title: 'Gleaner: saved' };
+  if (flash?.kind === 'refused')
+    return { text: '✕', color: COLORS.attention, title: `Gleaner refused a save: ${flash.reason}` };
   return { text: '', color: COLORS.saved, title: 'Save to Gleaner' };
 }
 

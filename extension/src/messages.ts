@@ -1,4 +1,4 @@
-import type { Delivery, OutboxState } from './outbox';
+import type { Delivery, OutboxState } from './queue';
 import type { SaveRequest } from './save-api';
 
 /**

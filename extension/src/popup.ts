@@ -1,18 +1,23 @@
 import { askWorker } from './messages';
-import type { Delivery, OutboxItem, OutboxState } from './outbox';
 import { type CapturedPage, capturePage } from './page-capture';
 import { fitUrl, isSavable, tooLongMessage } from './page-text';
+import type { OutboxItem, OutboxState } from './queue';
 import type { SaveRequest } from './save-api';
 import { SETTINGS_KEY } from './settings';
-import { deliveryMessage, failureMessage } from './wording';
+import { deliveryMessage, failureMessage, lastSaveOf, queueEntryText, type StatusLine, saveStatus } from './wording';
 
-/** The toolbar popup: the page's title and selection prefilled, a comment, Save, and the waiting saves. */
+/**
+ * The toolbar popup: the page's title and selection prefilled, a comment, Save, and the waiting saves.
+ * It follows the stored outbox: a save that got no answer yet is shown as confirmed once it is, while
+ * the popup is open or when it is opened again over the page.
+ */
 
+const OUTBOX_KEY = 'outbox';
 const element = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const form = element<HTMLFormElement>('save-form');
 const result = element<HTMLParagraphElement>('result');
-/** The save this popup made, while it waits in the outbox: Retry now then tells what became of it. */
-let waitingSave: string | null = null;
+/** The save the status line tells about: the one this popup made, or the last one made for its page. */
+let followed: string | null = null;
 
 async function main(): Promise<void> {
   element('open-options').addEventListener(
@@ -20,6 +25,9 @@ async function main(): Promise<void> {
     () => void chrome.runtime.openOptionsPage().then(() => window.close()),
   );
   element('retry-now').addEventListener('click', () => void retryNow());
+  chrome.storage.onChanged.addListener((changes, area) => {
+    if (area === 'local' && OUTBOX_KEY in changes) void showQueue();
+  });
   await showQueue();
 
   if (!(await chrome.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY]) {
@@ -33,6 +41,8 @@ async function main(): Promise<void> {
   }
   const page = await capturePage(tab);
   const url = fill(page);
+  followed = lastSaveOf(await askWorker({ type: 'outbox' }), page.request.url, Date.now());
+  await showQueue();
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     if (url) void save({ ...page.request, url });
@@ -76,20 +86,21 @@ function fill(page: CapturedPage): string | null {
 async function save(request: SaveRequest): Promise<void> {
   const button = element<HTMLButtonElement>('save');
   button.disabled = true;
-  show('Saving…', '');
+  followed = null;
+  show({ text: 'Saving…', tone: '' });
   const text = (id: string) => element<HTMLInputElement | HTMLTextAreaElement>(id).value.trim() || null;
   try {
     const delivery = await askWorker({
       type: 'save',
       request: { ...request, title: text('title'), selection: text('selection'), comment: text('comment') },
     });
-    show(deliveryMessage(delivery), tone(delivery));
-    waitingSave = delivery.kind === 'saved' || delivery.kind === 'dropped' ? null : delivery.item.id;
+    followed = delivery.item.id;
+    show({ text: deliveryMessage(delivery), tone: tone(delivery.kind) });
     // Anything but a refusal of this input is done or in the outbox; a second click would save it twice.
     button.disabled = delivery.kind !== 'dropped';
   } catch (error) {
     // Nothing was kept: say why, and let the person try again.
-    show(`Not saved: ${failureMessage(error)}`, 'bad');
+    show({ text: `Not saved: ${failureMessage(error)}`, tone: 'bad' });
     button.disabled = false;
   }
   await showQueue();
@@ -97,42 +108,40 @@ async function save(request: SaveRequest): Promise<void> {
 
 async function retryNow(): Promise<void> {
   try {
-    const deliveries = await askWorker({ type: 'retry-now' });
-    const mine = deliveries.find((delivery) => delivery.item.id === waitingSave);
-    if (mine) {
-      show(deliveryMessage(mine), tone(mine));
-      if (mine.kind === 'saved' || mine.kind === 'dropped') waitingSave = null;
-    }
+    await askWorker({ type: 'retry-now' });
   } catch (error) {
-    show(`Retry failed: ${failureMessage(error)}`, 'bad');
+    show({ text: `Retry failed: ${failureMessage(error)}`, tone: 'bad' });
   }
   await showQueue();
 }
 
-function tone(delivery: Delivery): string {
-  if (delivery.kind === 'saved') return 'ok';
-  return delivery.kind === 'queued' ? 'warn' : 'bad';
+function tone(kind: string): StatusLine['tone'] {
+  if (kind === 'saved') return 'ok';
+  return kind === 'queued' ? 'warn' : 'bad';
 }
 
-function show(message: string, toneClass: string): void {
-  result.textContent = message;
-  result.className = `status ${toneClass}`;
+function show({ text, tone }: StatusLine): void {
+  result.textContent = text;
+  result.className = `status ${tone}`;
 }
 
+/** The waiting saves and the followed save's line, from the outbox as stored now. */
 async function showQueue(): Promise<void> {
   let state: OutboxState;
   try {
     state = await askWorker({ type: 'outbox' });
   } catch (error) {
-    show(`The waiting saves cannot be read: ${failureMessage(error)}`, 'bad');
+    show({ text: `The waiting saves cannot be read: ${failureMessage(error)}`, tone: 'bad' });
     return;
   }
+  const status = followed ? saveStatus(state, followed) : null;
+  if (status) show(status);
   element('token-refused').hidden = !state.tokenRefused;
   element('queue').hidden = state.items.length === 0;
-  element('queue-items').replaceChildren(...state.items.map(queueEntry));
+  element('queue-items').replaceChildren(...state.items.map((item) => queueEntry(state, item)));
 }
 
-function queueEntry(item: OutboxItem): HTMLLIElement {
+function queueEntry(state: OutboxState, item: OutboxItem): HTMLLIElement {
   const entry = document.createElement('li');
   const what = document.createElement('div');
   what.className = 'what';
@@ -141,14 +150,24 @@ function queueEntry(item: OutboxItem): HTMLLIElement {
   title.title = item.request.url;
   const why = document.createElement('span');
   why.className = 'why';
-  why.textContent = item.problem ?? 'Waiting to be sent';
+  why.textContent = queueEntryText(state, item, Date.now());
   what.append(title, why);
-  const discard = document.createElement('button');
-  discard.type = 'button';
-  discard.textContent = 'Discard';
-  discard.setAttribute('aria-label', `Discard the save of ${title.textContent}`);
-  discard.addEventListener('click', () => void askWorker({ type: 'discard', id: item.id }).then(showQueue));
-  entry.append(what, discard);
+  entry.append(what);
+  // A save on its way cannot be taken back: the server may be storing it now.
+  if (!item.sendingSince) {
+    const discard = document.createElement('button');
+    discard.type = 'button';
+    discard.textContent = 'Discard';
+    discard.setAttribute('aria-label', `Discard the save of ${title.textContent}`);
+    discard.addEventListener(
+      'click',
+      () =>
+        void askWorker({ type: 'discard', id: item.id }).then(showQueue, (error: unknown) =>
+          show({ text: `Not discarded: ${failureMessage(error)}`, tone: 'bad' }),
+        ),
+    );
+    entry.append(discard);
+  }
   return entry;
 }
 

@@ -39,7 +39,8 @@ export type SaveAnswer =
       readonly retryAfterSeconds: number | null;
       readonly rateLimit: RateLimitState | null;
     }
-  | { readonly kind: 'unreachable'; readonly message: string };
+  /** No answer: the server was not reached, the connection dropped, or the answer did not come in time. */
+  | { readonly kind: 'unreachable' };
 
 /** The save endpoint under a server address (the stack's BaseUrl, which may carry a stage path). */
 export function saveEndpoint(serverUrl: string): string {
@@ -65,8 +66,9 @@ export async function postSave(
       // Never send cookies of the server's site; the token is the only credential.
       credentials: 'omit',
     });
-  } catch (error) {
-    return { kind: 'unreachable', message: error instanceof Error ? error.message : String(error) };
+  } catch {
+    // The browser's words ("Failed to fetch", "signal timed out") say nothing a person can act on.
+    return { kind: 'unreachable' };
   }
   const rateLimit = rateLimitState(response.headers);
   const parsed = await response.json().catch(() => null);
@@ -75,9 +77,17 @@ export async function postSave(
     kind: 'refused',
     status: response.ok ? 502 : response.status,
     detail: (parsed as Partial<ErrorBody> | null)?.detail ?? null,
-    retryAfterSeconds: seconds(response.headers.get('Retry-After')),
+    retryAfterSeconds: retryAfter(response.headers.get('Retry-After'), Date.now()),
     rateLimit,
   };
+}
+
+/** Retry-After in seconds: Gleaner sends a number; a proxy in front may send an HTTP date (RFC 9110). */
+export function retryAfter(value: string | null, now: number): number | null {
+  const counted = seconds(value);
+  if (counted !== null || value === null) return counted;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
 function rateLimitState(headers: Headers): RateLimitState | null {
@@ -149,6 +159,6 @@ export async function testConnection(
   if (response.status === 422 && Array.isArray(body?.detail)) return { kind: 'accepted' };
   if (response.status === 401 && body?.detail !== undefined) return { kind: 'refused' };
   if (response.status === 429)
-    return { kind: 'rate-limited', retryAfterSeconds: seconds(response.headers.get('Retry-After')) };
+    return { kind: 'rate-limited', retryAfterSeconds: retryAfter(response.headers.get('Retry-After'), Date.now()) };
   return { kind: 'not-gleaner', status: response.status };
 }

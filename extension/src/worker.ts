@@ -1,8 +1,9 @@
-import { badgeFor } from './badge';
+import { type BadgeFlash, badgeFor } from './badge';
 import { type WorkerRequest, workerFailure } from './messages';
-import { type Delivery, Outbox, type OutboxState, type SaveSource } from './outbox';
+import { Outbox } from './outbox';
 import { capturePage } from './page-capture';
 import { fitUrl, isSavable, tooLongMessage } from './page-text';
+import { type Delivery, nextWake, type OutboxState, type SaveSource } from './queue';
 import { postSave } from './save-api';
 import { SETTINGS_KEY, type Settings } from './settings';
 import { failureNotification, type NotificationText, notificationFor } from './wording';
@@ -21,9 +22,14 @@ const MENU_SAVE_PAGE = 'save-page';
 const COMMAND_SAVE_PAGE = 'save-page';
 
 export interface WorkerConfig {
-  /** A send that has not answered by then counts as unreachable and is retried. */
+  /** A send that has not answered by then counts as unanswered and is retried. */
   readonly sendTimeoutMs: number;
+  /** The shortest wait before a retry (30 s when not given). */
+  readonly retryBaseMs?: number;
 }
+
+/** How long ✓ or ✕ stays on the badge after a save left the outbox. */
+const FLASH_MS = 4_000;
 
 /** The instant-save paths, as the menu and the command call them, and the outbox behind them. */
 export interface WorkerHandle {
@@ -33,31 +39,39 @@ export interface WorkerHandle {
 }
 
 export function startWorker(config: WorkerConfig): WorkerHandle {
-  const outbox = new Outbox({
-    load: async () => (await chrome.storage.local.get(OUTBOX_KEY))[OUTBOX_KEY] as OutboxState | undefined,
-    store: (state) => chrome.storage.local.set({ [OUTBOX_KEY]: state }),
-    send: async (item) => {
-      const settings = (await chrome.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] as Settings | undefined;
-      if (!settings) return { kind: 'not-configured' };
-      // Should the browser stop the worker mid-send, this alarm starts it again to send the save once more.
-      await chrome.alarms.create(FLUSH_ALARM, { when: Date.now() + config.sendTimeoutMs + 1_000 });
-      const fetchWithTimeout: typeof fetch = (input, init) =>
-        fetch(input, { ...init, signal: AbortSignal.timeout(config.sendTimeoutMs) });
-      // Always `append: true` (the person chose to quote this): the Idempotency-Key alone keeps a retry
-      // from being applied twice, which needs every send of a save to be the same request.
-      return postSave(fetchWithTimeout, settings, { ...item.request, append: true }, item.id);
+  /** A save on its way that has not settled by then was cut off with its worker: the alarm sends it again. */
+  const sendingGraceMs = config.sendTimeoutMs + 1_000;
+  const outbox = new Outbox(
+    {
+      load: async () => (await chrome.storage.local.get(OUTBOX_KEY))[OUTBOX_KEY] as OutboxState | undefined,
+      store: (state) => chrome.storage.local.set({ [OUTBOX_KEY]: state }),
+      send: async (item) => {
+        const settings = (await chrome.storage.local.get(SETTINGS_KEY))[SETTINGS_KEY] as Settings | undefined;
+        if (!settings) return { kind: 'not-configured' };
+        const fetchWithTimeout: typeof fetch = (input, init) =>
+          fetch(input, { ...init, signal: AbortSignal.timeout(config.sendTimeoutMs) });
+        // Always `append: true` (the person chose to quote this): the Idempotency-Key alone keeps a retry
+        // from being applied twice, which needs every send of a save to be the same request.
+        return postSave(fetchWithTimeout, settings, { ...item.request, append: true }, item.id);
+      },
+      now: Date.now,
+      random: Math.random,
+      newId: () => crypto.randomUUID(),
     },
-    now: Date.now,
-    random: Math.random,
-    newId: () => crypto.randomUUID(),
-  });
+    { onDelivery: delivered, retryBaseMs: config.retryBaseMs },
+  );
 
   /** Sends what is due; a failure inside the extension is shown, not swallowed. */
-  const flush = () =>
-    outbox
-      .flush()
-      .then(afterwards)
-      .catch((error: unknown) => notify(failureNotification('the waiting saves', error)));
+  const flush = () => outbox.flush().catch((error: unknown) => notify(failureNotification('the waiting saves', error)));
+
+  /**
+   * Every change of the outbox, whoever made it, repaints the badge and sets the alarm for the next
+   * send (also while a send is on its way: should the browser stop the worker mid-send, the alarm
+   * starts it again to send the save once more).
+   */
+  chrome.storage.onChanged.addListener((changes, area) => {
+    if (area === 'local' && OUTBOX_KEY in changes) void afterChange();
+  });
 
   chrome.runtime.onInstalled.addListener((details) => {
     chrome.contextMenus.removeAll(() => {
@@ -91,22 +105,17 @@ export function startWorker(config: WorkerConfig): WorkerHandle {
 
   async function answer(request: WorkerRequest): Promise<unknown> {
     switch (request.type) {
-      case 'save': {
-        const { delivery, sent } = await outbox.add(request.request, 'popup');
-        // The popup shows this save's outcome itself; other saves sent along are notified as usual.
-        await afterwards(sent, { quietFor: delivery.item.id });
-        return delivery;
-      }
+      case 'save':
+        return outbox.add(request.request, 'popup');
       case 'outbox':
         return outbox.state();
       case 'retry-now':
-        return afterwards(await outbox.retryNow());
+        return outbox.retryNow();
       case 'discard':
         await outbox.discard(request.id);
-        await afterwards([]);
         return outbox.state();
       case 'settings-saved':
-        return afterwards(await outbox.resume());
+        return outbox.resume();
     }
   }
 
@@ -158,9 +167,7 @@ export function startWorker(config: WorkerConfig): WorkerHandle {
             'This browser does not let extensions read this page, so no selection could be read. The address and title are saved.',
         });
       }
-      const { delivery, sent } = await outbox.add(page.request, source);
-      await afterwards(sent, { flashSaved: delivery.kind === 'saved' });
-      return delivery;
+      return await outbox.add(page.request, source);
     } catch (error) {
       notify(failureNotification(tab.title?.trim() || tab.url!, error));
       return null;
@@ -168,37 +175,44 @@ export function startWorker(config: WorkerConfig): WorkerHandle {
   }
 
   /**
-   * After any outbox operation: notifications for saves that need the person, the badge, and the alarm
-   * for the next retry.
+   * What became of a send: a notification when it needs the person (not for the popup's own save,
+   * which the popup shows), and ✓ or ✕ on the badge for a moment.
    */
-  async function afterwards(
-    deliveries: Delivery[],
-    options: { quietFor?: string; flashSaved?: boolean } = {},
-  ): Promise<Delivery[]> {
-    for (const delivery of deliveries) {
-      const notification = delivery.item.id === options.quietFor ? null : notificationFor(delivery);
-      if (notification) notify(notification);
+  function delivered(delivery: Delivery, awaited: boolean): void {
+    const notification = awaited && delivery.item.source === 'popup' ? null : notificationFor(delivery);
+    if (notification) notify(notification);
+    if (delivery.kind === 'saved' || delivery.kind === 'dropped') {
+      flash = delivery.kind === 'saved' ? { kind: 'saved' } : { kind: 'refused', reason: delivery.reason };
+      clearTimeout(flashEnds);
+      flashEnds = setTimeout(() => {
+        flash = null;
+        void afterChange();
+      }, FLASH_MS);
+      void afterChange();
     }
-    const state = await outbox.state();
-    await showBadge(state, options.flashSaved === true);
-    const wake = Outbox.nextWake(state);
-    if (wake === null) await chrome.alarms.clear(FLUSH_ALARM);
-    else await chrome.alarms.create(FLUSH_ALARM, { when: Math.max(wake, Date.now() + 1_000) });
-    return deliveries;
   }
 
-  let clearSavedMark: ReturnType<typeof setTimeout> | undefined;
+  let flash: BadgeFlash = null;
+  let flashEnds: ReturnType<typeof setTimeout> | undefined;
+  let painted: Promise<void> = Promise.resolve();
 
-  async function showBadge(state: OutboxState, justSaved: boolean): Promise<void> {
-    const look = badgeFor(state, justSaved);
-    await Promise.all([
-      chrome.action.setBadgeText({ text: look.text }),
-      chrome.action.setBadgeBackgroundColor({ color: look.color }),
-      chrome.action.setTitle({ title: look.title }),
-    ]);
-    clearTimeout(clearSavedMark);
-    if (justSaved && look.text === '✓')
-      clearSavedMark = setTimeout(() => void outbox.state().then((latest) => showBadge(latest, false)), 4_000);
+  /** The badge and the alarm, from the outbox as stored now; one repaint at a time, so the last change wins. */
+  function afterChange(): Promise<void> {
+    painted = painted
+      .then(async () => {
+        const state = await outbox.state();
+        const look = badgeFor(state, flash);
+        await Promise.all([
+          chrome.action.setBadgeText({ text: look.text }),
+          chrome.action.setBadgeBackgroundColor({ color: look.color }),
+          chrome.action.setTitle({ title: look.title }),
+        ]);
+        const wake = nextWake(state, sendingGraceMs);
+        if (wake === null) await chrome.alarms.clear(FLUSH_ALARM);
+        else await chrome.alarms.create(FLUSH_ALARM, { when: Math.max(wake, Date.now() + 1_000) });
+      })
+      .catch((error: unknown) => notify(failureNotification('the waiting saves', error)));
+    return painted;
   }
 
   return { handleCommand, handleMenuClick, outbox };

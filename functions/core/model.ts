@@ -68,6 +68,13 @@ export interface Note {
   /** When the owner starred it; null (or absent) when it is not starred. */
   readonly starredAt?: string | null;
   /**
+   * The SHA-256 of its kept article's content (the article's metadata is on the bookmark's row),
+   * absent until the page worker keeps one: the search index reads the article's text when it is set.
+   */
+  readonly articleHash?: string;
+  /** The bytes the note takes in storage, as measured when it was read (absent: not read from storage); see NoteBody. */
+  readonly storedBytes?: number;
+  /**
    * When the owner deleted it: it waits in the Trash, out of every list, search, feed, link and
    * review, until restored or TRASH_RETENTION_DAYS later, when it is deleted for good. Null (or
    * absent) for a note in the workspace.
@@ -106,6 +113,17 @@ export interface Highlight {
   readonly comment: string | null;
   /** When it was saved (ISO 8601). */
   readonly saved: string;
+  /**
+   * The text around the quote in the kept page (a TextQuoteSelector's prefix and suffix), for
+   * highlights made while reading; null (or absent) for those saved from the page itself.
+   */
+  readonly anchor?: HighlightAnchor | null;
+}
+
+/** Where a highlight stands in its page's kept text: the text just before and just after it. */
+export interface HighlightAnchor {
+  readonly prefix: string;
+  readonly suffix: string;
 }
 
 /** Whether a feed lists notes with any of its tags, or only those with all of them. */

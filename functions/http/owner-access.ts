@@ -3,9 +3,12 @@ import { userRateLimitSubject } from '../adapters/dynamo/account-deletion';
 import { clientQuotaKey } from '../core/contract/rate-limit';
 import type { Principal } from '../core/identity/principal';
 import type { Session } from '../core/identity/session';
-import { type RouteDefinition, routes } from '../platform/routes';
+import type { RouteDefinition } from '../platform/routes';
 import type { OwnerAuthentication, OwnerAuthOptions } from './owner-auth';
+import { rateLimited } from './rate-limited';
 import { errorResponse } from './responses';
+import type { RouteCall } from './route-wrapper';
+import { refusedVisit } from './web';
 
 /**
  * Who may call an owner's route, by its rule in the route table (`route.owner`): the one place the
@@ -20,7 +23,7 @@ export type OwnerAccess =
   | { readonly ok: true; readonly principal: Principal; readonly session: Session | null }
   | { readonly ok: false; readonly response: APIGatewayProxyResult };
 
-export async function ownerAccess(
+async function ownerAccess(
   route: RouteDefinition,
   event: APIGatewayProxyEvent,
   authenticate: Authenticate,
@@ -41,18 +44,30 @@ export async function ownerAccess(
   return found;
 }
 
-/** The owner's route the request came in on (HEAD is its GET): the route picks the operation of a shared function. */
-export function matchedRoute(
-  event: APIGatewayProxyEvent,
-  table: readonly RouteDefinition[] = routes,
-): RouteDefinition | undefined {
-  const method = event.httpMethod === 'HEAD' ? 'GET' : event.httpMethod;
-  return table.find((route) => route.path === event.resource && route.method === method && route.owner);
+/** Whose quota a request of an owner's route counts against: a signed-in caller's own, a refused one's address's. */
+function ownerQuotaSubject(access: OwnerAccess, event: APIGatewayProxyEvent): string {
+  return access.ok ? userRateLimitSubject(access.principal.userId) : addressQuotaSubject(event);
 }
 
-/** Whose quota a request of an owner's route counts against: a signed-in caller's own, a refused one's address's. */
-export function ownerQuotaSubject(access: OwnerAccess, event: APIGatewayProxyEvent): string {
-  return access.ok
-    ? userRateLimitSubject(access.principal.userId)
-    : `ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`;
+/** The quota of the address a request came from: callers without a principal count against it. */
+export function addressQuotaSubject(event: APIGatewayProxyEvent): string {
+  return `ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`;
+}
+
+/**
+ * Admits a request to an owner's route (`ownerAccess`) and counts it against its quota: the
+ * principal's own, or for a refused caller its address's. A refusal is the answer to give: 429 when
+ * over the quota, else the refusal of `ownerAccess`, which a page (`page`) shows as a visit's refusal
+ * (sign in first, or a page saying why not) rather than as JSON.
+ */
+export async function admitOwner(
+  { route, event, request }: RouteCall,
+  authenticate: Authenticate,
+  options: { readonly page: boolean; readonly csrfToken?: string | null },
+): Promise<OwnerAccess> {
+  const access = await ownerAccess(route, event, authenticate, options.csrfToken);
+  const limit = await request.rateLimit(ownerQuotaSubject(access, event));
+  if (!limit.allowed) return { ok: false, response: rateLimited(limit) };
+  if (!access.ok && options.page) return { ok: false, response: refusedVisit(event, access.response) };
+  return access;
 }

@@ -1,6 +1,8 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { pageSecurityHeaders, renderPage } from '../core/web/layout';
+import { notFoundPage, type PageContext } from '../core/web/library-pages';
 import { webPaths } from '../core/web/paths';
+import { type Failure, failureResponse } from './failures';
 import { errorResponse, header } from './responses';
 
 /** Answers and requests of the server-rendered web app: HTML pages, redirects after a POST, form bodies. */
@@ -72,4 +74,44 @@ export function crossSitePost(event: APIGatewayProxyEvent, siteOrigin: string): 
   const crossSite =
     site !== undefined ? site !== 'same-origin' && site !== 'none' : origin !== undefined && origin !== siteOrigin;
   return crossSite ? errorResponse(403, 'A form from another site cannot post here: use the form on this site') : null;
+}
+
+/**
+ * A failure (failures.ts) as a signed-in page shows it: nothing of the caller's by that id is the
+ * Not found page; a refused input or a clash is a "Not done" page (422) saying why, with a way back
+ * (the Library after a GET, the page the form was posted from after a POST).
+ */
+export function failurePage(
+  failure: Failure,
+  event: APIGatewayProxyEvent,
+  context: PageContext,
+): APIGatewayProxyResult {
+  switch (failure.kind) {
+    case 'not-found':
+      return htmlResponse(404, notFoundPage(context));
+    case 'unavailable':
+      return failureResponse(failure);
+    default: {
+      const back = event.httpMethod === 'GET' ? webPaths.library : refererPath(event);
+      return htmlResponse(
+        failure.kind === 'note-limit' ? 402 : 422,
+        renderPage({
+          title: 'Not done',
+          signedIn: context.signedIn,
+          error: failure.message,
+          body: `<h1>Not done</h1><p><a href="${back}">Go back</a></p>`,
+        }),
+      );
+    }
+  }
+}
+
+/** The page a form was posted from, when it is one of ours (the Referer's path); the Library otherwise. */
+function refererPath(event: APIGatewayProxyEvent): string {
+  try {
+    const referer = new URL(header(event.headers, 'Referer') ?? '');
+    return /^\/[\w/-]*$/.test(referer.pathname) ? referer.pathname : webPaths.library;
+  } catch {
+    return webPaths.library;
+  }
 }

@@ -17,6 +17,7 @@ export const TOOL_SCOPES = {
   delete_note: 'notes:write',
   restore_note: 'notes:write',
   save_bookmark: 'notes:write',
+  add_highlight: 'notes:write',
   list_feeds: 'feeds:read',
   add_note_to_feed: 'feeds:write',
   get_daily_review: 'review',

@@ -1,20 +1,22 @@
-import { InvalidFeedSettingsError } from '../core/feed/settings';
-import { ConflictError, InvalidInputError, NotFoundError } from '../core/owner/library';
-import { NoteLimitError } from '../core/owner/trash';
-import { InvalidCursorError } from '../core/workspace/listing';
+import { classify } from '../http/failures';
 
 /**
- * What an assistant is told when a use case refuses: the same refusals the per-user API answers with
- * 404, 409 and 422, as one sentence. Anything else is `unexpected` (logged by the handler, never
- * shown as it is).
+ * What an assistant is told when a use case refuses: the failure `classify` makes of it (the same
+ * the per-user API answers with 404, 409 and 422), as one sentence. Anything else is `unexpected`
+ * (logged by the handler, never shown as it is).
  */
 export function toolFailure(error: unknown, unexpected: (error: unknown) => string): string {
-  if (error instanceof NotFoundError) return `${error.message}: the id is unknown in this account.`;
-  if (error instanceof InvalidInputError)
-    return error.issues.map((issue) => `${issue.loc.at(-1) ?? 'input'}: ${issue.msg}`).join('; ');
-  if (error instanceof InvalidCursorError) return `cursor: ${error.message}`;
-  if (error instanceof ConflictError || error instanceof InvalidFeedSettingsError) return error.message;
-  if (error instanceof NoteLimitError)
-    return `The account's note limit (${error.limit}) is reached: the note stays in the Trash until notes are deleted.`;
-  return unexpected(error);
+  const failure = classify(error);
+  if (failure === null) return unexpected(error);
+  switch (failure.kind) {
+    case 'not-found':
+      return `${failure.message}: the id is unknown in this account.`;
+    case 'invalid':
+      // Each issue named by its field; one about the whole input is its message alone.
+      return failure.issues
+        .map((issue) => (issue.loc.length > 1 ? `${issue.loc.at(-1)}: ${issue.msg}` : issue.msg))
+        .join('; ');
+    default:
+      return failure.message;
+  }
 }

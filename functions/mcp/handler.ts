@@ -1,21 +1,22 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { userRateLimitSubject } from '../adapters/dynamo/account-deletion';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
-import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
+import type { RateLimiter, RateLimitPolicy } from '../core/contract/rate-limit';
 import type { OwnerPorts } from '../core/owner/library';
 import type { ReviewPorts } from '../core/review/use-cases';
 import type { SaveBookmarkPorts } from '../core/save/save-bookmark';
 import type { SearchPorts } from '../core/search/search';
 import { serviceBaseUrl } from '../http/base-url';
 import { eventBody, fromFetchResponse, toFetchRequest } from '../http/fetch-exchange';
-import { httpRoute, type RouteRequest } from '../http/middleware';
+import { addressQuotaSubject } from '../http/owner-access';
 import { authenticateBearer, type OwnerAuthDeps } from '../http/owner-auth';
 import { ownerDeps } from '../http/owner-deps';
 import { feedAddresses } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, jsonResponse } from '../http/responses';
+import { type RouteCall, routeWrapper } from '../http/route-wrapper';
 import { searchOnFirstUse } from '../http/search-ports';
 import { temporaryFaultRetryAfter } from '../http/temporary-fault';
 import { deferred, type Environment } from '../platform/env';
@@ -53,19 +54,19 @@ export interface McpDeps extends Omit<OwnerPorts, 'feedLinks'>, ReviewPorts {
 const MAX_REQUEST_BYTES = 512 * 1024;
 
 export function makeHandler(deps: McpDeps) {
-  return httpRoute((event, request) => mcpRoute(deps, event, request), {
-    logger: deps.logger,
-    tracing: deps.tracing,
-    corsOrigins: [],
-    rateLimit: { limiter: deps.rateLimiter, policy: deps.rateLimitPolicy },
-  });
+  return routeWrapper(
+    { Mcp: (call) => mcpRoute(deps, call) },
+    {
+      logger: deps.logger,
+      tracing: deps.tracing,
+      corsOrigins: [],
+      entry: 'functions/mcp/handler.ts',
+      rateLimit: { limiter: deps.rateLimiter, policy: deps.rateLimitPolicy },
+    },
+  );
 }
 
-async function mcpRoute(
-  deps: McpDeps,
-  event: APIGatewayProxyEvent,
-  request: RouteRequest,
-): Promise<APIGatewayProxyResult> {
+async function mcpRoute(deps: McpDeps, { event, request }: RouteCall): Promise<APIGatewayProxyResult> {
   const baseUrl = serviceBaseUrl(event, deps.auth.publicBaseUrl, deps.auth.trustCdnHeaders);
   // DNS rebinding: a page of another site in the person's browser must not reach the tools.
   const origin = header(event.headers, 'Origin');
@@ -76,9 +77,7 @@ async function mcpRoute(
   const access = await authenticateBearer(deps.auth, event, 'mcp', scopesNeeded(message));
   // Token holders count against their own quota and their client's, refused callers against their address's.
   const limit = await request.rateLimit(
-    access.ok
-      ? userRateLimitSubject(access.principal.userId)
-      : `ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`,
+    access.ok ? userRateLimitSubject(access.principal.userId) : addressQuotaSubject(event),
   );
   if (!limit.allowed) return rateLimited(limit);
   if (!access.ok) return access.response;

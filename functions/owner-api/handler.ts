@@ -1,18 +1,15 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type * as z from 'zod/mini';
-import { UserNotFoundError } from '../adapters/dynamo/account-store';
-import { noteLimitDetail } from '../core/contract/contract';
-import { parseJsonBody } from '../core/contract/json-body';
-import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
-import { parseUuidParameter, toValidationIssues } from '../core/contract/validation';
+import type { RateLimiter, RateLimitPolicy } from '../core/contract/rate-limit';
+import { parseUuidParameter } from '../core/contract/validation';
 import { entityTagOf, isNotModified } from '../core/feed/conditional-get';
-import { InvalidFeedSettingsError } from '../core/feed/settings';
 import type { Principal } from '../core/identity/principal';
 import {
   accountDeleteSchema,
   feedCreateSchema,
   feedEditSchema,
+  highlightCreateSchema,
+  highlightEditSchema,
   NOTE_PAGE_LIMIT,
   noteBulkEditSchema,
   noteEditSchema,
@@ -20,25 +17,25 @@ import {
   tagRenameSchema,
   tokenCreateSchema,
 } from '../core/owner/api';
+import * as highlights from '../core/owner/highlights';
 import * as library from '../core/owner/library';
-import { ConflictError, InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
+import { InvalidInputError, type OwnerPorts } from '../core/owner/library';
 import * as trash from '../core/owner/trash';
-import { NoteLimitError } from '../core/owner/trash';
 import { ratingRequestSchema, reviewSettingsEditSchema } from '../core/review/api';
 import type { ReviewPorts } from '../core/review/use-cases';
 import * as review from '../core/review/use-cases';
-import { InvalidCursorError } from '../core/workspace/listing';
 import { serviceBaseUrl } from '../http/base-url';
-import { eventBody } from '../http/fetch-exchange';
-import { httpRoute, type RouteRequest } from '../http/middleware';
-import { type Authenticate, matchedRoute, ownerAccess, ownerQuotaSubject } from '../http/owner-access';
+import { answeringFailures, failureResponse } from '../http/failures';
+import { parseBody } from '../http/json-body-parser';
+import { type Authenticate, addressQuotaSubject, admitOwner } from '../http/owner-access';
 import { ownerDeps } from '../http/owner-deps';
 import { feedAddresses } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
 import { errorResponse, header, jsonResponse } from '../http/responses';
 import { reviewLinks } from '../http/review-links';
+import { type RouteCall, type RouteOperation, routeWrapper } from '../http/route-wrapper';
 import { deferred, type Environment } from '../platform/env';
-import { corsAllowedOrigins, OWNER_API_PREFLIGHT, routes } from '../platform/routes';
+import { corsAllowedOrigins, OWNER_API_PREFLIGHT } from '../platform/routes';
 import { setting, settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
 
@@ -77,8 +74,8 @@ const noContent = async (done: Promise<void>): Promise<APIGatewayProxyResult> =>
   return { statusCode: 204, headers: {}, body: '' };
 };
 
-/** The operation of each route id (every owner route with this module as its entry has one: a test checks). */
-export const operations: Record<string, Operation> = {
+/** The operation of each route id but the review feed's (the route wrapper checks that every route of this module has one). */
+const operations: Record<string, Operation> = {
   GetMyAccount: ({ ports, principal }) => ok(library.getAccount(ports, principal)),
   ExportMyAccount: async ({ ports, principal }) => ({
     ...(await ok(library.exportAccount(ports, principal))),
@@ -116,6 +113,19 @@ export const operations: Record<string, Operation> = {
   EditMyNote: ({ ports, principal, event }) => {
     const noteId = uuidParameter(event, 'note_id');
     return ok(library.editNote(ports, principal, noteId, parseBody(noteEditSchema, event)));
+  },
+  CreateMyHighlight: ({ ports, principal, event }) => {
+    const noteId = uuidParameter(event, 'note_id');
+    return ok(highlights.addHighlight(ports, principal, noteId, parseBody(highlightCreateSchema, event)), 201);
+  },
+  EditMyHighlight: ({ ports, principal, event }) => {
+    const [noteId, highlightId] = [uuidParameter(event, 'note_id'), uuidParameter(event, 'highlight_id')];
+    const edit = parseBody(highlightEditSchema, event);
+    return ok(highlights.editHighlight(ports, principal, noteId, highlightId, edit));
+  },
+  DeleteMyHighlight: ({ ports, principal, event }) => {
+    const [noteId, highlightId] = [uuidParameter(event, 'note_id'), uuidParameter(event, 'highlight_id')];
+    return noContent(highlights.deleteHighlight(ports, principal, noteId, highlightId));
   },
   DeleteMyNote: ({ ports, principal, event }) =>
     noContent(library.deleteNote(ports, principal, uuidParameter(event, 'note_id'))),
@@ -179,49 +189,41 @@ export const operations: Record<string, Operation> = {
 };
 
 export function makeHandler(deps: OwnerApiDeps) {
-  return httpRoute((event, request) => ownerApiRoute(deps, event, request), {
-    ...deps,
-    rateLimit: { limiter: deps.rateLimiter, policy: deps.rateLimitPolicy },
-  });
+  // Each operation runs for an admitted caller, within its quota; its refusals answer in the contract's shapes.
+  const api =
+    (operation: Operation): RouteOperation =>
+    async (call) => {
+      const access = await admitOwner(call, deps.authenticate, { page: false });
+      if (!access.ok) return access.response;
+      const { event } = call;
+      const baseUrl = serviceBaseUrl(event, deps.publicBaseUrl, false);
+      const ports = { ...deps, feedLinks: (feedId: string) => feedAddresses(baseUrl, feedId) };
+      return answeringFailures(async () => {
+        const links = reviewLinks(event, deps);
+        const answer = await operation({ ports, principal: access.principal, event, reviewLinks: links });
+        // Every answer is the caller's own data: no shared cache may keep it.
+        return { ...answer, headers: { 'Cache-Control': 'private, no-store', ...answer.headers } };
+      }, failureResponse);
+    };
+  return routeWrapper(
+    {
+      ...Object.fromEntries(Object.entries(operations).map(([id, operation]) => [id, api(operation)])),
+      GetReviewFeed: (call) => reviewFeed(deps, call),
+    },
+    {
+      ...deps,
+      entry: 'functions/owner-api/handler.ts',
+      rateLimit: { limiter: deps.rateLimiter, policy: deps.rateLimitPolicy },
+    },
+  );
 }
-
-async function ownerApiRoute(
-  deps: OwnerApiDeps,
-  event: APIGatewayProxyEvent,
-  request: RouteRequest,
-): Promise<APIGatewayProxyResult> {
-  if (event.resource === REVIEW_FEED_ROUTE.path) return reviewFeed(deps, event, request);
-  const route = matchedRoute(event);
-  const operation = route && operations[route.id];
-  if (!route || !operation) throw new Error(`No operation for ${event.httpMethod} ${event.resource}`);
-  const access = await ownerAccess(route, event, deps.authenticate);
-  const limit = await request.rateLimit(ownerQuotaSubject(access, event));
-  if (!limit.allowed) return rateLimited(limit);
-  if (!access.ok) return access.response;
-  const baseUrl = serviceBaseUrl(event, deps.publicBaseUrl, false);
-  const ports = { ...deps, feedLinks: (feedId: string) => feedAddresses(baseUrl, feedId) };
-  try {
-    const links = reviewLinks(event, deps);
-    const answer = await operation({ ports, principal: access.principal, event, reviewLinks: links });
-    // Every answer is the caller's own data: no shared cache may keep it.
-    return { ...answer, headers: { 'Cache-Control': 'private, no-store', ...answer.headers } };
-  } catch (error) {
-    return failure(error);
-  }
-}
-
-const REVIEW_FEED_ROUTE = routes.find((route) => route.id === 'GetReviewFeed')!;
 
 /**
  * The private review feed (no credentials: its unguessable address is the key), counted against the
  * reader's address. Any address that is not a current secret, a revoked one included, is a 404.
  */
-async function reviewFeed(
-  deps: OwnerApiDeps,
-  event: APIGatewayProxyEvent,
-  request: RouteRequest,
-): Promise<APIGatewayProxyResult> {
-  const limit = await request.rateLimit(`ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`);
+async function reviewFeed(deps: OwnerApiDeps, { event, request }: RouteCall): Promise<APIGatewayProxyResult> {
+  const limit = await request.rateLimit(addressQuotaSubject(event));
   if (!limit.allowed) return rateLimited(limit);
   const secret = event.pathParameters?.secret ?? '';
   const rss = await review.reviewFeedDocument(deps, secret, reviewLinks(event, deps), deps.now());
@@ -240,21 +242,6 @@ async function reviewFeed(
   if (isNotModified({ ifNoneMatch: header(event.headers, 'If-None-Match') }, { etag, lastModified: null }))
     return { statusCode: 304, headers, body: '' };
   return { statusCode: 200, headers, body: rss };
-}
-
-/** Refusals the operations raise, in the contract's shapes. */
-function failure(error: unknown): APIGatewayProxyResult {
-  if (error instanceof InvalidInputError) return errorResponse(422, error.issues);
-  if (error instanceof UnsupportedBodyError) return errorResponse(415, error.message);
-  if (error instanceof InvalidFeedSettingsError)
-    return errorResponse(422, [{ loc: ['body'], msg: error.message, type: 'value_error' }]);
-  if (error instanceof InvalidCursorError)
-    return errorResponse(422, [{ loc: ['query', 'cursor'], msg: error.message, type: 'value_error' }]);
-  if (error instanceof NotFoundError) return errorResponse(404, error.message);
-  if (error instanceof NoteLimitError) return errorResponse(402, noteLimitDetail(error.used, error.limit));
-  if (error instanceof UserNotFoundError) return errorResponse(404, 'No such account');
-  if (error instanceof ConflictError) return errorResponse(409, { code: 'conflict', message: error.message });
-  throw error;
 }
 
 function uuidParameter(event: APIGatewayProxyEvent, name: string): string {
@@ -284,22 +271,6 @@ function pageLimit(raw: string | undefined): number {
     ]);
   return limit;
 }
-
-/**
- * The JSON body, as `schema` reads it, by the save route's rules (parseJsonBody: the bytes decoded in
- * the declared charset, bytes invalid in it refused, not replaced); a 422 with every issue otherwise,
- * or a 415 for a charset this runtime cannot decode.
- */
-function parseBody<Schema extends z.ZodMiniType>(schema: Schema, event: APIGatewayProxyEvent): z.output<Schema> {
-  const body = parseJsonBody(eventBody(event), header(event.headers, 'Content-Type'));
-  if (!body.ok) throw body.status === 415 ? new UnsupportedBodyError(body.detail) : new InvalidInputError(body.issues);
-  const parsed = schema.safeParse(body.value, { reportInput: true });
-  if (!parsed.success) throw new InvalidInputError(toValidationIssues('body', parsed.error.issues));
-  return parsed.data;
-}
-
-/** A body in a charset this runtime cannot decode: 415. */
-class UnsupportedBodyError extends Error {}
 
 export function createHandler(env: Environment) {
   // Every answer carries the CORS headers its preflight promised (see OWNER_API_PREFLIGHT for why any origin).

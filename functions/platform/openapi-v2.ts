@@ -217,6 +217,29 @@ const operations: Record<string, OwnerOperation> = {
     body: 'NoteEdit',
     answer: ok('Note', 'The note as changed.'),
   },
+  CreateMyHighlight: {
+    tag: 'notes',
+    summary: 'Add a highlight to a note, as a save with a selection does (highlighting while reading)',
+    description:
+      "The quote joins the note's body with its comment below it, the highlight is recorded, and the comment's #hashtags become tags of the note, in one write. When the note's page is kept, the quote with its `prefix` and `suffix` must be in the kept text (white space disregarded), and the highlight keeps the text around it there as its `selector`; otherwise it is 422 `selector_mismatch`. A note that has reached its size limit is 422 `note_too_large`, with nothing added.",
+    body: 'HighlightCreate',
+    answer: created('Highlight', 'The highlight as saved.'),
+  },
+  EditMyHighlight: {
+    tag: 'notes',
+    summary: "Change one highlight's comment",
+    description:
+      "The highlight's record and the comment below its quote in the note's body change in one write. Another account's note or highlight, or a highlight of another note, is 404.",
+    body: 'HighlightEdit',
+    answer: ok('Highlight', 'The highlight as changed.'),
+  },
+  DeleteMyHighlight: {
+    tag: 'notes',
+    summary: 'Delete one highlight of a note',
+    description:
+      "Its quote and comment leave the note's body and its record is deleted, in one write; the note and its other highlights stay.",
+    answer: noContent('Deleted.'),
+  },
   DeleteMyNote: {
     tag: 'notes',
     summary: 'Delete a note: it moves to the Trash for 30 days, then is deleted for good',

@@ -170,6 +170,27 @@ const ownerApiRoutes: readonly RouteDefinition[] = withOwnerApiPreflight([
     ...ownerApi,
   },
   {
+    id: 'CreateMyHighlight',
+    method: 'POST',
+    path: '/api/v2/me/notes/{note_id}/highlights',
+    owner: { scope: 'notes:write' },
+    ...ownerApi,
+  },
+  {
+    id: 'EditMyHighlight',
+    method: 'PATCH',
+    path: '/api/v2/me/notes/{note_id}/highlights/{highlight_id}',
+    owner: { scope: 'notes:write' },
+    ...ownerApi,
+  },
+  {
+    id: 'DeleteMyHighlight',
+    method: 'DELETE',
+    path: '/api/v2/me/notes/{note_id}/highlights/{highlight_id}',
+    owner: { scope: 'notes:write' },
+    ...ownerApi,
+  },
+  {
     id: 'EditMyNote',
     method: 'PATCH',
     path: '/api/v2/me/notes/{note_id}',
@@ -359,6 +380,9 @@ const libraryPages: readonly RouteDefinition[] = [
   libraryPage('WebNoteEdit', 'POST', `${webPaths.library}/notes/{note_id}`),
   libraryPage('WebNoteDelete', 'POST', `${webPaths.library}/notes/{note_id}/delete`),
   libraryPage('WebNoteRefetch', 'POST', `${webPaths.library}/notes/{note_id}/refetch`),
+  libraryPage('WebHighlightCreate', 'POST', `${webPaths.library}/notes/{note_id}/highlights`),
+  libraryPage('WebHighlightEdit', 'POST', `${webPaths.library}/notes/{note_id}/highlights/{highlight_id}`),
+  libraryPage('WebHighlightDelete', 'POST', `${webPaths.library}/notes/{note_id}/highlights/{highlight_id}/delete`),
   libraryPage('WebTrash', 'GET', webPaths.trash),
   // The Trash's form: restore or delete for good one note, or empty the Trash.
   libraryPage('WebTrashAction', 'POST', webPaths.trash),

@@ -107,6 +107,12 @@ export const settings = {
     parse: wholeNumber,
     fallback: 120,
   },
+  articleBackfillPerSweep: {
+    name: 'ARTICLE_BACKFILL_PER_SWEEP',
+    doc: "page fetches of notes saved before articles were kept that each sweep queues at most (gleaner migrate's article-backfill)",
+    parse: wholeNumber,
+    fallback: 100,
+  },
   routeRetirement: {
     name: 'ROUTE_RETIREMENT',
     doc: "a retiring route's dates (JSON, from the route table)",

@@ -88,8 +88,16 @@ export const streamConsumers: readonly StreamConsumerDefinition[] = [
     // Re-embeds notes whose vectors of the configured model are missing (after a model change), even
     // while nobody saves: search stays keyword for a user until their notes are covered.
     scheduledEveryMinutes: 10,
-    // Also deletes what a note deleted from the Trash by its TTL left: its rows and its kept page.
-    access: ['table:read', 'table:write', 'search:read', 'search:write', 'embeddings', 'articles:write'],
+    // Reads kept articles to index them; deletes those of notes deleted from the Trash by their TTL.
+    access: [
+      'table:read',
+      'table:write',
+      'search:read',
+      'search:write',
+      'embeddings',
+      'articles:read',
+      'articles:write',
+    ],
   },
 ];
 

@@ -8,7 +8,9 @@ import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoLinkStore } from '../adapters/dynamo/link-store';
 import { noteChangeOf, readNotes } from '../adapters/search/note-changes';
 import { embedderFromEnv, openIndexFromEnv, scheduledIndexStep } from '../adapters/search/search-services';
+import { storedArticleText } from '../core/article/article';
 import { applyLinkChanges, type LinkProjectionPorts } from '../core/links/projection';
+import type { Note } from '../core/model';
 import { applyNoteChanges, type IndexerPorts, type NoteChange } from '../core/search/indexer';
 import { deferred, type Environment } from '../platform/env';
 import { metricNames } from '../platform/metric-names';
@@ -158,13 +160,14 @@ export function createHandler(env: Environment) {
   const { doc, tableName } = tableFromEnv(env);
   const links = new DynamoLinkStore(doc, tableName);
   const notes = new DynamoBookmarkStore(doc, tableName);
-  const articles = createArticleStore(setting(env, settings.articleStore));
+  // Kept articles are indexed where the function has their store (always, on AWS and in npm start).
+  const articles = env[settings.articleStore.name] ? createArticleStore(setting(env, settings.articleStore)) : null;
   return makeHandler({
     logger,
     metrics: createMetrics(logger),
     removeLeftovers: async (note) => {
       await notes.removeLeftovers(note);
-      if (note.bookmarkId) await articles.deleteArticle(note.bookmarkId);
+      if (note.bookmarkId && articles) await articles.deleteArticle(note.bookmarkId);
     },
     links: {
       syncNote: (note) => links.syncNote(note),
@@ -177,6 +180,7 @@ export function createHandler(env: Environment) {
         index,
         embedder,
         readNotes: (ids) => readNotes(doc, tableName, ids),
+        ...(articles ? { articleText: (note: Note) => storedArticleText(articles, note) } : {}),
         onEmbeddingFailure: (error) =>
           logger.warn('Embedding failed; notes indexed for keywords', { error: String(error) }),
         // A batch's notes are searchable by their words once written (the index keeps them in its small

@@ -1,24 +1,23 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { RateLimiter, RateLimitPolicy } from '../core/contract/rate-limit';
-import { parseUuidParameter, type ValidationIssue } from '../core/contract/validation';
+import { parseUuidParameter } from '../core/contract/validation';
 import type { Principal } from '../core/identity/principal';
 import type { RelatedNotesResource, SearchResultsResource } from '../core/owner/api';
-import type { LibraryStore } from '../core/owner/library';
+import { InvalidInputError, type LibraryStore, liveNote, NotFoundError } from '../core/owner/library';
 import { type RelatedIndex, relatedNotes } from '../core/search/related';
 import { type SearchPorts, type SearchProblem, searchNotes } from '../core/search/search';
 import { snippetHtml } from '../core/search/snippet';
 import type { PageContext } from '../core/web/library-pages';
-import { notFoundPage } from '../core/web/library-pages';
 import { webPaths } from '../core/web/paths';
 import { relatedPage, searchPage } from '../core/web/search-pages';
-import { httpRoute, type RouteRequest } from '../http/middleware';
-import { type Authenticate, matchedRoute, ownerAccess, ownerQuotaSubject } from '../http/owner-access';
+import { answeringFailures, failureResponse, UnavailableError } from '../http/failures';
+import { type Authenticate, admitOwner } from '../http/owner-access';
 import { ownerDeps } from '../http/owner-deps';
-import { rateLimited } from '../http/rate-limited';
-import { errorResponse, jsonResponse } from '../http/responses';
+import { jsonResponse } from '../http/responses';
+import { type RouteOperation, routeWrapper } from '../http/route-wrapper';
 import { searchOnFirstUse } from '../http/search-ports';
-import { htmlResponse, refusedVisit } from '../http/web';
+import { failurePage, htmlResponse } from '../http/web';
 import { deferred, type Environment } from '../platform/env';
 import { corsAllowedOrigins, OWNER_API_PREFLIGHT } from '../platform/routes';
 import { setting, settings } from '../platform/settings';
@@ -56,18 +55,6 @@ interface Call {
 
 type Operation = (call: Call) => Promise<APIGatewayProxyResult>;
 
-/** A refused parameter, answered as the contract's 422 (or shown on the page). */
-class InvalidParameterError extends Error {
-  constructor(readonly issue: ValidationIssue) {
-    super(issue.msg);
-  }
-}
-
-class NoteNotFoundError extends Error {}
-
-/** No search index is configured here (a local stack started without one). */
-class SearchUnavailableError extends Error {}
-
 const PROBLEM_PARAMETERS: Record<SearchProblem['code'], string> = {
   empty: 'q',
   too_long: 'q',
@@ -80,7 +67,7 @@ const PROBLEM_PARAMETERS: Record<SearchProblem['code'], string> = {
   bad_user: 'user',
 };
 
-export const operations: Record<string, Operation> = {
+const operations: Record<string, Operation> = {
   SearchMyNotes: async ({ deps, principal, event }) => {
     const answer = await search(deps, principal, event.queryStringParameters ?? {});
     return jsonResponse(200, {
@@ -89,7 +76,7 @@ export const operations: Record<string, Operation> = {
     } satisfies SearchResultsResource);
   },
   ListMyRelatedNotes: async ({ deps, principal, event }) =>
-    jsonResponse(200, (await related(deps, principal, noteIdOf(event))).answer satisfies RelatedNotesResource),
+    jsonResponse(200, (await related(deps, principal, noteIdOf(event, false))).answer satisfies RelatedNotesResource),
   WebSearch: async ({ deps, principal, event, context }) => {
     const parameters = event.queryStringParameters ?? {};
     const query = parameters.q ?? '';
@@ -101,27 +88,25 @@ export const operations: Record<string, Operation> = {
         `${webPaths.search}?${new URLSearchParams({ q: query, ...(parameters.mode ? { mode: parameters.mode } : {}), cursor: answer.cursor })}`;
       return page(searchPage(context!, { query, answer, moreHref: more || null }));
     } catch (error) {
-      if (!(error instanceof InvalidParameterError)) throw error;
+      if (!(error instanceof InvalidInputError)) throw error;
       return page(searchPage(context!, { query, answer: null, problem: error.message, moreHref: null }), 422);
     }
   },
   WebRelatedNotes: async ({ deps, principal, event, context }) => {
-    const { note, answer } = await related(deps, principal, noteIdOf(event));
+    const { note, answer } = await related(deps, principal, noteIdOf(event, true));
     return page(relatedPage(context!, note, answer));
   },
 };
 
-/** One search by the request's `q`, `mode`, `limit` and `cursor`; refusals as InvalidParameterError. */
+/** One search by the request's `q`, `mode`, `limit` and `cursor`; refusals as InvalidInputError. */
 async function search(deps: SearchNotesDeps, principal: Principal, parameters: Record<string, string | undefined>) {
   if (parameters.q === undefined)
-    throw new InvalidParameterError({ loc: ['query', 'q'], msg: 'Field required', type: 'missing' });
+    throw new InvalidInputError([{ loc: ['query', 'q'], msg: 'Field required', type: 'missing' }]);
   const limit = parameters.limit;
   if (limit !== undefined && !/^\d{1,4}$/.test(limit))
-    throw new InvalidParameterError({
-      loc: ['query', 'limit'],
-      msg: 'Input should be a whole number from 1 to 100',
-      type: 'int_parsing',
-    });
+    throw new InvalidInputError([
+      { loc: ['query', 'limit'], msg: 'Input should be a whole number from 1 to 100', type: 'int_parsing' },
+    ]);
   const result = await searchNotes(await deps.search(), principal.userId, parameters.q, {
     ...(parameters.mode !== undefined ? { mode: parameters.mode } : {}),
     ...(limit !== undefined ? { limit: Number(limit) } : {}),
@@ -129,60 +114,50 @@ async function search(deps: SearchNotesDeps, principal: Principal, parameters: R
   });
   if (!result.ok) {
     const { code, message } = result.problem;
-    throw new InvalidParameterError({ loc: ['query', PROBLEM_PARAMETERS[code]], msg: message, type: 'value_error' });
+    throw new InvalidInputError([{ loc: ['query', PROBLEM_PARAMETERS[code]], msg: message, type: 'value_error' }]);
   }
   return result.answer;
 }
 
-/** One of the caller's notes with its related notes; another user's note (or none) is NoteNotFoundError. */
+/** One of the caller's notes with its related notes; another user's note, one in the Trash (or none) is NotFoundError. */
 async function related(deps: SearchNotesDeps, principal: Principal, noteId: string) {
-  const note = await deps.notes.getNote(noteId);
-  if (!note || note.userId !== principal.userId) throw new NoteNotFoundError();
+  const note = liveNote(principal, await deps.notes.getNote(noteId));
   return { note, answer: { note_id: noteId, ...(await relatedNotes(await deps.search(), principal.userId, noteId)) } };
 }
 
-function noteIdOf(event: APIGatewayProxyEvent): string {
+/** The path's note id; one that is no UUID is a 422 to API clients, and names no page (404). */
+function noteIdOf(event: APIGatewayProxyEvent, isPage: boolean): string {
   const parsed = parseUuidParameter('note_id', event.pathParameters?.note_id);
-  if (!parsed.ok) throw new InvalidParameterError(parsed.issues[0]!);
+  if (!parsed.ok) throw isPage ? new NotFoundError('No such note') : new InvalidInputError(parsed.issues);
   return parsed.value;
 }
 
 const page = (html: string, status = 200) => htmlResponse(status, html);
 
 export function makeHandler(deps: SearchNotesDeps) {
-  return httpRoute((event, request) => searchRoute(deps, event, request), {
+  // The API's answers and refusals are JSON; the pages' (a session's, with its CSRF token) are pages.
+  const call =
+    (operation: Operation): RouteOperation =>
+    async (route) => {
+      const isPage = route.route.owner?.session === true;
+      const access = await admitOwner(route, deps.authenticate, { page: isPage });
+      if (!access.ok) return access.response;
+      const { event } = route;
+      const context: PageContext | null = isPage ? { signedIn: { csrfToken: access.session!.csrfToken } } : null;
+      return answeringFailures(
+        async () => {
+          const answer = await operation({ deps, principal: access.principal, event, context });
+          // Every answer is the caller's own data: no shared cache may keep it.
+          return { ...answer, headers: { ...answer.headers, 'Cache-Control': 'private, no-store' } };
+        },
+        (failure) => (context ? failurePage(failure, event, context) : failureResponse(failure)),
+      );
+    };
+  return routeWrapper(Object.fromEntries(Object.entries(operations).map(([id, operation]) => [id, call(operation)])), {
     ...deps,
+    entry: 'functions/search-notes/handler.ts',
     rateLimit: { limiter: deps.rateLimiter, policy: deps.rateLimitPolicy },
   });
-}
-
-async function searchRoute(
-  deps: SearchNotesDeps,
-  event: APIGatewayProxyEvent,
-  request: RouteRequest,
-): Promise<APIGatewayProxyResult> {
-  const route = matchedRoute(event);
-  const operation = route && operations[route.id];
-  if (!route || !operation) throw new Error(`No operation for ${event.httpMethod} ${event.resource}`);
-  const isPage = route.owner?.session === true;
-  const access = await ownerAccess(route, event, deps.authenticate);
-  const limit = await request.rateLimit(ownerQuotaSubject(access, event));
-  if (!limit.allowed) return rateLimited(limit);
-  if (!access.ok) return isPage ? refusedVisit(event, access.response) : access.response;
-  const context: PageContext | null = isPage ? { signedIn: { csrfToken: access.session!.csrfToken } } : null;
-  try {
-    const answer = await operation({ deps, principal: access.principal, event, context });
-    // Every answer is the caller's own data: no shared cache may keep it.
-    return { ...answer, headers: { ...answer.headers, 'Cache-Control': 'private, no-store' } };
-  } catch (error) {
-    if (error instanceof NoteNotFoundError)
-      return context ? page(notFoundPage(context), 404) : errorResponse(404, 'No such note');
-    if (error instanceof InvalidParameterError && !context) return errorResponse(422, [error.issue]);
-    if (error instanceof InvalidParameterError && context) return page(notFoundPage(context), 404);
-    if (error instanceof SearchUnavailableError)
-      return errorResponse(503, { code: 'search_unavailable', message: error.message }, { 'Retry-After': '60' });
-    throw error;
-  }
 }
 
 export function createHandler(env: Environment) {
@@ -194,7 +169,7 @@ export function createHandler(env: Environment) {
     search: () => {
       if (!env[settings.searchIndexUri.name])
         return Promise.reject(
-          new SearchUnavailableError(`Search is not set up here (${settings.searchIndexUri.name})`),
+          new UnavailableError('search_unavailable', `Search is not set up here (${settings.searchIndexUri.name})`),
         );
       return searchIndex();
     },

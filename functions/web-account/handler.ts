@@ -37,10 +37,10 @@ import { connectedAppsPage } from '../core/web/oauth-pages';
 import { safeNextPath, webPaths } from '../core/web/paths';
 import { displayNameOf, newUser } from '../core/workspace/accounts';
 import { serviceBaseUrl } from '../http/base-url';
-import { httpRoute } from '../http/middleware';
 import { authenticateOwner, type OwnerAuthDeps, ownerAuthDeps, secureCookies, sessionOf } from '../http/owner-auth';
 import { errorResponse, jsonResponse } from '../http/responses';
-import { crossSitePost, formFields, htmlResponse, jsonBody, queryParameter, redirectResponse } from '../http/web';
+import { type RouteOperation, routeWrapper } from '../http/route-wrapper';
+import { formFields, htmlResponse, jsonBody, queryParameter, redirectResponse } from '../http/web';
 import { deferred, type Environment } from '../platform/env';
 import { createLogger } from '../platform/observability';
 import { setting, settings } from '../platform/settings';
@@ -49,13 +49,12 @@ import { createTracing, type Tracing } from '../platform/tracing';
 /**
  * The web app's account pages: `/` for visitors, sign-up, sign-in (password or passkey), sign-out,
  * email verification, password reset and invitations (one-time links), and the Account page (email,
- * password, passkeys). One module serves these routes of the route table; it dispatches on the
- * route's path and method.
+ * password, passkeys). One module serves these routes of the route table, an action a route id.
  */
 
 export interface WebAccountDeps extends OwnerAuthDeps {
   readonly identities: DynamoIdentityStore;
-  readonly accounts: Pick<DynamoAccountStore, 'getUser' | 'setDisplayName'>;
+  readonly accounts: Pick<DynamoAccountStore, 'getUser' | 'setDisplayName' | 'articleUsage'>;
   readonly grants: DynamoOAuthGrants;
   readonly limiter: RateLimiter;
   readonly accountPolicy: RateLimitPolicy;
@@ -71,49 +70,46 @@ const webauthn = () => import('../core/identity/passkeys');
 
 type Action = (deps: WebAccountDeps, event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
+/** The action of each route id (the route wrapper checks that every route of this module has one). */
 const actions: Record<string, Action> = {
-  [`GET ${webPaths.home}`]: home,
-  [`GET ${webPaths.signUp}`]: async (_deps, event) =>
-    htmlResponse(200, sentLink(event) ? checkEmailPage('verify') : signUpPage()),
-  [`POST ${webPaths.signUp}`]: signUp,
-  [`GET ${webPaths.signIn}`]: async (_deps, event) =>
+  WebHome: home,
+  WebSignUpPage: async (_deps, event) => htmlResponse(200, sentLink(event) ? checkEmailPage('verify') : signUpPage()),
+  WebSignUp: signUp,
+  WebSignInPage: async (_deps, event) =>
     htmlResponse(200, signInPage({ next: queryParameter(event, 'next'), notice: signInNotice(event) })),
-  [`POST ${webPaths.signIn}`]: signIn,
-  [`POST ${webPaths.signOut}`]: signOut,
-  [`GET ${webPaths.verifyEmail}`]: verifyEmail,
-  [`GET ${webPaths.forgotPassword}`]: async (_deps, event) =>
+  WebSignIn: signIn,
+  WebSignOut: signOut,
+  WebVerifyEmail: verifyEmail,
+  WebForgotPasswordPage: async (_deps, event) =>
     htmlResponse(200, sentLink(event) ? checkEmailPage('reset') : forgotPasswordPage()),
-  [`POST ${webPaths.forgotPassword}`]: forgotPassword,
-  [`GET ${webPaths.setPassword}`]: showSetPassword,
-  [`POST ${webPaths.setPassword}`]: setPassword,
-  [`GET ${webPaths.account}`]: showAccount,
-  [`POST ${webPaths.accountEmail}`]: changeEmail,
-  [`POST ${webPaths.accountPassword}`]: changePassword,
-  [`POST ${webPaths.accountDisplayName}`]: changeDisplayName,
-  [`POST ${webPaths.passkeyRegisterOptions}`]: passkeyRegisterOptions,
-  [`POST ${webPaths.passkeyRegister}`]: passkeyRegister,
-  [`POST ${webPaths.passkeyDelete}`]: passkeyDelete,
-  [`POST ${webPaths.passkeySignInOptions}`]: passkeySignInOptions,
-  [`POST ${webPaths.passkeySignIn}`]: passkeySignIn,
-  [`GET ${webPaths.connectedApps}`]: showConnectedApps,
-  [`POST ${webPaths.connectedAppRevoke}`]: revokeConnectedApp,
+  WebForgotPassword: forgotPassword,
+  WebSetPasswordPage: showSetPassword,
+  WebSetPassword: setPassword,
+  WebAccountPage: (deps, event) => showAccount(deps, event),
+  WebChangeEmail: changeEmail,
+  WebChangePassword: changePassword,
+  WebChangeDisplayName: changeDisplayName,
+  WebPasskeyRegisterOptions: passkeyRegisterOptions,
+  WebPasskeyRegister: passkeyRegister,
+  WebPasskeyDelete: passkeyDelete,
+  WebPasskeySignInOptions: passkeySignInOptions,
+  WebPasskeySignIn: passkeySignIn,
+  WebConnectedAppsPage: showConnectedApps,
+  WebConnectedAppRevoke: revokeConnectedApp,
 };
 
-/** The paths this module serves, with their methods, for the route table. */
-export const WEB_ACCOUNT_ROUTES = Object.keys(actions).map((key) => {
-  const [method, path] = key.split(' ') as ['GET' | 'POST', string];
-  return { method, path };
-});
-
 export function makeHandler(deps: WebAccountDeps) {
-  return httpRoute(
-    async (event) => {
-      const refused = crossSitePost(event, new URL(baseUrlOf(deps, event)).origin);
-      if (refused) return refused;
-      const action = actions[`${event.httpMethod === 'HEAD' ? 'GET' : event.httpMethod} ${event.resource}`];
-      return action ? action(deps, event) : errorResponse(404, 'Not Found');
+  return routeWrapper(
+    Object.fromEntries(
+      Object.entries(actions).map(([id, action]): [string, RouteOperation] => [id, ({ event }) => action(deps, event)]),
+    ),
+    {
+      logger: deps.logger,
+      tracing: deps.tracing,
+      corsOrigins: [],
+      entry: 'functions/web-account/handler.ts',
+      siteOrigin: (event) => new URL(baseUrlOf(deps, event)).origin,
     },
-    { logger: deps.logger, tracing: deps.tracing, corsOrigins: [] },
   );
 }
 
@@ -347,10 +343,11 @@ async function showAccount(
   const signedIn = await pageSession(deps, event);
   if ('response' in signedIn) return signedIn.response;
   const { session } = signedIn;
-  const [login, passkeys, user] = await Promise.all([
+  const [login, passkeys, user, storage] = await Promise.all([
     deps.identities.getLoginOfUser(session.userId),
     deps.identities.listPasskeys(session.userId),
     deps.accounts.getUser(session.userId),
+    deps.accounts.articleUsage(session.userId),
   ]);
   const notices: Record<string, string> = {
     'email-changed': 'Your email address is changed. Open the link we sent to the new address to confirm it.',
@@ -366,6 +363,7 @@ async function showAccount(
         verified: login?.verified ?? false,
         displayName: user?.displayName ?? '',
         passkeys,
+        storage,
         csrfToken: session.csrfToken,
       },
       { notice: messages.notice ?? notices[queryParameter(event, 'notice') ?? ''] ?? null, error: messages.error },

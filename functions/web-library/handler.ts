@@ -3,16 +3,15 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { userRateLimitSubject } from '../adapters/dynamo/account-deletion';
 import type { DynamoIdentityStore } from '../adapters/dynamo/identity-store';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
-import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/contract/rate-limit';
+import type { RateLimiter, RateLimitPolicy } from '../core/contract/rate-limit';
 import { parseUuidParameter } from '../core/contract/validation';
-import { InvalidFeedSettingsError } from '../core/feed/settings';
 import type { Principal } from '../core/identity/principal';
 import type { Session } from '../core/identity/session';
 import { type CreatedTokenResource, NOTE_PAGE_LIMIT, type NoteBulkEdit, noteBulkEditSchema } from '../core/owner/api';
+import * as highlights from '../core/owner/highlights';
 import * as library from '../core/owner/library';
-import { ConflictError, InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
+import { InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
 import * as trash from '../core/owner/trash';
-import { NoteLimitError } from '../core/owner/trash';
 import type { IssuedReviewFeedResource } from '../core/review/api';
 import type { ReviewPorts } from '../core/review/use-cases';
 import * as review from '../core/review/use-cases';
@@ -27,7 +26,6 @@ import {
   libraryHref,
   libraryPage,
   notePage,
-  notFoundPage,
   type PageContext,
   tagsPage,
   trashPage,
@@ -35,17 +33,18 @@ import {
 import { notePath, safeNextPath, webPaths } from '../core/web/paths';
 import { reviewPage, reviewSettingsPage } from '../core/web/review-pages';
 import { relatedSection, SEARCH_SCRIPT, searchForm } from '../core/web/search-pages';
-import { InvalidCursorError, type NoteFilter } from '../core/workspace/listing';
+import type { NoteFilter } from '../core/workspace/listing';
 import { serviceBaseUrl } from '../http/base-url';
-import { httpRoute, type RouteRequest } from '../http/middleware';
-import { type Authenticate, matchedRoute, ownerAccess, ownerQuotaSubject } from '../http/owner-access';
+import { answeringFailures } from '../http/failures';
+import { type Authenticate, addressQuotaSubject, admitOwner } from '../http/owner-access';
 import { sessionOf } from '../http/owner-auth';
 import { ownerDeps } from '../http/owner-deps';
 import { feedAddresses } from '../http/published-feed';
 import { rateLimited } from '../http/rate-limited';
 import { header } from '../http/responses';
 import { reviewLinks } from '../http/review-links';
-import { crossSitePost, formFields, htmlResponse, redirectResponse, refusedVisit, signInFirst } from '../http/web';
+import { type RouteCall, type RouteOperation, routeWrapper } from '../http/route-wrapper';
+import { failurePage, formFields, htmlResponse, redirectResponse, signInFirst } from '../http/web';
 import { deferred, type Environment } from '../platform/env';
 import { setting, settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
@@ -105,6 +104,8 @@ const NOTICES = {
   deletedForever: 'Deleted for good.',
   emptied: 'The Trash is empty.',
   refetching: 'Fetching the page again: reload in a moment to see the new copy.',
+  highlighted: 'Highlight saved.',
+  highlightDeleted: 'Highlight deleted.',
   renamed: 'Tag renamed.',
   merged: 'Tags merged.',
   created: 'Created.',
@@ -159,7 +160,8 @@ function uuid(event: APIGatewayProxyEvent, name: string): string {
   return parsed.value;
 }
 
-export const actions: Record<string, Action> = {
+/** The action of each route id but the share target's (the route wrapper checks that every route of this module has one). */
+const actions: Record<string, Action> = {
   WebLibrary: async ({ ports, principal, context, event }) => {
     const query = event.queryStringParameters ?? {};
     const tag = query.tag?.trim() || null;
@@ -221,6 +223,27 @@ export const actions: Record<string, Action> = {
     const noteId = uuid(event, 'note_id');
     await library.refetchArticle(ports, principal, noteId);
     return back(notePath(noteId), 'refetching');
+  },
+  WebHighlightCreate: async ({ ports, principal, event, form }) => {
+    const noteId = uuid(event, 'note_id');
+    const highlight = await highlights.addHighlight(ports, principal, noteId, {
+      quote: form.get('quote') ?? '',
+      comment: form.get('comment'),
+      prefix: form.get('prefix'),
+      suffix: form.get('suffix'),
+    });
+    return redirectResponse(`${notePath(noteId)}?notice=highlighted#hl-${highlight.id}`);
+  },
+  WebHighlightEdit: async ({ ports, principal, event, form }) => {
+    const noteId = uuid(event, 'note_id');
+    const highlightId = uuid(event, 'highlight_id');
+    await highlights.editHighlight(ports, principal, noteId, highlightId, { comment: form.get('comment') });
+    return redirectResponse(`${notePath(noteId)}?notice=saved#highlight-${highlightId}`);
+  },
+  WebHighlightDelete: async ({ ports, principal, event }) => {
+    const noteId = uuid(event, 'note_id');
+    await highlights.deleteHighlight(ports, principal, noteId, uuid(event, 'highlight_id'));
+    return back(notePath(noteId), 'highlightDeleted');
   },
   WebNoteEdit: async ({ ports, principal, event, form }) => {
     const noteId = uuid(event, 'note_id');
@@ -364,85 +387,56 @@ function sharing(value: string | null) {
 }
 
 export function makeHandler(deps: WebLibraryDeps) {
-  return httpRoute((event, request) => webLibraryRoute(deps, event, request), {
-    ...deps,
-    corsOrigins: [],
-    rateLimit: { limiter: deps.rateLimiter, policy: deps.rateLimitPolicy },
-  });
-}
-
-async function webLibraryRoute(
-  deps: WebLibraryDeps,
-  event: APIGatewayProxyEvent,
-  request: RouteRequest,
-): Promise<APIGatewayProxyResult> {
-  const refused = crossSitePost(event, new URL(serviceBaseUrl(event, deps.publicBaseUrl, false)).origin);
-  if (refused) return refused;
-  const route = matchedRoute(event);
-  if (route?.id === 'WebShare') return share(deps, event, request);
-  const action = route && actions[route.id];
-  if (!route || !action) throw new Error(`No page for ${event.httpMethod} ${event.resource}`);
-  const form = event.httpMethod === 'POST' ? formFields(event) : new URLSearchParams();
-  const access = await ownerAccess(route, event, deps.authenticate, form.get(CSRF_FIELD));
-  const limit = await request.rateLimit(ownerQuotaSubject(access, event));
-  if (!limit.allowed) return rateLimited(limit);
-  if (!access.ok) return refusedVisit(event, access.response);
-  const context: PageContext = {
-    signedIn: { csrfToken: access.session!.csrfToken },
-    notice: NOTICES[event.queryStringParameters?.notice as keyof typeof NOTICES] ?? null,
-  };
-  const baseUrl = serviceBaseUrl(event, deps.publicBaseUrl, false);
-  const ports = { ...deps, feedLinks: (feedId: string) => feedAddresses(baseUrl, feedId) };
-  try {
-    const links = reviewLinks(event, deps);
-    const where = { userId: access.principal.userId, sessionIdHash: access.session!.idHash };
-    const flash: Visit['flash'] = {
-      keep: (kind, value) =>
-        deps.flashes.putFlash(
-          { ...where, kind, expiresAt: Math.floor(ports.now().getTime() / 1000) + FLASH_SECONDS },
-          value,
-        ),
-      take: (kind) => deps.flashes.takeFlash({ ...where, kind }, ports.now()),
-    };
-    return await action({ ports, principal: access.principal, context, event, form, reviewLinks: links, flash });
-  } catch (error) {
-    if (error instanceof NotFoundError) return page(notFoundPage(context), 404);
-    if (error instanceof NoteLimitError)
-      return page(
-        renderPage({
-          title: 'Not restored',
-          signedIn: context.signedIn,
-          error: `Your plan’s note limit (${error.limit.toLocaleString('en-US')} notes) is reached: the note stays in the Trash. Delete notes you no longer need, then restore it.`,
-          body: errorBody(event),
-        }),
-        402,
+  // Each page and form runs for a signed-in visitor within their quota; its refusals are pages.
+  const visit =
+    (action: Action): RouteOperation =>
+    async (call) => {
+      const { event } = call;
+      const form = event.httpMethod === 'POST' ? formFields(event) : new URLSearchParams();
+      const access = await admitOwner(call, deps.authenticate, { page: true, csrfToken: form.get(CSRF_FIELD) });
+      if (!access.ok) return access.response;
+      const context: PageContext = {
+        signedIn: { csrfToken: access.session!.csrfToken },
+        notice: NOTICES[event.queryStringParameters?.notice as keyof typeof NOTICES] ?? null,
+      };
+      const baseUrl = serviceBaseUrl(event, deps.publicBaseUrl, false);
+      const ports = { ...deps, feedLinks: (feedId: string) => feedAddresses(baseUrl, feedId) };
+      const where = { userId: access.principal.userId, sessionIdHash: access.session!.idHash };
+      const flash: Visit['flash'] = {
+        keep: (kind, value) =>
+          deps.flashes.putFlash(
+            { ...where, kind, expiresAt: Math.floor(ports.now().getTime() / 1000) + FLASH_SECONDS },
+            value,
+          ),
+        take: (kind) => deps.flashes.takeFlash({ ...where, kind }, ports.now()),
+      };
+      return answeringFailures(
+        () =>
+          action({
+            ports,
+            principal: access.principal,
+            context,
+            event,
+            form,
+            reviewLinks: reviewLinks(event, deps),
+            flash,
+          }),
+        (failure) => failurePage(failure, event, context),
       );
-    const problem =
-      error instanceof InvalidInputError || error instanceof InvalidFeedSettingsError || error instanceof ConflictError
-        ? error.message
-        : error instanceof InvalidCursorError
-          ? 'That page of the list no longer exists.'
-          : null;
-    if (problem === null) throw error;
-    return page(
-      renderPage({ title: 'Not done', signedIn: context.signedIn, error: problem, body: errorBody(event) }),
-      422,
-    );
-  }
-}
-
-function errorBody(event: APIGatewayProxyEvent): string {
-  return `<h1>Not done</h1><p><a href="${event.httpMethod === 'GET' ? webPaths.library : refererPath(event)}">Go back</a></p>`;
-}
-
-/** The page a form was posted from, when it is one of ours (the Referer's path); the Library otherwise. */
-function refererPath(event: APIGatewayProxyEvent): string {
-  try {
-    const referer = new URL(header(event.headers, 'Referer') ?? '');
-    return /^\/[\w/-]*$/.test(referer.pathname) ? referer.pathname : webPaths.library;
-  } catch {
-    return webPaths.library;
-  }
+    };
+  return routeWrapper(
+    {
+      ...Object.fromEntries(Object.entries(actions).map(([id, action]) => [id, visit(action)])),
+      WebShare: (call) => share(deps, call),
+    },
+    {
+      ...deps,
+      entry: 'functions/web-library/handler.ts',
+      corsOrigins: [],
+      rateLimit: { limiter: deps.rateLimiter, policy: deps.rateLimitPolicy },
+      siteOrigin: (event) => new URL(serviceBaseUrl(event, deps.publicBaseUrl, false)).origin,
+    },
+  );
 }
 
 /**
@@ -452,12 +446,10 @@ function refererPath(event: APIGatewayProxyEvent): string {
  * user started (`Sec-Fetch-Site: none`) or one from the app itself (`same-origin`); a post from
  * another site is refused (its Lax session cookie would not come along either).
  */
-async function share(deps: WebLibraryDeps, event: APIGatewayProxyEvent, request: RouteRequest) {
+async function share(deps: WebLibraryDeps, { event, request }: RouteCall) {
   const site = header(event.headers, 'Sec-Fetch-Site');
   const session = site === 'none' || site === 'same-origin' ? await deps.sessionOf(event) : null;
-  const limit = await request.rateLimit(
-    session ? userRateLimitSubject(session.userId) : `ip:${clientQuotaKey(event.requestContext.identity.sourceIp)}`,
-  );
+  const limit = await request.rateLimit(session ? userRateLimitSubject(session.userId) : addressQuotaSubject(event));
   if (!limit.allowed) return rateLimited(limit);
   if (!session) return signInFirst({ ...event, httpMethod: 'POST' });
   const form = formFields(event);

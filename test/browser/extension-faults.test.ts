@@ -1,9 +1,16 @@
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkerHandle } from '../../extension/src/worker';
-import { chromiumAvailable, launchWithExtension, serveHtmlPage } from '../support/browser';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { NO_ANSWER } from '../../extension/src/queue';
+import {
+  axeViolations,
+  chromiumAvailable,
+  launchWithExtension,
+  screenshotFolder,
+  serveHtmlPage,
+} from '../support/browser';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import {
   currentWorker,
@@ -24,17 +31,38 @@ import {
 
 /** The tests' build gives up on a send after this, where the shipped build waits 20 s. */
 const SEND_TIMEOUT_MS = 1_500;
+/** The tests' build retries after a second or so, where the shipped build waits 30 s at least. */
+const RETRY_BASE_MS = 1_000;
 
 const ARTICLE = `<!doctype html><html lang="en"><head><title>Retries and keys</title></head>
-<body><p id="quote">An idempotency key turns a retry into a replay.</p></body></html>`;
+<body><p id="quote">An idempotency key turns a retry into a replay.</p>
+<p id="more">Saves of one page keep their order.</p></body></html>`;
 const QUOTE = 'An idempotency key turns a retry into a replay.';
+const MORE = 'Saves of one page keep their order.';
 
-type Fault = 'drop-answer' | 'hold';
+/**
+ * What the proxy does to a save of one page: lose the answer the server gave (`drop-answer`), never
+ * give it (`hold`), give it late (`slow`), or answer itself without the server (a 503 or a 429 with
+ * Retry-After).
+ */
+type Fault =
+  | { readonly kind: 'drop-answer' | 'hold' }
+  | { readonly kind: 'slow'; readonly ms: number }
+  | { readonly kind: 'refuse'; readonly status: 503 | 429; readonly retryAfter: number };
 
-/** A proxy in front of the local stack that can lose the answer to a save, or never give it. */
+/** One save as it reached the proxy. */
+interface SeenSave {
+  readonly key: string | undefined;
+  readonly body: { url: string; selection?: string | null };
+  /** The status the server answered (0 when the proxy answered itself). */
+  readonly status: number;
+  readonly at: number;
+}
+
+/** A proxy in front of the local stack that applies faults to the saves of chosen pages. */
 async function startFaultyProxy(target: string) {
-  const faults: Fault[] = [];
-  const saves: { key: string | undefined; body: unknown; status: number }[] = [];
+  const faults = new Map<string, Fault[]>();
+  const saves: SeenSave[] = [];
   const held: ServerResponse[] = [];
   let onHeld = () => {};
   const read = async (stream: IncomingMessage) => {
@@ -42,9 +70,8 @@ async function startFaultyProxy(target: string) {
     for await (const chunk of stream) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks);
   };
-  const server = createServer(async (request, response) => {
-    const body = await read(request);
-    const upstream = await new Promise<IncomingMessage>((resolve, reject) => {
+  const forward = (request: IncomingMessage, body: Buffer) =>
+    new Promise<IncomingMessage>((resolve, reject) => {
       const forwarded = httpRequest(
         new URL(request.url!, target),
         { method: request.method, headers: { ...request.headers, host: new URL(target).host } },
@@ -52,20 +79,47 @@ async function startFaultyProxy(target: string) {
       );
       forwarded.on('error', reject).end(body);
     });
+  const server = createServer(async (request, response) => {
+    const at = Date.now();
+    const body = await read(request);
+    const save = request.method === 'POST' ? (JSON.parse(body.toString()) as SeenSave['body']) : null;
+    const fault = save ? faults.get(save.url)?.shift() : undefined;
+    const key = request.headers['idempotency-key'] as string | undefined;
+    if (save && fault?.kind === 'refuse') {
+      saves.push({ key, body: save, status: 0, at });
+      const limited = fault.status === 429;
+      const detail = limited
+        ? { code: 'rate_limited', message: 'Rate limit exceeded', retry_after: fault.retryAfter }
+        : 'Service Unavailable';
+      const rateLimit = {
+        'RateLimit-Limit': '10',
+        'RateLimit-Remaining': '0',
+        'RateLimit-Reset': String(fault.retryAfter),
+        'RateLimit-Policy': '10;w=60',
+      };
+      return response
+        .writeHead(fault.status, {
+          'Content-Type': 'application/json',
+          'Retry-After': String(fault.retryAfter),
+          ...(limited ? rateLimit : {}),
+          // As Gleaner's own answers do: a browser shows an extension only the headers named here.
+          'Access-Control-Allow-Origin': '*',
+          'Access-Control-Expose-Headers': ['Retry-After', ...Object.keys(rateLimit)].join(', '),
+          connection: 'close',
+        })
+        .end(JSON.stringify({ detail }));
+    }
+    const upstream = await forward(request, body);
     const answer = await read(upstream);
-    if (request.method === 'POST') {
-      saves.push({
-        key: request.headers['idempotency-key'] as string | undefined,
-        body: JSON.parse(body.toString()),
-        status: upstream.statusCode!,
-      });
-      const fault = faults.shift();
-      // The server did the work; only its answer goes missing.
-      if (fault === 'drop-answer') return request.socket.destroy();
-      if (fault === 'hold') {
+    if (save) {
+      saves.push({ key, body: save, status: upstream.statusCode!, at });
+      // The server did the work; only its answer goes missing, or comes late.
+      if (fault?.kind === 'drop-answer') return request.socket.destroy();
+      if (fault?.kind === 'hold') {
         held.push(response);
         return onHeld();
       }
+      if (fault?.kind === 'slow') await new Promise((wake) => setTimeout(wake, fault.ms));
     }
     // One request per connection: Chromium sends a request again by itself when a reused connection
     // closes without an answer, which would hide the lost answer from the extension.
@@ -75,10 +129,15 @@ async function startFaultyProxy(target: string) {
   return {
     address: ungrantedAddress(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
     saves,
-    /** The next save's answer is lost (`drop-answer`) or never comes (`hold`). */
-    failNext(fault: Fault, whenHeld = () => {}) {
-      faults.push(fault);
-      onHeld = whenHeld;
+    /** The saves of `url` that reached the proxy, in the order they came. */
+    savesOf: (url: string) => saves.filter((save) => save.body.url === url),
+    /** The next saves of `url` meet these faults, one each. */
+    fail(url: string, ...next: Fault[]) {
+      faults.set(url, [...(faults.get(url) ?? []), ...next]);
+    },
+    /** Runs when a held save arrives. */
+    whenHeld(callback: () => void) {
+      onHeld = callback;
     },
     close() {
       for (const response of held) response.destroy();
@@ -102,6 +161,8 @@ async function startServerWithoutCors() {
 
 /** A save crosses the browser, CORS and the local stack: on a busy machine that takes more than a second. */
 const SLOW = { timeout: 10_000 };
+/** A save retried by itself: a wait or two, and the send. */
+const CONFIRMED = { timeout: 30_000 };
 
 describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong', () => {
   let t: TestStack;
@@ -113,6 +174,7 @@ describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong
   let extensionId: string;
   /** An extension page kept open: it reads storage whichever worker is running. */
   let extensionPage: Page;
+  const screenshots = screenshotFolder();
 
   beforeAll(async () => {
     t = await startTestStack();
@@ -121,7 +183,7 @@ describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong
     site = await serveHtmlPage(ARTICLE);
     siteUrl = `http://127.0.0.1:${site.port}`;
     ({ context, extensionId } = await launchWithExtension(
-      await extensionTestBuild({ sendTimeoutMs: SEND_TIMEOUT_MS }),
+      await extensionTestBuild({ sendTimeoutMs: SEND_TIMEOUT_MS, retryBaseMs: RETRY_BASE_MS }),
     ));
     // The options page the extension opens on install serves to read and write its storage.
     const optionsUrl = `chrome-extension://${extensionId}/options.html`;
@@ -139,19 +201,28 @@ describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong
     await t?.stop();
   });
 
-  /** An article with its text selected, open in a tab; a distinct path per test gives a distinct note. */
-  async function openArticle(path: string): Promise<{ page: Page; tabId: number }> {
-    const page = await context.newPage();
-    await page.goto(`${siteUrl}${path}`);
-    await page.evaluate(() => {
+  /** Every test leaves the outbox empty: what it saved was confirmed by itself. */
+  afterEach(async () => {
+    await expect.poll(async () => (await storedOutbox(extensionPage))?.items ?? [], CONFIRMED).toEqual([]);
+  });
+
+  /** Selects the text of the element `id` on the page. */
+  const select = (page: Page, id: string) =>
+    page.evaluate((target) => {
       const range = document.createRange();
-      range.selectNodeContents(document.getElementById('quote')!);
+      range.selectNodeContents(document.getElementById(target)!);
       getSelection()!.removeAllRanges();
       getSelection()!.addRange(range);
-    });
+    }, id);
+
+  /** An article with its text selected, open in a tab; a distinct path per test gives a distinct note. */
+  async function openArticle(path: string): Promise<{ page: Page; tabId: number; url: string }> {
+    const page = await context.newPage();
+    await page.goto(`${siteUrl}${path}`);
+    await select(page, 'quote');
     await page.bringToFront();
     const tabId = await extensionPage.evaluate(async (url) => (await chrome.tabs.query({ url }))[0]!.id!, page.url());
-    return { page, tabId };
+    return { page, tabId, url: page.url() };
   }
 
   const openPopup = async (tabId: number) => {
@@ -162,54 +233,181 @@ describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong
     return popup;
   };
 
+  const statusOf = (popup: Page) => popup.getByRole('status').textContent();
+  const badge = async () => (await currentWorker(context)).evaluate(() => chrome.action.getBadgeText({}));
+
   /** The note saved for a page: it quotes the selection exactly once. */
   async function expectSavedOnce(url: string) {
-    const saves = proxy.saves.filter((save) => (save.body as { url: string }).url === url);
+    const saves = proxy.savesOf(url);
     // Every send was the same request under the same key, and the server took each (the first did
     // the work, the retry got its answer replayed).
     expect(saves.length).toBeGreaterThanOrEqual(2);
     expect(new Set(saves.map((save) => save.key)).size).toBe(1);
-    for (const save of saves) expect(save).toEqual({ ...saves[0], status: 200 });
-    const noteId = (await t.save(token, { url }).then((response) => response.json())).note_id as string;
-    const body = (await t.bookmarks.getNote(noteId))!.body;
+    for (const save of saves) expect(save).toEqual({ ...saves[0], status: 200, at: save.at });
+    const body = await noteBody(url);
     expect(body.split(QUOTE)).toHaveLength(2);
   }
 
-  it('sends a save whose answer was lost again as the same request, and shows it saved', async () => {
-    const { page, tabId } = await openArticle('/lost-answer');
-    const popup = await openPopup(tabId);
-    proxy.failNext('drop-answer');
-    await popup.getByRole('button', { name: 'Save' }).click();
-    await expect
-      .poll(() => popup.getByRole('status').textContent(), { timeout: 10_000 })
-      .toContain('Queued: Server unreachable');
+  async function noteBody(url: string): Promise<string> {
+    const noteId = (await t.save(token, { url }).then((response) => response.json())).note_id as string;
+    return (await t.bookmarks.getNote(noteId))!.body;
+  }
 
-    await popup.getByRole('button', { name: 'Retry now' }).click();
-    await expect.poll(() => popup.getByRole('status').textContent(), SLOW).toBe('Saved');
-    expect(await popup.locator('#queue').isHidden()).toBe(true);
-    await expectSavedOnce(page.url());
+  it('says a lost answer will be confirmed by itself, and the open popup shows it saved once it is', async () => {
+    const { page, tabId, url } = await openArticle('/lost-answer');
+    const popup = await openPopup(tabId);
+    // The answer is lost, and the retry's answer does not come in time: a while without an answer.
+    proxy.fail(url, { kind: 'drop-answer' }, { kind: 'hold' });
+    await popup.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => statusOf(popup), SLOW).toBe(NO_ANSWER);
+    expect(await popup.getByRole('listitem').textContent()).toContain(NO_ANSWER);
+    await popup.locator('main').screenshot({ path: join(screenshots, 'extension-popup-no-answer.png') });
+    expect(await axeViolations(popup)).toEqual([]);
+    await popup.emulateMedia({ colorScheme: 'dark' });
+    expect(await axeViolations(popup)).toEqual([]);
+    await popup.emulateMedia({ colorScheme: 'light' });
+
+    // Nobody clicks anything: the retry gets the first answer replayed, and the popup follows.
+    await expect.poll(() => statusOf(popup), CONFIRMED).toBe('Saved');
+    await expect.poll(() => popup.locator('#queue').isHidden()).toBe(true);
+    await popup.locator('main').screenshot({ path: join(screenshots, 'extension-popup-confirmed.png') });
+    await expectSavedOnce(url);
     await Promise.all([popup.close(), page.close()]);
   });
 
-  it('gives up on a send that does not answer in time and retries it as the same request', async () => {
-    const { page, tabId } = await openArticle('/no-answer');
-    proxy.failNext('hold');
-    const started = Date.now();
-    const delivery = await pressSaveCommand(context, tabId);
-    expect(delivery).toMatchObject({ kind: 'queued', reason: expect.stringContaining('timed out') });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(SEND_TIMEOUT_MS);
+  it('tells a popup opened again what became of a slow save made from it', async () => {
+    const { page, tabId, url } = await openArticle('/slow-answer');
+    let popup = await openPopup(tabId);
+    // The server stores the save at once, but its answer comes after the extension stopped waiting.
+    proxy.fail(url, { kind: 'slow', ms: SEND_TIMEOUT_MS + 2_000 });
+    await popup.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => statusOf(popup), SLOW).toBe(NO_ANSWER);
+    await popup.close();
+    await expect.poll(async () => (await storedOutbox(extensionPage))?.items ?? [], CONFIRMED).toEqual([]);
 
-    await (await currentWorker(context)).evaluate(() =>
-      (globalThis as unknown as { gleanerWorker: WorkerHandle }).gleanerWorker.outbox.retryNow(),
-    );
-    expect((await storedOutbox(extensionPage))?.items).toEqual([]);
-    await expectSavedOnce(page.url());
+    popup = await openPopup(tabId);
+    await expect.poll(() => statusOf(popup)).toBe('Saved');
+    expect(await popup.locator('#queue').isHidden()).toBe(true);
+    await expectSavedOnce(url);
+    await Promise.all([popup.close(), page.close()]);
+  });
+
+  it('gives up on a send that does not answer in time and retries it by itself as the same request', async () => {
+    const { page, tabId, url } = await openArticle('/no-answer');
+    proxy.fail(url, { kind: 'hold' });
+    const started = Date.now();
+    expect(await pressSaveCommand(context, tabId)).toMatchObject({ kind: 'queued', reason: NO_ANSWER });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(SEND_TIMEOUT_MS);
+    await expect.poll(async () => (await storedOutbox(extensionPage))?.items, CONFIRMED).toEqual([]);
+    await expectSavedOnce(url);
     await page.close();
   });
 
+  it('keeps a page whose save gets a 503 waiting its Retry-After, its highlight behind it, and lets other pages go ahead', async () => {
+    const busy = await openArticle('/busy');
+    // Long enough for the steps below on a busy machine.
+    proxy.fail(busy.url, { kind: 'refuse', status: 503, retryAfter: 8 });
+    expect(await pressSaveCommand(context, busy.tabId)).toMatchObject({
+      kind: 'queued',
+      reason: 'Server error 503: Service Unavailable',
+    });
+    await expect.poll(badge).toBe('1');
+
+    const other = await openArticle('/not-busy');
+    expect(await pressSaveCommand(context, other.tabId)).toMatchObject({ kind: 'saved' });
+
+    await select(busy.page, 'more');
+    expect(await pressSaveCommand(context, busy.tabId)).toMatchObject({
+      kind: 'queued',
+      reason: 'Waiting behind an earlier save of this page',
+    });
+    await expect.poll(badge).toBe('2');
+    const popup = await openPopup(other.tabId);
+    await expect
+      .poll(() => popup.getByRole('listitem').allTextContents())
+      .toEqual([
+        expect.stringContaining('Server error 503'),
+        expect.stringContaining('Waiting behind an earlier save of this page'),
+      ]);
+    await popup.locator('main').screenshot({ path: join(screenshots, 'extension-popup-waiting.png') });
+
+    await expect.poll(async () => (await storedOutbox(extensionPage))?.items, CONFIRMED).toEqual([]);
+    const sends = proxy.savesOf(busy.url);
+    expect(sends.map((send) => [send.status, send.body.selection])).toEqual([
+      [0, QUOTE],
+      [200, QUOTE],
+      [200, MORE],
+    ]);
+    expect(sends[1]!.key).toBe(sends[0]!.key);
+    expect(sends[1]!.at - sends[0]!.at).toBeGreaterThanOrEqual(8_000);
+    expect(proxy.savesOf(other.url)[0]!.at).toBeLessThan(sends[1]!.at);
+    // The note was created by the first save; the highlight came after it.
+    const body = await noteBody(busy.url);
+    expect(body.indexOf(QUOTE)).toBeGreaterThan(-1);
+    expect(body.indexOf(MORE)).toBeGreaterThan(body.indexOf(QUOTE));
+    await expect.poll(() => popup.locator('#queue').isHidden()).toBe(true);
+    await Promise.all([popup.close(), busy.page.close(), other.page.close()]);
+  });
+
+  it('sends nothing before the Retry-After of a 429', async () => {
+    const limited = await openArticle('/rate-limited');
+    proxy.fail(limited.url, { kind: 'refuse', status: 429, retryAfter: 6 });
+    expect(await pressSaveCommand(context, limited.tabId)).toMatchObject({
+      kind: 'queued',
+      reason: 'Rate limited: sending again in 6 s',
+    });
+    const next = await openArticle('/after-the-limit');
+    expect(await pressSaveCommand(context, next.tabId)).toMatchObject({
+      kind: 'queued',
+      reason: 'Waiting for the rate limit to reset',
+    });
+    await expect.poll(async () => (await storedOutbox(extensionPage))?.items, CONFIRMED).toEqual([]);
+    const [refused, retried] = proxy.savesOf(limited.url);
+    expect(retried!.at - refused!.at).toBeGreaterThanOrEqual(6_000);
+    expect(proxy.savesOf(next.url)[0]!.at - refused!.at).toBeGreaterThanOrEqual(6_000);
+    await Promise.all([limited.page.close(), next.page.close()]);
+  });
+
+  it('shows a save made with Alt+Shift+S on the badge at once, while a popup save waits for its answer', async () => {
+    const worker = await currentWorker(context);
+    expect(await worker.evaluate(() => chrome.commands.getAll())).toContainEqual(
+      expect.objectContaining({ name: 'save-page', shortcut: 'Alt+Shift+S' }),
+    );
+    // Every text the badge is given, in order.
+    await worker.evaluate(() => {
+      const seen: string[] = [];
+      const setBadgeText = chrome.action.setBadgeText.bind(chrome.action);
+      Object.assign(globalThis, { badgeTexts: seen });
+      chrome.action.setBadgeText = ((details: chrome.action.BadgeTextDetails) => {
+        seen.push(details.text ?? '');
+        return setBadgeText(details);
+      }) as typeof chrome.action.setBadgeText;
+    });
+    const badgeTexts = () => worker.evaluate(() => (globalThis as unknown as { badgeTexts: string[] }).badgeTexts);
+
+    const slow = await openArticle('/popup-save');
+    const popup = await openPopup(slow.tabId);
+    proxy.fail(slow.url, { kind: 'slow', ms: SEND_TIMEOUT_MS + 2_000 });
+    await popup.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(async () => (await storedOutbox(extensionPage))?.items[0]?.sendingSince ?? null).not.toBeNull();
+    const before = (await badgeTexts()).length;
+
+    const quick = await openArticle('/command-meanwhile');
+    expect(await pressSaveCommand(context, quick.tabId)).toMatchObject({ kind: 'saved' });
+    await expect.poll(() => statusOf(popup), CONFIRMED).toBe('Saved');
+    await expect.poll(async () => (await badgeTexts()).slice(before)).toContain('✓');
+    const texts = (await badgeTexts()).slice(before);
+    // The command's save showed at once (2 pending), and the badge was never blank before the ✓.
+    expect(texts).toContain('2');
+    expect(texts.slice(0, texts.indexOf('✓'))).not.toContain('');
+    await expect.poll(badge).toBe('');
+    await Promise.all([popup.close(), slow.page.close(), quick.page.close()]);
+  });
+
   it('sends a save again when the browser stopped the worker mid-send', async () => {
-    const { page, tabId } = await openArticle('/stopped-worker');
-    const held = new Promise<void>((resolve) => proxy.failNext('hold', resolve));
+    const { page, tabId, url } = await openArticle('/stopped-worker');
+    const held = new Promise<void>((resolve) => proxy.whenHeld(resolve));
+    proxy.fail(url, { kind: 'hold' });
     const saving = pressSaveCommand(context, tabId).catch(() => null); // its worker is stopped under it
     await held;
     await stopServiceWorkers(extensionPage);
@@ -217,7 +415,7 @@ describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong
 
     // Nothing but the alarm set before the send wakes the worker to send the save again.
     await expect.poll(async () => (await storedOutbox(extensionPage))?.items, { timeout: 20_000 }).toEqual([]);
-    await expectSavedOnce(page.url());
+    await expectSavedOnce(url);
     await page.close();
   });
 
@@ -231,13 +429,13 @@ describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong
     });
     const popup = await openPopup(tabId);
     try {
-      await popup.getByRole('button', { name: 'Save' }).click();
+      await popup.getByRole('button', { name: 'Save', exact: true }).click();
       await expect
         .poll(() => popup.getByRole('status').textContent(), SLOW)
         .toBe(
           'Not saved: The browser’s storage for Gleaner is full, so the save could not be kept for sending (QUOTA_BYTES quota exceeded). Free space or discard waiting saves.',
         );
-      expect(await popup.getByRole('button', { name: 'Save' }).isEnabled()).toBe(true);
+      expect(await popup.getByRole('button', { name: 'Save', exact: true }).isEnabled()).toBe(true);
 
       expect(await pressSaveCommand(context, tabId)).toBeNull();
       const notified = async () => Object.keys(await worker.evaluate(() => chrome.notifications.getAll()));
@@ -248,7 +446,7 @@ describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong
         local.set = local.workingSet;
       });
     }
-    await popup.getByRole('button', { name: 'Save' }).click();
+    await popup.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => popup.getByRole('status').textContent(), SLOW).toBe('Saved');
     await Promise.all([popup.close(), page.close()]);
   });
@@ -298,7 +496,7 @@ describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong
     expect(await asked()).toEqual([['http://localhost/*']]);
     await test.click();
     await expect.poll(() => status.textContent(), SLOW).toContain('Saves wait until you allow it');
-    await options.getByRole('button', { name: 'Save' }).click();
+    await options.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => status.textContent(), SLOW).toMatch(/^Saved\. The server at localhost:\d+ does not let/);
     expect(await asked()).toHaveLength(1);
 

@@ -148,6 +148,7 @@ describe.skipIf(!chromiumAvailable())('an MCP client with the SDK’s OAuth prov
     const feed = await t.createFeed(userId, { title: 'Shared', tags: ['shared'], match: 'any', sharing: 'public' });
     const calls: Record<string, Record<string, unknown>> = {
       save_bookmark: { url: 'https://assistant.example/second', title: 'Second' },
+      add_highlight: { note_id: saved.note_id, quote: 'A second thought.' },
       get_note: { note_id: saved.note_id },
       list_recent_notes: {},
       list_tags: {},

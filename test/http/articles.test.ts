@@ -1,13 +1,17 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../functions/adapters/dynamo/keys';
+import { webPaths } from '../../functions/core/web/paths';
 import { settings } from '../../functions/platform/settings';
+import { writeLocalState } from '../../local/state';
+import { gleanerInProcess } from '../support/cli';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 import { type Owner, oauthAccessToken, signedInUser } from '../support/owner';
 
@@ -186,6 +190,130 @@ describe('kept articles', () => {
     expect(refused.isError).toBe(true);
     expect(JSON.stringify(refused.content)).not.toContain('city council');
     await stranger.close();
+  });
+
+  it('the JSON export carries each kept article to its owner, and importing it keeps the article again', async () => {
+    const { noteId } = await keptNote(alice, '/story-6');
+    const kept = await json(await alice.api(`/api/v2/me/notes/${noteId}/article`));
+    const exported = await json(await alice.api('/api/v2/me/export'));
+    const entry = exported.bookmarks.find((bookmark: { url: string }) => bookmark.url === `${origin}/story-6`);
+    expect(entry.article).toMatchObject({
+      status: 'kept',
+      title: kept.title,
+      byline: 'Maria Okafor',
+      site_name: 'The Daily Ledger',
+      language: 'en',
+      word_count: kept.word_count,
+      text: kept.text,
+      html: kept.html,
+      kept: kept.kept,
+    });
+    // Another user's export carries none of it.
+    const other = JSON.stringify(await json(await bob.api('/api/v2/me/export')));
+    expect(other).not.toContain('story-6');
+    expect(other).not.toContain('seven to four');
+
+    // The CLI's export is the same; its import into a fresh user keeps the article again.
+    const dataDir = mkdtempSync(join(tmpdir(), 'gleaner-articles-cli-'));
+    try {
+      writeLocalState(dataDir, {
+        pid: process.pid,
+        baseUrl: t.stack.baseUrl,
+        dynamoEndpoint: t.table.endpoint,
+        tableName: t.table.tableName,
+      });
+      const env = { GLEANER_DATA_DIR: dataDir, [settings.articleStore.name]: t.stack.env[settings.articleStore.name]! };
+      const cli = await gleanerInProcess(['export', '--user', alice.user.id, '--format', 'json'], env);
+      expect(cli.code).toBe(0);
+      const file = join(dataDir, 'export.json');
+      writeFileSync(file, cli.stdout);
+      const carol = await signedInUser(t);
+      const imported = await gleanerInProcess(['import', '--user', carol.user.id, file, '--json'], env);
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(JSON.parse(imported.stdout)).toMatchObject({ articles: expect.any(Number) });
+      const notes = await json(await carol.api('/api/v2/me/notes?limit=100'));
+      const restored = notes.notes.find((note: { url: string }) => note.url === `${origin}/story-6`);
+      const again = await json(await carol.api(`/api/v2/me/notes/${restored.id}/article`));
+      expect(again).toMatchObject({
+        status: 'kept',
+        title: kept.title,
+        byline: 'Maria Okafor',
+        site_name: 'The Daily Ledger',
+        language: 'en',
+        word_count: kept.word_count,
+        text: kept.text,
+      });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("published feeds carry the owner's note, never the kept article (JSON, RSS, Atom, JSON Feed, the page)", async () => {
+    const saved = await json(
+      await t.save(alice.token, {
+        url: `${origin}/story-7`,
+        title: 'Budget story',
+        selection: 'A quote the owner chose.',
+        comment: 'Worth reading #civic',
+      }),
+    );
+    await vi.waitFor(
+      async () =>
+        expect((await json(await alice.api(`/api/v2/me/notes/${saved.note_id}/article`))).status).toBe('kept'),
+      { timeout: 30_000, interval: 100 },
+    );
+    const notes = await t.createFeed(alice.user.id, { title: 'Civic', tags: ['civic'], sharing: 'public' });
+    const highlights = await t.createFeed(alice.user.id, {
+      title: 'Civic quotes',
+      tags: ['civic'],
+      sharing: 'public',
+      items: 'highlights',
+    });
+    for (const feed of [notes, highlights]) {
+      for (const path of [
+        `/api/v2/publisher/feeds/${feed.id}/public`,
+        `/api/v2/publisher/feeds/${feed.id}/rss`,
+        `/feeds/${feed.id}/atom`,
+        `/feeds/${feed.id}/feed.json`,
+        `/feeds/${feed.id}`,
+      ]) {
+        const response = await fetch(`${t.stack.baseUrl}${path}`);
+        expect(response.status, path).toBe(200);
+        const body = await response.text();
+        // The owner's words are there; not a sentence of the kept page.
+        expect(body, path).toContain('A quote the owner chose.');
+        expect(body, path).not.toContain('seven to four');
+        expect(body, path).not.toContain('Maria Okafor');
+        expect(body, path).not.toContain(`/articles/${saved.bookmark.id}/`);
+      }
+    }
+  });
+
+  it("the Account page shows the bytes the user's kept pages and images take, the user's alone", async () => {
+    const [dave, erin] = await Promise.all([signedInUser(t), signedInUser(t)]);
+    const storage = async (owner: Owner) => {
+      const page = await (await owner.api(webPaths.account)).text();
+      return { bytes: Number(/data-storage="(\d+)"/.exec(page)?.[1]), line: /Kept pages: [^<]*/.exec(page)?.[0] };
+    };
+    expect(await storage(dave)).toEqual({ bytes: 0, line: 'Kept pages: 0 pages, 0 bytes with their images.' });
+    const kept = [await keptNote(dave, '/story-8'), await keptNote(dave, '/story-9')];
+    // The bytes on disk: each article's content and its image (not the media type beside each file).
+    const onDisk = kept
+      .flatMap(({ bookmarkId }) =>
+        readdirSync(join(articleFolder(), bookmarkId), { recursive: true, withFileTypes: true }).filter(
+          (entry) => entry.isFile() && !entry.name.endsWith('.type'),
+        ),
+      )
+      .reduce((sum, entry) => sum + statSync(join(entry.parentPath, entry.name)).size, 0);
+    expect(onDisk).toBeGreaterThan(PNG.length);
+    // The note learns of its article just after the bookmark's row does.
+    await vi.waitFor(async () => expect((await storage(dave)).bytes).toBe(onDisk), { timeout: 10_000, interval: 100 });
+    const shown = await storage(dave);
+    expect(shown.line).toMatch(/^Kept pages: 2 pages, \d+\.\d kB with their images\.$/);
+    // Erin keeps nothing; Dave's pages are not hers.
+    expect((await storage(erin)).bytes).toBe(0);
+    expect((await dave.api(`/api/v2/me/notes/${kept[0]!.noteId}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await storage(dave)).line).toMatch(/^Kept pages: 1 page, /);
   });
 
   it('deleting the note deletes its article and images; deleting an account deletes all of its', async () => {

@@ -89,6 +89,8 @@ describe('gleaner CLI against the running local stack', () => {
           { name: 'list-indexes', description: expect.any(String), users: 0, tokens: 0, notes: 0, highlights: 0 },
           { name: 'highlight-records', description: expect.any(String), notes: 0, highlights: 0 },
           { name: 'note-links', description: expect.any(String), notes: run === 0 ? expect.any(Number) : 0 },
+          // The bookmarks saved above wait in the enrichment outbox (no workers here): none is listed.
+          { name: 'article-backfill', description: expect.any(String), queued: 0, articles: 0 },
           // The notes saved above reach the index here: this stack runs no stream poller.
           { name: 'search-index', description: expect.any(String), indexed: run === 0 ? expect.any(Number) : 0 },
         ],
@@ -96,8 +98,8 @@ describe('gleaner CLI against the running local stack', () => {
     }
     // For people, a table with every column --json has, highlights included.
     const table = (await gleaner(['migrate'], env)).stdout.split('\n');
-    expect(table[0]).toMatch(/^name +description +users +tokens +notes +highlights +indexed$/);
-    expect(table[2]).toMatch(/^highlight-records .* - +- +0 +0 +-$/);
+    expect(table[0]).toMatch(/^name +description +users +tokens +notes +highlights +queued +articles +indexed$/);
+    expect(table[2]).toMatch(/^highlight-records .* - +- +0 +0 +- +- +-$/);
   });
 
   it('creates pro users and custom caps', async () => {

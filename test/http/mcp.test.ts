@@ -99,6 +99,7 @@ describe('the MCP server', () => {
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     expect([...byName.keys()].sort()).toEqual(
       [
+        'add_highlight',
         'add_note_to_feed',
         'add_tags',
         'get_note',

@@ -249,6 +249,8 @@ const validBodies: Record<string, unknown> = {
   CreateMyToken: { label: 'x' },
   DeleteMyAccount: { confirm: 'delete my account' },
   RateMyHighlight: { rating: 'discard' },
+  CreateMyHighlight: { quote: 'A private line' },
+  EditMyHighlight: { comment: 'stolen' },
   EditMyReviewSettings: { size: 15 },
 };
 

@@ -80,9 +80,8 @@ describe('the extension package', () => {
     const { stdout } = await promisify(execFile)(
       join(repositoryRoot, 'node_modules', '.bin', 'web-ext'),
       ['lint', '--source-dir', outDir, '--output', 'json', '--no-config-discovery'],
-      {
-        cwd: repositoryRoot,
-      },
+      // Offline: web-ext would otherwise ask the npm registry whether it is the latest release.
+      { cwd: repositoryRoot, env: { ...process.env, NO_UPDATE_NOTIFIER: '1' } },
     ).catch((error: { stdout: string }) => error);
     const report = JSON.parse(stdout) as {
       errors: { code: string }[];

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
+import { readHighlight } from '../../functions/adapters/dynamo/entities/highlight';
 import { noteHighlightItems } from '../../functions/adapters/dynamo/highlight-items';
-import { toHighlight } from '../../functions/adapters/dynamo/items';
 import { parseRateLimitPolicy } from '../../functions/core/contract/rate-limit';
 import { makeHandler } from '../../functions/save-bookmark/handler';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../../local/dynamodb-local';
@@ -80,7 +80,7 @@ describe('a hot note', () => {
     // Each once, and the body and the highlight records tell the same order.
     expect(inBody).toHaveLength(HOT);
     expect(new Set(inBody)).toEqual(new Set(quotes));
-    const records = (await noteHighlightItems(table.doc, table.tableName, note.id)).map(toHighlight);
+    const records = (await noteHighlightItems(table.doc, table.tableName, note.id)).map(readHighlight);
     expect(records).toHaveLength(HOT);
     expect(new Set(records.map((record) => record.quote))).toEqual(new Set(quotes));
     expect(note.version).toBe(HOT + 1);
@@ -136,7 +136,7 @@ describe('a hot note', () => {
     const inBody = [...note.body.matchAll(/^> (unkeyed quote \d+)$/gm)].map((match) => match[1]);
     expect(inBody.length - new Set(inBody).size).toBe(0);
     expect(new Set(inBody)).toEqual(new Set(quotes));
-    const records = (await noteHighlightItems(table.doc, table.tableName, note.id)).map(toHighlight);
+    const records = (await noteHighlightItems(table.doc, table.tableName, note.id)).map(readHighlight);
     expect(records.map((record) => record.quote).sort()).toEqual([...inBody].sort());
   }, 300_000);
 });

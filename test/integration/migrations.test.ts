@@ -7,6 +7,9 @@ import { keys } from '../../functions/adapters/dynamo/keys';
 import { DynamoLinkStore } from '../../functions/adapters/dynamo/link-store';
 import { runMigrations } from '../../functions/adapters/dynamo/migrations';
 import { DynamoReviewStore } from '../../functions/adapters/dynamo/review-store';
+import { failedArticle } from '../../functions/core/article/article';
+import type { EnrichmentRequest } from '../../functions/core/enrich/enrichment';
+import { queueArticleBackfill } from '../../functions/core/enrich/outbox';
 import type { Bookmark, Note } from '../../functions/core/model';
 import { newAccessToken, newUser } from '../../functions/core/workspace/accounts';
 import { createTestTable } from '../support/dynamo';
@@ -150,5 +153,49 @@ describe('gleaner migrate', () => {
     const [result] = await runMigrations(table.doc, table.tableName);
     expect(result!.changed).toEqual({ users: 0, tokens: 0, notes: 0, highlights: 0 });
     expect(await listedUserIds()).toContain(user.id);
+  });
+
+  it('lists bookmarks saved before pages were kept; each sweep queues a bounded number of their fetches, once', async () => {
+    const old = await Promise.all([1, 2, 3].map(() => legacyWorkspace()));
+    const oldIds = old.map(({ note }) => note.bookmarkId!);
+    // An article kept before notes carried its hash: the note gets it (and a new version, for the index).
+    const { note: keptNote } = await legacyWorkspace();
+    const hash = 'ab'.repeat(32);
+    await table.doc.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.bookmark(keptNote.bookmarkId!),
+        UpdateExpression: 'SET article = :article',
+        ExpressionAttributeValues: { ':article': { ...failedArticle('', new Date(), false), status: 'kept', hash } },
+      }),
+    );
+    const backfill = async () =>
+      (await runMigrations(table.doc, table.tableName)).find((result) => result.name === 'article-backfill')!.changed;
+    const first = await backfill();
+    expect(first.queued).toBeGreaterThanOrEqual(3); // these three (not the kept one), and any other test's since its run
+    expect(first.articles).toBe(1);
+    expect(await store.getNote(keptNote.id)).toMatchObject({ articleHash: hash, version: 2 });
+    // Run again: nothing listed twice, no version raised again.
+    expect(await backfill()).toEqual({ queued: 0, articles: 0 });
+
+    const published: EnrichmentRequest[] = [];
+    const ports = {
+      bookmarks: store,
+      enrichment: { publish: async (request: EnrichmentRequest) => void published.push(request) },
+    };
+    for (let step = await queueArticleBackfill(ports, 2); step > 0; step = await queueArticleBackfill(ports, 2))
+      expect(step).toBeLessThanOrEqual(2);
+    const ids = published.map((request) => request.bookmarkId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(oldIds));
+    expect(ids).not.toContain(keptNote.bookmarkId);
+    expect(published.every((request) => request.article && !request.scrapeDescription && !request.fetchIcon)).toBe(
+      true,
+    );
+    expect(await queueArticleBackfill(ports, 2)).toBe(0);
+
+    // The page worker records each one's article (here: the page failed): then nothing is listed again.
+    for (const id of ids) await store.recordArticle(id, failedArticle('HTTP 500', new Date(), false));
+    expect(await backfill()).toEqual({ queued: 0, articles: 0 });
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { connect, Index, MatchQuery } from '@lancedb/lancedb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LanceSearchIndex } from '../../functions/adapters/search/lance-index';
-import { embeddingText, searchDocument } from '../../functions/core/search/document';
+import { embeddingText, searchDocument, searchDocumentWithArticle } from '../../functions/core/search/document';
 import { testEmbedder } from '../../functions/core/search/embedder';
 import { type SearchOptions, searchNotes } from '../../functions/core/search/search';
 import { snippetText } from '../../functions/core/search/snippet';
@@ -273,6 +273,40 @@ describe('old versions and indexes', () => {
     } finally {
       own.close();
       rmSync(folder, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('kept articles in the index', () => {
+  it('upgrades an index written before the article field: old notes found, new ones by their article', async () => {
+    const own = await temporaryIndex();
+    let reopened: LanceSearchIndex | null = null;
+    try {
+      const frank = randomUUID();
+      const old = searchableNote(frank, { title: 'Moorland walk' });
+      await own.index.upsert([searchDocument(old)]);
+      await own.index.optimize();
+      own.index.close();
+      // An index from before: neither table has the article's column (nor its full-text index).
+      const db = await connect(own.folder);
+      for (const name of ['notes', 'recent_notes']) await (await db.openTable(name)).dropColumns(['article']);
+      db.close();
+
+      reopened = await LanceSearchIndex.open({ uri: own.folder });
+      const found = async (text: string) => {
+        const answer = await searchNotes({ index: reopened!, embedder: null }, frank, text);
+        return answer.ok ? answer.answer.results.map((hit) => hit.note_id) : answer.problem.message;
+      };
+      expect(await found('moorland')).toEqual([old.id]);
+      const kept = searchableNote(frank, { title: 'Saturday' });
+      await reopened.upsert([searchDocumentWithArticle(kept, 'The rare quillwort grows in the pond.')]);
+      expect(await found('quillwort')).toEqual([kept.id]);
+      await reopened.optimize();
+      expect(await found('quillwort')).toEqual([kept.id]);
+      expect(await found('moorland')).toEqual([old.id]);
+    } finally {
+      reopened?.close();
+      rmSync(own.folder, { recursive: true, force: true });
     }
   }, 120_000);
 });

@@ -54,14 +54,14 @@ export class InMemoryBookmarkStore implements BookmarkStore {
     ref: { bookmarkId: string; noteId: string },
     change: (note: Note) => NoteChange | null,
     updated: string,
-    record: ((bookmark: Bookmark) => SaveRecord) | null,
+    record: ((bookmark: Bookmark, change: NoteChange) => SaveRecord) | null,
   ): Promise<NoteUpdate> {
     const saved = await this.getSavedNote(ref);
     if (!saved || saved.note.trashedAt) throw new NoteNotFoundError(`no note ${ref.noteId}`);
     const changed = change(saved.note);
     if (!changed) return { kind: 'unchanged', ...saved };
     const bookmark = { ...saved.bookmark, updated };
-    const answer = record?.(bookmark);
+    const answer = record?.(bookmark, changed);
     const taken = answer && this.takenFrom(answer);
     if (taken) return taken;
     const { highlight, ...fields } = changed;
@@ -70,7 +70,7 @@ export class InMemoryBookmarkStore implements BookmarkStore {
     this.bookmarks.set(bookmark.id, bookmark);
     if (highlight) this.highlights.push(highlight);
     if (answer) this.keys.set(keyOf(answer), answer);
-    return { kind: 'updated', bookmark, note };
+    return { kind: 'updated', bookmark, note, change: changed };
   }
 
   async getSavedNote(ref: { bookmarkId: string; noteId: string }) {

@@ -3,11 +3,18 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import type * as z from 'zod/mini';
 import { badgeFor } from '../../extension/src/badge';
-import { type Delivery, EMPTY_OUTBOX, type OutboxItem } from '../../extension/src/outbox';
 import { cleanSelection, fitUrl, isSavable, tooLongMessage } from '../../extension/src/page-text';
-import { describeDetail, postSave, saveEndpoint, testConnection } from '../../extension/src/save-api';
+import { type Delivery, EMPTY_OUTBOX, NO_ANSWER, type OutboxItem, type OutboxState } from '../../extension/src/queue';
+import { describeDetail, postSave, retryAfter, saveEndpoint, testConnection } from '../../extension/src/save-api';
 import { checkServerUrl, checkToken, originPattern } from '../../extension/src/settings';
-import { failureMessage, notificationFor } from '../../extension/src/wording';
+import {
+  deliveryMessage,
+  failureMessage,
+  lastSaveOf,
+  notificationFor,
+  queueEntryText,
+  saveStatus,
+} from '../../extension/src/wording';
 import type * as contract from '../../functions/core/contract/contract';
 import type { saveRequestSchema } from '../../functions/core/save/save-request';
 import { URL_MAX_LENGTH } from '../../functions/core/save/url';
@@ -90,6 +97,15 @@ describe('the save client', () => {
     });
   });
 
+  it('reads a Retry-After given as an HTTP date, as a proxy may send it', () => {
+    const now = Date.parse('2026-11-28T10:00:00Z');
+    expect(retryAfter('Sat, 28 Nov 2026 10:02:00 GMT', now)).toBe(120);
+    expect(retryAfter('Sat, 28 Nov 2026 09:00:00 GMT', now)).toBe(0);
+    expect(retryAfter(' 7 ', now)).toBe(7);
+    expect(retryAfter('soon', now)).toBeNull();
+    expect(retryAfter(null, now)).toBeNull();
+  });
+
   it('takes a 200 that is not a save result (a captive portal, a proxy) as a server error', async () => {
     reply = { status: 200, body: '<html>Sign in to the Wi-Fi</html>' };
     expect(await postSave(fetch, { serverUrl: baseUrl, token: 'gln_x' }, request)).toMatchObject({
@@ -98,8 +114,8 @@ describe('the save client', () => {
     });
   });
 
-  it('reports a server that does not answer as unreachable', async () => {
-    expect(await postSave(fetch, { serverUrl: 'http://127.0.0.1:9', token: 'gln_x' }, request)).toMatchObject({
+  it('reports a server that does not answer as unreachable, without the browser’s words', async () => {
+    expect(await postSave(fetch, { serverUrl: 'http://127.0.0.1:9', token: 'gln_x' }, request)).toEqual({
       kind: 'unreachable',
     });
   });
@@ -205,17 +221,24 @@ describe('the toolbar badge', () => {
     ...overrides,
   });
 
-  it('says saved, queued or needs attention', () => {
-    expect(badgeFor(EMPTY_OUTBOX, true)).toMatchObject({ text: '✓' });
-    expect(badgeFor(EMPTY_OUTBOX, false)).toMatchObject({ text: '' });
-    expect(badgeFor({ ...EMPTY_OUTBOX, items: [item(), item({ id: 'j' })] }, true)).toMatchObject({
+  it('says pending, needs attention, and for a moment saved or refused', () => {
+    expect(badgeFor(EMPTY_OUTBOX, { kind: 'saved' })).toMatchObject({ text: '✓' });
+    expect(badgeFor(EMPTY_OUTBOX, { kind: 'refused', reason: 'url: too long' })).toMatchObject({
+      text: '✕',
+      title: 'Gleaner refused a save: url: too long',
+    });
+    expect(badgeFor(EMPTY_OUTBOX, null)).toMatchObject({ text: '' });
+    // A save on its way counts as pending, and pending outranks a moment's ✓.
+    expect(
+      badgeFor({ ...EMPTY_OUTBOX, items: [item({ sendingSince: 1 }), item({ id: 'j' })] }, { kind: 'saved' }),
+    ).toMatchObject({
       text: '2',
-      title: expect.stringContaining('2 saves queued'),
+      title: expect.stringContaining('2 saves pending'),
     });
     expect(
-      badgeFor({ ...EMPTY_OUTBOX, items: [item({ held: true, problem: 'Note limit reached' })] }, false),
+      badgeFor({ ...EMPTY_OUTBOX, items: [item({ held: true, problem: 'Note limit reached' })] }, null),
     ).toMatchObject({ text: '!', title: expect.stringContaining('Note limit reached') });
-    expect(badgeFor({ ...EMPTY_OUTBOX, tokenRefused: true, items: [item()] }, false)).toMatchObject({
+    expect(badgeFor({ ...EMPTY_OUTBOX, tokenRefused: true, items: [item()] }, null)).toMatchObject({
       text: '!',
       title: expect.stringContaining('token was refused'),
     });
@@ -259,6 +282,60 @@ describe('what the extension tells a person', () => {
       title: 'Gleaner refused a save: Long',
       message: 'url: URL should have at most 2048 characters',
     });
+  });
+
+  it('says a save that got no answer will be confirmed by itself, in the browser’s words nowhere', () => {
+    expect(deliveryMessage({ kind: 'queued', item, reason: NO_ANSWER, retryAt: 1 })).toBe(
+      'No answer yet; it will be confirmed by itself',
+    );
+    expect(deliveryMessage({ kind: 'queued', item, reason: 'Server error 503', retryAt: 1 })).toBe(
+      'Queued: Server error 503. Gleaner sends it by itself.',
+    );
+  });
+
+  it('follows a save in the popup from waiting to confirmed, and finds it again when the popup reopens', () => {
+    const waiting: OutboxState = {
+      ...EMPTY_OUTBOX,
+      items: [
+        { ...item, id: 'mine', problem: NO_ANSWER },
+        { ...item, id: 'next', problem: null },
+      ],
+    };
+    expect(saveStatus(waiting, 'mine')).toEqual({ text: NO_ANSWER, tone: 'warn' });
+    expect(queueEntryText(waiting, waiting.items[1]!, 0)).toBe('Waiting behind an earlier save of this page');
+    const sending = { ...waiting, items: [{ ...waiting.items[0]!, problem: null, sendingSince: 5 }] };
+    expect(saveStatus(sending, 'mine')).toEqual({ text: 'Saving…', tone: '' });
+    expect(queueEntryText(sending, sending.items[0]!, 0)).toBe('Sending…');
+
+    const result = { bookmark: { id: 'b', url: item.request.url, title: null }, note_id: 'n' };
+    const confirmed: OutboxState = {
+      ...EMPTY_OUTBOX,
+      settled: [
+        {
+          id: 'mine',
+          url: item.request.url,
+          at: 1_000,
+          waited: true,
+          outcome: { kind: 'saved', result: { ...result, is_new_bookmark: false, selection_appended: true } },
+        },
+        {
+          id: 'elsewhere',
+          url: 'https://example.com/other',
+          at: 1_000,
+          waited: true,
+          outcome: { kind: 'dropped', reason: 'url: too long' },
+        },
+      ],
+    };
+    expect(saveStatus(confirmed, 'mine')).toEqual({ text: 'Added to your note', tone: 'ok' });
+    expect(saveStatus(confirmed, 'elsewhere')).toEqual({ text: 'Not saved: url: too long', tone: 'bad' });
+    expect(saveStatus(confirmed, 'unknown')).toBeNull();
+
+    // Reopened over the page: the save still waiting, else the one that waited and was settled in the last hour.
+    expect(lastSaveOf(waiting, `${item.request.url}#section`, 2_000)).toBe('next');
+    expect(lastSaveOf(confirmed, item.request.url, 2_000)).toBe('mine');
+    expect(lastSaveOf(confirmed, item.request.url, 1_000 + 3_600_000)).toBeNull();
+    expect(lastSaveOf(confirmed, 'https://example.com/unsaved', 2_000)).toBeNull();
   });
 
   it('says a full storage is full', () => {

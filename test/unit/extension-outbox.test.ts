@@ -1,25 +1,34 @@
+import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { Outbox, type OutboxPorts } from '../../extension/src/outbox';
 import {
   backoffMs,
+  type Delivery,
   MAX_SERVER_FAILURES,
-  Outbox,
+  NO_ANSWER,
+  nextWake,
   type OutboxItem,
-  type OutboxPorts,
   type OutboxState,
+  pageKey,
   RETRY_BASE_MS,
   RETRY_MAX_MS,
-} from '../../extension/src/outbox';
+} from '../../extension/src/queue';
 import type { SaveAnswer, SaveRequest } from '../../extension/src/save-api';
 
 /** The extension's outbox and retry policy, with a fake clock, fake storage and a scripted server. */
 
 type Answer = SaveAnswer | { kind: 'not-configured' };
 
+/** A save on its way wakes the worker this long after it began (the worker's send timeout and a second). */
+const GRACE = 21_000;
+
 function harness(answers: Answer[] = []) {
   let now = 1_000_000;
   let stored: OutboxState | undefined;
   let ids = 0;
   const sent: { id: string; url: string; item: OutboxItem }[] = [];
+  /** Answers for one page's saves, before the shared list. */
+  const byPage = new Map<string, Answer[]>();
   const ports: OutboxPorts = {
     load: async () => stored && structuredClone(stored),
     store: async (state) => {
@@ -27,17 +36,21 @@ function harness(answers: Answer[] = []) {
     },
     send: async (item: OutboxItem) => {
       sent.push({ id: item.id, url: item.request.url, item });
-      return answers.shift() ?? saved();
+      return byPage.get(item.request.url)?.shift() ?? answers.shift() ?? saved();
     },
     now: () => now,
     random: () => 0.5,
     newId: () => `save-${++ids}`,
   };
-  const outbox = new Outbox(ports);
+  const delivered: { delivery: Delivery; awaited: boolean }[] = [];
+  const outbox = new Outbox(ports, { onDelivery: (delivery, awaited) => delivered.push({ delivery, awaited }) });
   return {
     outbox,
     /** Adds a save; what became of it. */
-    add: async (request: SaveRequest, source: OutboxItem['source']) => (await outbox.add(request, source)).delivery,
+    add: (request: SaveRequest, source: OutboxItem['source']) => outbox.add(request, source),
+    delivered,
+    /** The next answers to saves of this page. */
+    answerFor: (path: string, ...scripted: Answer[]) => byPage.set(page(path).url, scripted),
     ports,
     sent,
     answers,
@@ -70,7 +83,7 @@ const saved = (
   },
   rateLimit: { remaining: overrides.remaining ?? 100, resetSeconds: overrides.resetSeconds ?? 60 },
 });
-const unreachable: SaveAnswer = { kind: 'unreachable', message: 'Failed to fetch' };
+const unreachable: SaveAnswer = { kind: 'unreachable' };
 const refused = (
   status: number,
   detail: Extract<SaveAnswer, { kind: 'refused' }>['detail'],
@@ -98,7 +111,7 @@ describe('the extension outbox', () => {
     expect(first).toMatchObject({
       kind: 'queued',
       retryAt: h.now + RETRY_BASE_MS,
-      reason: expect.stringContaining('Server unreachable'),
+      reason: NO_ANSWER,
     });
 
     expect(await h.outbox.flush()).toEqual([]);
@@ -128,7 +141,7 @@ describe('the extension outbox', () => {
   });
 
   it('backs off by how long the server has been down, not by how many saves were made meanwhile', async () => {
-    const h = harness(Array(8).fill(unreachable));
+    const h = harness(Array(100).fill(unreachable));
     await h.add(page('first'), 'command');
     // Six saves in the next minute: each tries the queue at once, and each fails.
     for (let i = 0; i < 6; i++) {
@@ -158,7 +171,7 @@ describe('the extension outbox', () => {
     // Later saves flow past it; it waits for the person (Retry now, or Discard).
     expect(await h.add(page('next'), 'command')).toMatchObject({ kind: 'saved' });
     expect(h.stored.items).toMatchObject([{ id: 'save-1', held: true }]);
-    expect(Outbox.nextWake(h.stored)).toBeNull();
+    expect(nextWake(h.stored, GRACE)).toBeNull();
     expect(await h.outbox.retryNow()).toMatchObject([{ kind: 'saved', item: { id: 'save-1' } }]);
   });
 
@@ -171,39 +184,125 @@ describe('the extension outbox', () => {
     });
   });
 
-  it('sends saves in the order they were made, and a failure holds back the ones behind it', async () => {
-    const h = harness([unreachable]);
-    await h.add(page('first'), 'command');
-    const second = await h.add(page('second'), 'command');
-    // A new save makes everything waiting due: the first goes first.
-    expect(second).toMatchObject({ kind: 'saved' });
-    expect(h.sent.map((send) => send.url)).toEqual([
-      'https://example.com/first',
-      'https://example.com/first',
-      'https://example.com/second',
-    ]);
-  });
-
-  it('reports every save a new one sent along, oldest first', async () => {
-    const h = harness([unreachable]);
-    await h.add(page('first'), 'command');
-    const { delivery, sent } = await h.outbox.add(page('second'), 'popup');
-    expect(sent.map((each) => [each.kind, each.item.request.url])).toEqual([
-      ['saved', 'https://example.com/first'],
-      ['saved', 'https://example.com/second'],
-    ]);
-    expect(delivery).toBe(sent[1]);
-  });
-
-  it('serialises saves that arrive together', async () => {
+  it('keeps the saves of one page in order: a highlight never overtakes the save that creates the note', async () => {
     const h = harness();
-    await Promise.all([
-      h.add(page('1'), 'command'),
-      h.add(page('2'), 'context-menu'),
-      h.outbox.flush(),
-      h.add(page('3'), 'popup'),
+    h.answerFor('article', refused(503, 'Service Unavailable', 600));
+    expect(await h.add(page('article'), 'popup')).toMatchObject({ kind: 'queued', retryAt: h.now + 600_000 });
+    const highlight = { ...page('article'), selection: 'a second quote' };
+    expect(await h.add(highlight, 'command')).toMatchObject({
+      kind: 'queued',
+      reason: 'Waiting behind an earlier save of this page',
+    });
+    expect(h.sent.map((send) => send.id)).toEqual(['save-1']);
+    // The same page, however its address is written, is one queue.
+    expect(pageKey('https://Example.com/article?utm_source=x#top')).toBe(pageKey(page('article').url));
+
+    h.advance(600_000);
+    expect((await h.outbox.flush()).map((delivery) => [delivery.kind, delivery.item.id])).toEqual([
+      ['saved', 'save-1'],
+      ['saved', 'save-2'],
     ]);
-    expect(h.sent.map((send) => send.url)).toEqual(['1', '2', '3'].map((path) => `https://example.com/${path}`));
+    expect(h.sent.map((send) => send.id)).toEqual(['save-1', 'save-1', 'save-2']);
+  });
+
+  it('lets other pages’ saves go ahead of a page whose save keeps failing', async () => {
+    const h = harness();
+    h.answerFor('poison', refused(503, 'Service Unavailable', 600), refused(500, null));
+    await h.add(page('poison'), 'command');
+    expect(await h.add(page('next'), 'command')).toMatchObject({ kind: 'saved' });
+    expect(await h.add(page('after'), 'command')).toMatchObject({ kind: 'saved' });
+    expect(h.stored.items.map((item) => item.id)).toEqual(['save-1']);
+    expect(nextWake(h.stored, GRACE)).toBe(h.now + 600_000);
+  });
+
+  it('sends nothing before a Retry-After, not for a new save nor for Retry now', async () => {
+    const h = harness();
+    h.answerFor('busy', refused(503, 'Service Unavailable', 120));
+    const { retryAt } = (await h.add(page('busy'), 'command')) as Extract<Delivery, { kind: 'queued' }>;
+    expect(retryAt).toBe(h.now + 120_000);
+    h.advance(119_999);
+    await h.add(page('other'), 'command');
+    await h.outbox.retryNow();
+    expect(h.sent.map((send) => send.id)).toEqual(['save-1', 'save-2']);
+    h.advance(1);
+    expect(await h.outbox.flush()).toMatchObject([{ kind: 'saved', item: { id: 'save-1' } }]);
+  });
+
+  it('backs off a page’s server errors by how long that save has been failing', async () => {
+    const h = harness();
+    h.answerFor('flaky', refused(502, null), refused(502, null), refused(502, null));
+    await h.add(page('flaky'), 'command');
+    const waits: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      h.advance(h.stored.items[0]!.nextAttemptAt - h.now);
+      // Another page saved meanwhile does not reset the failing page's backoff.
+      await h.add(page(`fine-${i}`), 'command');
+      waits.push(h.stored.items[0]!.nextAttemptAt - h.now);
+    }
+    expect(waits).toEqual([RETRY_BASE_MS, 2 * RETRY_BASE_MS]);
+  });
+
+  it('holds every page back while the server gives no answer, until the backoff or a new save', async () => {
+    const h = harness([unreachable, unreachable]);
+    await h.add(page('a'), 'command');
+    h.answerFor('b', unreachable);
+    expect(await h.add(page('b'), 'command')).toMatchObject({ kind: 'queued', reason: NO_ANSWER });
+    expect(h.stored.items.every((item) => item.nextAttemptAt > h.now)).toBe(true);
+    expect(await h.outbox.flush()).toEqual([]);
+  });
+
+  it('reports what became of every send, saying which the caller of add is waiting for', async () => {
+    const h = harness([unreachable]);
+    await h.add(page('first'), 'command');
+    h.advance(RETRY_MAX_MS);
+    const delivery = await h.outbox.add(page('second'), 'popup');
+    expect(delivery).toMatchObject({ kind: 'saved', item: { id: 'save-2' } });
+    expect(h.delivered.map(({ delivery, awaited }) => [delivery.kind, delivery.item.id, awaited])).toEqual([
+      ['queued', 'save-1', true],
+      ['saved', 'save-1', false],
+      ['saved', 'save-2', true],
+    ]);
+  });
+
+  it('stores a new save at once, even while an earlier send waits for its answer', async () => {
+    const h = harness();
+    let answer!: (value: SaveAnswer) => void;
+    const send = h.ports.send;
+    h.ports.send = () => new Promise((resolve) => (answer = resolve));
+    const slow = h.add(page('slow'), 'popup');
+    await expect.poll(() => h.stored?.items[0]?.sendingSince).toBe(h.now);
+    h.ports.send = send;
+    // Another page's save goes out beside it, and is answered first.
+    expect(await h.add(page('quick'), 'command')).toMatchObject({ kind: 'saved' });
+    expect(h.stored.items.map((item) => item.id)).toEqual(['save-1']);
+    expect(nextWake(h.stored, GRACE)).toBe(h.now + GRACE);
+    answer(saved());
+    expect(await slow).toMatchObject({ kind: 'saved' });
+    expect(h.stored.settled?.map((save) => save.id)).toEqual(['save-2', 'save-1']);
+  });
+
+  it('serialises saves of one page that arrive together', async () => {
+    const h = harness();
+    const same = (quote: string) => ({ ...page('one'), selection: quote });
+    await Promise.all([
+      h.add(same('1'), 'command'),
+      h.add(same('2'), 'context-menu'),
+      h.outbox.flush(),
+      h.add(same('3'), 'popup'),
+    ]);
+    expect(h.sent.map((send) => send.item.request.selection)).toEqual(['1', '2', '3']);
+  });
+
+  it('remembers what became of a save that waited, for a popup opened later', async () => {
+    const h = harness([unreachable, unreachable]);
+    await h.add(page('a'), 'popup');
+    await h.add(page('quick'), 'popup');
+    h.advance(RETRY_MAX_MS);
+    await h.outbox.flush();
+    expect(h.stored.settled).toMatchObject([
+      { id: 'save-2', waited: false, outcome: { kind: 'saved' } },
+      { id: 'save-1', waited: true, url: page('a').url, outcome: { kind: 'saved' } },
+    ]);
   });
 
   it('waits the Retry-After of a 429 before sending anything again', async () => {
@@ -225,7 +324,7 @@ describe('the extension outbox', () => {
     const h = harness([saved({ remaining: 0, resetSeconds: 9 })]);
     expect(await h.add(page('a'), 'command')).toMatchObject({ kind: 'saved' });
     expect(await h.add(page('b'), 'command')).toMatchObject({ kind: 'queued', retryAt: h.now + 9_000 });
-    expect(Outbox.nextWake(h.stored)).toBe(h.now + 9_000);
+    expect(nextWake(h.stored, GRACE)).toBe(h.now + 9_000);
     h.advance(9_000);
     expect(await h.outbox.flush()).toMatchObject([{ kind: 'saved' }]);
   });
@@ -236,7 +335,7 @@ describe('the extension outbox', () => {
     expect(await h.add(page('b'), 'command')).toMatchObject({ kind: 'token-refused' });
     h.advance(3_600_000);
     expect(await h.outbox.flush()).toEqual([]);
-    expect(Outbox.nextWake(h.stored)).toBeNull();
+    expect(nextWake(h.stored, GRACE)).toBeNull();
     expect(h.sent).toHaveLength(1);
 
     expect(await h.outbox.resume()).toMatchObject([{ kind: 'saved' }, { kind: 'saved' }]);
@@ -259,7 +358,7 @@ describe('the extension outbox', () => {
     });
     expect(await h.add(page('b'), 'command')).toMatchObject({ kind: 'saved' });
     expect(h.stored.items).toMatchObject([{ id: 'save-1', held: true }]);
-    expect(Outbox.nextWake(h.stored)).toBeNull();
+    expect(nextWake(h.stored, GRACE)).toBeNull();
 
     expect(await h.outbox.retryNow()).toMatchObject([{ kind: 'saved', item: { id: 'save-1' } }]);
   });
@@ -338,6 +437,81 @@ describe('the extension outbox', () => {
     const { item } = await h.add(page('a'), 'command');
     await h.outbox.discard(item.id);
     expect(h.stored.items).toEqual([]);
-    expect(Outbox.nextWake(h.stored)).toBeNull();
+    expect(nextWake(h.stored, GRACE)).toBeNull();
+  });
+});
+
+describe('the extension outbox under any mix of faults', () => {
+  type Step =
+    | { readonly kind: 'save'; readonly page: number }
+    | { readonly kind: 'wait'; readonly ms: number }
+    | { readonly kind: 'flush' | 'retry-now' };
+  const step: fc.Arbitrary<Step> = fc.oneof(
+    fc.record({ kind: fc.constant('save' as const), page: fc.integer({ min: 0, max: 2 }) }),
+    fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 5 * 60_000 }) }),
+    fc.record({ kind: fc.constantFrom('flush' as const, 'retry-now' as const) }),
+  );
+  const answer: fc.Arbitrary<Answer> = fc.oneof(
+    fc.constant(saved()),
+    fc.constant(unreachable),
+    fc.integer({ min: 0, max: 900 }).map((seconds) => refused(503, 'Service Unavailable', seconds)),
+    fc.integer({ min: 1, max: 120 }).map((seconds) => refused(429, 'Too Many Requests', seconds)),
+  );
+
+  it('keeps each page’s order, never sends before a Retry-After, and stores every save once all is well', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(step, { maxLength: 25 }),
+        fc.array(answer, { maxLength: 30 }),
+        async (steps, answers) => {
+          const h = harness();
+          const scripted = [...answers];
+          /** Per save: the earliest the server allowed its next send; and the token's quiet time. */
+          const notBefore = new Map<string, number>();
+          let quietUntil = 0;
+          const made: { id: string; page: string }[] = [];
+          const done = new Set<string>();
+          const send = h.ports.send;
+          h.ports.send = async (item) => {
+            const now = h.now;
+            expect(now).toBeGreaterThanOrEqual(Math.max(notBefore.get(item.id) ?? 0, quietUntil));
+            // Every earlier save of this page has been stored already.
+            const page = pageKey(item.request.url);
+            const earlier = made.slice(
+              0,
+              made.findIndex((save) => save.id === item.id),
+            );
+            for (const save of earlier) if (save.page === page) expect(done.has(save.id)).toBe(true);
+            const reply = scripted.shift() ?? (await send(item));
+            // Saves sent side by side left before this answer came: what it asks for holds from here on.
+            await null;
+            if (reply.kind === 'saved') done.add(item.id);
+            if (reply.kind === 'refused' && reply.status === 503)
+              notBefore.set(item.id, now + reply.retryAfterSeconds! * 1000);
+            if (reply.kind === 'refused' && reply.status === 429) quietUntil = now + reply.retryAfterSeconds! * 1000;
+            return reply;
+          };
+          const runStep = async (each: Step) => {
+            if (each.kind === 'save') {
+              const id = `save-${made.length + 1}`;
+              made.push({ id, page: pageKey(page(`p${each.page}`).url) });
+              await h.add({ ...page(`p${each.page}`), selection: id }, 'command');
+            } else if (each.kind === 'wait') h.advance(each.ms);
+            else if (each.kind === 'flush') await h.outbox.flush();
+            else await h.outbox.retryNow();
+          };
+          for (const each of steps) await runStep(each);
+          // The server is well again: everything goes out, in the end, each save stored once.
+          scripted.length = 0;
+          for (let rounds = 0; rounds < 40 && h.stored?.items.length; rounds++) {
+            h.advance(RETRY_MAX_MS);
+            await h.outbox.retryNow();
+          }
+          expect(h.stored?.items ?? []).toEqual([]);
+          expect([...done].sort()).toEqual(made.map((save) => save.id).sort());
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -1,6 +1,11 @@
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { highlightEntries, highlightsOfBody, textFragmentUrl } from '../../functions/core/save/highlights';
+import {
+  highlightEntries,
+  highlightsOfBody,
+  rewriteHighlight,
+  textFragmentUrl,
+} from '../../functions/core/save/highlights';
 import { appendHighlight, buildNoteBody } from '../../functions/core/save/note-body';
 
 const RUNS = { numRuns: 300, seed: Number(process.env.FUZZ_SEED ?? 20261123) };
@@ -134,5 +139,65 @@ describe('highlight entries', () => {
         50,
       ),
     ).toEqual([]);
+  });
+});
+
+describe('one highlight rewritten in a note body', () => {
+  const body = [
+    'Source: [Tides](https://example.com/tides)',
+    '> The tide came in.',
+    'First thought #sea',
+    '> The tide went out.',
+    '> The tide came in.',
+    'First thought #sea',
+    'A comment saved alone',
+  ].join('\n\n');
+  const records = [
+    { id: 'a', quote: 'The tide came in.', comment: 'First thought #sea' },
+    { id: 'b', quote: 'The tide went out.', comment: null },
+    { id: 'c', quote: 'The tide came in.', comment: 'First thought #sea' },
+  ];
+
+  it('changes the comment of the highlight at its own place among identical ones', () => {
+    expect(rewriteHighlight(body, records, 'c', { comment: 'Second look' })).toBe(
+      body.replace(/First thought #sea\n\nA comment/, 'Second look\n\nA comment'),
+    );
+    expect(rewriteHighlight(body, records, 'a', { comment: null })).toBe(
+      body.replace(
+        '> The tide came in.\n\nFirst thought #sea\n\n> The tide went',
+        '> The tide came in.\n\n> The tide went',
+      ),
+    );
+  });
+
+  it('gives a highlight without a comment one, below its quote and above what follows', () => {
+    expect(rewriteHighlight(body, records, 'b', { comment: 'Low water\r\nnow' })).toBe(
+      body.replace('> The tide went out.', '> The tide went out.\n\nLow water\nnow'),
+    );
+  });
+
+  it('takes a highlight out with its comment, and leaves a comment saved alone', () => {
+    expect(rewriteHighlight(body, records, 'c', null)).toBe(
+      body.replace('\n\n> The tide came in.\n\nFirst thought #sea\n\nA comment', '\n\nA comment'),
+    );
+    expect(rewriteHighlight(body, records, 'b', null)).toBe(body.replace('> The tide went out.\n\n', ''));
+    const last = 'Source: [T](https://e.com)\n\n> Only one.';
+    expect(rewriteHighlight(last, [{ id: 'x', quote: 'Only one.', comment: null }], 'x', null)).toBe(
+      'Source: [T](https://e.com)',
+    );
+  });
+
+  it('is null when the body does not hold the highlight, or when the id is not one of them', () => {
+    expect(rewriteHighlight(body, [{ id: 'z', quote: 'Not here', comment: null }], 'z', null)).toBeNull();
+    expect(rewriteHighlight(body, records, 'nope', null)).toBeNull();
+    // A quote that is only the start of a longer quoted paragraph is not that highlight.
+    expect(
+      rewriteHighlight(
+        '> The tide came in.\n> And stayed.',
+        [{ id: 'p', quote: 'The tide came in.', comment: null }],
+        'p',
+        null,
+      ),
+    ).toBeNull();
   });
 });

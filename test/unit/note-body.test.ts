@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
+  APPEND_RECORD_BYTES,
   appendHighlight,
-  bodyFits,
   buildNoteBody,
   endsWithParagraph,
   insertDescription,
   NOTE_BODY_MAX_BYTES,
+  NOTE_STORED_MAX_BYTES,
+  NoteBody,
   quote,
   sameHighlight,
   sourceLine,
@@ -194,17 +196,38 @@ describe('endsWithParagraph', () => {
   );
 });
 
-describe('bodyFits', () => {
+describe('NoteBody', () => {
+  const note = { body: '', title: 'A Page', url: 'https://x.test/a', comment: null, tags: ['a'], lastHighlight: null };
+  /** Whether a note with `body` fits, from an empty one not read from storage. */
+  const fits = (body: string) => NoteBody.of(note).refusal({ ...note, body }) === null;
+
   it('accepts a body of exactly NOTE_BODY_MAX_BYTES bytes and rejects one byte more', () => {
-    expect(bodyFits('a'.repeat(NOTE_BODY_MAX_BYTES))).toBe(true);
-    expect(bodyFits('a'.repeat(NOTE_BODY_MAX_BYTES + 1))).toBe(false);
+    expect(fits('a'.repeat(NOTE_BODY_MAX_BYTES))).toBe(true);
+    expect(NoteBody.of(note).refusal({ ...note, body: 'a'.repeat(NOTE_BODY_MAX_BYTES + 1) })).toBe('body');
   });
 
   it('counts UTF-8 bytes, not characters', () => {
     const twoByteChars = 'é'.repeat(NOTE_BODY_MAX_BYTES / 2);
-    expect(bodyFits(twoByteChars)).toBe(true);
-    expect(bodyFits(`${twoByteChars}a`)).toBe(false);
-    expect(bodyFits('😀'.repeat(NOTE_BODY_MAX_BYTES / 4 + 1))).toBe(false);
+    expect(fits(twoByteChars)).toBe(true);
+    expect(fits(`${twoByteChars}a`)).toBe(false);
+    expect(fits('😀'.repeat(NOTE_BODY_MAX_BYTES / 4 + 1))).toBe(false);
+  });
+
+  it("refuses a change that would take the note as stored past DynamoDB's item limit, though its body is within its own", () => {
+    // A note read from storage near its item's limit (appends' records take room beside the body's text).
+    const stored = { ...note, body: 'a'.repeat(200_000), storedBytes: NOTE_STORED_MAX_BYTES - 1000 };
+    const body = NoteBody.of(stored);
+    expect(body.refusal({ ...stored, body: `${stored.body}\n\n${'b'.repeat(500)}` }, 1)).toBeNull();
+    // Each append's record counts beside its text.
+    const justFits = 1000 - APPEND_RECORD_BYTES - 2;
+    expect(body.refusal({ ...stored, body: `${stored.body}\n\n${'b'.repeat(justFits)}` }, 1)).toBeNull();
+    expect(body.refusal({ ...stored, body: `${stored.body}\n\n${'b'.repeat(justFits + 1)}` }, 1)).toBe('stored');
+    // An edit of the note's other fields counts too: a longer comment, more tags, the last highlight.
+    expect(body.refusal({ ...stored, comment: 'c'.repeat(999) })).toBeNull();
+    expect(body.refusal({ ...stored, comment: 'c'.repeat(1001) })).toBe('stored');
+    expect(body.refusal({ ...stored, lastHighlight: 'q'.repeat(1001) })).toBe('stored');
+    // A change that makes it smaller fits, however full it is.
+    expect(body.refusal({ ...stored, title: '' })).toBeNull();
   });
 });
 

@@ -42,6 +42,30 @@ export class DynamoAccountStore implements SaveContextReader, UserReader, Accoun
     return Item ? toUser(Item) : null;
   }
 
+  /**
+   * What the account's kept pages take in the article store: how many, and their bytes (content and
+   * images, as the page worker recorded them on each bookmark's row). Reads the notes that carry a
+   * kept article (the user's notes index, filtered) and their bookmarks' article sizes.
+   */
+  async articleUsage(userId: string): Promise<{ articles: number; bytes: number }> {
+    const notes = await queryAll(this.doc, {
+      TableName: this.tableName,
+      IndexName: LOOKUP_INDEX,
+      KeyConditionExpression: 'gsi1pk = :notes',
+      FilterExpression: 'attribute_exists(articleHash)',
+      ProjectionExpression: 'bookmarkId',
+      ExpressionAttributeValues: { ':notes': keys.userNotesIndex(userId).gsi1pk },
+    });
+    const bookmarkIds = notes.flatMap((note) => (typeof note.bookmarkId === 'string' ? [note.bookmarkId] : []));
+    const bookmarks = await batchGetAll(this.doc, this.tableName, bookmarkIds.map(keys.bookmark), {
+      attributes: ['article'],
+    });
+    const sizes = bookmarks.map((bookmark) =>
+      Number((bookmark.article as { bytes?: unknown } | undefined)?.bytes ?? 0),
+    );
+    return { articles: sizes.filter((size) => size > 0).length, bytes: sizes.reduce((sum, size) => sum + size, 0) };
+  }
+
   /** A page of all users, newest first. */
   async listUsers(page: PageRequest): Promise<Page<User>> {
     const { items, cursor } = await queryIndexPage(this.doc, this.tableName, keys.usersIndex().gsi1pk, page);

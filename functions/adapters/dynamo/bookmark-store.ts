@@ -16,7 +16,7 @@ import type { PendingEnrichment } from '../../core/enrich/outbox';
 import { type Bookmark, type Highlight, type Note, trashPurgeTime } from '../../core/model';
 import type { LibraryStore, NoteEditChange } from '../../core/owner/library';
 import type { IdempotencyClaim } from '../../core/save/idempotency';
-import { bodyBytes, NOTE_BODY_MAX_BYTES } from '../../core/save/note-body';
+import { bodyBytes, NOTE_BODY_MAX_BYTES, NoteTooLargeError } from '../../core/save/note-body';
 import {
   type AnswerOutcome,
   type BookmarkStore,
@@ -34,6 +34,12 @@ import { isoTimestamp } from '../../core/text/text';
 import type { NoteFilter, Page, PageRequest } from '../../core/workspace/listing';
 import { batchGetAll } from './batch-get';
 import { conditionalWrite, itemTooLarge, TransactionSteps, writtenUnlessConditionFails } from './conditional-write';
+import { bookmarkItem, readBookmark, readPendingEnrichment } from './entities/bookmark';
+import { highlightItem, readHighlight } from './entities/highlight';
+import { noteItem, readNote, readNoteItem } from './entities/note';
+import { stateEntryChanges } from './entities/note-state';
+import { noteTagItem, readNoteEntry } from './entities/note-tag';
+import { readSavedUrl, savedUrlItem } from './entities/saved-url';
 import { noteHighlightItems } from './highlight-items';
 import {
   idempotencyClaimDelete,
@@ -43,20 +49,12 @@ import {
   takenKey,
 } from './idempotency-records';
 import { queryFilteredIndexPage } from './index-page';
-import { highlightItem, toBookmark, toHighlight, toNote } from './items';
-import { keys, LOOKUP_INDEX, type ReadingStateName, TTL_ATTRIBUTE } from './keys';
+import { keys, LOOKUP_INDEX, TTL_ATTRIBUTE } from './keys';
 import { queryAll } from './query-all';
 import { backoff, fillTransaction, retryOnConflict, type TransactionAction } from './transactions';
 
 /** Optimistic note updates give up after this many lost races (each retry re-reads the note). */
 const MAX_NOTE_UPDATE_ATTEMPTS = 40;
-
-/** An entry of a note's `appended` list: what one append added, and when. */
-interface AppendedEntry {
-  readonly id: string;
-  readonly saved: string;
-  readonly text: string;
-}
 
 /** What an attempt of an optimistic update answers when the note's version moved under it. */
 const STALE = Symbol('stale');
@@ -103,13 +101,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
         // Uniqueness of (user, normalised URL): the marker exists exactly when the bookmark does.
         Put: {
           TableName,
-          Item: {
-            ...keys.savedUrl(bookmark.userId, bookmark.normalizedUrl),
-            type: 'SavedUrl',
-            bookmarkId: bookmark.id,
-            noteId: note.id,
-            url: bookmark.normalizedUrl,
-          },
+          Item: savedUrlItem(bookmark),
           ConditionExpression: 'attribute_not_exists(pk)',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
@@ -151,10 +143,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     const taken = takenKey<AnswerOutcome>(steps.refused('answer', outcome.failed));
     if (taken) return taken;
     const marker = steps.refused('saved-url', outcome.failed);
-    if (marker?.item) {
-      const saved = unmarshall(marker.item);
-      return { kind: 'exists', bookmarkId: saved.bookmarkId, noteId: saved.noteId };
-    }
+    if (marker?.item) return { kind: 'exists', ...readSavedUrl(unmarshall(marker.item)) };
     const user = steps.refused('note-count', outcome.failed);
     if (!user?.item) throw new Error(`User ${bookmark.userId} does not exist`);
     const account = unmarshall(user.item);
@@ -261,24 +250,24 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     let note: Note;
     let saved = append.updated;
     let highlightId = append.highlight?.id;
-    if (written.written) note = toNote(written.value.Attributes!);
+    if (written.written) note = readNote(written.value.Attributes!);
     else {
       const found = written.failed[0]?.item;
       if (!found) return { kind: 'missing' };
-      const item = unmarshall(found);
-      if (item.trashedAt) return { kind: 'missing' };
+      const stored = readNoteItem(unmarshall(found));
+      if (stored.note.trashedAt) return { kind: 'missing' };
       const names = [append.id, ...append.sameAs];
       // The same append done before (a retry): its follow-ups are written again, under its own id and
       // time, so a retry completes what a first try cut short and the records match the body.
-      const earlier = (item.appended as AppendedEntry[] | undefined)?.find((entry) => names.includes(entry.id));
-      const done = names.some((id) => (item.appendIds as Set<string> | undefined)?.has(id));
+      const earlier = stored.appended.find((entry) => names.includes(entry.id));
+      const done = names.some((id) => stored.appendIds.has(id));
       if (earlier) {
         saved = earlier.saved;
         if (append.highlight && earlier.id !== append.id) highlightId = earlier.id;
-      } else if (done || (guard && item.lastHighlight === append.unlessLastHighlight))
+      } else if (done || (guard && stored.note.lastHighlight === append.unlessLastHighlight))
         return { kind: 'unchanged', bookmark };
       else return { kind: 'note-full' };
-      note = toNote(item);
+      note = stored.note;
     }
     const updated: Bookmark = { ...bookmark, updated: append.updated };
     const [touched, taken] = await Promise.all([
@@ -354,7 +343,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     ref: { bookmarkId: string; noteId: string },
     change: (note: Note) => NoteChange | null,
     updated: string,
-    record: ((bookmark: Bookmark) => SaveRecord) | null,
+    record: ((bookmark: Bookmark, change: NoteChange) => SaveRecord) | null,
   ): Promise<NoteUpdate> {
     const TableName = this.tableName;
     return optimisticUpdate(`Note ${ref.noteId}`, 'update', async () => {
@@ -366,12 +355,12 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       const { bookmark, note } = found;
       const changed = change(note);
       if (!changed) return { kind: 'unchanged', bookmark, note };
-      const { highlight, ...next } = changed;
+      const { highlight, removedHighlight, ...next } = changed;
       const written: Note = { ...note, ...next, updated, version: note.version + 1 };
       const updatedBookmark: Bookmark = { ...bookmark, updated };
-      const keyed = record ? record(updatedBookmark) : null;
+      const keyed = record ? record(updatedBookmark, changed) : null;
       const notesIndex = keys.userNotesIndex(note.userId, updated, note.id);
-      const steps = new TransactionSteps<'answer' | 'note' | 'bookmark' | 'tags' | 'highlight'>()
+      const steps = new TransactionSteps<'answer' | 'note' | 'bookmark' | 'tags' | 'highlight' | 'removed'>()
         .add('answer', ...(keyed ? [{ Put: idempotencyRecordPut(TableName, keyed) }] : []))
         .add('note', {
           Update: {
@@ -406,11 +395,22 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
         })
         // Every tag entry carries the note's update time: feeds list notes newest first per tag.
         .add('tags', ...written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } })))
-        .add('highlight', ...(highlight ? [{ Put: { TableName, Item: highlightItem(highlight) } }] : []));
-      const outcome = await retryOnConflict(() =>
-        conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: steps.actions }))),
-      );
-      if (outcome.written) return { kind: 'updated', bookmark: updatedBookmark, note: written };
+        .add('highlight', ...(highlight ? [{ Put: { TableName, Item: highlightItem(highlight) } }] : []))
+        .add(
+          'removed',
+          ...(removedHighlight
+            ? [
+                {
+                  Delete: {
+                    TableName,
+                    Key: keys.highlight(removedHighlight.noteId, removedHighlight.saved, removedHighlight.id),
+                  },
+                },
+              ]
+            : []),
+        );
+      const outcome = await this.transactNote(note.id, steps.actions);
+      if (outcome.written) return { kind: 'updated', bookmark: updatedBookmark, note: written, change: changed };
       const taken = takenKey<AnswerOutcome>(steps.refused('answer', outcome.failed));
       if (taken) return taken;
       // The note changed since it was read (its version condition), or the bookmark is gone: read again.
@@ -439,7 +439,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       partition,
       page,
       async (entries) => {
-        const notes = entriesAreNotes ? entries.map(toNote) : await this.notesOf(entries);
+        const notes = entriesAreNotes ? entries.map(readNote) : await this.notesOf(entries);
         return notes.map((note) => (note && passes(note, filter) ? note : null));
       },
     );
@@ -448,12 +448,11 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
 
   /** The notes index entries name, in their order (null for a note gone meanwhile). */
   private async notesOf(entries: readonly Record<string, unknown>[]): Promise<(Note | null)[]> {
-    const ids = entries.map((entry) => entry.noteId as string);
+    const ids = entries.map((entry) => readNoteEntry(entry).noteId);
     const found = new Map(
-      (await batchGetAll(this.doc, this.tableName, [...new Set(ids)].map(keys.note))).map((item) => [
-        item.id as string,
-        toNote(item),
-      ]),
+      (await batchGetAll(this.doc, this.tableName, [...new Set(ids)].map(keys.note)))
+        .map(readNote)
+        .map((note) => [note.id, note]),
     );
     return ids.map((id) => found.get(id) ?? null);
   }
@@ -531,9 +530,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
         )
         .add('removed-tags', ...removed.map((tag) => ({ Delete: { TableName, Key: keys.noteTag(note.id, tag) } })))
         .add('states', ...stateEntryChanges(TableName, note, written));
-      const outcome = await retryOnConflict(() =>
-        conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: steps.actions }))),
-      );
+      const outcome = await this.transactNote(note.id, steps.actions);
       if (outcome.written) return written;
       // A save appended to the note since it was read (its version condition): read it again.
       if (steps.refused('note', outcome.failed)) return STALE;
@@ -543,9 +540,22 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     });
   }
 
+  /**
+   * A transaction that rewrites a note, retried on conflicts; DynamoDB refusing the note's size (a
+   * race the use case's NoteBody check could not see: an append meanwhile) is a NoteTooLargeError.
+   */
+  private transactNote(noteId: string, actions: TransactionAction[]) {
+    return retryOnConflict(() =>
+      conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: actions }))),
+    ).catch((error: unknown) => {
+      if (itemTooLarge(error)) throw new NoteTooLargeError(`Note ${noteId} would pass DynamoDB's item size`);
+      throw error;
+    });
+  }
+
   /** A note's highlights, oldest first. */
   async noteHighlights(noteId: string): Promise<Highlight[]> {
-    return (await noteHighlightItems(this.doc, this.tableName, noteId)).map(toHighlight);
+    return (await noteHighlightItems(this.doc, this.tableName, noteId)).map(readHighlight);
   }
 
   /**
@@ -580,7 +590,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       },
       limit,
     );
-    return entries.map((entry) => entry.noteId as string);
+    return entries.map((entry) => readNoteEntry(entry).noteId);
   }
 
   /** A page of the user's bookmarks, in the order of their notes (see listNotes). */
@@ -595,10 +605,9 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
   /** The bookmarks with these ids that exist, in the order given. */
   async getBookmarks(ids: readonly string[]): Promise<Bookmark[]> {
     const found = new Map(
-      (await batchGetAll(this.doc, this.tableName, ids.map(keys.bookmark))).map((item) => [
-        item.id as string,
-        toBookmark(item),
-      ]),
+      (await batchGetAll(this.doc, this.tableName, ids.map(keys.bookmark)))
+        .map(readBookmark)
+        .map((bookmark) => [bookmark.id, bookmark]),
     );
     return ids.flatMap((id) => found.get(id) ?? []);
   }
@@ -710,7 +719,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
   /** A page of the user's notes in the Trash, most recently deleted first. */
   async listTrash(userId: string, page: PageRequest): Promise<Page<Note>> {
     return queryFilteredIndexPage(this.doc, this.tableName, keys.userTrashIndex(userId).gsi1pk, page, async (entries) =>
-      entries.map(toNote),
+      entries.map(readNote),
     );
   }
 
@@ -842,14 +851,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
         ),
       ),
     );
-    // A bookmark enters the outbox when it is created (bookmarkItem), so that is when its request began to wait.
-    return shards
-      .flatMap((page) => page.Items ?? [])
-      .map((item) => ({
-        request: pendingRequest(item),
-        sweeps: Number(item.sweeps ?? 0),
-        pendingSince: item.created as string,
-      }));
+    return shards.flatMap((page) => page.Items ?? []).map(readPendingEnrichment);
   }
 
   /** Moves a re-published request to the back of the outbox, counting the attempt. */
@@ -863,9 +865,79 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     );
   }
 
-  /** The kept article's row data (metadata and content hash, never the body); false when the bookmark is gone. */
+  /**
+   * The kept article's row data (metadata and content hash, never the body); false when the bookmark
+   * is gone. A new content hash also goes on the note, raising its version, so the stream brings the
+   * note to the search index, which reads the article's text (its update time stays: the owner
+   * changed nothing).
+   */
   async recordArticle(bookmarkId: string, article: ArticleRecord): Promise<boolean> {
-    return this.updateBookmark(bookmarkId, 'SET article = :article', { ':article': article });
+    const written = await conditionalWrite(() =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.bookmark(bookmarkId),
+          UpdateExpression: 'SET article = :article',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':article': article },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    if (!written.written) return false;
+    const noteId = written.value.Attributes?.noteId as string | undefined;
+    if (noteId && article.hash) await this.noteKeepsArticle(noteId, article.hash);
+    return true;
+  }
+
+  /**
+   * Puts a kept article's content hash on its note, raising its version (so the stream brings it to
+   * the search index) unless the note has that hash already or is gone; true when it changed.
+   */
+  async noteKeepsArticle(noteId: string, hash: string): Promise<boolean> {
+    return writtenUnlessConditionFails(() =>
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.note(noteId),
+          UpdateExpression: 'SET articleHash = :hash ADD version :one',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(articleHash) OR articleHash <> :hash)',
+          ExpressionAttributeValues: { ':hash': hash, ':one': 1 },
+        }),
+      ),
+    );
+  }
+
+  /** Bookmarks waiting for their page fetch (article-backfill), at most `limit`, oldest first within each shard. */
+  async queuedArticleFetches(limit: number): Promise<string[]> {
+    const perShard = Math.max(1, Math.ceil(limit / keys.articleBackfillShards.length));
+    const shards = await Promise.all(
+      keys.articleBackfillShards.map((shard) =>
+        this.doc.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: LOOKUP_INDEX,
+            KeyConditionExpression: 'gsi1pk = :shard',
+            ExpressionAttributeValues: { ':shard': shard },
+            Limit: perShard,
+          }),
+        ),
+      ),
+    );
+    return shards
+      .flatMap((page) => page.Items ?? [])
+      .map((item) => item.id as string)
+      .slice(0, limit);
+  }
+
+  /** Takes a bookmark off the article-backfill list, its fetch queued. */
+  async articleFetchQueued(bookmarkId: string): Promise<void> {
+    await this.updateBookmark(
+      bookmarkId,
+      'REMOVE gsi1pk, gsi1sk',
+      { ':backfill': 'ARTICLES#' },
+      'begins_with(gsi1pk, :backfill)',
+    );
   }
 
   private async updateBookmark(
@@ -890,14 +962,14 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
 
   async getBookmark(bookmarkId: string): Promise<Bookmark | null> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.bookmark(bookmarkId) }));
-    return Item ? toBookmark(Item) : null;
+    return Item ? readBookmark(Item) : null;
   }
 
   async getNote(noteId: string): Promise<Note | null> {
     const { Item } = await this.doc.send(
       new GetCommand({ TableName: this.tableName, Key: keys.note(noteId), ConsistentRead: true }),
     );
-    return Item ? toNote(Item) : null;
+    return Item ? readNote(Item) : null;
   }
 
   /** Both in one BatchGetItem; unprocessed keys are read again, so "missing" (null) means missing. */
@@ -911,48 +983,8 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     const bookmark = items.find((item) => item.type === 'Bookmark');
     const note = items.find((item) => item.type === 'Note');
     if (!bookmark || !note) return null;
-    return { bookmark: toBookmark(bookmark), note: toNote(note) };
+    return { bookmark: readBookmark(bookmark), note: readNote(note) };
   }
-}
-
-/** A bookmark in the enrichment outbox keeps what is to be done; the request is rebuilt from it. */
-function bookmarkItem(bookmark: Bookmark, enrichment: EnrichmentRequest | null) {
-  const intent = enrichment && { scrapeDescription: enrichment.scrapeDescription, fetchIcon: enrichment.fetchIcon };
-  const outbox = intent
-    ? { ...keys.enrichmentOutbox(bookmark.id, bookmark.created), enrichment: intent, pageStatus: 'pending' }
-    : {};
-  return { ...keys.bookmark(bookmark.id), type: 'Bookmark', ...bookmark, ...outbox };
-}
-
-function pendingRequest(item: Record<string, unknown>): EnrichmentRequest {
-  const intent = item.enrichment as { scrapeDescription: boolean; fetchIcon: boolean };
-  return { bookmarkId: item.id as string, scrapeDescription: intent.scrapeDescription, fetchIcon: intent.fetchIcon };
-}
-
-/** `highlightsRecorded`: the note's highlights have records (notes from before are `gleaner migrate`'s to do). */
-function noteItem(note: Note) {
-  return {
-    ...keys.note(note.id),
-    ...keys.userNotesIndex(note.userId, note.updated ?? note.created, note.id),
-    type: 'Note',
-    ...note,
-    tags: [...note.tags],
-    bodyBytes: bodyBytes(note.body),
-    highlightsRecorded: true,
-  };
-}
-
-function noteTagItem(note: Note, tag: string) {
-  const updated = note.updated ?? note.created;
-  return {
-    ...keys.noteTag(note.id, tag),
-    ...keys.tagIndex(note.userId, tag, updated, note.id),
-    type: 'NoteTag',
-    noteId: note.id,
-    tag,
-    tags: [...note.tags],
-    updated,
-  };
 }
 
 /** Moves the user's note count by `by` (a note created or restored: +1, trashed or deleted: -1). */
@@ -975,39 +1007,4 @@ function passes(note: Note, filter: NoteFilter): boolean {
     (filter.archived === undefined || (note.archivedAt != null) === filter.archived) &&
     (filter.starred === undefined || (note.starredAt != null) === filter.starred)
   );
-}
-
-const STATE_ATTRIBUTES = { ARCHIVED: 'archivedAt', STARRED: 'starredAt' } as const satisfies Record<
-  ReadingStateName,
-  keyof Note
->;
-
-/**
- * The writes that keep a note's archived and starred entries as its state says, from `before` (null:
- * a new note) to `after` (null: deleted): an entry put when the state is set or its time changes,
- * deleted when it is cleared.
- */
-function stateEntryChanges(TableName: string, before: Note | null, after: Note | null): TransactionAction[] {
-  const note = (after ?? before)!;
-  return (Object.keys(STATE_ATTRIBUTES) as ReadingStateName[]).flatMap((state): TransactionAction[] => {
-    const attribute = STATE_ATTRIBUTES[state];
-    const was = before?.[attribute] ?? null;
-    const is = after?.[attribute] ?? null;
-    if (was === is) return [];
-    if (is === null) return [{ Delete: { TableName, Key: keys.noteState(note.id, state) } }];
-    return [
-      {
-        Put: {
-          TableName,
-          Item: {
-            ...keys.noteState(note.id, state),
-            ...keys.stateIndex(note.userId, state, is, note.id),
-            type: 'NoteState',
-            noteId: note.id,
-            since: is,
-          },
-        },
-      },
-    ];
-  });
 }

@@ -9,8 +9,11 @@ import type { FeedIndexEntry, FeedNote, PublishedFeedStore } from '../../core/fe
 import type { FeedRecord, Highlight } from '../../core/model';
 import { batchGetAll } from './batch-get';
 import { writtenUnlessConditionFails } from './conditional-write';
+import { feedItem, readFeed } from './entities/feed';
+import { readHighlight } from './entities/highlight';
+import { readNote } from './entities/note';
+import { readNoteEntry } from './entities/note-tag';
 import { noteHighlightItems } from './highlight-items';
-import { toHighlight, toNote } from './items';
 import { keys, LOOKUP_INDEX } from './keys';
 import { queryAll } from './query-all';
 import { transactForUser } from './user-transaction';
@@ -58,7 +61,7 @@ export class DynamoFeedStore implements PublishedFeedStore {
 
   async getFeed(feedId: string): Promise<FeedRecord | null> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.feed(feedId) }));
-    return Item ? toFeed(Item) : null;
+    return Item ? readFeed(Item) : null;
   }
 
   /** Every feed of the user, newest first. */
@@ -70,7 +73,7 @@ export class DynamoFeedStore implements PublishedFeedStore {
       ExpressionAttributeValues: { ':pk': keys.userFeedsIndex(userId).gsi1pk },
       ScanIndexForward: false,
     });
-    return items.map(toFeed);
+    return items.map(readFeed);
   }
 
   /**
@@ -98,7 +101,7 @@ export class DynamoFeedStore implements PublishedFeedStore {
       this.tableName,
       entries.map((entry) => keys.note(entry.noteId)),
     );
-    const byId = new Map(items.map(toNote).map((note) => [note.id, note]));
+    const byId = new Map(items.map(readNote).map((note) => [note.id, note]));
     return entries.flatMap((entry) => {
       const note = byId.get(entry.noteId);
       return note
@@ -120,7 +123,7 @@ export class DynamoFeedStore implements PublishedFeedStore {
   /** Every highlight of the notes, each note's read in parallel (a highlight feed reads a page of notes). */
   async highlightsOf(noteIds: readonly string[]): Promise<Highlight[]> {
     const perNote = await Promise.all(noteIds.map((noteId) => noteHighlightItems(this.doc, this.tableName, noteId)));
-    return perNote.flat().map(toHighlight);
+    return perNote.flat().map(readHighlight);
   }
 
   private async entriesWithAnyTag(feed: FeedRecord, max: number, before: string | null): Promise<TagIndexEntry[]> {
@@ -198,7 +201,7 @@ export class DynamoFeedStore implements PublishedFeedStore {
       }),
     );
     return {
-      entries: (Items ?? []).map((item) => ({ noteId: item.noteId as string, sortKey: item.gsi1sk as string })),
+      entries: (Items ?? []).map(readNoteEntry),
       lastKey: LastEvaluatedKey,
     };
   }
@@ -208,29 +211,4 @@ interface TagIndexEntry {
   readonly noteId: string;
   /** `<updated>#<noteId>`: sorts newest first. */
   readonly sortKey: string;
-}
-
-function feedItem(feed: FeedRecord) {
-  return {
-    ...keys.feed(feed.id),
-    ...keys.userFeedsIndex(feed.userId, feed.created, feed.id),
-    type: 'Feed',
-    ...feed,
-    tags: [...feed.tags],
-  };
-}
-
-function toFeed(item: Record<string, unknown>): FeedRecord {
-  return {
-    id: item.id as string,
-    userId: item.userId as string,
-    title: item.title as string,
-    description: (item.description as string | undefined) ?? null,
-    tags: (item.tags as string[] | undefined) ?? [],
-    match: item.match as FeedRecord['match'],
-    sharing: item.sharing as FeedRecord['sharing'],
-    items: (item.items as FeedRecord['items'] | undefined) ?? 'notes',
-    created: item.created as string,
-    updated: item.updated as string,
-  };
 }

@@ -90,6 +90,15 @@ export const keys = {
     gsi1sk: `${since}#${bookmarkId}`,
   }),
   enrichmentOutboxShards: [...'0123456789abcdef'].map((digit) => `OUTBOX#${digit}`),
+  /**
+   * A bookmark saved before articles were kept, waiting for the sweeper to queue its page fetch
+   * (`gleaner migrate`'s article-backfill): its outbox slot is free, as its enrichment ended long ago.
+   */
+  articleBackfill: (bookmarkId: string, since: string) => ({
+    gsi1pk: `ARTICLES#${bookmarkId[0]}`,
+    gsi1sk: `${since}#${bookmarkId}`,
+  }),
+  articleBackfillShards: [...'0123456789abcdef'].map((digit) => `ARTICLES#${digit}`),
   note: (noteId: string): Key => ({ pk: `NOTE#${noteId}`, sk: 'NOTE' }),
   /** A user's notes, most recently updated first (the same order as the tag index). */
   userNotesIndex: (userId: string, updated?: string, noteId?: string) => ({

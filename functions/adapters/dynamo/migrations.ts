@@ -2,8 +2,10 @@ import { type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } f
 import { highlightsOfBody } from '../../core/save/highlights';
 import { derivedId } from '../../core/save/idempotency';
 import { allNotes } from '../search/note-changes';
+import { DynamoBookmarkStore } from './bookmark-store';
 import { writtenUnlessConditionFails } from './conditional-write';
-import { highlightItem, toNote } from './items';
+import { highlightItem } from './entities/highlight';
+import { readNote } from './entities/note';
 import { keys } from './keys';
 import { DynamoLinkStore } from './link-store';
 
@@ -92,7 +94,7 @@ const highlightRecords: Migration = {
       const created = item.created as string;
       const updated = (item.updated as string | null | undefined) ?? created;
       // The body as read (appends included), not the attribute as last written whole.
-      const found = highlightsOfBody(toNote(item).body);
+      const found = highlightsOfBody(readNote(item).body);
       for (const [index, { quote, comment }] of found.entries()) {
         const highlight = {
           id: derivedId(`${noteId}#${index}`),
@@ -138,8 +140,48 @@ const noteLinks: Migration = {
   },
 };
 
+/**
+ * Kept pages for bookmarks saved before pages were kept: each bookmark without an article joins the
+ * article-backfill list, from which every enrichment sweep queues a bounded number of page fetches
+ * (ARTICLE_BACKFILL_PER_SWEEP, docs/articles.md). A bookmark whose article was kept before notes
+ * carried its hash gives its note the hash, so the search index reads the article. Conditional
+ * writes: a bookmark listed, fetched or failed already is left as it is; a fetch lost on the way (its
+ * message dead-lettered) leaves the bookmark without an article and off the list, so running the
+ * migration again lists it again.
+ */
+const articleBackfill: Migration = {
+  name: 'article-backfill',
+  description: 'Queues the page fetch of bookmarks saved before pages were kept, and indexes articles kept before',
+  async run(doc, tableName) {
+    const bookmarks = new DynamoBookmarkStore(doc, tableName);
+    const changed = { queued: 0, articles: 0 };
+    for await (const item of scanWithout(doc, tableName, null, ['Bookmark'])) {
+      const hash = (item.article as { hash?: string | null } | undefined)?.hash;
+      if (hash) {
+        if (await bookmarks.noteKeepsArticle(item.noteId as string, hash)) changed.articles++;
+      } else if (item.article === undefined || item.article === null) {
+        const listed = keys.articleBackfill(item.id as string, item.created as string);
+        const queued = await writtenUnlessConditionFails(() =>
+          doc.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: keys.bookmark(item.id as string),
+              UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk',
+              ConditionExpression:
+                'attribute_exists(pk) AND attribute_not_exists(article) AND attribute_not_exists(gsi1pk)',
+              ExpressionAttributeValues: { ':pk': listed.gsi1pk, ':sk': listed.gsi1sk },
+            }),
+          ),
+        );
+        if (queued) changed.queued++;
+      }
+    }
+    return changed;
+  },
+};
+
 /** Every migration, in the order they run. */
-const migrations: readonly Migration[] = [listIndexes, highlightRecords, noteLinks];
+const migrations: readonly Migration[] = [listIndexes, highlightRecords, noteLinks, articleBackfill];
 
 /** Runs every migration over the table, in order. */
 export async function runMigrations(doc: DynamoDBDocumentClient, tableName: string): Promise<MigrationResult[]> {
@@ -151,20 +193,21 @@ export async function runMigrations(doc: DynamoDBDocumentClient, tableName: stri
   return results;
 }
 
-/** The items of the given types that lack `attribute`, a Scan page at a time. */
+/** The items of the given types that lack `attribute` (all of them when null), a Scan page at a time. */
 async function* scanWithout(
   doc: DynamoDBDocumentClient,
   tableName: string,
-  attribute: string,
+  attribute: string | null,
   types: readonly string[],
 ) {
   let ExclusiveStartKey: Record<string, unknown> | undefined;
+  const typed = `#type IN (${types.map((_, i) => `:type${i}`).join(', ')})`;
   do {
     const page = await doc.send(
       new ScanCommand({
         TableName: tableName,
-        FilterExpression: `attribute_not_exists(#attribute) AND #type IN (${types.map((_, i) => `:type${i}`).join(', ')})`,
-        ExpressionAttributeNames: { '#attribute': attribute, '#type': 'type' },
+        FilterExpression: attribute === null ? typed : `attribute_not_exists(#attribute) AND ${typed}`,
+        ExpressionAttributeNames: { ...(attribute === null ? {} : { '#attribute': attribute }), '#type': 'type' },
         ExpressionAttributeValues: Object.fromEntries(types.map((type, i) => [`:type${i}`, type])),
         Limit: SCAN_PAGE_SIZE,
         ExclusiveStartKey,

@@ -24,7 +24,8 @@ import {
 import { DEFAULT_REVIEW_SETTINGS, type ReviewSettings } from '../../core/review/settings';
 import type { ReviewDay, ReviewDayItem, ReviewEntry, ReviewStore } from '../../core/review/use-cases';
 import { batchGetAll } from './batch-get';
-import { toHighlight, toNote } from './items';
+import { readHighlight } from './entities/highlight';
+import { readNote } from './entities/note';
 import { keys, LOOKUP_INDEX, REVIEW_CARD_PREFIX, REVIEW_DAY_PREFIX, REVIEW_LOG_PREFIX, TTL_ATTRIBUTE } from './keys';
 import { queryAll } from './query-all';
 import { backoff, cancellationReasons, retryOnConflict } from './transactions';
@@ -187,7 +188,7 @@ export class DynamoReviewStore implements ReviewStore {
     const notes = new Map(
       items
         .filter((item) => item.type === 'Note' && item.userId === userId && !item.trashedAt)
-        .map((item) => [item.id, toNote(item)]),
+        .map((item) => [item.id, readNote(item)]),
     );
     // A highlight deleted since the day was built (its note deleted, or in the Trash) leaves the review.
     return day.items.flatMap((item) => {
@@ -196,7 +197,7 @@ export class DynamoReviewStore implements ReviewStore {
       if (!highlight || !note) return [];
       return [
         {
-          highlight: toHighlight(highlight),
+          highlight: readHighlight(highlight),
           note: { id: note.id, title: note.title, url: note.url, tags: note.tags },
           reason: item.reason,
           rated: day.rated.includes(item.highlightId),
@@ -252,7 +253,7 @@ export class DynamoReviewStore implements ReviewStore {
       }),
     );
     if (!Items[0]) return null;
-    const highlight = toHighlight(Items[0]);
+    const highlight = readHighlight(Items[0]);
     const note = await this.get(keys.note(highlight.noteId));
     return note && !note.trashedAt ? highlight : null;
   }

@@ -141,7 +141,8 @@ export class LanceSearchIndex implements RelatedIndex {
       storageOptions: { new_table_data_storage_version: '2.0', ...location.storageOptions },
       readConsistencyInterval: location.readConsistencySeconds ?? 0,
     });
-    const notes = await db.createEmptyTable(NOTES_TABLE, notesSchema, { existOk: true });
+    const notes = await notesTable(db, NOTES_TABLE);
+    await withTextFields(notes, MAIN_INDEXES);
     return new LanceSearchIndex(
       db,
       notes,
@@ -504,15 +505,19 @@ export class LanceSearchIndex implements RelatedIndex {
   }
 
   private async recentTable(): Promise<lancedb.Table | null> {
-    if (!this.recent && (await this.db.tableNames()).includes(RECENT_TABLE))
-      this.recent = await this.db.openTable(RECENT_TABLE);
+    if (!this.recent && (await this.db.tableNames()).includes(RECENT_TABLE)) {
+      const recent = await this.db.openTable(RECENT_TABLE);
+      await withTextFields(recent, FULL_TEXT_INDEXES);
+      this.recent = recent;
+    }
     return this.recent;
   }
 
   /** The recent table, made when missing; both tables' indexes are made with it (on no rows, if need be). */
   private async writableRecent(): Promise<lancedb.Table> {
     if (this.recent) return this.recent;
-    const recent = await this.db.createEmptyTable(RECENT_TABLE, notesSchema, { existOk: true });
+    const recent = await notesTable(this.db, RECENT_TABLE);
+    await withTextFields(recent, FULL_TEXT_INDEXES);
     await ensureIndexes(recent, FULL_TEXT_INDEXES);
     await ensureIndexes(this.notes, MAIN_INDEXES);
     this.recent = recent;
@@ -574,6 +579,34 @@ async function ensureIndexes(table: lancedb.Table, wanted: readonly [string, () 
       if (!/already exists/.test(error instanceof Error ? error.message : String(error))) throw error;
     });
   }
+}
+
+/** A table of notes: opened as it is (maybe written before a field existed), or made. */
+async function notesTable(db: lancedb.Connection, name: string): Promise<lancedb.Table> {
+  if ((await db.tableNames()).includes(name)) return db.openTable(name);
+  return db.createEmptyTable(name, notesSchema, { existOk: true });
+}
+
+/**
+ * A table written before a text field existed (the kept article's text) gets it, empty, with its
+ * full-text index when the table has the others', so every query can name every field. A reader
+ * without write access (the search function on AWS) leaves that to the indexer, which does it when it
+ * opens the index: until then that reader's keyword searches fail.
+ */
+async function withTextFields(table: lancedb.Table, indexes: readonly [string, () => Index][]) {
+  const present = new Set((await table.schema()).fields.map((field) => field.name));
+  const missing = TEXT_FIELDS.filter((field) => !present.has(field));
+  if (missing.length === 0) return;
+  try {
+    await committed(() => table.addColumns(missing.map((name) => ({ name, valueSql: "''" }))));
+  } catch (error) {
+    if (!/already exists/i.test(error instanceof Error ? error.message : String(error))) return;
+  }
+  if ((await table.listIndices()).length > 0)
+    await ensureIndexes(
+      table,
+      indexes.filter(([column]) => (missing as string[]).includes(column)),
+    );
 }
 
 /**
@@ -721,6 +754,7 @@ function indexedNote(row: Record<string, unknown>): IndexedNote {
     highlights: String(row.highlights ?? ''),
     comment: String(row.comment ?? ''),
     description: String(row.description ?? ''),
+    article: String(row.article ?? ''),
   };
 }
 

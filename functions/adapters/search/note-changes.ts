@@ -4,7 +4,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import type { Note } from '../../core/model';
 import type { NoteChange } from '../../core/search/indexer';
 import { batchGetAll } from '../dynamo/batch-get';
-import { toNote } from '../dynamo/items';
+import { readNote } from '../dynamo/entities/note';
 import { keys, LOOKUP_INDEX } from '../dynamo/keys';
 
 /**
@@ -26,13 +26,13 @@ export function noteChangeOf(record: Pick<DynamoDBRecord, 'eventName' | 'dynamod
       userId: String(item.userId),
       ...(item.trashedAt ? { fromTrash: { bookmarkId: (item.bookmarkId as string | undefined) ?? null } } : {}),
     };
-  return { kind: 'saved', note: toNote(item) };
+  return { kind: 'saved', note: readNote(item) };
 }
 
 /** The notes with these ids that exist now (a consistent read: the table is the source of truth). */
 export async function readNotes(doc: DynamoDBDocumentClient, tableName: string, noteIds: readonly string[]) {
   const items = await batchGetAll(doc, tableName, noteIds.map(keys.note), { consistentRead: true });
-  return items.map(toNote);
+  return items.map(readNote);
 }
 
 /**
@@ -63,7 +63,7 @@ export async function* allNotes(
             ExclusiveStartKey,
           }),
     );
-    yield (page.Items ?? []).map(toNote);
+    yield (page.Items ?? []).map(readNote);
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
 }

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { embeddingText } from '../../core/search/document';
 import type { Embedder } from '../../core/search/embedder';
-import { applyNoteChanges, indexNotes } from '../../core/search/indexer';
+import { applyNoteChanges, type IndexerPorts, indexNotes } from '../../core/search/indexer';
 import type { Environment } from '../../platform/env';
 import { setting, settings } from '../../platform/settings';
 import {
@@ -39,14 +39,19 @@ export function openIndexFromEnv(env: Environment): Promise<LanceSearchIndex> {
   return LanceSearchIndex.open({ uri: setting(env, settings.searchIndexUri) });
 }
 
+/** What a rebuild reads (the table, the kept articles' text) and writes. */
+interface IndexSources extends Pick<IndexerPorts, 'articleText'> {
+  readonly doc: DynamoDBDocumentClient;
+  readonly tableName: string;
+  readonly index: LanceSearchIndex;
+  readonly embedder: Embedder | null;
+}
+
 /**
  * Rebuilds the index (or one user's part of it) from the table, the source of truth. Notes deleted
  * while it runs are tombstoned by the indexer as usual. Returns how many notes it indexed.
  */
-export async function rebuildIndex(
-  ports: { doc: DynamoDBDocumentClient; tableName: string; index: LanceSearchIndex; embedder: Embedder | null },
-  userId?: string,
-): Promise<number> {
+export async function rebuildIndex(ports: IndexSources, userId?: string): Promise<number> {
   await ports.index.clear(userId);
   let indexed = 0;
   for await (const notes of allNotes(ports.doc, ports.tableName, userId)) {
@@ -95,12 +100,7 @@ export async function scheduledIndexStep(
  * Indexes the notes the index lacks or holds at an older version (notes saved before search existed,
  * or while the indexer was down), leaving the rest as they are: `gleaner migrate`'s search step.
  */
-export async function backfillIndex(ports: {
-  doc: DynamoDBDocumentClient;
-  tableName: string;
-  index: LanceSearchIndex;
-  embedder: Embedder | null;
-}): Promise<{ indexed: number }> {
+export async function backfillIndex(ports: IndexSources): Promise<{ indexed: number }> {
   let indexed = 0;
   const indexer = { ...ports, readNotes: (ids: readonly string[]) => readNotes(ports.doc, ports.tableName, ids) };
   for await (const notes of allNotes(ports.doc, ports.tableName)) {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FetchOutcome } from '../enrich/enrichment';
 import { iconFileName, iconMediaType } from '../enrich/icons';
+import type { ArticleResource } from '../owner/api';
 import { isoTimestamp } from '../text/text';
 import { type ExtractedArticle, extractArticle } from './extract';
 import { imageSources, replaceImages } from './sanitize';
@@ -173,13 +174,46 @@ export function decodeContent(body: Uint8Array): ArticleContent {
   return { html: String(parsed.html ?? ''), text: String(parsed.text ?? '') };
 }
 
+/** A note's kept article's text, from the store (its id is the note's bookmark's); null when none is stored. */
+export async function storedArticleText(
+  store: Pick<ArticleStore, 'getContent'>,
+  note: { readonly bookmarkId: string | null },
+): Promise<string | null> {
+  return note.bookmarkId ? ((await store.getContent(note.bookmarkId))?.text ?? null) : null;
+}
+
 /** The service's own address of a kept image: `/articles/<article id>/images/<sha256>.<ext>`. */
 export function articleImageUrl(publicBaseUrl: string, articleId: string, fileName: string): string {
   return `${publicBaseUrl.replace(/\/+$/, '')}/articles/${articleId}/images/${fileName}`;
 }
 
 /** "The page is gone; this copy was kept on DATE" (the date as YYYY-MM-DD). */
-export function goneNotice(record: Pick<ArticleRecord, 'sourceStatus' | 'kept'>): string | null {
+function goneNotice(record: Pick<ArticleRecord, 'sourceStatus' | 'kept'>): string | null {
   if (record.sourceStatus !== 'gone' || !record.kept) return null;
   return `The page is gone; this copy was kept on ${record.kept.slice(0, 10)}`;
+}
+
+/** The kept page as the per-user API, MCP and the JSON export answer it. */
+export function articleResource(
+  record: ArticleRecord | null,
+  content: { html: string; text: string } | null,
+): ArticleResource {
+  return {
+    status: record?.status ?? 'pending',
+    reason: record?.reason ?? null,
+    title: record?.title ?? null,
+    byline: record?.byline ?? null,
+    site_name: record?.siteName ?? null,
+    published: record?.published ?? null,
+    language: record?.language ?? null,
+    direction: record?.direction ?? null,
+    word_count: record?.wordCount ?? 0,
+    reading_minutes: record?.readingMinutes ?? 0,
+    lead_image: record?.leadImage ?? null,
+    text: content?.text ?? null,
+    html: content?.html ?? null,
+    kept: content ? (record?.kept ?? null) : null,
+    source_status: record?.sourceStatus ?? null,
+    notice: record ? goneNotice(record) : null,
+  };
 }

@@ -1,4 +1,6 @@
 import sanitizeHtml from 'sanitize-html';
+import { escapeHtml } from '../text/escape';
+import { type QuoteToFind, type TextRange, textQuoteFinder } from './anchor';
 
 /**
  * The one gate a kept article's HTML passes before it is stored: sanitize-html with a small allow
@@ -160,24 +162,110 @@ export function replaceImages(html: string, kept: ReadonlyMap<string, string>): 
   });
 }
 
+/** A highlight the reader marks: its id and where its passage is. */
+export interface ReaderMark {
+  readonly id: string;
+  readonly selector: QuoteToFind;
+}
+
 /**
- * Kept images as root-relative paths (`/articles/<id>/images/<file>`), for pages of the service
- * itself: the image comes from the page's own origin whatever address the worker stored it under.
+ * Sanitized article HTML as the service's own pages show it: kept images as root-relative paths
+ * (`/articles/<id>/images/<file>`, so they come from the page's own origin whatever address the
+ * worker stored them under) and each highlight found in its text marked (`<mark class="highlight">`,
+ * split where the passage crosses elements; the first piece has the id `hl-<highlight id>`). The
+ * text is the HTML's text nodes, which is what a browser's selection in it is made of. Answers the
+ * ids of the highlights it found: the others are not in this copy of the page.
  */
-export function ownImagePaths(html: string): string {
-  return sanitizeHtml(html, {
-    ...BASE_OPTIONS,
-    allowedAttributes: { ...BASE_OPTIONS.allowedAttributes, a: ['href', 'title', 'rel'] },
-    allowedSchemesByTag: { img: ['http', 'https', 'data'] },
-    transformTags: {
-      img: (tagName, attribs) => {
-        const path = /^https?:\/\/[^/]+(\/articles\/[0-9a-f-]{36}\/images\/[0-9a-f]{64}\.[a-z]{2,4})$/.exec(
-          attribs.src ?? '',
-        )?.[1];
-        return { tagName, attribs: path ? { ...attribs, src: path } : attribs };
-      },
+export function readerHtml(html: string, marks: readonly ReaderMark[] = []): { html: string; found: Set<string> } {
+  let text = '';
+  sanitizeHtml(html, {
+    ...READER_OPTIONS,
+    textFilter: (escaped) => {
+      text += unescapeText(escaped);
+      return escaped;
     },
   });
+  const find = textQuoteFinder(text);
+  const ranges = marks.flatMap((mark) => {
+    const range = find(mark.selector);
+    return range ? [{ ...range, id: mark.id }] : [];
+  });
+  let offset = 0;
+  const started = new Set<string>();
+  const marked = sanitizeHtml(html, {
+    ...READER_OPTIONS,
+    ...(ranges.length
+      ? {
+          textFilter: (escaped: string) => {
+            const chunk = unescapeText(escaped);
+            const from = offset;
+            offset += chunk.length;
+            return markChunk(chunk, from, ranges, started);
+          },
+        }
+      : {}),
+  });
+  return { html: joinMarks(marked), found: new Set(ranges.map((range) => range.id)) };
+}
+
+/** One mark where the parser gave a text node in pieces (it cuts at entities): `</mark>` then the same highlight's `<mark>`. */
+function joinMarks(html: string): string {
+  const split =
+    /(<mark class="highlight" data-highlight="([^"]+)"[^>]*>[^<]*)<\/mark><mark class="highlight" data-highlight="\2">/g;
+  for (let joined = html.replace(split, '$1'); ; joined = joined.replace(split, '$1')) {
+    if (joined === html) return joined;
+    html = joined;
+  }
+}
+
+const READER_OPTIONS: sanitizeHtml.IOptions = {
+  ...BASE_OPTIONS,
+  allowedAttributes: { ...BASE_OPTIONS.allowedAttributes, a: ['href', 'title', 'rel'] },
+  allowedSchemesByTag: { img: ['http', 'https', 'data'] },
+  transformTags: {
+    img: (tagName, attribs) => {
+      const path = /^https?:\/\/[^/]+(\/articles\/[0-9a-f-]{36}\/images\/[0-9a-f]{64}\.[a-z]{2,4})$/.exec(
+        attribs.src ?? '',
+      )?.[1];
+      return { tagName, attribs: path ? { ...attribs, src: path } : attribs };
+    },
+  },
+};
+
+/** A text chunk (starting at `from` in the HTML's text) escaped again, with the parts inside a range marked. */
+function markChunk(
+  chunk: string,
+  from: number,
+  ranges: readonly (TextRange & { id: string })[],
+  started: Set<string>,
+): string {
+  const to = from + chunk.length;
+  const cuts = new Set([from, to]);
+  for (const range of ranges) {
+    if (range.start > from && range.start < to) cuts.add(range.start);
+    if (range.end > from && range.end < to) cuts.add(range.end);
+  }
+  const points = [...cuts].sort((a, b) => a - b);
+  let out = '';
+  for (let i = 0; i + 1 < points.length; i++) {
+    const [start, end] = [points[i]!, points[i + 1]!];
+    const piece = escapeHtml(chunk.slice(start - from, end - from));
+    // The latest-starting highlight over this piece names it (highlights may overlap).
+    const over = ranges.filter((range) => range.start <= start && range.end >= end).at(-1);
+    if (!over || !piece.trim()) {
+      out += piece;
+      continue;
+    }
+    const first = !started.has(over.id);
+    started.add(over.id);
+    out += `<mark class="highlight" data-highlight="${over.id}"${first ? ` id="hl-${over.id}"` : ''}>${piece}</mark>`;
+  }
+  return out;
+}
+
+/** sanitize-html escapes text as `&amp;`, `&lt;` and `&gt;` (entities decoded): this undoes it. */
+function unescapeText(escaped: string): string {
+  return escaped.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }
 
 /** The distinct http(s) image addresses of sanitized article HTML, in document order, at most `limit`. */

@@ -60,3 +60,29 @@ export async function sweepOutbox(ports: SweepOutboxPorts): Promise<SweepResult>
   }
   return { republished, abandoned, oldestPendingSeconds: Math.round((now.getTime() - oldest) / 1000) };
 }
+
+export interface ArticleBackfillPorts {
+  readonly bookmarks: {
+    /** Bookmarks waiting for their page fetch, at most `limit`. */
+    queuedArticleFetches(limit: number): Promise<string[]>;
+    /** Takes one off the list once its fetch is queued. */
+    articleFetchQueued(bookmarkId: string): Promise<void>;
+  };
+  readonly enrichment: { publish(request: EnrichmentRequest): Promise<void> };
+}
+
+/**
+ * The article backfill's step, run by each sweep: queues the page fetch (keep the article only) of
+ * at most `limit` bookmarks saved before articles were kept, so old notes are fetched at a bounded
+ * rate. Published before taken off the list: a crash between queues that one again, which is
+ * harmless (keeping an article twice stores the same copy).
+ */
+export async function queueArticleBackfill(ports: ArticleBackfillPorts, limit: number): Promise<number> {
+  if (limit <= 0) return 0;
+  const waiting = await ports.bookmarks.queuedArticleFetches(limit);
+  for (const bookmarkId of waiting) {
+    await ports.enrichment.publish({ bookmarkId, scrapeDescription: false, fetchIcon: false, article: true });
+    await ports.bookmarks.articleFetchQueued(bookmarkId);
+  }
+  return waiting.length;
+}

@@ -7,7 +7,7 @@ import {
   pageGone,
 } from '../article/article';
 import type { Bookmark } from '../model';
-import { insertDescription } from '../save/note-body';
+import { insertDescription, NoteBody, NoteTooLargeError } from '../save/note-body';
 import { type BookmarkStore, NoteNotFoundError } from '../save/save-bookmark';
 import { isoTimestamp } from '../text/text';
 import type { Attempt, EnrichmentRequest, FaviconRequest, FetchOutcome, PageOutcome } from './enrichment';
@@ -118,13 +118,16 @@ async function addDescription(ports: EnrichPagePorts, bookmark: Bookmark, descri
       { bookmarkId: bookmark.id, noteId: bookmark.noteId },
       (note) => {
         const body = insertDescription(note.body, description);
-        return body === null ? null : { body, tags: note.tags, lastHighlight: note.lastHighlight };
+        // A note too full for its description stays without it.
+        return body === null || NoteBody.of(note).refusal({ ...note, body })
+          ? null
+          : { body, tags: note.tags, lastHighlight: note.lastHighlight };
       },
       isoTimestamp(ports.now()),
       null,
     );
   } catch (error) {
-    if (!(error instanceof NoteNotFoundError)) throw error;
+    if (!(error instanceof NoteNotFoundError || error instanceof NoteTooLargeError)) throw error;
   }
 }
 

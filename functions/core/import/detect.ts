@@ -1,5 +1,5 @@
 import { strFromU8, unzipSync } from 'fflate';
-import { InvalidExportError, parseWorkspaceExport } from '../workspace/export';
+import { exportedArticlePage, InvalidExportError, parseWorkspaceExport } from '../workspace/export';
 import { parseNetscapeBookmarks } from '../workspace/netscape-bookmarks';
 import { csvHeader } from './csv';
 import {
@@ -164,8 +164,8 @@ function gleaner(files: readonly ExportFile[], file: ExportFile): ParsedImport {
     throw error;
   }
   const where = placeIn(files, file);
-  // The owner's comment, which the bookmark file form of an export cannot carry, is read here.
-  const { bookmarks } = JSON.parse(file.text) as { bookmarks: { comment?: unknown }[] };
+  // The owner's comment and the kept page, which the bookmark file form of an export cannot carry, are read here.
+  const { bookmarks } = JSON.parse(file.text) as { bookmarks: { comment?: unknown; article?: unknown }[] };
   return {
     format: 'gleaner',
     items: entries.map((entry, index) => ({
@@ -173,6 +173,7 @@ function gleaner(files: readonly ExportFile[], file: ExportFile): ParsedImport {
       file: where,
       row: index + 1,
       comment: typeof bookmarks[index]?.comment === 'string' ? (bookmarks[index].comment as string) : null,
+      article: exportedArticlePage(bookmarks[index]?.article),
     })),
     books: [],
     skipped: [],

@@ -1,6 +1,6 @@
 import { mergeTags } from '../model';
 import { highlightsOfBody } from '../save/highlights';
-import { appendHighlight, bodyFits, sameHighlight } from '../save/note-body';
+import { appendHighlight, NoteBody, NoteTooLargeError, sameHighlight } from '../save/note-body';
 import { type SaveBookmarkPorts, saveBookmark } from '../save/save-bookmark';
 import { SAVE_LIMITS } from '../save/save-request';
 import { normalizeUrl, parseBookmarkUrl } from '../save/url';
@@ -284,30 +284,36 @@ async function appendNewHighlights(
 ): Promise<number> {
   let appended = 0;
   for (const highlight of highlights) {
-    const update = await ports.store.updateSavedNote(
-      { bookmarkId: bookmark.id, noteId: bookmark.noteId },
-      (note) => {
-        if (highlightsOfBody(note.body).some((kept) => sameHighlight(kept.quote, highlight.quote))) return null;
-        const body = appendHighlight(note.body, { selection: highlight.quote, comment: highlight.comment });
-        if (!bodyFits(body)) return null;
-        return {
-          body,
-          tags: note.tags,
-          lastHighlight: highlight.quote,
-          highlight: {
-            id: ports.newId(),
-            noteId: note.id,
-            userId: note.userId,
-            quote: highlight.quote.trim(),
-            comment: highlight.comment?.trim() || null,
-            saved: isoTimestamp(highlight.saved),
-          },
-        };
-      },
-      isoTimestamp(ports.now()),
-      null,
-    );
-    if (update.kind === 'updated') appended++;
+    const update = await ports.store
+      .updateSavedNote(
+        { bookmarkId: bookmark.id, noteId: bookmark.noteId },
+        (note) => {
+          if (highlightsOfBody(note.body).some((kept) => sameHighlight(kept.quote, highlight.quote))) return null;
+          const body = appendHighlight(note.body, { selection: highlight.quote, comment: highlight.comment });
+          if (NoteBody.of(note).refusal({ ...note, body, lastHighlight: highlight.quote })) return null;
+          return {
+            body,
+            tags: note.tags,
+            lastHighlight: highlight.quote,
+            highlight: {
+              id: ports.newId(),
+              noteId: note.id,
+              userId: note.userId,
+              quote: highlight.quote.trim(),
+              comment: highlight.comment?.trim() || null,
+              saved: isoTimestamp(highlight.saved),
+            },
+          };
+        },
+        isoTimestamp(ports.now()),
+        null,
+      )
+      .catch((error: unknown) => {
+        // The note is full (DynamoDB refused its size after all): the rest of its highlights cannot fit either.
+        if (error instanceof NoteTooLargeError) return null;
+        throw error;
+      });
+    if (update?.kind === 'updated') appended++;
   }
   return appended;
 }

@@ -44,9 +44,50 @@ export const noteSummarySchema = z
       'A note as lists show it. `archived`: done reading (out of the inbox), since `archived_at`; `starred` since `starred_at`. Archiving or starring a note leaves its `updated` as it was.',
   });
 
-const highlightSchema = z
-  .object({ id: uuid, quote: z.string(), comment: z.nullable(z.string()), saved: dateTime })
-  .register(ownerApiSchemas, { id: 'Highlight', description: 'A quoted selection and its comment, as saved.' });
+const textQuoteSelectorSchema = z
+  .object({ type: z.literal('TextQuoteSelector'), exact: z.string(), prefix: z.string(), suffix: z.string() })
+  .register(ownerApiSchemas, {
+    id: 'TextQuoteSelector',
+    description:
+      "Where a highlight stands in its kept page (W3C Web Annotation TextQuoteSelector): the quote (`exact`) with the text just before (`prefix`) and after (`suffix`) it, up to 32 characters each, as the page's kept text has them.",
+  });
+
+export const highlightSchema = z
+  .object({
+    id: uuid,
+    quote: z.string(),
+    comment: z.nullable(z.string()),
+    saved: dateTime,
+    selector: z.nullable(textQuoteSelectorSchema),
+  })
+  .register(ownerApiSchemas, {
+    id: 'Highlight',
+    description:
+      'A quoted selection and its comment, as saved. `selector` anchors it in the kept page; null for highlights saved from the page itself (the reader finds those by their quote).',
+  });
+
+/** The text around a quote a client may send: a selector keeps 32 characters a side, this leaves room. */
+const SELECTOR_CONTEXT_MAX_LENGTH = 200;
+
+export const highlightCreateSchema = z
+  .object({
+    quote: z.string().check(z.maxLength(SAVE_LIMITS.selection)),
+    comment: z.optional(z.nullable(z.string().check(z.maxLength(SAVE_LIMITS.comment)))),
+    prefix: z.optional(z.nullable(z.string().check(z.maxLength(SELECTOR_CONTEXT_MAX_LENGTH)))),
+    suffix: z.optional(z.nullable(z.string().check(z.maxLength(SELECTOR_CONTEXT_MAX_LENGTH)))),
+  })
+  .register(ownerApiSchemas, {
+    id: 'HighlightCreate',
+    description: `A passage of the note's kept page to add as a highlight, as a save with a selection adds one: a quote in the note's body, a highlight record, tags from the comment's #hashtags. \`quote\` is the passage (not blank, at most ${SAVE_LIMITS.selection.toLocaleString('en-US')} characters); \`prefix\` and \`suffix\` the text just before and after it, to tell repeated passages apart (white space is disregarded when matching). When the page is kept, the quote with its prefix and suffix must be in it (422 otherwise); before it is kept, the highlight is added unanchored.`,
+  });
+
+export const highlightEditSchema = z
+  .object({ comment: z.nullable(z.string().check(z.maxLength(SAVE_LIMITS.comment))) })
+  .register(ownerApiSchemas, {
+    id: 'HighlightEdit',
+    description:
+      "The highlight's new comment (null or blank: none). The note's body changes with it, in the same write; #hashtags in it are added to the note's tags.",
+  });
 
 const linkedNoteSchema = z
   .object({ id: uuid, title: z.string() })
@@ -318,6 +359,7 @@ const exportSchema = z
         archived_at: z.nullable(dateTime),
         starred: z.boolean(),
         starred_at: z.nullable(dateTime),
+        article: z.optional(articleSchema),
       }),
     ),
     feeds: z.array(feedSchema),
@@ -325,7 +367,8 @@ const exportSchema = z
   })
   .register(ownerApiSchemas, {
     id: 'AccountExport',
-    description: 'Everything the account holds; `gleaner import` reads its `bookmarks` back.',
+    description:
+      'Everything the account holds, each bookmark with its kept page (`article`, when one is stored); `gleaner import` reads its `bookmarks` back, kept pages included.',
   });
 
 export const accountDeleteSchema = z
@@ -392,6 +435,8 @@ export const NOTE_PAGE_LIMIT = { min: 1, max: MAX_PAGE_SIZE, default: 50 } as co
 
 export type NoteSummaryResource = z.infer<typeof noteSummarySchema>;
 export type NoteResource = z.infer<typeof noteSchema>;
+export type HighlightResource = z.infer<typeof highlightSchema>;
+export type HighlightCreate = z.infer<typeof highlightCreateSchema>;
 export type ArticleResource = z.infer<typeof articleSchema>;
 /** @public The list's answer, as the v2 OpenAPI document describes it. */
 export type NotePageResource = z.infer<typeof notePageSchema>;

@@ -1,4 +1,4 @@
-import { type ArticleRecord, type ArticleStore, goneNotice } from '../article/article';
+import { type ArticleRecord, type ArticleStore, articleResource } from '../article/article';
 import type { ValidationIssue } from '../contract/validation';
 import { newFeedRecord, tagsToJoinFeed, updateFeedRecord } from '../feed/settings';
 import type { Principal } from '../identity/principal';
@@ -14,7 +14,7 @@ import {
   type User,
 } from '../model';
 import { normalizeTag } from '../save/hashtags';
-import { descriptionOf } from '../save/note-body';
+import { descriptionOf, NoteBody, NoteTooLargeError } from '../save/note-body';
 import type { BookmarkStore, EnrichmentPublisher } from '../save/save-bookmark';
 import { isoTimestamp } from '../text/text';
 import { expiryAfter } from '../token/lifecycle';
@@ -29,6 +29,7 @@ import type {
   FeedCreate,
   FeedEdit,
   FeedResource,
+  HighlightResource,
   NoteBulkEdit,
   NoteBulkResult,
   NoteEdit,
@@ -55,7 +56,7 @@ export interface NoteEditChange extends Partial<ReadingState> {
   readonly tags: readonly string[];
 }
 
-export interface LibraryStore extends WorkspaceReader {
+export interface LibraryStore extends WorkspaceReader, Pick<BookmarkStore, 'updateSavedNote'> {
   getNote(noteId: string): Promise<Note | null>;
   noteHighlights(noteId: string): Promise<Highlight[]>;
   /**
@@ -152,7 +153,7 @@ export function owned<T extends { readonly userId: string }>(principal: Principa
 }
 
 /** A note of the caller's workspace: one in the Trash is as absent as another user's (see trash.ts). */
-function liveNote(principal: Principal, note: Note | null): Note {
+export function liveNote(principal: Principal, note: Note | null): Note {
   const found = owned(principal, note, 'note');
   if (found.trashedAt) throw new NotFoundError('No such note');
   return found;
@@ -204,27 +205,58 @@ async function writeEdit(ports: OwnerPorts, principal: Principal, noteId: string
   const tags = edit.tags && checkedTags(edit.tags, ['body', 'tags']);
   liveNote(principal, await ports.notes.getNote(noteId));
   const now = isoTimestamp(ports.now());
-  const written = await ports.notes.editNote(
-    noteId,
-    (note) => {
-      const state = readingState(note, edit, now);
-      const next: NoteEditChange = {
-        title: edit.title ?? note.title,
-        comment: edit.comment === undefined ? (note.comment ?? null) : edit.comment?.trim() || null,
-        tags: tags ?? note.tags,
-        ...state,
-      };
-      const same =
-        next.title === note.title &&
-        next.comment === (note.comment ?? null) &&
-        next.tags.join('\n') === note.tags.join('\n') &&
-        state.archivedAt === (note.archivedAt ?? null) &&
-        state.starredAt === (note.starredAt ?? null);
-      return same ? null : next;
-    },
-    now,
-  );
+  const grown = edit.comment !== undefined ? 'comment' : edit.title !== undefined ? 'title' : 'tags';
+  const written = await editWithin(ports, noteId, ['body', grown], now, (note) => {
+    const state = readingState(note, edit, now);
+    const next: NoteEditChange = {
+      title: edit.title ?? note.title,
+      comment: edit.comment === undefined ? (note.comment ?? null) : edit.comment?.trim() || null,
+      tags: tags ?? note.tags,
+      ...state,
+    };
+    const same =
+      next.title === note.title &&
+      next.comment === (note.comment ?? null) &&
+      next.tags.join('\n') === note.tags.join('\n') &&
+      state.archivedAt === (note.archivedAt ?? null) &&
+      state.starredAt === (note.starredAt ?? null);
+    return same ? null : next;
+  });
   return owned(principal, written, 'note');
+}
+
+/**
+ * The store's editNote with the note's size kept within NoteBody's limits: a change that would make
+ * the note too big to store is the 422 `note_too_large` at `loc`, checked before the write (and, should
+ * an append race it, when DynamoDB refuses the size), and nothing is written.
+ */
+async function editWithin(
+  ports: OwnerPorts,
+  noteId: string,
+  loc: (string | number)[],
+  updated: string,
+  change: (note: Note) => NoteEditChange | null,
+): Promise<Note | null> {
+  const tooLarge = new InvalidInputError([
+    {
+      loc,
+      msg: 'The note would be larger than a note can be stored; nothing was changed',
+      type: 'note_too_large',
+    },
+  ]);
+  try {
+    return await ports.notes.editNote(
+      noteId,
+      (note) => {
+        const next = change(note);
+        if (next && NoteBody.of(note).refusal({ ...note, ...next })) throw tooLarge;
+        return next;
+      },
+      updated,
+    );
+  } catch (error) {
+    throw error instanceof NoteTooLargeError ? tooLarge : error;
+  }
 }
 
 /**
@@ -262,20 +294,14 @@ async function writeTagChange(
   remove: readonly string[],
 ): Promise<Note> {
   liveNote(principal, await ports.notes.getNote(noteId));
-  const written = await ports.notes.editNote(
-    noteId,
-    (note) => {
-      const tags = [...new Set([...note.tags.filter((tag) => !remove.includes(tag)), ...add])];
-      if (tags.length > MAX_TAGS_PER_NOTE)
-        throw new InvalidInputError([
-          { loc: ['tags'], msg: `A note carries at most ${MAX_TAGS_PER_NOTE} tags`, type: 'too_long' },
-        ]);
-      return tags.join('\n') === note.tags.join('\n')
-        ? null
-        : { title: note.title, comment: note.comment ?? null, tags };
-    },
-    isoTimestamp(ports.now()),
-  );
+  const written = await editWithin(ports, noteId, ['tags'], isoTimestamp(ports.now()), (note) => {
+    const tags = [...new Set([...note.tags.filter((tag) => !remove.includes(tag)), ...add])];
+    if (tags.length > MAX_TAGS_PER_NOTE)
+      throw new InvalidInputError([
+        { loc: ['tags'], msg: `A note carries at most ${MAX_TAGS_PER_NOTE} tags`, type: 'too_long' },
+      ]);
+    return tags.join('\n') === note.tags.join('\n') ? null : { title: note.title, comment: note.comment ?? null, tags };
+  });
   return owned(principal, written, 'note');
 }
 
@@ -360,34 +386,19 @@ export async function refetchArticle(
 /** The note's kept page: its metadata from the bookmark's row, its text and HTML from the article store. */
 export async function getArticle(ports: OwnerPorts, principal: Principal, noteId: string): Promise<ArticleResource> {
   const note = liveNote(principal, await ports.notes.getNote(noteId));
-  const [bookmark] = note.bookmarkId ? await ports.notes.getBookmarks([note.bookmarkId]) : [];
-  const record = (bookmark as { article?: ArticleRecord | null } | undefined)?.article ?? null;
-  const content = record?.hash && bookmark ? await ports.articles.getContent(bookmark.id) : null;
+  const { record, content } = await keptPage(ports, note);
   return articleResource(record, content);
 }
 
-function articleResource(
-  record: ArticleRecord | null,
-  content: { html: string; text: string } | null,
-): ArticleResource {
-  return {
-    status: record?.status ?? 'pending',
-    reason: record?.reason ?? null,
-    title: record?.title ?? null,
-    byline: record?.byline ?? null,
-    site_name: record?.siteName ?? null,
-    published: record?.published ?? null,
-    language: record?.language ?? null,
-    direction: record?.direction ?? null,
-    word_count: record?.wordCount ?? 0,
-    reading_minutes: record?.readingMinutes ?? 0,
-    lead_image: record?.leadImage ?? null,
-    text: content?.text ?? null,
-    html: content?.html ?? null,
-    kept: content ? (record?.kept ?? null) : null,
-    source_status: record?.sourceStatus ?? null,
-    notice: record ? goneNotice(record) : null,
-  };
+/** The note's kept page: its metadata from the bookmark's row, its text and HTML from the article store (null while none). */
+export async function keptPage(
+  ports: Pick<OwnerPorts, 'notes' | 'articles'>,
+  note: Note,
+): Promise<{ record: ArticleRecord | null; content: { html: string; text: string } | null }> {
+  const [bookmark] = note.bookmarkId ? await ports.notes.getBookmarks([note.bookmarkId]) : [];
+  const record = (bookmark as { article?: ArticleRecord | null } | undefined)?.article ?? null;
+  const content = record?.hash && bookmark ? await ports.articles.getContent(bookmark.id) : null;
+  return { record, content };
 }
 
 export async function listTags(ports: OwnerPorts, principal: Principal) {
@@ -531,7 +542,7 @@ export async function getAccount(ports: OwnerPorts, principal: Principal): Promi
 export async function exportAccount(ports: OwnerPorts, principal: Principal): Promise<AccountExportResource> {
   const [account, bookmarks, feeds, tokens] = await Promise.all([
     getAccount(ports, principal),
-    exportWorkspace({ notes: ports.notes, highlights: ports.feeds }, principal.userId),
+    exportWorkspace({ notes: ports.notes, highlights: ports.feeds, articles: ports.articles }, principal.userId),
     listFeeds(ports, principal),
     listTokens(ports, principal),
   ]);
@@ -608,8 +619,19 @@ function noteResource(
     description: descriptionOf(note.body),
     comment: note.comment ?? null,
     body: note.body,
-    highlights: highlights.map(({ id, quote, comment, saved }) => ({ id, quote, comment, saved })),
+    highlights: highlights.map(highlightResource),
     version: note.version,
+  };
+}
+
+/** A highlight as the API answers it, its anchor as a W3C TextQuoteSelector. */
+export function highlightResource({ id, quote, comment, saved, anchor }: Highlight): HighlightResource {
+  return {
+    id,
+    quote,
+    comment,
+    saved,
+    selector: anchor ? { type: 'TextQuoteSelector', exact: quote, prefix: anchor.prefix, suffix: anchor.suffix } : null,
   };
 }
 

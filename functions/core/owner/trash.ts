@@ -20,7 +20,9 @@ export class NoteLimitError extends Error {
     readonly used: number,
     readonly limit: number,
   ) {
-    super(`Note limit reached: ${used} of ${limit} notes`);
+    super(
+      `Your plan’s note limit (${limit.toLocaleString('en-US')} notes) is reached: the note stays in the Trash. Delete notes you no longer need, then restore it.`,
+    );
   }
 }
 

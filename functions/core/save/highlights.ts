@@ -5,6 +5,8 @@
  *   saved before highlights were recorded on their own (`gleaner migrate`).
  * - `textFragmentUrl(url, quote)`: the page URL pointing at the quote (URL Fragment Text Directives).
  * - `highlightEntries(notes, highlights, max)`: one feed entry per highlight, the newest `max`.
+ * - `rewriteHighlight(body, highlights, id, change)`: the body with one highlight's comment changed,
+ *   or the highlight taken out.
  */
 import { type FeedNote, sortNewestFirst } from '../feed/feed';
 import type { Highlight } from '../model';
@@ -75,4 +77,44 @@ export function highlightEntries(
     ];
   });
   return sortNewestFirst(entries).slice(0, max);
+}
+
+/**
+ * `body` with the highlight `id` (one of the note's `highlights`, oldest first) given a new comment
+ * (`{ comment }`, null for none) or taken out with its comment (`null`). The highlight is found as a
+ * save wrote it: its quoted paragraph with its comment paragraph below (when it has one); of several
+ * highlights with the same quote and comment, the one at the same place among them. Null when the
+ * body does not hold it (a body restored from elsewhere): then only the record changes.
+ */
+export function rewriteHighlight(
+  body: string,
+  highlights: readonly Pick<Highlight, 'id' | 'quote' | 'comment'>[],
+  id: string,
+  change: { readonly comment: string | null } | null,
+): string | null {
+  const target = highlights.find((highlight) => highlight.id === id);
+  if (!target) return null;
+  const block = (comment: string | null) => [quoted(target.quote), oneLineEnds(comment)].filter(Boolean).join('\n\n');
+  const same = (highlight: Pick<Highlight, 'quote' | 'comment'>) =>
+    highlight.quote === target.quote && oneLineEnds(highlight.comment) === oneLineEnds(target.comment);
+  const nth = highlights.slice(0, highlights.indexOf(target)).filter(same).length;
+  const written = block(target.comment);
+  let at = -1;
+  for (let seen = -1, from = 0; seen < nth; from = at + 1) {
+    at = body.indexOf(written, from);
+    if (at === -1) return null;
+    const whole =
+      (at === 0 || body.startsWith('\n\n', at - 2)) &&
+      (at + written.length === body.length || body.startsWith('\n\n', at + written.length));
+    if (whole) seen++;
+  }
+  const end = at + written.length;
+  if (change) return body.slice(0, at) + block(change.comment) + body.slice(end);
+  // Out with the blank line that separated it from what follows (or, at the end, from what precedes).
+  return end < body.length ? body.slice(0, at) + body.slice(end + 2) : body.slice(0, Math.max(0, at - 2));
+}
+
+/** A comment as a note body holds it: its line ends as `\n`, no white space around it; null for none. */
+function oneLineEnds(comment: string | null | undefined): string | null {
+  return comment?.replace(/\r\n?/g, '\n').trim() || null;
 }

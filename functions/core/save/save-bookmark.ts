@@ -18,10 +18,11 @@ import {
   appendedText,
   appendHighlight,
   bodyBytes,
-  bodyFits,
   buildNoteBody,
   endsWithParagraph,
   type HighlightInput,
+  NoteBody,
+  NoteTooLargeError,
   sameHighlight,
   withAppended,
 } from './note-body';
@@ -43,7 +44,9 @@ export type CreateBookmarkOutcome =
   | KeyTaken;
 
 export type NoteUpdate =
-  | { readonly kind: 'updated' | 'unchanged'; readonly bookmark: Bookmark; readonly note: Note }
+  /** `change`: what was written, as `change()` returned it for the note it was applied to. */
+  | { readonly kind: 'updated'; readonly bookmark: Bookmark; readonly note: Note; readonly change: NoteChange }
+  | { readonly kind: 'unchanged'; readonly bookmark: Bookmark; readonly note: Note }
   | KeyTaken;
 
 /**
@@ -104,8 +107,10 @@ export interface NoteChange {
   readonly body: string;
   readonly tags: readonly string[];
   readonly lastHighlight: string | null;
-  /** A highlight the change adds, recorded in the same transaction. */
+  /** A highlight the change adds (or rewrites: the same id and time), recorded in the same transaction. */
   readonly highlight?: Highlight | null;
+  /** A highlight the change takes out, its record deleted in the same transaction. */
+  readonly removedHighlight?: Highlight | null;
 }
 
 export interface BookmarkStore {
@@ -126,13 +131,14 @@ export interface BookmarkStore {
   /**
    * Applies `change` to the bookmark's note without losing concurrent updates (re-reading and
    * re-applying on conflict); `change` returns null when there is nothing to write. With `record`,
-   * the answer for the bookmark as updated is kept in the same transaction as the change.
+   * the answer for the bookmark as updated is kept in the same transaction as the change: it is
+   * given the change being written, so it answers for that change (never for an earlier attempt's).
    */
   updateSavedNote(
     ref: { bookmarkId: string; noteId: string },
     change: (note: Note) => NoteChange | null,
     updated: string,
-    record: ((bookmark: Bookmark) => SaveRecord) | null,
+    record: ((bookmark: Bookmark, change: NoteChange) => SaveRecord) | null,
   ): Promise<NoteUpdate>;
   /**
    * Takes a note out of the Trash, back under the note cap: refused (`note-limit`) when the cap is
@@ -426,7 +432,9 @@ async function appendToSavedNote(save: SaveToSavedPage): Promise<SaveOutcome | n
   const highlight = newText(request, note);
   const text = appendedText(highlight);
   if (!text) return keepAnswer(ports, keyed, appendedOutcome(bookmark, false));
-  if (!bodyFits(withAppended(note.body, [text]))) return keepAnswer(ports, keyed, { kind: 'note-full' });
+  const lastHighlight = highlight.selection ?? note.lastHighlight;
+  if (NoteBody.of(note).refusal({ ...note, body: withAppended(note.body, [text]), lastHighlight }, 1))
+    return keepAnswer(ports, keyed, { kind: 'note-full' });
   // Unkeyed, a save names its append by what it adds and when: sent again after a 503 (which may have
   // come after the append was written) or a lost answer, it is the same append, stored once.
   const retryIds = keyed || request.append ? null : retryWindowIds(note.id, highlight, now);
@@ -498,45 +506,60 @@ function newText(request: SaveRequest, note: Note): HighlightInput {
   return retry ? { selection: null, comment: null } : request;
 }
 
+/**
+ * What a save that adds tags writes to `note`: its highlight and tags on the body rewritten whole,
+ * `full` when that body would pass its limit, null when it adds nothing. A pure function of the note,
+ * so the outcome is read from the note the store last applied it to, never from flags.
+ */
+function retagChange(save: SaveToSavedPage, note: Note): NoteChange | 'full' | null {
+  const { ports, request, addedTags, now } = save;
+  const highlight = newText(request, note);
+  const tags = mergeTags(note.tags, addedTags);
+  if (!highlight.selection && !highlight.comment && tags.length === note.tags.length) return null;
+  const body = appendHighlight(note.body, highlight);
+  const lastHighlight = highlight.selection ?? note.lastHighlight;
+  if (NoteBody.of(note).refusal({ ...note, body, tags, lastHighlight })) return 'full';
+  const recorded = highlight.selection
+    ? newHighlight(ports, note, { quote: highlight.selection, comment: highlight.comment }, now)
+    : null;
+  return { body, tags, lastHighlight, highlight: recorded };
+}
+
+/** Whether a change appends the save's selection (it records its highlight exactly then). */
+const appendsSelection = (change: NoteChange) => !!change.highlight;
+
 /** A save that adds tags: the note rewritten whole, re-read and re-applied should another change win the race. */
 async function retagSavedNote(save: SaveToSavedPage): Promise<SaveOutcome | null> {
-  const { ports, ref, request, addedTags, now, keyed } = save;
-  let selectionAppended = false;
-  let full = false;
+  const { ports, ref, now, keyed } = save;
   const update = await ports.store
     .updateSavedNote(
       ref,
       (note) => {
-        selectionAppended = full = false;
-        const highlight = newText(request, note);
-        const tags = mergeTags(note.tags, addedTags);
-        if (!highlight.selection && !highlight.comment && tags.length === note.tags.length) return null;
-        const body = appendHighlight(note.body, highlight);
-        if (!bodyFits(body)) {
-          full = true;
-          return null;
-        }
-        selectionAppended = highlight.selection !== null;
-        const recorded = highlight.selection
-          ? newHighlight(ports, note, { quote: highlight.selection, comment: highlight.comment }, now)
-          : null;
-        return { body, tags, lastHighlight: highlight.selection ?? note.lastHighlight, highlight: recorded };
+        const change = retagChange(save, note);
+        return change === 'full' ? null : change;
       },
       now,
-      keyed && ((bookmark) => keyed.of(appendedOutcome(bookmark, selectionAppended))),
+      keyed && ((bookmark, change) => keyed.of(appendedOutcome(bookmark, appendsSelection(change)))),
     )
     .catch((error: unknown) => {
       if (error instanceof NoteNotFoundError) return null;
+      // DynamoDB refused the note's size after all (an append raced this save): nothing was written.
+      if (error instanceof NoteTooLargeError) return 'full' as const;
       throw error;
     });
   if (!update) return null;
+  if (update === 'full') return keepAnswer(ports, keyed, { kind: 'note-full' });
   switch (update.kind) {
     case 'key-taken':
       return repeated(update, keyed!);
     case 'updated':
-      return appendedOutcome(update.bookmark, selectionAppended);
+      return appendedOutcome(update.bookmark, appendsSelection(update.change));
     case 'unchanged':
-      return keepAnswer(ports, keyed, full ? { kind: 'note-full' } : appendedOutcome(update.bookmark, false));
+      return keepAnswer(
+        ports,
+        keyed,
+        retagChange(save, update.note) === 'full' ? { kind: 'note-full' } : appendedOutcome(update.bookmark, false),
+      );
   }
 }
 

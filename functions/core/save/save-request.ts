@@ -108,7 +108,7 @@ export function parseSaveRequest(data: unknown): SaveRequestParse {
  * them too) and with lone UTF-16 surrogates (valid in JSON's `\uD800`, not in Unicode) replaced by
  * U+FFFD, so everything stored and served back is valid Unicode.
  */
-function storableText(value: string | null | undefined): string | null {
+export function storableText(value: string | null | undefined): string | null {
   const text = value && withoutControlCharacters(value);
   return !text || text.trim() === '' ? null : text.toWellFormed();
 }

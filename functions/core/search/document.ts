@@ -12,7 +12,7 @@ import { PREFIX_MAX_LENGTH, PREFIX_MIN_LENGTH } from './query';
 import { tokenize } from './tokens';
 
 /** The text fields, in ranking weight order; a word in a title counts most. */
-export const TEXT_FIELDS = ['title', 'tags_text', 'highlights', 'comment', 'description', 'url'] as const;
+export const TEXT_FIELDS = ['title', 'tags_text', 'highlights', 'comment', 'description', 'url', 'article'] as const;
 export type TextField = (typeof TEXT_FIELDS)[number];
 
 /** BM25 boosts per field: a title or tag says what a note is about more than a long description does. */
@@ -23,7 +23,12 @@ export const FIELD_WEIGHTS: Record<TextField, number> = {
   comment: 2,
   description: 1,
   url: 1,
+  // The kept page's text: a word found only there still finds the note, below every word the note itself holds.
+  article: 0.5,
 };
+
+/** The kept article's text is indexed up to this many characters (about 15,000 words). */
+const ARTICLE_INDEX_CHARS = 100_000;
 
 /** A note's prefix column holds at most this many distinct prefixes (a very long note keeps its first words'). */
 const MAX_PREFIXES = 4000;
@@ -42,6 +47,8 @@ export interface SearchDocument {
   readonly comment: string;
   readonly description: string;
   readonly url: string;
+  /** The kept article's text (its first ARTICLE_INDEX_CHARS characters), or ''. */
+  readonly article: string;
   readonly tags: string[];
   /** Hashed keys of its tags (`tagKey`) and of its reading states (`stateKey`: archived, starred). */
   readonly tag_keys: string[];
@@ -55,6 +62,11 @@ export interface SearchDocument {
 }
 
 export function searchDocument(note: Note): SearchDocument {
+  return searchDocumentWithArticle(note, '');
+}
+
+/** The note's document with its kept article's text. */
+export function searchDocumentWithArticle(note: Note, article: string): SearchDocument {
   const { description, highlights, comment } = bodyParts(note.body);
   const parsed = note.url ? parseBookmarkUrl(note.url) : null;
   const host = parsed?.ok ? parsed.url.hostname.replace(/\.$/, '') : null;
@@ -65,6 +77,7 @@ export function searchDocument(note: Note): SearchDocument {
     comment: comment.join('\n\n'),
     description: description.join('\n\n'),
     url: note.url ?? '',
+    article: article.slice(0, ARTICLE_INDEX_CHARS),
   };
   return {
     note_id: note.id,

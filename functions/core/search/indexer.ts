@@ -10,7 +10,7 @@
  *   replayed after the index was rebuilt cannot resurrect a note deleted meanwhile.
  */
 import type { Note } from '../model';
-import { embeddingText, type SearchDocument, searchDocument } from './document';
+import { embeddingText, type SearchDocument, searchDocumentWithArticle } from './document';
 import type { Embedder } from './embedder';
 
 export type NoteChange =
@@ -39,6 +39,11 @@ export interface IndexerPorts {
   /** Reads notes from the table (consistently); the ones that no longer exist are left out. */
   readonly readNotes: (noteIds: readonly string[]) => Promise<Note[]>;
   readonly embedder: Embedder | null;
+  /**
+   * The text of a note's kept article (the article store's copy), or null when it has none stored;
+   * without this port articles are not indexed.
+   */
+  readonly articleText?: (note: Note) => Promise<string | null>;
   /** Told when vectors could not be computed (the notes are indexed for keywords and embedded later). */
   readonly onEmbeddingFailure?: (error: unknown) => void;
 }
@@ -92,10 +97,15 @@ export async function applyNoteChanges(ports: IndexerPorts, changes: readonly No
  * embeds the batch in one go afterwards).
  */
 export async function indexNotes(
-  ports: Pick<IndexerPorts, 'index' | 'embedder' | 'onEmbeddingFailure'>,
+  ports: Pick<IndexerPorts, 'index' | 'embedder' | 'onEmbeddingFailure' | 'articleText'>,
   notes: readonly Note[],
 ) {
-  const documents = notes.map(searchDocument);
+  const documents = await Promise.all(
+    notes.map(async (note) => {
+      const article = note.articleHash && ports.articleText ? await ports.articleText(note) : null;
+      return searchDocumentWithArticle(note, article ?? '');
+    }),
+  );
   await ports.index.upsert(documents);
   const vectors = await embed(ports, documents);
   if (vectors) await ports.index.upsert(documents, vectors);

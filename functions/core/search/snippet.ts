@@ -1,7 +1,8 @@
 /**
  * A hit's snippet: the passage of its note that matches the query best, with the matched words
- * marked. The passage is chosen from the highlights, comment, description and title (in that order on
- * ties) by how many of the query's distinct terms it holds, then how many matches.
+ * marked. The passage is chosen from the highlights, comment, description, title and the kept
+ * article's text (in that order on ties) by how many of the query's distinct terms it holds, then how
+ * many matches.
  */
 import type { SearchQuery, Term } from './query';
 import { editDistance, wordSpans } from './tokens';
@@ -14,6 +15,7 @@ export interface SnippetSource {
   readonly highlights: string;
   readonly comment: string;
   readonly description: string;
+  readonly article: string;
 }
 
 /** A passage as text pieces, each marked or not. */
@@ -22,7 +24,7 @@ export type Snippet = readonly { readonly text: string; readonly match: boolean 
 export function bestSnippet(source: SnippetSource, query: SearchQuery): Snippet {
   const terms = [...query.required, ...query.optional];
   let best: { snippet: Snippet; distinct: number; matches: number } | null = null;
-  for (const text of [source.highlights, source.comment, source.description, source.title]) {
+  for (const text of [source.highlights, source.comment, source.description, source.title, source.article]) {
     if (!text.trim()) continue;
     for (const passage of passages(text, terms)) {
       if (

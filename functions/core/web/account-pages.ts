@@ -149,7 +149,16 @@ export interface AccountView {
   readonly verified: boolean;
   readonly displayName: string;
   readonly passkeys: readonly Passkey[];
+  /** The kept pages (articles) and the bytes they and their images take. */
+  readonly storage: { readonly articles: number; readonly bytes: number };
   readonly csrfToken: string;
+}
+
+/** Bytes as a person reads them: `0 bytes`, `812 bytes`, `14.2 kB`, `3.1 MB` (powers of 1,000, as storage is sold). */
+function byteSize(bytes: number): string {
+  if (bytes < 1000) return `${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`;
+  const [unit, size] = bytes < 1e6 ? ['kB', 1e3] : bytes < 1e9 ? ['MB', 1e6] : ['GB', 1e9];
+  return `${(bytes / (size as number)).toFixed(1)} ${unit}`;
 }
 
 export function accountPage(view: AccountView, messages: Messages = {}): string {
@@ -213,7 +222,8 @@ ${passkeys}
 </section>
 <section aria-labelledby="data-heading">
 <h2 id="data-heading">Your data</h2>
-<p>Every bookmark with its whole note, highlights and tags, your feeds and tags, as one JSON file.</p>
+<p data-storage="${view.storage.bytes}">Kept pages: ${view.storage.articles === 1 ? '1 page' : `${view.storage.articles} pages`}, ${byteSize(view.storage.bytes)} with their images.</p>
+<p>Every bookmark with its whole note, highlights, tags and kept page, your feeds and tags, as one JSON file.</p>
 <p><a class="button secondary" href="${webPaths.accountExport}" download="gleaner-export.json">Download my data</a></p>
 </section>
 <section aria-labelledby="delete-heading">

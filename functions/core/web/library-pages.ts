@@ -4,7 +4,7 @@
  * every value from outside goes through `escapeHtml`, and only http(s) URLs reach an href or src.
  */
 
-import { ownImagePaths } from '../article/sanitize';
+import { readerHtml } from '../article/sanitize';
 import { TRASH_RETENTION_DAYS } from '../model';
 import type {
   ArticleResource,
@@ -260,9 +260,22 @@ ${olderHref ? `<p><a href="${escapeHtml(olderHref)}">Older deletions</a></p>` : 
   );
 }
 
-/** `related`: the related notes section (the search feature's), placed after the highlights. */
-/** The note's kept page as the reader shows it: its state, the gone notice, the article in a readable column. */
-function readerSection(noteId: string, article: ArticleResource, csrf: string): string {
+/** The script that turns a selection in the reader into the highlight form's passage (web/src/reader.ts). */
+const READER_SCRIPT = 'reader.js';
+
+type HighlightView = NoteResource['highlights'][number];
+
+/**
+ * The note's kept page as the reader shows it: its state, the gone notice, the article in a readable
+ * column with the note's highlights marked where its text holds them, and the form that adds one
+ * (a passage selected in the page fills it in; without script it can be pasted).
+ */
+function readerSection(
+  noteId: string,
+  article: ArticleResource,
+  csrf: string,
+  reader: { readonly html: string; readonly missing: readonly HighlightView[] } | null,
+): string {
   const refetch = postButton(`${notePath(noteId)}/refetch`, csrf, 'Fetch again', 'secondary');
   const facts = [
     article.site_name,
@@ -270,23 +283,68 @@ function readerSection(noteId: string, article: ArticleResource, csrf: string): 
     article.published ? when(article.published) : null,
     article.reading_minutes ? `${article.reading_minutes} min read` : null,
   ].filter((fact): fact is string => Boolean(fact));
+  // HTML: the text escaped, the date a <time> element.
   const state =
     article.status === 'pending'
       ? 'The page has not been fetched yet.'
       : article.status === 'failed'
-        ? `The page could not be kept: ${article.reason ?? 'unknown reason'}.`
+        ? escapeHtml(`The page could not be kept: ${article.reason ?? 'unknown reason'}.`)
         : article.status === 'partial'
-          ? `Kept partly: ${article.reason ?? 'not an article'}.`
+          ? escapeHtml(`Kept partly: ${article.reason ?? 'not an article'}.`)
           : `Kept ${article.kept ? when(article.kept) : ''}.`;
   const lang = article.language ? ` lang="${escapeHtml(article.language)}"` : '';
   const dir = article.direction ? ` dir="${article.direction}"` : '';
+  const missing = reader?.missing.length
+    ? `<p class="muted" id="highlights-missing">${reader.missing.length === 1 ? 'One highlight is' : `${reader.missing.length} highlights are`} not in this copy of the page: see <a href="#highlights">Highlights</a>.</p>`
+    : '';
   return `<section aria-labelledby="reader-heading" class="reader-section">
 <h2 id="reader-heading">The page</h2>
-<p class="muted" id="article-state" data-status="${article.status}">${escapeHtml(state)}${facts.length ? ` ${escapeHtml(facts.join(' · '))}` : ''}</p>
+<p class="muted" id="article-state" data-status="${article.status}">${state}${facts.length ? ` ${escapeHtml(facts.join(' · '))}` : ''}</p>
 ${article.notice ? `<p class="notice" role="status">${escapeHtml(article.notice)}</p>` : ''}
-${article.html ? `<article class="reader"${lang}${dir}>\n${ownImagePaths(article.html)}\n</article>` : ''}
+${reader ? `<article class="reader"${lang}${dir}>\n${reader.html}\n</article>\n${missing}\n${highlightForm(noteId, csrf)}` : ''}
 ${refetch}
 </section>`;
+}
+
+/** Adds a highlight: the passage (filled in from a selection in the reader, or pasted), a comment. */
+function highlightForm(noteId: string, csrf: string): string {
+  return `<form method="post" action="${notePath(noteId)}/highlights" class="stack highlight-form" id="highlight-form">
+${csrfField(csrf)}
+<label for="highlight-quote">Passage to highlight</label>
+<textarea id="highlight-quote" name="quote" rows="3" required maxlength="20000" aria-describedby="highlight-quote-hint"></textarea>
+<p id="highlight-quote-hint" class="hint muted">Select a passage in the page above and it appears here, or paste it.</p>
+<input type="hidden" name="prefix" value="">
+<input type="hidden" name="suffix" value="">
+<label for="highlight-comment">Comment (optional)</label>
+<input id="highlight-comment" name="comment" maxlength="5000" aria-describedby="highlight-comment-hint">
+<p id="highlight-comment-hint" class="hint muted">#hashtags in it become tags of the note.</p>
+<button type="submit">Save highlight</button>
+</form>`;
+}
+
+/** One highlight in the note's list: its quote and comment, where it is in the page, and its edit and delete forms. */
+function highlightItem(noteId: string, highlight: HighlightView, csrf: string, inPage: boolean | null): string {
+  const path = `${notePath(noteId)}/highlights/${highlight.id}`;
+  const where =
+    inPage === null
+      ? ''
+      : inPage
+        ? ` · <a href="#hl-${highlight.id}">Show in the page</a>`
+        : ' · <span class="badge">not in the kept page</span>';
+  return `<li id="highlight-${highlight.id}">
+<blockquote>${escapeHtml(highlight.quote)}</blockquote>
+${highlight.comment ? `<p>${escapeHtml(highlight.comment)}</p>` : ''}<p class="muted">Saved ${when(highlight.saved)}${where}</p>
+<details class="highlight-actions">
+<summary>Edit or delete</summary>
+<form method="post" action="${path}" class="stack">
+${csrfField(csrf)}
+<label for="comment-${highlight.id}">Comment on this highlight</label>
+<textarea id="comment-${highlight.id}" name="comment" rows="2" maxlength="5000">${escapeHtml(highlight.comment ?? '')}</textarea>
+<button type="submit">Save comment</button>
+</form>
+${postButton(`${path}/delete`, csrf, 'Delete highlight', 'secondary')}
+</details>
+</li>`;
 }
 
 export function notePage(
@@ -296,15 +354,28 @@ export function notePage(
   article: ArticleResource | null = null,
 ): string {
   const source = safeUrl(note.url);
-  const highlights = note.highlights
-    .map(
-      (highlight) => `<li>
-<blockquote>${escapeHtml(highlight.quote)}</blockquote>
-${highlight.comment ? `<p>${escapeHtml(highlight.comment)}</p>` : ''}<p class="muted">Saved ${when(highlight.saved)}</p>
-</li>`,
-    )
-    .join('\n');
   const csrf = context.signedIn.csrfToken;
+  const marked =
+    article?.html != null
+      ? readerHtml(
+          article.html,
+          note.highlights.map((highlight) => ({
+            id: highlight.id,
+            selector: {
+              exact: highlight.quote,
+              prefix: highlight.selector?.prefix,
+              suffix: highlight.selector?.suffix,
+            },
+          })),
+        )
+      : null;
+  const reader = marked && {
+    html: marked.html,
+    missing: note.highlights.filter((highlight) => !marked.found.has(highlight.id)),
+  };
+  const highlights = note.highlights
+    .map((highlight) => highlightItem(note.id, highlight, csrf, marked ? marked.found.has(highlight.id) : null))
+    .join('\n');
   return page(
     context,
     note.title,
@@ -322,7 +393,7 @@ ${source ? `<p><a href="${source}" rel="noopener noreferrer">${escapeHtml(note.u
 ${note.description ? `<p>${escapeHtml(note.description)}</p>` : ''}
 ${note.comment ? `<p class="note-comment"><strong>Your comment:</strong> ${escapeHtml(note.comment)}</p>` : ''}
 ${tagLinks(note.tags)}
-${article ? readerSection(note.id, article, csrf) : ''}
+${article ? readerSection(note.id, article, csrf, reader) : ''}
 <section aria-labelledby="highlights">
 <h2 id="highlights">Highlights</h2>
 ${note.highlights.length ? `<ul class="list highlights">\n${highlights}\n</ul>` : '<p class="muted">No highlights yet.</p>'}
@@ -350,7 +421,7 @@ ${csrfField(csrf)}
 ${postButton(`${notePath(note.id)}/delete`, csrf, 'Move to Trash', 'secondary')}
 </section>
 <p><a href="${webPaths.library}">Back to the Library</a></p>`,
-    [LIBRARY_SCRIPT],
+    reader ? [LIBRARY_SCRIPT, READER_SCRIPT] : [LIBRARY_SCRIPT],
   );
 }
 

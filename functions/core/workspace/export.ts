@@ -1,4 +1,7 @@
+import { type ArticleRecord, type ArticleStore, articleResource } from '../article/article';
 import type { Bookmark, Highlight, Note } from '../model';
+import type { ArticleResource } from '../owner/api';
+import { escapeHtml } from '../text/escape';
 import { MAX_PAGE_SIZE, type Page, type PageRequest } from './listing';
 import type { BookmarkFileEntry } from './netscape-bookmarks';
 import { inSavedOrder } from './restored-highlights';
@@ -7,7 +10,8 @@ import { inSavedOrder } from './restored-highlights';
 
 export interface WorkspaceReader {
   listNotes(userId: string, filter: { tag?: string }, page: PageRequest): Promise<Page<Note>>;
-  getBookmarks(ids: readonly string[]): Promise<Bookmark[]>;
+  /** The bookmarks, each with its kept article's row data when it has one. */
+  getBookmarks(ids: readonly string[]): Promise<(Bookmark & { article?: ArticleRecord | null })[]>;
 }
 
 export interface HighlightReader {
@@ -33,6 +37,8 @@ export interface ExportedBookmark {
   readonly archived_at: string | null;
   readonly starred: boolean;
   readonly starred_at: string | null;
+  /** The kept page, its text and readable HTML with its metadata, when one is stored. */
+  readonly article?: ArticleResource;
 }
 
 interface ExportedHighlight {
@@ -43,7 +49,7 @@ interface ExportedHighlight {
 
 /** Every bookmark of the user with its note, oldest first (the order browsers write their files in). */
 export async function exportWorkspace(
-  readers: { notes: WorkspaceReader; highlights: HighlightReader },
+  readers: { notes: WorkspaceReader; highlights: HighlightReader; articles?: Pick<ArticleStore, 'getContent'> | null },
   userId: string,
 ): Promise<ExportedBookmark[]> {
   const exported: ExportedBookmark[] = [];
@@ -55,8 +61,10 @@ export async function exportWorkspace(
       readers.highlights.highlightsOf(page.items.map((note) => note.id)),
     ]);
     const bookmarks = new Map(bookmarkList.map((bookmark) => [bookmark.id, bookmark]));
+    const articles = await keptArticles(readers.articles, bookmarkList);
     for (const note of page.items) {
       const bookmark = note.bookmarkId ? bookmarks.get(note.bookmarkId) : undefined;
+      const article = bookmark && articles.get(bookmark.id);
       if (bookmark)
         exported.push({
           url: bookmark.url,
@@ -73,12 +81,34 @@ export async function exportWorkspace(
           archived_at: note.archivedAt ?? null,
           starred: note.starredAt != null,
           starred_at: note.starredAt ?? null,
+          ...(article ? { article } : {}),
         });
     }
     cursor = page.cursor ?? undefined;
   } while (cursor);
   return exported.sort((a, b) => a.created.localeCompare(b.created) || a.url.localeCompare(b.url));
 }
+
+/** The stored articles of these bookmarks (a few read at a time), by bookmark id. */
+async function keptArticles(
+  store: Pick<ArticleStore, 'getContent'> | null | undefined,
+  bookmarks: readonly (Bookmark & { article?: ArticleRecord | null })[],
+): Promise<Map<string, ArticleResource>> {
+  const kept = new Map<string, ArticleResource>();
+  const stored = store ? bookmarks.filter((bookmark) => bookmark.article?.hash) : [];
+  for (let start = 0; start < stored.length; start += ARTICLE_READS) {
+    await Promise.all(
+      stored.slice(start, start + ARTICLE_READS).map(async (bookmark) => {
+        const content = await store!.getContent(bookmark.id);
+        if (content) kept.set(bookmark.id, articleResource(bookmark.article ?? null, content));
+      }),
+    );
+  }
+  return kept;
+}
+
+/** Articles read from the store at once while exporting. */
+const ARTICLE_READS = 8;
 
 /** The export as bookmark file entries: links, titles, tags and dates, and each note whole (in `<DD>`). */
 export function bookmarkFileEntries(exported: readonly ExportedBookmark[]): BookmarkFileEntry[] {
@@ -167,6 +197,30 @@ function isState(flag: unknown, since: unknown): boolean {
 function stateSince(flag: unknown, since: unknown, updated: string): Date | null {
   if (flag !== true) return null;
   return new Date(typeof since === 'string' ? since : updated);
+}
+
+/**
+ * An exported kept page as a page to keep again on import (the way other exports' readable copies
+ * are kept: extracted, sanitized, stored): its readable HTML under its title, with its byline, site
+ * name, time and language where the extraction reads them. Null when the entry carries none.
+ */
+export function exportedArticlePage(article: unknown): string | null {
+  const { html, title, byline, site_name, published, language, direction } = (article ?? {}) as Partial<
+    Record<keyof ArticleResource, unknown>
+  >;
+  if (typeof html !== 'string' || !html.trim()) return null;
+  const text = (value: unknown) => (typeof value === 'string' ? escapeHtml(value) : null);
+  const meta = (attribute: string, name: string, value: unknown) =>
+    text(value) ? `<meta ${attribute}="${name}" content="${text(value)}">` : '';
+  const lang = text(language) ? ` lang="${text(language)}"` : '';
+  const dir = direction === 'rtl' || direction === 'ltr' ? ` dir="${direction}"` : '';
+  return [
+    `<!DOCTYPE html><html${lang}${dir}><head><meta charset="utf-8"><title>${text(title) ?? ''}</title>`,
+    meta('name', 'author', byline),
+    meta('property', 'og:site_name', site_name),
+    meta('property', 'article:published_time', published),
+    `</head><body><article>${html}</article></body></html>`,
+  ].join('');
 }
 
 export class InvalidExportError extends Error {}

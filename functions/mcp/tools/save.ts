@@ -1,12 +1,14 @@
 import * as z from 'zod/mini';
 import { bookmarkSaveResultSchema } from '../../core/contract/contract';
+import { highlightSchema } from '../../core/owner/api';
+import { addHighlight } from '../../core/owner/highlights';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, mcpIdempotencyScope } from '../../core/save/idempotency';
 import { saveBookmark, saveResult } from '../../core/save/save-bookmark';
 import { parseSaveRequest, SAVE_LIMITS } from '../../core/save/save-request';
 import { URL_MAX_LENGTH } from '../../core/save/url';
-import { optionalText, type ToolGroup, ToolRefusal } from '../tool';
+import { noteId, optionalText, type ToolGroup, ToolRefusal } from '../tool';
 
-/** Saving a page, as the browser extension does. */
+/** Saving a page, as the browser extension does, and a highlight of a note's kept page. */
 export const saveTools: ToolGroup = (tool, { ports, principal }) => {
   tool(
     'save_bookmark',
@@ -70,6 +72,29 @@ export const saveTools: ToolGroup = (tool, { ports, principal }) => {
         case 'in-flight':
           throw new ToolRefusal('A save with this idempotency_key is still running: retry in a second.');
       }
+    },
+  );
+
+  tool(
+    'add_highlight',
+    {
+      title: 'Highlight a passage of a note',
+      description:
+        "Adds a passage of a note's kept page (see get_note's `article`) to the note as a highlight, as a save with a selection does: a quote in the note with the comment below it, #hashtags in the comment become tags. When the page is kept the quote must be in its text, word for word (white space may differ); give `prefix` and `suffix` (the text just before and after it) to pick one of several identical passages.",
+      input: {
+        note_id: noteId,
+        quote: z.string().check(z.minLength(1), z.maxLength(SAVE_LIMITS.selection)),
+        comment: optionalText(SAVE_LIMITS.comment),
+        prefix: optionalText(200),
+        suffix: optionalText(200),
+      },
+      output: highlightSchema,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    async ({ note_id, quote, comment, prefix, suffix }) => {
+      const highlight = await addHighlight(ports.owner, principal, note_id, { quote, comment, prefix, suffix });
+      const anchored = highlight.selector ? ' (found in the kept page)' : '';
+      return { data: highlight, text: `Added the highlight ${highlight.id} to note ${note_id}${anchored}.` };
     },
   );
 };

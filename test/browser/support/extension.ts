@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page, Worker } from 'playwright-core';
 import { buildExtension } from '../../../extension/build';
-import type { Delivery, OutboxState } from '../../../extension/src/outbox';
+import type { Delivery, OutboxState } from '../../../extension/src/queue';
 import type { WorkerHandle } from '../../../extension/src/worker';
 
 /**
@@ -12,17 +12,23 @@ import type { WorkerHandle } from '../../../extension/src/worker';
  */
 
 /**
- * Builds the extension for tests into a fresh folder; `sendTimeoutMs` stands in for the shipped 20 s.
- * The test pages' origin (http://127.0.0.1) is granted at install in place of `activeTab`, which
- * automation cannot grant. Tests reach the Gleaner server as http://localhost:<port>, an origin not
+ * Builds the extension for tests into a fresh folder; `sendTimeoutMs` stands in for the shipped 20 s,
+ * `retryBaseMs` for the shipped 30 s shortest wait before a retry. The test pages' origin
+ * (http://127.0.0.1) is granted at install in place of `activeTab`, which automation cannot grant.
+ * Tests reach the Gleaner server as http://localhost:<port>, an origin not
  * granted, so the extension calls it through CORS as it does for a person.
  */
-export async function extensionTestBuild(options: { sendTimeoutMs?: number } = {}): Promise<string> {
+export async function extensionTestBuild(
+  options: { sendTimeoutMs?: number; retryBaseMs?: number } = {},
+): Promise<string> {
   const { outDir } = await buildExtension({
     outDir: mkdtempSync(join(tmpdir(), 'gleaner-extension-')),
     testWorker: {
       entry: join(import.meta.dirname, 'extension-test-worker.ts'),
-      define: { GLEANER_TEST_SEND_TIMEOUT_MS: String(options.sendTimeoutMs ?? 20_000) },
+      define: {
+        GLEANER_TEST_SEND_TIMEOUT_MS: String(options.sendTimeoutMs ?? 20_000),
+        GLEANER_TEST_RETRY_BASE_MS: String(options.retryBaseMs ?? 30_000),
+      },
     },
     testHostPermissions: ['http://127.0.0.1/*'],
     zip: false,
