@@ -5,6 +5,7 @@
  */
 
 import { readerHtml } from '../article/sanitize';
+import { titleKey, wikiLinkPieces } from '../links/links';
 import { TRASH_RETENTION_DAYS } from '../model';
 import type {
   ArticleResource,
@@ -63,7 +64,7 @@ export function when(iso: string | null): string {
   return iso ? `<time datetime="${escapeHtml(iso)}">${escapeHtml(iso.slice(0, 10))}</time>` : '';
 }
 
-function tagLinks(tags: readonly string[]): string {
+export function tagLinks(tags: readonly string[]): string {
   if (!tags.length) return '';
   const items = tags
     .map(
@@ -90,6 +91,12 @@ export const LIBRARY_VIEWS = {
   all: { label: 'All notes', empty: '' },
 } as const;
 export type LibraryViewName = keyof typeof LIBRARY_VIEWS;
+
+/**
+ * Marks what the search box's results as you type stand in for (the Library's notes, the results
+ * page's own results): search.js hides it while it shows results, so no list continues below them.
+ */
+export const SEARCH_REPLACES = 'data-search-replaces';
 
 /** The script of the Library's keyboard, archive and star buttons (web/src/library.ts). */
 const LIBRARY_SCRIPT = 'library.js';
@@ -191,7 +198,8 @@ ${items}
     `Library: ${LIBRARY_VIEWS[view.view].label}`,
     'library',
     `<h1>Library</h1>
-${view.searchBox ? `<div class="search-slot">${view.searchBox}</div>\n` : ''}${viewTabs(view.view, view.tag)}
+${view.searchBox ? `<div class="search-slot">${view.searchBox}</div>\n` : ''}<div ${SEARCH_REPLACES}>
+${viewTabs(view.view, view.tag)}
 <form method="get" action="${webPaths.library}" class="inline-form tag-filter" role="search" aria-label="Filter by tag">
 ${view.view === 'inbox' ? '' : `<input type="hidden" name="view" value="${view.view}">`}<label for="tag-filter">Filter by tag</label>
 <input id="tag-filter" name="tag" value="${escapeHtml(view.tag ?? '')}" autocomplete="off">
@@ -199,6 +207,7 @@ ${view.view === 'inbox' ? '' : `<input type="hidden" name="view" value="${view.v
 </form>
 ${filter}${list}
 ${view.olderHref ? `<p><a href="${escapeHtml(view.olderHref)}">Older notes</a></p>` : ''}
+</div>
 <p class="hint muted keys-hint">Keys: <kbd>j</kbd>/<kbd>k</kbd> next/previous note, <kbd>e</kbd> archive, <kbd>s</kbd> star, <kbd>x</kbd> select, <kbd>/</kbd> search, <kbd>Esc</kbd> clear the search.</p>
 <p id="library-status" class="visually-hidden" aria-live="polite"></p>`,
     [LIBRARY_SCRIPT],
@@ -391,7 +400,7 @@ ${stateButtons(note)}
 ${source ? `<p><a href="${source}" rel="noopener noreferrer">${escapeHtml(note.url!)}</a></p>` : ''}
 <p class="muted">Saved ${when(note.created)}${note.updated ? ` · changed ${when(note.updated)}` : ''}</p>
 ${note.description ? `<p>${escapeHtml(note.description)}</p>` : ''}
-${note.comment ? `<p class="note-comment"><strong>Your comment:</strong> ${escapeHtml(note.comment)}</p>` : ''}
+${note.comment ? `<p class="note-comment"><strong>Your comment:</strong> ${linkedComment(note)}</p>` : ''}
 ${tagLinks(note.tags)}
 ${article ? readerSection(note.id, article, csrf, reader) : ''}
 <section aria-labelledby="highlights">
@@ -423,6 +432,25 @@ ${postButton(`${notePath(note.id)}/delete`, csrf, 'Move to Trash', 'secondary')}
 <p><a href="${webPaths.library}">Back to the Library</a></p>`,
     reader ? [LIBRARY_SCRIPT, READER_SCRIPT] : [LIBRARY_SCRIPT],
   );
+}
+
+/**
+ * The note's own comment with its `[[…]]` links as links to the notes they name (a link still waiting
+ * for its note stays as written, marked so); everything else escaped.
+ */
+function linkedComment(note: NoteResource): string {
+  const targets = new Map(
+    note.links.flatMap((link) => (link.kind === 'title' && link.note ? [[titleKey(link.target), link.note]] : [])),
+  );
+  return wikiLinkPieces(note.comment ?? '')
+    .map((piece) => {
+      if (!('key' in piece)) return escapeHtml(piece.text);
+      const target = piece.key === null ? undefined : targets.get(piece.key);
+      return target
+        ? `<a href="${notePath(target.id)}">${escapeHtml(piece.text)}</a>`
+        : `<span class="link-waiting" title="No note of that title yet">[[${escapeHtml(piece.text)}]]</span>`;
+    })
+    .join('');
 }
 
 /**
