@@ -73,7 +73,9 @@ describe.skipIf(!chromiumAvailable())('the Library in Chromium', () => {
     await page.getByRole('link', { name: 'Queues in practice' }).click();
     expect(await page.locator('blockquote').first().textContent()).toBe('Queues absorb bursts.');
     await page.getByLabel('Title').fill('Queues, in practice');
-    await page.getByLabel('Comment').fill('The chapter on backpressure is the one to keep.');
+    await page
+      .getByRole('textbox', { name: 'Comment', exact: true })
+      .fill('The chapter on backpressure is the one to keep.');
     await page.getByRole('textbox', { name: 'Tags' }).fill('reading, aws, queues');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Saved.');
@@ -95,5 +97,33 @@ describe.skipIf(!chromiumAvailable())('the Library in Chromium', () => {
     const rss = await page.getByRole('link', { name: 'RSS' }).getAttribute('href');
     expect((await fetch(rss!)).status).toBe(200);
     await checkPage('web-feeds.png');
+  });
+
+  it('moves a note to the Trash, restores it from there, and empties the Trash after asking', async () => {
+    await page.goto(`${t.stack.webBaseUrl}/library`);
+    await page.getByRole('link', { name: 'Retries and idempotency' }).click();
+    await page.getByRole('button', { name: 'Move to Trash' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Moved to the Trash');
+    expect(await page.getByRole('link', { name: 'Retries and idempotency' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Trash', exact: true }).click();
+    expect(await page.locator('.notes > li').count()).toBe(1);
+    expect(await page.locator('.notes > li').textContent()).toContain('deleted for good on');
+    await checkPage('web-trash.png');
+    await page.getByRole('button', { name: 'Restore Retries and idempotency' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Restored');
+    expect(await page.getByText('The Trash is empty.').count()).toBe(1);
+    await page.goto(`${t.stack.webBaseUrl}/library`);
+    await page.getByRole('link', { name: 'Retries and idempotency' }).waitFor();
+
+    await page.getByRole('link', { name: 'Retries and idempotency' }).click();
+    await page.getByRole('button', { name: 'Move to Trash' }).click();
+    await page.getByRole('link', { name: 'Trash', exact: true }).click();
+    // Empty trash asks for its box first (the browser refuses the form without it).
+    await page.getByRole('button', { name: 'Empty trash' }).click();
+    expect(await page.locator('.notes > li').count()).toBe(1);
+    await page.getByLabel('Yes, delete every note in the Trash for good').check();
+    await page.getByRole('button', { name: 'Empty trash' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('The Trash is empty');
+    await checkPage('web-trash-empty.png');
   });
 });

@@ -239,7 +239,7 @@ export function trashPage(context: PageContext, trash: TrashPageResource, olderH
 ${note.tags.length ? `<p class="muted">${note.tags.map((tag) => `#${escapeHtml(tag)}`).join(' ')}</p>` : ''}
 <div class="state-actions">
 <button type="submit" class="small" name="apply" value="restore ${escapeHtml(note.id)}" aria-label="Restore ${title}">Restore</button>
-<button type="submit" class="secondary small" name="apply" value="delete ${escapeHtml(note.id)}" aria-label="Delete ${title} forever">Delete forever</button>
+<button type="submit" class="secondary small" name="apply" value="delete ${escapeHtml(note.id)}" aria-label="Delete forever ${title}">Delete forever</button>
 </div>
 </li>`;
     })
