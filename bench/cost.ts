@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { LanceSearchIndex } from '../functions/adapters/search/lance-index';
-import { searchDocument } from '../functions/core/search/document';
+import { MAX_ARTICLE_CHUNKS, searchDocument } from '../functions/core/search/document';
 import { testEmbedder } from '../functions/core/search/embedder';
 import { indexNotes } from '../functions/core/search/indexer';
 import { searchNotes } from '../functions/core/search/search';
@@ -271,11 +271,22 @@ try {
     s3: 1000 * (1 + measured.images) * PRICES.s3Put,
     storageMonth: ((1000 * (measured.contentBytes + measured.imageBytes)) / 1024 ** 3) * PRICES.s3GbMonth,
   };
+  // The search index's share: the indexer reads each kept page once (one GET), embeds its chunks (at most
+  // MAX_ARTICLE_CHUNKS of 200 words, about 260 Titan tokens each) and keeps its text and chunk vectors.
+  const chunkTokens = MAX_ARTICLE_CHUNKS * 260;
+  const perThousandIndexed = {
+    s3: 1000 * PRICES.s3Get,
+    embeddings: (1000 * chunkTokens * PRICES.titanV2PerThousandTokens) / 1000,
+    storageMonth: ((1000 * (measured.contentBytes / 2 + MAX_ARTICLE_CHUNKS * 512 * 4)) / 1024 ** 3) * PRICES.s3GbMonth,
+  };
   const dollars = (value: number) => `$${value.toFixed(4)}`;
   console.log(
     `\nKept articles (measured here over ${measured.pages} corpus pages: ${msPerPage.toFixed(1)} ms a page, ${(measured.contentBytes / 1024).toFixed(0)} KiB of content and ${measured.images.toFixed(1)} images a page):`,
   );
   console.log(
     `  per 1,000 pages kept               ${dollars(perThousandPages.lambda + perThousandPages.s3)}   page worker Lambda ${dollars(perThousandPages.lambda)}, S3 PUTs ${dollars(perThousandPages.s3)}, then ${dollars(perThousandPages.storageMonth)} a month stored`,
+  );
+  console.log(
+    `  their search, per 1,000 pages      ${dollars(perThousandIndexed.s3 + perThousandIndexed.embeddings)}   indexer S3 GETs ${dollars(perThousandIndexed.s3)}, Titan V2 ${dollars(perThousandIndexed.embeddings)} (at most ${chunkTokens} tokens of chunks a page), then ${dollars(perThousandIndexed.storageMonth)} a month in the index (text and chunk vectors, assumed)`,
   );
 }

@@ -28,6 +28,7 @@ import {
   type User,
 } from '../functions/core/model';
 import { searchNotes } from '../functions/core/search/search';
+import { MAX_SHARDS } from '../functions/core/search/shards';
 import { snippetText } from '../functions/core/search/snippet';
 import {
   DEFAULT_ROTATION_GRACE,
@@ -291,8 +292,24 @@ export const commands: Record<string, Command> = {
   },
 
   reindex: async ({ options, accounts, reindex }) => {
-    const userId = options.user === undefined ? undefined : await existingUser(options, accounts);
-    return { indexed: await reindex(userId), ...(userId ? { user_id: userId } : {}) };
+    const shard = optionalCount(options, 'shard');
+    const shards = optionalCount(options, 'shards');
+    const resume = options.resume === true;
+    if ([options.user, shard, shards].filter((given) => given !== undefined).length > 1)
+      throw new UsageError('give one of --user, --shard and --shards');
+    if (options.user !== undefined) {
+      if (resume) throw new UsageError('--resume continues a shard or index rebuild; a user is rebuilt in place');
+      const userId = await existingUser(options, accounts);
+      return { indexed: await reindex({ userId }), user_id: userId };
+    }
+    if (shards !== undefined) {
+      if (shards < 1 || shards > MAX_SHARDS) throw new UsageError(`--shards must be from 1 to ${MAX_SHARDS}`);
+      return { indexed: await reindex({ shards, resume }), shards };
+    }
+    return {
+      indexed: await reindex({ ...(shard === undefined ? {} : { shard }), resume }),
+      ...(shard === undefined ? {} : { shard }),
+    };
   },
 
   migrate: async ({ migrate }) => {

@@ -8,8 +8,8 @@ import { DynamoIdentityStore } from '../functions/adapters/dynamo/identity-store
 import { type MigrationResult, runMigrations } from '../functions/adapters/dynamo/migrations';
 import { FolderMailer } from '../functions/adapters/mail/folder-mailer';
 import { createMailer } from '../functions/adapters/mail/mailer';
-import type { LanceSearchIndex } from '../functions/adapters/search/lance-index';
-import type { embedderFromEnv } from '../functions/adapters/search/search-services';
+import type { embedderFromEnv, RebuildScope } from '../functions/adapters/search/search-services';
+import type { ShardedSearchIndex } from '../functions/adapters/search/sharded-index';
 import { type ArticleStore, storedArticleText } from '../functions/core/article/article';
 import type { Mailer } from '../functions/core/identity/mail';
 import type { Note } from '../functions/core/model';
@@ -28,8 +28,8 @@ export interface Connection {
   migrate(): Promise<MigrationResult[]>;
   /** The search index and embedder (opened on first use). */
   search(): Promise<SearchPorts>;
-  /** Rebuilds the search index, or one user's part of it, from the table; how many notes it indexed. */
-  reindex(userId?: string): Promise<number>;
+  /** Rebuilds the search index (a user's notes, a shard, every shard, or into M shards) from the table; how many notes it indexed. */
+  reindex(scope: RebuildScope): Promise<number>;
   /** Public base URL for the feed addresses the commands print; null when unknown. */
   readonly baseUrl: string | null;
   readonly identities: DynamoIdentityStore;
@@ -78,7 +78,7 @@ export function connect(
     clients = createDynamoClients({ endpoint: state.dynamoEndpoint, region: 'local' });
   }
   const env = { ...processEnv, [settings.searchIndexUri.name]: searchIndexUri };
-  let opened: Promise<{ index: LanceSearchIndex; embedder: ReturnType<typeof embedderFromEnv> }> | undefined;
+  let opened: Promise<{ index: ShardedSearchIndex; embedder: ReturnType<typeof embedderFromEnv> }> | undefined;
   const search = () => {
     if (!searchIndexUri)
       throw new Error(`name the search index with --search-index URI or ${settings.searchIndexUri.name}`);
@@ -112,9 +112,9 @@ export function connect(
       ];
     },
     search,
-    reindex: async (userId) => {
+    reindex: async (scope) => {
       const { rebuildIndex } = await searchServices();
-      return rebuildIndex(await indexSources(), userId);
+      return rebuildIndex(await indexSources(), scope);
     },
     baseUrl,
     identities: new DynamoIdentityStore(clients.doc, tableName),

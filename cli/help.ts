@@ -95,9 +95,12 @@ mode ran and why. With --table, name the search index with --search-index URI (t
 SearchIndexUri output).`,
   },
   reindex: {
-    usage: '[--user USER_ID]',
-    about: `Rebuilds the search index (or one user's part of it) from the table; prints how many notes it
-indexed. With --table, name the index with --search-index URI.`,
+    usage: '[--user USER_ID | --shard K | --shards M] [--resume]',
+    about: `Rebuilds the search index from the table while it keeps answering; prints how many notes it
+indexed. --user rewrites one user's notes in place; otherwise every shard (or shard K) is built beside
+the live one and swapped in at the end; --shards M reshards the index into M shards the same way. Only
+one rebuild runs at a time (a second is refused); --resume continues one whose process stopped.
+With --table, name the index with --search-index URI.`,
   },
   migrate: {
     usage: '',

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { InvalidFeedSettingsError } from '../functions/core/feed/settings';
+import { LayoutError } from '../functions/core/search/shards';
 import { DEFAULT_ROTATION_GRACE } from '../functions/core/token/lifecycle';
 import { DEFAULT_PAGE_SIZE, InvalidCursorError, MAX_PAGE_SIZE } from '../functions/core/workspace/listing';
 import packageJson from '../package.json' with { type: 'json' };
@@ -72,7 +73,10 @@ export async function runGleaner(argv: string[], io: CliStreams): Promise<number
     return await run(argv, io);
   } catch (error) {
     const usageError =
-      error instanceof UsageError || error instanceof InvalidFeedSettingsError || error instanceof InvalidCursorError;
+      error instanceof UsageError ||
+      error instanceof InvalidFeedSettingsError ||
+      error instanceof InvalidCursorError ||
+      error instanceof LayoutError;
     io.stderr.write(`gleaner: ${error instanceof Error ? error.message : String(error)}\n`);
     if (usageError) io.stderr.write(`Run \`gleaner help\` for the commands and their options.\n`);
     return usageError ? 2 : 1;
@@ -143,6 +147,9 @@ function parseCommandLine(argv: string[]) {
         format: { type: 'string' },
         mode: { type: 'string' },
         'search-index': { type: 'string' },
+        shard: { type: 'string' },
+        shards: { type: 'string' },
+        resume: { type: 'boolean', default: false },
       },
     });
   } catch (error) {

@@ -5,7 +5,7 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -29,6 +29,12 @@ export const SEARCH_ENGINE_FUNCTION = {
   architecture: Architecture.X86_64,
   searchEngine: true,
 } as const;
+
+/**
+ * Shards of a new index on AWS: at 100,000 users of 10,000 notes each, about 15 million notes a
+ * shard (docs/search.md, "Cost and capacity at 10⁹ notes"); an index keeps its layout until resharded.
+ */
+const SEARCH_SHARDS_ON_AWS = 64;
 
 /** The indexer's stream reads older than this (the table's writes not yet searchable) page someone. */
 const ITERATOR_AGE_ALARM_SECONDS = 60;
@@ -72,6 +78,7 @@ export class SearchIndexStore extends Construct {
     if (write) this.commitTable.grantReadWriteData(grantee);
     else this.commitTable.grantReadData(grantee);
     grantee.function.addEnvironment(handlerSettings.searchIndexUri.name, this.uri);
+    grantee.function.addEnvironment(handlerSettings.searchShards.name, String(SEARCH_SHARDS_ON_AWS));
   }
 }
 
@@ -140,6 +147,15 @@ export class SearchIndexing extends Construct {
           onFailure: new SqsDlq(this.deadLetterQueue),
         }),
       );
+      // One writer per shard: the function passes the stream's note changes to a FIFO queue grouped by
+      // shard, and writes the index from that queue (Lambda runs one batch of a group at a time).
+      if (consumer.queue)
+        fn.function.addEventSource(
+          new SqsEventSource(targets.queues[consumer.queue.name].queue, {
+            batchSize: consumer.queue.batchSize,
+            reportBatchItemFailures: true,
+          }),
+        );
       if (consumer.scheduledEveryMinutes) {
         const interval = Duration.minutes(consumer.scheduledEveryMinutes);
         // A run that could not start before the next one is due is left to that one; its errors

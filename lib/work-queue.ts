@@ -34,7 +34,12 @@ export class WorkQueue extends Construct {
   constructor(scope: Construct, id: string, definition: QueueDefinition) {
     super(scope, id);
     this.definition = definition;
-    const protection = { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true };
+    // A FIFO queue's dead-letter queue must be FIFO too; deduplication is by the id each message carries.
+    const protection = {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      ...(definition.fifo ? { fifo: true, contentBasedDeduplication: false } : {}),
+    };
     // A dead-lettered message keeps its original enqueue time, so the DLQ must keep messages longer;
     // and it outlives the stack, as its messages are the evidence of what failed.
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {

@@ -4,8 +4,8 @@ import { type LocalQueue, QueueUnavailableError } from './queue';
 
 /**
  * Speaks the SQS JSON protocol (the one @aws-sdk/client-sqs uses) for the local queues, so the
- * handlers' real SQS adapter runs unchanged against them: SendMessage and ChangeMessageVisibility,
- * the two calls Gleaner makes.
+ * handlers' real SQS adapter runs unchanged against them: SendMessage, SendMessageBatch (with a FIFO
+ * queue's message group and deduplication id) and ChangeMessageVisibility, the calls Gleaner makes.
  */
 export class LocalSqsEndpoint {
   private constructor(
@@ -80,8 +80,16 @@ async function handle(
   try {
     switch (action) {
       case 'SendMessage': {
-        const sent = queue.send(String(input.MessageBody), Number(input.DelaySeconds ?? 0));
+        const sent = queue.send(String(input.MessageBody), Number(input.DelaySeconds ?? 0), fifoOf(input));
         return reply(response, 200, { MessageId: sent.id, MD5OfMessageBody: sent.md5 });
+      }
+      case 'SendMessageBatch': {
+        const entries = Array.isArray(input.Entries) ? (input.Entries as Record<string, unknown>[]) : [];
+        const Successful = entries.map((entry) => {
+          const sent = queue.send(String(entry.MessageBody), Number(entry.DelaySeconds ?? 0), fifoOf(entry));
+          return { Id: String(entry.Id), MessageId: sent.id, MD5OfMessageBody: sent.md5 };
+        });
+        return reply(response, 200, { Successful, Failed: [] });
       }
       case 'ChangeMessageVisibility': {
         const changed = queue.changeVisibility(String(input.ReceiptHandle), Number(input.VisibilityTimeout));
@@ -103,4 +111,10 @@ async function handle(
       return reply(response, 503, { __type: 'com.amazonaws.sqs#ServiceUnavailable', message: error.message });
     throw error;
   }
+}
+
+/** A FIFO message's group and deduplication id, when the request names a group. */
+function fifoOf(input: Record<string, unknown>) {
+  if (input.MessageGroupId === undefined) return undefined;
+  return { groupId: String(input.MessageGroupId), deduplicationId: String(input.MessageDeduplicationId ?? '') };
 }

@@ -93,9 +93,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       queue.name,
       // Short visibility timeout: a failed message comes back in seconds rather than minutes.
       new LocalQueue({
-        name: `gleaner-${queue.name}`,
+        name: `gleaner-${queue.name}${queue.fifo ? '.fifo' : ''}`,
         visibilityTimeoutSeconds: 5,
         maxReceiveCount: queue.maxReceiveCount,
+        fifo: queue.fifo ?? false,
       }),
     ]),
   ) as Record<QueueName, LocalQueue>;
@@ -179,6 +180,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           log: options.log,
         }),
       );
+      // Its FIFO queue, as Lambda's SQS event source would drain it: a batch per group at a time, groups side by side.
+      if (consumer.queue)
+        localQueues[consumer.queue.name].attachConsumer(handle as unknown as SqsConsumer, {
+          batchSize: consumer.queue.batchSize,
+          maxConcurrency: 4,
+        });
       // Its scheduled step, as EventBridge would invoke it: a scheduled event instead of records.
       if (consumer.scheduledEveryMinutes)
         tasks.set(consumer.id, () =>

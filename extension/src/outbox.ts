@@ -90,8 +90,11 @@ export class Outbox {
       await this.ports.store({ ...due, items: [...due.items, added] });
       return added;
     });
+    const pumped = this.pump().then(() => null);
+    // A failure after this save's answer came concerns other saves: they stay stored and are sent again.
+    pumped.catch(() => undefined);
     try {
-      return (await Promise.race([delivered, this.pump().then(() => null)])) ?? (await this.waiting(item.id));
+      return (await Promise.race([delivered, pumped])) ?? (await this.waiting(item.id));
     } finally {
       this.waiters.delete(item.id);
     }

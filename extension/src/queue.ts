@@ -146,12 +146,16 @@ function dueAt(state: OutboxState, head: OutboxItem): number | null {
   return Math.max(head.nextAttemptAt, head.notBefore ?? 0, state.quietUntil);
 }
 
-/** The saves to send now, oldest first: each page's first save when it is due and not already on its way. */
+/**
+ * The saves to send now: each page's first save when it is due and not already on its way. Saves
+ * never sent go first (a person's new save is tried at once, however many wait), then the oldest.
+ */
 export function dueSaves(state: OutboxState, now: number, onTheirWay: ReadonlySet<string>): OutboxItem[] {
-  return pageHeads(state).filter((head) => {
+  const due = pageHeads(state).filter((head) => {
     const at = dueAt(state, head);
     return at !== null && at <= now && !onTheirWay.has(head.id);
   });
+  return [...due.filter((head) => head.attempts === 0), ...due.filter((head) => head.attempts > 0)];
 }
 
 /**
@@ -184,6 +188,7 @@ export function makeDue(state: OutboxState, now: number, unhold: boolean): Outbo
 export function waitingReason(state: OutboxState, item: OutboxItem, now: number): string {
   if (item.problem) return item.problem;
   if (state.quietUntil > now) return 'Waiting for the rate limit to reset';
+  if (state.failingSince) return 'Waiting for the server to answer';
   const head = pageHeads(state).find((candidate) => pageKey(candidate.request.url) === pageKey(item.request.url));
   return head && head.id !== item.id ? 'Waiting behind an earlier save of this page' : 'Waiting to be sent';
 }
@@ -289,7 +294,8 @@ export function settle(
         'The server answered 404 (not found) again after a retry: check the server address in the options',
         counted,
       );
-    const problem = `Server error ${status}${message ? `: ${message}` : ''}`;
+    const asked = answer.retryAfterSeconds ? `; the server asked to wait ${answer.retryAfterSeconds} s` : '';
+    const problem = `Server error ${status}${message ? `: ${message}` : ''}${asked}`;
     if (counted.failures >= MAX_SERVER_FAILURES)
       return hold(`Set aside after ${counted.failures} failed tries (${problem}): retry or discard it`, counted);
     const notBefore = now + (answer.retryAfterSeconds ?? 0) * 1000;

@@ -166,6 +166,18 @@ export function bookmarkResource(bookmark: Bookmark): BookmarkResource {
   };
 }
 
+/** Whether an edit changes the note's text (title, comment or tags): only then does its update time move. */
+export function editChangesText(
+  note: Pick<Note, 'title' | 'comment' | 'tags'>,
+  change: Pick<Note, 'title' | 'comment' | 'tags'>,
+): boolean {
+  return (
+    change.title !== note.title ||
+    (change.comment ?? null) !== (note.comment ?? null) ||
+    change.tags.join('\n') !== note.tags.join('\n')
+  );
+}
+
 export function mergeTags(existing: readonly string[], added: readonly string[]): string[] {
   const merged = [...existing];
   for (const tag of added) {

@@ -1,4 +1,4 @@
-import type { LanceSearchIndex } from '../adapters/search/lance-index';
+import type { ShardedSearchIndex } from '../adapters/search/sharded-index';
 import type { SearchPorts } from '../core/search/search';
 import type { Environment } from '../platform/env';
 
@@ -7,8 +7,10 @@ import type { Environment } from '../platform/env';
  * container's life; a failed open is tried again by the next call rather than failing every one
  * after it. LanceDB (a native module) loads then, not at init.
  */
-export function searchOnFirstUse(env: Environment): () => Promise<SearchPorts & { readonly index: LanceSearchIndex }> {
-  let opened: Promise<SearchPorts & { readonly index: LanceSearchIndex }> | undefined;
+export function searchOnFirstUse(
+  env: Environment,
+): () => Promise<SearchPorts & { readonly index: ShardedSearchIndex }> {
+  let opened: Promise<SearchPorts & { readonly index: ShardedSearchIndex }> | undefined;
   return () =>
     (opened ??= import('../adapters/search/search-services')
       .then(async (services) => ({

@@ -279,13 +279,15 @@ const operations: Record<string, OwnerOperation> = {
     tag: 'tags',
     summary: 'Rename a tag on every note and feed filter',
     body: 'TagRename',
-    conflict: 'Another tag has the new name: merge into it instead.',
+    conflict:
+      'Another tag has the new name (merge into it instead), or another rename or merge of this tag is unfinished (repeat that one to finish it).',
     answer: ok('TagChange', 'Renamed.'),
   },
   MergeMyTag: {
     tag: 'tags',
     summary: 'Merge a tag into another: its notes and feed filters carry the other from now on',
     body: 'TagMerge',
+    conflict: 'Another rename or merge of this tag is unfinished: repeat that one to finish it.',
     answer: ok('TagChange', 'Merged.'),
   },
   ListMyFeeds: {

@@ -76,6 +76,7 @@ export type ResourceAccess =
   | 'table:rate-limit'
   | 'queue:enrichment'
   | 'queue:favicon'
+  | 'queue:indexing'
   | 'mail:send'
   | 'oauth:keys'
   | 'search:read'

@@ -64,6 +64,12 @@ export const settings = {
     parse: text,
   },
   faviconQueueUrl: { name: 'FAVICON_QUEUE_URL', doc: 'where the page worker hands favicon candidates', parse: text },
+  indexingQueueUrl: {
+    name: 'INDEXING_QUEUE_URL',
+    doc: "the FIFO queue (a group per shard) the search indexer passes the stream's note changes through; without it the indexer writes the index from the stream itself",
+    parse: text,
+    fallback: undefined,
+  },
   publicBaseUrl: {
     name: 'PUBLIC_BASE_URL',
     doc: "readers' address of the service (CloudFront or the custom domain)",
@@ -201,6 +207,12 @@ export const settings = {
     name: 'SEARCH_INDEX_URI',
     doc: 'where the search index lives: a folder, or s3+ddb://bucket/prefix?ddbTableName=… on AWS',
     parse: text,
+  },
+  searchShards: {
+    name: 'SEARCH_SHARDS',
+    doc: 'shards of a new search index (a user is in one, by a hash of the id); an existing index keeps its own until `gleaner reindex --shards M`: 1 locally, 64 on AWS',
+    parse: wholeNumber,
+    fallback: 1,
   },
   embeddings: {
     name: 'GLEANER_EMBEDDINGS',

@@ -5,7 +5,7 @@ import type { ResourceAccess } from './routes';
  * SQS-triggered workers that drain them, and the scheduled tasks.
  */
 
-export type QueueName = 'enrichment' | 'favicon';
+export type QueueName = 'enrichment' | 'favicon' | 'indexing';
 
 export interface QueueDefinition {
   readonly name: QueueName;
@@ -13,11 +13,15 @@ export interface QueueDefinition {
   readonly urlEnv: string;
   /** Receives before a message is parked in the queue's dead-letter queue. */
   readonly maxReceiveCount: number;
+  /** SQS FIFO: messages of one group in order, one batch of a group in flight at a time. */
+  readonly fifo?: boolean;
 }
 
 export const queues: Readonly<Record<QueueName, QueueDefinition>> = {
   enrichment: { name: 'enrichment', urlEnv: 'ENRICHMENT_QUEUE_URL', maxReceiveCount: 5 },
   favicon: { name: 'favicon', urlEnv: 'FAVICON_QUEUE_URL', maxReceiveCount: 5 },
+  /** The stream's note changes on their way to the search index, grouped by shard: one writer per shard. */
+  indexing: { name: 'indexing', urlEnv: 'INDEXING_QUEUE_URL', maxReceiveCount: 5, fifo: true },
 };
 
 /** A Lambda function that no HTTP route invokes. */
@@ -72,6 +76,11 @@ export interface StreamConsumerDefinition extends BackgroundFunctionDefinition {
    * locally), invoked with a scheduled event instead of stream records.
    */
   readonly scheduledEveryMinutes?: number;
+  /**
+   * A FIFO queue the consumer passes its records on to (grouped by the search index's shard) and
+   * consumes itself, `batchSize` messages an invocation: so one invocation at a time writes a shard.
+   */
+  readonly queue?: { readonly name: QueueName; readonly batchSize: number };
 }
 
 export const streamConsumers: readonly StreamConsumerDefinition[] = [
@@ -88,6 +97,7 @@ export const streamConsumers: readonly StreamConsumerDefinition[] = [
     // Re-embeds notes whose vectors of the configured model are missing (after a model change), even
     // while nobody saves: search stays keyword for a user until their notes are covered.
     scheduledEveryMinutes: 10,
+    queue: { name: 'indexing', batchSize: 10 },
     // Reads kept articles to index them; deletes those of notes deleted from the Trash by their TTL.
     access: [
       'table:read',
@@ -97,6 +107,7 @@ export const streamConsumers: readonly StreamConsumerDefinition[] = [
       'embeddings',
       'articles:read',
       'articles:write',
+      'queue:indexing',
     ],
   },
 ];

@@ -1,16 +1,26 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, ScheduledEvent } from 'aws-lambda';
+import type {
+  Context,
+  DynamoDBBatchResponse,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+  ScheduledEvent,
+  SQSBatchResponse,
+  SQSEvent,
+} from 'aws-lambda';
 import { createArticleStore } from '../adapters/article-store';
 import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoLinkStore } from '../adapters/dynamo/link-store';
 import { noteChangeOf, readNotes } from '../adapters/search/note-changes';
 import { embedderFromEnv, openIndexFromEnv, scheduledIndexStep } from '../adapters/search/search-services';
+import { createSqsClient, sendToFifo } from '../adapters/sqs/sqs';
 import { storedArticleText } from '../core/article/article';
 import { applyLinkChanges, type LinkProjectionPorts } from '../core/links/projection';
 import type { Note } from '../core/model';
+import { changesOf, indexMessages } from '../core/search/index-queue';
 import { applyNoteChanges, type IndexerPorts, type NoteChange } from '../core/search/indexer';
 import { deferred, type Environment } from '../platform/env';
 import { metricNames } from '../platform/metric-names';
@@ -24,6 +34,7 @@ const SCHEDULED_MARGIN_MS = 30_000;
 type IndexerHandler = {
   (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse>;
   (event: ScheduledEvent, context: Context): Promise<{ reembedded: number }>;
+  (event: SQSEvent, context: Context): Promise<SQSBatchResponse>;
 };
 
 export interface IndexerDeps {
@@ -32,6 +43,11 @@ export interface IndexerDeps {
     IndexerPorts & {
       /** The scheduled background step: re-embedding what the configured model lacks, then folding the index. */
       scheduledStep?: (deadline: number) => Promise<number>;
+      /**
+       * Passes a stream batch's note changes to the FIFO queue grouped by shard, whose batches this
+       * function then applies (one writer per shard); absent, the stream batch is applied here.
+       */
+      enqueue?: (changes: readonly NoteChange[]) => Promise<void>;
     }
   >;
   /** The links between notes (functions/core/links/projection.ts), kept from the same records. */
@@ -63,10 +79,14 @@ export function makeHandler(deps: IndexerDeps) {
   const processor = new BatchProcessor(EventType.DynamoDBStreams);
   let ports: ReturnType<IndexerDeps['ports']> | undefined;
 
-  const index = async (changes: readonly NoteChange[]): Promise<unknown> => {
+  const index = async (changes: readonly NoteChange[], from: 'stream' | 'queue'): Promise<unknown> => {
     try {
       ports ??= deps.ports();
       const ready = await ports;
+      if (from === 'stream' && ready.enqueue) {
+        await ready.enqueue(changes);
+        return null;
+      }
       const outcome = await applyNoteChanges(ready, changes);
       count(deps.metrics, metricNames.notesIndexed, outcome.indexed);
       count(deps.metrics, metricNames.notesUnindexed, outcome.deleted);
@@ -124,12 +144,36 @@ export function makeHandler(deps: IndexerDeps) {
     return { reembedded };
   }
 
-  const handle = async (event: DynamoDBStreamEvent | ScheduledEvent, context: Context) => {
+  /**
+   * A batch of the FIFO queue, a shard's changes in order: applied at once, or failed whole (Lambda
+   * then returns the batch, and the group waits for it, so no later change overtakes it).
+   */
+  async function fromQueue(event: SQSEvent): Promise<SQSBatchResponse> {
+    let failure: unknown = null;
+    try {
+      ports ??= deps.ports();
+      const changes = await changesOf(
+        event.Records.map((record) => record.body),
+        (await ports).readNotes,
+      );
+      failure = await index(changes, 'queue');
+    } catch (error) {
+      failure = error;
+      deps.logger.error('Reading the queued changes failed; the batch will be retried', { error: error as Error });
+    }
+    deps.metrics.publishStoredMetrics();
+    return {
+      batchItemFailures: failure ? event.Records.map((record) => ({ itemIdentifier: record.messageId })) : [],
+    };
+  }
+
+  const handle = async (event: DynamoDBStreamEvent | ScheduledEvent | SQSEvent, context: Context) => {
     if (!('Records' in event)) return scheduled(context);
+    if (isQueueEvent(event)) return fromQueue(event);
     const records = event.Records.map(noteChangeOf);
     const changes = records.filter((change): change is NoteChange => change !== null);
     const [indexFailure, linkFailure, purgeFailure] = await Promise.all([
-      index(changes),
+      index(changes, 'stream'),
       link(records, changes),
       purge(changes),
     ]);
@@ -152,6 +196,9 @@ export function makeHandler(deps: IndexerDeps) {
   return handle as IndexerHandler;
 }
 
+const isQueueEvent = (event: DynamoDBStreamEvent | SQSEvent): event is SQSEvent =>
+  event.Records[0] !== undefined && 'eventSource' in event.Records[0] && event.Records[0].eventSource === 'aws:sqs';
+
 const noteIdOf = (change: NoteChange) => (change.kind === 'saved' ? change.note.id : change.noteId);
 
 export function createHandler(env: Environment) {
@@ -162,6 +209,9 @@ export function createHandler(env: Environment) {
   const notes = new DynamoBookmarkStore(doc, tableName);
   // Kept articles are indexed where the function has their store (always, on AWS and in npm start).
   const articles = env[settings.articleStore.name] ? createArticleStore(setting(env, settings.articleStore)) : null;
+  const queueUrl = setting(env, settings.indexingQueueUrl);
+  let client: ReturnType<typeof createSqsClient> | undefined;
+  const sqs = () => (client ??= createSqsClient({ endpoint: setting(env, settings.sqsEndpoint) }));
   return makeHandler({
     logger,
     metrics: createMetrics(logger),
@@ -181,13 +231,22 @@ export function createHandler(env: Environment) {
         embedder,
         readNotes: (ids) => readNotes(doc, tableName, ids),
         ...(articles ? { articleText: (note: Note) => storedArticleText(articles, note) } : {}),
-        onEmbeddingFailure: (error) =>
-          logger.warn('Embedding failed; notes indexed for keywords', { error: String(error) }),
+        // The shard's re-embedding watermark moves back before these notes, so the schedule embeds them.
+        onEmbeddingFailure: async (error, notes) => {
+          logger.warn('Embedding failed; notes indexed for keywords', { error: String(error) });
+          if (embedder) await index.reembedLater(embedder.model, notes);
+        },
         // A batch's notes are searchable by their words once written (the index keeps them in its small
         // recent table, lance-index.ts), then embedded in one go (indexNotes); folding them into the main
         // table's indexes, and re-embedding after a model change, wait for the schedule: no batch scans
         // every note.
         scheduledStep: (deadline) => scheduledIndexStep(index, embedder, deadline),
+        ...(queueUrl
+          ? {
+              enqueue: async (changes: readonly NoteChange[]) =>
+                sendToFifo(sqs(), queueUrl, indexMessages(changes, (await index.layout()).layout.shards)),
+            }
+          : {}),
       };
     },
   });

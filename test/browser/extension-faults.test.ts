@@ -30,7 +30,7 @@ import {
  */
 
 /** The tests' build gives up on a send after this, where the shipped build waits 20 s. */
-const SEND_TIMEOUT_MS = 1_500;
+const SEND_TIMEOUT_MS = 3_000;
 /** The tests' build retries after a second or so, where the shipped build waits 30 s at least. */
 const RETRY_BASE_MS = 1_000;
 
@@ -309,7 +309,7 @@ describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong
     proxy.fail(busy.url, { kind: 'refuse', status: 503, retryAfter: 8 });
     expect(await pressSaveCommand(context, busy.tabId)).toMatchObject({
       kind: 'queued',
-      reason: 'Server error 503: Service Unavailable',
+      reason: 'Server error 503: Service Unavailable; the server asked to wait 8 s',
     });
     await expect.poll(badge).toBe('1');
 
@@ -333,12 +333,15 @@ describe.skipIf(!chromiumAvailable())('the browser extension when saves go wrong
 
     await expect.poll(async () => (await storedOutbox(extensionPage))?.items, CONFIRMED).toEqual([]);
     const sends = proxy.savesOf(busy.url);
-    expect(sends.map((send) => [send.status, send.body.selection])).toEqual([
-      [0, QUOTE],
-      [200, QUOTE],
-      [200, MORE],
-    ]);
-    expect(sends[1]!.key).toBe(sends[0]!.key);
+    // The first save, refused; then again (more than once should an answer come late on a busy
+    // machine) under its key; only then the highlight, under its own.
+    const firstOfHighlight = sends.findIndex((send) => send.body.selection === MORE);
+    expect(firstOfHighlight).toBeGreaterThanOrEqual(2);
+    expect(sends.slice(0, firstOfHighlight).map((send) => [send.key, send.body.selection])).toEqual(
+      Array(firstOfHighlight).fill([sends[0]!.key, QUOTE]),
+    );
+    expect(sends.slice(firstOfHighlight).every((send) => send.body.selection === MORE)).toBe(true);
+    expect(sends[0]!.status).toBe(0);
     expect(sends[1]!.at - sends[0]!.at).toBeGreaterThanOrEqual(8_000);
     expect(proxy.savesOf(other.url)[0]!.at).toBeLessThan(sends[1]!.at);
     // The note was created by the first save; the highlight came after it.

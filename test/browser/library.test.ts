@@ -73,9 +73,7 @@ describe.skipIf(!chromiumAvailable())('the Library in Chromium', () => {
     await page.getByRole('link', { name: 'Queues in practice' }).click();
     expect(await page.locator('blockquote').first().textContent()).toBe('Queues absorb bursts.');
     await page.getByLabel('Title').fill('Queues, in practice');
-    await page
-      .getByRole('textbox', { name: 'Comment', exact: true })
-      .fill('The chapter on backpressure is the one to keep.');
+    await page.getByLabel('Comment', { exact: true }).fill('The chapter on backpressure is the one to keep.');
     await page.getByRole('textbox', { name: 'Tags' }).fill('reading, aws, queues');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Saved.');

@@ -65,7 +65,7 @@ describe.skipIf(!chromiumAvailable())('links between notes in Chromium', () => {
 
     await page.goto(`${t.stack.webBaseUrl}${notePath(source)}`);
     await page
-      .getByLabel('Comment')
+      .getByLabel('Comment', { exact: true })
       .fill('Read with [[Queues in practice]] first. Then [[Backpressure]], once I have notes on it.');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Saved.');

@@ -108,6 +108,13 @@ describe.skipIf(!chromiumAvailable())('the reader in Chromium', () => {
     await expect.poll(() => quote.inputValue()).toBe('The tide came in.');
     expect(await page.locator('#highlight-form input[name="prefix"]').inputValue()).toMatch(/rising slowly\.\s*$/);
     expect(await page.locator('#highlight-form input[name="suffix"]').inputValue()).toMatch(/^ By evening/);
+    // The form is below the page: the bar at the bottom of the screen takes the person there.
+    const bar = page.getByRole('group', { name: 'The selected passage' });
+    await bar.waitFor();
+    await checkPage('reader-selection-bar.png');
+    await bar.getByRole('button', { name: 'Add a comment' }).click();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('comment');
+    expect(await bar.isVisible()).toBe(false);
     await page.getByLabel('Comment (optional)').fill('Low water comes next #evening');
     await checkPage('reader-selected.png');
     await page.getByRole('button', { name: 'Save highlight' }).click();
@@ -148,6 +155,24 @@ describe.skipIf(!chromiumAvailable())('the reader in Chromium', () => {
     expect(after.highlights.map((highlight: { id: string }) => highlight.id)).not.toContain(lost.id);
     expect(after.body).not.toContain('since lost');
     await checkPage('reader-after-delete.png');
+  });
+
+  it('saves a selected passage at once from the bar at the bottom of the screen', async () => {
+    await page.goto(notePage);
+    await page.evaluate(() => {
+      const paragraph = [...document.querySelectorAll('article.reader p')].find((p) =>
+        p.textContent?.includes('Frisian coast'),
+      )!;
+      const text = paragraph.firstChild!;
+      const start = text.textContent!.indexOf('The mudflats');
+      document.getSelection()!.setBaseAndExtent(text, start, text, start + 'The mudflats of the Wadden Sea'.length);
+    });
+    await page.getByRole('group', { name: 'The selected passage' }).getByRole('button', { name: 'Highlight' }).click();
+    await page.waitForURL(/notice=highlighted/);
+    expect(
+      await page.locator('article.reader mark.highlight', { hasText: 'The mudflats of the Wadden Sea' }).count(),
+    ).toBe(1);
+    expect((await note()).highlights.at(-1)).toMatchObject({ quote: 'The mudflats of the Wadden Sea', comment: null });
   });
 
   it('refuses a pasted passage the page does not hold, saying so, and adds nothing', async () => {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../functions/adapters/dynamo/keys';
+import { fillNoteToTheBrink } from '../support/full-note';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 import { type Owner, savedPage, signedInUser } from '../support/owner';
 
@@ -26,42 +27,6 @@ const SELECTION = 'A highlight of about a hundred and sixty bytes, as people mak
   'x',
 );
 
-/** Appends as the save writes them, twenty at a time, until DynamoDB refuses the item's size: the note is then full. */
-async function fillToTheBrink(noteId: string): Promise<number> {
-  let appended = 0;
-  for (;;) {
-    const batch = Array.from({ length: 20 }, (_, index) => ({
-      id: randomUUID(),
-      saved: new Date(Date.UTC(2026, 0, 1, 0, 0, appended + index)).toISOString(),
-      text: `> ${SELECTION}`,
-    }));
-    const filled = await t.table.doc
-      .send(
-        new UpdateCommand({
-          TableName: t.table.tableName,
-          Key: keys.note(noteId),
-          UpdateExpression:
-            'SET appended = list_append(if_not_exists(appended, :none), :entries), bodyBytes = bodyBytes + :bytes ADD appendIds :ids',
-          ExpressionAttributeValues: {
-            ':none': [],
-            ':entries': batch,
-            ':bytes': batch.reduce((sum, entry) => sum + Buffer.byteLength(entry.text) + 2, 0),
-            ':ids': new Set(batch.map((entry) => entry.id)),
-          },
-        }),
-      )
-      .then(
-        () => true,
-        (error: Error) => {
-          if (error.name !== 'ValidationException') throw error;
-          return false;
-        },
-      );
-    if (!filled) return appended;
-    appended += batch.length;
-  }
-}
-
 const noteItem = async (noteId: string) =>
   (await t.table.doc.send(new GetCommand({ TableName: t.table.tableName, Key: keys.note(noteId) }))).Item!;
 
@@ -70,7 +35,7 @@ describe("a note at DynamoDB's item limit", () => {
     const url = `https://example.com/${randomUUID()}`;
     const noteId = await savedPage(t, alice, url, { selection: SELECTION });
     const bobsNote = await savedPage(t, bob, url, { selection: SELECTION });
-    expect(await fillToTheBrink(noteId)).toBeGreaterThan(1000);
+    expect(await fillNoteToTheBrink(t.table, noteId, `> ${SELECTION}`)).toBeGreaterThan(1000);
     const before = await noteItem(noteId);
     expect(before.bodyBytes).toBeLessThan(300 * 1024);
 

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LanceSearchIndex } from '../../functions/adapters/search/lance-index';
 import { rebuildIndex } from '../../functions/adapters/search/search-services';
+import { ShardedSearchIndex } from '../../functions/adapters/search/sharded-index';
 import { searchNotes } from '../../functions/core/search/search';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 async function search(userId: string, text: string): Promise<string[]> {
-  const index = await LanceSearchIndex.open({ uri: join(folder, 'index') });
+  const index = await ShardedSearchIndex.open({ uri: join(folder, 'index') });
   try {
     const result = await searchNotes({ index, embedder: null }, userId, text);
     if (!result.ok) throw new Error(result.problem.message);
@@ -77,7 +77,7 @@ describe('search on the local stack', () => {
     // The stack (its indexer too, which may still be folding the save into the indexes) stops first.
     await test.takeDown();
     rmSync(join(folder, 'index'), { recursive: true, force: true });
-    const index = await LanceSearchIndex.open({ uri: join(folder, 'index') });
+    const index = await ShardedSearchIndex.open({ uri: join(folder, 'index') });
     try {
       expect(await search(carol.user.id, 'tidal')).toEqual([]);
       const indexed = await rebuildIndex({

@@ -66,6 +66,29 @@ describe('the indexer', () => {
     });
   });
 
+  it('writes the index from a FIFO queue grouped by shard (one writer per shard), with a FIFO dead-letter queue, and 64 shards', () => {
+    const [functionId, fn] = indexerFunction();
+    const queues = built.template.findResources('AWS::SQS::Queue', { Properties: { FifoQueue: true } });
+    const queue = Object.keys(queues).find((id) => id.startsWith('IndexingQueue'))!;
+    const deadLetters = Object.keys(queues).find((id) => id.startsWith('IndexingDeadLetterQueue'))!;
+    expect(queues[queue]!.Properties).toMatchObject({
+      ContentBasedDeduplication: false,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [deadLetters, 'Arn'] }, maxReceiveCount: 5 },
+      SqsManagedSseEnabled: true,
+    });
+    built.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: functionId },
+      EventSourceArn: { 'Fn::GetAtt': [queue, 'Arn'] },
+      BatchSize: indexer.queue!.batchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    const variables = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties
+      .Environment.Variables;
+    expect(variables[settings.indexingQueueUrl.name]).toEqual({ Ref: queue });
+    expect(variables[settings.searchShards.name]).toBe('64');
+    // Its age and dead-letter alarms are every work queue's (alarms.test.ts).
+  });
+
   it('also runs its re-embedding step on an EventBridge schedule', () => {
     const [functionId] = indexerFunction();
     built.template.hasResourceProperties('AWS::Events::Rule', {

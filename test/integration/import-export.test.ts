@@ -238,3 +238,36 @@ describe('import and export', () => {
     expect(() => parseWorkspaceExport('{oops')).toThrow(/not JSON/);
   });
 });
+
+describe('highlights made while reading', () => {
+  it('keep their TextQuoteSelector through an export and an import', async () => {
+    const selector = {
+      type: 'TextQuoteSelector',
+      exact: 'The tide came in.',
+      prefix: 'mean high water rising slowly.\n\n',
+      suffix: ' By evening the flats',
+    };
+    const bookmark = {
+      url: 'https://example.com/tides',
+      title: 'Tides',
+      created: '2024-05-01T10:00:00.000+00:00',
+      updated: '2024-05-01T10:05:00.000+00:00',
+      tags: [],
+      note: 'Source: [Tides](https://example.com/tides)\n\n> The tide came in.\n\n> Mudflats',
+      highlights: [
+        { quote: 'The tide came in.', comment: null, saved: '2024-05-01T10:01:00.000+00:00', selector },
+        { quote: 'Mudflats', comment: null, saved: '2024-05-01T10:02:00.000+00:00' },
+      ],
+    };
+    const first = await user();
+    await importText(first, 'export.json', JSON.stringify({ bookmarks: [bookmark] }));
+    const [exported] = await exportOf(first);
+    expect(exported!.highlights).toEqual(bookmark.highlights);
+    const second = await user();
+    await importText(second, 'export.json', JSON.stringify({ bookmarks: await exportOf(first) }));
+    expect((await exportOf(second))[0]!.highlights).toEqual(bookmark.highlights);
+    // A selector that is not one is named, as any other field of the wrong type.
+    const wrong = { ...bookmark, highlights: [{ ...bookmark.highlights[0], selector: { prefix: 3 } }] };
+    expect(() => parseWorkspaceExport(JSON.stringify({ bookmarks: [wrong] }))).toThrow(/bookmarks\[0\]\.highlights/);
+  });
+});

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { makeHandler } from '../../functions/save-bookmark/handler';
 import { createTestTable } from '../support/dynamo';
 import { context, proxyEvent } from '../support/factories';
+import { fillNoteToTheBrink } from '../support/full-note';
 import { newTestAccount, saveHandlerDeps } from '../support/save-deps';
 
 /**
@@ -44,41 +45,8 @@ describe("a note near DynamoDB's item limit", () => {
     expect(first.status).toBe(200);
     const noteId = first.json.note_id as string;
 
-    // Appends as the save writes them (its list entry, its id, the body's byte count), put twenty at a
-    // time rather than saved one by one, until DynamoDB refuses the item's size: the note is then as
-    // full as 1,454 saves of such highlights made it.
-    let appended = 0;
-    for (;;) {
-      const batch = Array.from({ length: 20 }, (_, index) => ({
-        id: randomUUID(),
-        saved: new Date(Date.UTC(2026, 0, 1, 0, 0, appended + index)).toISOString(),
-        text: `> ${SELECTION}`,
-      }));
-      const filled = await table.doc
-        .send(
-          new UpdateCommand({
-            TableName: table.tableName,
-            Key: keys.note(noteId),
-            UpdateExpression:
-              'SET appended = list_append(if_not_exists(appended, :none), :entries), bodyBytes = bodyBytes + :bytes ADD appendIds :ids',
-            ExpressionAttributeValues: {
-              ':none': [],
-              ':entries': batch,
-              ':bytes': batch.reduce((sum, entry) => sum + Buffer.byteLength(entry.text) + 2, 0),
-              ':ids': new Set(batch.map((entry) => entry.id)),
-            },
-          }),
-        )
-        .then(
-          () => true,
-          (error: Error) => {
-            if (error.name !== 'ValidationException') throw error;
-            return false;
-          },
-        );
-      if (!filled) break;
-      appended += batch.length;
-    }
+    // Filled as 1,454 saves of such highlights filled it.
+    const appended = await fillNoteToTheBrink(table, noteId, `> ${SELECTION}`);
     // Its body is still under its own 300 KB, so only the item's size can refuse the next highlight.
     expect(appended).toBeGreaterThan(1000);
 

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LanceSearchIndex } from '../../functions/adapters/search/lance-index';
 import { embeddingText, searchDocument, searchDocumentWithArticle } from '../../functions/core/search/document';
 import { testEmbedder } from '../../functions/core/search/embedder';
+import { indexNotes } from '../../functions/core/search/indexer';
+import { relatedNotes } from '../../functions/core/search/related';
 import { type SearchOptions, searchNotes } from '../../functions/core/search/search';
 import { snippetText } from '../../functions/core/search/snippet';
 import { indexWithVectors, searchableNote, temporaryIndex } from '../support/search-notes';
@@ -165,7 +167,7 @@ describe('writes move forward only', () => {
     await index.tombstone([{ noteId: v2.id, userId: dave }]);
     await index.upsert([searchDocument({ ...v2, version: 3 })]);
     expect(await ids(dave, 'second')).toEqual([]);
-    expect((await index.versions([v2.id])).get(v2.id)).toMatchObject({ deleted: true });
+    expect((await index.versions([{ noteId: v2.id }])).get(v2.id)).toMatchObject({ deleted: true });
   });
 });
 
@@ -307,6 +309,55 @@ describe('kept articles in the index', () => {
     } finally {
       reopened?.close();
       rmSync(own.folder, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('kept articles in semantic search', () => {
+  it("embeds a kept article in chunks: a passage deep in it finds its note, the owner's only; a delete takes them", async () => {
+    const own = await temporaryIndex();
+    try {
+      const chunky = testEmbedder(256);
+      const gail = randomUUID();
+      const hank = randomUUID();
+      const filler = Array.from({ length: 40 }, (_, i) => `walkers rested by the reservoir as skylarks sang ${i}`);
+      const article = `${filler.join('. ')}. Glacier moraine and cirque, with erratic boulders. ${filler.join('. ')}`;
+      const hash = 'ab'.repeat(32);
+      const kept = { ...searchableNote(gail, { title: 'Saturday' }), articleHash: hash };
+      const plain = searchableNote(gail, { title: 'Sunday market' });
+      const ice = searchableNote(gail, { title: 'Glacier moraine cirque erratic boulders' });
+      const hanks = { ...searchableNote(hank, { title: 'Saturday' }), articleHash: hash };
+      await indexNotes(
+        { index: own.index, embedder: chunky, articleText: async (note) => (note.articleHash ? article : null) },
+        [kept, plain, ice, hanks],
+      );
+      const nearest = async (userId: string) => {
+        const found = await searchNotes({ index: own.index, embedder: chunky }, userId, 'glacier moraine cirque', {
+          mode: 'semantic',
+        });
+        if (!found.ok) throw new Error(found.problem.message);
+        return found.answer.results.map((hit) => hit.note_id);
+      };
+      // The passage is in the article's middle chunk; the note's own text shares no word with the query.
+      expect((await nearest(gail)).slice(0, 2).sort()).toEqual([kept.id, ice.id].sort());
+      expect(await nearest(gail)).not.toContain(hanks.id);
+      expect(await nearest(hank)).toEqual([hanks.id]);
+      // Related notes: the kept page says what its note is about, the glacier note's page its neighbour.
+      const related = await relatedNotes({ index: own.index, embedder: chunky }, gail, kept.id);
+      expect(related.mode).toBe('semantic');
+      expect(related.related[0]).toMatchObject({ note_id: ice.id, reason: 'similar meaning' });
+
+      const db = await connect(own.folder, { readConsistencyInterval: 0 });
+      const [chunkTable] = (await db.tableNames()).filter((name) => name.startsWith('chunks_'));
+      const chunks = await db.openTable(chunkTable!);
+      expect(await chunks.countRows(`note_id = '${kept.id}'`)).toBe(5);
+      await own.index.tombstone([{ noteId: kept.id, userId: gail }]);
+      expect(await chunks.countRows(`note_id = '${kept.id}'`)).toBe(0);
+      expect(await chunks.countRows(`note_id = '${hanks.id}'`)).toBe(5);
+      expect(await nearest(gail)).not.toContain(kept.id);
+      db.close();
+    } finally {
+      own.dispose();
     }
   }, 120_000);
 });

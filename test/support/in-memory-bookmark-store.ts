@@ -1,4 +1,5 @@
-import type { Bookmark, Highlight, Note } from '../../functions/core/model';
+import { type Bookmark, editChangesText, type Highlight, type Note } from '../../functions/core/model';
+import type { LibraryStore, NoteEditChange, RetagJob } from '../../functions/core/owner/library';
 import type { IdempotencyClaim } from '../../functions/core/save/idempotency';
 import { withAppended } from '../../functions/core/save/note-body';
 import {
@@ -13,19 +14,23 @@ import {
   type RestoreOutcome,
   type SaveRecord,
 } from '../../functions/core/save/save-bookmark';
+import type { Page, PageRequest } from '../../functions/core/workspace/listing';
 
 /**
- * The save core's store port kept in memory, with the rules the DynamoDB store enforces by its
- * conditions: one bookmark per (user, normalised URL), the user's note cap, one answer per
- * Idempotency-Key, an append applied once per append id. For unit tests of the save use case.
+ * The save core's store port and the owner's note store kept in memory, with the rules the DynamoDB
+ * store enforces by its conditions: one bookmark per (user, normalised URL), the user's note cap, one
+ * answer per Idempotency-Key, an append applied once per append id, one unfinished retag per tag.
+ * For unit tests of the save use case; test/integration/note-store-model.test.ts holds it to the
+ * DynamoDB store's observable behaviour.
  */
-export class InMemoryBookmarkStore implements BookmarkStore {
+export class InMemoryBookmarkStore implements BookmarkStore, LibraryStore {
   readonly bookmarks = new Map<string, Bookmark>();
   readonly notes = new Map<string, Note>();
   readonly highlights: Highlight[] = [];
   private readonly urls = new Map<string, { bookmarkId: string; noteId: string }>();
   private readonly appendIds = new Set<string>();
   private readonly keys = new Map<string, SaveRecord | IdempotencyClaim>();
+  private readonly retags = new Map<string, RetagJob>();
 
   constructor(private readonly noteCap: number) {}
 
@@ -106,6 +111,111 @@ export class InMemoryBookmarkStore implements BookmarkStore {
     if (append.highlight) this.highlights.push(append.highlight);
     if (answer) this.keys.set(keyOf(answer), answer);
     return { kind: 'appended', bookmark: updated };
+  }
+
+  async getNote(noteId: string): Promise<Note | null> {
+    return this.notes.get(noteId) ?? null;
+  }
+
+  async noteHighlights(noteId: string): Promise<Highlight[]> {
+    return this.highlights.filter((highlight) => highlight.noteId === noteId);
+  }
+
+  async editNote(noteId: string, change: (note: Note) => NoteEditChange | null, updated: string): Promise<Note | null> {
+    const note = this.notes.get(noteId);
+    if (!note) return null;
+    const changed = change(note);
+    if (!changed) return note;
+    const textChanged = editChangesText(note, changed);
+    const written: Note = {
+      ...note,
+      ...changed,
+      tags: [...changed.tags],
+      updated: textChanged ? updated : note.updated,
+      version: note.version + 1,
+    };
+    this.notes.set(noteId, written);
+    const bookmark = note.bookmarkId ? this.bookmarks.get(note.bookmarkId) : undefined;
+    if (bookmark && textChanged) this.bookmarks.set(bookmark.id, { ...bookmark, title: written.title, updated });
+    return written;
+  }
+
+  async deleteNote(noteId: string, only?: 'trashed'): Promise<Note | null> {
+    const note = this.notes.get(noteId);
+    if (!note || (only === 'trashed' && !note.trashedAt)) return null;
+    this.notes.delete(noteId);
+    const bookmark = note.bookmarkId ? this.bookmarks.get(note.bookmarkId) : undefined;
+    if (bookmark) {
+      this.bookmarks.delete(bookmark.id);
+      this.urls.delete(urlKey(bookmark));
+    }
+    this.highlights.splice(0, this.highlights.length, ...this.highlights.filter((kept) => kept.noteId !== noteId));
+    return note;
+  }
+
+  async tagCounts(userId: string): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    for (const note of this.notesOf(userId)) for (const tag of note.tags) counts.set(tag, (counts.get(tag) ?? 0) + 1);
+    return counts;
+  }
+
+  async notesTagged(userId: string, tag: string, limit?: number): Promise<string[]> {
+    const ids = this.notesOf(userId)
+      .filter((note) => note.tags.includes(tag))
+      .map((note) => note.id);
+    return ids.slice(0, limit);
+  }
+
+  async listNotes(userId: string, filter: { tag?: string }, page: PageRequest): Promise<Page<Note>> {
+    const notes = this.notesOf(userId).filter((note) => filter.tag === undefined || note.tags.includes(filter.tag));
+    const start = Number(page.cursor ?? 0);
+    const end = start + page.limit;
+    return { items: notes.slice(start, end), cursor: end < notes.length ? String(end) : null };
+  }
+
+  async getBookmarks(ids: readonly string[]): Promise<Bookmark[]> {
+    return ids.flatMap((id) => this.bookmarks.get(id) ?? []);
+  }
+
+  async retagJobs(userId: string): Promise<RetagJob[]> {
+    return [...this.retags.values()].filter((job) => job.userId === userId);
+  }
+
+  async startRetagJob(job: RetagJob): Promise<RetagJob> {
+    const existing = this.retags.get(`${job.userId}\n${job.from}`);
+    if (existing) return existing;
+    this.retags.set(`${job.userId}\n${job.from}`, job);
+    return job;
+  }
+
+  async recordRetagJob(job: RetagJob): Promise<void> {
+    this.retags.set(`${job.userId}\n${job.from}`, job);
+  }
+
+  async finishRetagJob(job: RetagJob): Promise<void> {
+    this.retags.delete(`${job.userId}\n${job.from}`);
+  }
+
+  /** The user's notes, most recently updated first (the order of the notes index). */
+  private notesOf(userId: string): Note[] {
+    return [...this.notes.values()]
+      .filter((note) => note.userId === userId)
+      .sort((a, b) => (b.updated ?? b.created).localeCompare(a.updated ?? a.created) || b.id.localeCompare(a.id));
+  }
+
+  async trashNote(noteId: string, trashedAt: string): Promise<Note | null> {
+    const note = this.notes.get(noteId);
+    if (!note || note.trashedAt) return null;
+    const trashed = { ...note, trashedAt, version: note.version + 1 };
+    this.notes.set(noteId, trashed);
+    return trashed;
+  }
+
+  async listTrash(userId: string, page: PageRequest): Promise<Page<Note>> {
+    const items = [...this.notes.values()]
+      .filter((note) => note.userId === userId && note.trashedAt)
+      .sort((a, b) => b.trashedAt!.localeCompare(a.trashedAt!));
+    return { items: items.slice(0, page.limit), cursor: null };
   }
 
   async restoreNote(noteId: string): Promise<RestoreOutcome> {

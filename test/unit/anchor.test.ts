@@ -98,6 +98,22 @@ describe('the reader marks highlights', () => {
     );
   });
 
+  it('marks a passage whose surroundings changed where they agree best, never one the page lost', () => {
+    const changed = '<p>The tide came in. Gulls rose.</p><p>The tide came in. By evening the flats were gone.</p>';
+    const selector = { exact: 'The tide came in.', prefix: 'slowly.', suffix: ' By evening the sands were gone.' };
+    expect(
+      findTextQuote('The tide came in. Gulls rose. The tide came in. By evening the flats were gone.', selector),
+    ).toBeNull();
+    const { html: marked, found } = readerHtml(changed, [{ id: 'e', selector }]);
+    expect([...found]).toEqual(['e']);
+    expect(marked).toContain(
+      '<p><mark class="highlight" data-highlight="e" id="hl-e">The tide came in.</mark> By evening',
+    );
+    expect(readerHtml(changed, [{ id: 'x', selector: { ...selector, exact: 'The tide went out.' } }]).found.size).toBe(
+      0,
+    );
+  });
+
   it('answers which highlights are not in this copy, and leaves the HTML as it was for them', () => {
     const { html: marked, found } = readerHtml(html, [{ id: 'gone', selector: { exact: 'a sentence since removed' } }]);
     expect(found.size).toBe(0);

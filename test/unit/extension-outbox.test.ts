@@ -12,6 +12,7 @@ import {
   pageKey,
   RETRY_BASE_MS,
   RETRY_MAX_MS,
+  waitingReason,
 } from '../../extension/src/queue';
 import type { SaveAnswer, SaveRequest } from '../../extension/src/save-api';
 
@@ -242,13 +243,38 @@ describe('the extension outbox', () => {
     expect(waits).toEqual([RETRY_BASE_MS, 2 * RETRY_BASE_MS]);
   });
 
+  it('tries a new save at once while the server gives no answer, however many wait', async () => {
+    const h = harness(Array(100).fill(unreachable));
+    for (const path of ['a', 'b', 'c', 'd']) await h.add(page(path), 'command');
+    h.answers.length = 0;
+    h.sent.length = 0;
+    expect(await h.add(page('new'), 'popup')).toMatchObject({ kind: 'saved' });
+    expect(h.sent[0]!.url).toBe(page('new').url);
+  });
+
+  it('says why a save not tried yet waits: the server not answering, or an earlier save of its page', async () => {
+    const h = harness();
+    h.answerFor('a', unreachable);
+    const { item: first } = await h.add(page('a'), 'command');
+    // Before its first send (say, four saves made at once while three were on their way).
+    const untried = { ...first, id: 'later', attempts: 0, problem: null, request: { ...page('a'), selection: 'more' } };
+    const state = { ...h.stored, items: [...h.stored.items, untried] };
+    expect(waitingReason(state, untried, h.now)).toBe('Waiting for the server to answer');
+    expect(waitingReason({ ...state, failingSince: null }, untried, h.now)).toBe(
+      'Waiting behind an earlier save of this page',
+    );
+  });
+
   it('holds every page back while the server gives no answer, until the backoff or a new save', async () => {
     const h = harness([unreachable, unreachable]);
     await h.add(page('a'), 'command');
     h.answerFor('b', unreachable);
     expect(await h.add(page('b'), 'command')).toMatchObject({ kind: 'queued', reason: NO_ANSWER });
+    await h.outbox.flush();
     expect(h.stored.items.every((item) => item.nextAttemptAt > h.now)).toBe(true);
-    expect(await h.outbox.flush()).toEqual([]);
+    const sends = h.sent.length;
+    await h.outbox.flush();
+    expect(h.sent).toHaveLength(sends);
   });
 
   it('reports what became of every send, saying which the caller of add is waiting for', async () => {
@@ -257,10 +283,12 @@ describe('the extension outbox', () => {
     h.advance(RETRY_MAX_MS);
     const delivery = await h.outbox.add(page('second'), 'popup');
     expect(delivery).toMatchObject({ kind: 'saved', item: { id: 'save-2' } });
+    await h.outbox.flush();
+    // The new save went first; the waiting one, due again, beside it.
     expect(h.delivered.map(({ delivery, awaited }) => [delivery.kind, delivery.item.id, awaited])).toEqual([
       ['queued', 'save-1', true],
-      ['saved', 'save-1', false],
       ['saved', 'save-2', true],
+      ['saved', 'save-1', false],
     ]);
   });
 
@@ -294,7 +322,8 @@ describe('the extension outbox', () => {
   });
 
   it('remembers what became of a save that waited, for a popup opened later', async () => {
-    const h = harness([unreachable, unreachable]);
+    const h = harness();
+    h.answerFor('a', unreachable);
     await h.add(page('a'), 'popup');
     await h.add(page('quick'), 'popup');
     h.advance(RETRY_MAX_MS);
@@ -340,7 +369,7 @@ describe('the extension outbox', () => {
 
     expect(await h.outbox.resume()).toMatchObject([{ kind: 'saved' }, { kind: 'saved' }]);
     expect(h.stored).toMatchObject({ tokenRefused: false, items: [] });
-    expect(h.sent.map((send) => send.id)).toEqual(['save-1', 'save-1', 'save-2']);
+    expect(h.sent.map((send) => send.id)).toEqual(['save-1', 'save-2', 'save-1']);
   });
 
   it('holds a save refused by the note cap with the server’s message, while other saves go on', async () => {
@@ -380,7 +409,7 @@ describe('the extension outbox', () => {
     expect(await h.add(page('a'), 'command')).toMatchObject({
       kind: 'queued',
       retryAt: h.now + 600_000,
-      reason: 'Server error 503: Service Unavailable',
+      reason: 'Server error 503: Service Unavailable; the server asked to wait 600 s',
     });
   });
 

@@ -4,8 +4,9 @@ import { describeTextQuote } from '../../functions/core/article/anchor';
  * The reader's highlighting: a passage selected in the kept page fills in the highlight form's
  * passage, with the text just before and after it in the page (a TextQuoteSelector's prefix and
  * suffix, as the page's text nodes have it), so the server finds that very passage again. Typing in
- * the passage instead drops the context: a pasted quote is found by itself. Without script the form
- * still takes a pasted passage.
+ * the passage instead drops the context: a pasted quote is found by itself. A bar at the bottom of
+ * the screen then offers to save it at once or to add a comment first. Without script the form still
+ * takes a pasted passage (and the bar stays hidden).
  */
 
 const reader = document.querySelector<HTMLElement>('article.reader');
@@ -33,7 +34,17 @@ if (reader && form && quote && prefix && suffix) {
     prefix.value = selector.prefix;
     suffix.value = selector.suffix;
     if (hint) hint.textContent = 'Selected. Add a comment if you like, then Save highlight.';
+    if (bar) bar.hidden = false;
   };
+  // The form is below the page: a bar at the bottom of the screen saves the selection, or takes the
+  // person to the comment field first.
+  const bar = document.querySelector<HTMLElement>('#selection-bar');
+  bar?.querySelector('[data-add-comment]')?.addEventListener('click', () => {
+    const comment = form.querySelector<HTMLInputElement>('input[name="comment"]');
+    comment?.scrollIntoView({ block: 'center' });
+    comment?.focus();
+    bar.hidden = true;
+  });
   let timer = 0;
   document.addEventListener('selectionchange', () => {
     // Settles once the person stops dragging.

@@ -13,8 +13,8 @@ import type { ArticleRecord } from '../../core/article/article';
 import { ContentionError } from '../../core/deadline';
 import type { EnrichmentRequest, PageOutcome } from '../../core/enrich/enrichment';
 import type { PendingEnrichment } from '../../core/enrich/outbox';
-import { type Bookmark, type Highlight, type Note, trashPurgeTime } from '../../core/model';
-import type { LibraryStore, NoteEditChange } from '../../core/owner/library';
+import { type Bookmark, editChangesText, type Highlight, type Note, trashPurgeTime } from '../../core/model';
+import type { LibraryStore, NoteEditChange, RetagJob } from '../../core/owner/library';
 import type { IdempotencyClaim } from '../../core/save/idempotency';
 import { bodyBytes, NOTE_BODY_MAX_BYTES, NoteTooLargeError } from '../../core/save/note-body';
 import {
@@ -39,6 +39,7 @@ import { highlightItem, readHighlight } from './entities/highlight';
 import { noteItem, readNote, readNoteItem } from './entities/note';
 import { stateEntryChanges } from './entities/note-state';
 import { noteTagItem, readNoteEntry } from './entities/note-tag';
+import { readRetagJob, retagJobItem } from './entities/retag-job';
 import { readSavedUrl, savedUrlItem } from './entities/saved-url';
 import { noteHighlightItems } from './highlight-items';
 import {
@@ -49,7 +50,7 @@ import {
   takenKey,
 } from './idempotency-records';
 import { queryFilteredIndexPage } from './index-page';
-import { keys, LOOKUP_INDEX, TTL_ATTRIBUTE } from './keys';
+import { keys, LOOKUP_INDEX, RETAG_JOB_PREFIX, TTL_ATTRIBUTE } from './keys';
 import { queryAll } from './query-all';
 import { backoff, fillTransaction, retryOnConflict, type TransactionAction } from './transactions';
 
@@ -188,7 +189,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
 
   /**
    * The append is one UpdateItem of the note: its text goes on the end of the note's `appended` list
-   * (the body as read is the stored body and that list, see toNote), so concurrent appends queue in
+   * (the body as read is the stored body and that list, see readNote in entities/note.ts), so concurrent appends queue in
    * DynamoDB instead of racing, in the order they arrive, and none is retried. Its condition keeps
    * the body within its limit, refuses the same append twice (its id) and, for a client's retry,
    * a selection that is still the last highlight. What follows (bookmark, tag entries, highlight
@@ -366,7 +367,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
           Update: {
             TableName,
             Key: keys.note(note.id),
-            // The whole body now: what appends had added is part of it (see toNote).
+            // The whole body now: what appends had added is part of it (see readNote in entities/note.ts).
             UpdateExpression:
               'SET body = :body, bodyBytes = :bodyBytes, tags = :tags, lastHighlight = :lastHighlight, updated = :updated, version = :next, gsi1pk = :notesIndex, gsi1sk = :notesIndexSort REMOVE appended',
             ConditionExpression: 'version = :version',
@@ -472,10 +473,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       if (!note || note.trashedAt) return null;
       const changed = change(note);
       if (!changed) return note;
-      const textChanged =
-        changed.title !== note.title ||
-        (changed.comment ?? null) !== (note.comment ?? null) ||
-        changed.tags.join('\n') !== note.tags.join('\n');
+      const textChanged = editChangesText(note, changed);
       const written: Note = {
         ...note,
         ...changed,
@@ -591,6 +589,39 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       limit,
     );
     return entries.map((entry) => readNoteEntry(entry).noteId);
+  }
+
+  async retagJobs(userId: string): Promise<RetagJob[]> {
+    const items = await queryAll(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.user(userId).pk, ':prefix': RETAG_JOB_PREFIX },
+      ConsistentRead: true,
+    });
+    return items.map(readRetagJob);
+  }
+
+  async startRetagJob(job: RetagJob): Promise<RetagJob> {
+    const put = await conditionalWrite(() =>
+      this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: retagJobItem(job),
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+    );
+    const existing = put.written ? null : put.failed[0]?.item;
+    return existing ? readRetagJob(unmarshall(existing)) : job;
+  }
+
+  async recordRetagJob(job: RetagJob): Promise<void> {
+    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: retagJobItem(job) }));
+  }
+
+  async finishRetagJob(job: RetagJob): Promise<void> {
+    await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: keys.retagJob(job.userId, job.from) }));
   }
 
   /** A page of the user's bookmarks, in the order of their notes (see listNotes). */

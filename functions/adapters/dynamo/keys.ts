@@ -32,6 +32,7 @@ export const TTL_ATTRIBUTE = tableDefinition.timeToLiveAttribute;
  * | review progress     | USER#<userId>           | REVIEW#PROGRESS    |                            |                      |
  * | day's review        | USER#<userId>           | REVIEWDAY#<date>   |                            |                      |
  * | review feed secret  | USER#<userId>           | REVIEW#FEED        |                            |                      |
+ * | tag rename (job)    | USER#<userId>           | RETAG#<tag>        |                            |                      |
  * | link (outgoing)     | NOTE#<noteId>           | LINK#<sha256(key)> | USER#<userId>#LINKTO#<sha256(key)> | <noteId>     |
  * | note's title name   | NOTE#<noteId>           | NAME#<sha256(key)> | USER#<userId>#NAME#<sha256(key)>   | <created>#<noteId> |
  * | email login         | EMAIL#<email>           | EMAIL              | USER#<userId>#AUTH         | EMAIL#<email>        |
@@ -141,6 +142,8 @@ export const keys = {
   reviewProgress: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'REVIEW#PROGRESS' }),
   reviewDay: (userId: string, date: string): Key => ({ pk: `USER#${userId}`, sk: `${REVIEW_DAY_PREFIX}${date}` }),
   reviewFeed: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'REVIEW#FEED' }),
+  /** An unfinished rename or merge of the user's tag (tags are at most 64 characters: well inside the key). */
+  retagJob: (userId: string, tag: string): Key => ({ pk: `USER#${userId}`, sk: `${RETAG_JOB_PREFIX}${tag}` }),
   /** A note's link to `key` (`title:…`/`url:…`), found from the target's side through the index. */
   link: (noteId: string, key: string): Key => ({ pk: `NOTE#${noteId}`, sk: `${LINK_SORT_PREFIX}${sha256(key)}` }),
   linksToIndex: (userId: string, key: string, sourceNoteId?: string) => ({
@@ -206,6 +209,7 @@ function sha256(value: string): string {
 export const HIGHLIGHT_SORT_PREFIX = 'HL#';
 
 export const REVIEW_CARD_PREFIX = 'CARD#';
+export const RETAG_JOB_PREFIX = 'RETAG#';
 export const REVIEW_LOG_PREFIX = 'RLOG#';
 export const REVIEW_DAY_PREFIX = 'REVIEWDAY#';
 export const LINK_SORT_PREFIX = 'LINK#';

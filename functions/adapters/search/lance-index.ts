@@ -1,8 +1,9 @@
 import * as lancedb from '@lancedb/lancedb';
 import { BooleanQuery, type FullTextQuery, Index, MatchQuery, Occur, PhraseQuery } from '@lancedb/lancedb';
 import { Bool, Field, FixedSizeList, Float32, Float64, List, Schema, Utf8 } from 'apache-arrow';
-import { FIELD_WEIGHTS, type SearchDocument, TEXT_FIELDS } from '../../core/search/document';
+import { FIELD_WEIGHTS, MAX_ARTICLE_CHUNKS, type SearchDocument, TEXT_FIELDS } from '../../core/search/document';
 import {
+  noteIdRangeFilter,
   noteIdsFilter,
   noteVersionsFilter,
   queryFilter,
@@ -10,6 +11,7 @@ import {
   userFilter,
   userRowsFilter,
 } from '../../core/search/filter';
+import type { NoteVectors } from '../../core/search/indexer';
 import type { SearchQuery, Term } from '../../core/search/query';
 import type { RelatedIndex } from '../../core/search/related';
 import { fuse, type IndexedNote, stableTop } from '../../core/search/search';
@@ -85,11 +87,6 @@ export interface IndexedVersion {
   readonly deleted: boolean;
 }
 
-export interface VectorRow {
-  readonly noteId: string;
-  readonly vector: readonly number[];
-}
-
 const list = (name: string) => new Field(name, new List(new Field('item', new Utf8(), true)), false);
 
 /** Columns both tables filter on, so one filter serves both. */
@@ -113,9 +110,13 @@ const notesSchema = new Schema([
   new Field('prefixes', new Utf8(), false),
 ]);
 
-function vectorsSchema(dimensions: number) {
+/** A model's vectors: one per note (`vectors_…`), or one per chunk of a kept article (`chunks_…`, keyed by `chunk_id`). */
+type VectorKind = 'vectors' | 'chunks';
+
+function vectorsSchema(kind: VectorKind, dimensions: number) {
   return new Schema([
     ...filterFields,
+    ...(kind === 'chunks' ? [new Field('chunk_id', new Utf8(), false)] : []),
     new Field('vector', new FixedSizeList(dimensions, new Field('item', new Float32(), true)), false),
   ]);
 }
@@ -128,33 +129,45 @@ export class LanceSearchIndex implements RelatedIndex {
 
   private constructor(
     private readonly db: lancedb.Connection,
+    /** Names this set's tables (`notes`, `recent_notes`, `vectors_…` after it): a shard's generation. */
+    private readonly prefix: string,
     private notes: lancedb.Table,
     /** Null until found or made: a reader (no write access) never makes it. */
     private recent: lancedb.Table | null,
     private readonly keepVersionsSeconds: number,
     private readonly vectorIndexAtRows: number,
+    /** Whether closing this set closes the connection (its own) or leaves it to the sharded index that shares it. */
+    private readonly ownsConnection: boolean,
   ) {}
 
+  /** One set of tables in its own connection (an index of one shard, as tests and benches use it). */
   static async open(location: IndexLocation): Promise<LanceSearchIndex> {
-    const db = await lancedb.connect(location.uri, {
-      // Lance file format 2.0: 0.31.0's default (2.1) failed to decode its own string pages past ~15,000 notes (npm run bench).
-      storageOptions: { new_table_data_storage_version: '2.0', ...location.storageOptions },
-      readConsistencyInterval: location.readConsistencySeconds ?? 0,
-    });
-    const notes = await notesTable(db, NOTES_TABLE);
+    return LanceSearchIndex.within(await connectIndex(location), '', location, true);
+  }
+
+  /** The set of tables named after `prefix` in an open connection (a shard of a sharded index). */
+  static async within(
+    db: lancedb.Connection,
+    prefix: string,
+    location: IndexLocation,
+    ownsConnection = false,
+  ): Promise<LanceSearchIndex> {
+    const notes = await notesTable(db, `${prefix}${NOTES_TABLE}`);
     await withTextFields(notes, MAIN_INDEXES);
     return new LanceSearchIndex(
       db,
+      prefix,
       notes,
       null,
       location.keepVersionsSeconds ?? KEEP_VERSIONS_SECONDS,
       location.vectorIndexAtRows ?? VECTOR_INDEX_AT_ROWS,
+      ownsConnection,
     );
   }
 
   close(): void {
     for (const table of [this.notes, this.recent, ...this.vectorTables.values()]) table?.close();
-    this.db.close();
+    if (this.ownsConnection) this.db.close();
   }
 
   // ---- reads -------------------------------------------------------------------------------
@@ -199,25 +212,38 @@ export class LanceSearchIndex implements RelatedIndex {
     return [...first, ...rest].slice(0, limit);
   }
 
+  /**
+   * The nearest notes, each scored by its best vector: its own text's or one of its kept article's
+   * chunks'. The n best notes are among the n nearest note vectors and the n × MAX_ARTICLE_CHUNKS
+   * nearest chunks (a note has at most that many), so every window is exact.
+   */
   async semantic(userId: string, query: SearchQuery, vector: readonly number[], model: string, limit: number) {
-    const table = await this.vectorTable(model, vector.length);
+    const table = await this.vectorTable('vectors', model, vector.length);
+    const chunks = await this.existingVectorTable('chunks', model);
     const where = await this.withoutExcluded(userId, query, queryFilter(userId, query));
-    const nearest = await stableTop(
-      async (n) =>
-        (
-          await table
-            .query()
-            .nearestTo([...vector])
-            .distanceType('cosine')
-            .nprobes(VECTOR_NPROBES)
-            .refineFactor(VECTOR_REFINE_FACTOR)
-            .where(where)
-            .select(['note_id', '_distance'])
-            .limit(n)
-            .toArray()
-        ).map((row) => ({ note: { note_id: String(row.note_id) }, score: 1 - Number(row._distance) })),
-      limit,
-    );
+    const nearestIn = async (source: lancedb.Table, n: number) =>
+      (
+        await source
+          .query()
+          .nearestTo([...vector])
+          .distanceType('cosine')
+          .nprobes(VECTOR_NPROBES)
+          .refineFactor(VECTOR_REFINE_FACTOR)
+          .where(where)
+          .select(['note_id', '_distance'])
+          .limit(n)
+          .toArray()
+      ).map((row) => ({ note_id: String(row.note_id), score: 1 - Number(row._distance) }));
+    const nearest = await stableTop(async (n) => {
+      const best = new Map<string, number>();
+      const [own, passages] = await Promise.all([
+        nearestIn(table, n),
+        chunks ? nearestIn(chunks, n * MAX_ARTICLE_CHUNKS) : [],
+      ]);
+      for (const { note_id, score } of [...own, ...passages])
+        best.set(note_id, Math.max(score, best.get(note_id) ?? -1));
+      return [...best].map(([note_id, score]) => ({ note: { note_id }, score }));
+    }, limit);
     const ids = nearest.map(({ note }) => note.note_id);
     const notes = new Map(
       (await this.readNotes(`${userFilter(userId)} AND ${noteIdsFilter(ids)}`, ids.length)).map((note) => [
@@ -239,21 +265,28 @@ export class LanceSearchIndex implements RelatedIndex {
     return (await this.readNotes(`${userFilter(userId)} AND ${noteIdsFilter([noteId])}`, 1))[0] ?? null;
   }
 
+  /**
+   * The note's meaning for related notes: its own vector, or with a kept article the normalised mean
+   * of its own and its chunks' vectors (the page it keeps says what it is about too).
+   */
   async vectorOf(userId: string, noteId: string, model: string): Promise<number[] | null> {
-    const table = await this.existingVectorTable(model);
+    const table = await this.existingVectorTable('vectors', model);
     if (!table) return null;
-    const [row] = await table
-      .query()
-      .where(`${userFilter(userId)} AND ${noteIdsFilter([noteId])}`)
-      .select(['vector'])
-      .limit(1)
-      .toArray();
-    return row ? Array.from(row.vector as Iterable<number>, Number) : null;
+    const where = `${userFilter(userId)} AND ${noteIdsFilter([noteId])}`;
+    const [row] = await table.query().where(where).select(['vector']).limit(1).toArray();
+    if (!row) return null;
+    const chunks = await this.existingVectorTable('chunks', model);
+    const rows = [row, ...(chunks ? await chunks.query().where(where).select(['vector']).toArray() : [])];
+    const vectors = rows.map((found) => Array.from(found.vector as Iterable<number>, Number));
+    if (vectors.length === 1) return vectors[0]!;
+    const sum = vectors[0]!.map((_, i) => vectors.reduce((total, vector) => total + vector[i]!, 0));
+    const norm = Math.hypot(...sum) || 1;
+    return sum.map((value) => value / norm);
   }
 
   async coverage(userId: string, model: string) {
     const filter = userFilter(userId);
-    const vectors = await this.existingVectorTable(model);
+    const vectors = await this.existingVectorTable('vectors', model);
     const [notes, embedded] = await Promise.all([
       this.notes.countRows(filter),
       vectors ? vectors.countRows(filter) : 0,
@@ -329,8 +362,9 @@ export class LanceSearchIndex implements RelatedIndex {
   // ---- writes ------------------------------------------------------------------------------
 
   /** The version (or tombstone) the index holds for each of these notes; absent when it holds none. */
-  async versions(noteIds: readonly string[]): Promise<Map<string, IndexedVersion>> {
-    if (noteIds.length === 0) return new Map();
+  async versions(notes: readonly { noteId: string }[]): Promise<Map<string, IndexedVersion>> {
+    if (notes.length === 0) return new Map();
+    const noteIds = notes.map(({ noteId }) => noteId);
     const rows = await this.notes
       .query()
       .where(noteIdsFilter(noteIds))
@@ -350,10 +384,10 @@ export class LanceSearchIndex implements RelatedIndex {
    * Writes these documents, each only over an older version of its note (never over a tombstone),
    * and their vectors (when given) into the model's table under the same rule.
    */
-  async upsert(documents: readonly SearchDocument[], vectors?: { model: string; rows: readonly VectorRow[] }) {
+  async upsert(documents: readonly SearchDocument[], vectors?: { model: string; rows: readonly NoteVectors[] }) {
     if (documents.length === 0) return;
     // Only what moves a note forward goes to the recent table (re-embedding writes the held versions again).
-    const held = await this.versions(documents.map((document) => document.note_id));
+    const held = await this.versions(documents.map((document) => ({ noteId: document.note_id })));
     const newer = documents.flatMap((document) => {
       const current = held.get(document.note_id);
       return current && (current.deleted || current.version >= document.version)
@@ -363,7 +397,8 @@ export class LanceSearchIndex implements RelatedIndex {
     await this.writeNotes(newer);
     if (vectors && vectors.rows.length > 0) {
       const byId = new Map(documents.map((document) => [document.note_id, document]));
-      const table = await this.vectorTable(vectors.model, vectors.rows[0]!.vector.length);
+      const dimensions = vectors.rows[0]!.vector.length;
+      const table = await this.vectorTable('vectors', vectors.model, dimensions);
       await mergeNewer(
         table,
         vectors.rows.flatMap(({ noteId, vector }) => {
@@ -371,8 +406,39 @@ export class LanceSearchIndex implements RelatedIndex {
           return document ? [{ ...filterColumns(document), deleted: false, vector: [...vector] }] : [];
         }),
       );
+      // A note's chunks are replaced whole, unless the index holds a newer version of it (a replay).
+      const chunked = vectors.rows.filter(({ noteId }) => {
+        const current = held.get(noteId);
+        return byId.has(noteId) && !(current && (current.deleted || current.version > byId.get(noteId)!.version));
+      });
+      if (chunked.some(({ chunks }) => chunks?.length) || (await this.existingVectorTable('chunks', vectors.model)))
+        await this.replaceChunks(
+          await this.vectorTable('chunks', vectors.model, dimensions),
+          chunked.map((row) => ({ document: byId.get(row.noteId)!, chunks: row.chunks ?? [] })),
+        );
     }
     await this.afterWrite(newer.length);
+  }
+
+  /** Each note's chunk rows become these (older versions' go first; rows of a newer version stay). */
+  private async replaceChunks(
+    table: lancedb.Table,
+    notes: readonly { document: SearchDocument; chunks: readonly (readonly number[])[] }[],
+  ) {
+    if (notes.length === 0) return;
+    const older = notes
+      .map(({ document }) => `(${noteIdsFilter([document.note_id])} AND version < ${document.version})`)
+      .join(' OR ');
+    await committed(() => table.delete(older));
+    const rows = notes.flatMap(({ document, chunks }) =>
+      chunks.map((vector, i) => ({
+        ...filterColumns(document),
+        deleted: false,
+        chunk_id: `${document.note_id}#${i}`,
+        vector: [...vector],
+      })),
+    );
+    await mergeNewer(table, rows, 'chunk_id');
   }
 
   /** Marks these notes deleted for good: their text goes, a tombstone row stays. */
@@ -393,42 +459,58 @@ export class LanceSearchIndex implements RelatedIndex {
   private async writeHidden(rows: ReturnType<typeof tombstoneRow>[]) {
     if (rows.length === 0) return;
     await this.writeNotes(rows.map((row) => ({ ...row, tags: [], url_key: '', prefixes: '', ...emptyText() })));
-    for (const table of await this.allVectorTables()) {
+    for (const table of await this.allVectorTables('vectors')) {
       const zero = new Array<number>(await vectorDimensions(table)).fill(0);
       await mergeNewer(
         table,
         rows.map((row) => ({ ...row, vector: zero })),
       );
     }
+    // A kept page's chunks go with its note's text (a restore writes them again).
+    const gone = noteIdsFilter(rows.map((row) => row.note_id));
+    for (const table of await this.allVectorTables('chunks')) await committed(() => table.delete(gone));
     await this.afterWrite(rows.length);
   }
 
-  /** Empties the index (all users) or one user's live rows, before a rebuild. */
-  async clear(userId?: string) {
-    if (userId === undefined) {
-      for (const name of await this.db.tableNames()) await this.db.dropTable(name);
-      this.vectorTables.clear();
-      this.notes = await this.db.createEmptyTable(NOTES_TABLE, notesSchema, { existOk: true });
-      this.recent = null;
-      return;
-    }
-    for (const table of [this.notes, await this.writableRecent(), ...(await this.allVectorTables())])
-      await committed(() => table.delete(userFilter(userId)));
+  /** The ids of a user's live notes (a rebuild of one user tombstones those the table no longer has). */
+  async liveNoteIds(userId: string): Promise<string[]> {
+    const rows = await this.notes.query().where(userFilter(userId)).select(['note_id']).toArray();
+    return rows.map((row) => String(row.note_id));
   }
 
-  /** Notes of the index whose vectors in `model` are missing, up to `limit` (for re-embedding). */
-  async missingVectors(model: string, limit: number): Promise<SearchDocument[]> {
-    const table = await this.existingVectorTable(model);
-    const rows = table ? await table.query().where('deleted = false').select(['note_id', 'version']).toArray() : [];
+  /** Drops this set's tables (a shard generation a rebuild replaced, once no reader can be in it). */
+  async drop() {
+    const names = (await this.db.tableNames()).filter(
+      (name) =>
+        name === this.prefix + NOTES_TABLE ||
+        name === this.prefix + RECENT_TABLE ||
+        name.startsWith(`${this.prefix}vectors_`) ||
+        name.startsWith(`${this.prefix}chunks_`),
+    );
+    this.close();
+    for (const name of names) await this.db.dropTable(name);
+  }
+
+  /**
+   * Live notes whose ids' positions are in [from, to) (filter.ts) whose vectors in `model` are missing or of an
+   * older version: one step of re-embedding from a watermark. The range is a B-tree lookup on
+   * `note_id`, so a step reads its range's rows, never the whole table.
+   */
+  async missingVectorsIn(model: string, from: number, to: number): Promise<SearchDocument[]> {
+    const notes = (await this.notes.query().where(noteIdRangeFilter(from, to)).toArray()).map(documentOf);
+    if (notes.length === 0) return [];
+    const table = await this.existingVectorTable('vectors', model);
+    const ids = notes.map((note) => note.note_id);
+    const rows = table
+      ? await table.query().where(noteIdsFilter(ids)).select(['note_id', 'version']).limit(ids.length).toArray()
+      : [];
     const embedded = new Map(rows.map((row) => [String(row.note_id), Number(row.version)]));
-    const missing: SearchDocument[] = [];
-    for await (const batch of this.notes.query().where('deleted = false')) {
-      for (const row of batch.toArray()) {
-        if ((embedded.get(String(row.note_id)) ?? -1) < Number(row.version)) missing.push(documentOf(row));
-        if (missing.length >= limit) return missing;
-      }
-    }
-    return missing;
+    return notes.filter((note) => (embedded.get(note.note_id) ?? -1) < note.version);
+  }
+
+  /** Rows of the main table, tombstones included (a count from the table's metadata). */
+  async rows(): Promise<number> {
+    return this.notes.countRows();
   }
 
   /** Rows written since the last fold (0 when a fold has nothing to do). */
@@ -450,10 +532,10 @@ export class LanceSearchIndex implements RelatedIndex {
       version: Number(row.version),
     }));
     // A recent row whose main-table write has not landed yet (a batch between its two writes) stays.
-    const held = await this.versions(pending.map(({ noteId }) => noteId));
+    const held = await this.versions(pending);
     const folded = pending.filter(({ noteId, version }) => (held.get(noteId)?.version ?? -1) >= version);
     await ensureIndexes(this.notes, MAIN_INDEXES);
-    const vectorTables = await this.allVectorTables();
+    const vectorTables = [...(await this.allVectorTables('vectors')), ...(await this.allVectorTables('chunks'))];
     // A semantic query filters by user first: a scalar index on it spares reading every row's user.
     for (const table of vectorTables) {
       await ensureIndexes(table, VECTOR_INDEXES);
@@ -505,8 +587,8 @@ export class LanceSearchIndex implements RelatedIndex {
   }
 
   private async recentTable(): Promise<lancedb.Table | null> {
-    if (!this.recent && (await this.db.tableNames()).includes(RECENT_TABLE)) {
-      const recent = await this.db.openTable(RECENT_TABLE);
+    if (!this.recent && (await this.db.tableNames()).includes(this.prefix + RECENT_TABLE)) {
+      const recent = await this.db.openTable(this.prefix + RECENT_TABLE);
       await withTextFields(recent, FULL_TEXT_INDEXES);
       this.recent = recent;
     }
@@ -516,7 +598,7 @@ export class LanceSearchIndex implements RelatedIndex {
   /** The recent table, made when missing; both tables' indexes are made with it (on no rows, if need be). */
   private async writableRecent(): Promise<lancedb.Table> {
     if (this.recent) return this.recent;
-    const recent = await notesTable(this.db, RECENT_TABLE);
+    const recent = await notesTable(this.db, this.prefix + RECENT_TABLE);
     await withTextFields(recent, FULL_TEXT_INDEXES);
     await ensureIndexes(recent, FULL_TEXT_INDEXES);
     await ensureIndexes(this.notes, MAIN_INDEXES);
@@ -524,27 +606,40 @@ export class LanceSearchIndex implements RelatedIndex {
     return recent;
   }
 
-  private async vectorTable(model: string, dimensions: number): Promise<lancedb.Table> {
-    const cached = this.vectorTables.get(model);
+  private async vectorTable(kind: VectorKind, model: string, dimensions: number): Promise<lancedb.Table> {
+    const name = vectorTableName(kind, model);
+    const cached = this.vectorTables.get(name);
     if (cached) return cached;
-    const table = await this.db.createEmptyTable(vectorTableName(model), vectorsSchema(dimensions), { existOk: true });
-    this.vectorTables.set(model, table);
+    const table = await this.db.createEmptyTable(this.prefix + name, vectorsSchema(kind, dimensions), {
+      existOk: true,
+    });
+    this.vectorTables.set(name, table);
     return table;
   }
 
-  private async existingVectorTable(model: string): Promise<lancedb.Table | null> {
-    const cached = this.vectorTables.get(model);
+  private async existingVectorTable(kind: VectorKind, model: string): Promise<lancedb.Table | null> {
+    const name = vectorTableName(kind, model);
+    const cached = this.vectorTables.get(name);
     if (cached) return cached;
-    if (!(await this.db.tableNames()).includes(vectorTableName(model))) return null;
-    const table = await this.db.openTable(vectorTableName(model));
-    this.vectorTables.set(model, table);
+    if (!(await this.db.tableNames()).includes(this.prefix + name)) return null;
+    const table = await this.db.openTable(this.prefix + name);
+    this.vectorTables.set(name, table);
     return table;
   }
 
-  private async allVectorTables(): Promise<lancedb.Table[]> {
-    const names = (await this.db.tableNames()).filter((name) => name.startsWith('vectors_'));
+  private async allVectorTables(kind: VectorKind): Promise<lancedb.Table[]> {
+    const names = (await this.db.tableNames()).filter((name) => name.startsWith(`${this.prefix}${kind}_`));
     return Promise.all(names.map((name) => this.db.openTable(name)));
   }
+}
+
+/** A connection to the index's location (the tables of every shard, and the layout, share it). */
+export function connectIndex(location: IndexLocation): Promise<lancedb.Connection> {
+  return lancedb.connect(location.uri, {
+    // Lance file format 2.0: 0.31.0's default (2.1) failed to decode its own string pages past ~15,000 notes (npm run bench).
+    storageOptions: { new_table_data_storage_version: '2.0', ...location.storageOptions },
+    readConsistencyInterval: location.readConsistencySeconds ?? 0,
+  });
 }
 
 // An Index config is spent by the createIndex that takes it, so each is made for its column.
@@ -654,12 +749,12 @@ function termQuery(term: Term, typos: boolean): FullTextQuery {
   return new BooleanQuery(perField);
 }
 
-/** Inserts rows of notes the table lacks and replaces rows of an older version; leaves the rest. */
-async function mergeNewer(table: lancedb.Table, rows: Record<string, unknown>[]) {
+/** Inserts rows the table lacks (by `key`: a note, or a chunk) and replaces rows of an older version; leaves the rest. */
+async function mergeNewer(table: lancedb.Table, rows: Record<string, unknown>[], key = 'note_id') {
   if (rows.length === 0) return;
   await committed(() =>
     table
-      .mergeInsert('note_id')
+      .mergeInsert(key)
       .whenMatchedUpdateAll({ where: 'target.version < source.version' })
       .whenNotMatchedInsertAll()
       .execute(rows),
@@ -725,15 +820,15 @@ async function vectorDimensions(table: lancedb.Table): Promise<number> {
   return (field.type as FixedSizeList).listSize;
 }
 
-/** A model name as a table name: letters, digits and `_` only, with a digest so two names never collide. */
-function vectorTableName(model: string): string {
+/** A model name as a table name (after its kind): letters, digits and `_` only, with a digest so two names never collide. */
+function vectorTableName(kind: VectorKind, model: string): string {
   const readable = model
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
     .slice(0, 40);
   let hash = 0;
   for (const char of model) hash = (Math.imul(hash, 31) + char.charCodeAt(0)) >>> 0;
-  return `vectors_${readable}_${hash.toString(16)}`;
+  return `${kind}_${readable}_${hash.toString(16)}`;
 }
 
 function strings(value: unknown): string[] {

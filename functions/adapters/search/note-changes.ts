@@ -44,7 +44,19 @@ export async function* allNotes(
   tableName: string,
   userId?: string,
 ): AsyncGenerator<Note[]> {
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  for await (const { notes } of notePages(doc, tableName, userId)) yield notes;
+}
+
+/** allNotes' pages with the key each one ends at, from `from` (where an earlier scan stopped) on. */
+export async function* notePages(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  userId?: string,
+  from?: Record<string, unknown>,
+  /** Items a page evaluates (a Scan's Limit): a rebuild saves its progress once per page. */
+  pageSize?: number,
+): AsyncGenerator<{ notes: Note[]; next: Record<string, unknown> | undefined }> {
+  let ExclusiveStartKey: Record<string, unknown> | undefined = from;
   do {
     const page = await doc.send(
       userId === undefined
@@ -54,6 +66,7 @@ export async function* allNotes(
             ExpressionAttributeNames: { '#type': 'type' },
             ExpressionAttributeValues: { ':note': 'Note' },
             ExclusiveStartKey,
+            Limit: pageSize,
           })
         : new QueryCommand({
             TableName: tableName,
@@ -63,7 +76,7 @@ export async function* allNotes(
             ExclusiveStartKey,
           }),
     );
-    yield (page.Items ?? []).map(readNote);
     ExclusiveStartKey = page.LastEvaluatedKey;
+    yield { notes: (page.Items ?? []).map(readNote), next: ExclusiveStartKey };
   } while (ExclusiveStartKey);
 }

@@ -1,7 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { embeddingText } from '../../core/search/document';
 import type { Embedder } from '../../core/search/embedder';
-import { applyNoteChanges, type IndexerPorts, indexNotes } from '../../core/search/indexer';
+import { applyNoteChanges, embedDocuments, type IndexerPorts, indexNotes } from '../../core/search/indexer';
 import type { Environment } from '../../platform/env';
 import { setting, settings } from '../../platform/settings';
 import {
@@ -11,11 +10,8 @@ import {
   openAiCompatibleEmbedder,
   transformersEmbedder,
 } from './embedders';
-import { LanceSearchIndex } from './lance-index';
-import { allNotes, readNotes } from './note-changes';
-
-/** Notes embedded per re-embedding step (the background catch-up after a model change). */
-const REEMBED_BATCH = 50;
+import { allNotes, notePages, readNotes } from './note-changes';
+import { ShardedSearchIndex } from './sharded-index';
 
 /**
  * The embedder the environment names: Bedrock when a deployment chose it, an OpenAI-compatible
@@ -35,61 +31,96 @@ export function embedderFromEnv(env: Environment): Embedder | null {
   return setting(env, settings.embeddings) === 'off' ? null : builtInEmbedder();
 }
 
-export function openIndexFromEnv(env: Environment): Promise<LanceSearchIndex> {
-  return LanceSearchIndex.open({ uri: setting(env, settings.searchIndexUri) });
+export function openIndexFromEnv(env: Environment): Promise<ShardedSearchIndex> {
+  return ShardedSearchIndex.open({
+    uri: setting(env, settings.searchIndexUri),
+    shards: setting(env, settings.searchShards),
+  });
 }
+
+/** Table items a rebuild's scan reads between two saves of its progress (where a resumed rebuild starts). */
+const REBUILD_PAGE_ITEMS = 1000;
 
 /** What a rebuild reads (the table, the kept articles' text) and writes. */
 interface IndexSources extends Pick<IndexerPorts, 'articleText'> {
   readonly doc: DynamoDBDocumentClient;
   readonly tableName: string;
-  readonly index: LanceSearchIndex;
+  readonly index: ShardedSearchIndex;
   readonly embedder: Embedder | null;
+  /** Table items between two saves of a rebuild's progress. @default 1,000 */
+  readonly pageItems?: number;
 }
 
+/** What `gleaner reindex` rebuilds: one user, one shard, every shard, or every shard into M shards. */
+export type RebuildScope =
+  | { userId: string }
+  | { shard?: number; resume?: boolean }
+  | { shards: number; resume?: boolean };
+
 /**
- * Rebuilds the index (or one user's part of it) from the table, the source of truth. Notes deleted
- * while it runs are tombstoned by the indexer as usual. Returns how many notes it indexed.
+ * Rebuilds the index from the table, the source of truth, without taking search away: one user's
+ * notes are written again in place (forward-only merges) and the notes the table no longer has are
+ * tombstoned; a shard, every shard, or a new number of shards is built beside the live layout (the
+ * stream's writes go to both meanwhile) and switched to in one change of the layout. A build saves
+ * how far its scan got after every page, so `resume` continues one whose process stopped. Returns how
+ * many notes it indexed.
  */
-export async function rebuildIndex(ports: IndexSources, userId?: string): Promise<number> {
-  await ports.index.clear(userId);
-  let indexed = 0;
-  for await (const notes of allNotes(ports.doc, ports.tableName, userId)) {
-    // Notes in the Trash are left out, as the indexer hides them.
-    const live = notes.filter((note) => !note.trashedAt);
-    await indexNotes(ports, live);
-    indexed += live.length;
+export async function rebuildIndex(ports: IndexSources, scope: RebuildScope = {}): Promise<number> {
+  if ('userId' in scope) {
+    let indexed = 0;
+    const kept = new Set<string>();
+    for await (const notes of allNotes(ports.doc, ports.tableName, scope.userId)) {
+      // Notes in the Trash are left out, as the indexer hides them.
+      const live = notes.filter((note) => !note.trashedAt);
+      await indexNotes(ports, live);
+      for (const note of live) kept.add(note.id);
+      indexed += live.length;
+    }
+    const gone = (await ports.index.liveNoteIds(scope.userId)).filter((noteId) => !kept.has(noteId));
+    await ports.index.tombstone(gone.map((noteId) => ({ noteId, userId: scope.userId })));
+    return indexed;
   }
-  await ports.index.optimize();
+  const request =
+    'shards' in scope
+      ? { kind: 'reshard' as const, shards: scope.shards }
+      : { kind: 'reindex' as const, ...(scope.shard === undefined ? {} : { shard: scope.shard }) };
+  let build = await ports.index.startBuild(request, { resume: scope.resume ?? false });
+  const writer = { ...ports, index: ports.index.builder(build) };
+  let indexed = 0;
+  const pages = notePages(
+    ports.doc,
+    ports.tableName,
+    undefined,
+    build.cursor ?? undefined,
+    ports.pageItems ?? REBUILD_PAGE_ITEMS,
+  );
+  for await (const { notes, next } of pages) {
+    const mine = notes.filter((note) => !note.trashedAt && ports.index.builds(build, note.userId));
+    await indexNotes(writer, mine);
+    indexed += mine.length;
+    build = await ports.index.saveProgress(build, next ?? null, build.scanned + notes.length);
+  }
+  await ports.index.finishBuild(build);
   return indexed;
 }
 
-/** Embeds a batch of notes whose vectors in the embedder's model are missing or older; how many it did. */
-async function reembedStep(index: LanceSearchIndex, embedder: Embedder): Promise<number> {
-  const documents = await index.missingVectors(embedder.model, REEMBED_BATCH);
-  if (documents.length === 0) return 0;
-  const vectors = await embedder.embed(documents.map(embeddingText), 'document');
-  await index.upsert(documents, {
-    model: embedder.model,
-    rows: documents.map((document, i) => ({ noteId: document.note_id, vector: vectors[i]! })),
-  });
-  return documents.length;
-}
-
 /**
- * The indexer's scheduled step: re-embeds what the configured model lacks until the deadline, then
- * folds what was written since the last fold into the main table's indexes. Returns how many notes it
- * re-embedded.
+ * The indexer's scheduled step: re-embeds, shard by shard from each one's watermark, what the
+ * configured model lacks until the deadline, then folds what was written since the last fold into the
+ * shards' indexes. Returns how many notes it re-embedded.
  */
 export async function scheduledIndexStep(
-  index: LanceSearchIndex,
+  index: ShardedSearchIndex,
   embedder: Embedder | null,
   deadline: number,
 ): Promise<number> {
   let reembedded = 0;
   while (embedder && Date.now() < deadline) {
-    const step = await reembedStep(index, embedder);
-    if (step === 0) break;
+    const step = await index.reembedStep(embedder.model, async (documents) => ({
+      model: embedder.model,
+      rows: await embedDocuments(embedder, documents),
+    }));
+    if (step === null) break;
     reembedded += step;
   }
   if (reembedded > 0 || (await index.unfoldedRows()) > 0) await index.optimize();

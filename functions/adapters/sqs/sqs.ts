@@ -1,4 +1,9 @@
-import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 
 /** Sends messages of one kind to one queue, as JSON. */
 export class SqsJsonPublisher<T> {
@@ -9,6 +14,34 @@ export class SqsJsonPublisher<T> {
 
   async publish(message: T): Promise<void> {
     await this.sqs.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(message) }));
+  }
+}
+
+/** SendMessageBatch's most entries a call. */
+const BATCH_ENTRIES = 10;
+
+/**
+ * Sends messages to a FIFO queue in order, ten a call, each with its group and deduplication id;
+ * throws when any was not accepted (the caller's retry sends them again, and SQS drops the ones it has).
+ */
+export async function sendToFifo(
+  sqs: SQSClient,
+  queueUrl: string,
+  messages: readonly { body: string; groupId: string; deduplicationId: string }[],
+): Promise<void> {
+  for (let start = 0; start < messages.length; start += BATCH_ENTRIES) {
+    const { Failed = [] } = await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: messages.slice(start, start + BATCH_ENTRIES).map((message, i) => ({
+          Id: String(i),
+          MessageBody: message.body,
+          MessageGroupId: message.groupId,
+          MessageDeduplicationId: message.deduplicationId,
+        })),
+      }),
+    );
+    if (Failed.length > 0) throw new Error(`the queue refused ${Failed.length} messages: ${Failed[0]?.Message ?? ''}`);
   }
 }
 

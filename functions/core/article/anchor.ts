@@ -46,22 +46,46 @@ export function findTextQuote(text: string, selector: QuoteToFind): TextRange | 
 /** A selector to find: its quote, and the context it has. */
 export type QuoteToFind = Pick<TextQuoteSelector, 'exact'> & Partial<TextQuoteSelector>;
 
-/** findTextQuote over one text for many selectors (the text is prepared once). */
-export function textQuoteFinder(text: string): (selector: QuoteToFind) => TextRange | null {
+/**
+ * findTextQuote over one text for many selectors (the text is prepared once). With `context: 'best'`
+ * (the reader's marks), a passage whose context has changed (the page fetched again) is still found:
+ * of the places its quote occurs, the one whose surroundings agree longest with its prefix and suffix.
+ */
+export function textQuoteFinder(
+  text: string,
+): (selector: QuoteToFind, options?: { readonly context: 'exact' | 'best' }) => TextRange | null {
   const searched = squeeze(text);
-  return (selector) => {
+  const range = (at: number, end: number): TextRange => ({
+    start: searched.offsets[at]!,
+    end: searched.offsets[end - 1]! + searched.widths[end - 1]!,
+  });
+  return (selector, options) => {
     const exact = squeeze(selector.exact).chars;
     if (!exact) return null;
     const prefix = squeeze(selector.prefix ?? '').chars;
     const suffix = squeeze(selector.suffix ?? '').chars;
+    let best: { at: number; agreement: number } | null = null;
     for (let at = searched.chars.indexOf(exact); at !== -1; at = searched.chars.indexOf(exact, at + 1)) {
       const end = at + exact.length;
-      if (at < prefix.length || !searched.chars.startsWith(prefix, at - prefix.length)) continue;
-      if (!searched.chars.startsWith(suffix, end)) continue;
-      return { start: searched.offsets[at]!, end: searched.offsets[end - 1]! + searched.widths[end - 1]! };
+      const before = agreement(prefix, searched.chars, at, -1);
+      const after = agreement(suffix, searched.chars, end, 1);
+      if (before === prefix.length && after === suffix.length) return range(at, end);
+      if (!best || before + after > best.agreement) best = { at, agreement: before + after };
     }
-    return null;
+    return options?.context === 'best' && best ? range(best.at, best.at + exact.length) : null;
   };
+}
+
+/** How many characters of `context` agree with `text` going away from `from` (back for a prefix, on for a suffix). */
+function agreement(context: string, text: string, from: number, direction: 1 | -1): number {
+  let count = 0;
+  while (count < context.length) {
+    const mine = direction === 1 ? context[count] : context[context.length - 1 - count];
+    const theirs = direction === 1 ? text[from + count] : text[from - 1 - count];
+    if (mine === undefined || mine !== theirs) break;
+    count++;
+  }
+  return count;
 }
 
 /**

@@ -173,8 +173,9 @@ export interface ReaderMark {
  * (`/articles/<id>/images/<file>`, so they come from the page's own origin whatever address the
  * worker stored them under) and each highlight found in its text marked (`<mark class="highlight">`,
  * split where the passage crosses elements; the first piece has the id `hl-<highlight id>`). The
- * text is the HTML's text nodes, which is what a browser's selection in it is made of. Answers the
- * ids of the highlights it found: the others are not in this copy of the page.
+ * text is the HTML's text nodes, which is what a browser's selection in it is made of. A highlight
+ * whose quote is there but whose context changed (the page fetched again) is marked where the
+ * context agrees best. Answers the ids of the highlights it found: the others are not in this copy.
  */
 export function readerHtml(html: string, marks: readonly ReaderMark[] = []): { html: string; found: Set<string> } {
   let text = '';
@@ -187,7 +188,7 @@ export function readerHtml(html: string, marks: readonly ReaderMark[] = []): { h
   });
   const find = textQuoteFinder(text);
   const ranges = marks.flatMap((mark) => {
-    const range = find(mark.selector);
+    const range = find(mark.selector, { context: 'best' });
     return range ? [{ ...range, id: mark.id }] : [];
   });
   let offset = 0;

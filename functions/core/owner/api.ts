@@ -225,9 +225,27 @@ const tagCountSchema = z
   .object({ name: z.string(), count: z.int().check(z.nonnegative()) })
   .register(ownerApiSchemas, { id: 'TagCount', description: 'A tag and how many notes carry it.' });
 
+const unfinishedRetagSchema = z
+  .object({
+    tag: z.string(),
+    into: z.string(),
+    mode: z.enum(['rename', 'merge']),
+    notes_changed: z.int().check(z.nonnegative()),
+    started: z.string(),
+  })
+  .register(ownerApiSchemas, {
+    id: 'UnfinishedRetag',
+    description:
+      'A rename or merge of `tag` into `into` that was cut short (its notes may carry either tag): repeating it finishes it.',
+  });
+
 export const tagListSchema = z
-  .object({ tags: z.array(tagCountSchema) })
-  .register(ownerApiSchemas, { id: 'TagList', description: 'Every tag of the workspace, by name.' });
+  .object({ tags: z.array(tagCountSchema), unfinished: z.optional(z.array(unfinishedRetagSchema)) })
+  .register(ownerApiSchemas, {
+    id: 'TagList',
+    description:
+      'Every tag of the workspace, by name, and (only when there are any) the renames and merges left unfinished.',
+  });
 
 export const tagRenameSchema = z.object({ name: tag }).register(ownerApiSchemas, {
   id: 'TagRename',
@@ -353,7 +371,14 @@ const exportSchema = z
         updated: dateTime,
         tags: z.array(z.string()),
         note: z.string(),
-        highlights: z.array(z.object({ quote: z.string(), comment: z.nullable(z.string()), saved: dateTime })),
+        highlights: z.array(
+          z.object({
+            quote: z.string(),
+            comment: z.nullable(z.string()),
+            saved: dateTime,
+            selector: z.optional(textQuoteSelectorSchema),
+          }),
+        ),
         comment: z.optional(z.string()),
         archived: z.boolean(),
         archived_at: z.nullable(dateTime),

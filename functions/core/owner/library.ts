@@ -36,6 +36,7 @@ import type {
   NoteResource,
   NoteSummaryResource,
   TagChangeResource,
+  TagListResource,
   TokenCreate,
   TokenResource,
 } from './api';
@@ -54,6 +55,21 @@ export interface NoteEditChange extends Partial<ReadingState> {
   readonly title: string;
   readonly comment: string | null;
   readonly tags: readonly string[];
+}
+
+/**
+ * A rename or merge of one of the user's tags (`from` into `to`), recorded before it moves any note
+ * and removed when every note and feed filter carries `to`: while it exists, the tag's notes may carry
+ * either, and repeating the rename or merge carries on from where it stopped.
+ */
+export interface RetagJob {
+  readonly userId: string;
+  readonly from: string;
+  readonly to: string;
+  readonly mode: 'rename' | 'merge';
+  readonly started: string;
+  /** Notes moved so far, over every run of the job. */
+  readonly notesChanged: number;
 }
 
 export interface LibraryStore extends WorkspaceReader, Pick<BookmarkStore, 'updateSavedNote'> {
@@ -75,6 +91,14 @@ export interface LibraryStore extends WorkspaceReader, Pick<BookmarkStore, 'upda
   tagCounts(userId: string): Promise<Map<string, number>>;
   /** The ids of the user's notes carrying `tag` (at most `limit`). */
   notesTagged(userId: string, tag: string, limit?: number): Promise<string[]>;
+  /** The user's unfinished renames and merges of tags. */
+  retagJobs(userId: string): Promise<RetagJob[]>;
+  /** Records a new job, unless one of the same tag exists: then that one is answered, unchanged. */
+  startRetagJob(job: RetagJob): Promise<RetagJob>;
+  /** Records how far a job got. */
+  recordRetagJob(job: RetagJob): Promise<void>;
+  /** Removes a finished job. */
+  finishRetagJob(job: RetagJob): Promise<void>;
 }
 
 /** Feeds, and the highlights of notes (read as feeds of highlights read them). */
@@ -401,17 +425,35 @@ export async function keptPage(
   return { record, content };
 }
 
-export async function listTags(ports: OwnerPorts, principal: Principal) {
-  const counts = await ports.notes.tagCounts(principal.userId);
+export async function listTags(ports: OwnerPorts, principal: Principal): Promise<TagListResource> {
+  const [counts, jobs] = await Promise.all([
+    ports.notes.tagCounts(principal.userId),
+    ports.notes.retagJobs(principal.userId),
+  ]);
   return {
     tags: [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([name, count]) => ({ name, count })),
+    ...(jobs.length
+      ? {
+          unfinished: jobs.map((job) => ({
+            tag: job.from,
+            into: job.to,
+            mode: job.mode,
+            notes_changed: job.notesChanged,
+            started: job.started,
+          })),
+        }
+      : {}),
   };
 }
 
 /**
- * Moves every note (and every feed filter) from one tag to another. A rename refuses a name another
- * tag has (409); a merge wants exactly that. Each note is its own conditional write, so a save
- * meanwhile is re-read, never overwritten.
+ * Moves every note (and every feed filter) from one tag to another, as a resumable job: it is
+ * recorded before the first note moves and removed after the last, so a run cut short (a timeout, a
+ * crash) leaves it listed as unfinished, and repeating the same rename or merge carries on from the
+ * notes still carrying the old tag (a rename is not refused then for the new name its own first run
+ * gave out). A rename refuses a name another tag has (409); a merge wants exactly that; another
+ * rename or merge of a tag with an unfinished one is a 409 until that one is finished. Each note is
+ * its own conditional write, so a save meanwhile is re-read, never overwritten.
  */
 export async function retag(
   ports: OwnerPorts,
@@ -422,29 +464,62 @@ export async function retag(
 ): Promise<TagChangeResource> {
   const source = checkedTag(from, ['path', 'tag']);
   const target = checkedTag(to, ['body', mode === 'rename' ? 'name' : 'into']);
-  const noteIds = await ports.notes.notesTagged(principal.userId, source);
-  if (noteIds.length === 0) throw new NotFoundError(`No note carries the tag ${source}`);
-  if (source === target) return { tag: target, notes_changed: 0 };
+  const unfinished = (await ports.notes.retagJobs(principal.userId)).find((job) => job.from === source);
+  const job = unfinished ?? (await startRetag(ports, principal, source, target, mode));
+  if (!job) return { tag: target, notes_changed: 0 };
+  if (job.to !== target || job.mode !== mode)
+    throw new ConflictError(
+      `A ${job.mode} of ${source} into ${job.to} is unfinished: repeat it to finish it before changing ${source} again`,
+    );
+  return runRetag(ports, job);
+}
+
+/** A new job, after the checks a first run makes; null when there is nothing to move (a tag into itself). */
+async function startRetag(
+  ports: OwnerPorts,
+  principal: Principal,
+  source: string,
+  target: string,
+  mode: 'rename' | 'merge',
+): Promise<RetagJob | null> {
+  if ((await ports.notes.notesTagged(principal.userId, source, 1)).length === 0)
+    throw new NotFoundError(`No note carries the tag ${source}`);
+  if (source === target) return null;
   if (mode === 'rename' && (await ports.notes.notesTagged(principal.userId, target, 1)).length)
     throw new ConflictError(`The tag ${target} exists already: merge ${source} into it instead`);
+  return ports.notes.startRetagJob({
+    userId: principal.userId,
+    from: source,
+    to: target,
+    mode,
+    started: isoTimestamp(ports.now()),
+    notesChanged: 0,
+  });
+}
+
+/** Runs a job (new or resumed) to its end: the notes still carrying its tag, then the feed filters. */
+async function runRetag(ports: OwnerPorts, job: RetagJob): Promise<TagChangeResource> {
   const updated = isoTimestamp(ports.now());
-  const swap = (tags: readonly string[]) => [...new Set(tags.map((tag) => (tag === source ? target : tag)))];
-  let changed = 0;
-  for (const noteId of noteIds) {
+  const swap = (tags: readonly string[]) => [...new Set(tags.map((tag) => (tag === job.from ? job.to : tag)))];
+  let changed = job.notesChanged;
+  for (const noteId of await ports.notes.notesTagged(job.userId, job.from)) {
     const written = await ports.notes.editNote(
       noteId,
       (note) =>
-        note.userId === principal.userId && note.tags.includes(source)
+        note.userId === job.userId && note.tags.includes(job.from)
           ? { title: note.title, comment: note.comment ?? null, tags: swap(note.tags) }
           : null,
       updated,
     );
-    if (written?.tags.includes(target)) changed++;
+    if (!written?.tags.includes(job.to)) continue;
+    // How far it got, after every note: what an interrupted run shows as unfinished.
+    await ports.notes.recordRetagJob({ ...job, notesChanged: ++changed });
   }
-  const feeds = await ports.feeds.listFeeds(principal.userId);
-  for (const feed of feeds.filter((candidate) => candidate.tags.includes(source)))
+  const feeds = await ports.feeds.listFeeds(job.userId);
+  for (const feed of feeds.filter((candidate) => candidate.tags.includes(job.from)))
     await ports.feeds.replaceFeed(feed, updateFeedRecord(feed, { tags: swap(feed.tags) }, ports.now()));
-  return { tag: target, notes_changed: changed };
+  await ports.notes.finishRetagJob(job);
+  return { tag: job.to, notes_changed: changed };
 }
 
 export async function listFeeds(ports: OwnerPorts, principal: Principal) {

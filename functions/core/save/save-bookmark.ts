@@ -1,6 +1,14 @@
 import type { BookmarkSaveResult } from '../contract/contract';
 import type { EnrichmentRequest } from '../enrich/enrichment';
-import { type AccessToken, type Bookmark, bookmarkResource, type Highlight, mergeTags, type Note } from '../model';
+import {
+  type AccessToken,
+  type Bookmark,
+  bookmarkResource,
+  type Highlight,
+  type HighlightAnchor,
+  mergeTags,
+  type Note,
+} from '../model';
 import { isoTimestamp } from '../text/text';
 import { extractHashtags } from './hashtags';
 import { highlightsOfBody } from './highlights';
@@ -224,7 +232,9 @@ interface SaveInput {
       readonly body: string;
       readonly updated: Date | null;
       /** Its highlights with their times, in order; null to read them from the body, at the note's time. */
-      readonly highlights: readonly { quote: string; comment: string | null; saved: Date }[] | null;
+      readonly highlights:
+        | readonly { quote: string; comment: string | null; saved: Date; anchor?: HighlightAnchor }[]
+        | null;
     } | null;
     /** Its reading state where it comes from (a new note only: a page already saved keeps its own). */
     readonly archived?: Date | null;
@@ -592,7 +602,7 @@ export function saveResult(outcome: Extract<AnswerOutcome, { kind: 'saved' }>): 
 function newHighlight(
   ports: Pick<SaveBookmarkPorts, 'newId'>,
   note: Pick<Note, 'id' | 'userId'>,
-  found: { quote: string; comment: string | null },
+  found: { quote: string; comment: string | null; anchor?: HighlightAnchor | undefined },
   saved: string,
   id = ports.newId(),
 ): Highlight {
@@ -603,5 +613,6 @@ function newHighlight(
     quote: found.quote.trim(),
     comment: found.comment?.trim() || null,
     saved,
+    ...(found.anchor ? { anchor: found.anchor } : {}),
   };
 }

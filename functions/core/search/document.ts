@@ -106,6 +106,30 @@ export function embeddingText(document: Pick<SearchDocument, TextField>): string
     .join('\n\n');
 }
 
+/** Words per chunk of a kept article that gets a vector of its own, and the words two chunks share. */
+const CHUNK_WORDS = 200;
+const CHUNK_OVERLAP = 40;
+/** Chunks embedded per article (its first 1,320 words or so): a note's semantic score is its best chunk's. */
+export const MAX_ARTICLE_CHUNKS = 8;
+
+/**
+ * The passages of a note's kept article an embedder reads, each under the note's title: windows of
+ * CHUNK_WORDS words overlapping by CHUNK_OVERLAP, at most MAX_ARTICLE_CHUNKS; none without an article.
+ */
+export function articleChunks(document: Pick<SearchDocument, 'title' | 'article'>): string[] {
+  const words = document.article.split(/\s+/).filter(Boolean);
+  const chunks: string[] = [];
+  for (
+    let start = 0;
+    start < words.length && chunks.length < MAX_ARTICLE_CHUNKS;
+    start += CHUNK_WORDS - CHUNK_OVERLAP
+  ) {
+    chunks.push(`${document.title}\n\n${words.slice(start, start + CHUNK_WORDS).join(' ')}`);
+    if (start + CHUNK_WORDS >= words.length) break;
+  }
+  return chunks;
+}
+
 export function tagKey(tag: string): string {
   return digest(`tag:${tag}`).slice(0, 32);
 }

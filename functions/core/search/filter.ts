@@ -78,3 +78,21 @@ export function noteIdsFilter(noteIds: readonly string[]): string {
   if (noteIds.length === 0) return 'false';
   return `note_id IN (${noteIds.map((id) => literal(id.toLowerCase(), UUID)).join(', ')})`;
 }
+
+/** The note ids' space as positions: a note id's first 8 hex digits, 0 to 2³². */
+export const NOTE_ID_POSITIONS = 2 ** 32;
+
+/** A note id's position in that space (where a watermark that passed it stands). */
+export function noteIdPosition(noteId: string): number {
+  return Number.parseInt(noteId.slice(0, 8), 16);
+}
+
+/** Live rows whose note id's position is in [from, to): a watermark's step, a range lookup on the note_id index. */
+export function noteIdRangeFilter(from: number, to: number): string {
+  const bound = (position: number) => literal(Number(integer(position)).toString(16).padStart(8, '0'), /^[0-9a-f]{8}$/);
+  const range = [
+    from > 0 ? `note_id >= ${bound(from)}` : null,
+    to < NOTE_ID_POSITIONS ? `note_id < ${bound(to)}` : null,
+  ];
+  return ['deleted = false', ...range.filter(Boolean)].join(' AND ');
+}

@@ -10,7 +10,7 @@
  *   replayed after the index was rebuilt cannot resurrect a note deleted meanwhile.
  */
 import type { Note } from '../model';
-import { embeddingText, type SearchDocument, searchDocumentWithArticle } from './document';
+import { articleChunks, embeddingText, type SearchDocument, searchDocumentWithArticle } from './document';
 import type { Embedder } from './embedder';
 
 export type NoteChange =
@@ -23,11 +23,21 @@ export type NoteChange =
       readonly fromTrash?: { readonly bookmarkId: string | null };
     };
 
+/** A note's vectors in one model: its own text's, and one per chunk of its kept article (none without one). */
+export interface NoteVectors {
+  readonly noteId: string;
+  readonly vector: readonly number[];
+  readonly chunks?: readonly (readonly number[])[];
+}
+
 export interface IndexWriter {
-  versions(noteIds: readonly string[]): Promise<Map<string, { version: number; deleted: boolean }>>;
+  /** The version (or tombstone) the index holds of each of these notes (the user names the shard). */
+  versions(
+    notes: readonly { noteId: string; userId: string }[],
+  ): Promise<Map<string, { version: number; deleted: boolean }>>;
   upsert(
     documents: readonly SearchDocument[],
-    vectors?: { model: string; rows: readonly { noteId: string; vector: readonly number[] }[] },
+    vectors?: { model: string; rows: readonly NoteVectors[] },
   ): Promise<void>;
   tombstone(notes: readonly { noteId: string; userId: string }[]): Promise<void>;
   /** Takes these versions of notes out of every search (notes in the Trash); a higher version comes back. */
@@ -45,7 +55,7 @@ export interface IndexerPorts {
    */
   readonly articleText?: (note: Note) => Promise<string | null>;
   /** Told when vectors could not be computed (the notes are indexed for keywords and embedded later). */
-  readonly onEmbeddingFailure?: (error: unknown) => void;
+  readonly onEmbeddingFailure?: (error: unknown, notes: readonly { noteId: string; userId: string }[]) => Promise<void>;
 }
 
 export interface IndexOutcome {
@@ -58,7 +68,13 @@ export interface IndexOutcome {
 
 export async function applyNoteChanges(ports: IndexerPorts, changes: readonly NoteChange[]): Promise<IndexOutcome> {
   const newest = newestPerNote(changes);
-  const held = await ports.index.versions([...newest.keys()]);
+  const held = await ports.index.versions(
+    [...newest.values()].map((change) =>
+      change.kind === 'saved'
+        ? { noteId: change.note.id, userId: change.note.userId }
+        : { noteId: change.noteId, userId: change.userId },
+    ),
+  );
   const upserts: Note[] = [];
   const hidden: Note[] = [];
   const deletes: { noteId: string; userId: string }[] = [];
@@ -118,15 +134,29 @@ async function embed(
   const embedder = ports.embedder;
   if (!embedder || documents.length === 0) return undefined;
   try {
-    const vectors = await embedder.embed(documents.map(embeddingText), 'document');
-    return {
-      model: embedder.model,
-      rows: documents.map((document, i) => ({ noteId: document.note_id, vector: vectors[i]! })),
-    };
+    return { model: embedder.model, rows: await embedDocuments(embedder, documents) };
   } catch (error) {
-    ports.onEmbeddingFailure?.(error);
+    await ports.onEmbeddingFailure?.(
+      error,
+      documents.map((document) => ({ noteId: document.note_id, userId: document.user_id })),
+    );
     return undefined;
   }
+}
+
+/**
+ * The vectors of these documents in one call of the embedder: each note's own text, and each chunk
+ * of its kept article (articleChunks).
+ */
+export async function embedDocuments(embedder: Embedder, documents: readonly SearchDocument[]): Promise<NoteVectors[]> {
+  const chunks = documents.map(articleChunks);
+  const vectors = await embedder.embed([...documents.map(embeddingText), ...chunks.flat()], 'document');
+  let next = documents.length;
+  return documents.map((document, i) => ({
+    noteId: document.note_id,
+    vector: vectors[i]!,
+    chunks: chunks[i]!.map(() => vectors[next++]!),
+  }));
 }
 
 /** Per note, the change that counts: a delete beats any version, otherwise the highest version. */

@@ -328,7 +328,11 @@ ${csrfField(csrf)}
 <input id="highlight-comment" name="comment" maxlength="5000" aria-describedby="highlight-comment-hint">
 <p id="highlight-comment-hint" class="hint muted">#hashtags in it become tags of the note.</p>
 <button type="submit">Save highlight</button>
-</form>`;
+</form>
+<div class="selection-bar" id="selection-bar" role="group" aria-label="The selected passage" hidden>
+<button type="submit" form="highlight-form">Highlight</button>
+<button type="button" class="secondary" data-add-comment>Add a comment</button>
+</div>`;
 }
 
 /** One highlight in the note's list: its quote and comment, where it is in the page, and its edit and delete forms. */

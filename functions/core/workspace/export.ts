@@ -45,6 +45,13 @@ interface ExportedHighlight {
   readonly quote: string;
   readonly comment: string | null;
   readonly saved: string;
+  /** Where it stands in the kept page, for a highlight made while reading (a W3C TextQuoteSelector). */
+  readonly selector?: {
+    readonly type: 'TextQuoteSelector';
+    readonly exact: string;
+    readonly prefix: string;
+    readonly suffix: string;
+  };
 }
 
 /** Every bookmark of the user with its note, oldest first (the order browsers write their files in). */
@@ -75,7 +82,12 @@ export async function exportWorkspace(
           note: note.body,
           highlights: highlightList
             .filter((highlight) => highlight.noteId === note.id)
-            .map(({ quote, comment, saved }) => ({ quote, comment, saved })),
+            .map(({ quote, comment, saved, anchor }) => ({
+              quote,
+              comment,
+              saved,
+              ...(anchor ? { selector: { type: 'TextQuoteSelector' as const, exact: quote, ...anchor } } : {}),
+            })),
           ...(note.comment ? { comment: note.comment } : {}),
           archived: note.archivedAt != null,
           archived_at: note.archivedAt ?? null,
@@ -129,7 +141,14 @@ export function bookmarkFileEntries(exported: readonly ExportedBookmark[]): Book
 /** An exported note's highlights as the import restores them; null for none (as a note not yet migrated has). */
 function restoredHighlights(highlights: readonly ExportedHighlight[]) {
   if (highlights.length === 0) return null;
-  return inSavedOrder(highlights.map((highlight) => ({ ...highlight, saved: new Date(highlight.saved) })));
+  return inSavedOrder(
+    highlights.map(({ quote, comment, saved, selector }) => ({
+      quote,
+      comment,
+      saved: new Date(saved),
+      ...(selector ? { anchor: { prefix: selector.prefix, suffix: selector.suffix } } : {}),
+    })),
+  );
 }
 
 /** A JSON export (`gleaner export --format json`) read back for `gleaner import`; throws InvalidExportError. */
@@ -236,7 +255,9 @@ function isHighlightList(value: unknown): boolean {
       (item) =>
         typeof item?.quote === 'string' &&
         (item.comment === null || typeof item.comment === 'string') &&
-        isDate(item.saved),
+        isDate(item.saved) &&
+        (item.selector === undefined ||
+          (typeof item.selector?.prefix === 'string' && typeof item.selector?.suffix === 'string')),
     )
   );
 }

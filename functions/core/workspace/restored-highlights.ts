@@ -1,3 +1,4 @@
+import type { HighlightAnchor } from '../model';
 import { highlightsOfBody } from '../save/highlights';
 
 /** A highlight of an exported note as `gleaner import` restores it: its text and when it was saved. */
@@ -5,6 +6,8 @@ export interface RestoredHighlight {
   readonly quote: string;
   readonly comment: string | null;
   readonly saved: Date;
+  /** Where it stands in the kept page (a Gleaner export's `selector`), when it was anchored. */
+  readonly anchor?: HighlightAnchor;
 }
 
 /**
