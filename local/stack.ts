@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { ensureTable } from '../functions/adapters/dynamo/create-table';
+import { deleteExpiredTrash } from '../functions/adapters/dynamo/trash-expiry';
 import { StreamReader } from '../functions/adapters/search/stream-reader';
 import { fullQuota, rateLimitHeaders } from '../functions/core/contract/rate-limit';
 import { retirementHeaders } from '../functions/core/contract/retirement';
@@ -75,12 +76,15 @@ type StreamConsumer = (event: DynamoDBStreamEvent, context: Context) => Promise<
 /** A stream consumer's time for one invocation (the indexer's, in lib/search.ts). */
 const STREAM_CONSUMER_TIMEOUT_MS = 120_000;
 
+/** The local stand-in for DynamoDB's TTL on notes in the Trash, run as a scheduled task. */
+export const TRASH_EXPIRY_TASK = 'TrashExpiry';
+
 const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const routeTable = options.routes ?? routes;
   checkRouteTable(routeTable);
-  const { client } = createDynamoClients({ endpoint: options.dynamoEndpoint, region: 'local' });
+  const { client, doc } = createDynamoClients({ endpoint: options.dynamoEndpoint, region: 'local' });
   // The stream is read only by the consumers that run with a search index.
   await ensureTable(client, options.tableName, { stream: options.searchIndexUri !== undefined });
 
@@ -195,6 +199,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         );
     }
   }
+  // DynamoDB's TTL for notes in the Trash (DynamoDB Local expires nothing): as on AWS, the deletion
+  // reaches the stream's consumer, which deletes what the note left.
+  tasks.set(TRASH_EXPIRY_TASK, () => deleteExpiredTrash(doc, options.tableName, new Date()));
   const timers = [...tasks.values()].map((run) => {
     const timer = setInterval(
       () => void run().catch((error: unknown) => options.log?.(`scheduled task failed: ${String(error)}`)),

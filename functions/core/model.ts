@@ -74,6 +74,26 @@ export interface Note {
   readonly articleHash?: string;
   /** The bytes the note takes in storage, as measured when it was read (absent: not read from storage); see NoteBody. */
   readonly storedBytes?: number;
+  /**
+   * When the owner deleted it: it waits in the Trash, out of every list, search, feed, link and
+   * review, until restored or TRASH_RETENTION_DAYS later, when it is deleted for good. Null (or
+   * absent) for a note in the workspace.
+   */
+  readonly trashedAt?: string | null;
+}
+
+/** How long a deleted note waits in the Trash before it is deleted for good. */
+export const TRASH_RETENTION_DAYS = 30;
+
+/** When a note trashed at `trashedAt` is deleted for good. */
+export function trashPurgeTime(trashedAt: string): Date {
+  return new Date(Date.parse(trashedAt) + TRASH_RETENTION_DAYS * 86_400_000);
+}
+
+/** Whether the note is in the Trash; one past its time counts as deleted already (DynamoDB's TTL may take days to delete it). */
+export function trashState(note: Pick<Note, 'trashedAt'>, now: Date): 'live' | 'trashed' | 'expired' {
+  if (!note.trashedAt) return 'live';
+  return trashPurgeTime(note.trashedAt).getTime() <= now.getTime() ? 'expired' : 'trashed';
 }
 
 /** A note's reading state: archived (done reading, out of the inbox) and starred, each since when. */

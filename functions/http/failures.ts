@@ -1,9 +1,11 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { UserNotFoundError } from '../adapters/dynamo/account-store';
+import { noteLimitDetail } from '../core/contract/contract';
 import type { ValidationIssue } from '../core/contract/validation';
 import { InvalidFeedSettingsError } from '../core/feed/settings';
 import { ImportInProgressError } from '../core/import/job';
 import { ConflictError, InvalidInputError, NotFoundError } from '../core/owner/library';
+import { NoteLimitError } from '../core/owner/trash';
 import { InvalidCursorError } from '../core/workspace/listing';
 import { errorResponse } from './responses';
 
@@ -29,6 +31,8 @@ export type Failure =
       readonly hint?: string;
       readonly details?: Record<string, string>;
     }
+  /** 402: the account's note cap is reached (a note taken back from the Trash). */
+  | { readonly kind: 'note-limit'; readonly used: number; readonly limit: number; readonly message: string }
   /** 503: a part of the service this deployment does not run; retry later. */
   | { readonly kind: 'unavailable'; readonly code: string; readonly message: string; readonly retryAfter: number };
 
@@ -72,6 +76,8 @@ export function classify(error: unknown): Failure | null {
       details: { import_id: error.active },
     };
   if (error instanceof ConflictError) return { kind: 'conflict', message: error.message };
+  if (error instanceof NoteLimitError)
+    return { kind: 'note-limit', used: error.used, limit: error.limit, message: error.message };
   if (error instanceof UnavailableError)
     return { kind: 'unavailable', code: error.code, message: error.message, retryAfter: error.retryAfter };
   return null;
@@ -93,6 +99,8 @@ export function failureResponse(failure: Failure): APIGatewayProxyResult {
         ...(failure.hint ? { hint: failure.hint } : {}),
         ...failure.details,
       });
+    case 'note-limit':
+      return errorResponse(402, noteLimitDetail(failure.used, failure.limit));
     case 'unavailable':
       return errorResponse(
         503,

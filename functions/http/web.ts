@@ -94,7 +94,7 @@ export function failurePage(
     default: {
       const back = event.httpMethod === 'GET' ? webPaths.library : refererPath(event);
       return htmlResponse(
-        422,
+        failure.kind === 'note-limit' ? 402 : 422,
         renderPage({
           title: 'Not done',
           signedIn: context.signedIn,

@@ -14,6 +14,8 @@ export const TOOL_SCOPES = {
   add_tags: 'notes:write',
   remove_tags: 'notes:write',
   set_reading_state: 'notes:write',
+  delete_note: 'notes:write',
+  restore_note: 'notes:write',
   save_bookmark: 'notes:write',
   add_highlight: 'notes:write',
   list_feeds: 'feeds:read',

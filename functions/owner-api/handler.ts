@@ -25,6 +25,7 @@ import {
 import * as highlights from '../core/owner/highlights';
 import * as library from '../core/owner/library';
 import { InvalidInputError, type OwnerPorts } from '../core/owner/library';
+import * as trash from '../core/owner/trash';
 import { ratingRequestSchema, reviewSettingsEditSchema } from '../core/review/api';
 import type { ReviewPorts } from '../core/review/use-cases';
 import * as review from '../core/review/use-cases';
@@ -135,6 +136,20 @@ const operations: Record<string, Operation> = {
   },
   DeleteMyNote: ({ ports, principal, event }) =>
     noContent(library.deleteNote(ports, principal, uuidParameter(event, 'note_id'))),
+  ListMyTrash: ({ ports, principal, event }) => {
+    const query = event.queryStringParameters ?? {};
+    return ok(
+      trash.listTrash(ports, principal, {
+        limit: pageLimit(query.limit),
+        ...(query.cursor ? { cursor: query.cursor } : {}),
+      }),
+    );
+  },
+  EmptyMyTrash: ({ ports, principal }) => ok(trash.emptyTrash(ports, principal)),
+  DeleteMyNoteForever: ({ ports, principal, event }) =>
+    noContent(trash.deleteForever(ports, principal, uuidParameter(event, 'note_id'))),
+  RestoreMyNote: ({ ports, principal, event }) =>
+    ok(trash.restoreNote(ports, principal, uuidParameter(event, 'note_id'))),
   ListMyTags: ({ ports, principal }) => ok(library.listTags(ports, principal)),
   RenameMyTag: ({ ports, principal, event }) => {
     const { name } = parseBody(tagRenameSchema, event);

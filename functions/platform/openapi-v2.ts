@@ -41,6 +41,8 @@ interface OwnerOperation {
   readonly query?: readonly JsonObject[];
   /** A 409 the operation may answer. */
   readonly conflict?: string;
+  /** A 402 the operation may answer (the account's note cap). */
+  readonly noteLimit?: string;
   /** A 503 the operation may answer besides the temporary faults (a part it needs is not set up). */
   readonly unavailable?: string;
 }
@@ -175,7 +177,7 @@ const operations: Record<string, OwnerOperation> = {
   },
   BulkEditMyNotes: {
     tag: 'notes',
-    summary: 'One action on many notes: archive, unarchive, star, unstar, tag, untag or delete',
+    summary: 'One action on many notes: archive, unarchive, star, unstar, tag, untag or delete (to the Trash)',
     description:
       "Up to 100 ids (422 past that, or for a malformed id). Each id is answered on its own: another account's id is `not_found`, as an unknown one is, and changes nothing.",
     body: 'NoteBulkEdit',
@@ -243,8 +245,33 @@ const operations: Record<string, OwnerOperation> = {
   },
   DeleteMyNote: {
     tag: 'notes',
-    summary: 'Delete a note with its bookmark and highlights',
-    answer: noContent('Deleted.'),
+    summary: 'Delete a note: it moves to the Trash for 30 days, then is deleted for good',
+    description:
+      'While in the Trash the note answers 404 here and is in no list, search, feed, link or review, and does not count under the note cap; restoreMyNote brings it back as it was. Saving its page again restores it too.',
+    answer: noContent('Moved to the Trash.'),
+  },
+  ListMyTrash: {
+    tag: 'notes',
+    summary: 'Notes in the Trash, most recently deleted first, each with when it will be deleted for good',
+    query: noteListQuery.filter((parameter) => parameter.name === 'limit' || parameter.name === 'cursor'),
+    answer: ok('TrashPage', 'A page of the Trash.'),
+  },
+  EmptyMyTrash: {
+    tag: 'notes',
+    summary: 'Empty the Trash: every note in it is deleted for good, with its bookmark, highlights and kept page',
+    answer: ok('TrashEmptied', 'Emptied.'),
+  },
+  DeleteMyNoteForever: {
+    tag: 'notes',
+    summary: 'Delete a note of the Trash for good, with its bookmark, highlights and kept page',
+    description: 'Only a note in the Trash: any other answers 404.',
+    answer: noContent('Deleted for good.'),
+  },
+  RestoreMyNote: {
+    tag: 'notes',
+    summary: 'Take a note out of the Trash: back as it was, in its lists, feeds, search, links and review',
+    noteLimit: 'The note cap of the account is reached: the note stays in the Trash.',
+    answer: ok('Note', 'The note, restored.'),
   },
   ListMyTags: {
     tag: 'tags',
@@ -415,6 +442,7 @@ function ownerOperation(route: RouteDefinition, spec: OwnerOperation): JsonObjec
         'Error',
       ),
       ...(params.length ? { 404: jsonResponse('No such record in this account.', 'Error') } : {}),
+      ...(spec.noteLimit ? { 402: jsonResponse(spec.noteLimit, 'NoteLimitError') } : {}),
       ...(spec.conflict ? { 409: jsonResponse(spec.conflict, 'Error') } : {}),
       ...(validated
         ? { 422: jsonResponse('Invalid parameters or body, or a Content-Type other than JSON.', 'HTTPValidationError') }
@@ -474,7 +502,14 @@ function v2Operations(table: readonly RouteDefinition[]): Record<string, JsonObj
 }
 
 /** The error bodies of the contract the per-user API answers with too. */
-const SHARED_ERRORS = ['Error', 'ErrorDetail', 'HTTPValidationError', 'ValidationError', 'RateLimitError'];
+const SHARED_ERRORS = [
+  'Error',
+  'ErrorDetail',
+  'HTTPValidationError',
+  'ValidationError',
+  'RateLimitError',
+  'NoteLimitError',
+];
 
 export function buildOwnerApiDocument(table: readonly RouteDefinition[] = routes): JsonObject {
   const contract = registrySchemas(contractSchemas);

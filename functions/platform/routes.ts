@@ -208,6 +208,23 @@ const ownerApiRoutes: readonly RouteDefinition[] = withOwnerApiPreflight([
     owner: { scope: 'notes:write' },
     ...ownerApi,
   },
+  // The Trash: deleted notes wait there 30 days (functions/core/owner/trash.ts).
+  { id: 'ListMyTrash', method: 'GET', path: '/api/v2/me/trash', owner: { scope: 'notes:read' }, ...ownerApi },
+  { id: 'EmptyMyTrash', method: 'DELETE', path: '/api/v2/me/trash', owner: { scope: 'notes:write' }, ...ownerApi },
+  {
+    id: 'DeleteMyNoteForever',
+    method: 'DELETE',
+    path: '/api/v2/me/trash/{note_id}',
+    owner: { scope: 'notes:write' },
+    ...ownerApi,
+  },
+  {
+    id: 'RestoreMyNote',
+    method: 'POST',
+    path: '/api/v2/me/trash/{note_id}/restore',
+    owner: { scope: 'notes:write' },
+    ...ownerApi,
+  },
   { id: 'ListMyTags', method: 'GET', path: '/api/v2/me/tags', owner: { scope: 'notes:read' }, ...ownerApi },
   {
     id: 'MergeMyTag',
@@ -387,6 +404,9 @@ const libraryPages: readonly RouteDefinition[] = [
   libraryPage('WebHighlightCreate', 'POST', `${webPaths.library}/notes/{note_id}/highlights`),
   libraryPage('WebHighlightEdit', 'POST', `${webPaths.library}/notes/{note_id}/highlights/{highlight_id}`),
   libraryPage('WebHighlightDelete', 'POST', `${webPaths.library}/notes/{note_id}/highlights/{highlight_id}/delete`),
+  libraryPage('WebTrash', 'GET', webPaths.trash),
+  // The Trash's form: restore or delete for good one note, or empty the Trash.
+  libraryPage('WebTrashAction', 'POST', webPaths.trash),
   libraryPage('WebTags', 'GET', webPaths.tags),
   libraryPage('WebTagRename', 'POST', webPaths.tagRename),
   libraryPage('WebTagMerge', 'POST', webPaths.tagMerge),

@@ -95,7 +95,8 @@ export interface StreamConsumerDefinition extends BackgroundFunctionDefinition {
 export const streamConsumers: readonly StreamConsumerDefinition[] = [
   /**
    * Keeps the search index and the links between notes projections of the notes
-   * (functions/core/search/indexer.ts, functions/core/links/projection.ts); writes the link items.
+   * (functions/core/search/indexer.ts, functions/core/links/projection.ts); writes the link items;
+   * deletes what a note deleted from the Trash left behind.
    */
   {
     id: 'SearchIndexer',
@@ -106,6 +107,7 @@ export const streamConsumers: readonly StreamConsumerDefinition[] = [
     // while nobody saves: search stays keyword for a user until their notes are covered.
     scheduledEveryMinutes: 10,
     queue: { name: 'indexing', batchSize: 10 },
+    // Reads kept articles to index them; deletes those of notes deleted from the Trash by their TTL.
     access: [
       'table:read',
       'table:write',
@@ -113,6 +115,7 @@ export const streamConsumers: readonly StreamConsumerDefinition[] = [
       'search:write',
       'embeddings',
       'articles:read',
+      'articles:write',
       'queue:indexing',
     ],
   },

@@ -7,7 +7,7 @@ import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
-import type { IdempotencyInFlightError, NoteLimitError } from '../core/contract/contract';
+import { type IdempotencyInFlightError, noteLimitDetail } from '../core/contract/contract';
 import type { BodyParse } from '../core/contract/json-body';
 import type { RateLimiter, RateLimitPolicy } from '../core/contract/rate-limit';
 import { parseRetirement, type Retirement } from '../core/contract/retirement';
@@ -113,13 +113,7 @@ function answer(outcome: AnswerOutcome): APIGatewayProxyResult {
     case 'saved':
       return jsonResponse(200, saveResult(outcome));
     case 'note-limit':
-      return errorResponse(402, {
-        code: 'note_limit',
-        message: `Note limit reached: your plan allows ${outcome.limit.toLocaleString('en-US')} notes.`,
-        hint: 'Delete notes you no longer need, or upgrade your plan, to save new pages.',
-        used: outcome.used,
-        limit: outcome.limit,
-      } satisfies NoteLimitError['detail']);
+      return errorResponse(402, noteLimitDetail(outcome.used, outcome.limit));
     case 'note-full':
       return errorResponse(422, [
         {

@@ -11,6 +11,7 @@ import type {
   SQSEvent,
 } from 'aws-lambda';
 import { createArticleStore } from '../adapters/article-store';
+import { DynamoBookmarkStore } from '../adapters/dynamo/bookmark-store';
 import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoLinkStore } from '../adapters/dynamo/link-store';
 import { noteChangeOf, readNotes } from '../adapters/search/note-changes';
@@ -51,6 +52,11 @@ export interface IndexerDeps {
   >;
   /** The links between notes (functions/core/links/projection.ts), kept from the same records. */
   readonly links: LinkProjectionPorts;
+  /**
+   * Deletes what a note deleted from the Trash left behind (its bookmark, saved-URL marker,
+   * highlights and kept page): DynamoDB's TTL deletes the note item alone.
+   */
+  readonly removeLeftovers: (note: { id: string; userId: string; bookmarkId: string | null }) => Promise<void>;
   readonly logger: Logger;
   readonly metrics: Metrics;
 }
@@ -109,6 +115,25 @@ export function makeHandler(deps: IndexerDeps) {
     return { from: first, error: outcome.error };
   };
 
+  /** What notes deleted from the Trash left behind, deleted; the error when that failed (the batch is retried). */
+  const purge = async (changes: readonly NoteChange[]): Promise<unknown> => {
+    try {
+      for (const change of changes)
+        if (change.kind === 'deleted' && change.fromTrash)
+          await deps.removeLeftovers({
+            id: change.noteId,
+            userId: change.userId,
+            bookmarkId: change.fromTrash.bookmarkId,
+          });
+      return null;
+    } catch (error) {
+      deps.logger.error('Deleting what a note deleted from the Trash left failed; the batch will be retried', {
+        error: error as Error,
+      });
+      return error;
+    }
+  };
+
   async function scheduled(context: Context): Promise<{ reembedded: number }> {
     ports ??= deps.ports();
     const ready = await ports;
@@ -147,11 +172,15 @@ export function makeHandler(deps: IndexerDeps) {
     if (isQueueEvent(event)) return fromQueue(event);
     const records = event.Records.map(noteChangeOf);
     const changes = records.filter((change): change is NoteChange => change !== null);
-    const [indexFailure, linkFailure] = await Promise.all([index(changes, 'stream'), link(records, changes)]);
+    const [indexFailure, linkFailure, purgeFailure] = await Promise.all([
+      index(changes, 'stream'),
+      link(records, changes),
+      purge(changes),
+    ]);
     deps.metrics.publishStoredMetrics();
     const failed = new Map<DynamoDBRecord, unknown>(
       event.Records.flatMap((record, at) => {
-        if (indexFailure) return [[record, indexFailure]];
+        if (indexFailure || purgeFailure) return [[record, indexFailure ?? purgeFailure]];
         return at >= linkFailure.from ? [[record, linkFailure.error]] : [];
       }),
     );
@@ -177,6 +206,7 @@ export function createHandler(env: Environment) {
   const embedder = embedderFromEnv(env);
   const { doc, tableName } = tableFromEnv(env);
   const links = new DynamoLinkStore(doc, tableName);
+  const notes = new DynamoBookmarkStore(doc, tableName);
   // Kept articles are indexed where the function has their store (always, on AWS and in npm start).
   const articles = env[settings.articleStore.name] ? createArticleStore(setting(env, settings.articleStore)) : null;
   const queueUrl = setting(env, settings.indexingQueueUrl);
@@ -185,6 +215,10 @@ export function createHandler(env: Environment) {
   return makeHandler({
     logger,
     metrics: createMetrics(logger),
+    removeLeftovers: async (note) => {
+      await notes.removeLeftovers(note);
+      if (note.bookmarkId && articles) await articles.deleteArticle(note.bookmarkId);
+    },
     links: {
       syncNote: (note) => links.syncNote(note),
       removeNote: (noteId) => links.removeNote(noteId),

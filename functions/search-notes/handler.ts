@@ -5,7 +5,7 @@ import type { RateLimiter, RateLimitPolicy } from '../core/contract/rate-limit';
 import { parseUuidParameter } from '../core/contract/validation';
 import type { Principal } from '../core/identity/principal';
 import type { RelatedNotesResource, SearchResultsResource } from '../core/owner/api';
-import { InvalidInputError, type LibraryStore, NotFoundError } from '../core/owner/library';
+import { InvalidInputError, type LibraryStore, liveNote, NotFoundError } from '../core/owner/library';
 import { type RelatedIndex, relatedNotes } from '../core/search/related';
 import { type SearchPorts, type SearchProblem, searchNotes } from '../core/search/search';
 import { snippetHtml } from '../core/search/snippet';
@@ -120,10 +120,9 @@ async function search(deps: SearchNotesDeps, principal: Principal, parameters: R
   return result.answer;
 }
 
-/** One of the caller's notes with its related notes; another user's note (or none) is NotFoundError. */
+/** One of the caller's notes with its related notes; another user's note, one in the Trash (or none) is NotFoundError. */
 async function related(deps: SearchNotesDeps, principal: Principal, noteId: string) {
-  const note = await deps.notes.getNote(noteId);
-  if (!note || note.userId !== principal.userId) throw new NotFoundError('No such note');
+  const note = liveNote(principal, await deps.notes.getNote(noteId));
   return { note, answer: { note_id: noteId, ...(await relatedNotes(await deps.search(), principal.userId, noteId)) } };
 }
 

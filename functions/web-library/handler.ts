@@ -17,6 +17,7 @@ import {
 import * as highlights from '../core/owner/highlights';
 import * as library from '../core/owner/library';
 import { InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
+import * as trash from '../core/owner/trash';
 import type { IssuedReviewFeedResource } from '../core/review/api';
 import type { ReviewPorts } from '../core/review/use-cases';
 import * as review from '../core/review/use-cases';
@@ -35,6 +36,7 @@ import {
   type PageContext,
   type ReaderHtml,
   tagsPage,
+  trashPage,
 } from '../core/web/library-pages';
 import { notePath, safeNextPath, webPaths } from '../core/web/paths';
 import { reviewPage, reviewSettingsPage } from '../core/web/review-pages';
@@ -107,6 +109,10 @@ type Action = (visit: Visit) => Promise<APIGatewayProxyResult>;
 const NOTICES = {
   saved: 'Saved.',
   deleted: 'Deleted.',
+  trashed: 'Moved to the Trash: restore it from there within 30 days.',
+  restored: 'Restored: the note is back in your Library.',
+  deletedForever: 'Deleted for good.',
+  emptied: 'The Trash is empty.',
   refetching: 'Fetching the page again: reload in a moment to see the new copy.',
   highlighted: 'Highlight saved.',
   highlightDeleted: 'Highlight deleted.',
@@ -143,7 +149,7 @@ const BULK_NOTICES = {
   unstar: 'unstarred',
   tag: 'tagged',
   untag: 'untagged',
-  delete: 'deleted',
+  delete: 'trashed',
 } as const satisfies Record<NoteBulkEdit['action'], keyof typeof NOTICES>;
 
 const page = (html: string, status = 200) => htmlResponse(status, html);
@@ -210,14 +216,6 @@ const actions: Record<string, Action> = {
           type: 'value_error',
         },
       ]);
-    if (parsed.data.action === 'delete' && form.get('confirm') !== 'delete')
-      throw new InvalidInputError([
-        {
-          loc: ['body', 'confirm'],
-          msg: 'Deleting notes cannot be undone: tick “Yes, delete them” first.',
-          type: 'missing',
-        },
-      ]);
     const { results } = await library.bulkEdit(ports, principal, parsed.data);
     if (single && results[0]?.status === 'not_found') throw new NotFoundError('No such note');
     const notice = results.every((result) => result.status === 'done') ? BULK_NOTICES[parsed.data.action] : 'partly';
@@ -270,7 +268,39 @@ const actions: Record<string, Action> = {
   },
   WebNoteDelete: async ({ ports, principal, event }) => {
     await library.deleteNote(ports, principal, uuid(event, 'note_id'));
-    return back(webPaths.library, 'deleted');
+    return back(webPaths.library, 'trashed');
+  },
+  WebTrash: async ({ ports, principal, context, event }) => {
+    const cursor = event.queryStringParameters?.cursor;
+    const found = await trash.listTrash(ports, principal, {
+      limit: NOTE_PAGE_LIMIT.default,
+      ...(cursor ? { cursor } : {}),
+    });
+    const older = found.next_cursor && `${webPaths.trash}?${new URLSearchParams({ cursor: found.next_cursor })}`;
+    return page(trashPage(context, found, older || null));
+  },
+  WebTrashAction: async ({ ports, principal, form }) => {
+    const apply = /^(restore|delete) (\S+)$/.exec(form.get('apply') ?? '');
+    if (apply) {
+      const noteId = parseUuidParameter('note_id', apply[2]);
+      if (!noteId.ok) throw new NotFoundError('No such note in the Trash');
+      if (apply[1] === 'delete') {
+        await trash.deleteForever(ports, principal, noteId.value);
+        return back(webPaths.trash, 'deletedForever');
+      }
+      await trash.restoreNote(ports, principal, noteId.value);
+      return back(webPaths.trash, 'restored');
+    }
+    if (form.get('apply') !== 'empty' || form.get('confirm') !== 'empty')
+      throw new InvalidInputError([
+        {
+          loc: ['body', 'confirm'],
+          msg: 'Emptying the Trash deletes its notes for good: tick “Yes, delete every note in the Trash for good” first.',
+          type: 'missing',
+        },
+      ]);
+    await trash.emptyTrash(ports, principal);
+    return back(webPaths.trash, 'emptied');
   },
   WebTags: async ({ ports, principal, context }) =>
     page(tagsPage(context, (await library.listTags(ports, principal)).tags)),

@@ -96,4 +96,32 @@ describe.skipIf(!chromiumAvailable())('the Library in Chromium', () => {
     expect((await fetch(rss!)).status).toBe(200);
     await checkPage('web-feeds.png');
   });
+
+  it('moves a note to the Trash, restores it from there, and empties the Trash after asking', async () => {
+    await page.goto(`${t.stack.webBaseUrl}/library`);
+    await page.getByRole('link', { name: 'Retries and idempotency' }).click();
+    await page.getByRole('button', { name: 'Move to Trash' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Moved to the Trash');
+    expect(await page.getByRole('link', { name: 'Retries and idempotency' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Trash', exact: true }).click();
+    expect(await page.locator('.notes > li').count()).toBe(1);
+    expect(await page.locator('.notes > li').textContent()).toContain('deleted for good on');
+    await checkPage('web-trash.png');
+    await page.getByRole('button', { name: 'Restore Retries and idempotency' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('Restored');
+    expect(await page.getByText('The Trash is empty.').count()).toBe(1);
+    await page.goto(`${t.stack.webBaseUrl}/library`);
+    await page.getByRole('link', { name: 'Retries and idempotency' }).waitFor();
+
+    await page.getByRole('link', { name: 'Retries and idempotency' }).click();
+    await page.getByRole('button', { name: 'Move to Trash' }).click();
+    await page.getByRole('link', { name: 'Trash', exact: true }).click();
+    // Empty trash asks for its box first (the browser refuses the form without it).
+    await page.getByRole('button', { name: 'Empty trash' }).click();
+    expect(await page.locator('.notes > li').count()).toBe(1);
+    await page.getByLabel('Yes, delete every note in the Trash for good').check();
+    await page.getByRole('button', { name: 'Empty trash' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('The Trash is empty');
+    await checkPage('web-trash-empty.png');
+  });
 });

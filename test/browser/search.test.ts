@@ -107,19 +107,31 @@ describe.skipIf(!chromiumAvailable())('search in Chromium', () => {
     const box = page.getByRole('searchbox', { name: 'Search your notes' });
     await box.pressSequentially('glacier moraine', { delay: 30 });
     const live = page.locator('[data-search-live]');
-    await expect.poll(() => live.locator('li').count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => live.locator('li.note-item').count(), { timeout: 10_000 }).toBe(1);
     await expect.poll(() => live.locator('mark').first().textContent()).toMatch(/^(glacier|moraines)$/i);
     expect(await live.textContent()).toContain('How glaciers shape valleys');
     expect(await live.textContent()).not.toContain('another account');
+    // Under a heading, each row with its site, the day it was saved and its tags; the Library's own list is hidden.
+    expect(await live.getByRole('heading', { level: 2 }).textContent()).toBe('Results for “glacier moraine”');
+    const row = live.locator('li.note-item').first();
+    expect(await row.locator('p.muted').textContent()).toMatch(/^geology\.example · \d{4}-\d{2}-\d{2}$/);
+    expect(await row.getByRole('link', { name: '#geology' }).getAttribute('href')).toBe('/library?tag=geology');
+    expect(await page.locator('[data-search-replaces]').isHidden()).toBe(true);
     await box.fill('');
     await box.pressSequentially('#geology', { delay: 30 });
-    await expect.poll(() => live.locator('li').count(), { timeout: 10_000 }).toBe(2);
+    await expect.poll(() => live.locator('li.note-item').count(), { timeout: 10_000 }).toBe(2);
     await checkPage(page, 'web-search.png');
+    // Cleared, the Library comes back.
+    await box.fill('');
+    await expect.poll(() => page.locator('[data-search-replaces]').isVisible(), { timeout: 10_000 }).toBe(true);
+    expect(await live.textContent()).toBe('');
+    await box.fill('glacier');
+    await expect.poll(() => live.locator('li.note-item').count(), { timeout: 10_000 }).toBe(2);
     // A refused query says why, in place.
     await box.fill('glacier after:2024-02-30');
     await expect.poll(() => live.textContent(), { timeout: 10_000 }).toContain('is not a date');
     await box.fill('moraine');
-    await expect.poll(() => live.locator('li').count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => live.locator('li.note-item').count(), { timeout: 10_000 }).toBe(1);
     await live.getByRole('link', { name: 'How glaciers shape valleys' }).click();
     await expect.poll(() => page.url()).toContain(`/library/notes/${notes.glaciers}`);
     await context.close();
@@ -144,7 +156,9 @@ describe.skipIf(!chromiumAvailable())('search in Chromium', () => {
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await expect.poll(() => page.url()).toContain('/library/search?q=glacier');
     const results = page.locator('ul.search-results');
-    expect(await results.locator('li').count()).toBe(2);
+    expect(await results.locator('li.note-item').count()).toBe(2);
+    expect(await results.locator('li.note-item p.muted').first().textContent()).toMatch(/^geology\.example · \d{4}/);
+    expect(await results.getByRole('link', { name: '#geology' }).count()).toBe(2);
     expect(await results.locator('mark').count()).toBeGreaterThan(0);
     expect(await page.content()).not.toContain('another account');
     const resultsUrl = page.url();
@@ -161,5 +175,22 @@ describe.skipIf(!chromiumAvailable())('search in Chromium', () => {
       await checkPage(checkedPage);
     }
     await checked.close();
+  });
+  it('shows the note’s own comment with its [[…]] links as links, one still waiting as written', async () => {
+    const linking = await save(owner, { url: 'https://geology.example/trip', title: 'Trip plan' });
+    await owner.api(`/api/v2/me/notes/${linking}`, {
+      method: 'PATCH',
+      body: { comment: 'Read [[How glaciers shape valleys]] first, then [[A note not saved yet]].' },
+    });
+    const [context, page] = await signedInPage();
+    await page.goto(`${t.stack.webBaseUrl}/library/notes/${linking}`);
+    const comment = page.locator('.note-comment');
+    expect(await comment.getByRole('link', { name: 'How glaciers shape valleys' }).getAttribute('href')).toBe(
+      `/library/notes/${notes.glaciers}`,
+    );
+    expect(await comment.locator('.link-waiting').textContent()).toBe('[[A note not saved yet]]');
+    expect(await comment.textContent()).not.toContain('[[How glaciers');
+    await checkPage(page, 'web-note-comment-links.png');
+    await context.close();
   });
 });

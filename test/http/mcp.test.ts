@@ -109,6 +109,8 @@ describe('the MCP server', () => {
         'remove_tags',
         'save_bookmark',
         'set_reading_state',
+        'delete_note',
+        'restore_note',
         'search_notes',
         'get_daily_review',
         'rate_highlight',
@@ -124,6 +126,7 @@ describe('the MCP server', () => {
     expect(byName.get('search_notes')!.inputSchema.required).toEqual(['query']);
     expect(byName.get('remove_tags')!.annotations?.destructiveHint).toBe(true);
     expect(byName.get('add_tags')!.annotations?.destructiveHint).toBe(false);
+    expect(byName.get('delete_note')!.annotations?.destructiveHint).toBe(true);
     expect(byName.get('save_bookmark')!.description).toContain('notes:write');
     await client.close();
   });
@@ -355,6 +358,8 @@ describe('attacks on the MCP server', () => {
       ['add_tags', { note_id: theirNote, tags: ['stolen'] }],
       ['remove_tags', { note_id: theirNote, tags: ['secret'] }],
       ['set_reading_state', { note_id: theirNote, archived: true, starred: true }],
+      ['delete_note', { note_id: theirNote }],
+      ['restore_note', { note_id: theirNote }],
       ['add_note_to_feed', { note_id: theirNote, feed_id: myFeed.id }],
       ['add_note_to_feed', { note_id: myNote, feed_id: theirFeed.id }],
     ] as const) {
@@ -378,6 +383,28 @@ describe('attacks on the MCP server', () => {
     expect(textOf(await call(mine, 'search_notes', { query: 'diary' }))).toContain('No notes found');
     await mine.close();
     await theirs.close();
+  });
+
+  it('deletes a note to the Trash with delete_note and brings it back with restore_note, for its owner only', async () => {
+    const client = await connect(owner.token);
+    const stranger = await connect(other.token);
+    const noteId = (
+      (await call(client, 'save_bookmark', { url: 'https://trash.example/mcp', title: 'Binned page' }))
+        .structuredContent as { note_id: string }
+    ).note_id;
+    const deleted = await call(client, 'delete_note', { note_id: noteId });
+    expect(deleted.isError).toBeFalsy();
+    expect(textOf(deleted)).toContain('is in the Trash');
+    expect(textOf(await call(client, 'get_note', { note_id: noteId }))).toMatch(/No such note/);
+    expect((await call(client, 'delete_note', { note_id: noteId })).isError).toBe(true);
+    const refused = await call(stranger, 'restore_note', { note_id: noteId });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/No such note/);
+    const restored = await call(client, 'restore_note', { note_id: noteId });
+    expect(restored.structuredContent).toMatchObject({ id: noteId, title: 'Binned page' });
+    expect((await call(client, 'get_note', { note_id: noteId })).isError).toBeFalsy();
+    await client.close();
+    await stranger.close();
   });
 
   it('archives and stars a note with set_reading_state, and lists the inbox, archive and starred notes', async () => {

@@ -84,7 +84,7 @@ describe('notes', () => {
     });
   });
 
-  it('refuses invalid edits with the contract’s 422 and deletes a note with its bookmark', async () => {
+  it('refuses invalid edits with the contract’s 422 and deletes a note to the Trash', async () => {
     const noteId = await savePage(alice, 'https://example.com/gone');
     const invalid = await alice.api(`/api/v2/me/notes/${noteId}`, {
       method: 'PATCH',
@@ -97,7 +97,11 @@ describe('notes', () => {
 
     expect((await alice.api(`/api/v2/me/notes/${noteId}`, { method: 'DELETE' })).status).toBe(204);
     expect((await alice.api(`/api/v2/me/notes/${noteId}`)).status).toBe(404);
-    // The URL is new again: saving it creates a bookmark.
+    expect((await json(await alice.api('/api/v2/me/trash'))).notes.map((note: { id: string }) => note.id)).toEqual([
+      noteId,
+    ]);
+    // Deleted for good, the URL is new again: saving it creates a bookmark (test/http/trash.test.ts has the rest).
+    expect((await alice.api(`/api/v2/me/trash/${noteId}`, { method: 'DELETE' })).status).toBe(204);
     expect((await json(await t.save(alice.token, { url: 'https://example.com/gone' }))).is_new_bookmark).toBe(true);
   });
 });

@@ -38,7 +38,12 @@ afterAll(() => {
   table.client.destroy();
 });
 
-const noIndex: IndexWriter = { versions: async () => new Map(), upsert: async () => {}, tombstone: async () => {} };
+const noIndex: IndexWriter = {
+  versions: async () => new Map(),
+  upsert: async () => {},
+  tombstone: async () => {},
+  hide: async () => {},
+};
 
 const linkPorts = (): LinkProjectionPorts => ({
   syncNote: (note) => links.syncNote(note),
@@ -51,6 +56,7 @@ function consumer(overrides: { links?: LinkProjectionPorts; index?: IndexWriter 
     logger: new Logger({ serviceName: 'test', logLevel: 'SILENT' }),
     metrics: testMetrics(),
     links: overrides.links ?? linkPorts(),
+    removeLeftovers: async () => {},
     ports: async () => ({ index: overrides.index ?? noIndex, embedder: null, readNotes: async () => [] }),
   });
 }

@@ -89,8 +89,10 @@ describe('the indexer through a FIFO queue grouped by shard', () => {
           notes.map((note) => note.userId),
           () => index.tombstone(notes),
         ),
+      hide: (notes) => index.hide(notes),
     };
     const handler = makeHandler({
+      removeLeftovers: async () => {},
       logger: new Logger({ serviceName: 'test', logLevel: 'SILENT' }),
       metrics: testMetrics(),
       links: { syncNote: async () => 'unchanged', removeNote: async () => true, readNotes: async () => [] },

@@ -32,6 +32,7 @@ function handlerOver(writer: IndexWriter) {
     metrics: testMetrics(),
     // The links projection beside the index is tested in link-projection.test.ts.
     links: { syncNote: async () => 'unchanged', removeNote: async () => true, readNotes: async () => [] },
+    removeLeftovers: async () => {},
     ports: async () => ({
       index: writer,
       embedder: null,
@@ -122,6 +123,7 @@ describe('the search indexer converges whatever order its records come in', () =
     const crashing: IndexWriter = {
       versions: (ids) => index.versions(ids),
       tombstone: (notes) => index.tombstone(notes),
+      hide: (notes) => index.hide(notes),
       upsert: async () => {
         throw new Error('the process died');
       },

@@ -2,15 +2,17 @@ import { type Bookmark, editChangesText, type Highlight, type Note } from '../..
 import type { LibraryStore, NoteEditChange, RetagJob } from '../../functions/core/owner/library';
 import type { IdempotencyClaim } from '../../functions/core/save/idempotency';
 import { withAppended } from '../../functions/core/save/note-body';
-import type {
-  BookmarkStore,
-  CreateBookmarkOutcome,
-  KeyTaken,
-  NoteAppend,
-  NoteAppendOutcome,
-  NoteChange,
-  NoteUpdate,
-  SaveRecord,
+import {
+  type BookmarkStore,
+  type CreateBookmarkOutcome,
+  type KeyTaken,
+  type NoteAppend,
+  type NoteAppendOutcome,
+  type NoteChange,
+  NoteNotFoundError,
+  type NoteUpdate,
+  type RestoreOutcome,
+  type SaveRecord,
 } from '../../functions/core/save/save-bookmark';
 import type { Page, PageRequest } from '../../functions/core/workspace/listing';
 
@@ -41,7 +43,7 @@ export class InMemoryBookmarkStore implements BookmarkStore, LibraryStore {
   ): Promise<CreateBookmarkOutcome> {
     const existing = this.urls.get(urlKey(bookmark));
     if (existing) return { kind: 'exists', ...existing };
-    const used = [...this.notes.values()].filter((stored) => stored.userId === note.userId).length;
+    const used = this.liveNotes(note.userId);
     if (used >= this.noteCap) return { kind: 'note-limit', used, limit: this.noteCap };
     const taken = record && this.takenFrom(record);
     if (taken) return taken;
@@ -60,7 +62,7 @@ export class InMemoryBookmarkStore implements BookmarkStore, LibraryStore {
     record: ((bookmark: Bookmark, change: NoteChange) => SaveRecord) | null,
   ): Promise<NoteUpdate> {
     const saved = await this.getSavedNote(ref);
-    if (!saved) throw new Error(`no note ${ref.noteId}`);
+    if (!saved || saved.note.trashedAt) throw new NoteNotFoundError(`no note ${ref.noteId}`);
     const changed = change(saved.note);
     if (!changed) return { kind: 'unchanged', ...saved };
     const bookmark = { ...saved.bookmark, updated };
@@ -88,7 +90,7 @@ export class InMemoryBookmarkStore implements BookmarkStore, LibraryStore {
     record: ((bookmark: Bookmark) => SaveRecord) | null,
   ): Promise<NoteAppendOutcome> {
     const note = this.notes.get(bookmark.noteId);
-    if (!note) return { kind: 'missing' };
+    if (!note || note.trashedAt) return { kind: 'missing' };
     const updated = { ...bookmark, updated: append.updated };
     if ([append.id, ...append.sameAs].some((id) => this.appendIds.has(id)))
       return { kind: 'appended', bookmark: updated };
@@ -138,9 +140,9 @@ export class InMemoryBookmarkStore implements BookmarkStore, LibraryStore {
     return written;
   }
 
-  async deleteNote(noteId: string): Promise<Note | null> {
+  async deleteNote(noteId: string, only?: 'trashed'): Promise<Note | null> {
     const note = this.notes.get(noteId);
-    if (!note) return null;
+    if (!note || (only === 'trashed' && !note.trashedAt)) return null;
     this.notes.delete(noteId);
     const bookmark = note.bookmarkId ? this.bookmarks.get(note.bookmarkId) : undefined;
     if (bookmark) {
@@ -199,6 +201,43 @@ export class InMemoryBookmarkStore implements BookmarkStore, LibraryStore {
     return [...this.notes.values()]
       .filter((note) => note.userId === userId)
       .sort((a, b) => (b.updated ?? b.created).localeCompare(a.updated ?? a.created) || b.id.localeCompare(a.id));
+  }
+
+  async trashNote(noteId: string, trashedAt: string): Promise<Note | null> {
+    const note = this.notes.get(noteId);
+    if (!note || note.trashedAt) return null;
+    const trashed = { ...note, trashedAt, version: note.version + 1 };
+    this.notes.set(noteId, trashed);
+    return trashed;
+  }
+
+  async listTrash(userId: string, page: PageRequest): Promise<Page<Note>> {
+    const items = [...this.notes.values()]
+      .filter((note) => note.userId === userId && note.trashedAt)
+      .sort((a, b) => b.trashedAt!.localeCompare(a.trashedAt!));
+    return { items: items.slice(0, page.limit), cursor: null };
+  }
+
+  async restoreNote(noteId: string): Promise<RestoreOutcome> {
+    const note = this.notes.get(noteId);
+    if (!note?.trashedAt) return { kind: 'missing' };
+    const used = this.liveNotes(note.userId);
+    if (used >= this.noteCap) return { kind: 'note-limit', used, limit: this.noteCap };
+    const restored = { ...note, trashedAt: null, version: note.version + 1 };
+    this.notes.set(noteId, restored);
+    return { kind: 'restored', note: restored };
+  }
+
+  async removeLeftovers(note: Pick<Note, 'id' | 'bookmarkId'>): Promise<void> {
+    if (this.notes.has(note.id) || !note.bookmarkId) return;
+    const bookmark = this.bookmarks.get(note.bookmarkId);
+    if (bookmark) this.urls.delete(urlKey(bookmark));
+    this.bookmarks.delete(note.bookmarkId);
+  }
+
+  /** The user's notes counted under the cap: those not in the Trash. */
+  private liveNotes(userId: string): number {
+    return [...this.notes.values()].filter((stored) => stored.userId === userId && !stored.trashedAt).length;
   }
 
   async claimKey(claim: IdempotencyClaim): Promise<KeyTaken | null> {

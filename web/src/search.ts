@@ -1,4 +1,4 @@
-import { notePath } from '../../functions/core/web/paths';
+import { notePath, webPaths } from '../../functions/core/web/paths';
 
 /**
  * The Library's search box with results as you type, and a note's related notes loaded in place.
@@ -8,6 +8,7 @@ import { notePath } from '../../functions/core/web/paths';
  */
 
 const SEARCH_API = '/api/v2/me/search';
+const LIBRARY_PATH = webPaths.library;
 /** Waits this long after the last keystroke before asking. */
 const DEBOUNCE_MS = 200;
 const LIVE_RESULTS = 10;
@@ -17,6 +18,8 @@ interface Hit {
   readonly title: string;
   readonly url: string | null;
   readonly snippet: string;
+  readonly tags: readonly string[];
+  readonly created: string;
 }
 
 interface RelatedNote {
@@ -54,6 +57,37 @@ function noteItem(note: { note_id: string; title: string }, details: (Node | str
   ]);
 }
 
+/** A result row as the Library shows a note: title, snippet, its site and the day it was saved, its tags. */
+function hitItem(hit: Hit): HTMLLIElement {
+  let site = '';
+  try {
+    site = hit.url ? new URL(hit.url).host : '';
+  } catch {
+    // Not a URL: no site.
+  }
+  const saved = element('time', { dateTime: hit.created, textContent: hit.created.slice(0, 10) });
+  const item = noteItem(hit, [markedSnippet(hit.snippet)], 'snippet');
+  item.append(element('p', { className: 'muted' }, [site ? `${site} · ` : '', saved]));
+  if (hit.tags.length) {
+    const tags = element(
+      'ul',
+      { className: 'tags' },
+      hit.tags.map((tag) =>
+        element('li', {}, [
+          element('a', {
+            className: 'badge',
+            href: `${LIBRARY_PATH}?${new URLSearchParams({ tag })}`,
+            textContent: `#${tag}`,
+          }),
+        ]),
+      ),
+    );
+    tags.setAttribute('aria-label', 'Tags');
+    item.append(tags);
+  }
+  return item;
+}
+
 /** The message of an error answer: a 422's first issue, or the status. */
 async function problemOf(response: Response): Promise<string> {
   try {
@@ -69,13 +103,19 @@ async function problemOf(response: Response): Promise<string> {
 function setUpSearch(form: HTMLFormElement, live: HTMLElement): void {
   const input = form.querySelector<HTMLInputElement>('input[name="q"]');
   if (!input) return;
+  // What the results stand in for while shown (the Library's notes): hidden, so no list continues below them.
+  const replaced = document.querySelector<HTMLElement>('[data-search-replaces]');
   let timer: ReturnType<typeof setTimeout> | undefined;
   let pending: AbortController | null = null;
 
-  const show = (...nodes: Node[]) => live.replaceChildren(...nodes);
+  const show = (...nodes: Node[]) => {
+    live.replaceChildren(...nodes);
+    if (replaced) replaced.hidden = nodes.length > 0;
+  };
   const run = async (query: string) => {
     pending?.abort();
     if (!query.trim()) return show();
+    const heading = element('h2', { id: 'search-live-heading', textContent: `Results for “${query.trim()}”` });
     const controller = new AbortController();
     pending = controller;
     try {
@@ -84,22 +124,20 @@ function setUpSearch(form: HTMLFormElement, live: HTMLElement): void {
         headers: { Accept: 'application/json' },
         signal: controller.signal,
       });
-      if (!response.ok) return show(element('p', { className: 'muted', textContent: await problemOf(response) }));
+      if (!response.ok)
+        return show(heading, element('p', { className: 'muted', textContent: await problemOf(response) }));
       const answer = (await response.json()) as { results: Hit[]; mode: string; cursor: string | null };
       const summary = element('p', {
         className: 'muted search-mode',
         textContent: `${answer.results.length ? `${answer.results.length}${answer.cursor ? '+' : ''} found` : 'No note matches'} · by ${answer.mode}`,
       });
-      if (!answer.results.length) return show(summary);
-      const list = element(
-        'ul',
-        { className: 'list notes search-results' },
-        answer.results.map((hit) => noteItem(hit, [markedSnippet(hit.snippet)], 'snippet')),
-      );
-      show(list, summary);
+      if (!answer.results.length) return show(heading, summary);
+      const list = element('ul', { className: 'list notes search-results' }, answer.results.map(hitItem));
+      list.setAttribute('aria-labelledby', heading.id);
+      show(heading, list, summary);
     } catch (error) {
       if ((error as Error).name !== 'AbortError')
-        show(element('p', { className: 'muted', textContent: 'Search failed.' }));
+        show(heading, element('p', { className: 'muted', textContent: 'Search failed.' }));
     }
   };
   input.addEventListener('input', () => {

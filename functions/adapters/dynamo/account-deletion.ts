@@ -15,7 +15,7 @@ export const userRateLimitSubject = (userId: string) => `user:${userId}`;
 
 /**
  * Deletes a user and every row it owns: its tokens first (no save starts after that), then every
- * idempotency record of those tokens, its feeds, each note's partition (note, tag entries,
+ * idempotency record of those tokens, its feeds, each note's partition (in the Trash too: note, tag entries,
  * highlights) with its bookmark, its rate-limit windows, its sign-in items (OAuth grants and what
  * was issued under them, sessions, one-time links, the email login), and last its own partition (the
  * user, the saved-URL markers, token references, passkeys, and whatever else is kept under
@@ -42,7 +42,11 @@ export async function deleteAccountRows(doc: DynamoDBDocumentClient, tableName: 
     await queryKeys(doc, tableName, { pk: keys.idempotency(mcpIdempotencyScope(userId), '').pk }),
   );
   await deleteAll(doc, tableName, await queryKeys(doc, tableName, { gsi1pk: keys.userFeedsIndex(userId).gsi1pk }));
-  for (const note of await queryKeys(doc, tableName, { gsi1pk: keys.userNotesIndex(userId).gsi1pk })) {
+  const notes = [
+    ...(await queryKeys(doc, tableName, { gsi1pk: keys.userNotesIndex(userId).gsi1pk })),
+    ...(await queryKeys(doc, tableName, { gsi1pk: keys.userTrashIndex(userId).gsi1pk })),
+  ];
+  for (const note of notes) {
     const partition = await queryKeys(doc, tableName, { pk: note.pk });
     await deleteAll(doc, tableName, [
       ...(note.bookmarkId ? [keys.bookmark(note.bookmarkId as string)] : []),

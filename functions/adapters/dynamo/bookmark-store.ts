@@ -13,7 +13,7 @@ import type { ArticleRecord } from '../../core/article/article';
 import { ContentionError } from '../../core/deadline';
 import type { EnrichmentRequest, PageOutcome } from '../../core/enrich/enrichment';
 import type { ImportWaiting, PendingEnrichment } from '../../core/enrich/outbox';
-import { type Bookmark, editChangesText, type Highlight, type Note } from '../../core/model';
+import { type Bookmark, editChangesText, type Highlight, type Note, trashPurgeTime } from '../../core/model';
 import type { LibraryStore, NoteEditChange, RetagJob } from '../../core/owner/library';
 import type { IdempotencyClaim } from '../../core/save/idempotency';
 import { bodyBytes, NOTE_BODY_MAX_BYTES, NoteTooLargeError } from '../../core/save/note-body';
@@ -27,6 +27,7 @@ import {
   type NoteChange,
   NoteNotFoundError,
   type NoteUpdate,
+  type RestoreOutcome,
   type SaveRecord,
 } from '../../core/save/save-bookmark';
 import { isoTimestamp } from '../../core/text/text';
@@ -55,7 +56,7 @@ import {
   takenKey,
 } from './idempotency-records';
 import { queryFilteredIndexPage } from './index-page';
-import { keys, LOOKUP_INDEX, RETAG_JOB_PREFIX } from './keys';
+import { keys, LOOKUP_INDEX, RETAG_JOB_PREFIX, TTL_ATTRIBUTE } from './keys';
 import { queryAll } from './query-all';
 import { backoff, fillTransaction, retryOnConflict, type TransactionAction } from './transactions';
 
@@ -228,6 +229,8 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
           ].join(', ')} ADD version :one, appendIds :ids`,
           ConditionExpression: [
             'attribute_exists(pk)',
+            // A note in the Trash takes no append: the save restores it first (see saveBookmark).
+            'attribute_not_exists(trashedAt)',
             '(attribute_not_exists(bodyBytes) OR bodyBytes <= :room)',
             'NOT contains(appendIds, :id)',
             ...append.sameAs.map((_, i) => `NOT contains(appendIds, :same${i})`),
@@ -265,6 +268,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       const found = written.failed[0]?.item;
       if (!found) return { kind: 'missing' };
       const stored = readNoteItem(unmarshall(found));
+      if (stored.note.trashedAt) return { kind: 'missing' };
       const names = [append.id, ...append.sameAs];
       // The same append done before (a retry): its follow-ups are written again, under its own id and
       // time, so a retry completes what a first try cut short and the records match the body.
@@ -357,7 +361,10 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     const TableName = this.tableName;
     return optimisticUpdate(`Note ${ref.noteId}`, 'update', async () => {
       const found = await this.loadBookmarkAndNote(ref);
-      if (!found) throw new NoteNotFoundError(`Bookmark ${ref.bookmarkId} or its note ${ref.noteId} is missing`);
+      if (!found || found.note.trashedAt)
+        throw new NoteNotFoundError(
+          `Bookmark ${ref.bookmarkId} or its note ${ref.noteId} is missing (or in the Trash)`,
+        );
       const { bookmark, note } = found;
       const changed = change(note);
       if (!changed) return { kind: 'unchanged', bookmark, note };
@@ -474,7 +481,8 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     const TableName = this.tableName;
     return optimisticUpdate(`Note ${noteId}`, 'edit', async () => {
       const note = await this.getNote(noteId);
-      if (!note) return null;
+      // A note in the Trash is edited by nothing but a restore.
+      if (!note || note.trashedAt) return null;
       const changed = change(note);
       if (!changed) return note;
       const textChanged = editChangesText(note, changed);
@@ -648,16 +656,131 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
   }
 
   /**
-   * Deletes the note and everything that exists because of it (its bookmark, the saved-URL marker,
-   * its tag index entries) and gives its place under the note cap back, in one transaction
-   * conditional on the note's version, so a save appending to it meanwhile makes it start over
-   * rather than leave an entry behind. Returns the deleted note, or null when there was none.
+   * Moves a note to the Trash in one transaction conditional on its version: the note leaves the
+   * user's notes index for the Trash's (sorted by when it was deleted), its tag and reading-state
+   * entries go (feeds and lists no longer find it), its place under the note cap is given back, and
+   * it carries the TTL attribute that has DynamoDB delete it TRASH_RETENTION_DAYS later. Its version
+   * moves on, so the stream's consumers take it out of the search index and the links. Its bookmark,
+   * saved-URL marker (a save of the page restores the note), highlights and kept page stay until it
+   * is deleted for good. Null when there is no such note in the workspace.
    */
-  async deleteNote(noteId: string): Promise<Note | null> {
+  async trashNote(noteId: string, trashedAt: string): Promise<Note | null> {
     const TableName = this.tableName;
     return optimisticUpdate(`Note ${noteId}`, 'delete', async () => {
       const note = await this.getNote(noteId);
-      if (!note) return null;
+      if (!note || note.trashedAt) return null;
+      const trashed: Note = { ...note, trashedAt, version: note.version + 1 };
+      const index = keys.userTrashIndex(note.userId, trashedAt, note.id);
+      const actions: TransactionAction[] = [
+        {
+          Update: {
+            TableName,
+            Key: keys.note(note.id),
+            UpdateExpression:
+              'SET trashedAt = :trashed, #ttl = :expires, version = :next, gsi1pk = :index, gsi1sk = :indexSort',
+            ConditionExpression: 'version = :version',
+            ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+            ExpressionAttributeValues: {
+              ':trashed': trashedAt,
+              ':expires': Math.floor(trashPurgeTime(trashedAt).getTime() / 1000),
+              ':next': trashed.version,
+              ':version': note.version,
+              ':index': index.gsi1pk,
+              ':indexSort': index.gsi1sk,
+            },
+          },
+        },
+        noteCountChange(TableName, note.userId, -1),
+        ...note.tags.map((tag) => ({ Delete: { TableName, Key: keys.noteTag(note.id, tag) } })),
+        ...stateEntryChanges(TableName, note, null),
+      ];
+      const outcome = await retryOnConflict(() =>
+        conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: actions }))),
+      );
+      // The note changed since it was read (a save appended to it): read it again.
+      return outcome.written ? trashed : STALE;
+    });
+  }
+
+  /**
+   * Takes a note out of the Trash, in one transaction conditional on its version: back in the notes
+   * index at its own update time, its tag and reading-state entries put back, its TTL removed, and
+   * counted under the note cap again (refused at the cap, as a new note would be).
+   */
+  async restoreNote(noteId: string): Promise<RestoreOutcome> {
+    const TableName = this.tableName;
+    return optimisticUpdate(`Note ${noteId}`, 'update', async () => {
+      const note = await this.getNote(noteId);
+      if (!note?.trashedAt) return { kind: 'missing' } as const;
+      const { trashedAt: _trashed, ...rest } = note;
+      const restored: Note = { ...rest, version: note.version + 1 };
+      const index = keys.userNotesIndex(note.userId, note.updated ?? note.created, note.id);
+      const steps = new TransactionSteps<'note' | 'note-count' | 'entries'>()
+        .add('note', {
+          Update: {
+            TableName,
+            Key: keys.note(note.id),
+            UpdateExpression: 'SET version = :next, gsi1pk = :index, gsi1sk = :indexSort REMOVE trashedAt, #ttl',
+            ConditionExpression: 'version = :version',
+            ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+            ExpressionAttributeValues: {
+              ':next': restored.version,
+              ':version': note.version,
+              ':index': index.gsi1pk,
+              ':indexSort': index.gsi1sk,
+            },
+          },
+        })
+        .add('note-count', {
+          Update: {
+            TableName,
+            Key: keys.user(note.userId),
+            UpdateExpression: 'SET noteCount = noteCount + :one',
+            ConditionExpression: 'attribute_exists(pk) AND noteCount < noteCap',
+            ExpressionAttributeValues: { ':one': 1 },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        })
+        .add(
+          'entries',
+          ...note.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(note, tag) } })),
+          ...stateEntryChanges(TableName, null, note),
+        );
+      const outcome = await retryOnConflict(() =>
+        conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: steps.actions }))),
+      );
+      if (outcome.written) return { kind: 'restored', note: restored } as const;
+      const user = steps.refused('note-count', outcome.failed);
+      if (user?.item) {
+        const account = unmarshall(user.item);
+        return { kind: 'note-limit', used: Number(account.noteCount), limit: Number(account.noteCap) } as const;
+      }
+      return STALE;
+    });
+  }
+
+  /** A page of the user's notes in the Trash, most recently deleted first. */
+  async listTrash(userId: string, page: PageRequest): Promise<Page<Note>> {
+    return queryFilteredIndexPage(this.doc, this.tableName, keys.userTrashIndex(userId).gsi1pk, page, async (entries) =>
+      entries.map(readNote),
+    );
+  }
+
+  /**
+   * Deletes the note for good, in the Trash or not, and everything that exists because of it (its
+   * bookmark, the saved-URL marker, its tag and reading-state entries, its highlights), and gives a
+   * live note's place under the note cap back (a trashed note gave it when it went to the Trash), in
+   * one transaction conditional on the note's version, so a save appending to it meanwhile makes it
+   * start over rather than leave an entry behind. Returns the deleted note, or null when there was none
+   * (with `only: 'trashed'`, none in the Trash).
+   */
+  async deleteNote(noteId: string, only?: 'trashed'): Promise<Note | null> {
+    const TableName = this.tableName;
+    return optimisticUpdate(`Note ${noteId}`, 'delete', async () => {
+      const note = await this.getNote(noteId);
+      // With `only`, a note restored meanwhile is kept (the version condition catches a restore after this read).
+      if (!note || (only === 'trashed' && !note.trashedAt)) return null;
+      const live = !note.trashedAt;
       const [bookmark, highlights] = await Promise.all([
         note.bookmarkId ? this.getBookmark(note.bookmarkId) : null,
         noteHighlightItems(this.doc, TableName, note.id, 'pk, sk') as Promise<{ pk: string; sk: string }[]>,
@@ -673,23 +796,19 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
               ExpressionAttributeValues: { ':version': note.version },
             },
           },
-          {
-            Update: {
-              TableName,
-              Key: keys.user(note.userId),
-              UpdateExpression: 'SET noteCount = noteCount - :one',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: { ':one': 1 },
-            },
-          },
+          ...(live ? [noteCountChange(TableName, note.userId, -1)] : []),
           ...(bookmark
             ? [
                 { Delete: { TableName, Key: keys.bookmark(bookmark.id) } },
                 { Delete: { TableName, Key: keys.savedUrl(note.userId, bookmark.normalizedUrl) } },
               ]
             : []),
-          ...note.tags.map((tag) => ({ Delete: { TableName, Key: keys.noteTag(note.id, tag) } })),
-          ...stateEntryChanges(TableName, note, null),
+          ...(live
+            ? [
+                ...note.tags.map((tag) => ({ Delete: { TableName, Key: keys.noteTag(note.id, tag) } })),
+                ...stateEntryChanges(TableName, note, null),
+              ]
+            : []),
         ],
         highlights.map((Key) => ({ Delete: { TableName, Key } })),
       );
@@ -703,6 +822,44 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
       // The note changed since it was read (a save appended to it): read it again.
       return STALE;
     });
+  }
+
+  /**
+   * Deletes what a note deleted by its TTL (from the Trash) leaves behind: its bookmark, its saved-URL
+   * marker and its highlights, only once the note is gone (nothing while it exists), so it runs again
+   * harmlessly. Its links and names are the link projection's; its search entry the indexer's.
+   */
+  async removeLeftovers(note: Pick<Note, 'id' | 'userId' | 'bookmarkId'>): Promise<void> {
+    const TableName = this.tableName;
+    const [bookmark, highlights] = await Promise.all([
+      note.bookmarkId ? this.getBookmark(note.bookmarkId) : null,
+      noteHighlightItems(this.doc, TableName, note.id, 'pk, sk') as Promise<{ pk: string; sk: string }[]>,
+    ]);
+    if (!bookmark && highlights.length === 0) return;
+    const { actions, overflow } = fillTransaction(
+      [
+        { ConditionCheck: { TableName, Key: keys.note(note.id), ConditionExpression: 'attribute_not_exists(pk)' } },
+        ...(bookmark
+          ? [
+              { Delete: { TableName, Key: keys.bookmark(bookmark.id) } },
+              {
+                Delete: {
+                  TableName,
+                  Key: keys.savedUrl(note.userId, bookmark.normalizedUrl),
+                  // Only the marker of this note's page: another save's marker is never taken.
+                  ConditionExpression: 'attribute_not_exists(pk) OR noteId = :note',
+                  ExpressionAttributeValues: { ':note': note.id },
+                },
+              },
+            ]
+          : []),
+      ],
+      highlights.map((Key) => ({ Delete: { TableName, Key } })),
+    );
+    const outcome = await retryOnConflict(() =>
+      conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: actions }))),
+    );
+    if (outcome.written) await Promise.all(overflow.map(({ Delete }) => this.doc.send(new DeleteCommand(Delete))));
   }
 
   async setIcon(bookmarkId: string, icon: string): Promise<void> {
@@ -900,6 +1057,19 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     if (!bookmark || !note) return null;
     return { bookmark: readBookmark(bookmark), note: readNote(note) };
   }
+}
+
+/** Moves the user's note count by `by` (a note created or restored: +1, trashed or deleted: -1). */
+function noteCountChange(TableName: string, userId: string, by: 1 | -1): TransactionAction {
+  return {
+    Update: {
+      TableName,
+      Key: keys.user(userId),
+      UpdateExpression: 'SET noteCount = noteCount + :by',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':by': by },
+    },
+  };
 }
 
 /** Whether a note passes every part of a list's filter. */

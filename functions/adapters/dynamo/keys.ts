@@ -18,6 +18,7 @@ export const TTL_ATTRIBUTE = tableDefinition.timeToLiveAttribute;
  * | bookmark            | BOOKMARK#<bookmarkId>   | BOOKMARK           | OUTBOX#<shard> (pending)   | <since>#<bookmarkId> |
  * |   (imported, waiting) |                       |                    | IMPORTWAIT#<shard>         | <since>#<bookmarkId> |
  * | note                | NOTE#<noteId>           | NOTE               | USER#<userId>#NOTES        | <updated>#<noteId>   |
+ * | note in the Trash   | NOTE#<noteId>           | NOTE               | USER#<userId>#TRASH        | <trashed>#<noteId>   |
  * | note tag (index)    | NOTE#<noteId>           | TAG#<tag>          | USER#<userId>#TAG#<tag>    | <updated>#<noteId>   |
  * | reading state (index) | NOTE#<noteId>         | STATE#<ARCHIVED or STARRED> | USER#<userId>#<ARCHIVED or STARRED> | <since>#<noteId> |
  * | feed                | FEED#<feedId>           | FEED               | USER#<userId>#FEEDS        | <created>#<feedId>   |
@@ -114,6 +115,11 @@ export const keys = {
   userNotesIndex: (userId: string, updated?: string, noteId?: string) => ({
     gsi1pk: `USER#${userId}#NOTES`,
     gsi1sk: updated && noteId ? `${updated}#${noteId}` : '',
+  }),
+  /** A user's notes in the Trash, most recently deleted first (a trashed note moves here from the notes index). */
+  userTrashIndex: (userId: string, trashed?: string, noteId?: string) => ({
+    gsi1pk: `USER#${userId}#TRASH`,
+    gsi1sk: trashed && noteId ? `${trashed}#${noteId}` : '',
   }),
   noteTag: (noteId: string, tag: string): Key => ({ pk: `NOTE#${noteId}`, sk: `TAG#${tag}` }),
   /** Marks an archived or starred note (the note item holds the state; this entry lists it). */

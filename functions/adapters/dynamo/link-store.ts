@@ -37,11 +37,12 @@ export class DynamoLinkStore {
    * changes nothing (the newer image's sync wins): `moved-on`. Only the items that differ are
    * written; when none does there is nothing to write (`unchanged`).
    */
-  async syncNote(note: LinkingNote & Pick<Note, 'userId' | 'version' | 'created'>): Promise<LinkSync> {
+  async syncNote(note: LinkingNote & Pick<Note, 'userId' | 'version' | 'created' | 'trashedAt'>): Promise<LinkSync> {
     const TableName = this.tableName;
-    const name = titleKey(note.title);
+    // A note in the Trash makes no links and answers to no name, until it is restored.
+    const name = note.trashedAt ? null : titleKey(note.title);
     const wanted: Record<string, string>[] = [
-      ...linksOfNote(note).map((link) => ({
+      ...(note.trashedAt ? [] : linksOfNote(note)).map((link) => ({
         ...keys.link(note.id, link.key),
         ...keys.linksToIndex(note.userId, link.key, note.id),
         type: 'NoteLink',
@@ -171,7 +172,7 @@ export class DynamoLinkStore {
     return first ? notes.get(first)! : null;
   }
 
-  /** Those of the notes that exist and are the user's: id and title. */
+  /** Those of the notes that exist, are the user's and are not in the Trash: id and title. */
   private async existingNotes(
     userId: string,
     noteIds: readonly string[],
@@ -184,13 +185,16 @@ export class DynamoLinkStore {
     const items = (
       await Promise.all(
         batches.map((batch) =>
-          batchGetAll(this.doc, this.tableName, batch.map(keys.note), { attributes: ['id', 'userId', 'title'] }),
+          batchGetAll(this.doc, this.tableName, batch.map(keys.note), {
+            attributes: ['id', 'userId', 'title', 'trashedAt'],
+          }),
         ),
       )
     ).flat();
     return new Map(
       items
-        .filter((item) => item.userId === userId)
+        // A note in the Trash is no link's target or source, from the moment it is deleted.
+        .filter((item) => item.userId === userId && !item.trashedAt)
         .map((item) => [item.id as string, { id: item.id as string, title: item.title as string }]),
     );
   }

@@ -187,9 +187,11 @@ export class DynamoReviewStore implements ReviewStore {
       items.filter((item) => item.type === 'Highlight' && item.userId === userId).map((item) => [item.id, item]),
     );
     const notes = new Map(
-      items.filter((item) => item.type === 'Note' && item.userId === userId).map((item) => [item.id, readNote(item)]),
+      items
+        .filter((item) => item.type === 'Note' && item.userId === userId && !item.trashedAt)
+        .map((item) => [item.id, readNote(item)]),
     );
-    // A highlight deleted since the day was built (its note deleted) leaves the review.
+    // A highlight deleted since the day was built (its note deleted, or in the Trash) leaves the review.
     return day.items.flatMap((item) => {
       const highlight = highlights.get(item.highlightId);
       const note = notes.get(item.noteId);
@@ -240,7 +242,7 @@ export class DynamoReviewStore implements ReviewStore {
     );
   }
 
-  /** The user's highlight with this id; null when there is none (another user's id included). */
+  /** The user's highlight with this id; null when there is none (another user's id included) or its note is in the Trash. */
   async findHighlight(userId: string, highlightId: string): Promise<Highlight | null> {
     const index = keys.userHighlightsIndex(userId, highlightId);
     const { Items = [] } = await this.doc.send(
@@ -251,7 +253,10 @@ export class DynamoReviewStore implements ReviewStore {
         ExpressionAttributeValues: { ':pk': index.gsi1pk, ':sk': index.gsi1sk },
       }),
     );
-    return Items[0] ? readHighlight(Items[0]) : null;
+    if (!Items[0]) return null;
+    const highlight = readHighlight(Items[0]);
+    const note = await this.get(keys.note(highlight.noteId));
+    return note && !note.trashedAt ? highlight : null;
   }
 
   /**

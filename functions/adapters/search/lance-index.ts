@@ -371,8 +371,12 @@ export class LanceSearchIndex implements RelatedIndex {
       .select(['note_id', 'version', 'deleted'])
       .limit(noteIds.length)
       .toArray();
+    // A hidden note (in the Trash) is no deletion: a restore's higher version brings it back.
     return new Map(
-      rows.map((row) => [String(row.note_id), { version: Number(row.version), deleted: Boolean(row.deleted) }]),
+      rows.map((row) => [
+        String(row.note_id),
+        { version: Number(row.version), deleted: Boolean(row.deleted) && Number(row.version) === TOMBSTONE_VERSION },
+      ]),
     );
   }
 
@@ -439,8 +443,21 @@ export class LanceSearchIndex implements RelatedIndex {
 
   /** Marks these notes deleted for good: their text goes, a tombstone row stays. */
   async tombstone(notes: readonly { noteId: string; userId: string }[]) {
-    if (notes.length === 0) return;
-    const rows = notes.map(({ noteId, userId }) => tombstoneRow(noteId, userId));
+    await this.writeHidden(notes.map(({ noteId, userId }) => tombstoneRow(noteId, userId, TOMBSTONE_VERSION)));
+  }
+
+  /**
+   * Hides these versions of notes (notes in the Trash): their text goes and no search finds them, as
+   * for a deletion, but the row keeps the note's version, so its next version (a restore) is written
+   * over it.
+   */
+  async hide(notes: readonly { noteId: string; userId: string; version: number }[]) {
+    await this.writeHidden(notes.map(({ noteId, userId, version }) => tombstoneRow(noteId, userId, version)));
+  }
+
+  /** Rows without text, marked deleted (every search filters them out), in the notes and every vector table. */
+  private async writeHidden(rows: ReturnType<typeof tombstoneRow>[]) {
+    if (rows.length === 0) return;
     await this.writeNotes(rows.map((row) => ({ ...row, tags: [], url_key: '', prefixes: '', ...emptyText() })));
     for (const table of await this.allVectorTables('vectors')) {
       const zero = new Array<number>(await vectorDimensions(table)).fill(0);
@@ -449,9 +466,10 @@ export class LanceSearchIndex implements RelatedIndex {
         rows.map((row) => ({ ...row, vector: zero })),
       );
     }
-    const gone = noteIdsFilter(notes.map(({ noteId }) => noteId));
+    // A kept page's chunks go with its note's text (a restore writes them again).
+    const gone = noteIdsFilter(rows.map((row) => row.note_id));
     for (const table of await this.allVectorTables('chunks')) await committed(() => table.delete(gone));
-    await this.afterWrite(notes.length);
+    await this.afterWrite(rows.length);
   }
 
   /** The ids of a user's live notes (a rebuild of one user tombstones those the table no longer has). */
@@ -778,11 +796,11 @@ function filterColumns(document: SearchDocument) {
   };
 }
 
-function tombstoneRow(noteId: string, userId: string) {
+function tombstoneRow(noteId: string, userId: string, version: number) {
   return {
     note_id: noteId,
     user_id: userId,
-    version: TOMBSTONE_VERSION,
+    version,
     deleted: true,
     created: 0,
     updated: 0,

@@ -19,7 +19,13 @@ export function noteChangeOf(record: Pick<DynamoDBRecord, 'eventName' | 'dynamod
   if (image?.type?.S !== 'Note' || image.sk?.S !== 'NOTE') return null;
   // The stream's attribute values are the SDK's own AttributeValue shape.
   const item = unmarshall(image as Parameters<typeof unmarshall>[0]);
-  if (record.eventName === 'REMOVE') return { kind: 'deleted', noteId: String(item.id), userId: String(item.userId) };
+  if (record.eventName === 'REMOVE')
+    return {
+      kind: 'deleted',
+      noteId: String(item.id),
+      userId: String(item.userId),
+      ...(item.trashedAt ? { fromTrash: { bookmarkId: (item.bookmarkId as string | undefined) ?? null } } : {}),
+    };
   return { kind: 'saved', note: readNote(item) };
 }
 

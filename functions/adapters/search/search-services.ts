@@ -70,9 +70,11 @@ export async function rebuildIndex(ports: IndexSources, scope: RebuildScope = {}
     let indexed = 0;
     const kept = new Set<string>();
     for await (const notes of allNotes(ports.doc, ports.tableName, scope.userId)) {
-      await indexNotes(ports, notes);
-      for (const note of notes) kept.add(note.id);
-      indexed += notes.length;
+      // Notes in the Trash are left out, as the indexer hides them.
+      const live = notes.filter((note) => !note.trashedAt);
+      await indexNotes(ports, live);
+      for (const note of live) kept.add(note.id);
+      indexed += live.length;
     }
     // A note saved while the scan ran is in the index but not in `kept`: only what the table (read
     // consistently) no longer has is tombstoned.
@@ -97,7 +99,7 @@ export async function rebuildIndex(ports: IndexSources, scope: RebuildScope = {}
     ports.pageItems ?? REBUILD_PAGE_ITEMS,
   );
   for await (const { notes, next } of pages) {
-    const mine = notes.filter((note) => ports.index.builds(build, note.userId));
+    const mine = notes.filter((note) => !note.trashedAt && ports.index.builds(build, note.userId));
     await indexNotes(writer, mine);
     indexed += mine.length;
     build = await ports.index.saveProgress(build, next ?? null, build.scanned + notes.length);

@@ -174,6 +174,13 @@ export class ShardedSearchIndex implements RelatedIndex, IndexWriter {
       await (await this.set(prefix)).tombstone(group);
   }
 
+  /** Hides these versions of notes (in the Trash) in every set their user's notes are written to. */
+  async hide(notes: readonly { noteId: string; userId: string; version: number }[]) {
+    const { layout } = await this.layout();
+    for (const [prefix, group] of groupBy(notes, ({ userId }) => writeSets(layout, userId)))
+      await (await this.set(prefix)).hide(group);
+  }
+
   private async writeTo(
     groups: Map<string, SearchDocument[]>,
     documents: readonly SearchDocument[],
@@ -261,6 +268,10 @@ export class ShardedSearchIndex implements RelatedIndex, IndexWriter {
       tombstone: async (notes) => {
         for (const [prefix, group] of groupBy(notes, ({ userId }) => sets(userId)))
           await (await this.set(prefix)).tombstone(group);
+      },
+      hide: async (notes) => {
+        for (const [prefix, group] of groupBy(notes, ({ userId }) => sets(userId)))
+          await (await this.set(prefix)).hide(group);
       },
     };
   }

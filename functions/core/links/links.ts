@@ -45,6 +45,23 @@ export function titleKey(title: string): string | null {
   return normalised && normalised.length <= TITLE_MAX_LENGTH ? `title:${normalised}` : null;
 }
 
+/** A piece of a note's text: plain text, or a `[[…]]` link with the text it shows and the key it resolves by. */
+type TextPiece = { readonly text: string } | { readonly text: string; readonly key: string | null };
+
+/** `text` cut at its `[[…]]` links (`[[Title|shown]]` shows its second part), in order, for rendering them as links. */
+export function wikiLinkPieces(text: string): TextPiece[] {
+  const pieces: TextPiece[] = [];
+  let at = 0;
+  for (const match of text.matchAll(WIKI_LINK)) {
+    if (match.index > at) pieces.push({ text: text.slice(at, match.index) });
+    const [target, shown] = match[1]!.split('|');
+    pieces.push({ text: (shown ?? target)!.trim() || target!.trim(), key: titleKey(target!.trim()) });
+    at = match.index + match[0].length;
+  }
+  if (at < text.length) pieces.push({ text: text.slice(at) });
+  return pieces;
+}
+
 /** The key a URL resolves by (the save path's normalised URL); null for what `save` would refuse. */
 export function urlKey(url: string): string | null {
   const parsed = parseBookmarkUrl(url);

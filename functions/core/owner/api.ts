@@ -161,6 +161,26 @@ export const notePageSchema = z
     description: 'Notes, most recently saved or changed first; `next_cursor` reads the next page (null on the last).',
   });
 
+const trashedNoteSchema = z
+  .object({ ...noteSummarySchema.shape, trashed_at: dateTime, purge_at: dateTime })
+  .register(ownerApiSchemas, {
+    id: 'TrashedNote',
+    description:
+      'A note in the Trash: deleted at `trashed_at`, deleted for good at `purge_at` unless restored before. While there it is in no list, search, feed, link or review, and does not count under the note cap.',
+  });
+
+const trashPageSchema = z
+  .object({ notes: z.array(trashedNoteSchema), retention_days: z.int(), next_cursor: z.nullable(z.string()) })
+  .register(ownerApiSchemas, {
+    id: 'TrashPage',
+    description:
+      'Notes in the Trash, most recently deleted first; `retention_days` is how long a note stays there; `next_cursor` reads the next page (null on the last).',
+  });
+
+const trashEmptiedSchema = z
+  .object({ deleted: z.int().check(z.nonnegative()) })
+  .register(ownerApiSchemas, { id: 'TrashEmptied', description: 'How many notes were deleted for good.' });
+
 export const noteEditSchema = z
   .object({
     title: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(NOTE_TITLE_MAX_LENGTH))),
@@ -186,7 +206,7 @@ export const noteBulkEditSchema = z
   })
   .register(ownerApiSchemas, {
     id: 'NoteBulkEdit',
-    description: `One action on up to ${BULK_MAX_IDS} notes: archive, unarchive (back to the inbox), star, unstar, tag or untag (with \`tags\`), or delete. A repeated id counts once.`,
+    description: `One action on up to ${BULK_MAX_IDS} notes: archive, unarchive (back to the inbox), star, unstar, tag or untag (with \`tags\`), or delete (to the Trash). A repeated id counts once.`,
   });
 
 const noteBulkResultSchema = z
@@ -446,6 +466,9 @@ export type ArticleResource = z.infer<typeof articleSchema>;
 /** @public The list's answer, as the v2 OpenAPI document describes it. */
 export type NotePageResource = z.infer<typeof notePageSchema>;
 export type NoteEdit = z.infer<typeof noteEditSchema>;
+export type TrashPageResource = z.infer<typeof trashPageSchema>;
+/** @public The answer of emptying the Trash, as the v2 OpenAPI document describes it. */
+export type TrashEmptiedResource = z.infer<typeof trashEmptiedSchema>;
 export type NoteBulkEdit = z.infer<typeof noteBulkEditSchema>;
 export type NoteBulkResult = z.infer<typeof noteBulkResultSchema>;
 /** @public The list's answer, as the v2 OpenAPI document describes it. */

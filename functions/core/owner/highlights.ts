@@ -8,7 +8,7 @@ import { type NoteChange, NoteNotFoundError } from '../save/save-bookmark';
 import { storableText } from '../save/save-request';
 import { isoTimestamp } from '../text/text';
 import type { HighlightCreate, HighlightResource } from './api';
-import { highlightResource, InvalidInputError, keptPage, NotFoundError, type OwnerPorts, owned } from './library';
+import { highlightResource, InvalidInputError, keptPage, liveNote, NotFoundError, type OwnerPorts } from './library';
 
 /**
  * A note's highlights one by one: adding one while reading (anchored in the kept page by a
@@ -28,7 +28,7 @@ export async function addHighlight(
   noteId: string,
   input: HighlightCreate,
 ): Promise<HighlightResource> {
-  const note = owned(principal, await ports.notes.getNote(noteId), 'note');
+  const note = liveNote(principal, await ports.notes.getNote(noteId));
   const quote = storableText(input.quote)?.trim();
   if (!quote)
     throw new InvalidInputError([{ loc: ['body', 'quote'], msg: 'A highlight needs a quote', type: 'missing' }]);
@@ -104,7 +104,7 @@ export async function deleteHighlight(
 }
 
 async function ownedHighlight(ports: OwnerPorts, principal: Principal, noteId: string, highlightId: string) {
-  const note = owned(principal, await ports.notes.getNote(noteId), 'note');
+  const note = liveNote(principal, await ports.notes.getNote(noteId));
   const highlights = await ports.notes.noteHighlights(note.id);
   const target = highlights.find((highlight) => highlight.id === highlightId);
   if (!target) throw new NotFoundError('No such highlight');

@@ -81,7 +81,13 @@ export interface LibraryStore extends WorkspaceReader, Pick<BookmarkStore, 'upda
    * the note is gone. A change of the reading state alone keeps the note's update time.
    */
   editNote(noteId: string, change: (note: Note) => NoteEditChange | null, updated: string): Promise<Note | null>;
-  deleteNote(noteId: string): Promise<Note | null>;
+  /** Moves a note of the workspace to the Trash (null: no such note there). */
+  trashNote(noteId: string, trashedAt: string): Promise<Note | null>;
+  restoreNote: BookmarkStore['restoreNote'];
+  /** A page of the user's notes in the Trash, most recently deleted first. */
+  listTrash(userId: string, page: PageRequest): Promise<Page<Note>>;
+  /** Deletes a note for good, with everything it has; with `only`, only a note in the Trash (null otherwise). */
+  deleteNote(noteId: string, only?: 'trashed'): Promise<Note | null>;
   /** Every tag of the user with the number of notes carrying it. */
   tagCounts(userId: string): Promise<Map<string, number>>;
   /** The ids of the user's notes carrying `tag` (at most `limit`). */
@@ -171,6 +177,13 @@ export function owned<T extends { readonly userId: string }>(principal: Principa
   return record;
 }
 
+/** A note of the caller's workspace: one in the Trash is as absent as another user's (see trash.ts). */
+export function liveNote(principal: Principal, note: Note | null): Note {
+  const found = owned(principal, note, 'note');
+  if (found.trashedAt) throw new NotFoundError('No such note');
+  return found;
+}
+
 export async function listNotes(
   ports: OwnerPorts,
   principal: Principal,
@@ -188,7 +201,7 @@ export async function listNotes(
 }
 
 export async function getNote(ports: OwnerPorts, principal: Principal, noteId: string): Promise<NoteResource> {
-  const note = owned(principal, await ports.notes.getNote(noteId), 'note');
+  const note = liveNote(principal, await ports.notes.getNote(noteId));
   const [icons, highlights, links, backlinks] = await Promise.all([
     iconsOf(ports, [note]),
     ports.notes.noteHighlights(note.id),
@@ -215,7 +228,7 @@ export async function editNote(
 /** An edit written (title, comment, tags, reading state), the note as it is now; NotFoundError for another user's. */
 async function writeEdit(ports: OwnerPorts, principal: Principal, noteId: string, edit: NoteEdit): Promise<Note> {
   const tags = edit.tags && checkedTags(edit.tags, ['body', 'tags']);
-  owned(principal, await ports.notes.getNote(noteId), 'note');
+  liveNote(principal, await ports.notes.getNote(noteId));
   const now = isoTimestamp(ports.now());
   const grown = edit.comment !== undefined ? 'comment' : edit.title !== undefined ? 'title' : 'tags';
   const written = await editWithin(ports, noteId, ['body', grown], now, (note) => {
@@ -305,7 +318,7 @@ async function writeTagChange(
   add: readonly string[],
   remove: readonly string[],
 ): Promise<Note> {
-  owned(principal, await ports.notes.getNote(noteId), 'note');
+  liveNote(principal, await ports.notes.getNote(noteId));
   const written = await editWithin(ports, noteId, ['tags'], isoTimestamp(ports.now()), (note) => {
     const tags = [...new Set([...note.tags.filter((tag) => !remove.includes(tag)), ...add])];
     if (tags.length > MAX_TAGS_PER_NOTE)
@@ -366,11 +379,14 @@ export async function bulkEdit(
   return { results };
 }
 
+/**
+ * Deleting a note moves it to the Trash (trash.ts): out of every list, search, feed, link and review
+ * until restored, and deleted for good TRASH_RETENTION_DAYS later.
+ */
 export async function deleteNote(ports: OwnerPorts, principal: Principal, noteId: string): Promise<void> {
-  owned(principal, await ports.notes.getNote(noteId), 'note');
-  const deleted = await ports.notes.deleteNote(noteId);
-  // The kept page goes with its note (its content and images).
-  if (deleted?.bookmarkId) await ports.articles.deleteArticle(deleted.bookmarkId);
+  liveNote(principal, await ports.notes.getNote(noteId));
+  const trashed = await ports.notes.trashNote(noteId, isoTimestamp(ports.now()));
+  if (!trashed) throw new NotFoundError('No such note');
 }
 
 /**
@@ -382,7 +398,7 @@ export async function refetchArticle(
   principal: Principal,
   noteId: string,
 ): Promise<void> {
-  const note = owned(principal, await ports.notes.getNote(noteId), 'note');
+  const note = liveNote(principal, await ports.notes.getNote(noteId));
   if (!note.bookmarkId) throw new NotFoundError('No page to fetch');
   await ports.enrichment.publish({
     bookmarkId: note.bookmarkId,
@@ -394,7 +410,7 @@ export async function refetchArticle(
 
 /** The note's kept page: its metadata from the bookmark's row, its text and HTML from the article store. */
 export async function getArticle(ports: OwnerPorts, principal: Principal, noteId: string): Promise<ArticleResource> {
-  const note = owned(principal, await ports.notes.getNote(noteId), 'note');
+  const note = liveNote(principal, await ports.notes.getNote(noteId));
   const { record, content } = await keptPage(ports, note);
   return articleResource(record, content);
 }
@@ -621,13 +637,19 @@ export async function exportAccount(ports: OwnerPorts, principal: Principal): Pr
 
 export async function deleteAccount(ports: OwnerPorts, principal: Principal): Promise<void> {
   await getAccount(ports, principal);
-  // The kept pages first: a deletion cut short runs again from the account that is still there.
-  for (let cursor: string | undefined; ; ) {
-    const page = await ports.notes.listNotes(principal.userId, {}, { limit: 100, ...(cursor ? { cursor } : {}) });
-    for (const note of page.items) if (note.bookmarkId) await ports.articles.deleteArticle(note.bookmarkId);
-    if (!page.cursor) break;
-    cursor = page.cursor;
-  }
+  // The kept pages first, of the notes in the Trash too: a deletion cut short runs again from the
+  // account that is still there.
+  const lists = [
+    (page: PageRequest) => ports.notes.listNotes(principal.userId, {}, page),
+    (page: PageRequest) => ports.notes.listTrash(principal.userId, page),
+  ];
+  for (const list of lists)
+    for (let cursor: string | undefined; ; ) {
+      const page = await list({ limit: 100, ...(cursor ? { cursor } : {}) });
+      for (const note of page.items) if (note.bookmarkId) await ports.articles.deleteArticle(note.bookmarkId);
+      if (!page.cursor) break;
+      cursor = page.cursor;
+    }
   await ports.accounts.deleteAccount(principal.userId);
 }
 
@@ -642,12 +664,12 @@ function checkedTags(raw: readonly string[], loc: (string | number)[]): string[]
   return [...new Set(raw.map((tag, index) => checkedTag(tag, [...loc, index])))];
 }
 
-async function iconsOf(ports: OwnerPorts, notes: readonly Note[]): Promise<Map<string, Bookmark>> {
+export async function iconsOf(ports: OwnerPorts, notes: readonly Note[]): Promise<Map<string, Bookmark>> {
   const bookmarks = await ports.notes.getBookmarks(notes.flatMap((note) => note.bookmarkId ?? []));
   return new Map(bookmarks.map((bookmark) => [bookmark.id, bookmark]));
 }
 
-function noteSummary(note: Note, bookmarks: Map<string, Bookmark>): NoteSummaryResource {
+export function noteSummary(note: Note, bookmarks: Map<string, Bookmark>): NoteSummaryResource {
   return {
     id: note.id,
     title: note.title,

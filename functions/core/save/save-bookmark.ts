@@ -88,6 +88,11 @@ export type NoteAppendOutcome =
   | { readonly kind: 'missing' }
   | KeyTaken;
 
+export type RestoreOutcome =
+  | { readonly kind: 'restored'; readonly note: Note }
+  | { readonly kind: 'note-limit'; readonly used: number; readonly limit: number }
+  | { readonly kind: 'missing' };
+
 /** What the save needs before it can write, read in one round trip: the token and the host's known favicon. */
 export interface SaveContext {
   readonly token: AccessToken | null;
@@ -143,6 +148,16 @@ export interface BookmarkStore {
     updated: string,
     record: ((bookmark: Bookmark, change: NoteChange) => SaveRecord) | null,
   ): Promise<NoteUpdate>;
+  /**
+   * Takes a note out of the Trash, back under the note cap: refused (`note-limit`) when the cap is
+   * reached; `missing` when no such note is in the Trash.
+   */
+  restoreNote(noteId: string): Promise<RestoreOutcome>;
+  /**
+   * Deletes the bookmark, saved-URL marker and highlights a note deleted by its TTL left behind (the
+   * stream's consumer deletes them too, a little later); nothing while the note exists.
+   */
+  removeLeftovers(note: Pick<Note, 'id' | 'userId' | 'bookmarkId'>): Promise<void>;
   /** The bookmark and its note, read consistently; null when either is gone. */
   getSavedNote(ref: { bookmarkId: string; noteId: string }): Promise<{ bookmark: Bookmark; note: Note } | null>;
   /**
@@ -317,12 +332,14 @@ async function save(
     case 'created':
       if (enrichment) await requestEnrichment(ports, enrichment);
       return saved;
-    case 'exists':
-      // Deleted meanwhile: the URL is new again, so the save starts over and creates it.
-      return (
-        (await appendToSavedNote({ ports, ref: outcome, request, addedTags: tags, now, keyed })) ??
-        save(ports, input, clock, keyed)
-      );
+    case 'exists': {
+      const appended = await appendToSavedNote({ ports, ref: outcome, request, addedTags: tags, now, keyed });
+      if (appended) return appended;
+      // Deleted meanwhile: the URL is new again once what the note left is gone (a note deleted by its
+      // TTL leaves its marker for the stream's consumer), so the save starts over and creates it.
+      await ports.store.removeLeftovers({ id: outcome.noteId, userId, bookmarkId: outcome.bookmarkId });
+      return save(ports, input, clock, keyed);
+    }
   }
 }
 
@@ -404,13 +421,21 @@ interface SaveToSavedPage {
 }
 
 /**
- * Adds the request's highlight to the note already saved for its page, or nothing for a client's retry.
- * Null when the note was deleted since its URL was found taken (`gleaner notes delete`): the caller saves it anew.
+ * Adds the request's highlight to the note already saved for its page, or nothing for a client's retry;
+ * a note in the Trash is restored first. Null when the note was deleted for good since its URL was
+ * found taken: the caller saves it anew.
  */
 async function appendToSavedNote(save: SaveToSavedPage): Promise<SaveOutcome | null> {
   const { ports, ref, request, addedTags, now, keyed } = save;
   const saved = await ports.store.getSavedNote(ref);
   if (!saved) return null;
+  // The page's note is in the Trash: saving the page again takes it back (under the note cap), then adds to it.
+  if (saved.note.trashedAt) {
+    const restored = await ports.store.restoreNote(ref.noteId);
+    if (restored.kind === 'note-limit')
+      return keepAnswer(ports, keyed, { kind: 'note-limit', used: restored.used, limit: restored.limit });
+    return appendToSavedNote(save);
+  }
   const { bookmark, note } = saved;
   // New tags change the note's tag entries too: those saves rewrite the note (see retagSavedNote).
   if (mergeTags(note.tags, addedTags).length !== note.tags.length) return retagSavedNote(save);

@@ -5,6 +5,7 @@
  * - per note only its newest change counts (a delete beats any version);
  * - a note the index already holds moves forward only, to a higher version;
  * - a deleted note leaves a tombstone, so nothing brings it back;
+ * - a note in the Trash is hidden at its version, so its restore (the next version) brings it back;
  * - a note the index knows nothing of is read again from the table (the source of truth), so a record
  *   replayed after the index was rebuilt cannot resurrect a note deleted meanwhile.
  */
@@ -14,7 +15,13 @@ import type { Embedder } from './embedder';
 
 export type NoteChange =
   | { readonly kind: 'saved'; readonly note: Note }
-  | { readonly kind: 'deleted'; readonly noteId: string; readonly userId: string };
+  | {
+      readonly kind: 'deleted';
+      readonly noteId: string;
+      readonly userId: string;
+      /** Set when the note was deleted from the Trash (by its TTL, or for good): what it may have left behind. */
+      readonly fromTrash?: { readonly bookmarkId: string | null };
+    };
 
 /** A note's vectors in one model: its own text's, and one per chunk of its kept article (none without one). */
 export interface NoteVectors {
@@ -33,6 +40,8 @@ export interface IndexWriter {
     vectors?: { model: string; rows: readonly NoteVectors[] },
   ): Promise<void>;
   tombstone(notes: readonly { noteId: string; userId: string }[]): Promise<void>;
+  /** Takes these versions of notes out of every search (notes in the Trash); a higher version comes back. */
+  hide(notes: readonly { noteId: string; userId: string; version: number }[]): Promise<void>;
 }
 
 export interface IndexerPorts {
@@ -67,8 +76,11 @@ export async function applyNoteChanges(ports: IndexerPorts, changes: readonly No
     ),
   );
   const upserts: Note[] = [];
+  const hidden: Note[] = [];
   const deletes: { noteId: string; userId: string }[] = [];
   const unknown: string[] = [];
+  // A note in the Trash is hidden at its version, any other written.
+  const write = (note: Note) => (note.trashedAt ? hidden : upserts).push(note);
   let skipped = changes.length - newest.size;
   for (const [noteId, change] of newest) {
     const current = held.get(noteId);
@@ -76,13 +88,13 @@ export async function applyNoteChanges(ports: IndexerPorts, changes: readonly No
     else if (change.kind === 'deleted') deletes.push({ noteId, userId: change.userId });
     else if (!current) unknown.push(noteId);
     else if (current.version >= change.note.version) skipped++;
-    else upserts.push(change.note);
+    else write(change.note);
   }
   if (unknown.length > 0) {
     const found = new Map((await ports.readNotes(unknown)).map((note) => [note.id, note]));
     for (const noteId of unknown) {
       const note = found.get(noteId);
-      if (note) upserts.push(note);
+      if (note) write(note);
       else {
         const change = newest.get(noteId) as Extract<NoteChange, { kind: 'saved' }>;
         deletes.push({ noteId, userId: change.note.userId });
@@ -90,8 +102,9 @@ export async function applyNoteChanges(ports: IndexerPorts, changes: readonly No
     }
   }
   await ports.index.tombstone(deletes);
+  await ports.index.hide(hidden.map((note) => ({ noteId: note.id, userId: note.userId, version: note.version })));
   await indexNotes(ports, upserts);
-  return { indexed: upserts.length, deleted: deletes.length, skipped, reread: unknown.length };
+  return { indexed: upserts.length, deleted: deletes.length + hidden.length, skipped, reread: unknown.length };
 }
 
 /**

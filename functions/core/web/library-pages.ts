@@ -5,6 +5,8 @@
  */
 
 import type { readerHtml } from '../article/sanitize';
+import { titleKey, wikiLinkPieces } from '../links/links';
+import { TRASH_RETENTION_DAYS } from '../model';
 import type {
   ArticleResource,
   CreatedTokenResource,
@@ -12,6 +14,7 @@ import type {
   NoteResource,
   NoteSummaryResource,
   TokenResource,
+  TrashPageResource,
 } from '../owner/api';
 import { escapeHtml } from '../text/escape';
 import {
@@ -61,7 +64,7 @@ export function when(iso: string | null): string {
   return iso ? `<time datetime="${escapeHtml(iso)}">${escapeHtml(iso.slice(0, 10))}</time>` : '';
 }
 
-function tagLinks(tags: readonly string[]): string {
+export function tagLinks(tags: readonly string[]): string {
   if (!tags.length) return '';
   const items = tags
     .map(
@@ -88,6 +91,12 @@ export const LIBRARY_VIEWS = {
   all: { label: 'All notes', empty: '' },
 } as const;
 export type LibraryViewName = keyof typeof LIBRARY_VIEWS;
+
+/**
+ * Marks what the search box's results as you type stand in for (the Library's notes, the results
+ * page's own results): search.js hides it while it shows results, so no list continues below them.
+ */
+export const SEARCH_REPLACES = 'data-search-replaces';
 
 /** The script of the Library's keyboard, archive and star buttons (web/src/library.ts). */
 const LIBRARY_SCRIPT = 'library.js';
@@ -139,7 +148,7 @@ const BULK_ACTIONS = [
   ['unstar', 'Unstar'],
   ['tag', 'Add tags'],
   ['untag', 'Remove tags'],
-  ['delete', 'Delete'],
+  ['delete', 'Move to Trash'],
 ] as const;
 
 export function libraryPage(context: PageContext, view: LibraryView): string {
@@ -157,12 +166,6 @@ ${stateButtons(note)}
 </li>`;
     })
     .join('\n');
-  const tabs = (Object.keys(LIBRARY_VIEWS) as LibraryViewName[])
-    .map(
-      (name) =>
-        `<li><a href="${escapeHtml(libraryHref(name, view.tag))}"${name === view.view ? ' aria-current="page"' : ''}>${LIBRARY_VIEWS[name].label}</a></li>`,
-    )
-    .join('');
   const filter = view.tag
     ? `<p>Notes tagged <strong>#${escapeHtml(view.tag)}</strong> · <a href="${escapeHtml(libraryHref(view.view))}">Show all notes</a></p>`
     : '';
@@ -183,7 +186,6 @@ ${csrfField(context.signedIn.csrfToken)}
 <label for="bulk-tags">Tags to add or remove</label>
 <input id="bulk-tags" name="tags" aria-describedby="bulk-tags-hint">
 <p id="bulk-tags-hint" class="hint muted">Separated by commas or spaces.</p>
-<label class="check"><input type="checkbox" name="confirm" value="delete"> Yes, delete them (for Delete: it cannot be undone)</label>
 <button type="submit">Apply to selected</button>
 </fieldset>
 <ul class="list notes">
@@ -196,7 +198,8 @@ ${items}
     `Library: ${LIBRARY_VIEWS[view.view].label}`,
     'library',
     `<h1>Library</h1>
-${view.searchBox ? `<div class="search-slot">${view.searchBox}</div>\n` : ''}<nav aria-label="Library views" class="views"><ul>${tabs}</ul></nav>
+${view.searchBox ? `<div class="search-slot">${view.searchBox}</div>\n` : ''}<div ${SEARCH_REPLACES}>
+${viewTabs(view.view, view.tag)}
 <form method="get" action="${webPaths.library}" class="inline-form tag-filter" role="search" aria-label="Filter by tag">
 ${view.view === 'inbox' ? '' : `<input type="hidden" name="view" value="${view.view}">`}<label for="tag-filter">Filter by tag</label>
 <input id="tag-filter" name="tag" value="${escapeHtml(view.tag ?? '')}" autocomplete="off">
@@ -204,9 +207,65 @@ ${view.view === 'inbox' ? '' : `<input type="hidden" name="view" value="${view.v
 </form>
 ${filter}${list}
 ${view.olderHref ? `<p><a href="${escapeHtml(view.olderHref)}">Older notes</a></p>` : ''}
+</div>
 <p class="hint muted keys-hint">Keys: <kbd>j</kbd>/<kbd>k</kbd> next/previous note, <kbd>e</kbd> archive, <kbd>s</kbd> star, <kbd>x</kbd> select, <kbd>/</kbd> search, <kbd>Esc</kbd> clear the search.</p>
 <p id="library-status" class="visually-hidden" aria-live="polite"></p>`,
     [LIBRARY_SCRIPT],
+  );
+}
+
+/** The Library's views as tabs, and the Trash after them; `current` is marked as the page shown. */
+function viewTabs(current: LibraryViewName | 'trash', tag: string | null = null): string {
+  const tab = (href: string, label: string, here: boolean) =>
+    `<li><a href="${escapeHtml(href)}"${here ? ' aria-current="page"' : ''}>${label}</a></li>`;
+  const tabs = (Object.keys(LIBRARY_VIEWS) as LibraryViewName[])
+    .map((name) => tab(libraryHref(name, tag), LIBRARY_VIEWS[name].label, name === current))
+    .join('');
+  return `<nav aria-label="Library views" class="views"><ul>${tabs}${tab(webPaths.trash, 'Trash', current === 'trash')}</ul></nav>`;
+}
+
+/**
+ * The Trash: deleted notes, most recently deleted first, each with when it goes for good, and its
+ * Restore and Delete forever buttons; Empty trash asks to be ticked first.
+ */
+export function trashPage(context: PageContext, trash: TrashPageResource, olderHref: string | null): string {
+  const csrf = context.signedIn.csrfToken;
+  const items = trash.notes
+    .map((note) => {
+      const title = escapeHtml(note.title);
+      return `<li class="note-item">
+<p class="note-title">${title}</p>
+<p class="muted">${note.url ? `${escapeHtml(hostOf(note.url))} · ` : ''}deleted ${when(note.trashed_at)} · deleted for good on ${when(note.purge_at)}</p>
+${note.tags.length ? `<p class="muted">${note.tags.map((tag) => `#${escapeHtml(tag)}`).join(' ')}</p>` : ''}
+<div class="state-actions">
+<button type="submit" class="small" name="apply" value="restore ${escapeHtml(note.id)}" aria-label="Restore ${title}">Restore</button>
+<button type="submit" class="secondary small" name="apply" value="delete ${escapeHtml(note.id)}" aria-label="Delete forever ${title}">Delete forever</button>
+</div>
+</li>`;
+    })
+    .join('\n');
+  const list = trash.notes.length
+    ? `<form method="post" action="${webPaths.trash}">
+${csrfField(csrf)}
+<ul class="list notes">
+${items}
+</ul>
+</form>
+<form method="post" action="${webPaths.trash}" class="stack empty-trash">
+${csrfField(csrf)}
+<label class="check"><input type="checkbox" name="confirm" value="empty" required> Yes, delete every note in the Trash for good</label>
+<button type="submit" class="secondary" name="apply" value="empty">Empty trash</button>
+</form>`
+    : '<p>The Trash is empty.</p>';
+  return page(
+    context,
+    'Trash',
+    'library',
+    `<h1>Trash</h1>
+${viewTabs('trash')}
+<p>Deleted notes wait here for ${trash.retention_days} days, out of your lists, search, feeds, links and review, then are deleted for good with their highlights and kept page. Restore puts a note back as it was; saving its page again restores it too.</p>
+${list}
+${olderHref ? `<p><a href="${escapeHtml(olderHref)}">Older deletions</a></p>` : ''}`,
   );
 }
 
@@ -350,7 +409,7 @@ ${stateButtons(note)}
 ${source ? `<p><a href="${source}" rel="noopener noreferrer">${escapeHtml(note.url!)}</a></p>` : ''}
 <p class="muted">Saved ${when(note.created)}${note.updated ? ` · changed ${when(note.updated)}` : ''}</p>
 ${note.description ? `<p>${escapeHtml(note.description)}</p>` : ''}
-${note.comment ? `<p class="note-comment"><strong>Your comment:</strong> ${escapeHtml(note.comment)}</p>` : ''}
+${note.comment ? `<p class="note-comment"><strong>Your comment:</strong> ${linkedComment(note)}</p>` : ''}
 ${tagLinks(note.tags)}
 ${article ? readerSection(note.id, article, csrf, reader) : ''}
 <section aria-labelledby="highlights">
@@ -376,12 +435,31 @@ ${csrfField(csrf)}
 </section>
 <section aria-labelledby="delete">
 <h2 id="delete">Delete</h2>
-<p>Deletes the note, its highlights and its bookmark.</p>
-${postButton(`${notePath(note.id)}/delete`, csrf, 'Delete note', 'secondary')}
+<p>Moves the note, with its highlights, to the <a href="${webPaths.trash}">Trash</a>: you can restore it from there for ${TRASH_RETENTION_DAYS} days, then it is deleted for good.</p>
+${postButton(`${notePath(note.id)}/delete`, csrf, 'Move to Trash', 'secondary')}
 </section>
 <p><a href="${webPaths.library}">Back to the Library</a></p>`,
     reader ? [LIBRARY_SCRIPT, READER_SCRIPT] : [LIBRARY_SCRIPT],
   );
+}
+
+/**
+ * The note's own comment with its `[[…]]` links as links to the notes they name (a link still waiting
+ * for its note stays as written, marked so); everything else escaped.
+ */
+function linkedComment(note: NoteResource): string {
+  const targets = new Map(
+    note.links.flatMap((link) => (link.kind === 'title' && link.note ? [[titleKey(link.target), link.note]] : [])),
+  );
+  return wikiLinkPieces(note.comment ?? '')
+    .map((piece) => {
+      if (!('key' in piece)) return escapeHtml(piece.text);
+      const target = piece.key === null ? undefined : targets.get(piece.key);
+      return target
+        ? `<a href="${notePath(target.id)}">${escapeHtml(piece.text)}</a>`
+        : `<span class="link-waiting" title="No note of that title yet">[[${escapeHtml(piece.text)}]]</span>`;
+    })
+    .join('');
 }
 
 /**

@@ -32,6 +32,8 @@ export const webPaths = {
   library: '/library',
   /** The Library's search results (the search box's form; results as you type come from the API). */
   search: '/library/search',
+  /** Deleted notes, 30 days; its form restores or deletes one for good, or empties it. */
+  trash: '/library/trash',
   tags: '/tags',
   tagRename: '/tags/rename',
   tagMerge: '/tags/merge',

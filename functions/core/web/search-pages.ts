@@ -9,7 +9,7 @@ import type { SearchAnswer } from '../search/search';
 import { snippetHtml } from '../search/snippet';
 import { escapeHtml } from '../text/escape';
 import { renderPage } from './layout';
-import { hostOf, type PageContext } from './library-pages';
+import { hostOf, type PageContext, SEARCH_REPLACES, tagLinks, when } from './library-pages';
 import { notePath, webPaths } from './paths';
 
 /** The script that enhances the search box and the related notes section. */
@@ -40,11 +40,13 @@ export interface SearchPageView {
 
 export function searchPage(context: PageContext, view: SearchPageView): string {
   const answer = view.answer;
+  // Each row as the Library shows a note: its site, the day it was saved and its tags (search.js builds the same).
   const items = (answer?.results ?? [])
     .map(
       (hit) => `<li class="note-item search-hit">
 <a class="note-title" href="${notePath(hit.note_id)}">${escapeHtml(hit.title)}</a>
-${hit.snippet.length ? `<p class="snippet">${snippetHtml(hit.snippet)}</p>` : ''}<p class="muted">${hit.url ? `${escapeHtml(hostOf(hit.url))} · ` : ''}${escapeHtml(hit.created.slice(0, 10))}</p>
+${hit.snippet.length ? `<p class="snippet">${snippetHtml(hit.snippet)}</p>` : ''}<p class="muted">${hit.url ? `${escapeHtml(hostOf(hit.url))} · ` : ''}${when(hit.created)}</p>
+${tagLinks(hit.tags)}
 </li>`,
     )
     .join('\n');
@@ -59,8 +61,10 @@ ${hit.snippet.length ? `<p class="snippet">${snippetHtml(hit.snippet)}</p>` : ''
     scripts: [SEARCH_SCRIPT],
     body: `<h1>Search</h1>
 ${searchForm(view.query)}
+<div ${SEARCH_REPLACES}>
 ${items ? `<ul class="list notes search-results">\n${items}\n</ul>\n` : ''}${summary}
 ${view.moreHref ? `<p><a href="${escapeHtml(view.moreHref)}">More results</a></p>` : ''}
+</div>
 <p><a href="${webPaths.library}">Back to the Library</a></p>`,
   });
 }

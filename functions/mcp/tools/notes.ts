@@ -1,10 +1,22 @@
 import * as z from 'zod/mini';
-import { notePageSchema, noteSchema } from '../../core/owner/api';
+import { TRASH_RETENTION_DAYS } from '../../core/model';
+import { notePageSchema, noteSchema, noteSummarySchema } from '../../core/owner/api';
 import * as library from '../../core/owner/library';
+import * as trash from '../../core/owner/trash';
 import { QUERY_MAX_LENGTH } from '../../core/search/query';
 import { MAX_SEARCH_LIMIT, SEARCH_MODES, searchNotes } from '../../core/search/search';
 import { MAX_PAGE_SIZE } from '../../core/workspace/listing';
-import { noteId, noteText, optionalText, READ_ONLY, summaryText, type ToolGroup, ToolRefusal, tag } from '../tool';
+import {
+  ADDITIVE,
+  noteId,
+  noteText,
+  optionalText,
+  READ_ONLY,
+  summaryText,
+  type ToolGroup,
+  ToolRefusal,
+  tag,
+} from '../tool';
 
 const snippetSchema = z.array(z.object({ text: z.string(), match: z.boolean() }));
 const searchAnswerSchema = z.object({
@@ -45,7 +57,7 @@ const noteWithArticleSchema = z.object({
   }),
 });
 
-/** Finding and reading notes: search, one note whole, the newest. */
+/** Finding and reading notes (search, one note whole, the newest), and deleting one to the Trash or restoring it. */
 export const noteTools: ToolGroup = (tool, { ports, principal }) => {
   const { owner } = ports;
   tool(
@@ -147,6 +159,41 @@ export const noteTools: ToolGroup = (tool, { ports, principal }) => {
       const lines = page.notes.map((note) => `- ${summaryText(note)}`);
       const more = page.next_cursor ? `\nMore: call again with cursor "${page.next_cursor}".` : '';
       return { data: page, text: (lines.join('\n') || 'No notes.') + more };
+    },
+  );
+
+  tool(
+    'delete_note',
+    {
+      title: 'Delete a note (to the Trash)',
+      description: `Moves a note to the Trash: it leaves every list, search, feed, link and review, and is deleted for good after ${TRASH_RETENTION_DAYS} days unless restored with restore_note (the person can restore it in the web app's Trash too).`,
+      input: { note_id: noteId },
+      output: noteSummarySchema,
+      annotations: { ...ADDITIVE, destructiveHint: true, idempotentHint: false },
+    },
+    async ({ note_id }) => {
+      const note = await library.getNote(owner, principal, note_id);
+      await library.deleteNote(owner, principal, note_id);
+      return {
+        data: noteSummarySchema.parse(note),
+        text: `“${note.title}” is in the Trash: restore_note with note_id ${note.id} brings it back within ${TRASH_RETENTION_DAYS} days.`,
+      };
+    },
+  );
+
+  tool(
+    'restore_note',
+    {
+      title: 'Restore a note from the Trash',
+      description:
+        'Takes a deleted note out of the Trash, back as it was (tags, highlights, reading state). Refused when the account is at its note limit.',
+      input: { note_id: noteId },
+      output: noteSummarySchema,
+      annotations: ADDITIVE,
+    },
+    async ({ note_id }) => {
+      const note = await trash.restoreNote(owner, principal, note_id);
+      return { data: noteSummarySchema.parse(note), text: `Restored: ${summaryText(note)}` };
     },
   );
 };

@@ -34,6 +34,7 @@ const noteSchema = z.object({
   archivedAt: z.nullish(z.string()),
   starredAt: z.nullish(z.string()),
   articleHash: z.optional(z.string()),
+  trashedAt: z.nullish(z.string()),
 });
 
 /** What a note item keeps of appends: the entries not yet folded into its body, and every append's id. */
@@ -85,6 +86,8 @@ export function readNoteItem(item: Record<string, unknown>): { note: Note } & No
       archivedAt: stored.archivedAt ?? null,
       starredAt: stored.starredAt ?? null,
       ...(stored.articleHash === undefined ? {} : { articleHash: stored.articleHash }),
+      // Only on a note in the Trash (see Note.trashedAt).
+      ...(stored.trashedAt ? { trashedAt: stored.trashedAt } : {}),
       storedBytes: itemBytes(item),
     },
     appended,
