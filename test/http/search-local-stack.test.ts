@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rebuildIndex } from '../../functions/adapters/search/search-services';
 import { ShardedSearchIndex } from '../../functions/adapters/search/sharded-index';
-import { searchNotes } from '../../functions/core/search/search';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { searchIndexAt } from '../support/search-notes';
 
 /**
  * The whole path on one machine: a save through the local stack's API is written to DynamoDB Local,
@@ -26,16 +26,7 @@ afterAll(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
-async function search(userId: string, text: string): Promise<string[]> {
-  const index = await ShardedSearchIndex.open({ uri: join(folder, 'index') });
-  try {
-    const result = await searchNotes({ index, embedder: null }, userId, text);
-    if (!result.ok) throw new Error(result.problem.message);
-    return result.answer.results.map((hit) => hit.note_id);
-  } finally {
-    index.close();
-  }
-}
+const search = (userId: string, text: string) => searchIndexAt(join(folder, 'index'), userId, text);
 
 /** Until `check` holds: the stream poller and the indexer run moments after the write. */
 async function eventually(check: () => Promise<boolean>): Promise<void> {

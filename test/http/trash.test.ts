@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../functions/adapters/dynamo/keys';
-import { LanceSearchIndex } from '../../functions/adapters/search/lance-index';
-import { searchNotes } from '../../functions/core/search/search';
 import { TRASH_EXPIRY_TASK } from '../../local/stack';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 import { itemsOf, type Owner, savedPage, signedInUser, tableItems } from '../support/owner';
+import { searchIndexAt } from '../support/search-notes';
 
 /**
  * The Trash through the local stack over real sockets, with the stream's consumer running (search
@@ -42,16 +41,7 @@ const noteCount = async (owner: Owner) => (await json(await owner.api('/api/v2/m
 const trashNote = (owner: Owner, noteId: string) => owner.api(`/api/v2/me/notes/${noteId}`, { method: 'DELETE' });
 const restore = (owner: Owner, noteId: string) => owner.api(`/api/v2/me/trash/${noteId}/restore`, { method: 'POST' });
 
-async function search(userId: string, text: string): Promise<string[]> {
-  const index = await LanceSearchIndex.open({ uri: join(folder, 'index') });
-  try {
-    const result = await searchNotes({ index, embedder: null }, userId, text);
-    if (!result.ok) throw new Error(result.problem.message);
-    return result.answer.results.map((hit) => hit.note_id);
-  } finally {
-    index.close();
-  }
-}
+const search = (userId: string, text: string) => searchIndexAt(join(folder, 'index'), userId, text);
 
 /** Until `check` holds: the stream's consumer runs moments after the write. */
 async function eventually(check: () => Promise<boolean>): Promise<void> {

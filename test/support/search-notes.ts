@@ -3,10 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LanceSearchIndex } from '../../functions/adapters/search/lance-index';
+import { ShardedSearchIndex } from '../../functions/adapters/search/sharded-index';
 import type { Note } from '../../functions/core/model';
 import { buildNoteBody } from '../../functions/core/save/note-body';
 import { embeddingText, searchDocument } from '../../functions/core/search/document';
 import type { Embedder } from '../../functions/core/search/embedder';
+import { searchNotes } from '../../functions/core/search/search';
 
 /** A note as a save builds it, for search tests that index notes without saving them. */
 export function searchableNote(
@@ -72,4 +74,16 @@ export async function indexWithVectors(
     model: embedder.model,
     rows: documents.map((document, i) => ({ noteId: document.note_id, vector: vectors[i]! })),
   });
+}
+
+/** The ids of the user's notes a keyword search of the index at `uri` (as the local stack writes it) finds, best first. */
+export async function searchIndexAt(uri: string, userId: string, text: string): Promise<string[]> {
+  const index = await ShardedSearchIndex.open({ uri });
+  try {
+    const result = await searchNotes({ index, embedder: null }, userId, text);
+    if (!result.ok) throw new Error(result.problem.message);
+    return result.answer.results.map((hit) => hit.note_id);
+  } finally {
+    index.close();
+  }
 }
