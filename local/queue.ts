@@ -60,6 +60,8 @@ export class LocalQueue {
   /** FIFO: deduplication ids sent in the last five minutes, with the message id each gave. */
   private readonly sentIds = new Map<string, { id: string; at: number }>();
   private idleWaiters: (() => void)[] = [];
+  /** Batches being delivered now: what `stop` waits for. */
+  private readonly deliveries = new Set<Promise<void>>();
   /** Fault injection: the next N sends fail as an unavailable SQS would. */
   failNextSends = 0;
 
@@ -138,9 +140,11 @@ export class LocalQueue {
     };
   }
 
-  stop(): void {
+  /** Stops delivering; resolves once the batches handed out already are done (their writes with them). */
+  async stop(): Promise<void> {
     if (this.consumer) clearInterval(this.consumer.timer);
     this.consumer = null;
+    await Promise.all(this.deliveries);
   }
 
   /** Resolves once every message has been consumed or dead-lettered. */
@@ -153,7 +157,15 @@ export class LocalQueue {
     if (this.consumer) setImmediate(() => void this.deliver());
   }
 
-  private async deliver(): Promise<void> {
+  private deliver(): Promise<void> {
+    const delivery = this.deliverBatch();
+    this.deliveries.add(delivery);
+    const settled = () => void this.deliveries.delete(delivery);
+    delivery.then(settled, settled);
+    return delivery;
+  }
+
+  private async deliverBatch(): Promise<void> {
     const consumer = this.consumer;
     if (!consumer || consumer.busy >= consumer.maxConcurrency) return;
     const batch = this.receive(consumer.batchSize);

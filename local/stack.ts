@@ -224,7 +224,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     },
     stop: async () => {
       for (const timer of timers) clearInterval(timer);
-      for (const queue of Object.values(localQueues)) queue.stop();
+      await Promise.all(Object.values(localQueues).map((queue) => queue.stop()));
       await Promise.all(pollers.map((poller) => poller.stop()));
       for (const reader of readers) reader.close();
       client.destroy();

@@ -145,6 +145,7 @@ describe.skipIf(!chromiumAvailable())('an MCP client with the SDK’s OAuth prov
     });
     const review = await call('get_daily_review', {});
     expect(review.items.map((item: { text: string }) => item.text)).toEqual(['A highlight worth reviewing.']);
+    const spare = await call('save_bookmark', { url: 'https://assistant.example/spare', title: 'Spare' });
     const feed = await t.createFeed(userId, { title: 'Shared', tags: ['shared'], match: 'any', sharing: 'public' });
     const calls: Record<string, Record<string, unknown>> = {
       save_bookmark: { url: 'https://assistant.example/second', title: 'Second' },
@@ -160,9 +161,12 @@ describe.skipIf(!chromiumAvailable())('an MCP client with the SDK’s OAuth prov
       search_notes: { query: 'assistant' },
       get_daily_review: {},
       rate_highlight: { highlight_id: review.items[0].highlight_id, rating: 'good' },
+      delete_note: { note_id: spare.note_id },
+      restore_note: { note_id: spare.note_id },
     };
     expect(tools.map((tool) => tool.name).sort()).toEqual(Object.keys(calls).sort());
-    for (const tool of tools) await call(tool.name, calls[tool.name]!);
+    // By name, so delete_note comes before restore_note.
+    for (const { name } of [...tools].sort((a, b) => a.name.localeCompare(b.name))) await call(name, calls[name]!);
     expect((await call('get_note', { note_id: saved.note_id })).tags).toEqual(['assistant', 'shared']);
     await client.close();
 

@@ -316,11 +316,14 @@ describe('kept articles', () => {
     expect((await storage(dave)).line).toMatch(/^Kept pages: 1 page, /);
   });
 
-  it('deleting the note deletes its article and images; deleting an account deletes all of its', async () => {
+  it('deleting the note for good deletes its article and images; deleting an account deletes all of its', async () => {
     const one = await keptNote(bob, '/story-2');
     const two = await keptNote(bob, '/story-3');
     expect(storedObjects(one.bookmarkId)).toBe(2);
+    // In the Trash the note can be restored, its kept page with it.
     expect((await bob.api(`/api/v2/me/notes/${one.noteId}`, { method: 'DELETE' })).status).toBe(204);
+    expect(storedObjects(one.bookmarkId)).toBe(2);
+    expect((await bob.api(`/api/v2/me/trash/${one.noteId}`, { method: 'DELETE' })).status).toBe(204);
     expect(storedObjects(one.bookmarkId)).toBe(0);
     expect(storedObjects(two.bookmarkId)).toBe(2);
 

@@ -5,8 +5,8 @@ import { LocalSqsEndpoint } from '../../local/sqs-endpoint';
 
 const queues: LocalQueue[] = [];
 
-afterEach(() => {
-  for (const queue of queues.splice(0)) queue.stop();
+afterEach(async () => {
+  await Promise.all(queues.splice(0).map((queue) => queue.stop()));
 });
 
 function makeQueue(options: Partial<LocalQueueOptions> = {}): LocalQueue {
