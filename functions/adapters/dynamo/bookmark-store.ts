@@ -881,38 +881,30 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
 
   /** Enrichment requests still in the outbox since before `before` (ISO time), oldest first. */
   async pendingEnrichments(before: string, limitPerShard: number): Promise<PendingEnrichment[]> {
-    const shards = await Promise.all(
-      keys.enrichmentOutboxShards.map((shard) =>
-        this.doc.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: LOOKUP_INDEX,
-            KeyConditionExpression: 'gsi1pk = :shard AND gsi1sk < :before',
-            ExpressionAttributeValues: { ':shard': shard, ':before': before },
-            Limit: limitPerShard,
-          }),
-        ),
-      ),
-    );
-    return shards.flatMap((page) => page.Items ?? []).map(readPendingEnrichment);
+    return (await this.readShards(keys.enrichmentOutboxShards, limitPerShard, before)).map(readPendingEnrichment);
   }
 
   /** Imported bookmarks waiting for enrichment, oldest first, at most `limitPerShard` of each shard. */
   async importWaiting(limitPerShard: number): Promise<ImportWaiting[]> {
-    const shards = await Promise.all(
-      keys.importBacklogShards.map((shard) =>
+    return (await this.readShards(keys.importBacklogShards, limitPerShard)).map(readImportWaiting);
+  }
+
+  /** The first `limitPerShard` items of each shard of a list kept in the lookup index (before `before`, when given). */
+  private async readShards(shards: readonly string[], limitPerShard: number, before?: string) {
+    const pages = await Promise.all(
+      shards.map((shard) =>
         this.doc.send(
           new QueryCommand({
             TableName: this.tableName,
             IndexName: LOOKUP_INDEX,
-            KeyConditionExpression: 'gsi1pk = :shard',
-            ExpressionAttributeValues: { ':shard': shard },
+            KeyConditionExpression: `gsi1pk = :shard${before === undefined ? '' : ' AND gsi1sk < :before'}`,
+            ExpressionAttributeValues: { ':shard': shard, ...(before === undefined ? {} : { ':before': before }) },
             Limit: limitPerShard,
           }),
         ),
       ),
     );
-    return shards.flatMap((page) => page.Items ?? []).map(readImportWaiting);
+    return pages.flatMap((page) => page.Items ?? []);
   }
 
   /** Moves an imported bookmark from the backlog into the outbox (its request published); false when it left it meanwhile. */
@@ -983,21 +975,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
   /** Bookmarks waiting for their page fetch (article-backfill), at most `limit`, oldest first within each shard. */
   async queuedArticleFetches(limit: number): Promise<string[]> {
     const perShard = Math.max(1, Math.ceil(limit / keys.articleBackfillShards.length));
-    const shards = await Promise.all(
-      keys.articleBackfillShards.map((shard) =>
-        this.doc.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: LOOKUP_INDEX,
-            KeyConditionExpression: 'gsi1pk = :shard',
-            ExpressionAttributeValues: { ':shard': shard },
-            Limit: perShard,
-          }),
-        ),
-      ),
-    );
-    return shards
-      .flatMap((page) => page.Items ?? [])
+    return (await this.readShards(keys.articleBackfillShards, perShard))
       .map((item) => item.id as string)
       .slice(0, limit);
   }
