@@ -201,7 +201,8 @@ describe('two writers on one index', () => {
     const writers = [await LanceSearchIndex.open({ uri: folder }), await LanceSearchIndex.open({ uri: folder })];
     try {
       const [henry, iris] = [randomUUID(), randomUUID()];
-      const written = await Promise.all(
+      // Settled, not raced: a writer's failure surfaces after the other has stopped writing the folder.
+      const settled = await Promise.allSettled(
         writers.map(async (writer, w) => {
           const notes = Array.from({ length: 12 }, (_, i) =>
             searchableNote(w ? iris : henry, { title: `Contended note ${w} ${i}` }),
@@ -212,6 +213,10 @@ describe('two writers on one index', () => {
           return notes;
         }),
       );
+      const written = settled.map((outcome) => {
+        if (outcome.status === 'rejected') throw outcome.reason;
+        return outcome.value;
+      });
       for (const [w, userId] of [henry, iris].entries()) {
         const found = await searchNotes({ index: writers[0]!, embedder: null }, userId, 'contended', { limit: 50 });
         expect(found.ok && found.answer.results.map((hit) => hit.note_id).sort()).toEqual(
