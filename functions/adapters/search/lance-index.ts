@@ -588,7 +588,7 @@ export class LanceSearchIndex implements RelatedIndex {
 
   private async recentTable(): Promise<lancedb.Table | null> {
     if (!this.recent && (await this.db.tableNames()).includes(this.prefix + RECENT_TABLE)) {
-      const recent = await this.db.openTable(this.prefix + RECENT_TABLE);
+      const recent = await openListed(this.db, this.prefix + RECENT_TABLE);
       await withTextFields(recent, FULL_TEXT_INDEXES);
       this.recent = recent;
     }
@@ -622,14 +622,14 @@ export class LanceSearchIndex implements RelatedIndex {
     const cached = this.vectorTables.get(name);
     if (cached) return cached;
     if (!(await this.db.tableNames()).includes(this.prefix + name)) return null;
-    const table = await this.db.openTable(this.prefix + name);
+    const table = await openListed(this.db, this.prefix + name);
     this.vectorTables.set(name, table);
     return table;
   }
 
   private async allVectorTables(kind: VectorKind): Promise<lancedb.Table[]> {
     const names = (await this.db.tableNames()).filter((name) => name.startsWith(`${this.prefix}${kind}_`));
-    return Promise.all(names.map((name) => this.db.openTable(name)));
+    return Promise.all(names.map((name) => openListed(this.db, name)));
   }
 }
 
@@ -678,8 +678,24 @@ async function ensureIndexes(table: lancedb.Table, wanted: readonly [string, () 
 
 /** A table of notes: opened as it is (maybe written before a field existed), or made. */
 async function notesTable(db: lancedb.Connection, name: string): Promise<lancedb.Table> {
-  if ((await db.tableNames()).includes(name)) return db.openTable(name);
+  if ((await db.tableNames()).includes(name)) return openListed(db, name);
   return db.createEmptyTable(name, notesSchema, { existOk: true });
+}
+
+/** LanceDB's word for a table another writer is making: listed by name before its first version is written. */
+const TABLE_BEING_MADE = /was not found/;
+
+/** Opens a table the folder lists, waiting (as for a commit conflict) while another writer is still making it. */
+async function openListed(db: lancedb.Connection, name: string): Promise<lancedb.Table> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.openTable(name);
+    } catch (error) {
+      if (attempt >= COMMIT_ATTEMPTS || !TABLE_BEING_MADE.test(error instanceof Error ? error.message : String(error)))
+        throw error;
+      await backoff(attempt);
+    }
+  }
 }
 
 /**
