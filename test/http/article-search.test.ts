@@ -3,12 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { webPaths } from '../../functions/core/web/paths';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
-import { type Owner, oauthAccessToken, signedInUser } from '../support/owner';
+import { mcpClientOf, type Owner, signedInUser } from '../support/owner';
 
 /**
  * A word found only in a kept article's body finds its note: save → the page worker keeps the page →
@@ -116,16 +114,7 @@ describe('the kept article in search', () => {
   });
 
   it('MCP search_notes finds the body for its owner only', async () => {
-    const connect = async (owner: Owner) => {
-      const client = new Client({ name: 'article-search-test', version: '1.0.0' });
-      const token = await oauthAccessToken(t, owner.user.id, ['notes:read'], `${t.stack.webBaseUrl}/mcp`);
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${t.stack.webBaseUrl}/mcp`), {
-          requestInit: { headers: { Authorization: `Bearer ${token}` } },
-        }),
-      );
-      return client;
-    };
+    const connect = (owner: Owner) => mcpClientOf(t, owner, ['notes:read']);
     const client = await connect(alice);
     const answer = await client.callTool({ name: 'search_notes', arguments: { query: 'quillwort' } });
     const { results } = answer.structuredContent as {

@@ -4,8 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { webPaths } from '../../functions/core/web/paths';
@@ -13,7 +11,7 @@ import { settings } from '../../functions/platform/settings';
 import { writeLocalState } from '../../local/state';
 import { gleanerInProcess } from '../support/cli';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
-import { type Owner, oauthAccessToken, signedInUser } from '../support/owner';
+import { mcpClientOf, type Owner, signedInUser } from '../support/owner';
 
 /**
  * Save → the page worker keeps the article (the local stack's article folder) → the article route,
@@ -167,16 +165,7 @@ describe('kept articles', () => {
   it("MCP get_note carries the kept page's text, a piece at a time, to its owner only", async () => {
     const { noteId } = await keptNote(alice, '/story-5');
     const full = (await json(await alice.api(`/api/v2/me/notes/${noteId}/article`))).text as string;
-    const connect = async (owner: Owner) => {
-      const client = new Client({ name: 'articles-test', version: '1.0.0' });
-      const token = await oauthAccessToken(t, owner.user.id, ['notes:read'], `${t.stack.webBaseUrl}/mcp`);
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${t.stack.webBaseUrl}/mcp`), {
-          requestInit: { headers: { Authorization: `Bearer ${token}` } },
-        }),
-      );
-      return client;
-    };
+    const connect = (owner: Owner) => mcpClientOf(t, owner, ['notes:read']);
     const client = await connect(alice);
     const answer = await client.callTool({ name: 'get_note', arguments: { note_id: noteId } });
     const article = (answer.structuredContent as { article: Record<string, unknown> }).article;

@@ -1,14 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { highlightsOfBody } from '../../functions/core/save/highlights';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
-import { type Owner, oauthAccessToken, signedInUser } from '../support/owner';
+import { mcpClientOf, type Owner, signedInUser } from '../support/owner';
 import { TIDES_ARTICLE } from '../support/tides-article';
 
 /**
@@ -253,21 +251,7 @@ describe('one highlight edited or deleted', () => {
 describe('the MCP tool add_highlight', () => {
   it('adds a passage of the kept page for its own user, and calls another user’s note unknown', async () => {
     const noteId = await savedNote(alice, '/tides/mcp');
-    const connect = async (owner: Owner) => {
-      const client = new Client({ name: 'highlights-test', version: '1.0.0' });
-      const token = await oauthAccessToken(
-        t,
-        owner.user.id,
-        ['notes:read', 'notes:write'],
-        `${t.stack.webBaseUrl}/mcp`,
-      );
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${t.stack.webBaseUrl}/mcp`), {
-          requestInit: { headers: { Authorization: `Bearer ${token}` } },
-        }),
-      );
-      return client;
-    };
+    const connect = (owner: Owner) => mcpClientOf(t, owner, ['notes:read', 'notes:write']);
     const [mine, theirs] = await Promise.all([connect(alice), connect(bob)]);
     const added = (await mine.callTool({
       name: 'add_highlight',

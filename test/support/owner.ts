@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { DynamoIdentityStore } from '../../functions/adapters/dynamo/identity-store';
 import { DynamoOAuthAdapter } from '../../functions/adapters/dynamo/oauth-adapter';
 import type { Scope } from '../../functions/core/identity/principal';
@@ -96,4 +98,17 @@ export async function tableItems(t: TestStack): Promise<Record<string, unknown>[
 /** Items that name the user anywhere (a key, an attribute, a nested payload). */
 export function itemsOf(items: readonly Record<string, unknown>[], userId: string): Record<string, unknown>[] {
   return items.filter((item) => JSON.stringify(item).includes(userId));
+}
+
+/** The MCP SDK's own client for `owner`, holding an access token with these scopes for the MCP endpoint. */
+export async function mcpClientOf(t: TestStack, owner: Owner, scopes: readonly Scope[]): Promise<Client> {
+  const mcpUrl = `${t.stack.webBaseUrl}/mcp`;
+  const token = await oauthAccessToken(t, owner.user.id, scopes, mcpUrl);
+  const client = new Client({ name: 'gleaner-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
 }
