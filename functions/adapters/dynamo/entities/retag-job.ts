@@ -1,23 +1,25 @@
 import * as z from 'zod/mini';
 import type { RetagJob } from '../../../core/owner/library';
 import { keys } from '../keys';
-import { decodeItem } from './codec';
+import { itemCodec } from './codec';
 
 /** An unfinished rename or merge of a tag, in its user's partition (deleting the account deletes it). */
 export function retagJobItem(job: RetagJob) {
   return { ...keys.retagJob(job.userId, job.from), type: 'RetagJob', ...job };
 }
 
-const retagJobSchema = z.object({
-  userId: z.string(),
-  from: z.string(),
-  to: z.string(),
-  mode: z.enum(['rename', 'merge']),
-  started: z.string(),
-  notesChanged: z.number(),
-});
+const decodeRetagJob = itemCodec('RetagJob', () =>
+  z.object({
+    userId: z.string(),
+    from: z.string(),
+    to: z.string(),
+    mode: z.enum(['rename', 'merge']),
+    started: z.string(),
+    notesChanged: z.number(),
+  }),
+);
 
 /** A job item as the job; MalformedItemError when it is not one. */
 export function readRetagJob(item: Record<string, unknown>): RetagJob {
-  return decodeItem('RetagJob', retagJobSchema, item);
+  return decodeRetagJob(item);
 }
