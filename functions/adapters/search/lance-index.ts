@@ -14,7 +14,7 @@ import {
 import type { NoteVectors } from '../../core/search/indexer';
 import type { SearchQuery, Term } from '../../core/search/query';
 import type { RelatedIndex } from '../../core/search/related';
-import { fuse, type IndexedNote, stableTop } from '../../core/search/search';
+import { type Coverage, fuse, type IndexedNote, stableTop } from '../../core/search/search';
 import { swappedLetters } from '../../core/search/tokens';
 import { backoff } from '../dynamo/transactions';
 
@@ -284,14 +284,19 @@ export class LanceSearchIndex implements RelatedIndex {
     return sum.map((value) => value / norm);
   }
 
-  async coverage(userId: string, model: string) {
+  async coverage(userId: string, model: string): Promise<Coverage> {
     const filter = userFilter(userId);
     const vectors = await this.existingVectorTable('vectors', model);
-    const [notes, embedded] = await Promise.all([
+    const recent = await this.recentTable();
+    const [notes, embedded, written] = await Promise.all([
       this.notes.countRows(filter),
       vectors ? vectors.countRows(filter) : 0,
+      recent ? recent.query().where(filter).select(['note_id']).toArray() : [],
     ]);
-    return { notes, embedded };
+    // The user's live notes written since the last fold, less those whose vectors have followed.
+    const ids = written.map((row) => String(row.note_id));
+    const followed = vectors && ids.length > 0 ? await vectors.countRows(`${filter} AND ${noteIdsFilter(ids)}`) : 0;
+    return { notes, embedded, waiting: ids.length - followed };
   }
 
   /**
@@ -847,7 +852,7 @@ const COMMIT_ATTEMPTS = 10;
  * Every write here is idempotent (merges move notes forward only; folds, deletes and indexes may
  * run twice), so a retry is safe. A conflict past the attempts fails the batch, as any error does.
  */
-async function committed<T>(write: () => Promise<T>, attempts = COMMIT_ATTEMPTS): Promise<T> {
+export async function committed<T>(write: () => Promise<T>, attempts = COMMIT_ATTEMPTS): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
