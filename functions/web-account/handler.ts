@@ -42,7 +42,8 @@ import { createTracing, type Tracing } from '../platform/tracing';
  * email verification, password reset and invitations (one-time links), and the Account page (email,
  * password, display name, passkeys) with Connected apps. Thin: each route id's action reads its form,
  * runs a use case of core/identity (account-flows.ts, passkey-flows.ts, connected-apps.ts) on its
- * ports, and answers with a page, a redirect or the passkey script's JSON. One module serves these routes of the route table, an action a route id.
+ * ports, and answers with a page, a redirect or the passkey script's JSON. One module serves these
+ * routes of the route table, an action a route id.
  */
 
 export interface WebAccountDeps extends OwnerAuthDeps, AccountFlowPorts {
