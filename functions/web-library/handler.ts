@@ -54,6 +54,7 @@ import { reviewLinks } from '../http/review-links';
 import { type RouteCall, type RouteOperation, routeWrapper } from '../http/route-wrapper';
 import { failurePage, formFields, htmlResponse, redirectResponse, signInFirst } from '../http/web';
 import { deferred, type Environment } from '../platform/env';
+import { requestDeadline } from '../platform/request-deadline';
 import { setting, settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
 
@@ -118,6 +119,7 @@ const NOTICES = {
   highlightDeleted: 'Highlight deleted.',
   renamed: 'Tag renamed.',
   merged: 'Tags merged.',
+  underWay: 'Under way: its other notes follow by themselves within a few minutes.',
   created: 'Created.',
   revoked: 'Token revoked. Saves with it are refused from now on.',
   shared: 'Saved from your share.',
@@ -302,15 +304,28 @@ const actions: Record<string, Action> = {
     await trash.emptyTrash(ports, principal);
     return back(webPaths.trash, 'emptied');
   },
-  WebTags: async ({ ports, principal, context }) =>
-    page(tagsPage(context, (await library.listTags(ports, principal)).tags)),
+  WebTags: async ({ ports, principal, context }) => page(tagsPage(context, await library.listTags(ports, principal))),
   WebTagRename: async ({ ports, principal, form }) => {
-    await library.retag(ports, principal, form.get('tag') ?? '', form.get('name') ?? '', 'rename');
-    return back(webPaths.tags, 'renamed');
+    const change = await library.retag(
+      ports,
+      principal,
+      form.get('tag') ?? '',
+      form.get('name') ?? '',
+      'rename',
+      requestDeadline(),
+    );
+    return back(webPaths.tags, change.unfinished ? 'underWay' : 'renamed');
   },
   WebTagMerge: async ({ ports, principal, form }) => {
-    await library.retag(ports, principal, form.get('tag') ?? '', form.get('into') ?? '', 'merge');
-    return back(webPaths.tags, 'merged');
+    const change = await library.retag(
+      ports,
+      principal,
+      form.get('tag') ?? '',
+      form.get('into') ?? '',
+      'merge',
+      requestDeadline(),
+    );
+    return back(webPaths.tags, change.unfinished ? 'underWay' : 'merged');
   },
   WebFeeds: async ({ ports, principal, context }) =>
     page(feedsPage(context, (await library.listFeeds(ports, principal)).feeds)),

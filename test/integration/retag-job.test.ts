@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
-import { type OwnerPorts, retag } from '../../functions/core/owner/library';
+import { Deadline } from '../../functions/core/deadline';
+import { type OwnerPorts, RETAG_LEASE_MS, retag } from '../../functions/core/owner/library';
+import { isoTimestamp } from '../../functions/core/text/text';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 import { type Owner, savedPage, signedInUser } from '../support/owner';
 
@@ -81,5 +83,90 @@ describe('renaming a tag', () => {
     // Finished, the job is gone: renaming onto a name in use is the 409 it always was.
     await savedPage(t, alice, 'https://example.com/retag/other', { comment: '#cloud' });
     expect((await alice.api('/api/v2/me/tags/amazon', { method: 'PATCH', body: { name: 'cloud' } })).status).toBe(409);
+  });
+});
+
+/** The core's retag over the stack's stores with a time budget that runs out after `edits` note edits. */
+function budgetedRetag(edits: number) {
+  let made = 0;
+  const notes = new Proxy(t.bookmarks, {
+    get(store, name, receiver) {
+      if (name !== 'editNote') return Reflect.get(store, name, receiver);
+      return (...args: Parameters<DynamoBookmarkStore['editNote']>) => {
+        made++;
+        return store.editNote(...args);
+      };
+    },
+  });
+  const ports = { notes, feeds: t.feeds, now: () => new Date() } as unknown as OwnerPorts;
+  // A budget of 10 s on a clock that stands still until the `edits`th edit, then jumps to its end.
+  const deadline = Deadline.after(10_000, () => (made >= edits ? 10_000 : 0));
+  return (owner: Owner, from: string, to: string) =>
+    retag(ports, { userId: owner.user.id } as never, from, to, 'rename', deadline);
+}
+
+describe('a rename that takes longer than its time budget', () => {
+  it('stops cleanly with its progress recorded, answers unfinished, and the sweeper finishes it; another user’s job is left alone', async () => {
+    const [alice, bob] = await Promise.all([signedInUser(t), signedInUser(t)]);
+    for (let i = 0; i < 6; i++) await savedPage(t, alice, `https://example.com/budget/${i}`, { comment: '#ml' });
+    for (let i = 0; i < 2; i++) await savedPage(t, bob, `https://example.com/budget/${i}`, { comment: '#ml' });
+    const feed = await json(
+      await alice.api('/api/v2/me/feeds', { method: 'POST', body: { title: 'ML', tags: ['ml'] } }),
+    );
+    // Bob's own rename of the same tag, under way in a run of his (its lease ahead): not the sweeper's to take.
+    const bobsJob = {
+      userId: bob.user.id,
+      from: 'ml',
+      to: 'learning',
+      mode: 'rename' as const,
+      started: isoTimestamp(new Date()),
+      notesChanged: 0,
+      resumeAt: isoTimestamp(new Date(Date.now() + RETAG_LEASE_MS)),
+    };
+    await t.bookmarks.startRetagJob(bobsJob);
+
+    expect(await budgetedRetag(3)(alice, 'ml', 'ai')).toEqual({ tag: 'ai', notes_changed: 3, unfinished: true });
+    const stopped = await tags(alice);
+    expect(stopped.tags).toEqual([
+      { name: 'ai', count: 3 },
+      { name: 'ml', count: 3 },
+    ]);
+    expect(stopped.unfinished).toEqual([
+      { tag: 'ml', into: 'ai', mode: 'rename', notes_changed: 3, started: expect.any(String) },
+    ]);
+
+    // Nobody repeats it: the scheduled sweep carries it on to the end.
+    const sweep = (await t.stack.runScheduledTask('EnrichmentSweeper')) as { retags: unknown };
+    expect(sweep.retags).toEqual({ resumed: 1, finished: 1 });
+    expect(await tags(alice)).toEqual({ tags: [{ name: 'ai', count: 6 }] });
+    expect((await json(await alice.api(`/api/v2/me/feeds/${feed.id}`))).tags).toEqual(['ai']);
+
+    // Bob's notes and his job are as they were.
+    expect(await tags(bob)).toEqual({
+      tags: [{ name: 'ml', count: 2 }],
+      unfinished: [{ tag: 'ml', into: 'learning', mode: 'rename', notes_changed: 0, started: bobsJob.started }],
+    });
+    expect(await t.bookmarks.retagJobs(bob.user.id)).toEqual([bobsJob]);
+  });
+
+  it('is taken up by the sweeper once the lease of a run that died has passed, not before', async () => {
+    const carol = await signedInUser(t);
+    for (let i = 0; i < 2; i++) await savedPage(t, carol, `https://example.com/died/${i}`, { comment: '#go' });
+    const died = {
+      userId: carol.user.id,
+      from: 'go',
+      to: 'golang',
+      mode: 'rename' as const,
+      started: isoTimestamp(new Date()),
+      notesChanged: 0,
+      resumeAt: isoTimestamp(new Date(Date.now() + RETAG_LEASE_MS)),
+    };
+    await t.bookmarks.startRetagJob(died);
+    await t.stack.runScheduledTask('EnrichmentSweeper');
+    expect((await tags(carol)).unfinished).toHaveLength(1);
+    // Its lease passed (the run's function timed out long ago).
+    await t.bookmarks.recordRetagJob({ ...died, resumeAt: isoTimestamp(new Date(Date.now() - 1000)) });
+    await t.stack.runScheduledTask('EnrichmentSweeper');
+    expect(await tags(carol)).toEqual({ tags: [{ name: 'golang', count: 2 }] });
   });
 });
