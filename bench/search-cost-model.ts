@@ -12,11 +12,11 @@ const INPUTS = {
   notesPerUser: 10_000,
   shards: 64,
   /**
-   * Measured: bytes on disk a note after the fold in a shard of 12,500 notes (bench/search-shards.ts,
-   * `BENCH_SHARDS_USERS=125 BENCH_SHARDS_LAYOUTS=1`, the size of a shard in the 200,000-note run), with
-   * 64-d vectors; the per-table overhead shrinks as a shard grows (3,857 at 20,000 notes in one table).
+   * Measured: bytes on disk a note after the fold, 200,000 notes in 16 shards of about 12,500
+   * (bench/search-shards.ts, `BENCH_SHARDS_FULL=1`, 2026-11-28), with 64-d vectors; the per-table
+   * overhead shrinks as a shard grows (3,857 at 20,000 notes in one table).
    */
-  bytesPerNote: 4_495,
+  bytesPerNote: 4_319,
   /** The bench's vectors are 64-d; the built-in model's (and Titan's as configured) 512-d: 4 bytes a dimension more a note. */
   benchVectorDimensions: 64,
   vectorDimensions: 512,
