@@ -16,7 +16,6 @@ import type { IssuedReviewFeedResource } from '../core/review/api';
 import type { ReviewPorts } from '../core/review/use-cases';
 import * as review from '../core/review/use-cases';
 import { type BookmarkStore, type EnrichmentPublisher, saveBookmark } from '../core/save/save-bookmark';
-import { parseSaveRequest } from '../core/save/save-request';
 import { importPage } from '../core/web/import-pages';
 import { CSRF_FIELD, renderPage } from '../core/web/layout';
 import {
@@ -471,6 +470,8 @@ async function share(deps: WebLibraryDeps, { event, request }: RouteCall) {
   const form = formFields(event);
   // Apps share the address as `url`, or inside `text` (Android's share sheet does the latter).
   const url = form.get('url') || /https?:\/\/\S+/i.exec(form.get('text') ?? '')?.[0] || '';
+  // The save request's schema loads with the first share, not at every cold start.
+  const { parseSaveRequest } = await import('../core/save/save-request');
   const parsed = parseSaveRequest({ url, title: form.get('title') || null });
   const context: PageContext = { signedIn: { csrfToken: session.csrfToken } };
   if (!parsed.ok)

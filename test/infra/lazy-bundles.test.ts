@@ -52,11 +52,12 @@ const schemas = {
   review: 'functions/core/review/api.ts',
   import: 'functions/core/import/api.ts',
   contract: 'functions/core/contract/contract.ts',
+  save: 'functions/core/save/save-request.ts',
 };
 const lazyModules: Record<string, readonly string[]> = {
-  GetMyAccount: [schemas.owner, schemas.review, schemas.import],
-  WebLibrary: [schemas.owner],
-  Mcp: [schemas.owner, schemas.review, schemas.contract, 'functions/mcp/server.ts'],
+  GetMyAccount: [schemas.owner, schemas.review, schemas.import, schemas.save],
+  WebLibrary: [schemas.owner, schemas.save],
+  Mcp: [schemas.owner, schemas.review, schemas.contract, schemas.save, 'functions/mcp/server.ts'],
 };
 
 const outdir = mkdtempSync(path.join(tmpdir(), 'gleaner-bundles-'));

@@ -5,8 +5,7 @@ import { extractHashtags } from '../save/hashtags';
 import { rewriteHighlight } from '../save/highlights';
 import { appendHighlight, NoteBody, NoteTooLargeError, sameHighlight } from '../save/note-body';
 import { type NoteChange, NoteNotFoundError } from '../save/save-bookmark';
-import { storableText } from '../save/save-request';
-import { isoTimestamp } from '../text/text';
+import { isoTimestamp, storableText } from '../text/text';
 import type { HighlightCreate, HighlightResource } from './api';
 import { highlightResource, InvalidInputError, keptPage, liveNote, NotFoundError, type OwnerPorts } from './library';
 
