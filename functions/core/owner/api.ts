@@ -3,7 +3,6 @@ import { FEED_DESCRIPTION_MAX_LENGTH, FEED_MAX_TAGS, FEED_TITLE_MAX_LENGTH } fro
 import { MAX_TAGS_PER_NOTE } from '../model';
 import { TAG_MAX_LENGTH } from '../save/hashtags';
 import { SAVE_LIMITS } from '../save/save-request';
-import { MAX_PAGE_SIZE } from '../workspace/listing';
 import { ACCOUNT_DELETE_CONFIRMATION } from './account-deletion';
 
 /**
@@ -462,9 +461,6 @@ const relatedNotesSchema = z
     description:
       'Up to 5 related notes, most related first: by vector similarity (`semantic`) when embeddings cover the account, otherwise by shared tags and a more-like-this keyword query (`keyword`).',
   });
-
-/** Query parameters of the note list. */
-export const NOTE_PAGE_LIMIT = { min: 1, max: MAX_PAGE_SIZE, default: 50 } as const;
 
 export type NoteSummaryResource = z.infer<typeof noteSummarySchema>;
 export type NoteResource = z.infer<typeof noteSchema>;
