@@ -19,14 +19,7 @@ import { passkeyItem, readPasskey } from '../../functions/adapters/dynamo/entiti
 import { readReviewCard } from '../../functions/adapters/dynamo/entities/review-card';
 import { readReviewDay, reviewDayItem } from '../../functions/adapters/dynamo/entities/review-day';
 import { readReviewLogEntry, reviewLogItem } from '../../functions/adapters/dynamo/entities/review-log';
-import {
-  readReviewFeed,
-  readReviewProgress,
-  readReviewSettings,
-  reviewFeedItem,
-  reviewProgressItem,
-  reviewSettingsItem,
-} from '../../functions/adapters/dynamo/entities/review-settings';
+import * as reviewRecords from '../../functions/adapters/dynamo/entities/review-settings';
 import { readSession, sessionItem } from '../../functions/adapters/dynamo/entities/session';
 import {
   accessTokenItem,
@@ -41,6 +34,7 @@ import {
   webAuthnChallengeItem,
 } from '../../functions/adapters/dynamo/entities/webauthn-challenge';
 import { keys } from '../../functions/adapters/dynamo/keys';
+import type { Passkey } from '../../functions/core/identity/identity';
 import type { NoteLink } from '../../functions/core/links/links';
 import type { AccessToken, Note, User } from '../../functions/core/model';
 import { newCard, type ReviewCard, type ReviewLogEntry } from '../../functions/core/review/card';
@@ -154,6 +148,16 @@ const day: ReviewDay = {
   created: '2026-01-02T00:00:00.000Z',
   skipsCounted: false,
 };
+const passkey: Passkey = {
+  userId: 'u1',
+  credentialId: 'cred',
+  publicKey: 'key',
+  counter: 4,
+  transports: ['usb'],
+  label: 'Yubikey',
+  created: user.created,
+  lastUsed: null,
+};
 const link: NoteLink = { kind: 'title', key: 'title:other', target: 'Other', context: 'See [[Other]].' };
 
 /** Each entity's item as its writer writes it, what its reader reads back, and an attribute that breaks it. */
@@ -216,27 +220,9 @@ const entities = [
   },
   {
     entity: 'Passkey',
-    item: passkeyItem({
-      userId: 'u1',
-      credentialId: 'cred',
-      publicKey: 'key',
-      counter: 4,
-      transports: ['usb'],
-      label: 'Yubikey',
-      created: user.created,
-      lastUsed: null,
-    }),
+    item: passkeyItem(passkey),
     read: readPasskey,
-    back: {
-      userId: 'u1',
-      credentialId: 'cred',
-      publicKey: 'key',
-      counter: 4,
-      transports: ['usb'],
-      label: 'Yubikey',
-      created: user.created,
-      lastUsed: null,
-    },
+    back: passkey,
     breaks: { transports: 'usb' },
   },
   {
@@ -276,22 +262,22 @@ const entities = [
   },
   {
     entity: 'ReviewSettings',
-    item: reviewSettingsItem('u1', DEFAULT_REVIEW_SETTINGS),
-    read: readReviewSettings,
+    item: reviewRecords.reviewSettingsItem('u1', DEFAULT_REVIEW_SETTINGS),
+    read: reviewRecords.readReviewSettings,
     back: DEFAULT_REVIEW_SETTINGS,
     breaks: { settings: { size: '5' } },
   },
   {
     entity: 'ReviewProgress',
-    item: reviewProgressItem('u1', { count: 3, streak: 2, lastDay: '2026-01-02' }),
-    read: readReviewProgress,
+    item: reviewRecords.reviewProgressItem('u1', { count: 3, streak: 2, lastDay: '2026-01-02' }),
+    read: reviewRecords.readReviewProgress,
     back: { count: 3, streak: 2, lastDay: '2026-01-02' },
     breaks: { progress: null },
   },
   {
     entity: 'ReviewFeed',
-    item: reviewFeedItem('u1', 'secret-hash', user.created),
-    read: readReviewFeed,
+    item: reviewRecords.reviewFeedItem('u1', 'secret-hash', user.created),
+    read: reviewRecords.readReviewFeed,
     back: { secretHash: 'secret-hash', issued: user.created },
     breaks: { secretHash: 42 },
   },
@@ -299,7 +285,7 @@ const entities = [
     entity: 'OAuth artifact',
     item: oauthArtifactItem('AccessToken', 'sha256:x', { grantId: 'g1', accountId: 'u1', scope: 'notes:read' }, 2e9),
     read: readOAuthArtifact,
-    back: { id: 'sha256:x', payload: { grantId: 'g1', accountId: 'u1', scope: 'notes:read' }, expiresAt: 2e9 },
+    back: { id: 'sha256:x', payload: { grantId: 'g1', accountId: 'u1', scope: 'notes:read' }, expiry: 2e9 },
     breaks: { payload: { grantId: 7 } },
   },
   {
@@ -365,9 +351,9 @@ describe('the codecs of the user, token, identity, review, OAuth and link entiti
   );
 
   it('read the records a user has none of yet as the defaults, and an item of a user from before display names', () => {
-    expect(readReviewSettings(undefined)).toEqual(DEFAULT_REVIEW_SETTINGS);
-    expect(readReviewProgress(undefined)).toEqual({ count: 0, streak: 0, lastDay: null });
-    expect(readReviewFeed(undefined)).toEqual({ secretHash: null, issued: null });
+    expect(reviewRecords.readReviewSettings(undefined)).toEqual(DEFAULT_REVIEW_SETTINGS);
+    expect(reviewRecords.readReviewProgress(undefined)).toEqual({ count: 0, streak: 0, lastDay: null });
+    expect(reviewRecords.readReviewFeed(undefined)).toEqual({ secretHash: null, issued: null });
     // A card written by a skip only (never rated) is a new card with its skips.
     const skipped = { ...keys.reviewCard('u1', 'h2'), userId: 'u1', highlightId: 'h2', skips: 1 };
     expect(readReviewCard(skipped)).toMatchObject({

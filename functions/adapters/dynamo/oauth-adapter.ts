@@ -164,8 +164,8 @@ export class DynamoOAuthAdapter {
 
   private live(item: Record<string, unknown> | undefined): OAuthPayload | undefined {
     if (!item) return undefined;
-    const { payload, expiresAt } = readOAuthArtifact(item);
-    return expiresAt !== null && expiresAt <= this.now() / 1000 ? undefined : payload;
+    const { payload, expiry } = readOAuthArtifact(item);
+    return expiry !== null && expiry <= this.now() / 1000 ? undefined : payload;
   }
 }
 
@@ -235,8 +235,8 @@ export class DynamoOAuthGrants implements AuthorizationGrants {
     const now = Date.now() / 1000;
     return (Items ?? [])
       .filter((item) => {
-        const { expiresAt } = readOAuthArtifact(item);
-        return expiresAt === null || expiresAt > now;
+        const { expiry } = readOAuthArtifact(item);
+        return expiry === null || expiry > now;
       })
       .map(readConnectedGrant);
   }

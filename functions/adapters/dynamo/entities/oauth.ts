@@ -66,10 +66,10 @@ const decodeArtifact = itemCodec('OAuth artifact', () =>
 export function readOAuthArtifact(item: Record<string, unknown>): {
   id: string;
   payload: OAuthPayload;
-  expiresAt: number | null;
+  expiry: number | null;
 } {
   const stored = decodeArtifact(item);
-  return { id: stored.id, payload: stored.payload, expiresAt: stored[TTL_ATTRIBUTE] ?? null };
+  return { id: stored.id, payload: stored.payload, expiry: stored[TTL_ATTRIBUTE] ?? null };
 }
 
 const decodeGrant = itemCodec('OAuth grant', () =>

@@ -9,11 +9,31 @@ import { itemCodec } from './codec';
  * skip adds to it (the card may not exist yet), a rating sets its schedule conditional on its version.
  */
 
-/** The card's names, set by every write (a card first written by a skip has only these and its skips). */
-function cardNames(card: Pick<ReviewCard, 'userId' | 'highlightId'>, noteId: string) {
+/**
+ * An update of the card, which also sets its names (a card first written by a skip has only these and
+ * its skips): `change` adds to the SET (after a comma) or to the whole expression (an ADD).
+ */
+function cardUpdate(
+  TableName: string,
+  card: Pick<ReviewCard, 'userId' | 'highlightId'>,
+  noteId: string,
+  change: { expression: string; values: Record<string, unknown>; condition?: string },
+): TransactionAction {
   return {
-    names: 'SET #type = :type, userId = :user, highlightId = :highlight, noteId = :note',
-    values: { ':type': 'ReviewCard', ':user': card.userId, ':highlight': card.highlightId, ':note': noteId },
+    Update: {
+      TableName,
+      Key: keys.reviewCard(card.userId, card.highlightId),
+      UpdateExpression: `SET #type = :type, userId = :user, highlightId = :highlight, noteId = :note${change.expression}`,
+      ...(change.condition ? { ConditionExpression: change.condition } : {}),
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: {
+        ':type': 'ReviewCard',
+        ':user': card.userId,
+        ':highlight': card.highlightId,
+        ':note': noteId,
+        ...change.values,
+      },
+    },
   };
 }
 
@@ -23,16 +43,7 @@ export function cardSkipUpdate(
   card: Pick<ReviewCard, 'userId' | 'highlightId'>,
   noteId: string,
 ): TransactionAction {
-  const { names, values } = cardNames(card, noteId);
-  return {
-    Update: {
-      TableName,
-      Key: keys.reviewCard(card.userId, card.highlightId),
-      UpdateExpression: `${names} ADD skips :one`,
-      ExpressionAttributeNames: { '#type': 'type' },
-      ExpressionAttributeValues: { ...values, ':one': 1 },
-    },
-  };
+  return cardUpdate(TableName, card, noteId, { expression: ' ADD skips :one', values: { ':one': 1 } });
 }
 
 /** Writes a rated card's schedule, conditional on the card being still at `previousVersion` (0: never rated). */
@@ -42,23 +53,16 @@ export function cardRatingUpdate(
   noteId: string,
   previousVersion: number,
 ): TransactionAction {
-  const { names, values } = cardNames(card, noteId);
-  return {
-    Update: {
-      TableName,
-      Key: keys.reviewCard(card.userId, card.highlightId),
-      UpdateExpression: `${names}, schedule = :schedule, discarded = :discarded, version = :next`,
-      ConditionExpression: previousVersion ? 'version = :version' : 'attribute_not_exists(version)',
-      ExpressionAttributeNames: { '#type': 'type' },
-      ExpressionAttributeValues: {
-        ...values,
-        ':schedule': card.schedule,
-        ':discarded': card.discarded,
-        ':next': card.version,
-        ...(previousVersion ? { ':version': previousVersion } : {}),
-      },
+  return cardUpdate(TableName, card, noteId, {
+    expression: ', schedule = :schedule, discarded = :discarded, version = :next',
+    condition: previousVersion ? 'version = :version' : 'attribute_not_exists(version)',
+    values: {
+      ':schedule': card.schedule,
+      ':discarded': card.discarded,
+      ':next': card.version,
+      ...(previousVersion ? { ':version': previousVersion } : {}),
     },
-  };
+  });
 }
 
 /** A card's schedule as stored (the card as data, core/review/card.ts). */
