@@ -40,6 +40,7 @@ import { errorResponse, header, jsonResponse } from '../http/responses';
 import { reviewLinks } from '../http/review-links';
 import { type RouteCall, type RouteOperation, routeWrapper } from '../http/route-wrapper';
 import { deferred, type Environment } from '../platform/env';
+import { requestDeadline } from '../platform/request-deadline';
 import { corsAllowedOrigins, OWNER_API_PREFLIGHT } from '../platform/routes';
 import { setting, settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
@@ -153,11 +154,11 @@ const operations: Record<string, Operation> = {
   ListMyTags: ({ ports, principal }) => ok(library.listTags(ports, principal)),
   RenameMyTag: ({ ports, principal, event }) => {
     const { name } = parseBody(tagRenameSchema, event);
-    return ok(library.retag(ports, principal, event.pathParameters?.tag ?? '', name, 'rename'));
+    return ok(library.retag(ports, principal, event.pathParameters?.tag ?? '', name, 'rename', requestDeadline()));
   },
   MergeMyTag: ({ ports, principal, event }) => {
     const { into } = parseBody(tagMergeSchema, event);
-    return ok(library.retag(ports, principal, event.pathParameters?.tag ?? '', into, 'merge'));
+    return ok(library.retag(ports, principal, event.pathParameters?.tag ?? '', into, 'merge', requestDeadline()));
   },
   ListMyFeeds: ({ ports, principal }) => ok(library.listFeeds(ports, principal)),
   CreateMyFeed: ({ ports, principal, event }) =>

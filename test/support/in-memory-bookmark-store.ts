@@ -207,6 +207,13 @@ export class InMemoryBookmarkStore implements BookmarkStore, LibraryStore, NoteS
     return [...this.retags.values()].filter((job) => job.userId === userId);
   }
 
+  async dueRetagJobs(before: string, limit: number): Promise<RetagJob[]> {
+    return [...this.retags.values()]
+      .filter((job) => job.resumeAt < before)
+      .sort((a, b) => (a.resumeAt < b.resumeAt ? -1 : 1))
+      .slice(0, limit);
+  }
+
   async startRetagJob(job: RetagJob): Promise<RetagJob> {
     const existing = this.retags.get(`${job.userId}\n${job.from}`);
     if (existing) return existing;

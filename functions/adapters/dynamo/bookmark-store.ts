@@ -684,6 +684,19 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore, NoteSto
     return items.map(readRetagJob);
   }
 
+  async dueRetagJobs(before: string, limit: number): Promise<RetagJob[]> {
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: LOOKUP_INDEX,
+        KeyConditionExpression: 'gsi1pk = :jobs AND gsi1sk < :before',
+        ExpressionAttributeValues: { ':jobs': keys.retagJobsIndex().gsi1pk, ':before': before },
+        Limit: limit,
+      }),
+    );
+    return (Items ?? []).map(readRetagJob);
+  }
+
   async startRetagJob(job: RetagJob): Promise<RetagJob> {
     const put = await conditionalWrite(() =>
       this.doc.send(

@@ -33,7 +33,7 @@ export const TTL_ATTRIBUTE = tableDefinition.timeToLiveAttribute;
  * | review progress     | USER#<userId>           | REVIEW#PROGRESS    |                            |                      |
  * | day's review        | USER#<userId>           | REVIEWDAY#<date>   |                            |                      |
  * | review feed secret  | USER#<userId>           | REVIEW#FEED        |                            |                      |
- * | tag rename (job)    | USER#<userId>           | RETAG#<tag>        |                            |                      |
+ * | tag rename (job)    | USER#<userId>           | RETAG#<tag>        | RETAGS                     | <resumeAt>#<userId>#<tag> |
  * | link (outgoing)     | NOTE#<noteId>           | LINK#<sha256(key)> | USER#<userId>#LINKTO#<sha256(key)> | <noteId>     |
  * | note's title name   | NOTE#<noteId>           | NAME#<sha256(key)> | USER#<userId>#NAME#<sha256(key)>   | <created>#<noteId> |
  * | email login         | EMAIL#<email>           | EMAIL              | USER#<userId>#AUTH         | EMAIL#<email>        |
@@ -154,6 +154,11 @@ export const keys = {
   reviewFeed: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'REVIEW#FEED' }),
   /** An unfinished rename or merge of the user's tag (tags are at most 64 characters: well inside the key). */
   retagJob: (userId: string, tag: string): Key => ({ pk: `USER#${userId}`, sk: `${RETAG_JOB_PREFIX}${tag}` }),
+  /** Every user's unfinished renames and merges, by when a run may take each up (the sweeper reads the due ones); jobs are few and short-lived. */
+  retagJobsIndex: (resumeAt?: string, userId?: string, tag?: string) => ({
+    gsi1pk: 'RETAGS',
+    gsi1sk: resumeAt === undefined ? undefined : `${resumeAt}#${userId}#${tag}`,
+  }),
   /** A note's link to `key` (`title:…`/`url:…`), found from the target's side through the index. */
   link: (noteId: string, key: string): Key => ({ pk: `NOTE#${noteId}`, sk: `${LINK_SORT_PREFIX}${sha256(key)}` }),
   linksToIndex: (userId: string, key: string, sourceNoteId?: string) => ({

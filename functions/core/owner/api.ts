@@ -257,8 +257,16 @@ export const tagMergeSchema = z
   .register(ownerApiSchemas, { id: 'TagMerge', description: 'The tag that takes over every note of this one.' });
 
 const tagChangeSchema = z
-  .object({ tag: z.string(), notes_changed: z.int().check(z.nonnegative()) })
-  .register(ownerApiSchemas, { id: 'TagChange', description: 'The tag now carried, and how many notes changed.' });
+  .object({
+    tag: z.string(),
+    notes_changed: z.int().check(z.nonnegative()),
+    unfinished: z.optional(z.literal(true)),
+  })
+  .register(ownerApiSchemas, {
+    id: 'TagChange',
+    description:
+      'The tag now carried, and how many notes changed. `unfinished` (only then): the change took longer than one request may, `notes_changed` is how many so far; it goes on by itself, listed as unfinished by GET /api/v2/me/tags until it is done (repeating it carries it on too).',
+  });
 
 const feedSharing = z.enum(['public', 'link', 'private']);
 const feedFields = {

@@ -13,6 +13,7 @@ import type {
   FeedResource,
   NoteResource,
   NoteSummaryResource,
+  TagListResource,
   TokenResource,
   TrashPageResource,
 } from '../owner/api';
@@ -494,7 +495,29 @@ ${incoming ? `<ul class="list backlinks">\n${incoming}\n</ul>` : '<p class="mute
 </section>`;
 }
 
-export function tagsPage(context: PageContext, tags: readonly { name: string; count: number }[]): string {
+/**
+ * A rename or merge cut short goes on by itself (the sweeper takes it up within minutes); listed until
+ * it is done, with a button that carries it on at once (the same rename or merge again).
+ */
+function unfinishedRetags(csrf: string, jobs: TagListResource['unfinished']): string {
+  if (!jobs?.length) return '';
+  const items = jobs
+    .map((job) => {
+      const what = `${job.mode === 'rename' ? 'Renaming' : 'Merging'} #${job.tag} into #${job.into}`;
+      const fields: Record<string, string> = { tag: job.tag, [job.mode === 'rename' ? 'name' : 'into']: job.into };
+      return `<li>${escapeHtml(what)} <span class="muted">${job.notes_changed} ${job.notes_changed === 1 ? 'note' : 'notes'} so far, started ${when(job.started)}</span>
+${postButton(job.mode === 'rename' ? webPaths.tagRename : webPaths.tagMerge, csrf, `Continue ${what.toLowerCase()} now`, 'secondary', fields)}</li>`;
+    })
+    .join('\n');
+  return `<section aria-labelledby="unfinished"><h2 id="unfinished">Under way</h2>
+<p class="muted">Their notes carry either tag until they are done; they go on by themselves within a few minutes.</p>
+<ul class="list unfinished-retags">
+${items}
+</ul>
+</section>`;
+}
+
+export function tagsPage(context: PageContext, { tags, unfinished }: TagListResource): string {
   const csrf = context.signedIn.csrfToken;
   const rows = tags
     .map(
@@ -526,6 +549,7 @@ ${csrfField(csrf)}
     'Tags',
     'tags',
     `<h1>Tags</h1>
+${unfinishedRetags(csrf, unfinished)}
 ${tags.length ? `<ul class="list tags-list">\n${rows}\n</ul>` : '<p>No tags yet: hashtags in a save’s comment become tags, and you can tag a note on its page.</p>'}
 ${
   tags.length
