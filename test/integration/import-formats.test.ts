@@ -1,17 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { zipSync } from 'fflate';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
+import { describe, expect, it } from 'vitest';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
-import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { DynamoImportStore } from '../../functions/adapters/dynamo/import-store';
 import { readExport, type UploadedFile } from '../../functions/core/import/detect';
-import { newUser } from '../../functions/core/workspace/accounts';
-import { type ExportedNote, exportWorkspace } from '../../functions/core/workspace/export';
+import type { ExportedNote } from '../../functions/core/workspace/export';
 import { MemoryArticleStore } from '../support/article-ports';
-import { createTestTable } from '../support/dynamo';
+import { importTable } from '../support/import-table';
 import { importerOver } from '../support/save-ports';
 
 /**
@@ -25,24 +21,8 @@ import { importerOver } from '../support/save-ports';
 const FIXTURES = new URL('../fixtures/import/', import.meta.url).pathname;
 const EXPECTED = 'expected.json';
 
-let table: Awaited<ReturnType<typeof createTestTable>>;
-let accounts: DynamoAccountStore;
-let store: DynamoBookmarkStore;
-let feeds: DynamoFeedStore;
-
-beforeAll(async () => {
-  table = await createTestTable();
-  accounts = new DynamoAccountStore(table.doc, table.tableName);
-  store = new DynamoBookmarkStore(table.doc, table.tableName);
-  feeds = new DynamoFeedStore(table.doc, table.tableName);
-});
-afterAll(() => table.client.destroy());
-
-async function user(): Promise<string> {
-  const created = newUser({ id: randomUUID(), name: 'Importer', now: new Date() });
-  await accounts.createUser(created);
-  return created.id;
-}
+const t = importTable();
+const user = t.user;
 
 const walk = (dir: string): string[] =>
   readdirSync(dir).flatMap((name) =>
@@ -87,13 +67,13 @@ function comparable(
   };
 }
 
-const exportOf = (userId: string) => exportWorkspace({ notes: store, highlights: feeds }, userId);
+const exportOf = t.exportOf;
 /** `gleaner import`'s path, with an article store the readable copies an export carries are kept in. */
 const importInto = (articles: MemoryArticleStore) =>
   importerOver(
-    new DynamoImportStore(table.doc, table.tableName),
-    (backlog) => new DynamoBookmarkStore(table.doc, table.tableName, backlog),
-    { store: articles, bookmarks: store },
+    new DynamoImportStore(t.table.doc, t.table.tableName),
+    (backlog) => new DynamoBookmarkStore(t.table.doc, t.table.tableName, backlog),
+    { store: articles, bookmarks: t.store },
   );
 /** The texts of the articles kept. */
 const keptTexts = async (articles: MemoryArticleStore) =>

@@ -1,13 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
+import { expect, it } from 'vitest';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
-import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
 import { DynamoImportStore } from '../../functions/adapters/dynamo/import-store';
 import { readExport } from '../../functions/core/import/detect';
-import { newUser } from '../../functions/core/workspace/accounts';
-import { exportWorkspace } from '../../functions/core/workspace/export';
-import { createTestTable } from '../support/dynamo';
+import { importTable } from '../support/import-table';
 import { importerOver } from '../support/save-ports';
 
 /**
@@ -18,31 +13,15 @@ import { importerOver } from '../support/save-ports';
  * export carries them, and imports into another user as they were.
  */
 
-let table: Awaited<ReturnType<typeof createTestTable>>;
-let accounts: DynamoAccountStore;
-let store: DynamoBookmarkStore;
-let feeds: DynamoFeedStore;
-beforeAll(async () => {
-  table = await createTestTable();
-  accounts = new DynamoAccountStore(table.doc, table.tableName);
-  store = new DynamoBookmarkStore(table.doc, table.tableName);
-  feeds = new DynamoFeedStore(table.doc, table.tableName);
-});
-afterAll(() => table.client.destroy());
-
-async function user(noteCap?: number): Promise<string> {
-  const created = newUser({ id: randomUUID(), name: 'Reader', noteCap, now: new Date() });
-  await accounts.createUser(created);
-  return created.id;
-}
+const t = importTable();
+const { user, exportOf } = t;
 
 const importer = (bookmarks: (backlog: { importId: string; since: string }) => DynamoBookmarkStore) =>
-  importerOver(new DynamoImportStore(table.doc, table.tableName), bookmarks);
+  importerOver(new DynamoImportStore(t.table.doc, t.table.tableName), bookmarks);
 const backlogStore = (backlog: { importId: string; since: string }) =>
-  new DynamoBookmarkStore(table.doc, table.tableName, backlog);
+  new DynamoBookmarkStore(t.table.doc, t.table.tableName, backlog);
 const importText = (userId: string, name: string, text: string) =>
   importer(backlogStore)(userId, readExport([{ name, bytes: new TextEncoder().encode(text) }]));
-const exportOf = (userId: string) => exportWorkspace({ notes: store, highlights: feeds }, userId);
 
 const HEADER =
   'Highlight,Book Title,Book Author,Amazon Book ID,Note,Color,Tags,Location Type,Location,Highlighted at,Document tags';
@@ -69,16 +48,16 @@ it('makes one note per unmatched book, without a bookmark; again changes nothing
     ],
     enrichment_waiting: 0,
   });
-  const notes = (await store.listNotes(alice, {}, { limit: 10 })).items;
+  const notes = (await t.store.listNotes(alice, {}, { limit: 10 })).items;
   expect(notes.map((note) => [note.title, note.bookmarkId, note.url]).sort()).toEqual([
     ['Büchertage', null, null],
     ['The Printed Book', null, null],
   ]);
-  expect((await store.listBookmarks(alice, {}, { limit: 10 })).items).toEqual([]);
-  expect((await accounts.getUser(alice))!.noteCount).toBe(2);
+  expect((await t.store.listBookmarks(alice, {}, { limit: 10 })).items).toEqual([]);
+  expect((await t.accounts.getUser(alice))!.noteCount).toBe(2);
   const book = notes.find((note) => note.title === 'The Printed Book')!;
   expect(book.body).toBe('By B. Author\n\n> From a paper book\n\n> Ink dries slowly.\n\nas on page 3');
-  expect(await store.tagCounts(alice)).toEqual(
+  expect(await t.store.tagCounts(alice)).toEqual(
     new Map([
       ['print', 1],
       ['lesen', 1],
@@ -93,7 +72,7 @@ it('makes one note per unmatched book, without a bookmark; again changes nothing
     highlights: 0,
   });
   expect(await exportOf(alice)).toEqual(before);
-  expect((await accounts.getUser(alice))!.noteCount).toBe(2);
+  expect((await t.accounts.getUser(alice))!.noteCount).toBe(2);
 
   // A later export: one highlight the note has, one it has not, the title written otherwise.
   const later = [
@@ -102,22 +81,22 @@ it('makes one note per unmatched book, without a bookmark; again changes nothing
     '"A new passage.",THE PRINTED BOOK,B. Author,,,blue,margins,page,90,2025-01-05 10:00:00+00:00,',
   ].join('\n');
   expect(await importText(alice, 'readwise-later.csv', later)).toMatchObject({ notes: 0, merged: 1, highlights: 1 });
-  const grown = (await store.getNote(book.id))!;
+  const grown = (await t.store.getNote(book.id))!;
   expect(grown.body).toBe(`${book.body}\n\n> A new passage.`);
   expect(grown.tags).toEqual(['print', 'margins']);
-  expect((await store.noteHighlights(book.id)).map((highlight) => [highlight.quote, highlight.saved])).toEqual([
+  expect((await t.store.noteHighlights(book.id)).map((highlight) => [highlight.quote, highlight.saved])).toEqual([
     ['From a paper book', '2024-12-01T09:00:00.000+00:00'],
     ['Ink dries slowly.', '2024-12-02T10:00:00.000+00:00'],
     ['A new passage.', '2025-01-05T10:00:00.000+00:00'],
   ]);
-  expect((await accounts.getUser(alice))!.noteCount).toBe(2);
+  expect((await t.accounts.getUser(alice))!.noteCount).toBe(2);
 
   // Bob's import of the same file makes his own notes; Alice's stay hers.
   await importText(bob, 'readwise-highlights.csv', highlights);
-  const bobs = (await store.listNotes(bob, {}, { limit: 10 })).items;
+  const bobs = (await t.store.listNotes(bob, {}, { limit: 10 })).items;
   expect(bobs).toHaveLength(2);
   expect(bobs.some((note) => notes.some((own) => own.id === note.id))).toBe(false);
-  expect((await store.getNote(book.id))!.body).toBe(grown.body);
+  expect((await t.store.getNote(book.id))!.body).toBe(grown.body);
 }, 120_000);
 
 it('round-trips notes without a bookmark through the JSON export into another user, field by field', async () => {
@@ -140,16 +119,16 @@ it('holds the note cap: the book past it is left out whole, and a run after the 
     over_cap: 1,
     note_cap: 1,
   });
-  const [kept] = (await store.listNotes(alice, {}, { limit: 10 })).items;
-  expect((await accounts.getUser(alice))!.noteCount).toBe(1);
+  const [kept] = (await t.store.listNotes(alice, {}, { limit: 10 })).items;
+  expect((await t.accounts.getUser(alice))!.noteCount).toBe(1);
   // Nothing of the refused note: no tag entry, no highlight.
-  expect([...(await store.tagCounts(alice)).keys()]).toEqual(kept!.tags);
+  expect([...(await t.store.tagCounts(alice)).keys()]).toEqual(kept!.tags);
   expect((await exportOf(alice)).notes.flatMap((note) => note.highlights)).toHaveLength(
-    (await store.noteHighlights(kept!.id)).length,
+    (await t.store.noteHighlights(kept!.id)).length,
   );
-  await accounts.updatePlan(alice, { plan: 'free', noteCap: 10 });
+  await t.accounts.updatePlan(alice, { plan: 'free', noteCap: 10 });
   expect(await importText(alice, 'readwise-highlights.csv', highlights)).toMatchObject({ notes: 1, merged: 1 });
-  expect((await accounts.getUser(alice))!.noteCount).toBe(2);
+  expect((await t.accounts.getUser(alice))!.noteCount).toBe(2);
 });
 
 it('writes nothing twice when a run dies after a book’s note was written and runs again', async () => {
@@ -167,12 +146,12 @@ it('writes nothing twice when a run dies after a book’s note was written and r
   };
   const parsed = readExport([{ name: 'readwise-highlights.csv', bytes: new TextEncoder().encode(highlights) }]);
   await expect(importer(dying)(alice, parsed)).rejects.toThrow('the process died');
-  const [failed] = await new DynamoImportStore(table.doc, table.tableName).listImports(alice, 1);
+  const [failed] = await new DynamoImportStore(t.table.doc, t.table.tableName).listImports(alice, 1);
   expect(failed).toMatchObject({ status: 'failed', error: expect.stringContaining('the process died') });
   crash = false;
   // The account is free again, and the run finds what the first one wrote.
   const rerun = await importer(dying)(alice, parsed);
   expect(rerun.notes + rerun.merged).toBe(2);
-  expect((await accounts.getUser(alice))!.noteCount).toBe(2);
+  expect((await t.accounts.getUser(alice))!.noteCount).toBe(2);
   expect((await exportOf(alice)).notes.flatMap((note) => note.highlights)).toHaveLength(3);
 });
