@@ -211,7 +211,7 @@ const operations: Record<string, Operation> = {
   GetMyImport: async ({ ports, principal, event }) => {
     const { importResource } = await importApi();
     const job = await ownImport(ports.importJobs, principal, uuidParameter(event, 'import_id'));
-    return jsonResponse(200, importResource(job, await ports.importJobs.imports.skippedRows(job)));
+    return jsonResponse(200, importResource(job, await ports.importJobs.imports.listed(job)));
   },
   StartMyImport: async ({ ports, principal, event }) => {
     const { importResource } = await importApi();

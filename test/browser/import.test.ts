@@ -81,6 +81,30 @@ describe.skipIf(!chromiumAvailable())('Settings › Import in Chromium', { timeo
     await checkPage('import-failed.png');
   });
 
+  it('lists the books of a Readwise highlights CSV it keeps as notes without a bookmark', async () => {
+    await page.goto(`${t.stack.webBaseUrl}/settings/import`);
+    await expect.poll(status).toMatch(/^(Done|The import failed)/);
+    await page.setInputFiles('#import-file', join(FIXTURES, 'readwise', 'readwise-highlights.csv'));
+    await page.getByRole('button', { name: 'Import' }).click();
+    await expect
+      .poll(status, { timeout: 120_000 })
+      .toBe('Done: 0 new notes, 3 notes without a bookmark, 0 merged links, 0 rows skipped.');
+    expect(await page.locator('[data-import-counts]').textContent()).toMatch(/Notes without a bookmark\s*3/);
+    expect(await page.locator('[data-import-notes] li').allTextContents()).toEqual([
+      'Small Bets (2 highlights)',
+      'The Printed Book (2 highlights)',
+      'Büchertage (1 highlight)',
+    ]);
+    await checkPage('import-notes.png');
+    const notes = (await json(await owner.api('/api/v2/me/notes'))).notes as { title: string; url: string | null }[];
+    expect(
+      notes
+        .filter((note) => note.url === null)
+        .map((note) => note.title)
+        .sort(),
+    ).toEqual(['Büchertage', 'Small Bets', 'The Printed Book']);
+  });
+
   it('shows another user none of it', async () => {
     const { page: theirs } = await signedInPhonePage(browser, t.stack.webBaseUrl, other.cookie);
     await theirs.goto(`${t.stack.webBaseUrl}/settings/import`);

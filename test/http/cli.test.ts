@@ -311,16 +311,22 @@ describe('gleaner CLI against the running local stack', () => {
     const report = parse((await gleaner(['import', '--user', user.id, file, '--json'], env)).stdout);
     expect(report).toEqual({
       user_id: user.id,
+      // Recorded as the account's import, as an upload's is (Settings › Import lists it).
+      import_id: expect.any(String),
       format: 'netscape',
       rows: 1,
       imported: 1,
       merged: 0,
+      notes: 0,
       highlights: 0,
       articles: 0,
       skipped: [],
+      notes_without_bookmark: [],
       over_cap: 0,
       note_cap: null,
       notices: [],
+      // Its page waits in the import backlog, which the sweeper hands out a bounded batch at a time.
+      enrichment_waiting: 1,
     });
     expect(parse((await gleaner(['import', '--user', user.id, file, '--json'], env)).stdout)).toMatchObject({
       imported: 0,
