@@ -13,10 +13,13 @@ const INPUTS = {
   users: 100_000,
   notesPerUser: 10_000,
   /**
-   * Measured (bench/search-shards.ts, 2026-11-28): bytes on disk a note after the fold, one table of
-   * 20,000 notes (16 shards of 1,250 took 5,209: a table's fixed overhead; a shard at 10⁹ is large).
+   * Measured: bytes on disk a note after the fold in a shard of 12,500 notes (bench/search-shards.ts,
+   * `BENCH_SHARDS_USERS=125 BENCH_SHARDS_LAYOUTS=1`, the size of a shard in the 200,000-note run), with
+   * 64-d vectors; the per-table overhead shrinks as a shard grows (3,857 at 20,000 notes in one table).
    */
-  bytesPerNote: 3_857,
+  bytesPerNote: 4_495,
+  /** The bench's vectors are 64-d; the built-in model's (and Titan's as configured) 512-d: 4 bytes a dimension more a note. */
+  benchVectorDimensions: 64,
   /**
    * Measured (bench/search-fold.ts): a shard's fold after 200 rows changed, by the shard's rows, median
    * of three; two runs, on this shared 2-core machine under its load (2026-11-28) and a quieter pair
@@ -109,7 +112,7 @@ function foldModel(points: readonly [number, number][]) {
   return { fitted, exponent, foldSeconds, largestShard, shardsNeeded: Math.ceil(notes / largestShard) };
 }
 const runs = i.foldRuns.map((run) => ({ ...run, ...foldModel(run.points) }));
-// Costed on this bench's own run (the first): the more cautious of the two.
+// Costed on the first run (this bench's own): the second's growth gives longer folds at 1,024 shards, fewer shards fitting.
 const { exponent, foldSeconds, shardsNeeded } = runs[0]!;
 const shards = Math.min(i.maxShards, Math.max(64, shardsNeeded));
 const perShard = notes / shards;
@@ -117,7 +120,8 @@ const savesPerShardPerDay = savesPerDay / shards;
 /** A shard folds at a scheduled run once foldRows wait: as often as its writes fill that, at most every run. */
 const foldsPerShardPerDay = Math.min(i.scheduledRunsPerDay, savesPerShardPerDay / i.foldRows);
 
-const storageGb = (notes * i.bytesPerNote) / 1024 ** 3;
+const bytesPerNote = i.bytesPerNote + (i.vectorDimensions - i.benchVectorDimensions) * 4;
+const storageGb = (notes * bytesPerNote) / 1024 ** 3;
 const lance = {
   's3 storage': storageGb * PRICES.s3GbMonth,
   'index writes: Lambda':
@@ -141,7 +145,7 @@ const total = (parts: Record<string, number>) => Object.values(parts).reduce((su
 const m = i.managed;
 const vectorBytes = i.vectorDimensions * 4;
 const graphGb = (notes * m.openSearchHnswBytesPerVector) / 1024 ** 3;
-const textGb = storageGb;
+const textGb = (notes * (i.bytesPerNote - i.benchVectorDimensions * 4)) / 1024 ** 3;
 const searchOcus =
   m.openSearchReplicas *
   Math.max(
@@ -179,7 +183,9 @@ for (const run of runs) {
 console.log(
   `modelled with ${shards} shards: ${count(perShard)} notes a shard, a fold ${foldSeconds(perShard).toFixed(0)} s, ${foldsPerShardPerDay.toFixed(1)} folds a shard a day (${savesPerShardPerDay.toFixed(0)} saves a shard a day, one fold per ${i.foldRows})`,
 );
-console.log(`on S3: ${storageGb.toFixed(0)} GB`);
+console.log(
+  `on S3: ${storageGb.toFixed(0)} GB (${bytesPerNote.toLocaleString('en-US')} bytes a note with ${i.vectorDimensions}-d vectors)`,
+);
 console.log(
   `writes: ${count(savesPerDay)} saves a day, ${(savesPerDay / day).toFixed(1)}/s overall, ${(savesPerDay / day / shards).toFixed(3)}/s a shard (one writer a shard: ${i.indexNotesPerSecond} notes/s)`,
 );
