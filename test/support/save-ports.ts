@@ -28,15 +28,18 @@ export function manyLinks(count: number): BookmarkFileEntry[] {
 /** Rows in one Pocket part file, as Pocket wrote them. */
 const POCKET_PART_ROWS = 10_000;
 
-/** A Pocket export zip of `count` distinct rows (today's header), 10,000 a part, every tenth archived. */
-export function pocketZip(count: number): Uint8Array {
+/**
+ * A Pocket export zip of `count` distinct rows (today's header), every tenth archived, in part files
+ * of 10,000 rows as Pocket wrote them (or `partRows`, for several parts at a small size).
+ */
+export function pocketZip(count: number, partRows = POCKET_PART_ROWS): Uint8Array {
   const parts: Record<string, Uint8Array> = {};
-  for (let start = 0; start < count; start += POCKET_PART_ROWS) {
-    const rows = Array.from({ length: Math.min(POCKET_PART_ROWS, count - start) }, (_, offset) => {
+  for (let start = 0; start < count; start += partRows) {
+    const rows = Array.from({ length: Math.min(partRows, count - start) }, (_, offset) => {
       const i = start + offset;
       return `"Pocket ${i}",https://pocket.example/${i},${1_600_000_000 + i},t${i % 7}x|read,${i % 10 ? 'unread' : 'archive'}`;
     });
-    const name = `part_${String(start / POCKET_PART_ROWS).padStart(6, '0')}.csv`;
+    const name = `part_${String(start / partRows).padStart(6, '0')}.csv`;
     parts[name] = strToU8(['title,url,time_added,tags,status', ...rows, ''].join('\n'));
   }
   return zipSync(parts);

@@ -35,6 +35,7 @@ export function openIndexFromEnv(env: Environment): Promise<ShardedSearchIndex> 
   return ShardedSearchIndex.open({
     uri: setting(env, settings.searchIndexUri),
     shards: setting(env, settings.searchShards),
+    foldRows: setting(env, settings.searchFoldRows),
   });
 }
 
@@ -110,8 +111,9 @@ export async function rebuildIndex(ports: IndexSources, scope: RebuildScope = {}
 
 /**
  * The indexer's scheduled step: re-embeds, shard by shard from each one's watermark, what the
- * configured model lacks until the deadline, then folds what was written since the last fold into the
- * shards' indexes. Returns how many notes it re-embedded.
+ * configured model lacks for half the time to the deadline, then folds the shards whose unfolded rows
+ * reached the index's `foldRows`, the most first, until the deadline (the rest at the next run).
+ * Returns how many notes it re-embedded.
  */
 export async function scheduledIndexStep(
   index: ShardedSearchIndex,
@@ -119,7 +121,8 @@ export async function scheduledIndexStep(
   deadline: number,
 ): Promise<number> {
   let reembedded = 0;
-  while (embedder && Date.now() < deadline) {
+  const foldFrom = Date.now() + (deadline - Date.now()) / 2;
+  while (embedder && Date.now() < foldFrom) {
     const step = await index.reembedStep(embedder.model, async (documents) => ({
       model: embedder.model,
       rows: await embedDocuments(embedder, documents),
@@ -127,7 +130,7 @@ export async function scheduledIndexStep(
     if (step === null) break;
     reembedded += step;
   }
-  if (reembedded > 0 || (await index.unfoldedRows()) > 0) await index.optimize();
+  await index.optimize({ deadline, minRows: index.foldRows });
   return reembedded;
 }
 

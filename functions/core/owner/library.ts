@@ -393,7 +393,11 @@ export async function bulkEdit(
  * Deleting a note moves it to the Trash (trash.ts): out of every list, search, feed, link and review
  * until restored, and deleted for good TRASH_RETENTION_DAYS later.
  */
-export async function deleteNote(ports: OwnerPorts, principal: Principal, noteId: string): Promise<void> {
+export async function deleteNote(
+  ports: Pick<OwnerPorts, 'notes' | 'now'>,
+  principal: Principal,
+  noteId: string,
+): Promise<void> {
   liveNote(principal, await ports.notes.getNote(noteId));
   const trashed = await ports.notes.trashNote(noteId, isoTimestamp(ports.now()));
   if (!trashed) throw new NotFoundError('No such note');
