@@ -156,7 +156,10 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     const taken = takenKey<AnswerOutcome>(steps.refused('answer', outcome.failed));
     if (taken) return taken;
     const marker = steps.refused('saved-url', outcome.failed);
-    if (marker?.item) return { kind: 'exists', ...readSavedUrl(unmarshall(marker.item)) };
+    if (marker?.item) {
+      const ref = readSavedUrl(unmarshall(marker.item));
+      return { kind: 'exists', ...ref, saved: await this.loadBookmarkAndNote(ref) };
+    }
     const user = steps.refused('note-count', outcome.failed);
     if (!user?.item) throw new Error(`User ${bookmark.userId} does not exist`);
     const account = unmarshall(user.item);
