@@ -166,6 +166,10 @@ const operations: Record<string, Operation> = {
   },
   DeleteMyFeed: ({ ports, principal, event }) =>
     noContent(library.deleteFeed(ports, principal, uuidParameter(event, 'feed_id'))),
+  AddMyNoteToFeed: async ({ ports, principal, event }) => {
+    const [noteId, feedId] = [uuidParameter(event, 'note_id'), uuidParameter(event, 'feed_id')];
+    return ok(library.addNoteToFeed(ports, principal, noteId, feedId).then(({ placed }) => placed));
+  },
   ListMyTokens: ({ ports, principal }) => ok(library.listTokens(ports, principal)),
   CreateMyToken: async ({ ports, principal, event }) => ({
     ...(await ok(library.createToken(ports, principal, parseBody((await ownerApi()).tokenCreateSchema, event)), 201)),

@@ -120,6 +120,8 @@ const NOTICES = {
   highlightDeleted: 'Highlight deleted.',
   renamed: 'Tag renamed.',
   merged: 'Tags merged.',
+  inFeed: 'Added to the feed: the note has the tags it shows.',
+  inFeedAlready: 'The feed shows this note already.',
   underWay: 'Under way: its other notes follow by themselves within a few minutes.',
   created: 'Created.',
   revoked: 'Token revoked. Saves with it are refused from now on.',
@@ -228,12 +230,20 @@ const actions: Record<string, Action> = {
   },
   WebNote: async ({ ports, principal, context, event }) => {
     const noteId = uuid(event, 'note_id');
-    const [note, article] = await Promise.all([
+    const [note, article, { feeds }] = await Promise.all([
       library.getNote(ports, principal, noteId),
       library.getArticle(ports, principal, noteId),
+      library.listFeeds(ports, principal),
     ]);
     return page(
-      notePage({ ...context, scripts: [SEARCH_SCRIPT] }, note, relatedSection(note.id), article, await reader(article)),
+      notePage(
+        { ...context, scripts: [SEARCH_SCRIPT] },
+        note,
+        relatedSection(note.id),
+        article,
+        await reader(article),
+        feeds,
+      ),
     );
   },
   WebNoteRefetch: async ({ ports, principal, event }) => {
@@ -270,6 +280,11 @@ const actions: Record<string, Action> = {
       tags: typedTags(form.get('tags')),
     });
     return back(notePath(noteId), 'saved');
+  },
+  WebNoteToFeed: async ({ ports, principal, event, form }) => {
+    const noteId = uuid(event, 'note_id');
+    const { placed } = await library.addNoteToFeed(ports, principal, noteId, form.get('feed_id') ?? '');
+    return back(notePath(noteId), placed.tags_added.length ? 'inFeed' : 'inFeedAlready');
   },
   WebNoteDelete: async ({ ports, principal, event }) => {
     await library.deleteNote(ports, principal, uuid(event, 'note_id'));
