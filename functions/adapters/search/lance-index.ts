@@ -294,9 +294,9 @@ export class LanceSearchIndex implements RelatedIndex {
       recent ? recent.query().where(filter).select(['note_id']).toArray() : [],
     ]);
     // The user's live notes written since the last fold, less those whose vectors have followed.
-    const ids = written.map((row) => String(row.note_id));
+    const ids = [...new Set(written.map((row) => String(row.note_id)))];
     const followed = vectors && ids.length > 0 ? await vectors.countRows(`${filter} AND ${noteIdsFilter(ids)}`) : 0;
-    return { notes, embedded, waiting: ids.length - followed };
+    return { notes, embedded, waiting: Math.max(0, ids.length - followed) };
   }
 
   /**
