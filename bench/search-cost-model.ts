@@ -11,8 +11,15 @@ const INPUTS = {
   users: 100_000,
   notesPerUser: 10_000,
   shards: 64,
-  /** Assumed, not yet measured at scale: bench/search-shards.ts prints bytes a note after the fold; put its figure here. */
-  bytesPerNote: 3_000,
+  /**
+   * Measured: bytes on disk a note after the fold in a shard of 12,500 notes (bench/search-shards.ts,
+   * `BENCH_SHARDS_USERS=125 BENCH_SHARDS_LAYOUTS=1`, the size of a shard in the 200,000-note run), with
+   * 64-d vectors; the per-table overhead shrinks as a shard grows (3,857 at 20,000 notes in one table).
+   */
+  bytesPerNote: 4_495,
+  /** The bench's vectors are 64-d; the built-in model's (and Titan's as configured) 512-d: 4 bytes a dimension more a note. */
+  benchVectorDimensions: 64,
+  vectorDimensions: 512,
   /** Measured: the fold of 19,900 notes took 1.6 s; assumed to grow linearly with a shard's rows. */
   foldMsPerThousandRows: 80,
   /** Measured: a keyword query's p50 at 10,000 notes of a user among 19,900 (ms), warm function. */
@@ -43,7 +50,8 @@ const queriesPerDay = i.users * i.queriesPerUserPerDay;
 const foldSeconds = (perShard / 1000) * (i.foldMsPerThousandRows / 1000);
 const foldsPerDay = (24 * 60) / i.foldEveryMinutes;
 
-const storageGb = (notes * i.bytesPerNote) / 1024 ** 3;
+const bytesPerNote = i.bytesPerNote + (i.vectorDimensions - i.benchVectorDimensions) * 4;
+const storageGb = (notes * bytesPerNote) / 1024 ** 3;
 const monthly = {
   's3 storage': storageGb * PRICES.s3GbMonth,
   'index writes: Lambda':
@@ -68,7 +76,9 @@ console.log(`Prices: bench/prices.ts, list prices as of ${PRICES_AS_OF}\n`);
 console.log(
   `${notes.toExponential(0)} notes in ${i.shards} shards: ${Math.round(perShard).toLocaleString('en-US')} notes a shard`,
 );
-console.log(`on S3: ${storageGb.toFixed(0)} GB`);
+console.log(
+  `on S3: ${storageGb.toFixed(0)} GB (${bytesPerNote.toLocaleString('en-US')} bytes a note with ${i.vectorDimensions}-d vectors)`,
+);
 console.log(
   `fold: ${foldSeconds.toFixed(0)} s a shard (indexer timeout 120 s: ${foldSeconds < 120 ? 'fits' : 'does NOT fit'}), ${foldsPerDay} a day per shard`,
 );

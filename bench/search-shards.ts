@@ -77,7 +77,7 @@ async function vectorRecall(
         .distanceType('cosine')
         .where(userFilter(user))
         .bypassVectorIndex()
-        .select(['note_id'])
+        .select(['note_id', '_distance'])
         .limit(10)
         .toArray();
       const found = new Set(

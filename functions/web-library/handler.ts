@@ -106,6 +106,13 @@ const FLASH_SECONDS = 300;
 
 type Action = (visit: Visit) => Promise<APIGatewayProxyResult>;
 
+/** The Tags page's rename or merge (also its Continue button): done, or under way when it outran the request. */
+async function retagged({ ports, principal, form }: Visit, mode: 'rename' | 'merge') {
+  const into = form.get(mode === 'rename' ? 'name' : 'into') ?? '';
+  const change = await library.retag(ports, principal, form.get('tag') ?? '', into, mode, requestDeadline());
+  return back(webPaths.tags, change.unfinished ? 'underWay' : mode === 'rename' ? 'renamed' : 'merged');
+}
+
 /** Notices a redirect may ask for, by code: no text from the request is ever shown. */
 const NOTICES = {
   saved: 'Saved.',
@@ -305,28 +312,8 @@ const actions: Record<string, Action> = {
     return back(webPaths.trash, 'emptied');
   },
   WebTags: async ({ ports, principal, context }) => page(tagsPage(context, await library.listTags(ports, principal))),
-  WebTagRename: async ({ ports, principal, form }) => {
-    const change = await library.retag(
-      ports,
-      principal,
-      form.get('tag') ?? '',
-      form.get('name') ?? '',
-      'rename',
-      requestDeadline(),
-    );
-    return back(webPaths.tags, change.unfinished ? 'underWay' : 'renamed');
-  },
-  WebTagMerge: async ({ ports, principal, form }) => {
-    const change = await library.retag(
-      ports,
-      principal,
-      form.get('tag') ?? '',
-      form.get('into') ?? '',
-      'merge',
-      requestDeadline(),
-    );
-    return back(webPaths.tags, change.unfinished ? 'underWay' : 'merged');
-  },
+  WebTagRename: (visit) => retagged(visit, 'rename'),
+  WebTagMerge: (visit) => retagged(visit, 'merge'),
   WebFeeds: async ({ ports, principal, context }) =>
     page(feedsPage(context, (await library.listFeeds(ports, principal)).feeds)),
   WebFeedCreate: async ({ ports, principal, form }) => {

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RETAG_LEASE_MS, type RetagJob } from '../../functions/core/owner/library';
-import { isoTimestamp } from '../../functions/core/text/text';
 import { chromiumAvailable } from '../support/browser';
 import { json } from '../support/local-stack';
-import { type Owner, savedPage, signedInUser } from '../support/owner';
+import { type Owner, renameUnderWay, savedPage, signedInUser } from '../support/owner';
 import { type SignedInBrowser, startSignedInBrowser } from '../support/signed-in-browser';
 
 /**
@@ -11,17 +9,6 @@ import { type SignedInBrowser, startSignedInBrowser } from '../support/signed-in
  * short): listed above the tags with how far it got, and a button that carries it on at once. The
  * other user's rename of the same tag is neither shown nor touched.
  */
-
-/** A rename recorded as under way, its run's lease ahead, so the sweeper leaves it to the page. */
-const underWay = (owner: Owner, from: string, to: string, notesChanged: number): RetagJob => ({
-  userId: owner.user.id,
-  from,
-  to,
-  mode: 'rename',
-  started: isoTimestamp(new Date()),
-  notesChanged,
-  resumeAt: isoTimestamp(new Date(Date.now() + RETAG_LEASE_MS)),
-});
 
 describe.skipIf(!chromiumAvailable())('the Tags page in Chromium', () => {
   let session: SignedInBrowser;
@@ -38,9 +25,8 @@ describe.skipIf(!chromiumAvailable())('the Tags page in Chromium', () => {
     await savedPage(t, alice, 'https://example.com/tags/1', { comment: '#ai' });
     for (let i = 2; i <= 4; i++) await savedPage(t, alice, `https://example.com/tags/${i}`, { comment: '#ml' });
     await savedPage(t, bob, 'https://example.com/tags/1', { comment: '#ml' });
-    await t.bookmarks.startRetagJob(underWay(alice, 'ml', 'ai', 1));
-    const bobsJob = underWay(bob, 'ml', 'learning', 0);
-    await t.bookmarks.startRetagJob(bobsJob);
+    await renameUnderWay(t, alice, 'ml', 'ai', 1);
+    const bobsJob = await renameUnderWay(t, bob, 'ml', 'learning');
 
     await page.goto(`${t.stack.webBaseUrl}/tags`);
     const unfinished = page.locator('.unfinished-retags li');

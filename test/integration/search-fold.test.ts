@@ -161,7 +161,11 @@ describe('the fold', () => {
     db.close();
     await index.finishBuild(build);
 
-    expect(await index.coverage(alice, embedder.model)).toEqual({ notes: notes.length, embedded: notes.length });
+    expect(await index.coverage(alice, embedder.model)).toEqual({
+      notes: notes.length,
+      embedded: notes.length,
+      waiting: 0,
+    });
     expect((await index.liveNoteIds(alice)).sort()).toEqual(notes.map((note) => note.id).sort());
     const answer = await searchNotes({ index, embedder }, alice, 'field notes', { mode: 'semantic', limit: 10 });
     if (!answer.ok) throw new Error(answer.problem.message);
