@@ -30,6 +30,10 @@ describe.skipIf(!chromiumAvailable())('accounts in Chromium', () => {
     session = await startBrowserStack();
     ({ t, browser } = session);
     context = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
+    // A sign-in hashes with scrypt at OWASP's settings (an unknown address against a decoy, made on
+    // first use): at a load average near 30 the deleted account's sign-in was answered past playwright's
+    // default 30 s for an action, so actions here wait up to 90 s.
+    context.setDefaultTimeout(90_000);
     page = await context.newPage();
     // The CSP forbids inline scripts and styles: a page that had one would log the refusal.
     page.on('console', (message) => {
