@@ -58,6 +58,9 @@ export default defineConfig({
           include: ['test/browser/**/*.test.ts'],
           globalSetup: withDynamoDbLocal,
           isolate: false,
+          // One test walks a flow through many pages (sign-up to account deletion, an MCP client's
+          // consent and every tool): the MCP one took 41 s at a load average of 21, past the 30 s default.
+          testTimeout: 120_000,
           ...twoAtATime,
         },
       },

@@ -20,13 +20,13 @@ import { DynamoBookmarkStore } from '../functions/adapters/dynamo/bookmark-store
 import { createDynamoClients } from '../functions/adapters/dynamo/client';
 import { readNote } from '../functions/adapters/dynamo/entities/note';
 import { DynamoIdentityStore } from '../functions/adapters/dynamo/identity-store';
+import { DynamoImportStore } from '../functions/adapters/dynamo/import-store';
 import { keys } from '../functions/adapters/dynamo/keys';
 import { createSqsClient } from '../functions/adapters/sqs/sqs';
 import { hashPassword, verifyPassword } from '../functions/core/identity/password';
 import { newSession, sessionCookieName } from '../functions/core/identity/session';
 import { IMPORT_CHUNK_LINKS } from '../functions/core/import/chunks';
 import { readExport } from '../functions/core/import/detect';
-import { importExport } from '../functions/core/import/import';
 import { newUser } from '../functions/core/workspace/accounts';
 import { renderNetscapeBookmarks } from '../functions/core/workspace/netscape-bookmarks';
 import { CSRF_HEADER } from '../functions/http/owner-auth';
@@ -36,7 +36,7 @@ import { BUNDLE_ENTRY_FILE, bundleFunction, functionBundleOptions } from '../lib
 import { startDynamoDbLocal } from '../local/dynamodb-local';
 import { type LocalStack, startLocalStack } from '../local/stack';
 import { repositoryRoot } from '../test/support/processes';
-import { manyLinks, pocketZip, quietSavePorts } from '../test/support/save-ports';
+import { importerOver, manyLinks, pocketZip } from '../test/support/save-ports';
 import { measureArticles, measureSaveToKept } from './articles';
 import { initAndFirstUseBytes } from './bundle-graph';
 import { type RecordedCall, startDynamoRecorder } from './dynamo-recorder';
@@ -549,16 +549,18 @@ async function hotNote(stack: LocalStack, data: Fixture, doc: DynamoDBDocumentCl
   );
 }
 
-/** Issue 10: a 5,000-link bookmark file through `gleaner import` (the save core, 8 saves at a time) into DynamoDB Local. */
+/** Issue 10: a 5,000-link bookmark file through `gleaner import` (the import worker's chunks run in one process, 8 saves at a time) into DynamoDB Local. */
 async function largeImport(doc: DynamoDBDocumentClient, tableName: string) {
   const user = newUser({ id: randomUUID(), name: 'Importer', noteCap: IMPORT_LINKS * 2, now: new Date() });
   const accounts = new DynamoAccountStore(doc, tableName);
   await accounts.createUser(user);
-  const ports = quietSavePorts(new DynamoBookmarkStore(doc, tableName));
+  const importer = importerOver(
+    new DynamoImportStore(doc, tableName),
+    (backlog) => new DynamoBookmarkStore(doc, tableName, backlog),
+  );
   const started = performance.now();
   const html = renderNetscapeBookmarks(manyLinks(IMPORT_LINKS));
-  const report = await importExport(
-    ports,
+  const report = await importer(
     user.id,
     readExport([{ name: 'bookmarks.html', bytes: new TextEncoder().encode(html) }]),
   );

@@ -15,9 +15,9 @@ import {
 import { EmailTakenError } from '../functions/core/identity/account-flows';
 import { normalizeEmail } from '../functions/core/identity/email';
 import { sendOneTimeLink } from '../functions/core/identity/links';
-import { importedArticles } from '../functions/core/import/articles';
+import { operatorFor } from '../functions/core/identity/principal';
+import { importHere, importSaves } from '../functions/core/import/chunks';
 import { readExport, type UploadedFile } from '../functions/core/import/detect';
-import { importExport } from '../functions/core/import/import';
 import { ImportFileError } from '../functions/core/import/items';
 import {
   type AccessToken,
@@ -25,11 +25,15 @@ import {
   type FeedRecord,
   type Note,
   type Plan,
+  trashPurgeTime,
   type User,
 } from '../functions/core/model';
+import * as library from '../functions/core/owner/library';
+import * as trash from '../functions/core/owner/trash';
 import { searchNotes } from '../functions/core/search/search';
 import { MAX_SHARDS } from '../functions/core/search/shards';
 import { snippetText } from '../functions/core/search/snippet';
+import { isoTimestamp } from '../functions/core/text/text';
 import {
   DEFAULT_ROTATION_GRACE,
   expiryAfter,
@@ -195,16 +199,34 @@ export const commands: Record<string, Command> = {
   },
 
   'notes list': async ({ options, accounts, bookmarks }) => {
+    if (options.trash && options.tag !== undefined) throw new UsageError('give --tag or --trash, not both');
     const [filter, request] = [tagFilter(options), pageRequest(options)];
-    const page = await bookmarks.listNotes(await existingUser(options, accounts), filter, request);
+    const userId = await existingUser(options, accounts);
+    const page = options.trash
+      ? await trash.trashedNotes({ notes: bookmarks, now: () => new Date() }, operatorFor(userId), request)
+      : await bookmarks.listNotes(userId, filter, request);
     return { notes: page.items.map(noteResource), cursor: page.cursor };
   },
 
-  'notes delete': async ({ args, bookmarks }) => {
-    const noteId = requiredId(args, 'NOTE_ID');
-    const note = await bookmarks.deleteNote(noteId);
-    if (!note) throw new NotFoundError(`no note with id ${noteId}`);
-    return { id: noteId, bookmark_id: note.bookmarkId, deleted: true };
+  // The owner's own use cases (the API's, the pages' and MCP's), acting for the note's owner.
+  'notes delete': async ({ args, options, bookmarks, articles }) => {
+    const { note, principal } = await noteAndOwner(args, bookmarks);
+    const ports = { notes: bookmarks, articles: articles ?? keptPagesByStream, now: () => new Date() };
+    if (!note.trashedAt) await ownerCase(note.id, () => library.deleteNote(ports, principal, note.id));
+    else if (!options.forever)
+      throw new Error(`note ${note.id} is in the Trash already: restore it with \`notes restore\`, or give --forever`);
+    if (options.forever) {
+      await ownerCase(note.id, () => trash.deleteForever(ports, principal, note.id));
+      return { id: note.id, bookmark_id: note.bookmarkId, deleted: true };
+    }
+    const trashed = await bookmarks.getNote(note.id);
+    return { id: note.id, bookmark_id: note.bookmarkId, ...trashTimes(trashed ?? note) };
+  },
+
+  'notes restore': async ({ args, bookmarks }) => {
+    const { note, principal } = await noteAndOwner(args, bookmarks);
+    const ports = { notes: bookmarks, now: () => new Date() };
+    return noteResource(await ownerCase(note.id, () => trash.restoreTrashed(ports, principal, note.id)));
   },
 
   'bookmarks list': async ({ options, accounts, bookmarks }) => {
@@ -220,7 +242,7 @@ export const commands: Record<string, Command> = {
     return bookmarkResource(bookmark);
   },
 
-  import: async ({ args, options, accounts, bookmarks, articles, stderr }) => {
+  import: async ({ args, options, accounts, bookmarks, imports, importBookmarks, articles, stderr }) => {
     if (args.length === 0) throw new UsageError('FILE is required');
     requiredUserId(options); // a malformed id is told before the file is read
     const uploads = args.map((file) => {
@@ -235,16 +257,19 @@ export const commands: Record<string, Command> = {
     const progress = stderr.isTTY
       ? (done: number, total: number) => stderr.write(`\rimporting ${done}/${total}`)
       : undefined;
-    // Enrichment stays in the outbox, which the sweeper drains at a bounded rate (SWEEP_BATCH_PER_SHARD).
-    const ports = {
-      store: bookmarks,
-      enrichment: { publish: async () => {} },
+    // The import worker's own path, its chunks run here: recorded as an import of the account, its
+    // new pages waiting in the import backlog, which the sweeper hands out a bounded batch at a time.
+    const saves = importSaves({
+      store: importBookmarks,
+      articles: articles && { store: articles, bookmarks },
       newId: randomUUID,
       now: () => new Date(),
       logger: { warn: () => {} },
-      articles: articles && importedArticles({ store: articles, bookmarks, now: () => new Date() }),
-    };
-    const report = await importExport(ports, userId, parsed, progress);
+    });
+    const ports = { imports, save: saves, newId: randomUUID, now: () => new Date() };
+    const fileName = uploads.map((upload) => upload.name).join(', ');
+    // While another import of the account is under way, this one is refused (exit 1), naming it.
+    const report = await importHere(ports, userId, fileName, parsed, progress);
     if (progress) stderr.write('\n');
     if (report.over_cap)
       stderr.write(
@@ -262,10 +287,11 @@ export const commands: Record<string, Command> = {
     const userId = await existingUser(options, accounts);
     const exported = await exportWorkspace({ notes: bookmarks, highlights: feeds, articles }, userId);
     if (format === 'json') {
-      const json = { user_id: userId, bookmarks: exported };
+      const json = { user_id: userId, ...exported };
       return new DocumentOutput(`${JSON.stringify(json, null, 2)}\n`, json);
     }
-    const document = renderNetscapeBookmarks(bookmarkFileEntries(exported));
+    // A bookmark file holds links only: notes without a bookmark are in the JSON export alone.
+    const document = renderNetscapeBookmarks(bookmarkFileEntries(exported.bookmarks));
     return new DocumentOutput(document, { user_id: userId, format, document });
   },
 
@@ -463,6 +489,37 @@ function userResource(user: User) {
   return { id: user.id, name: user.name, plan: user.plan, note_cap: user.noteCap, note_count: user.noteCount };
 }
 
+/** The note NOTE_ID names (in the Trash too), with its owner as the principal the owner's use cases act for. */
+async function noteAndOwner(args: string[], bookmarks: Connection['bookmarks']) {
+  const noteId = requiredId(args, 'NOTE_ID');
+  const note = await bookmarks.getNote(noteId);
+  if (!note) throw new NotFoundError(`no note with id ${noteId}`);
+  return { note, principal: operatorFor(note.userId) };
+}
+
+/** An owner's use case on a note, its "no such note" told in the CLI's words. */
+async function ownerCase<T>(noteId: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof library.NotFoundError)
+      throw new NotFoundError(`no note with id ${noteId}${/Trash/.test(error.message) ? ' in the Trash' : ''}`);
+    throw error;
+  }
+}
+
+/**
+ * Without the kept pages' store (a deployed table, and no ARTICLE_STORE), a note deleted for good
+ * leaves its kept page to the stack's stream consumer, which deletes what a note deleted from the
+ * Trash had (functions/search-indexer).
+ */
+const keptPagesByStream = { deleteArticle: async () => 0 };
+
+/** When a note in the Trash went there, and when it is deleted for good; nothing for a live note. */
+function trashTimes(note: Note) {
+  return note.trashedAt ? { trashed_at: note.trashedAt, purge_at: isoTimestamp(trashPurgeTime(note.trashedAt)) } : {};
+}
+
 function noteResource(note: Note) {
   return {
     id: note.id,
@@ -477,6 +534,7 @@ function noteResource(note: Note) {
     archived_at: note.archivedAt ?? null,
     starred: note.starredAt != null,
     starred_at: note.starredAt ?? null,
+    ...trashTimes(note),
   };
 }
 

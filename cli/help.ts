@@ -1,3 +1,4 @@
+import { TRASH_RETENTION_DAYS } from '../functions/core/model';
 import { DEFAULT_ROTATION_GRACE } from '../functions/core/token/lifecycle';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../functions/core/workspace/listing';
 
@@ -50,12 +51,21 @@ old one keeps working for the grace period (default ${DEFAULT_ROTATION_GRACE}), 
   'tokens revoke': { usage: 'TOKEN_ID', about: 'Revokes a token: it is refused from now on.' },
   'notes get': { usage: 'NOTE_ID', about: 'Prints a note whole: its bookmark, body and tags.' },
   'notes list': {
-    usage: '--user USER_ID [--tag TAG] [--limit N] [--cursor C]',
-    about: `Lists a user's notes, by last update. ${paging}`,
+    usage: '--user USER_ID [--tag TAG | --trash] [--limit N] [--cursor C]',
+    about: `Lists a user's notes, by last update; with --trash, the notes in their Trash, most recently
+deleted first. ${paging}`,
   },
   'notes delete': {
+    usage: 'NOTE_ID [--forever]',
+    about: `Moves a note to the Trash, as the web app and the API do: it leaves every list, search, feed,
+link and review, frees its place under the note cap, and is deleted for good ${TRASH_RETENTION_DAYS} days later.
+Prints when it went and when it goes. --forever deletes it for good at once (in the Trash or not),
+with its bookmark, highlights and kept page.`,
+  },
+  'notes restore': {
     usage: 'NOTE_ID',
-    about: 'Deletes a note and its bookmark, and frees its place under the note cap.',
+    about: `Takes a note out of the Trash, back as it was (tags, highlights, reading state); refused when
+its user is at the note cap. Prints the note.`,
   },
   'bookmarks get': { usage: 'BOOKMARK_ID', about: 'Prints a bookmark as the save contract shows it.' },
   'bookmarks list': {

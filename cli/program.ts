@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { InvalidFeedSettingsError } from '../functions/core/feed/settings';
+import { TRASH_RETENTION_DAYS } from '../functions/core/model';
 import { LayoutError } from '../functions/core/search/shards';
 import { DEFAULT_ROTATION_GRACE } from '../functions/core/token/lifecycle';
 import { DEFAULT_PAGE_SIZE, InvalidCursorError, MAX_PAGE_SIZE } from '../functions/core/workspace/listing';
@@ -31,7 +32,9 @@ the new one has the same label and lifetime (or the one --expires-in gives).
 A feed is created private: its addresses answer 404 until --sharing link (anyone with the link)
 or public. \`feeds create\`, \`get\` and \`list\` print its page, RSS, Atom, JSON Feed and JSON addresses.
 A changed --plan brings that plan's note cap unless --note-cap is given too.
-\`notes delete\` also deletes the note's bookmark and frees its place under the note cap.
+\`notes delete\` moves a note to the Trash, as the web app and the API do: out of every list, search and feed,
+and out of the note cap, for ${TRASH_RETENTION_DAYS} days, then deleted for good; \`notes restore\` takes it back, and
+\`notes delete --forever\` deletes it for good at once, with its bookmark, highlights and kept page.
 \`migrate\` runs every migration, each safe to run again (a stopped run is finished by running it again),
 then indexes for search the notes the index lacks.
 \`search\` takes the query language of docs/search.md (words, "phrases", prefix*, #tag, -word, site:,
@@ -150,6 +153,8 @@ function parseCommandLine(argv: string[]) {
         shard: { type: 'string' },
         shards: { type: 'string' },
         resume: { type: 'boolean', default: false },
+        forever: { type: 'boolean', default: false },
+        trash: { type: 'boolean', default: false },
       },
     });
   } catch (error) {

@@ -166,7 +166,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const readers: StreamReader[] = [];
   const tasks = new Map(
     await Promise.all(
-      scheduledTasks.map(async (task) => [task.id, await load<() => Promise<unknown>>(task.entry)] as const),
+      scheduledTasks.map(async (task) => {
+        const handle = await load<(event: unknown, context: Context) => Promise<unknown>>(task.entry);
+        // As EventBridge invokes it: a scheduled event, within the function's timeout (a worker's 30 s).
+        const run = () =>
+          handle({ source: 'aws.events', 'detail-type': 'Scheduled Event' }, lambdaContext(task.id, 30_000));
+        return [task.id, run] as const;
+      }),
     ),
   );
   if (options.searchIndexUri) {

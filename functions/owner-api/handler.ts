@@ -26,6 +26,7 @@ import { errorResponse, header, jsonResponse } from '../http/responses';
 import { reviewLinks } from '../http/review-links';
 import { type RouteCall, type RouteOperation, routeWrapper } from '../http/route-wrapper';
 import { deferred, type Environment } from '../platform/env';
+import { requestDeadline } from '../platform/request-deadline';
 import { corsAllowedOrigins, OWNER_API_PREFLIGHT } from '../platform/routes';
 import { setting, settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
@@ -149,11 +150,11 @@ const operations: Record<string, Operation> = {
   ListMyTags: ({ ports, principal }) => ok(library.listTags(ports, principal)),
   RenameMyTag: async ({ ports, principal, event }) => {
     const { name } = parseBody((await ownerApi()).tagRenameSchema, event);
-    return ok(library.retag(ports, principal, event.pathParameters?.tag ?? '', name, 'rename'));
+    return ok(library.retag(ports, principal, event.pathParameters?.tag ?? '', name, 'rename', requestDeadline()));
   },
   MergeMyTag: async ({ ports, principal, event }) => {
     const { into } = parseBody((await ownerApi()).tagMergeSchema, event);
-    return ok(library.retag(ports, principal, event.pathParameters?.tag ?? '', into, 'merge'));
+    return ok(library.retag(ports, principal, event.pathParameters?.tag ?? '', into, 'merge', requestDeadline()));
   },
   ListMyFeeds: ({ ports, principal }) => ok(library.listFeeds(ports, principal)),
   CreateMyFeed: async ({ ports, principal, event }) =>
@@ -165,6 +166,10 @@ const operations: Record<string, Operation> = {
   },
   DeleteMyFeed: ({ ports, principal, event }) =>
     noContent(library.deleteFeed(ports, principal, uuidParameter(event, 'feed_id'))),
+  AddMyNoteToFeed: async ({ ports, principal, event }) => {
+    const [noteId, feedId] = [uuidParameter(event, 'note_id'), uuidParameter(event, 'feed_id')];
+    return ok(library.addNoteToFeed(ports, principal, noteId, feedId).then(({ placed }) => placed));
+  },
   ListMyTokens: ({ ports, principal }) => ok(library.listTokens(ports, principal)),
   CreateMyToken: async ({ ports, principal, event }) => ({
     ...(await ok(library.createToken(ports, principal, parseBody((await ownerApi()).tokenCreateSchema, event)), 201)),
@@ -210,7 +215,7 @@ const operations: Record<string, Operation> = {
   GetMyImport: async ({ ports, principal, event }) => {
     const { importResource } = await importApi();
     const job = await ownImport(ports.importJobs, principal, uuidParameter(event, 'import_id'));
-    return jsonResponse(200, importResource(job, await ports.importJobs.imports.skippedRows(job)));
+    return jsonResponse(200, importResource(job, await ports.importJobs.imports.listed(job)));
   },
   StartMyImport: async ({ ports, principal, event }) => {
     const { importResource } = await importApi();

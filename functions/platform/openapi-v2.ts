@@ -318,6 +318,13 @@ const operations: Record<string, OwnerOperation> = {
     summary: 'Delete a feed: its addresses answer 404 from now on',
     answer: noContent('Deleted.'),
   },
+  AddMyNoteToFeed: {
+    tag: 'feeds',
+    summary: 'Put a note into a feed by giving it the tags the feed shows',
+    description:
+      "Every tag of a feed that needs all of them the note lacks, else the feed's first tag; nothing when the feed shows the note already. Its tags change as an edit changes them (the note's update time moves, so the feed lists it first).",
+    answer: ok('NoteInFeed', 'The note is in the feed.'),
+  },
   ListMyTokens: {
     tag: 'tokens',
     summary: 'Every API token (personal access token) of the account, without secrets',

@@ -220,6 +220,12 @@ export const settings = {
     parse: wholeNumber,
     fallback: 1,
   },
+  searchFoldRows: {
+    name: 'SEARCH_FOLD_ROWS',
+    doc: "rows a search shard's writes reach before the indexer's scheduled run folds them into its indexes (a write folds them at 500; fewer are found through the shard's recent table meanwhile)",
+    parse: wholeNumber,
+    fallback: 100,
+  },
   embeddings: {
     name: 'GLEANER_EMBEDDINGS',
     doc: '`builtin` (the default): the model that ships in the package (Universal Sentence Encoder lite), unless Bedrock, an endpoint or model files are named; `off`: keyword search only',

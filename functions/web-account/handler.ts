@@ -10,7 +10,8 @@ import { DynamoRateLimiter } from '../adapters/dynamo/rate-limiter';
 import { createMailer } from '../adapters/mail/mailer';
 import type { AccountFlowPorts, IdentityStore, Throttled } from '../core/identity/account-flows';
 import * as flows from '../core/identity/account-flows';
-import { WEBAUTHN_CHALLENGE_SECONDS } from '../core/identity/identity';
+import { connectedApps, disconnectApp } from '../core/identity/connected-apps';
+import * as passkeyFlows from '../core/identity/passkey-flows';
 import { resourceIdentifier } from '../core/identity/resources';
 import { clearedSessionCookie, type Session, sessionCookie } from '../core/identity/session';
 import {
@@ -40,8 +41,9 @@ import { createTracing, type Tracing } from '../platform/tracing';
  * The web app's account pages: `/` for visitors, sign-up, sign-in (password or passkey), sign-out,
  * email verification, password reset and invitations (one-time links), and the Account page (email,
  * password, display name, passkeys) with Connected apps. Thin: each route id's action reads its form,
- * runs a use case of core/identity/account-flows.ts on its ports, and answers with a page or a
- * redirect. One module serves these routes of the route table, an action a route id.
+ * runs a use case of core/identity (account-flows.ts, passkey-flows.ts, connected-apps.ts) on its
+ * ports, and answers with a page, a redirect or the passkey script's JSON. One module serves these
+ * routes of the route table, an action a route id.
  */
 
 export interface WebAccountDeps extends OwnerAuthDeps, AccountFlowPorts {
@@ -49,9 +51,6 @@ export interface WebAccountDeps extends OwnerAuthDeps, AccountFlowPorts {
   readonly logger: Logger;
   readonly tracing?: Tracing;
 }
-
-/** @simplewebauthn/server (and its ASN.1 libraries) only for the passkey routes, loaded on first use. */
-const webauthn = () => import('../core/identity/passkeys');
 
 type Action = (deps: WebAccountDeps, event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
@@ -320,98 +319,56 @@ async function passkeyRegisterOptions(
   deps: WebAccountDeps,
   event: APIGatewayProxyEvent,
 ): Promise<APIGatewayProxyResult> {
-  const passkeys = await webauthn();
   const auth = await authenticateOwner(deps, event);
   if (!auth.ok) return auth.response;
-  const userId = auth.principal.userId;
-  const [login, existing] = await Promise.all([
-    deps.identities.getLoginOfUser(userId),
-    deps.identities.listPasskeys(userId),
-  ]);
-  const options = await passkeys.registrationOptions(
-    passkeys.relyingParty(baseUrlOf(deps, event)),
-    { id: userId, email: login?.email ?? userId },
-    existing,
-  );
-  await deps.identities.putChallenge({
-    challenge: options.challenge,
-    purpose: 'register',
-    userId,
-    expiresAt: Math.floor(deps.now().getTime() / 1000) + WEBAUTHN_CHALLENGE_SECONDS,
-  });
+  const options = await passkeyFlows.passkeyRegistrationOptions(deps, auth.principal.userId, baseUrlOf(deps, event));
   return jsonResponse(200, options, { 'Cache-Control': 'no-store' });
 }
 
 async function passkeyRegister(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  const passkeys = await webauthn();
   const auth = await authenticateOwner(deps, event);
   if (!auth.ok) return auth.response;
   const body = jsonBody(event);
-  const response = body?.response as RegistrationResponseJSON | undefined;
-  const challenge = response ? passkeys.responseChallenge(response) : null;
-  const stored = challenge ? await deps.identities.consumeChallenge(challenge, deps.now()) : null;
-  if (!response || !stored || stored.purpose !== 'register' || stored.userId !== auth.principal.userId) {
+  const outcome = await passkeyFlows.registerPasskey(
+    deps,
+    auth.principal.userId,
+    { response: body?.response as RegistrationResponseJSON | undefined, label: body?.label },
+    baseUrlOf(deps, event),
+  );
+  if (outcome.kind === 'expired')
     return errorResponse(400, 'The passkey request expired or was already used; try again');
-  }
-  const label = typeof body?.label === 'string' && body.label.trim() ? body.label.trim().slice(0, 60) : 'Passkey';
-  const passkey = await passkeys.verifyRegistration(passkeys.relyingParty(baseUrlOf(deps, event)), {
-    userId: auth.principal.userId,
-    label,
-    response,
-    challenge: stored.challenge,
-    now: deps.now(),
-  });
-  if (!passkey) return errorResponse(400, 'The authenticator’s answer did not verify');
-  await deps.identities.putPasskey(passkey);
+  if (outcome.kind === 'unverified') return errorResponse(400, 'The authenticator’s answer did not verify');
+  const { passkey } = outcome;
   return jsonResponse(201, { credential_id: passkey.credentialId, label: passkey.label });
 }
 
 async function passkeyDelete(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const form = await accountForm(deps, event);
   if ('response' in form) return form.response;
-  const credential = form.fields.get('credential');
-  // Keyed by the signed-in user: another user's credential id names nothing here.
-  if (credential) await deps.identities.deletePasskey(form.session.userId, credential);
+  await passkeyFlows.removePasskey(deps, form.session.userId, form.fields.get('credential'));
   return redirectResponse(`${webPaths.account}?notice=passkey-removed`);
 }
 
 async function passkeySignInOptions(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  const passkeys = await webauthn();
-  const options = await passkeys.signInOptions(passkeys.relyingParty(baseUrlOf(deps, event)));
-  await deps.identities.putChallenge({
-    challenge: options.challenge,
-    purpose: 'sign-in',
-    userId: null,
-    expiresAt: Math.floor(deps.now().getTime() / 1000) + WEBAUTHN_CHALLENGE_SECONDS,
-  });
+  const options = await passkeyFlows.passkeySignInOptions(deps, baseUrlOf(deps, event));
   return jsonResponse(200, options, { 'Cache-Control': 'no-store' });
 }
 
 async function passkeySignIn(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  const passkeys = await webauthn();
   const body = jsonBody(event);
-  const response = body?.response as AuthenticationResponseJSON | undefined;
-  const challenge = response ? passkeys.responseChallenge(response) : null;
-  const stored = challenge ? await deps.identities.consumeChallenge(challenge, deps.now()) : null;
-  const userId = response ? passkeys.responseUserId(response) : null;
-  const passkey = userId && response?.id ? await deps.identities.getPasskey(userId, response.id) : null;
-  const counter =
-    response && stored?.purpose === 'sign-in' && passkey
-      ? await passkeys.verifySignIn(passkeys.relyingParty(baseUrlOf(deps, event)), {
-          passkey,
-          response,
-          challenge: stored.challenge,
-        })
-      : null;
-  if (counter === null || !passkey)
+  const outcome = await passkeyFlows.signInWithPasskey(
+    deps,
+    body?.response as AuthenticationResponseJSON | undefined,
+    baseUrlOf(deps, event),
+    () => sessionOf(deps, event),
+  );
+  if (outcome.kind === 'refused')
     return errorResponse(401, 'That passkey did not sign you in; try again or use your password');
-  await deps.identities.recordPasskeyUse(passkey, counter, deps.now());
-  const cookieValue = await flows.startSession(deps, passkey.userId, await sessionOf(deps, event));
   // The script follows `location` itself: a fetch cannot be redirected into a page.
   return jsonResponse(
     200,
     { location: safeNextPath(String(body?.next ?? '')) },
-    sessionCookieHeader(deps, event, cookieValue),
+    sessionCookieHeader(deps, event, outcome.cookieValue),
   );
 }
 
@@ -419,28 +376,17 @@ async function showConnectedApps(deps: WebAccountDeps, event: APIGatewayProxyEve
   const signedIn = await pageSession(deps, event);
   if ('response' in signedIn) return signedIn.response;
   const { session } = signedIn;
-  const grants = await deps.grants.listGrants(session.userId);
-  const apps = await Promise.all(
-    grants.map(async (grant) => ({
-      grantId: grant.grantId,
-      clientName: (await deps.grants.clientName(grant.clientId)) ?? grant.clientId,
-      scopes: grant.scopes,
-      granted: grant.granted,
-    })),
-  );
+  const apps = await connectedApps(deps, session.userId);
   const notice = queryParameter(event, 'notice') === 'revoked' ? 'The app is disconnected.' : null;
-  const mcpAddress = resourceIdentifier(serviceBaseUrl(event, deps.publicBaseUrl, deps.trustCdnHeaders), 'mcp');
+  const mcpAddress = resourceIdentifier(baseUrlOf(deps, event), 'mcp');
   return htmlResponse(200, connectedAppsPage(apps, session.csrfToken, mcpAddress, notice));
 }
 
 async function revokeConnectedApp(deps: WebAccountDeps, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const form = await accountForm(deps, event);
   if ('response' in form) return form.response;
-  const grantId = form.fields.get('grant');
-  // Only the signed-in user's own grant: another user's id is refused like an unknown one.
-  if (!grantId || !(await deps.grants.revokeGrant(form.session.userId, grantId))) {
+  if (!(await disconnectApp(deps, form.session.userId, form.fields.get('grant'))))
     return errorResponse(404, 'No such connected app');
-  }
   return redirectResponse(`${webPaths.connectedApps}?notice=revoked`);
 }
 

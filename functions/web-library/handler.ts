@@ -47,6 +47,7 @@ import { reviewLinks } from '../http/review-links';
 import { type RouteCall, type RouteOperation, routeWrapper } from '../http/route-wrapper';
 import { failurePage, formFields, htmlResponse, redirectResponse, signInFirst } from '../http/web';
 import { deferred, type Environment } from '../platform/env';
+import { requestDeadline } from '../platform/request-deadline';
 import { setting, settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
 
@@ -98,6 +99,13 @@ const FLASH_SECONDS = 300;
 
 type Action = (visit: Visit) => Promise<APIGatewayProxyResult>;
 
+/** The Tags page's rename or merge (also its Continue button): done, or under way when it outran the request. */
+async function retagged({ ports, principal, form }: Visit, mode: 'rename' | 'merge') {
+  const into = form.get(mode === 'rename' ? 'name' : 'into') ?? '';
+  const change = await library.retag(ports, principal, form.get('tag') ?? '', into, mode, requestDeadline());
+  return back(webPaths.tags, change.unfinished ? 'underWay' : mode === 'rename' ? 'renamed' : 'merged');
+}
+
 /** Notices a redirect may ask for, by code: no text from the request is ever shown. */
 const NOTICES = {
   saved: 'Saved.',
@@ -111,6 +119,9 @@ const NOTICES = {
   highlightDeleted: 'Highlight deleted.',
   renamed: 'Tag renamed.',
   merged: 'Tags merged.',
+  inFeed: 'Added to the feed: the note has the tags it shows.',
+  inFeedAlready: 'The feed shows this note already.',
+  underWay: 'Under way: its other notes follow by themselves within a few minutes.',
   created: 'Created.',
   revoked: 'Token revoked. Saves with it are refused from now on.',
   shared: 'Saved from your share.',
@@ -218,12 +229,20 @@ const actions: Record<string, Action> = {
   },
   WebNote: async ({ ports, principal, context, event }) => {
     const noteId = uuid(event, 'note_id');
-    const [note, article] = await Promise.all([
+    const [note, article, { feeds }] = await Promise.all([
       library.getNote(ports, principal, noteId),
       library.getArticle(ports, principal, noteId),
+      library.listFeeds(ports, principal),
     ]);
     return page(
-      notePage({ ...context, scripts: [SEARCH_SCRIPT] }, note, relatedSection(note.id), article, await reader(article)),
+      notePage(
+        { ...context, scripts: [SEARCH_SCRIPT] },
+        note,
+        relatedSection(note.id),
+        article,
+        await reader(article),
+        feeds,
+      ),
     );
   },
   WebNoteRefetch: async ({ ports, principal, event }) => {
@@ -261,6 +280,11 @@ const actions: Record<string, Action> = {
     });
     return back(notePath(noteId), 'saved');
   },
+  WebNoteToFeed: async ({ ports, principal, event, form }) => {
+    const noteId = uuid(event, 'note_id');
+    const { placed } = await library.addNoteToFeed(ports, principal, noteId, form.get('feed_id') ?? '');
+    return back(notePath(noteId), placed.tags_added.length ? 'inFeed' : 'inFeedAlready');
+  },
   WebNoteDelete: async ({ ports, principal, event }) => {
     await library.deleteNote(ports, principal, uuid(event, 'note_id'));
     return back(webPaths.library, 'trashed');
@@ -297,16 +321,9 @@ const actions: Record<string, Action> = {
     await trash.emptyTrash(ports, principal);
     return back(webPaths.trash, 'emptied');
   },
-  WebTags: async ({ ports, principal, context }) =>
-    page(tagsPage(context, (await library.listTags(ports, principal)).tags)),
-  WebTagRename: async ({ ports, principal, form }) => {
-    await library.retag(ports, principal, form.get('tag') ?? '', form.get('name') ?? '', 'rename');
-    return back(webPaths.tags, 'renamed');
-  },
-  WebTagMerge: async ({ ports, principal, form }) => {
-    await library.retag(ports, principal, form.get('tag') ?? '', form.get('into') ?? '', 'merge');
-    return back(webPaths.tags, 'merged');
-  },
+  WebTags: async ({ ports, principal, context }) => page(tagsPage(context, await library.listTags(ports, principal))),
+  WebTagRename: (visit) => retagged(visit, 'rename'),
+  WebTagMerge: (visit) => retagged(visit, 'merge'),
   WebFeeds: async ({ ports, principal, context }) =>
     page(feedsPage(context, (await library.listFeeds(ports, principal)).feeds)),
   WebFeedCreate: async ({ ports, principal, form }) => {

@@ -80,6 +80,94 @@ describe('gleaner CLI against the running local stack', () => {
     expect((await t.save(minted.token, { url: 'https://example.com/cli' })).status).toBe(401);
   });
 
+  it("moves a note to the Trash, restores it, and deletes it for good, each for the note's own user", async () => {
+    const newUser = async (name: string, cap: string) =>
+      parse((await gleaner(['users', 'create', '--name', name, '--note-cap', cap, '--json'], env)).stdout);
+    const tokenOf = async (userId: string) =>
+      parse((await gleaner(['tokens', 'create', '--user', userId, '--json'], env)).stdout).token as string;
+    const [ana, bo] = [await newUser('Ana', '2'), await newUser('Bo', '10')];
+    const [anaToken, boToken] = [await tokenOf(ana.id), await tokenOf(bo.id)];
+    const kept = await json(
+      await t.save(anaToken, { url: 'https://example.com/trash-1', selection: 'kept', comment: '#t' }),
+    );
+    await json(await t.save(anaToken, { url: 'https://example.com/trash-2' }));
+    const bos = await json(await t.save(boToken, { url: 'https://example.com/trash-1' }));
+    const idsOf = async (userId: string) =>
+      parse((await gleaner(['notes', 'list', '--user', userId, '--json'], env)).stdout).notes.map(
+        (note: { id: string }) => note.id,
+      );
+    const trashOf = async (userId: string) =>
+      parse((await gleaner(['notes', 'list', '--user', userId, '--trash', '--json'], env)).stdout).notes.map(
+        (note: { id: string }) => note.id,
+      );
+    const countOf = async (userId: string) =>
+      parse((await gleaner(['users', 'list', '--limit', '100', '--json'], env)).stdout).users.find(
+        (user: { id: string }) => user.id === userId,
+      ).note_count;
+
+    const trashed = parse((await gleaner(['notes', 'delete', kept.note_id, '--json'], env)).stdout);
+    expect(trashed).toEqual({
+      id: kept.note_id,
+      bookmark_id: kept.bookmark.id,
+      trashed_at: expect.any(String),
+      purge_at: expect.any(String),
+    });
+    expect(Date.parse(trashed.purge_at) - Date.parse(trashed.trashed_at)).toBe(30 * 86_400_000);
+    // Ana's note left her list and her count; Bo's note of the same page is untouched.
+    expect(await idsOf(ana.id)).not.toContain(kept.note_id);
+    expect([await countOf(ana.id), await countOf(bo.id)]).toEqual([1, 1]);
+    expect(await idsOf(bo.id)).toEqual([bos.note_id]);
+    expect([await trashOf(ana.id), await trashOf(bo.id)]).toEqual([[kept.note_id], []]);
+    // Still there, in the Trash, with its bookmark.
+    expect(parse((await gleaner(['notes', 'get', kept.note_id, '--json'], env)).stdout)).toMatchObject({
+      id: kept.note_id,
+      tags: ['t'],
+      trashed_at: trashed.trashed_at,
+      purge_at: trashed.purge_at,
+    });
+    expect((await gleaner(['bookmarks', 'get', kept.bookmark.id, '--json'], env)).code).toBe(0);
+    const again = await gleaner(['notes', 'delete', kept.note_id], env);
+    expect(again).toMatchObject({ code: 1, stdout: '' });
+    expect(again.stderr).toMatch(/is in the Trash already: restore it with `notes restore`, or give --forever/);
+    // Restoring a live note names nothing in the Trash.
+    const live = await gleaner(['notes', 'restore', bos.note_id], env);
+    expect(live).toMatchObject({ code: 1, stdout: '' });
+    expect(live.stderr).toBe(`gleaner: no note with id ${bos.note_id} in the Trash\n`);
+
+    // Back as it was, under Ana's cap (Bo has room; Ana's own cap is what counts).
+    const restored = parse((await gleaner(['notes', 'restore', kept.note_id, '--json'], env)).stdout);
+    expect(restored).toMatchObject({ id: kept.note_id, tags: ['t'], body: expect.stringContaining('> kept') });
+    expect(restored).not.toHaveProperty('trashed_at');
+    expect(await idsOf(ana.id)).toContain(kept.note_id);
+    expect(await trashOf(ana.id)).toEqual([]);
+    expect(await countOf(ana.id)).toBe(2);
+    await gleaner(['notes', 'delete', kept.note_id], env);
+    expect((await t.save(anaToken, { url: 'https://example.com/trash-3' })).status).toBe(200);
+    const atCap = await gleaner(['notes', 'restore', kept.note_id], env);
+    expect(atCap).toMatchObject({ code: 1, stdout: '' });
+    expect(atCap.stderr).toMatch(/note limit \(2 notes\) is reached: the note stays in the Trash/);
+
+    // For good: from the Trash, and a live note at once; the bookmarks go too, Bo's stays.
+    expect(parse((await gleaner(['notes', 'delete', kept.note_id, '--forever', '--json'], env)).stdout)).toEqual({
+      id: kept.note_id,
+      bookmark_id: kept.bookmark.id,
+      deleted: true,
+    });
+    expect((await gleaner(['notes', 'get', kept.note_id], env)).stderr).toMatch(/no note with id/);
+    expect((await gleaner(['bookmarks', 'get', kept.bookmark.id], env)).stderr).toMatch(/no bookmark with id/);
+    expect(parse((await gleaner(['notes', 'delete', bos.note_id, '--forever', '--json'], env)).stdout)).toEqual({
+      id: bos.note_id,
+      bookmark_id: bos.bookmark.id,
+      deleted: true,
+    });
+    expect([await countOf(ana.id), await countOf(bo.id)]).toEqual([2, 0]);
+    expect((await gleaner(['notes', 'restore', kept.note_id], env)).stderr).toMatch(/no note with id/);
+    // Bo's page, saved again, is a new bookmark.
+    expect(await json(await t.save(boToken, { url: 'https://example.com/trash-1' }))).toMatchObject({
+      is_new_bookmark: true,
+    });
+  });
+
   it('migrates, as many times as it is run', async () => {
     for (let run = 0; run < 2; run++) {
       const migrated = await gleaner(['migrate', '--json'], env);
@@ -143,14 +231,13 @@ describe('gleaner CLI against the running local stack', () => {
     );
     expect(tagged).toEqual({ bookmarks: [first.bookmark], cursor: null });
 
+    // To the Trash: out of the lists and the cap, so the capped user saves again.
     expect(parse((await gleaner(['notes', 'delete', first.note_id, '--json'], env)).stdout)).toEqual({
       id: first.note_id,
       bookmark_id: first.bookmark.id,
-      deleted: true,
+      trashed_at: expect.any(String),
+      purge_at: expect.any(String),
     });
-    expect((await gleaner(['bookmarks', 'get', first.bookmark.id, '--json'], env)).stderr).toMatch(
-      /no bookmark with id/,
-    );
     expect((await t.save(token, { url: 'https://example.com/cap-3' })).status).toBe(200);
 
     const table = (await gleaner(['bookmarks', 'list', '--user', user.id], env)).stdout;
@@ -230,16 +317,22 @@ describe('gleaner CLI against the running local stack', () => {
     const report = parse((await gleaner(['import', '--user', user.id, file, '--json'], env)).stdout);
     expect(report).toEqual({
       user_id: user.id,
+      // Recorded as the account's import, as an upload's is (Settings › Import lists it).
+      import_id: expect.any(String),
       format: 'netscape',
       rows: 1,
       imported: 1,
       merged: 0,
+      notes: 0,
       highlights: 0,
       articles: 0,
       skipped: [],
+      notes_without_bookmark: [],
       over_cap: 0,
       note_cap: null,
       notices: [],
+      // Its page waits in the import backlog, which the sweeper hands out a bounded batch at a time.
+      enrichment_waiting: 1,
     });
     expect(parse((await gleaner(['import', '--user', user.id, file, '--json'], env)).stdout)).toMatchObject({
       imported: 0,
@@ -433,6 +526,8 @@ describe('gleaner CLI against the running local stack', () => {
     [['notes', 'list', '--user', '00000000-0000-4000-8000-000000000000', '--json'], /no user with id/],
     [['bookmarks', 'list', '--user', '00000000-0000-4000-8000-000000000000', '--json'], /no user with id/],
     [['notes', 'delete', '00000000-0000-4000-8000-000000000000', '--json'], /no note with id/],
+    [['notes', 'delete', '00000000-0000-4000-8000-000000000000', '--forever', '--json'], /no note with id/],
+    [['notes', 'restore', '00000000-0000-4000-8000-000000000000', '--json'], /no note with id/],
     [['users', 'update', '00000000-0000-4000-8000-000000000000', '--plan', 'pro', '--json'], /no user with id/],
     [['feeds', 'get', '00000000-0000-4000-8000-000000000000', '--json'], /no feed with id/],
     [['feeds', 'delete', '00000000-0000-4000-8000-000000000000', '--json'], /no feed with id/],
@@ -564,6 +659,7 @@ describe('gleaner CLI against the running local stack', () => {
       'gleaner: --expires-in takes a duration such as 90d, 24h or 30m',
     ],
     [['notes', 'list', '--user', someId, '--limit', '0'], 'gleaner: --limit must be from 1 to 100'],
+    [['notes', 'list', '--user', someId, '--trash', '--tag', 'a'], 'gleaner: give --tag or --trash, not both'],
     [['bookmarks', 'list', '--user', someId, '--tag', 'a,b'], 'gleaner: --tag takes one tag'],
     [
       ['feeds', 'update', someId],
@@ -577,6 +673,7 @@ describe('gleaner CLI against the running local stack', () => {
       [
         ['notes', 'get', 'NOTE_ID'],
         ['notes', 'delete', 'NOTE_ID'],
+        ['notes', 'restore', 'NOTE_ID'],
         ['bookmarks', 'get', 'BOOKMARK_ID'],
         ['tokens', 'rotate', 'TOKEN_ID'],
         ['tokens', 'revoke', 'TOKEN_ID'],

@@ -55,7 +55,7 @@ describe('gleaner search', () => {
     });
     expect(answer.results[0]!.snippet).toBe('**Basalt** **lava** flows far.');
     // By meaning: no word in common with the note. The page worker's visit changes the note after the
-    // save, and while its new version is embedded the answer is keyword's (saying so): wait it out.
+    // save and its new version is embedded moments later: wait for it.
     await vi.waitFor(async () => {
       const meaning = await gleaner(['search', '--user', user.id, 'molten rock eruptions', '--json'], env);
       expect(JSON.parse(meaning.stdout)).toMatchObject({ mode: 'hybrid', results: [{ note_id: saved.note_id }] });

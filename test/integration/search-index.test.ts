@@ -154,6 +154,53 @@ describe('modes say what really ran', () => {
   });
 });
 
+describe('a note being embedded', () => {
+  // The indexer writes a batch's text first and its vectors moments later: meanwhile the user's other
+  // notes are still searched by meaning, and only the waiting notes are found by their words alone.
+  it("leaves the user's other notes to semantic search while a new, edited or restored note waits for its vectors", async () => {
+    const own = await temporaryIndex();
+    try {
+      const erin = randomUUID();
+      const settled = [
+        searchableNote(erin, { title: 'Glacier moraine field guide' }),
+        searchableNote(erin, { title: 'Glacier crevasse rescue' }),
+        searchableNote(erin, { title: 'Glacier ice core dating' }),
+      ];
+      await indexWithVectors(own.index, embedder, settled);
+      await own.index.optimize();
+      const semantic = async (text: string) => {
+        const result = await searchNotes({ index: own.index, embedder }, erin, text, { mode: 'semantic' });
+        if (!result.ok) throw new Error(result.problem.message);
+        return result.answer;
+      };
+      expect((await semantic('glacier crevasse')).mode).toBe('semantic');
+
+      // A new note and an edit, their text written and their vectors not yet; a note restored from the Trash.
+      await own.index.hide([{ noteId: settled[2]!.id, userId: erin, version: 2 }]);
+      await own.index.optimize();
+      const fresh = searchableNote(erin, { title: 'Glacier fresh unembedded note' });
+      await own.index.upsert([
+        searchDocument(fresh),
+        searchDocument({ ...settled[0]!, title: 'Glacier moraine field guide, edited', version: 2 }),
+        searchDocument({ ...settled[2]!, version: 3 }),
+      ]);
+      const meanwhile = await semantic('glacier crevasse');
+      expect(meanwhile).toMatchObject({ mode: 'semantic', model: embedder.model });
+      expect(meanwhile.results.map((hit) => hit.note_id)).toContain(settled[1]!.id);
+      expect(meanwhile.results.map((hit) => hit.note_id)).not.toContain(fresh.id);
+
+      // Once folded, a note still without vectors is no longer one being embedded: keyword, saying why.
+      await own.index.optimize();
+      expect(await semantic('glacier crevasse')).toMatchObject({
+        mode: 'keyword',
+        reason: expect.stringMatching(/cover 2 of 4 notes/),
+      });
+    } finally {
+      own.dispose();
+    }
+  });
+});
+
 describe('writes move forward only', () => {
   it('never replaces a newer version, and a tombstone keeps a note deleted', async () => {
     const dave = randomUUID();

@@ -154,9 +154,12 @@ describe('the search indexer converges whatever order its records come in', () =
 
 describe('a batch’s notes are findable once it is written, with no fold of the whole index', () => {
   const other = randomUUID();
-  /** The indexer's scheduled run (every 10 minutes), which folds the recent rows into the main table. */
+  /**
+   * The indexer's scheduled run (every 10 minutes), which folds the recent rows into the main table:
+   * here from the first row (by default it waits for 100).
+   */
   const scheduledRun = () =>
-    createHandler({ SEARCH_INDEX_URI: folder, TABLE_NAME: 'unused', LOG_LEVEL: 'SILENT' })(
+    createHandler({ SEARCH_INDEX_URI: folder, SEARCH_FOLD_ROWS: '1', TABLE_NAME: 'unused', LOG_LEVEL: 'SILENT' })(
       { source: 'aws.events', 'detail-type': 'Scheduled Event' } as ScheduledEvent,
       context('SearchIndexer'),
     );

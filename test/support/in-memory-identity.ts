@@ -1,12 +1,15 @@
+import { expect } from 'vitest';
+import * as flows from '../../functions/core/identity/account-flows';
 import {
   type AccountFlowPorts,
   type AuthorizationGrants,
+  type ConnectedGrant,
   EmailTakenError,
   type IdentityStore,
 } from '../../functions/core/identity/account-flows';
 import type { Login, OneTimeLink, Passkey, WebAuthnChallenge } from '../../functions/core/identity/identity';
 import type { Mail } from '../../functions/core/identity/mail';
-import type { Session } from '../../functions/core/identity/session';
+import { hashSecret, type Session } from '../../functions/core/identity/session';
 import type { User } from '../../functions/core/model';
 
 /**
@@ -106,21 +109,45 @@ class InMemoryIdentityStore implements IdentityStore {
   }
 }
 
-/** The account flows' ports in memory: the store, a counting quota, the mails sent, and whose OAuth logins ended. */
+/**
+ * The authorization server's records of users in memory, as DynamoOAuthGrants reads them
+ * (functions/adapters/dynamo/oauth-adapter.ts): grants by id with their user, clients by id.
+ */
+class InMemoryGrants implements AuthorizationGrants {
+  readonly grants = new Map<string, ConnectedGrant & { userId: string }>();
+  readonly clients = new Map<string, string>();
+  /** Whose logins ended, in order. */
+  readonly endedLogins: string[] = [];
+
+  /** The user allows the client: a new grant of `scopes`. */
+  grant(userId: string, clientId: string, scopes: readonly string[]): string {
+    const grantId = `grant-${this.grants.size + 1}`;
+    this.grants.set(grantId, { grantId, clientId, scopes, granted: '2026-11-28T09:00:00.000Z', userId });
+    return grantId;
+  }
+  async listGrants(userId: string) {
+    return [...this.grants.values()].filter((grant) => grant.userId === userId).map(({ userId: _, ...grant }) => grant);
+  }
+  async clientName(clientId: string) {
+    return this.clients.get(clientId) ?? null;
+  }
+  async revokeGrant(userId: string, grantId: string) {
+    if (this.grants.get(grantId)?.userId !== userId) return false;
+    this.grants.delete(grantId);
+    return true;
+  }
+  async endLogins(userId: string) {
+    this.endedLogins.push(userId);
+  }
+}
+
+/** The account flows' ports in memory: the store, the grants, a counting quota, the mails sent, and whose OAuth logins ended. */
 export function inMemoryAccountPorts(options: { quota?: number; now?: () => Date } = {}) {
   const identities = new InMemoryIdentityStore();
+  const grants = new InMemoryGrants();
   const mails: Mail[] = [];
-  const endedLogins: string[] = [];
   const hits = new Map<string, number>();
   let ids = 0;
-  const grants: AuthorizationGrants = {
-    listGrants: async () => [],
-    clientName: async () => null,
-    revokeGrant: async () => false,
-    endLogins: async (userId) => {
-      endedLogins.push(userId);
-    },
-  };
   const ports: AccountFlowPorts = {
     identities,
     accounts: {
@@ -149,5 +176,28 @@ export function inMemoryAccountPorts(options: { quota?: number; now?: () => Date
     now: options.now ?? (() => new Date('2026-11-28T10:00:00Z')),
     newId: () => `user-${++ids}`,
   };
-  return { ports, identities, mails, endedLogins };
+  return { ports, identities, grants, mails, endedLogins: grants.endedLogins };
+}
+
+export const origin = { clientAddress: '203.0.113.7', baseUrl: 'https://gleaner.test' };
+export const PASSWORD = 'correct horse battery';
+export const tokenOf = (link: string) => new URL(link).searchParams.get('token');
+
+/** Ada and Grace, signed up and confirmed through the flows; each signed in once (their session cookies). */
+export async function twoPeople(options: Parameters<typeof inMemoryAccountPorts>[0] = {}) {
+  const world = inMemoryAccountPorts(options);
+  const cookies: Record<string, string> = {};
+  for (const email of ['ada@example.com', 'grace@example.com']) {
+    expect(await flows.signUp(world.ports, { email, password: PASSWORD, displayName: '' }, origin)).toEqual({
+      kind: 'sent',
+    });
+    const confirmation = world.mails.findLast((mail) => mail.to === email)!;
+    expect(await flows.verifyEmail(world.ports, tokenOf(confirmation.link))).toBe(true);
+    const signedIn = await flows.signIn(world.ports, { email, password: PASSWORD }, origin, async () => null);
+    if (signedIn.kind !== 'signed-in') throw new Error(`${email} did not sign in: ${signedIn.kind}`);
+    cookies[email] = signedIn.cookieValue;
+  }
+  const userOf = async (email: string) => (await world.identities.getLogin(email))!.userId;
+  const sessionOf = (email: string) => world.identities.sessions.get(hashSecret(cookies[email]!))!;
+  return { ...world, cookies, userOf, sessionOf };
 }

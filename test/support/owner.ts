@@ -7,6 +7,8 @@ import { DynamoOAuthAdapter } from '../../functions/adapters/dynamo/oauth-adapte
 import type { Scope } from '../../functions/core/identity/principal';
 import { resourceIdentifier } from '../../functions/core/identity/resources';
 import { newSession, sessionCookieName } from '../../functions/core/identity/session';
+import { RETAG_LEASE_MS, type RetagJob } from '../../functions/core/owner/library';
+import { isoTimestamp } from '../../functions/core/text/text';
 import { CSRF_HEADER } from '../../functions/http/owner-auth';
 import { contractFetch } from './contract';
 import type { TestStack } from './local-stack';
@@ -111,4 +113,22 @@ export async function mcpClientOf(t: TestStack, owner: Owner, scopes: readonly S
     }),
   );
   return client;
+}
+
+/**
+ * Records a rename of `owner`'s tag as under way in a run of its own (its lease ahead, so the sweeper
+ * leaves it alone), `notesChanged` notes moved so far; the job as stored.
+ */
+export async function renameUnderWay(t: TestStack, owner: Owner, from: string, to: string, notesChanged = 0) {
+  const job: RetagJob = {
+    userId: owner.user.id,
+    from,
+    to,
+    mode: 'rename',
+    started: isoTimestamp(new Date()),
+    notesChanged,
+    resumeAt: isoTimestamp(new Date(Date.now() + RETAG_LEASE_MS)),
+  };
+  await t.bookmarks.startRetagJob(job);
+  return job;
 }

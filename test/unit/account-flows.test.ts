@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as flows from '../../functions/core/identity/account-flows';
 import { hashSecret } from '../../functions/core/identity/session';
 import { webPaths } from '../../functions/core/web/paths';
-import { inMemoryAccountPorts } from '../support/in-memory-identity';
+import { inMemoryAccountPorts, origin, PASSWORD, tokenOf, twoPeople } from '../support/in-memory-identity';
 
 /**
  * The account flows (core/identity/account-flows.ts) over in-memory ports: what each does to logins,
@@ -11,29 +11,6 @@ import { inMemoryAccountPorts } from '../support/in-memory-identity';
  * scrypt at OWASP's settings, which a loaded machine takes seconds for: hence the long timeout.
  */
 const slow = { timeout: 120_000 };
-
-const origin = { clientAddress: '203.0.113.7', baseUrl: 'https://gleaner.test' };
-const PASSWORD = 'correct horse battery';
-const tokenOf = (link: string) => new URL(link).searchParams.get('token');
-
-/** Ada and Grace, signed up and confirmed; each signed in once (their session cookies). */
-async function twoPeople(options: Parameters<typeof inMemoryAccountPorts>[0] = {}) {
-  const world = inMemoryAccountPorts(options);
-  const cookies: Record<string, string> = {};
-  for (const email of ['ada@example.com', 'grace@example.com']) {
-    expect(await flows.signUp(world.ports, { email, password: PASSWORD, displayName: '' }, origin)).toEqual({
-      kind: 'sent',
-    });
-    const confirmation = world.mails.findLast((mail) => mail.to === email)!;
-    expect(await flows.verifyEmail(world.ports, tokenOf(confirmation.link))).toBe(true);
-    const signedIn = await flows.signIn(world.ports, { email, password: PASSWORD }, origin, async () => null);
-    if (signedIn.kind !== 'signed-in') throw new Error(`${email} did not sign in: ${signedIn.kind}`);
-    cookies[email] = signedIn.cookieValue;
-  }
-  const userOf = async (email: string) => (await world.identities.getLogin(email))!.userId;
-  const sessionOf = (email: string) => world.identities.sessions.get(hashSecret(cookies[email]!))!;
-  return { ...world, cookies, userOf, sessionOf };
-}
 
 describe('sign-up and confirmation', slow, () => {
   it('makes an unconfirmed login, mails its link, and confirms that address only once', async () => {

@@ -18,7 +18,7 @@ function indexWith(nearest: { note: IndexedNote; score: number }[]): RelatedInde
   return {
     note: async (_user: string, id: string) =>
       [glaciers, ...nearest.map((hit) => hit.note)].find((n) => n.note_id === id) ?? null,
-    coverage: async () => ({ notes: nearest.length + 1, embedded: nearest.length + 1 }),
+    coverage: async () => ({ notes: nearest.length + 1, embedded: nearest.length + 1, waiting: 0 }),
     vectorOf: async () => [1, 0, 0],
     semantic: async () => [{ note: glaciers, score: 1 }, ...nearest],
   } as unknown as RelatedIndex;

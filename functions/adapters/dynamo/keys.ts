@@ -33,7 +33,7 @@ export const TTL_ATTRIBUTE = tableDefinition.timeToLiveAttribute;
  * | review progress     | USER#<userId>           | REVIEW#PROGRESS    |                            |                      |
  * | day's review        | USER#<userId>           | REVIEWDAY#<date>   |                            |                      |
  * | review feed secret  | USER#<userId>           | REVIEW#FEED        |                            |                      |
- * | tag rename (job)    | USER#<userId>           | RETAG#<tag>        |                            |                      |
+ * | tag rename (job)    | USER#<userId>           | RETAG#<tag>        | RETAGS                     | <resumeAt>#<userId>#<tag> |
  * | link (outgoing)     | NOTE#<noteId>           | LINK#<sha256(key)> | USER#<userId>#LINKTO#<sha256(key)> | <noteId>     |
  * | note's title name   | NOTE#<noteId>           | NAME#<sha256(key)> | USER#<userId>#NAME#<sha256(key)>   | <created>#<noteId> |
  * | email login         | EMAIL#<email>           | EMAIL              | USER#<userId>#AUTH         | EMAIL#<email>        |
@@ -58,6 +58,9 @@ export const TTL_ATTRIBUTE = tableDefinition.timeToLiveAttribute;
  * is hashed or bounded: see `bounded` and the key-size unit test.
  */
 export type Key = { pk: string; sk: string };
+
+/** The sign-in items listed in a user's AUTH index partition (see `authIndex`). */
+export type AuthEntryKind = 'EMAIL' | 'SESSION' | 'ONETIME' | 'GRANT';
 
 /** The reading states a note is listed under (see `noteState`). */
 export type ReadingStateName = 'ARCHIVED' | 'STARRED';
@@ -154,6 +157,11 @@ export const keys = {
   reviewFeed: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'REVIEW#FEED' }),
   /** An unfinished rename or merge of the user's tag (tags are at most 64 characters: well inside the key). */
   retagJob: (userId: string, tag: string): Key => ({ pk: `USER#${userId}`, sk: `${RETAG_JOB_PREFIX}${tag}` }),
+  /** Every user's unfinished renames and merges, by when a run may take each up (the sweeper reads the due ones); jobs are few and short-lived. */
+  retagJobsIndex: (resumeAt?: string, userId?: string, tag?: string) => ({
+    gsi1pk: 'RETAGS',
+    gsi1sk: resumeAt === undefined ? undefined : `${resumeAt}#${userId}#${tag}`,
+  }),
   /** A note's link to `key` (`title:…`/`url:…`), found from the target's side through the index. */
   link: (noteId: string, key: string): Key => ({ pk: `NOTE#${noteId}`, sk: `${LINK_SORT_PREFIX}${sha256(key)}` }),
   linksToIndex: (userId: string, key: string, sourceNoteId?: string) => ({
@@ -196,8 +204,15 @@ export const keys = {
     sk: `FLASH#${kind}#${sessionIdHash}`,
   }),
   webAuthnChallenge: (challenge: string): Key => ({ pk: `WEBAUTHN#${bounded(challenge)}`, sk: 'CHALLENGE' }),
-  /** Everything a user signs in with (logins, sessions, one-time links, OAuth grants), for sign-out-everywhere and deletion. */
-  authIndex: (userId: string, sortKey: string) => ({ gsi1pk: `USER#${userId}#AUTH`, gsi1sk: sortKey }),
+  /**
+   * Everything a user signs in with (logins, sessions, one-time links, OAuth grants), for
+   * sign-out-everywhere and deletion: an entry of `kind` named by `id` (without an id, the prefix of
+   * every entry of that kind).
+   */
+  authIndex: (userId: string, kind?: AuthEntryKind, id = '') => ({
+    gsi1pk: `USER#${userId}#AUTH`,
+    gsi1sk: kind ? `${kind}#${id}` : '',
+  }),
   /** An oidc-provider artifact (token, code, grant, interaction, …) by its model name and id. */
   oauthArtifact: (model: string, id: string): Key => ({ pk: `OIDC#${model}#${bounded(id)}`, sk: 'OIDC' }),
   /** What the table holds in place of an artifact id that is itself a bearer secret (a token, a code). */

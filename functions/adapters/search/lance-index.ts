@@ -14,7 +14,7 @@ import {
 import type { NoteVectors } from '../../core/search/indexer';
 import type { SearchQuery, Term } from '../../core/search/query';
 import type { RelatedIndex } from '../../core/search/related';
-import { fuse, type IndexedNote, stableTop } from '../../core/search/search';
+import { type Coverage, fuse, type IndexedNote, stableTop } from '../../core/search/search';
 import { swappedLetters } from '../../core/search/tokens';
 import { backoff } from '../dynamo/transactions';
 
@@ -284,14 +284,19 @@ export class LanceSearchIndex implements RelatedIndex {
     return sum.map((value) => value / norm);
   }
 
-  async coverage(userId: string, model: string) {
+  async coverage(userId: string, model: string): Promise<Coverage> {
     const filter = userFilter(userId);
     const vectors = await this.existingVectorTable('vectors', model);
-    const [notes, embedded] = await Promise.all([
+    const recent = await this.recentTable();
+    const [notes, embedded, written] = await Promise.all([
       this.notes.countRows(filter),
       vectors ? vectors.countRows(filter) : 0,
+      recent ? recent.query().where(filter).select(['note_id']).toArray() : [],
     ]);
-    return { notes, embedded };
+    // The user's live notes written since the last fold, less those whose vectors have followed.
+    const ids = [...new Set(written.map((row) => String(row.note_id)))];
+    const followed = vectors && ids.length > 0 ? await vectors.countRows(`${filter} AND ${noteIdsFilter(ids)}`) : 0;
+    return { notes, embedded, waiting: Math.max(0, ids.length - followed) };
   }
 
   /**
@@ -513,17 +518,26 @@ export class LanceSearchIndex implements RelatedIndex {
     return this.notes.countRows();
   }
 
-  /** Rows written since the last fold (0 when a fold has nothing to do). */
+  /**
+   * Rows written since the last fold (0 when a fold has nothing to do): the recent table's, or the
+   * vector tables' rows their indexes do not cover yet (re-embedding writes only those), whichever is more.
+   */
   async unfoldedRows(): Promise<number> {
-    return (await (await this.recentTable())?.countRows()) ?? 0;
+    const recent = (await (await this.recentTable())?.countRows()) ?? 0;
+    const vectors = await Promise.all((await this.allVectorTables()).map(unindexedRows));
+    return Math.max(recent, ...vectors);
   }
 
   /**
-   * Folds what was written since the last fold into the main table's indexes and compacts small
-   * files: its cost grows with the table. The recent table then lets go of the notes folded. Every
-   * table's versions older than `keepVersionsSeconds` go, with the files only they used: without
-   * that a table kept every version it ever had (the judged run's index held 2.4 GB for 12,300
-   * notes, its recent table 4,509 versions in 1.3 GB).
+   * Folds what was written since the last fold into the indexes of the tables it was written to, and
+   * compacts their small files; a table nothing was written to is left as it is (no new version), so a
+   * shard with no writes costs a fold nothing. The main table's fold still merges the new rows into its
+   * full-text indexes, a cost that grows with the table (LanceDB 0.31's optimize has no option to
+   * append a delta index instead: docs/search.md). The recent table then lets go of the notes folded.
+   * Each table folded loses its versions older than `keepVersionsSeconds`, with the files only they
+   * used: without that a table kept every version it ever had (the judged run's index held 2.4 GB for
+   * 12,300 notes, its recent table 4,509 versions in 1.3 GB). Before anything, a note written twice
+   * at once (oncePerNote) is left with one row in every table.
    */
   async optimize() {
     const recent = await this.writableRecent();
@@ -531,18 +545,26 @@ export class LanceSearchIndex implements RelatedIndex {
       noteId: String(row.note_id),
       version: Number(row.version),
     }));
+    const vectorTables = await this.allVectorTables();
+    const stale = (
+      await Promise.all(vectorTables.map(async (table) => ((await unindexedRows(table)) > 0 ? [table] : [])))
+    ).flat();
+    if (pending.length === 0 && stale.length === 0) return;
+    const written = [...new Set(pending.map(({ noteId }) => noteId))];
+    for (const table of [this.notes, ...vectorTables])
+      await oneRowEach(table, table.name.startsWith(`${this.prefix}chunks_`) ? 'chunk_id' : 'note_id', written);
     // A recent row whose main-table write has not landed yet (a batch between its two writes) stays.
     const held = await this.versions(pending);
     const folded = pending.filter(({ noteId, version }) => (held.get(noteId)?.version ?? -1) >= version);
     await ensureIndexes(this.notes, MAIN_INDEXES);
-    const vectorTables = [...(await this.allVectorTables('vectors')), ...(await this.allVectorTables('chunks'))];
     // A semantic query filters by user first: a scalar index on it spares reading every row's user.
-    for (const table of vectorTables) {
+    for (const table of stale) {
       await ensureIndexes(table, VECTOR_INDEXES);
       await this.ensureVectorIndex(table);
     }
     const cleanupOlderThan = new Date(Date.now() - this.keepVersionsSeconds * 1000);
-    for (const table of [this.notes, ...vectorTables]) await committed(() => table.optimize({ cleanupOlderThan }));
+    for (const table of [...(pending.length > 0 ? [this.notes] : []), ...stale])
+      await committed(() => table.optimize({ cleanupOlderThan }));
     for (let start = 0; start < folded.length; start += DELETE_CHUNK)
       await committed(() => recent.delete(noteVersionsFilter(folded.slice(start, start + DELETE_CHUNK))));
     await committed(() => recent.optimize({ cleanupOlderThan }));
@@ -627,9 +649,22 @@ export class LanceSearchIndex implements RelatedIndex {
     return table;
   }
 
-  private async allVectorTables(kind: VectorKind): Promise<lancedb.Table[]> {
-    const names = (await this.db.tableNames()).filter((name) => name.startsWith(`${this.prefix}${kind}_`));
-    return Promise.all(names.map((name) => openListed(this.db, name)));
+  /** The tables of every model's vectors of one kind, or of both kinds (opened once, as the others are). */
+  private async allVectorTables(kind?: VectorKind): Promise<lancedb.Table[]> {
+    const kinds = kind ? [kind] : (['vectors', 'chunks'] as const);
+    const names = (await this.db.tableNames()).filter((name) =>
+      kinds.some((each) => name.startsWith(`${this.prefix}${each}_`)),
+    );
+    return Promise.all(
+      names.map(async (name) => {
+        const short = name.slice(this.prefix.length);
+        const cached = this.vectorTables.get(short);
+        if (cached) return cached;
+        const table = await openListed(this.db, name);
+        this.vectorTables.set(short, table);
+        return table;
+      }),
+    );
   }
 }
 
@@ -777,6 +812,45 @@ async function mergeNewer(table: lancedb.Table, rows: Record<string, unknown>[],
   );
 }
 
+/** Rows of a vector table its indexes do not cover yet (every row before its first fold made them). */
+async function unindexedRows(table: lancedb.Table): Promise<number> {
+  const stats = await table.indexStats('note_id_idx');
+  return stats ? stats.numUnindexedRows : table.countRows();
+}
+
+/**
+ * Leaves one row per `key` (a note, or a chunk) of these notes in the table, the highest version's:
+ * two writers inserting the same new note at once (a rebuild's scan and the stream's write to the
+ * shard it builds) can each add a row, as LanceDB's merge finds no conflict between two inserts. Only
+ * notes written since the last fold can have two, so a fold looks at those alone. The extra rows go
+ * by row id in one delete; a row id moves when a fold compacts the table, so the rows are read again
+ * whenever the table changed between the read and the delete.
+ */
+async function oneRowEach(table: lancedb.Table, key: 'note_id' | 'chunk_id', noteIds: readonly string[]) {
+  for (let start = 0; start < noteIds.length; start += DELETE_CHUNK) {
+    const some = noteIds.slice(start, start + DELETE_CHUNK);
+    await committed(async () => {
+      const version = await table.version();
+      const rows = await table.query().where(noteIdsFilter(some)).withRowId().select([key, 'version']).toArray();
+      const kept = new Map<string, { rowId: bigint; version: number }>();
+      const extra: bigint[] = [];
+      for (const row of rows) {
+        const found = { rowId: row._rowid as bigint, version: Number(row.version) };
+        const other = kept.get(String(row[key]));
+        if (!other) kept.set(String(row[key]), found);
+        else if (found.version > other.version) {
+          extra.push(other.rowId);
+          kept.set(String(row[key]), found);
+        } else extra.push(found.rowId);
+      }
+      if (extra.length === 0) return;
+      if ((await table.version()) !== version)
+        throw new Error('Retryable commit conflict: the table changed meanwhile');
+      await table.delete(`_rowid IN (${extra.join(', ')})`);
+    });
+  }
+}
+
 /** LanceDB's word for a commit another writer got in first: the same write again, on the new version, succeeds. */
 const RETRYABLE_CONFLICT = /Retryable commit conflict/;
 const COMMIT_ATTEMPTS = 10;
@@ -787,7 +861,7 @@ const COMMIT_ATTEMPTS = 10;
  * Every write here is idempotent (merges move notes forward only; folds, deletes and indexes may
  * run twice), so a retry is safe. A conflict past the attempts fails the batch, as any error does.
  */
-async function committed<T>(write: () => Promise<T>, attempts = COMMIT_ATTEMPTS): Promise<T> {
+export async function committed<T>(write: () => Promise<T>, attempts = COMMIT_ATTEMPTS): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
@@ -848,9 +922,8 @@ function vectorTableName(kind: VectorKind, model: string): string {
 }
 
 /**
- * Each note's first row: two writers inserting the same new note at once (a rebuild's scan and the
- * stream's write to the shard it builds) can each add a row, as LanceDB's merge finds no conflict
- * between two inserts; the rows are the same version, and every later write replaces both.
+ * Each note's first row: two writers inserting the same new note at once can each add a row
+ * (oneRowEach), which the next fold makes one; until then a read shows the note once.
  */
 function oncePerNote<T extends Record<string, unknown>>(rows: readonly T[]): T[] {
   const seen = new Set<string>();

@@ -35,6 +35,7 @@ export function openIndexFromEnv(env: Environment): Promise<ShardedSearchIndex> 
   return ShardedSearchIndex.open({
     uri: setting(env, settings.searchIndexUri),
     shards: setting(env, settings.searchShards),
+    foldRows: setting(env, settings.searchFoldRows),
   });
 }
 
@@ -110,16 +111,18 @@ export async function rebuildIndex(ports: IndexSources, scope: RebuildScope = {}
 
 /**
  * The indexer's scheduled step: re-embeds, shard by shard from each one's watermark, what the
- * configured model lacks until the deadline, then folds what was written since the last fold into the
- * shards' indexes. Returns how many notes it re-embedded.
+ * configured model lacks for half the time to the deadline, then folds the shards whose unfolded rows
+ * reached the index's `foldRows`, the most first, until the deadline (the rest at the next run).
+ * Returns how many notes it re-embedded, and how many shards it folded and left with rows waiting.
  */
 export async function scheduledIndexStep(
   index: ShardedSearchIndex,
   embedder: Embedder | null,
   deadline: number,
-): Promise<number> {
+): Promise<{ reembedded: number; folded: number; left: number }> {
   let reembedded = 0;
-  while (embedder && Date.now() < deadline) {
+  const foldFrom = Date.now() + (deadline - Date.now()) / 2;
+  while (embedder && Date.now() < foldFrom) {
     const step = await index.reembedStep(embedder.model, async (documents) => ({
       model: embedder.model,
       rows: await embedDocuments(embedder, documents),
@@ -127,8 +130,7 @@ export async function scheduledIndexStep(
     if (step === null) break;
     reembedded += step;
   }
-  if (reembedded > 0 || (await index.unfoldedRows()) > 0) await index.optimize();
-  return reembedded;
+  return { reembedded, ...(await index.optimize({ deadline, minRows: index.foldRows })) };
 }
 
 /**

@@ -51,7 +51,16 @@ export class RebuildUnderWayError extends Error {}
 export interface ShardedLocation extends IndexLocation {
   /** Shards of a new index (an existing one keeps its layout until resharded). @default 1 */
   readonly shards?: number;
+  /**
+   * The scheduled fold folds a shard once this many rows were written to it since its last fold (a
+   * write folds at 500): fewer are found through its recent table meanwhile, and a shard's fold costs
+   * about as much for one row as for 200 (docs/search.md), so folds track the writes, not the clock.
+   * @default 100
+   */
+  readonly foldRows?: number;
 }
+
+const FOLD_ROWS = 100;
 
 export class ShardedSearchIndex implements RelatedIndex, IndexWriter {
   private readonly sets = new Map<string, Promise<LanceSearchIndex>>();
@@ -66,6 +75,11 @@ export class ShardedSearchIndex implements RelatedIndex, IndexWriter {
     const db = await connectIndex(location);
     const layoutTable = await db.createEmptyTable(LAYOUT_TABLE, layoutSchema, { existOk: true });
     return new ShardedSearchIndex(db, location, layoutTable);
+  }
+
+  /** Rows a shard's writes reach before the scheduled fold folds them. */
+  get foldRows(): number {
+    return this.location.foldRows ?? FOLD_ROWS;
   }
 
   close(): void {
@@ -194,21 +208,33 @@ export class ShardedSearchIndex implements RelatedIndex, IndexWriter {
     }
   }
 
-  /** Rows written since the last fold, in every live shard. */
-  async unfoldedRows(): Promise<number> {
-    let rows = 0;
-    for (const prefix of liveSets((await this.layout()).layout)) rows += await (await this.set(prefix)).unfoldedRows();
-    return rows;
+  /**
+   * Folds the table sets that were written since their last fold, live ones and a build's, by their
+   * unfolded rows: the most first, those under `minRows` left for later, none after `deadline` but
+   * always one (a set's fold is a few commits, each whole, so stopping between sets leaves every set
+   * folded or not, and the next call takes up the rest). A set nothing was written to costs nothing.
+   * Then drops the table sets a switch retired longer ago than a reader may still be reading them.
+   * Returns how many sets it folded and how many it left with rows to fold.
+   */
+  async optimize(options: { deadline?: number; minRows?: number } = {}): Promise<{ folded: number; left: number }> {
+    const { layout } = await this.layout();
+    const sets = [...liveSets(layout), ...(layout.build ? buildSets(layout.build) : [])];
+    const backlog = await Promise.all(
+      sets.map(async (prefix) => ({ prefix, rows: await (await this.set(prefix)).unfoldedRows() })),
+    );
+    const waiting = backlog.filter(({ rows }) => rows > 0).sort((a, b) => b.rows - a.rows);
+    const due = waiting.filter(({ rows }) => rows >= (options.minRows ?? 1));
+    let folded = 0;
+    for (const { prefix } of due) {
+      if (folded > 0 && options.deadline !== undefined && Date.now() >= options.deadline) break;
+      await (await this.set(prefix)).optimize();
+      folded++;
+    }
+    await this.dropRetired(layout);
+    return { folded, left: waiting.length - folded };
   }
 
-  /**
-   * Folds every live shard (and a build's), then drops the table sets a switch retired longer ago than
-   * the versions a reader may still be reading are kept.
-   */
-  async optimize() {
-    const { layout } = await this.layout();
-    for (const prefix of [...liveSets(layout), ...(layout.build ? buildSets(layout.build) : [])])
-      await (await this.set(prefix)).optimize();
+  private async dropRetired(layout: Layout) {
     const before = Date.now() - (this.location.keepVersionsSeconds ?? 600) * 1000;
     const due = layout.retired.filter(({ at }) => at <= before).map(({ prefix }) => prefix);
     if (due.length === 0) return;

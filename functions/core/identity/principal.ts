@@ -18,9 +18,17 @@ export const ALL_SCOPES = Object.keys(SCOPES) as Scope[];
 
 export interface Principal {
   readonly userId: string;
-  /** `session`: the web app's signed-in browser (every scope; writes need the CSRF token). `oauth`: an access token issued for this resource. */
-  readonly via: 'session' | 'oauth';
+  /**
+   * `session`: the web app's signed-in browser (every scope; writes need the CSRF token). `oauth`: an
+   * access token issued for this resource. `operator`: the CLI, which holds the table's credentials.
+   */
+  readonly via: 'session' | 'oauth' | 'operator';
   readonly scopes: ReadonlySet<Scope>;
   /** The OAuth client the token was issued to (`via: 'oauth'`). */
   readonly clientId?: string;
+}
+
+/** The operator (the CLI, with the table's credentials) acting in a user's workspace: every scope. */
+export function operatorFor(userId: string): Principal {
+  return { userId, via: 'operator', scopes: new Set(ALL_SCOPES) };
 }

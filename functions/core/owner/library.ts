@@ -1,6 +1,7 @@
 import type { ArticleRecord, ArticleStore } from '../article/article';
 import { articleResource } from '../article/resource';
 import type { ValidationIssue } from '../contract/validation';
+import { Deadline } from '../deadline';
 import { newFeedRecord, tagsToJoinFeed, updateFeedRecord } from '../feed/settings';
 import type { Principal } from '../identity/principal';
 import type { Backlink, ResolvedLink } from '../links/links';
@@ -20,7 +21,7 @@ import type { BookmarkStore, EnrichmentPublisher } from '../save/save-bookmark';
 import { isoTimestamp } from '../text/text';
 import { expiryAfter } from '../token/lifecycle';
 import { newAccessToken } from '../workspace/accounts';
-import { exportWorkspace, type HighlightReader, type WorkspaceReader } from '../workspace/export';
+import { type ExportedNote, exportWorkspace, type HighlightReader, type WorkspaceReader } from '../workspace/export';
 import type { NoteFilter, Page, PageRequest } from '../workspace/listing';
 import type {
   AccountExportResource,
@@ -34,6 +35,7 @@ import type {
   NoteBulkEdit,
   NoteBulkResult,
   NoteEdit,
+  NoteInFeedResource,
   NoteResource,
   NoteSummaryResource,
   TagChangeResource,
@@ -71,6 +73,12 @@ export interface RetagJob {
   readonly started: string;
   /** Notes moved so far, over every run of the job. */
   readonly notesChanged: number;
+  /**
+   * From when a run may take the job up without the owner repeating it (resumeRetagJobs): now, for a
+   * run that stopped at its time budget; RETAG_LEASE_MS ahead while a run is under way, so a run that
+   * died (a function's timeout) is taken up after that.
+   */
+  readonly resumeAt: string;
 }
 
 export interface LibraryStore extends WorkspaceReader, Pick<BookmarkStore, 'updateSavedNote'> {
@@ -94,6 +102,8 @@ export interface LibraryStore extends WorkspaceReader, Pick<BookmarkStore, 'upda
   notesTagged(userId: string, tag: string, limit?: number): Promise<string[]>;
   /** The user's unfinished renames and merges of tags. */
   retagJobs(userId: string): Promise<RetagJob[]>;
+  /** Unfinished jobs of every user whose `resumeAt` is before `before` (ISO), at most `limit`, longest waiting first. */
+  dueRetagJobs(before: string, limit: number): Promise<RetagJob[]>;
   /** Records a new job, unless one of the same tag exists: then that one is answered, unchanged. */
   startRetagJob(job: RetagJob): Promise<RetagJob>;
   /** Records how far a job got. */
@@ -383,7 +393,11 @@ export async function bulkEdit(
  * Deleting a note moves it to the Trash (trash.ts): out of every list, search, feed, link and review
  * until restored, and deleted for good TRASH_RETENTION_DAYS later.
  */
-export async function deleteNote(ports: OwnerPorts, principal: Principal, noteId: string): Promise<void> {
+export async function deleteNote(
+  ports: Pick<OwnerPorts, 'notes' | 'now'>,
+  principal: Principal,
+  noteId: string,
+): Promise<void> {
   liveNote(principal, await ports.notes.getNote(noteId));
   const trashed = await ports.notes.trashNote(noteId, isoTimestamp(ports.now()));
   if (!trashed) throw new NotFoundError('No such note');
@@ -449,12 +463,15 @@ export async function listTags(ports: OwnerPorts, principal: Principal): Promise
 
 /**
  * Moves every note (and every feed filter) from one tag to another, as a resumable job: it is
- * recorded before the first note moves and removed after the last, so a run cut short (a timeout, a
- * crash) leaves it listed as unfinished, and repeating the same rename or merge carries on from the
- * notes still carrying the old tag (a rename is not refused then for the new name its own first run
- * gave out). A rename refuses a name another tag has (409); a merge wants exactly that; another
- * rename or merge of a tag with an unfinished one is a 409 until that one is finished. Each note is
- * its own conditional write, so a save meanwhile is re-read, never overwritten.
+ * recorded before the first note moves and removed after the last. A run stops at its time budget
+ * (`deadline`, less RETAG_RESERVE_MS) with where it got to recorded, and answers `unfinished`; the
+ * enrichment sweeper carries such a job on by itself (resumeRetagJobs), as it does one whose run was
+ * cut short (a timeout, a crash) once its lease has passed. Until then it is listed as unfinished,
+ * and repeating the same rename or merge carries on from the notes still carrying the old tag (a
+ * rename is not refused then for the new name its own first run gave out). A rename refuses a name
+ * another tag has (409); a merge wants exactly that; another rename or merge of a tag with an
+ * unfinished one is a 409 until that one is finished. Each note is its own conditional write, so a
+ * save meanwhile is re-read, never overwritten.
  */
 export async function retag(
   ports: OwnerPorts,
@@ -462,6 +479,7 @@ export async function retag(
   from: string,
   to: string,
   mode: 'rename' | 'merge',
+  deadline: Deadline = Deadline.none(),
 ): Promise<TagChangeResource> {
   const source = checkedTag(from, ['path', 'tag']);
   const target = checkedTag(to, ['body', mode === 'rename' ? 'name' : 'into']);
@@ -472,8 +490,18 @@ export async function retag(
     throw new ConflictError(
       `A ${job.mode} of ${source} into ${job.to} is unfinished: repeat it to finish it before changing ${source} again`,
     );
-  return runRetag(ports, job);
+  return runRetag(ports, job, deadline);
 }
+
+/**
+ * How long a run of a job holds it: the sweeper leaves a job alone until this long after the run's
+ * last progress. Far above the longest a run spends on one note (a function's timeout at most).
+ */
+export const RETAG_LEASE_MS = 120_000;
+/** Time a run keeps back from its deadline for the feed filters and for recording where it stopped. */
+const RETAG_RESERVE_MS = 1500;
+/** Jobs the sweeper takes up in one run at most (one user's rename is one job). */
+const RETAG_JOBS_PER_SWEEP = 10;
 
 /** A new job, after the checks a first run makes; null when there is nothing to move (a tag into itself). */
 async function startRetag(
@@ -488,22 +516,37 @@ async function startRetag(
   if (source === target) return null;
   if (mode === 'rename' && (await ports.notes.notesTagged(principal.userId, target, 1)).length)
     throw new ConflictError(`The tag ${target} exists already: merge ${source} into it instead`);
+  const started = isoTimestamp(ports.now());
   return ports.notes.startRetagJob({
     userId: principal.userId,
     from: source,
     to: target,
     mode,
-    started: isoTimestamp(ports.now()),
+    started,
     notesChanged: 0,
+    resumeAt: leasedUntil(ports),
   });
 }
 
-/** Runs a job (new or resumed) to its end: the notes still carrying its tag, then the feed filters. */
-async function runRetag(ports: OwnerPorts, job: RetagJob): Promise<TagChangeResource> {
+type RetagPorts = Pick<OwnerPorts, 'notes' | 'feeds' | 'now'>;
+
+const leasedUntil = (ports: Pick<OwnerPorts, 'now'>) => isoTimestamp(new Date(ports.now().getTime() + RETAG_LEASE_MS));
+
+/**
+ * Runs a job (new or resumed) until it ends or its time budget does: the notes still carrying its
+ * tag, then the feed filters. Stopped by the budget, it records how far it got, due for the sweeper at once.
+ */
+async function runRetag(ports: RetagPorts, job: RetagJob, deadline: Deadline): Promise<TagChangeResource> {
   const updated = isoTimestamp(ports.now());
   const swap = (tags: readonly string[]) => [...new Set(tags.map((tag) => (tag === job.from ? job.to : tag)))];
   let changed = job.notesChanged;
+  // Held by this run: the sweeper leaves it alone while the run makes progress.
+  await ports.notes.recordRetagJob({ ...job, resumeAt: leasedUntil(ports) });
   for (const noteId of await ports.notes.notesTagged(job.userId, job.from)) {
+    if (deadline.remainingMs() < RETAG_RESERVE_MS) {
+      await ports.notes.recordRetagJob({ ...job, notesChanged: changed, resumeAt: isoTimestamp(ports.now()) });
+      return { tag: job.to, notes_changed: changed, unfinished: true };
+    }
     const written = await ports.notes.editNote(
       noteId,
       (note) =>
@@ -514,13 +557,35 @@ async function runRetag(ports: OwnerPorts, job: RetagJob): Promise<TagChangeReso
     );
     if (!written?.tags.includes(job.to)) continue;
     // How far it got, after every note: what an interrupted run shows as unfinished.
-    await ports.notes.recordRetagJob({ ...job, notesChanged: ++changed });
+    await ports.notes.recordRetagJob({ ...job, notesChanged: ++changed, resumeAt: leasedUntil(ports) });
   }
   const feeds = await ports.feeds.listFeeds(job.userId);
   for (const feed of feeds.filter((candidate) => candidate.tags.includes(job.from)))
     await ports.feeds.replaceFeed(feed, updateFeedRecord(feed, { tags: swap(feed.tags) }, ports.now()));
   await ports.notes.finishRetagJob(job);
   return { tag: job.to, notes_changed: changed };
+}
+
+/**
+ * Carries on the renames and merges of every user that are due (stopped at their budget, or their
+ * run's lease passed), each as its owner's own run would, within `deadline`. Each job is read again
+ * from its owner's partition first: one finished or taken up meanwhile is left alone.
+ */
+export async function resumeRetagJobs(
+  ports: RetagPorts,
+  deadline: Deadline,
+): Promise<{ resumed: number; finished: number }> {
+  const now = isoTimestamp(ports.now());
+  let resumed = 0;
+  let finished = 0;
+  for (const due of await ports.notes.dueRetagJobs(now, RETAG_JOBS_PER_SWEEP)) {
+    if (deadline.remainingMs() < RETAG_RESERVE_MS) break;
+    const job = (await ports.notes.retagJobs(due.userId)).find((candidate) => candidate.from === due.from);
+    if (!job || job.resumeAt > now) continue;
+    resumed++;
+    if (!(await runRetag(ports, job, deadline)).unfinished) finished++;
+  }
+  return { resumed, finished };
 }
 
 export async function listFeeds(ports: OwnerPorts, principal: Principal) {
@@ -534,19 +599,30 @@ export async function getFeed(ports: OwnerPorts, principal: Principal, feedId: s
 
 /**
  * Puts a note into one of the owner's feeds by giving it the tags the feed shows (tagsToJoinFeed):
- * nothing changes when the feed shows it already.
+ * nothing changes when the feed shows it already. The note is looked up first, so a note that is not
+ * the caller's answers 404 whatever the feed. The one way every front end (API, pages, MCP) does it.
  */
 export async function addNoteToFeed(
   ports: OwnerPorts,
   principal: Principal,
   noteId: string,
   feedId: string,
-): Promise<{ feed: FeedResource; note: NoteResource; tagsAdded: string[] }> {
-  const feed = await getFeed(ports, principal, feedId);
+): Promise<{ feed: FeedResource; note: NoteResource; placed: NoteInFeedResource }> {
   const before = await getNote(ports, principal, noteId);
+  const feed = await getFeed(ports, principal, feedId);
   const tagsAdded = tagsToJoinFeed(feed, before.tags);
   const note = tagsAdded.length ? await changeNoteTags(ports, principal, noteId, { add: tagsAdded }) : before;
-  return { feed, note, tagsAdded };
+  return {
+    feed,
+    note,
+    placed: {
+      feed_id: feed.id,
+      note_id: note.id,
+      tags_added: tagsAdded,
+      note_tags: note.tags,
+      page_url: feed.page_url,
+    },
+  };
 }
 
 export async function createFeed(ports: OwnerPorts, principal: Principal, input: FeedCreate): Promise<FeedResource> {
@@ -616,7 +692,7 @@ export async function getAccount(ports: OwnerPorts, principal: Principal): Promi
 }
 
 export async function exportAccount(ports: OwnerPorts, principal: Principal): Promise<AccountExportResource> {
-  const [account, bookmarks, feeds, tokens] = await Promise.all([
+  const [account, workspace, feeds, tokens] = await Promise.all([
     getAccount(ports, principal),
     exportWorkspace({ notes: ports.notes, highlights: ports.feeds, articles: ports.articles }, principal.userId),
     listFeeds(ports, principal),
@@ -625,15 +701,19 @@ export async function exportAccount(ports: OwnerPorts, principal: Principal): Pr
   return {
     exported: isoTimestamp(ports.now()),
     account,
-    bookmarks: bookmarks.map((bookmark) => ({
-      ...bookmark,
-      tags: [...bookmark.tags],
-      highlights: [...bookmark.highlights],
-    })),
+    bookmarks: workspace.bookmarks.map(mutableCopy),
+    notes: workspace.notes.map(mutableCopy),
     ...feeds,
     ...tokens,
   };
 }
+
+/** An exported note as the resource's schema types it (its lists not readonly). */
+const mutableCopy = <N extends ExportedNote>(note: N) => ({
+  ...note,
+  tags: [...note.tags],
+  highlights: [...note.highlights],
+});
 
 export async function deleteAccount(ports: OwnerPorts, principal: Principal): Promise<void> {
   await getAccount(ports, principal);

@@ -1,7 +1,7 @@
 import type { Principal } from '../identity/principal';
 import { type Note, TRASH_RETENTION_DAYS, trashPurgeTime, trashState } from '../model';
 import { isoTimestamp } from '../text/text';
-import type { PageRequest } from '../workspace/listing';
+import type { Page, PageRequest } from '../workspace/listing';
 import type { NoteResource, TrashPageResource } from './api';
 import { getNote, iconsOf, NotFoundError, noteSummary, type OwnerPorts, owned } from './library';
 
@@ -27,10 +27,21 @@ export class NoteLimitError extends Error {
 }
 
 /** A note of the caller's Trash (not past its time); any other is NotFoundError. */
-function trashedNote(ports: OwnerPorts, principal: Principal, note: Note | null): Note {
+function trashedNote(ports: Pick<OwnerPorts, 'now'>, principal: Principal, note: Note | null): Note {
   const found = owned(principal, note, 'note');
   if (trashState(found, ports.now()) !== 'trashed') throw new NotFoundError('No such note in the Trash');
   return found;
+}
+
+/** A page of the caller's Trash, most recently deleted first (notes past their time left out). */
+export async function trashedNotes(
+  ports: Pick<OwnerPorts, 'notes' | 'now'>,
+  principal: Principal,
+  page: PageRequest,
+): Promise<Page<Note>> {
+  const found = await ports.notes.listTrash(principal.userId, page);
+  const now = ports.now();
+  return { items: found.items.filter((note) => trashState(note, now) === 'trashed'), cursor: found.cursor };
 }
 
 export async function listTrash(
@@ -38,9 +49,8 @@ export async function listTrash(
   principal: Principal,
   page: PageRequest,
 ): Promise<TrashPageResource> {
-  const found = await ports.notes.listTrash(principal.userId, page);
-  const now = ports.now();
-  const notes = found.items.filter((note) => trashState(note, now) === 'trashed');
+  const found = await trashedNotes(ports, principal, page);
+  const notes = found.items;
   const icons = await iconsOf(ports, notes);
   return {
     notes: notes.map((note) => ({
@@ -54,15 +64,29 @@ export async function listTrash(
 }
 
 export async function restoreNote(ports: OwnerPorts, principal: Principal, noteId: string): Promise<NoteResource> {
+  await restoreTrashed(ports, principal, noteId);
+  return getNote(ports, principal, noteId);
+}
+
+/** Takes a note of the caller's Trash back, as it was: the note restored (NoteLimitError at the note cap). */
+export async function restoreTrashed(
+  ports: Pick<OwnerPorts, 'notes' | 'now'>,
+  principal: Principal,
+  noteId: string,
+): Promise<Note> {
   trashedNote(ports, principal, await ports.notes.getNote(noteId));
   const outcome = await ports.notes.restoreNote(noteId);
   if (outcome.kind === 'note-limit') throw new NoteLimitError(outcome.used, outcome.limit);
   if (outcome.kind === 'missing') throw new NotFoundError('No such note in the Trash');
-  return getNote(ports, principal, noteId);
+  return outcome.note;
 }
 
 /** Deletes a note of the Trash for good, with its kept page. */
-export async function deleteForever(ports: OwnerPorts, principal: Principal, noteId: string): Promise<void> {
+export async function deleteForever(
+  ports: Pick<OwnerPorts, 'notes' | 'now'> & { readonly articles: Pick<OwnerPorts['articles'], 'deleteArticle'> },
+  principal: Principal,
+  noteId: string,
+): Promise<void> {
   trashedNote(ports, principal, await ports.notes.getNote(noteId));
   // Only while it is in the Trash: a restore meanwhile keeps it.
   const deleted = await ports.notes.deleteNote(noteId, 'trashed');

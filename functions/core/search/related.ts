@@ -6,7 +6,7 @@
  */
 
 import type { SearchQuery, Term } from './query';
-import type { IndexedNote, SearchIndex, SearchPorts } from './search';
+import { type IndexedNote, type SearchIndex, type SearchPorts, vectorsCover } from './search';
 import { tokenize } from './tokens';
 
 const RELATED_LIMIT = 5;
@@ -80,8 +80,7 @@ async function bySimilarVectors(
   note: IndexedNote,
 ): Promise<RelatedNote[] | null> {
   if (!embedder) return null;
-  const { notes, embedded } = await index.coverage(userId, embedder.model);
-  if (embedded < notes) return null;
+  if (!vectorsCover(await index.coverage(userId, embedder.model))) return null;
   const vector = await index.vectorOf(userId, note.note_id, embedder.model);
   if (!vector) return null;
   const nearest = await index.semantic(userId, EVERY_NOTE, vector, embedder.model, RELATED_LIMIT + 1);

@@ -45,7 +45,24 @@ export interface SearchIndex {
   /** The note saved under this URL key, if any. */
   byUrlKey(userId: string, key: string): Promise<IndexedNote | null>;
   /** How many of the user's notes the index holds, and how many have vectors of `model`. */
-  coverage(userId: string, model: string): Promise<{ notes: number; embedded: number }>;
+  coverage(userId: string, model: string): Promise<Coverage>;
+}
+
+export interface Coverage {
+  readonly notes: number;
+  readonly embedded: number;
+  /** Notes written since the last fold without vectors of the model yet: the indexer embeds them moments after their text. */
+  readonly waiting: number;
+}
+
+/**
+ * Whether the model's vectors can rank the user's notes now: they cover every note, or every note
+ * but those whose text was written moments ago and whose vectors follow (a save, an edit, a restore),
+ * which meanwhile are found by their words. After a model change (none of the user's vectors yet, or
+ * older notes without them) the search stays keyword.
+ */
+export function vectorsCover({ notes, embedded, waiting }: Coverage): boolean {
+  return embedded >= notes || (embedded > 0 && embedded + waiting >= notes);
 }
 
 export interface SearchOptions {
@@ -170,8 +187,9 @@ async function resolveMode(
   if (!embedder) return keyword('no embedding model is configured (embeddings are off: GLEANER_EMBEDDINGS=off)');
   const words = [...query.required, ...query.optional].flatMap(termWords);
   if (words.length === 0) return keyword('the query has no words to compare by meaning');
-  const { notes, embedded } = await ports.index.coverage(userId, embedder.model);
-  if (embedded < notes)
+  const coverage = await ports.index.coverage(userId, embedder.model);
+  const { notes, embedded } = coverage;
+  if (!vectorsCover(coverage))
     return keyword(`embeddings of ${embedder.model} cover ${embedded} of ${notes} notes; they are being computed`);
   try {
     const [vector] = await embedder.embed([words.join(' ')], 'query');

@@ -5,6 +5,7 @@
  */
 
 import type { readerHtml } from '../article/sanitize';
+import { feedShowsNote, feedTagsText } from '../feed/settings';
 import { titleKey, wikiLinkPieces } from '../links/links';
 import { TRASH_RETENTION_DAYS } from '../model';
 import type {
@@ -13,6 +14,7 @@ import type {
   FeedResource,
   NoteResource,
   NoteSummaryResource,
+  TagListResource,
   TokenResource,
   TrashPageResource,
 } from '../owner/api';
@@ -370,6 +372,7 @@ export function notePage(
   related = '',
   article: ArticleResource | null = null,
   renderReader: ReaderHtml | null = null,
+  feeds: readonly FeedResource[] = [],
 ): string {
   const source = safeUrl(note.url);
   const csrf = context.signedIn.csrfToken;
@@ -418,6 +421,7 @@ ${note.highlights.length ? `<ul class="list highlights">\n${highlights}\n</ul>` 
 </section>
 ${connections(note)}
 ${related}
+${noteFeeds(note, feeds, csrf)}
 <section aria-labelledby="edit">
 <h2 id="edit">Edit</h2>
 <form method="post" action="${notePath(note.id)}" class="stack">
@@ -441,6 +445,27 @@ ${postButton(`${notePath(note.id)}/delete`, csrf, 'Move to Trash', 'secondary')}
 <p><a href="${webPaths.library}">Back to the Library</a></p>`,
     reader ? [LIBRARY_SCRIPT, READER_SCRIPT] : [LIBRARY_SCRIPT],
   );
+}
+
+/**
+ * The owner's feeds as the note sees them: those that show it (feedShowsNote), and for each other a
+ * button that puts it in (the tags addNoteToFeed gives it, as the API and MCP do).
+ */
+function noteFeeds(note: NoteResource, feeds: readonly FeedResource[], csrf: string): string {
+  if (!feeds.length) return '';
+  const items = feeds
+    .map((feed) =>
+      feedShowsNote(feed, note.tags)
+        ? `<li>${escapeHtml(feed.title)} <span class="muted">shows this note</span></li>`
+        : `<li>${escapeHtml(feed.title)} <span class="muted">notes tagged ${escapeHtml(feedTagsText(feed))}</span>
+${postButton(`${notePath(note.id)}/feeds`, csrf, `Add to ${feed.title}`, 'secondary', { feed_id: feed.id })}</li>`,
+    )
+    .join('\n');
+  return `<section aria-labelledby="note-feeds"><h2 id="note-feeds">Feeds</h2>
+<ul class="list note-feeds">
+${items}
+</ul>
+</section>`;
 }
 
 /**
@@ -494,7 +519,29 @@ ${incoming ? `<ul class="list backlinks">\n${incoming}\n</ul>` : '<p class="mute
 </section>`;
 }
 
-export function tagsPage(context: PageContext, tags: readonly { name: string; count: number }[]): string {
+/**
+ * A rename or merge cut short goes on by itself (the sweeper takes it up within minutes); listed until
+ * it is done, with a button that carries it on at once (the same rename or merge again).
+ */
+function unfinishedRetags(csrf: string, jobs: TagListResource['unfinished']): string {
+  if (!jobs?.length) return '';
+  const items = jobs
+    .map((job) => {
+      const what = `${job.mode === 'rename' ? 'Renaming' : 'Merging'} #${job.tag} into #${job.into}`;
+      const fields: Record<string, string> = { tag: job.tag, [job.mode === 'rename' ? 'name' : 'into']: job.into };
+      return `<li>${escapeHtml(what)} <span class="muted">${job.notes_changed} ${job.notes_changed === 1 ? 'note' : 'notes'} so far, started ${when(job.started)}</span>
+${postButton(job.mode === 'rename' ? webPaths.tagRename : webPaths.tagMerge, csrf, `Continue ${what.toLowerCase()} now`, 'secondary', fields)}</li>`;
+    })
+    .join('\n');
+  return `<section aria-labelledby="unfinished"><h2 id="unfinished">Under way</h2>
+<p class="muted">Their notes carry either tag until they are done; they go on by themselves within a few minutes.</p>
+<ul class="list unfinished-retags">
+${items}
+</ul>
+</section>`;
+}
+
+export function tagsPage(context: PageContext, { tags, unfinished }: TagListResource): string {
   const csrf = context.signedIn.csrfToken;
   const rows = tags
     .map(
@@ -526,6 +573,7 @@ ${csrfField(csrf)}
     'Tags',
     'tags',
     `<h1>Tags</h1>
+${unfinishedRetags(csrf, unfinished)}
 ${tags.length ? `<ul class="list tags-list">\n${rows}\n</ul>` : '<p>No tags yet: hashtags in a save’s comment become tags, and you can tag a note on its page.</p>'}
 ${
   tags.length
@@ -567,7 +615,7 @@ export function feedsPage(context: PageContext, feeds: readonly FeedResource[]):
         .join('');
       return `<li>
 <h2>${escapeHtml(feed.title)}</h2>
-<p class="muted">Notes tagged ${feed.tags.map((tag) => `#${escapeHtml(tag)}`).join(feed.match === 'all' ? ' and ' : ' or ')} · ${SHARING_LABELS[feed.sharing]}</p>
+<p class="muted">Notes tagged ${escapeHtml(feedTagsText(feed))} · ${SHARING_LABELS[feed.sharing]}</p>
 ${feed.sharing === 'private' ? '<p class="muted">Its addresses answer “not found” until you share it.</p>' : ''}<ul class="feed-links" aria-label="Addresses of ${escapeHtml(feed.title)}">${links}</ul>
 <form method="post" action="${webPaths.feeds}/${encodeURIComponent(feed.id)}" class="inline-form">
 ${csrfField(csrf)}${sharingSelect(`sharing-${feed.id}`, feed.sharing)}

@@ -3,7 +3,7 @@ import type { ArticleRecord } from '../../../core/article/article';
 import type { EnrichmentRequest } from '../../../core/enrich/enrichment';
 import type { Bookmark } from '../../../core/model';
 import { keys } from '../keys';
-import { decodeItem } from './codec';
+import { itemCodec } from './codec';
 
 /**
  * The bookmark entity. A bookmark whose enrichment has not completed is also in the enrichment outbox
@@ -29,31 +29,33 @@ export interface ImportBacklog {
   readonly since: string;
 }
 
-const bookmarkSchema = z.object({
-  id: z.string(),
-  userId: z.string(),
-  noteId: z.string(),
-  title: z.string(),
-  url: z.string(),
-  normalizedUrl: z.string(),
-  icon: z.nullish(z.string()),
-  created: z.string(),
-  updated: z.string(),
-  pageStatus: z.nullish(z.string()),
-  // The page worker's record of the kept article (its own module describes it); an object when present.
-  article: z.nullish(z.looseObject({ status: z.string() })),
-  enrichment: z.optional(z.object({ scrapeDescription: z.boolean(), fetchIcon: z.boolean() })),
-  sweeps: z.optional(z.number()),
-  /** When it entered the outbox, when that was not its creation (an imported bookmark, released from the backlog). */
-  outboxSince: z.optional(z.string()),
-  importId: z.optional(z.string()),
-});
+const decodeBookmark = itemCodec('Bookmark', () =>
+  z.object({
+    id: z.string(),
+    userId: z.string(),
+    noteId: z.string(),
+    title: z.string(),
+    url: z.string(),
+    normalizedUrl: z.string(),
+    icon: z.nullish(z.string()),
+    created: z.string(),
+    updated: z.string(),
+    pageStatus: z.nullish(z.string()),
+    // The page worker's record of the kept article (its own module describes it); an object when present.
+    article: z.nullish(z.looseObject({ status: z.string() })),
+    enrichment: z.optional(z.object({ scrapeDescription: z.boolean(), fetchIcon: z.boolean() })),
+    sweeps: z.optional(z.number()),
+    /** When it entered the outbox, when that was not its creation (an imported bookmark, released from the backlog). */
+    outboxSince: z.optional(z.string()),
+    importId: z.optional(z.string()),
+  }),
+);
 
 export type StoredBookmark = Bookmark & { pageStatus: string | null; article: ArticleRecord | null };
 
 /** A bookmark item as the domain's bookmark, with its page status and kept article; MalformedItemError when it is not one. */
 export function readBookmark(item: Record<string, unknown>): StoredBookmark {
-  const stored = decodeItem('Bookmark', bookmarkSchema, item);
+  const stored = decodeBookmark(item);
   return {
     pageStatus: stored.pageStatus ?? null,
     article: (stored.article as ArticleRecord | null | undefined) ?? null,
@@ -71,7 +73,7 @@ export function readBookmark(item: Record<string, unknown>): StoredBookmark {
 
 /** A bookmark of the enrichment outbox: the request it waits for, how often it was swept, and since when. */
 export function readPendingEnrichment(item: Record<string, unknown>) {
-  const stored = decodeItem('Bookmark', bookmarkSchema, item);
+  const stored = decodeBookmark(item);
   if (!stored.enrichment) throw new Error(`Bookmark ${stored.id} is in the enrichment outbox without its request`);
   const request: EnrichmentRequest = {
     bookmarkId: stored.id,
@@ -85,6 +87,6 @@ export function readPendingEnrichment(item: Record<string, unknown>) {
 /** A bookmark of the import backlog: its request, and the import whose waiting count it is in. */
 export function readImportWaiting(item: Record<string, unknown>) {
   const { request } = readPendingEnrichment(item);
-  const stored = decodeItem('Bookmark', bookmarkSchema, item);
+  const stored = decodeBookmark(item);
   return { request, userId: stored.userId, importId: stored.importId ?? '' };
 }

@@ -6,11 +6,24 @@ export class MalformedItemError extends Error {
 }
 
 /**
+ * The reader of `entity` items through the schema `build` makes. The schema is built on the first
+ * read, not when the module loads: a function's cold start pays for none, and a function builds only
+ * the schemas of the entities it reads.
+ */
+export function itemCodec<Schema extends z.ZodMiniType>(
+  entity: string,
+  build: () => Schema,
+): (item: Record<string, unknown>) => z.output<Schema> {
+  let schema: Schema | undefined;
+  return (item) => decodeItem(entity, (schema ??= build()), item);
+}
+
+/**
  * An item read as `entity` through its schema: the decoded attributes, or a MalformedItemError naming
  * the item's key and each attribute that is missing or of the wrong type (never a record with
  * undefined fields).
  */
-export function decodeItem<Schema extends z.ZodMiniType>(
+function decodeItem<Schema extends z.ZodMiniType>(
   entity: string,
   schema: Schema,
   item: Record<string, unknown>,

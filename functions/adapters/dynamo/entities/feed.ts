@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { FeedRecord } from '../../../core/model';
 import { keys } from '../keys';
-import { decodeItem } from './codec';
+import { itemCodec } from './codec';
 
 /** The feed entity: its item, listed in the user's feeds index by creation, and its codec. */
 export function feedItem(feed: FeedRecord) {
@@ -14,22 +14,24 @@ export function feedItem(feed: FeedRecord) {
   };
 }
 
-const feedSchema = z.object({
-  id: z.string(),
-  userId: z.string(),
-  title: z.string(),
-  description: z.nullish(z.string()),
-  tags: z.optional(z.array(z.string())),
-  match: z.enum(['any', 'all']),
-  sharing: z.enum(['public', 'link', 'private']),
-  items: z.optional(z.enum(['notes', 'highlights'])),
-  created: z.string(),
-  updated: z.string(),
-});
+const decodeFeed = itemCodec('Feed', () =>
+  z.object({
+    id: z.string(),
+    userId: z.string(),
+    title: z.string(),
+    description: z.nullish(z.string()),
+    tags: z.optional(z.array(z.string())),
+    match: z.enum(['any', 'all']),
+    sharing: z.enum(['public', 'link', 'private']),
+    items: z.optional(z.enum(['notes', 'highlights'])),
+    created: z.string(),
+    updated: z.string(),
+  }),
+);
 
 /** A feed item as the domain's feed record; MalformedItemError when it is not one. */
 export function readFeed(item: Record<string, unknown>): FeedRecord {
-  const stored = decodeItem('Feed', feedSchema, item);
+  const stored = decodeFeed(item);
   return {
     ...stored,
     description: stored.description ?? null,

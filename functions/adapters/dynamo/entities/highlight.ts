@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { Highlight } from '../../../core/model';
 import { keys } from '../keys';
-import { decodeItem } from './codec';
+import { itemCodec } from './codec';
 
 /** A highlight's item, in its note's partition (in the order saved) and in its user's highlights index. */
 export function highlightItem(highlight: Highlight) {
@@ -13,18 +13,20 @@ export function highlightItem(highlight: Highlight) {
   };
 }
 
-const highlightSchema = z.object({
-  id: z.string(),
-  noteId: z.string(),
-  userId: z.string(),
-  quote: z.string(),
-  comment: z.nullish(z.string()),
-  saved: z.string(),
-  anchor: z.nullish(z.object({ prefix: z.string(), suffix: z.string() })),
-});
+const decodeHighlight = itemCodec('Highlight', () =>
+  z.object({
+    id: z.string(),
+    noteId: z.string(),
+    userId: z.string(),
+    quote: z.string(),
+    comment: z.nullish(z.string()),
+    saved: z.string(),
+    anchor: z.nullish(z.object({ prefix: z.string(), suffix: z.string() })),
+  }),
+);
 
 /** A highlight item as the domain's highlight; MalformedItemError when it is not one. */
 export function readHighlight(item: Record<string, unknown>): Highlight {
-  const { anchor, ...stored } = decodeItem('Highlight', highlightSchema, item);
+  const { anchor, ...stored } = decodeHighlight(item);
   return { ...stored, comment: stored.comment ?? null, ...(anchor ? { anchor } : {}) };
 }

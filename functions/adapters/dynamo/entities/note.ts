@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import type { Note } from '../../../core/model';
 import { bodyBytes, withAppended } from '../../../core/save/note-body';
 import { keys } from '../keys';
-import { decodeItem, itemBytes } from './codec';
+import { itemBytes, itemCodec } from './codec';
 
 /**
  * The note entity: its item (key, its entry in the user's notes index, its attributes) and the codec
@@ -13,29 +13,34 @@ import { decodeItem, itemBytes } from './codec';
 const NOTE_TYPE = 'Note';
 
 /** An entry of a note's `appended` list: what one append added, and when. */
-const appendedEntry = z.object({ id: z.string(), saved: z.string(), text: z.string() });
-type AppendedEntry = z.infer<typeof appendedEntry>;
+interface AppendedEntry {
+  readonly id: string;
+  readonly saved: string;
+  readonly text: string;
+}
 
-const noteSchema = z.object({
-  id: z.string(),
-  userId: z.string(),
-  bookmarkId: z.nullish(z.string()),
-  url: z.nullish(z.string()),
-  title: z.string(),
-  body: z.optional(z.string()),
-  appended: z.optional(z.array(appendedEntry)),
-  appendIds: z.optional(z.set(z.string())),
-  comment: z.nullish(z.string()),
-  tags: z.optional(z.array(z.string())),
-  lastHighlight: z.nullish(z.string()),
-  created: z.string(),
-  updated: z.nullish(z.string()),
-  version: z.optional(z.number()),
-  archivedAt: z.nullish(z.string()),
-  starredAt: z.nullish(z.string()),
-  articleHash: z.optional(z.string()),
-  trashedAt: z.nullish(z.string()),
-});
+const decodeNote = itemCodec(NOTE_TYPE, () =>
+  z.object({
+    id: z.string(),
+    userId: z.string(),
+    bookmarkId: z.nullish(z.string()),
+    url: z.nullish(z.string()),
+    title: z.string(),
+    body: z.optional(z.string()),
+    appended: z.optional(z.array(z.object({ id: z.string(), saved: z.string(), text: z.string() }))),
+    appendIds: z.optional(z.set(z.string())),
+    comment: z.nullish(z.string()),
+    tags: z.optional(z.array(z.string())),
+    lastHighlight: z.nullish(z.string()),
+    created: z.string(),
+    updated: z.nullish(z.string()),
+    version: z.optional(z.number()),
+    archivedAt: z.nullish(z.string()),
+    starredAt: z.nullish(z.string()),
+    articleHash: z.optional(z.string()),
+    trashedAt: z.nullish(z.string()),
+  }),
+);
 
 /** What a note item keeps of appends: the entries not yet folded into its body, and every append's id. */
 export interface NoteAppends {
@@ -64,7 +69,7 @@ export function readNote(item: Record<string, unknown>): Note {
 
 /** A note item as the domain's note, and what it keeps of its appends. */
 export function readNoteItem(item: Record<string, unknown>): { note: Note } & NoteAppends {
-  const stored = decodeItem(NOTE_TYPE, noteSchema, item);
+  const stored = decodeNote(item);
   const appended = stored.appended ?? [];
   return {
     note: {

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import type { Bookmark } from '../../../core/model';
 import { keys } from '../keys';
-import { decodeItem } from './codec';
+import { itemCodec } from './codec';
 
 /** The (user, normalised URL) marker: it exists exactly when the page's bookmark does, and names it and its note. */
 export function savedUrlItem(bookmark: Bookmark) {
@@ -14,10 +14,10 @@ export function savedUrlItem(bookmark: Bookmark) {
   };
 }
 
-const markerSchema = z.object({ bookmarkId: z.string(), noteId: z.string() });
+const decodeSavedUrl = itemCodec('SavedUrl', () => z.object({ bookmarkId: z.string(), noteId: z.string() }));
 
 /** The bookmark and note a marker names; MalformedItemError when it is not a marker. */
 export function readSavedUrl(item: Record<string, unknown>): { bookmarkId: string; noteId: string } {
-  const { bookmarkId, noteId } = decodeItem('SavedUrl', markerSchema, item);
+  const { bookmarkId, noteId } = decodeSavedUrl(item);
   return { bookmarkId, noteId };
 }
