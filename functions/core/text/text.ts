@@ -28,7 +28,7 @@ export function sanitizeText(text: string): string {
 }
 
 /** The text without control characters (a NUL, an ANSI escape); tab and line breaks stay. */
-export function withoutControlCharacters(text: string): string {
+function withoutControlCharacters(text: string): string {
   return text.replace(CONTROL_CHARS, '');
 }
 
