@@ -199,8 +199,12 @@ export const commands: Record<string, Command> = {
   },
 
   'notes list': async ({ options, accounts, bookmarks }) => {
+    if (options.trash && options.tag !== undefined) throw new UsageError('give --tag or --trash, not both');
     const [filter, request] = [tagFilter(options), pageRequest(options)];
-    const page = await bookmarks.listNotes(await existingUser(options, accounts), filter, request);
+    const userId = await existingUser(options, accounts);
+    const page = options.trash
+      ? await trash.trashedNotes({ notes: bookmarks, now: () => new Date() }, operatorFor(userId), request)
+      : await bookmarks.listNotes(userId, filter, request);
     return { notes: page.items.map(noteResource), cursor: page.cursor };
   },
 

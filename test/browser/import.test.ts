@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, signedInPhonePage } from '../support/browser';
-import { json, startTestStack, type TestStack } from '../support/local-stack';
+import { chromiumAvailable, signedInPhonePage } from '../support/browser';
+import { json } from '../support/local-stack';
 import { type Owner, signedInUser } from '../support/owner';
+import { type SignedInBrowser, startSignedInBrowser } from '../support/signed-in-browser';
 
 /**
  * Settings › Import in real Chromium: a fixture export picked, uploaded to the upload URL, imported
@@ -14,24 +14,18 @@ import { type Owner, signedInUser } from '../support/owner';
 const FIXTURES = join(import.meta.dirname, '../fixtures/import');
 
 describe.skipIf(!chromiumAvailable())('Settings › Import in Chromium', { timeout: 180_000 }, () => {
-  let t: TestStack;
-  let owner: Owner;
+  let session: SignedInBrowser;
+  let { t, owner, page, checkPage } = {} as SignedInBrowser;
   let other: Owner;
-  let browser: Browser;
-  let page: Page;
-  let checkPage: (screenshot: string) => Promise<void>;
-
   beforeAll(async () => {
-    t = await startTestStack({ OWNER_RATE_LIMIT: '5000;w=60' }, { startWorkers: true, scheduleEverySeconds: 3600 });
-    [owner, other] = await Promise.all([signedInUser(t), signedInUser(t)]);
-    browser = await launchChromium();
-    ({ page, checkPage } = await signedInPhonePage(browser, t.stack.webBaseUrl, owner.cookie));
+    session = await startSignedInBrowser(
+      { OWNER_RATE_LIMIT: '5000;w=60' },
+      { startWorkers: true, scheduleEverySeconds: 3600 },
+    );
+    ({ t, owner, page, checkPage } = session);
+    other = await signedInUser(t);
   }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
-  });
+  afterAll(() => session?.stop());
 
   const status = () => page.locator('[data-import-status]').textContent();
 
@@ -106,7 +100,7 @@ describe.skipIf(!chromiumAvailable())('Settings › Import in Chromium', { timeo
   });
 
   it('shows another user none of it', async () => {
-    const { page: theirs } = await signedInPhonePage(browser, t.stack.webBaseUrl, other.cookie);
+    const { page: theirs } = await signedInPhonePage(session.browser, t.stack.webBaseUrl, other.cookie);
     await theirs.goto(`${t.stack.webBaseUrl}/settings/import`);
     await theirs.waitForLoadState('networkidle');
     expect(await theirs.locator('[data-import-report]').isHidden()).toBe(true);

@@ -44,7 +44,7 @@ export class InMemoryBookmarkStore implements BookmarkStore, LibraryStore, NoteS
     highlights: readonly Highlight[] = [],
   ): Promise<CreateBookmarkOutcome> {
     const existing = this.urls.get(urlKey(bookmark));
-    if (existing) return { kind: 'exists', ...existing };
+    if (existing) return { kind: 'exists', ...existing, saved: await this.getSavedNote(existing) };
     const used = this.liveNotes(note.userId);
     if (used >= this.noteCap) return { kind: 'note-limit', used, limit: this.noteCap };
     const taken = record && this.takenFrom(record);

@@ -153,7 +153,10 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore, NoteSto
     const taken = takenKey<AnswerOutcome>(steps.refused('answer', outcome.failed));
     if (taken) return taken;
     const marker = steps.refused('saved-url', outcome.failed);
-    if (marker?.item) return { kind: 'exists', ...readSavedUrl(unmarshall(marker.item)) };
+    if (marker?.item) {
+      const ref = readSavedUrl(unmarshall(marker.item));
+      return { kind: 'exists', ...ref, saved: await this.loadBookmarkAndNote(ref) };
+    }
     return noteLimit(steps.refused('note-count', outcome.failed), bookmark.userId);
   }
 

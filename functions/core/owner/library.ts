@@ -35,6 +35,7 @@ import type {
   NoteBulkEdit,
   NoteBulkResult,
   NoteEdit,
+  NoteInFeedResource,
   NoteResource,
   NoteSummaryResource,
   TagChangeResource,
@@ -598,19 +599,30 @@ export async function getFeed(ports: OwnerPorts, principal: Principal, feedId: s
 
 /**
  * Puts a note into one of the owner's feeds by giving it the tags the feed shows (tagsToJoinFeed):
- * nothing changes when the feed shows it already.
+ * nothing changes when the feed shows it already. The note is looked up first, so a note that is not
+ * the caller's answers 404 whatever the feed. The one way every front end (API, pages, MCP) does it.
  */
 export async function addNoteToFeed(
   ports: OwnerPorts,
   principal: Principal,
   noteId: string,
   feedId: string,
-): Promise<{ feed: FeedResource; note: NoteResource; tagsAdded: string[] }> {
-  const feed = await getFeed(ports, principal, feedId);
+): Promise<{ feed: FeedResource; note: NoteResource; placed: NoteInFeedResource }> {
   const before = await getNote(ports, principal, noteId);
+  const feed = await getFeed(ports, principal, feedId);
   const tagsAdded = tagsToJoinFeed(feed, before.tags);
   const note = tagsAdded.length ? await changeNoteTags(ports, principal, noteId, { add: tagsAdded }) : before;
-  return { feed, note, tagsAdded };
+  return {
+    feed,
+    note,
+    placed: {
+      feed_id: feed.id,
+      note_id: note.id,
+      tags_added: tagsAdded,
+      note_tags: note.tags,
+      page_url: feed.page_url,
+    },
+  };
 }
 
 export async function createFeed(ports: OwnerPorts, principal: Principal, input: FeedCreate): Promise<FeedResource> {
