@@ -112,11 +112,11 @@ async function layoutRows(row: AddRow, shards: number, notes: readonly Note[]) {
     }
     const written = performance.now() - started;
     const foldStarted = performance.now();
-    await index.optimize();
+    const { folded } = await index.optimize();
     const fold = performance.now() - foldStarted;
     row(
       `search, ${notes.length} notes of ${USERS} users in ${label}: indexing, then the fold`,
-      `${((notes.length / written) * 1000).toFixed(0)} notes/s; fold ${(fold / 1000).toFixed(1)} s (${(fold / 1000 / shards).toFixed(2)} s a shard)`,
+      `${((notes.length / written) * 1000).toFixed(0)} notes/s; fold ${(fold / 1000).toFixed(1)} s (${(fold / 1000 / Math.max(1, folded)).toFixed(2)} s a shard, ${folded} folded)`,
     );
     await vectorRecall(row, label, folder, index, notes);
     const times: number[] = [];

@@ -1,6 +1,7 @@
 import { contractSchemas } from '../core/contract/contract';
 import { SCOPES, type Scope } from '../core/identity/principal';
-import { NOTE_PAGE_LIMIT, ownerApiSchemas } from '../core/owner/api';
+import { ownerApiSchemas } from '../core/owner/api';
+import { NOTE_PAGE_LIMIT } from '../core/workspace/listing';
 // The review's schemas register themselves with the owner API's.
 import '../core/review/api';
 // And so do the imports'.

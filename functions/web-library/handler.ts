@@ -7,13 +7,7 @@ import type { RateLimiter, RateLimitPolicy } from '../core/contract/rate-limit';
 import { parseUuidParameter } from '../core/contract/validation';
 import type { Principal } from '../core/identity/principal';
 import type { Session } from '../core/identity/session';
-import {
-  type ArticleResource,
-  type CreatedTokenResource,
-  NOTE_PAGE_LIMIT,
-  type NoteBulkEdit,
-  noteBulkEditSchema,
-} from '../core/owner/api';
+import type { ArticleResource, CreatedTokenResource, NoteBulkEdit } from '../core/owner/api';
 import * as highlights from '../core/owner/highlights';
 import * as library from '../core/owner/library';
 import { InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
@@ -41,7 +35,7 @@ import {
 import { notePath, safeNextPath, webPaths } from '../core/web/paths';
 import { reviewPage, reviewSettingsPage } from '../core/web/review-pages';
 import { relatedSection, SEARCH_SCRIPT, searchForm } from '../core/web/search-pages';
-import type { NoteFilter } from '../core/workspace/listing';
+import { NOTE_PAGE_LIMIT, type NoteFilter } from '../core/workspace/listing';
 import { serviceBaseUrl } from '../http/base-url';
 import { answeringFailures } from '../http/failures';
 import { type Authenticate, addressQuotaSubject, admitOwner } from '../http/owner-access';
@@ -218,6 +212,8 @@ const actions: Record<string, Action> = {
     const asked = single
       ? { ids: [single[2]], action: single[1] }
       : { ids: form.getAll('ids'), action: form.get('action'), tags: typedTags(form.get('tags')) };
+    // The API's schemas load with the first bulk edit, not at every cold start.
+    const { noteBulkEditSchema } = await import('../core/owner/api');
     const parsed = noteBulkEditSchema.safeParse(asked);
     if (!parsed.success)
       throw new InvalidInputError([

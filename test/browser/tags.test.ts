@@ -1,8 +1,8 @@
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, signedInPhonePage } from '../support/browser';
-import { json, startTestStack, type TestStack } from '../support/local-stack';
+import { chromiumAvailable } from '../support/browser';
+import { json } from '../support/local-stack';
 import { type Owner, renameUnderWay, savedPage, signedInUser } from '../support/owner';
+import { type SignedInBrowser, startSignedInBrowser } from '../support/signed-in-browser';
 
 /**
  * A note page's Feeds in Chromium: a feed that does not show the note has an Add button, which puts
@@ -14,24 +14,15 @@ import { type Owner, renameUnderWay, savedPage, signedInUser } from '../support/
  */
 
 describe.skipIf(!chromiumAvailable())('the Tags page and a note’s Feeds in Chromium', () => {
-  let t: TestStack;
-  let alice: Owner;
+  let session: SignedInBrowser;
+  let { t, owner: alice, page, checkPage } = {} as SignedInBrowser;
   let bob: Owner;
-  let browser: Browser;
-  let page: Page;
-  let checkPage: (screenshot: string) => Promise<void>;
-
   beforeAll(async () => {
-    t = await startTestStack();
-    [alice, bob] = await Promise.all([signedInUser(t), signedInUser(t)]);
-    browser = await launchChromium();
-    ({ page, checkPage } = await signedInPhonePage(browser, t.stack.webBaseUrl, alice.cookie));
+    session = await startSignedInBrowser();
+    ({ t, owner: alice, page, checkPage } = session);
+    bob = await signedInUser(t);
   }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
-  });
+  afterAll(() => session?.stop());
 
   it('shows an unfinished rename with how far it got, and Continue finishes it', async () => {
     await savedPage(t, alice, 'https://example.com/tags/1', { comment: '#ai' });

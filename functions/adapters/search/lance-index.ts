@@ -294,9 +294,9 @@ export class LanceSearchIndex implements RelatedIndex {
       recent ? recent.query().where(filter).select(['note_id']).toArray() : [],
     ]);
     // The user's live notes written since the last fold, less those whose vectors have followed.
-    const ids = written.map((row) => String(row.note_id));
+    const ids = [...new Set(written.map((row) => String(row.note_id)))];
     const followed = vectors && ids.length > 0 ? await vectors.countRows(`${filter} AND ${noteIdsFilter(ids)}`) : 0;
-    return { notes, embedded, waiting: ids.length - followed };
+    return { notes, embedded, waiting: Math.max(0, ids.length - followed) };
   }
 
   /**
@@ -649,13 +649,22 @@ export class LanceSearchIndex implements RelatedIndex {
     return table;
   }
 
-  /** The tables of every model's vectors of one kind, or of both kinds. */
+  /** The tables of every model's vectors of one kind, or of both kinds (opened once, as the others are). */
   private async allVectorTables(kind?: VectorKind): Promise<lancedb.Table[]> {
     const kinds = kind ? [kind] : (['vectors', 'chunks'] as const);
     const names = (await this.db.tableNames()).filter((name) =>
       kinds.some((each) => name.startsWith(`${this.prefix}${each}_`)),
     );
-    return Promise.all(names.map((name) => openListed(this.db, name)));
+    return Promise.all(
+      names.map(async (name) => {
+        const short = name.slice(this.prefix.length);
+        const cached = this.vectorTables.get(short);
+        if (cached) return cached;
+        const table = await openListed(this.db, name);
+        this.vectorTables.set(short, table);
+        return table;
+      }),
+    );
   }
 }
 

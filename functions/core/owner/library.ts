@@ -21,7 +21,7 @@ import type { BookmarkStore, EnrichmentPublisher } from '../save/save-bookmark';
 import { isoTimestamp } from '../text/text';
 import { expiryAfter } from '../token/lifecycle';
 import { newAccessToken } from '../workspace/accounts';
-import { exportWorkspace, type HighlightReader, type WorkspaceReader } from '../workspace/export';
+import { type ExportedNote, exportWorkspace, type HighlightReader, type WorkspaceReader } from '../workspace/export';
 import type { NoteFilter, Page, PageRequest } from '../workspace/listing';
 import type {
   AccountExportResource,
@@ -692,7 +692,7 @@ export async function getAccount(ports: OwnerPorts, principal: Principal): Promi
 }
 
 export async function exportAccount(ports: OwnerPorts, principal: Principal): Promise<AccountExportResource> {
-  const [account, bookmarks, feeds, tokens] = await Promise.all([
+  const [account, workspace, feeds, tokens] = await Promise.all([
     getAccount(ports, principal),
     exportWorkspace({ notes: ports.notes, highlights: ports.feeds, articles: ports.articles }, principal.userId),
     listFeeds(ports, principal),
@@ -701,15 +701,19 @@ export async function exportAccount(ports: OwnerPorts, principal: Principal): Pr
   return {
     exported: isoTimestamp(ports.now()),
     account,
-    bookmarks: bookmarks.map((bookmark) => ({
-      ...bookmark,
-      tags: [...bookmark.tags],
-      highlights: [...bookmark.highlights],
-    })),
+    bookmarks: workspace.bookmarks.map(mutableCopy),
+    notes: workspace.notes.map(mutableCopy),
     ...feeds,
     ...tokens,
   };
 }
+
+/** An exported note as the resource's schema types it (its lists not readonly). */
+const mutableCopy = <N extends ExportedNote>(note: N) => ({
+  ...note,
+  tags: [...note.tags],
+  highlights: [...note.highlights],
+});
 
 export async function deleteAccount(ports: OwnerPorts, principal: Principal): Promise<void> {
   await getAccount(ports, principal);

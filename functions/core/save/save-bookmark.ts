@@ -191,6 +191,34 @@ export interface BookmarkStore {
   releaseClaim(claim: IdempotencyClaim): Promise<void>;
 }
 
+export type CreateNoteOutcome =
+  | { readonly kind: 'created' }
+  /** A note has its id already (a rerun, or an earlier import of the same book): nothing was written. */
+  | { readonly kind: 'exists'; readonly note: Note }
+  | { readonly kind: 'note-limit'; readonly used: number; readonly limit: number };
+
+/**
+ * Notes without a bookmark (an import's book of highlights, a text note): created under the note cap
+ * exactly as a save's note is, and changed as a saved note is.
+ */
+export interface NoteStore {
+  /**
+   * Writes the note (no bookmark, no saved-URL marker), its tag and reading-state entries and its
+   * highlights' records in one transaction with the note count, conditional on no note having its
+   * id: named after what it holds, the same note imported again (or a rerun) writes nothing twice.
+   */
+  createNote(note: Note, highlights: readonly Highlight[]): Promise<CreateNoteOutcome>;
+  /**
+   * `updateSavedNote` for a note found by its id alone: the bookmark's update time moves with it
+   * when it has one. Null when the note is gone or in the Trash.
+   */
+  updateNote(
+    noteId: string,
+    change: (note: Note) => NoteChange | null,
+    updated: string,
+  ): Promise<{ readonly kind: 'updated' | 'unchanged'; readonly note: Note } | null>;
+}
+
 export interface EnrichmentPublisher {
   publish(request: EnrichmentRequest): Promise<void>;
 }
