@@ -33,3 +33,51 @@ export const PRICE_UNITS: Record<keyof typeof PRICES, (price: number) => string>
   s3Get: perMillion,
   s3GbMonth: (price) => `$${price} per GB-month`,
 };
+
+/**
+ * Managed search engines' us-east-1 list prices, for the search cost model's comparison
+ * (bench/search-cost-model.ts, docs/search.md), each with the page that publishes it and the date of
+ * the figure. AWS's pages are not reachable from the machine the model was written on (2026-11-28):
+ * these are the published figures as known then, not re-read; re-check before relying on them.
+ */
+export const MANAGED_SEARCH_PRICES = {
+  /** An OpenSearch Compute Unit (1 vCPU, 6 GB of memory, 120 GB of local storage) an hour, indexing or search. */
+  openSearchServerlessOcuHour: {
+    price: 0.24,
+    source: 'https://aws.amazon.com/opensearch-service/pricing/ (Serverless OCU-hour), unchanged since 2023-01',
+  },
+  /** The smallest production collection: 0.5 OCU indexing and 0.5 OCU search, each in two zones. */
+  openSearchServerlessMinimumOcus: {
+    price: 2,
+    source:
+      'https://aws.amazon.com/blogs/big-data/amazon-opensearch-serverless-cost-effective-search-capabilities-at-any-scale (half OCUs, 2024)',
+  },
+  openSearchServerlessStorageGbMonth: {
+    price: 0.024,
+    source: 'https://aws.amazon.com/opensearch-service/pricing/ (Serverless managed storage), unchanged since 2023-01',
+  },
+  /** S3 Vectors: logical bytes stored (vector, key and metadata) a GB-month. */
+  s3VectorsStorageGbMonth: {
+    price: 0.06,
+    source: 'https://aws.amazon.com/s3/pricing/ (S3 Vectors), as published at launch, 2025-07-15',
+  },
+  /** S3 Vectors: logical bytes written a GB. */
+  s3VectorsPutGb: {
+    price: 0.2,
+    source: 'https://aws.amazon.com/s3/pricing/ (S3 Vectors), as published at launch, 2025-07-15',
+  },
+  s3VectorsQueryRequest: {
+    price: 2.5 / 1e6,
+    source: 'https://aws.amazon.com/s3/pricing/ (S3 Vectors), as published at launch, 2025-07-15',
+  },
+  /**
+   * S3 Vectors: a query is charged for the whole index it searches (its vectors' logical bytes), a TB;
+   * $0.004 for an index's first 100,000 vectors, this beyond. A cut of up to 80% for indexes over 10
+   * million vectors was announced 2026-06-16 (https://dev.classmethod.jp/en/articles/20260616-s3-vectors-query-charges/),
+   * without figures there: not applied.
+   */
+  s3VectorsQueryTb: {
+    price: 0.004,
+    source: 'https://aws.amazon.com/s3/pricing/ (S3 Vectors), as published at launch, 2025-07-15',
+  },
+} as const;

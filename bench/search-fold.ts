@@ -5,7 +5,8 @@
  * times the fold that follows; and a fold with nothing written since the last. It prints the median
  * of the three; bench/search-cost-model.ts takes its figures (docs/search.md).
  *
- * `BENCH_FOLD_ROWS=20000,50000` (the default) sets the sizes, `BENCH_FOLD_CHANGED=200` the rows changed.
+ * `BENCH_FOLD_ROWS=20000,50000` (the default) sets the sizes, `BENCH_FOLD_CHANGED=200` the rows changed
+ * (under 500: the writes fold their shard themselves at 500, leaving the timed fold nothing).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

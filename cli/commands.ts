@@ -16,9 +16,8 @@ import { EmailTakenError } from '../functions/core/identity/account-flows';
 import { normalizeEmail } from '../functions/core/identity/email';
 import { sendOneTimeLink } from '../functions/core/identity/links';
 import { operatorFor } from '../functions/core/identity/principal';
-import { importedArticles } from '../functions/core/import/articles';
+import { importHere, importSaves } from '../functions/core/import/chunks';
 import { readExport, type UploadedFile } from '../functions/core/import/detect';
-import { importExport } from '../functions/core/import/import';
 import { ImportFileError } from '../functions/core/import/items';
 import {
   type AccessToken,
@@ -200,8 +199,12 @@ export const commands: Record<string, Command> = {
   },
 
   'notes list': async ({ options, accounts, bookmarks }) => {
+    if (options.trash && options.tag !== undefined) throw new UsageError('give --tag or --trash, not both');
     const [filter, request] = [tagFilter(options), pageRequest(options)];
-    const page = await bookmarks.listNotes(await existingUser(options, accounts), filter, request);
+    const userId = await existingUser(options, accounts);
+    const page = options.trash
+      ? await trash.trashedNotes({ notes: bookmarks, now: () => new Date() }, operatorFor(userId), request)
+      : await bookmarks.listNotes(userId, filter, request);
     return { notes: page.items.map(noteResource), cursor: page.cursor };
   },
 
@@ -239,7 +242,7 @@ export const commands: Record<string, Command> = {
     return bookmarkResource(bookmark);
   },
 
-  import: async ({ args, options, accounts, bookmarks, articles, stderr }) => {
+  import: async ({ args, options, accounts, bookmarks, imports, importBookmarks, articles, stderr }) => {
     if (args.length === 0) throw new UsageError('FILE is required');
     requiredUserId(options); // a malformed id is told before the file is read
     const uploads = args.map((file) => {
@@ -254,16 +257,19 @@ export const commands: Record<string, Command> = {
     const progress = stderr.isTTY
       ? (done: number, total: number) => stderr.write(`\rimporting ${done}/${total}`)
       : undefined;
-    // Enrichment stays in the outbox, which the sweeper drains at a bounded rate (SWEEP_BATCH_PER_SHARD).
-    const ports = {
-      store: bookmarks,
-      enrichment: { publish: async () => {} },
+    // The import worker's own path, its chunks run here: recorded as an import of the account, its
+    // new pages waiting in the import backlog, which the sweeper hands out a bounded batch at a time.
+    const saves = importSaves({
+      store: importBookmarks,
+      articles: articles && { store: articles, bookmarks },
       newId: randomUUID,
       now: () => new Date(),
       logger: { warn: () => {} },
-      articles: articles && importedArticles({ store: articles, bookmarks, now: () => new Date() }),
-    };
-    const report = await importExport(ports, userId, parsed, progress);
+    });
+    const ports = { imports, save: saves, newId: randomUUID, now: () => new Date() };
+    const fileName = uploads.map((upload) => upload.name).join(', ');
+    // While another import of the account is under way, this one is refused (exit 1), naming it.
+    const report = await importHere(ports, userId, fileName, parsed, progress);
     if (progress) stderr.write('\n');
     if (report.over_cap)
       stderr.write(
@@ -281,10 +287,11 @@ export const commands: Record<string, Command> = {
     const userId = await existingUser(options, accounts);
     const exported = await exportWorkspace({ notes: bookmarks, highlights: feeds, articles }, userId);
     if (format === 'json') {
-      const json = { user_id: userId, bookmarks: exported };
+      const json = { user_id: userId, ...exported };
       return new DocumentOutput(`${JSON.stringify(json, null, 2)}\n`, json);
     }
-    const document = renderNetscapeBookmarks(bookmarkFileEntries(exported));
+    // A bookmark file holds links only: notes without a bookmark are in the JSON export alone.
+    const document = renderNetscapeBookmarks(bookmarkFileEntries(exported.bookmarks));
     return new DocumentOutput(document, { user_id: userId, format, document });
   },
 

@@ -5,6 +5,7 @@ import { DynamoBookmarkStore } from '../functions/adapters/dynamo/bookmark-store
 import { createDynamoClients, type DynamoClients } from '../functions/adapters/dynamo/client';
 import { DynamoFeedStore } from '../functions/adapters/dynamo/feed-store';
 import { DynamoIdentityStore } from '../functions/adapters/dynamo/identity-store';
+import { DynamoImportStore } from '../functions/adapters/dynamo/import-store';
 import { type MigrationResult, runMigrations } from '../functions/adapters/dynamo/migrations';
 import { FolderMailer } from '../functions/adapters/mail/folder-mailer';
 import { createMailer } from '../functions/adapters/mail/mailer';
@@ -25,6 +26,9 @@ export interface Connection {
   readonly accounts: DynamoAccountStore;
   readonly bookmarks: DynamoBookmarkStore;
   readonly feeds: DynamoFeedStore;
+  /** Imports, and the bookmark store an import's saves write through (its new bookmarks wait in its backlog). */
+  readonly imports: DynamoImportStore;
+  importBookmarks(backlog: { importId: string; since: string }): DynamoBookmarkStore;
   /** Runs `gleaner migrate`'s migrations over the table, then backfills the search index. */
   migrate(): Promise<MigrationResult[]>;
   /** The search index and embedder (opened on first use). */
@@ -103,6 +107,8 @@ export function connect(
     accounts: new DynamoAccountStore(doc, tableName),
     bookmarks: new DynamoBookmarkStore(doc, tableName),
     feeds: new DynamoFeedStore(doc, tableName),
+    imports: new DynamoImportStore(doc, tableName),
+    importBookmarks: (backlog) => new DynamoBookmarkStore(doc, tableName, backlog),
     migrate: async () => {
       const results = await runMigrations(doc, tableName);
       const { backfillIndex } = await searchServices();

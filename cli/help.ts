@@ -51,8 +51,9 @@ old one keeps working for the grace period (default ${DEFAULT_ROTATION_GRACE}), 
   'tokens revoke': { usage: 'TOKEN_ID', about: 'Revokes a token: it is refused from now on.' },
   'notes get': { usage: 'NOTE_ID', about: 'Prints a note whole: its bookmark, body and tags.' },
   'notes list': {
-    usage: '--user USER_ID [--tag TAG] [--limit N] [--cursor C]',
-    about: `Lists a user's notes, by last update. ${paging}`,
+    usage: '--user USER_ID [--tag TAG | --trash] [--limit N] [--cursor C]',
+    about: `Lists a user's notes, by last update; with --trash, the notes in their Trash, most recently
+deleted first. ${paging}`,
   },
   'notes delete': {
     usage: 'NOTE_ID [--forever]',

@@ -154,6 +154,7 @@ function parseCommandLine(argv: string[]) {
         shards: { type: 'string' },
         resume: { type: 'boolean', default: false },
         forever: { type: 'boolean', default: false },
+        trash: { type: 'boolean', default: false },
       },
     });
   } catch (error) {

@@ -1,15 +1,8 @@
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  NoSuchKey,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
 import type { ArticleStore } from '../core/article/article';
 import { type ArticleContent, decodeContent, encodeContent } from '../core/article/content';
+import { type S3, s3OnFirstUse } from './s3';
 
 /**
  * The article store: `s3://bucket` (AWS: a private, encrypted bucket) or a folder (the local stack
@@ -17,9 +10,7 @@ import { type ArticleContent, decodeContent, encodeContent } from '../core/artic
  */
 export function createArticleStore(uri: string, options: { endpoint?: string } = {}): ArticleStore {
   const bucket = /^s3:\/\/([^/]+)\/?$/.exec(uri)?.[1];
-  return bucket
-    ? new S3ArticleStore(new S3Client({ endpoint: options.endpoint }), bucket)
-    : new FolderArticleStore(uri);
+  return bucket ? new S3ArticleStore(s3OnFirstUse(options), bucket) : new FolderArticleStore(uri);
 }
 
 const ARTICLE_ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -36,15 +27,16 @@ const imageKey = (articleId: string, fileName: string) => `articles/${articleId}
 
 class S3ArticleStore implements ArticleStore {
   constructor(
-    private readonly s3: S3Client,
+    private readonly s3: () => Promise<S3>,
     private readonly bucket: string,
   ) {}
 
   async putContent(articleId: string, content: ArticleContent) {
     checked(articleId);
     const { body, hash } = encodeContent(content);
-    await this.s3.send(
-      new PutObjectCommand({
+    const { sdk, client } = await this.s3();
+    await client.send(
+      new sdk.PutObjectCommand({
         Bucket: this.bucket,
         Key: contentKey(articleId),
         Body: body,
@@ -62,8 +54,9 @@ class S3ArticleStore implements ArticleStore {
 
   async putImage(articleId: string, fileName: string, mediaType: string, bytes: Uint8Array) {
     checked(articleId, fileName);
-    await this.s3.send(
-      new PutObjectCommand({
+    const { sdk, client } = await this.s3();
+    await client.send(
+      new sdk.PutObjectCommand({
         Bucket: this.bucket,
         Key: imageKey(articleId, fileName),
         Body: bytes,
@@ -79,25 +72,29 @@ class S3ArticleStore implements ArticleStore {
 
   async deleteArticle(articleId: string) {
     checked(articleId);
+    const { sdk, client } = await this.s3();
     let removed = 0;
     for (;;) {
-      const listed = await this.s3.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: `articles/${articleId}/`, MaxKeys: 1000 }),
+      const listed = await client.send(
+        new sdk.ListObjectsV2Command({ Bucket: this.bucket, Prefix: `articles/${articleId}/`, MaxKeys: 1000 }),
       );
       const objects = (listed.Contents ?? []).flatMap(({ Key }) => (Key ? [{ Key }] : []));
       if (objects.length === 0) return removed;
-      await this.s3.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: objects, Quiet: true } }));
+      await client.send(
+        new sdk.DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: objects, Quiet: true } }),
+      );
       removed += objects.length;
     }
   }
 
   private async get(key: string): Promise<{ mediaType: string; bytes: Uint8Array } | null> {
+    const { sdk, client } = await this.s3();
     try {
-      const object = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const object = await client.send(new sdk.GetObjectCommand({ Bucket: this.bucket, Key: key }));
       const bytes = await object.Body?.transformToByteArray();
       return bytes ? { mediaType: object.ContentType ?? 'application/octet-stream', bytes } : null;
     } catch (error) {
-      if (error instanceof NoSuchKey) return null;
+      if (error instanceof sdk.NoSuchKey) return null;
       throw error;
     }
   }

@@ -3,9 +3,8 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { UploadStore } from '../core/import/job';
+import { type S3, s3OnFirstUse } from './s3';
 
 /**
  * Where import files are uploaded: `s3://bucket` (AWS: a private bucket; the browser PUTs the file to
@@ -18,9 +17,7 @@ export function createUploadStore(
   options: { endpoint?: string } = {},
 ): UploadStore {
   const bucket = /^s3:\/\/([^/]+)\/?$/.exec(uri)?.[1];
-  return bucket
-    ? new S3UploadStore(new S3Client({ endpoint: options.endpoint }), bucket)
-    : new FolderUploadStore(uri, publicBaseUrl);
+  return bucket ? new S3UploadStore(s3OnFirstUse(options), bucket) : new FolderUploadStore(uri, publicBaseUrl);
 }
 
 /** The local stack's stand-in for the bucket's presigned PUT. */
@@ -36,27 +33,30 @@ function checked(key: string): string {
 
 class S3UploadStore implements UploadStore {
   constructor(
-    private readonly s3: S3Client,
+    private readonly s3: () => Promise<S3>,
     private readonly bucket: string,
   ) {}
 
   async uploadTarget(key: string, seconds: number) {
-    const command = new PutObjectCommand({ Bucket: this.bucket, Key: checked(key) });
-    return { url: await getSignedUrl(this.s3, command, { expiresIn: seconds }), headers: {} };
+    const [{ sdk, client }, { getSignedUrl }] = await Promise.all([this.s3(), import('@aws-sdk/s3-request-presigner')]);
+    const command = new sdk.PutObjectCommand({ Bucket: this.bucket, Key: checked(key) });
+    return { url: await getSignedUrl(client, command, { expiresIn: seconds }), headers: {} };
   }
 
   async read(key: string): Promise<Uint8Array | null> {
+    const { sdk, client } = await this.s3();
     try {
-      const object = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: checked(key) }));
+      const object = await client.send(new sdk.GetObjectCommand({ Bucket: this.bucket, Key: checked(key) }));
       return (await object.Body?.transformToByteArray()) ?? null;
     } catch (error) {
-      if (error instanceof NoSuchKey) return null;
+      if (error instanceof sdk.NoSuchKey) return null;
       throw error;
     }
   }
 
   async remove(key: string): Promise<void> {
-    await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: checked(key) }));
+    const { sdk, client } = await this.s3();
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.bucket, Key: checked(key) }));
   }
 }
 

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { UserNotFoundError } from '../adapters/dynamo/account-store';
-import { noteLimitDetail } from '../core/contract/contract';
+import { noteLimitDetail } from '../core/contract/note-limit';
 import type { ValidationIssue } from '../core/contract/validation';
 import { InvalidFeedSettingsError } from '../core/feed/settings';
 import { ImportInProgressError } from '../core/import/job';

@@ -8,7 +8,7 @@ import { clientQuotaKey, type RateLimiter, type RateLimitPolicy } from '../core/
 import { parseRetirement, type Retirement } from '../core/contract/retirement';
 import { parseUuidParameter } from '../core/contract/validation';
 import { type FeedVariant, feedValidators, isNotModified } from '../core/feed/conditional-get';
-import type { Feed, FeedNote, PublishedFeedStore } from '../core/feed/feed';
+import { type Feed, type FeedNote, notesShown, type PublishedFeedStore } from '../core/feed/feed';
 import { entriesToRead, feedPageUrl, pageOfEntries, parseFeedPage } from '../core/feed/paging';
 import type { FeedRecord, User } from '../core/model';
 import { highlightEntries } from '../core/save/highlights';
@@ -137,7 +137,7 @@ async function readPublishedFeed(
 
   // A highlight feed lists the highlights of those notes instead, read beside them.
   const [notes, highlights] = await Promise.all([
-    deps.feeds.notesOf(entries),
+    deps.feeds.notesOf(entries).then((candidates) => notesShown(record, candidates)),
     record.items === 'highlights' ? deps.feeds.highlightsOf(entries.map((entry) => entry.noteId)) : null,
   ]);
   const shown = highlights ? highlightEntries(notes, highlights, page?.limit ?? deps.maxEntries) : notes;

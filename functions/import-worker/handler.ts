@@ -6,10 +6,8 @@ import { tableFromEnv } from '../adapters/dynamo/client';
 import { DynamoImportStore } from '../adapters/dynamo/import-store';
 import { createSqsClient, delayRedelivery, SqsJsonPublisher } from '../adapters/sqs/sqs';
 import { createUploadStore } from '../adapters/upload-store';
-import { importedArticles } from '../core/import/articles';
-import { runImportChunk } from '../core/import/chunks';
-import type { ImportChunkMessage, ImportJob } from '../core/import/job';
-import { isoTimestamp } from '../core/text/text';
+import { importSaves, runImportChunk } from '../core/import/chunks';
+import type { ImportChunkMessage } from '../core/import/job';
 import { deferred, type Environment } from '../platform/env';
 import { createLogger, createMetrics } from '../platform/observability';
 import { setting, settings } from '../platform/settings';
@@ -20,7 +18,8 @@ import { sqsWorker } from '../queue-consumer/sqs-batch-handler';
 /**
  * Import queue → one chunk of an import saved (functions/core/import/job.ts), the next chunk queued.
  * A chunk that fails comes back (the queue's redrive); its rerun writes nothing twice. The new
- * bookmarks' enrichment stays in the outbox, which the sweeper drains a bounded batch at a time.
+ * bookmarks wait in the import backlog, from which the sweeper hands a bounded batch at a time to
+ * the page worker.
  */
 export function createHandler(env: Environment) {
   const tracing = createTracing();
@@ -37,15 +36,13 @@ export function createHandler(env: Environment) {
     queue: new SqsJsonPublisher<ImportChunkMessage>(sqs, setting(env, settings.importQueueUrl)),
     newId: randomUUID,
     now,
-    // The new bookmarks wait in the import backlog; the sweeper hands a bounded batch to the page worker.
     lastRead: { current: null },
-    save: (job: ImportJob) => ({
-      store: new DynamoBookmarkStore(doc, tableName, { importId: job.id, since: isoTimestamp(now()) }),
-      enrichment: { publish: async () => {} },
+    save: importSaves({
+      store: (backlog) => new DynamoBookmarkStore(doc, tableName, backlog),
+      articles: articles && { store: articles, bookmarks },
       newId: randomUUID,
       now,
       logger,
-      articles: importedArticles({ store: articles, bookmarks, now }),
     }),
   };
   const sourceQueueUrl = setting(env, settings.sourceQueueUrl);

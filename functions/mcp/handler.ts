@@ -1,5 +1,4 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { userRateLimitSubject } from '../adapters/dynamo/account-deletion';
 import { createSqsClient, SqsJsonPublisher } from '../adapters/sqs/sqs';
@@ -9,7 +8,7 @@ import type { ReviewPorts } from '../core/review/use-cases';
 import type { SaveBookmarkPorts } from '../core/save/save-bookmark';
 import type { SearchPorts } from '../core/search/search';
 import { serviceBaseUrl } from '../http/base-url';
-import { eventBody, fromFetchResponse, toFetchRequest } from '../http/fetch-exchange';
+import { eventBody, toFetchRequest } from '../http/fetch-exchange';
 import { addressQuotaSubject } from '../http/owner-access';
 import { authenticateBearer, type OwnerAuthDeps } from '../http/owner-auth';
 import { ownerDeps } from '../http/owner-deps';
@@ -23,13 +22,12 @@ import { deferred, type Environment } from '../platform/env';
 import { setting, settings } from '../platform/settings';
 import type { Tracing } from '../platform/tracing';
 import { scopesNeeded } from './access';
-import { buildMcpServer } from './server';
 import type { McpPorts } from './tool';
 
 /**
  * `POST /mcp`: the MCP server over Streamable HTTP, stateless (each request builds its server for the
- * principal of its access token, so it runs on Lambda as it does locally), answering JSON rather than
- * streams. Before the SDK's transport sees a request: the Origin check (DNS rebinding), the access
+ * principal of its access token, so it runs on Lambda as it does locally; ./server.ts, loaded on the
+ * first admitted request), answering JSON rather than streams. Before the SDK's transport sees a request: the Origin check (DNS rebinding), the access
  * token (issued for this resource, holding the scopes the call needs), and the user's and the
  * client's quotas.
  */
@@ -107,20 +105,10 @@ async function mcpRoute(deps: McpDeps, { event, request }: RouteCall): Promise<A
     review: deps,
     unexpected: (error) => unexpected(deps.logger, error),
   };
-  const server = buildMcpServer(ports, principal);
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-    maxRequestBodySize: MAX_REQUEST_BYTES,
-  });
-  await server.connect(transport);
-  try {
-    const answer = await fromFetchResponse(await transport.handleRequest(toFetchRequest(event, baseUrl)));
-    // The caller's own data: no shared cache may keep it.
-    return { ...answer, headers: { ...answer.headers, 'Cache-Control': 'private, no-store' } };
-  } finally {
-    await server.close();
-  }
+  const { answerMcp } = await import('./server');
+  const answer = await answerMcp(ports, principal, toFetchRequest(event, baseUrl), MAX_REQUEST_BYTES);
+  // The caller's own data: no shared cache may keep it.
+  return { ...answer, headers: { ...answer.headers, 'Cache-Control': 'private, no-store' } };
 }
 
 /** The service's own origins (the one the request came to, the configured ones) and those allowed besides. */

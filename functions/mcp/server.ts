@@ -1,12 +1,15 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   type CallToolResult,
   ErrorCode,
   ListResourcesRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { Principal } from '../core/identity/principal';
 import * as library from '../core/owner/library';
+import { fromFetchResponse } from '../http/fetch-exchange';
 import { RESOURCE_SCOPE, TOOL_SCOPES } from './access';
 import { toolFailure } from './failures';
 import { type DefineTool, type McpPorts, noteId, noteText, type ToolGroup, ToolRefusal, toolError } from './tool';
@@ -30,7 +33,33 @@ const toolGroups: readonly ToolGroup[] = [noteTools, tagTools, saveTools, feedTo
 /** The version of the tool interface the server reports to clients. */
 const TOOLS_VERSION = '1.0.0';
 
-export function buildMcpServer(ports: McpPorts, principal: Principal): McpServer {
+/**
+ * One request to the MCP server over Streamable HTTP, stateless: a server built for the principal of
+ * the request's access token, answering JSON rather than streams. The handler loads this module
+ * (the MCP SDK, its ajv and the tools' schemas) with `import()` when an admitted request arrives, so
+ * a cold start neither runs nor parses it.
+ */
+export async function answerMcp(
+  ports: McpPorts,
+  principal: Principal,
+  request: Request,
+  maxRequestBodySize: number,
+): Promise<APIGatewayProxyResult> {
+  const server = buildMcpServer(ports, principal);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    maxRequestBodySize,
+  });
+  await server.connect(transport);
+  try {
+    return await fromFetchResponse(await transport.handleRequest(request));
+  } finally {
+    await server.close();
+  }
+}
+
+function buildMcpServer(ports: McpPorts, principal: Principal): McpServer {
   const server = new McpServer(
     { name: 'gleaner', title: 'Gleaner', version: TOOLS_VERSION },
     {

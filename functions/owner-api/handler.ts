@@ -7,28 +7,14 @@ import type { RateLimiter, RateLimitPolicy } from '../core/contract/rate-limit';
 import { parseUuidParameter } from '../core/contract/validation';
 import { entityTagOf, isNotModified } from '../core/feed/conditional-get';
 import type { Principal } from '../core/identity/principal';
-import { importCreateSchema, importResource } from '../core/import/api';
 import { createImport, type ImportChunkMessage, type ImportJobPorts, ownImport, startImport } from '../core/import/job';
-import {
-  accountDeleteSchema,
-  feedCreateSchema,
-  feedEditSchema,
-  highlightCreateSchema,
-  highlightEditSchema,
-  NOTE_PAGE_LIMIT,
-  noteBulkEditSchema,
-  noteEditSchema,
-  tagMergeSchema,
-  tagRenameSchema,
-  tokenCreateSchema,
-} from '../core/owner/api';
 import * as highlights from '../core/owner/highlights';
 import * as library from '../core/owner/library';
 import { InvalidInputError, type OwnerPorts } from '../core/owner/library';
 import * as trash from '../core/owner/trash';
-import { ratingRequestSchema, reviewSettingsEditSchema } from '../core/review/api';
 import type { ReviewPorts } from '../core/review/use-cases';
 import * as review from '../core/review/use-cases';
+import { NOTE_PAGE_LIMIT } from '../core/workspace/listing';
 import { serviceBaseUrl } from '../http/base-url';
 import { answeringFailures, failureResponse } from '../http/failures';
 import { parseBody } from '../http/json-body-parser';
@@ -82,6 +68,15 @@ const noContent = async (done: Promise<void>): Promise<APIGatewayProxyResult> =>
   return { statusCode: 204, headers: {}, body: '' };
 };
 
+/**
+ * The request bodies' schemas and the import resource, loaded by the first request that needs them:
+ * building the zod schemas of the whole API took more of a cold start than the DynamoDB client's own
+ * init, for routes most of which read no body.
+ */
+const ownerApi = () => import('../core/owner/api');
+const reviewApi = () => import('../core/review/api');
+const importApi = () => import('../core/import/api');
+
 /** The operation of each route id but the review feed's (the route wrapper checks that every route of this module has one). */
 const operations: Record<string, Operation> = {
   GetMyAccount: ({ ports, principal }) => ok(library.getAccount(ports, principal)),
@@ -92,8 +87,8 @@ const operations: Record<string, Operation> = {
       'Content-Disposition': 'attachment; filename="gleaner-export.json"',
     },
   }),
-  DeleteMyAccount: ({ ports, principal, event }) => {
-    parseBody(accountDeleteSchema, event);
+  DeleteMyAccount: async ({ ports, principal, event }) => {
+    parseBody((await ownerApi()).accountDeleteSchema, event);
     return noContent(library.deleteAccount(ports, principal));
   },
   ListMyNotes: ({ ports, principal, event }) => {
@@ -113,22 +108,23 @@ const operations: Record<string, Operation> = {
       ),
     );
   },
-  BulkEditMyNotes: ({ ports, principal, event }) =>
-    ok(library.bulkEdit(ports, principal, parseBody(noteBulkEditSchema, event))),
+  BulkEditMyNotes: async ({ ports, principal, event }) =>
+    ok(library.bulkEdit(ports, principal, parseBody((await ownerApi()).noteBulkEditSchema, event))),
   GetMyNote: ({ ports, principal, event }) => ok(library.getNote(ports, principal, uuidParameter(event, 'note_id'))),
   GetMyNoteArticle: ({ ports, principal, event }) =>
     ok(library.getArticle(ports, principal, uuidParameter(event, 'note_id'))),
-  EditMyNote: ({ ports, principal, event }) => {
+  EditMyNote: async ({ ports, principal, event }) => {
     const noteId = uuidParameter(event, 'note_id');
-    return ok(library.editNote(ports, principal, noteId, parseBody(noteEditSchema, event)));
+    return ok(library.editNote(ports, principal, noteId, parseBody((await ownerApi()).noteEditSchema, event)));
   },
-  CreateMyHighlight: ({ ports, principal, event }) => {
+  CreateMyHighlight: async ({ ports, principal, event }) => {
     const noteId = uuidParameter(event, 'note_id');
-    return ok(highlights.addHighlight(ports, principal, noteId, parseBody(highlightCreateSchema, event)), 201);
+    const highlight = parseBody((await ownerApi()).highlightCreateSchema, event);
+    return ok(highlights.addHighlight(ports, principal, noteId, highlight), 201);
   },
-  EditMyHighlight: ({ ports, principal, event }) => {
+  EditMyHighlight: async ({ ports, principal, event }) => {
     const [noteId, highlightId] = [uuidParameter(event, 'note_id'), uuidParameter(event, 'highlight_id')];
-    const edit = parseBody(highlightEditSchema, event);
+    const edit = parseBody((await ownerApi()).highlightEditSchema, event);
     return ok(highlights.editHighlight(ports, principal, noteId, highlightId, edit));
   },
   DeleteMyHighlight: ({ ports, principal, event }) => {
@@ -152,41 +148,45 @@ const operations: Record<string, Operation> = {
   RestoreMyNote: ({ ports, principal, event }) =>
     ok(trash.restoreNote(ports, principal, uuidParameter(event, 'note_id'))),
   ListMyTags: ({ ports, principal }) => ok(library.listTags(ports, principal)),
-  RenameMyTag: ({ ports, principal, event }) => {
-    const { name } = parseBody(tagRenameSchema, event);
+  RenameMyTag: async ({ ports, principal, event }) => {
+    const { name } = parseBody((await ownerApi()).tagRenameSchema, event);
     return ok(library.retag(ports, principal, event.pathParameters?.tag ?? '', name, 'rename', requestDeadline()));
   },
-  MergeMyTag: ({ ports, principal, event }) => {
-    const { into } = parseBody(tagMergeSchema, event);
+  MergeMyTag: async ({ ports, principal, event }) => {
+    const { into } = parseBody((await ownerApi()).tagMergeSchema, event);
     return ok(library.retag(ports, principal, event.pathParameters?.tag ?? '', into, 'merge', requestDeadline()));
   },
   ListMyFeeds: ({ ports, principal }) => ok(library.listFeeds(ports, principal)),
-  CreateMyFeed: ({ ports, principal, event }) =>
-    ok(library.createFeed(ports, principal, parseBody(feedCreateSchema, event)), 201),
+  CreateMyFeed: async ({ ports, principal, event }) =>
+    ok(library.createFeed(ports, principal, parseBody((await ownerApi()).feedCreateSchema, event)), 201),
   GetMyFeed: ({ ports, principal, event }) => ok(library.getFeed(ports, principal, uuidParameter(event, 'feed_id'))),
-  EditMyFeed: ({ ports, principal, event }) => {
+  EditMyFeed: async ({ ports, principal, event }) => {
     const feedId = uuidParameter(event, 'feed_id');
-    return ok(library.editFeed(ports, principal, feedId, parseBody(feedEditSchema, event)));
+    return ok(library.editFeed(ports, principal, feedId, parseBody((await ownerApi()).feedEditSchema, event)));
   },
   DeleteMyFeed: ({ ports, principal, event }) =>
     noContent(library.deleteFeed(ports, principal, uuidParameter(event, 'feed_id'))),
+  AddMyNoteToFeed: async ({ ports, principal, event }) => {
+    const [noteId, feedId] = [uuidParameter(event, 'note_id'), uuidParameter(event, 'feed_id')];
+    return ok(library.addNoteToFeed(ports, principal, noteId, feedId).then(({ placed }) => placed));
+  },
   ListMyTokens: ({ ports, principal }) => ok(library.listTokens(ports, principal)),
   CreateMyToken: async ({ ports, principal, event }) => ({
-    ...(await ok(library.createToken(ports, principal, parseBody(tokenCreateSchema, event)), 201)),
+    ...(await ok(library.createToken(ports, principal, parseBody((await ownerApi()).tokenCreateSchema, event)), 201)),
     // The secret is in this answer only: no cache may keep it.
     headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
   }),
   RevokeMyToken: ({ ports, principal, event }) =>
     ok(library.revokeToken(ports, principal, uuidParameter(event, 'token_id'))),
   GetMyReview: ({ ports, principal }) => ok(review.getDailyReview(ports, principal, ports.now())),
-  RateMyHighlight: ({ ports, principal, event }) => {
+  RateMyHighlight: async ({ ports, principal, event }) => {
     const highlightId = uuidParameter(event, 'highlight_id');
-    const { rating } = parseBody(ratingRequestSchema, event);
+    const { rating } = parseBody((await reviewApi()).ratingRequestSchema, event);
     return ok(review.rateHighlight(ports, principal, highlightId, rating, ports.now()));
   },
   GetMyReviewSettings: ({ ports, principal }) => ok(review.getReviewSettings(ports, principal)),
-  EditMyReviewSettings: ({ ports, principal, event }) =>
-    ok(review.editReviewSettings(ports, principal, parseBody(reviewSettingsEditSchema, event))),
+  EditMyReviewSettings: async ({ ports, principal, event }) =>
+    ok(review.editReviewSettings(ports, principal, parseBody((await reviewApi()).reviewSettingsEditSchema, event))),
   GetMyReviewFeed: ({ ports, principal }) => ok(review.getReviewFeedStatus(ports, principal)),
   IssueMyReviewFeed: async ({ ports, principal, reviewLinks }) => ({
     ...(await ok(review.issueReviewFeed(ports, principal, reviewLinks, ports.now()), 201)),
@@ -194,13 +194,16 @@ const operations: Record<string, Operation> = {
     headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' },
   }),
   RevokeMyReviewFeed: ({ ports, principal }) => noContent(review.revokeReviewFeed(ports, principal)),
-  ListMyImports: async ({ ports, principal }) =>
-    jsonResponse(200, {
+  ListMyImports: async ({ ports, principal }) => {
+    const { importResource } = await importApi();
+    return jsonResponse(200, {
       imports: (await ports.importJobs.imports.listImports(principal.userId, IMPORTS_LISTED)).map((job) =>
         importResource(job),
       ),
-    }),
+    });
+  },
   CreateMyImport: async ({ ports, principal, event }) => {
+    const { importCreateSchema, importResource } = await importApi();
     const { file_name } = parseBody(importCreateSchema, event);
     const { job, upload } = await createImport(ports.importJobs, principal, file_name);
     // The upload URL is a credential for an hour: no cache may keep it.
@@ -210,14 +213,17 @@ const operations: Record<string, Operation> = {
     };
   },
   GetMyImport: async ({ ports, principal, event }) => {
+    const { importResource } = await importApi();
     const job = await ownImport(ports.importJobs, principal, uuidParameter(event, 'import_id'));
-    return jsonResponse(200, importResource(job, await ports.importJobs.imports.skippedRows(job)));
+    return jsonResponse(200, importResource(job, await ports.importJobs.imports.listed(job)));
   },
-  StartMyImport: async ({ ports, principal, event }) =>
-    jsonResponse(
+  StartMyImport: async ({ ports, principal, event }) => {
+    const { importResource } = await importApi();
+    return jsonResponse(
       202,
       importResource(await startImport(ports.importJobs, principal, uuidParameter(event, 'import_id'))),
-    ),
+    );
+  },
 };
 
 /** Imports a list shows: the latest. */

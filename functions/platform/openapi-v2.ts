@@ -1,6 +1,7 @@
 import { contractSchemas } from '../core/contract/contract';
 import { SCOPES, type Scope } from '../core/identity/principal';
-import { NOTE_PAGE_LIMIT, ownerApiSchemas } from '../core/owner/api';
+import { ownerApiSchemas } from '../core/owner/api';
+import { NOTE_PAGE_LIMIT } from '../core/workspace/listing';
 // The review's schemas register themselves with the owner API's.
 import '../core/review/api';
 // And so do the imports'.
@@ -316,6 +317,13 @@ const operations: Record<string, OwnerOperation> = {
     tag: 'feeds',
     summary: 'Delete a feed: its addresses answer 404 from now on',
     answer: noContent('Deleted.'),
+  },
+  AddMyNoteToFeed: {
+    tag: 'feeds',
+    summary: 'Put a note into a feed by giving it the tags the feed shows',
+    description:
+      "Every tag of a feed that needs all of them the note lacks, else the feed's first tag; nothing when the feed shows the note already. Its tags change as an edit changes them (the note's update time moves, so the feed lists it first).",
+    answer: ok('NoteInFeed', 'The note is in the feed.'),
   },
   ListMyTokens: {
     tag: 'tokens',

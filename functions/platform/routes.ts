@@ -251,6 +251,14 @@ const ownerApiRoutes: readonly RouteDefinition[] = withOwnerApiPreflight([
     owner: { scope: 'feeds:write' },
     ...ownerApi,
   },
+  // Puts a note into the feed by the tags the feed shows (library.addNoteToFeed, as MCP's add_note_to_feed).
+  {
+    id: 'AddMyNoteToFeed',
+    method: 'PUT',
+    path: '/api/v2/me/feeds/{feed_id}/notes/{note_id}',
+    owner: { scope: 'feeds:write' },
+    ...ownerApi,
+  },
   { id: 'ListMyTokens', method: 'GET', path: '/api/v2/me/tokens', owner: { session: true }, ...ownerApi },
   { id: 'CreateMyToken', method: 'POST', path: '/api/v2/me/tokens', owner: { session: true }, ...ownerApi },
   {
@@ -401,6 +409,8 @@ const libraryPages: readonly RouteDefinition[] = [
   libraryPage('WebNoteEdit', 'POST', `${webPaths.library}/notes/{note_id}`),
   libraryPage('WebNoteDelete', 'POST', `${webPaths.library}/notes/{note_id}/delete`),
   libraryPage('WebNoteRefetch', 'POST', `${webPaths.library}/notes/{note_id}/refetch`),
+  // The note page's Feeds: puts the note into one of the owner's feeds (library.addNoteToFeed).
+  libraryPage('WebNoteToFeed', 'POST', `${webPaths.library}/notes/{note_id}/feeds`),
   libraryPage('WebHighlightCreate', 'POST', `${webPaths.library}/notes/{note_id}/highlights`),
   libraryPage('WebHighlightEdit', 'POST', `${webPaths.library}/notes/{note_id}/highlights/{highlight_id}`),
   libraryPage('WebHighlightDelete', 'POST', `${webPaths.library}/notes/{note_id}/highlights/{highlight_id}/delete`),

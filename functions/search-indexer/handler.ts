@@ -37,12 +37,23 @@ type IndexerHandler = {
   (event: SQSEvent, context: Context): Promise<SQSBatchResponse>;
 };
 
+/** What a scheduled run did: notes re-embedded, shards folded, shards left with rows waiting. */
+interface ScheduledOutcome {
+  readonly reembedded: number;
+  readonly folded: number;
+  readonly left: number;
+}
+
 export interface IndexerDeps {
   /** Built once, on the first batch (opening the index reads its manifest). */
   readonly ports: () => Promise<
     IndexerPorts & {
-      /** The scheduled background step: re-embedding what the configured model lacks, then folding the index. */
-      scheduledStep?: (deadline: number) => Promise<number>;
+      /**
+       * The scheduled background step: re-embedding what the configured model lacks, then folding the
+       * shards whose writes are due; says how many notes it embedded, shards it folded and shards it left
+       * with rows waiting (for the next run).
+       */
+      scheduledStep?: (deadline: number) => Promise<ScheduledOutcome>;
       /**
        * Passes a stream batch's note changes to the FIFO queue grouped by shard, whose batches this
        * function then applies (one writer per shard); absent, the stream batch is applied here.
@@ -134,14 +145,14 @@ export function makeHandler(deps: IndexerDeps) {
     }
   };
 
-  async function scheduled(context: Context): Promise<{ reembedded: number }> {
+  async function scheduled(context: Context): Promise<ScheduledOutcome> {
     ports ??= deps.ports();
     const ready = await ports;
     // Leaves a margin of the function's time for the step under way to finish.
     const deadline = Date.now() + Math.max(0, context.getRemainingTimeInMillis() - SCHEDULED_MARGIN_MS);
-    const reembedded = (await ready.scheduledStep?.(deadline)) ?? 0;
-    deps.logger.info('Scheduled re-embedding step', { reembedded });
-    return { reembedded };
+    const outcome = (await ready.scheduledStep?.(deadline)) ?? { reembedded: 0, folded: 0, left: 0 };
+    deps.logger.info('Scheduled re-embedding and fold', { ...outcome });
+    return outcome;
   }
 
   /**

@@ -7,13 +7,7 @@ import type { RateLimiter, RateLimitPolicy } from '../core/contract/rate-limit';
 import { parseUuidParameter } from '../core/contract/validation';
 import type { Principal } from '../core/identity/principal';
 import type { Session } from '../core/identity/session';
-import {
-  type ArticleResource,
-  type CreatedTokenResource,
-  NOTE_PAGE_LIMIT,
-  type NoteBulkEdit,
-  noteBulkEditSchema,
-} from '../core/owner/api';
+import type { ArticleResource, CreatedTokenResource, NoteBulkEdit } from '../core/owner/api';
 import * as highlights from '../core/owner/highlights';
 import * as library from '../core/owner/library';
 import { InvalidInputError, NotFoundError, type OwnerPorts } from '../core/owner/library';
@@ -22,7 +16,6 @@ import type { IssuedReviewFeedResource } from '../core/review/api';
 import type { ReviewPorts } from '../core/review/use-cases';
 import * as review from '../core/review/use-cases';
 import { type BookmarkStore, type EnrichmentPublisher, saveBookmark } from '../core/save/save-bookmark';
-import { parseSaveRequest } from '../core/save/save-request';
 import { importPage } from '../core/web/import-pages';
 import { CSRF_FIELD, renderPage } from '../core/web/layout';
 import {
@@ -41,7 +34,7 @@ import {
 import { notePath, safeNextPath, webPaths } from '../core/web/paths';
 import { reviewPage, reviewSettingsPage } from '../core/web/review-pages';
 import { relatedSection, SEARCH_SCRIPT, searchForm } from '../core/web/search-pages';
-import type { NoteFilter } from '../core/workspace/listing';
+import { NOTE_PAGE_LIMIT, type NoteFilter } from '../core/workspace/listing';
 import { serviceBaseUrl } from '../http/base-url';
 import { answeringFailures } from '../http/failures';
 import { type Authenticate, addressQuotaSubject, admitOwner } from '../http/owner-access';
@@ -126,6 +119,8 @@ const NOTICES = {
   highlightDeleted: 'Highlight deleted.',
   renamed: 'Tag renamed.',
   merged: 'Tags merged.',
+  inFeed: 'Added to the feed: the note has the tags it shows.',
+  inFeedAlready: 'The feed shows this note already.',
   underWay: 'Under way: its other notes follow by themselves within a few minutes.',
   created: 'Created.',
   revoked: 'Token revoked. Saves with it are refused from now on.',
@@ -216,6 +211,8 @@ const actions: Record<string, Action> = {
     const asked = single
       ? { ids: [single[2]], action: single[1] }
       : { ids: form.getAll('ids'), action: form.get('action'), tags: typedTags(form.get('tags')) };
+    // The API's schemas load with the first bulk edit, not at every cold start.
+    const { noteBulkEditSchema } = await import('../core/owner/api');
     const parsed = noteBulkEditSchema.safeParse(asked);
     if (!parsed.success)
       throw new InvalidInputError([
@@ -232,12 +229,20 @@ const actions: Record<string, Action> = {
   },
   WebNote: async ({ ports, principal, context, event }) => {
     const noteId = uuid(event, 'note_id');
-    const [note, article] = await Promise.all([
+    const [note, article, { feeds }] = await Promise.all([
       library.getNote(ports, principal, noteId),
       library.getArticle(ports, principal, noteId),
+      library.listFeeds(ports, principal),
     ]);
     return page(
-      notePage({ ...context, scripts: [SEARCH_SCRIPT] }, note, relatedSection(note.id), article, await reader(article)),
+      notePage(
+        { ...context, scripts: [SEARCH_SCRIPT] },
+        note,
+        relatedSection(note.id),
+        article,
+        await reader(article),
+        feeds,
+      ),
     );
   },
   WebNoteRefetch: async ({ ports, principal, event }) => {
@@ -274,6 +279,11 @@ const actions: Record<string, Action> = {
       tags: typedTags(form.get('tags')),
     });
     return back(notePath(noteId), 'saved');
+  },
+  WebNoteToFeed: async ({ ports, principal, event, form }) => {
+    const noteId = uuid(event, 'note_id');
+    const { placed } = await library.addNoteToFeed(ports, principal, noteId, form.get('feed_id') ?? '');
+    return back(notePath(noteId), placed.tags_added.length ? 'inFeed' : 'inFeedAlready');
   },
   WebNoteDelete: async ({ ports, principal, event }) => {
     await library.deleteNote(ports, principal, uuid(event, 'note_id'));
@@ -477,6 +487,8 @@ async function share(deps: WebLibraryDeps, { event, request }: RouteCall) {
   const form = formFields(event);
   // Apps share the address as `url`, or inside `text` (Android's share sheet does the latter).
   const url = form.get('url') || /https?:\/\/\S+/i.exec(form.get('text') ?? '')?.[0] || '';
+  // The save request's schema loads with the first share, not at every cold start.
+  const { parseSaveRequest } = await import('../core/save/save-request');
   const parsed = parseSaveRequest({ url, title: form.get('title') || null });
   const context: PageContext = { signedIn: { csrfToken: session.csrfToken } };
   if (!parsed.ok)

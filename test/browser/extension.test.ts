@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page, Worker } from 'playwright-core';
@@ -7,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_ANSWER } from '../../extension/src/queue';
 import type { WorkerHandle } from '../../extension/src/worker';
 import { mintToken } from '../../functions/core/token/token';
-import { chromiumAvailable, launchWithExtension, serveHtmlPage } from '../support/browser';
+import { axeViolations, chromiumAvailable, launchWithExtension, serveHtmlPage } from '../support/browser';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { repositoryRoot } from '../support/processes';
 import {
@@ -90,15 +89,6 @@ describe.skipIf(!chromiumAvailable())('the browser extension in Chromium', () =>
   const pressSaveCommand = (tabId: number): Promise<any> => pressSaveCommandIn(context, tabId);
 
   const badgeText = () => worker.evaluate(() => chrome.action.getBadgeText({}));
-
-  async function axeViolations(page: Page): Promise<string[]> {
-    const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-    await page.evaluate(axeSource);
-    const results = await page.evaluate(() =>
-      (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; help: string }[] }> } }).axe.run(),
-    );
-    return results.violations.map((violation) => `${violation.id}: ${violation.help}`);
-  }
 
   it('opens its options page when installed', async () => {
     const optionsUrl = `chrome-extension://${extensionId}/options.html`;

@@ -1,8 +1,7 @@
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeUrl } from '../../functions/platform/routes';
-import { chromiumAvailable, launchChromium, serveHtmlPage } from '../support/browser';
-import { startTestStack, type TestStack } from '../support/local-stack';
+import { chromiumAvailable, serveHtmlPage } from '../support/browser';
+import { type BrowserStack, startBrowserStack } from '../support/signed-in-browser';
 
 /**
  * A site on another origin embeds a published feed the way embeds do: fetch it, keep the ETag, and
@@ -30,23 +29,22 @@ async function load(feedUrl) {
 </script></body></html>`;
 
 describe.skipIf(!chromiumAvailable())('a feed embedded in a page on another origin, in Chromium', () => {
-  let t: TestStack;
+  let session: BrowserStack;
+  let { t, browser } = {} as BrowserStack;
   let site: Awaited<ReturnType<typeof serveHtmlPage>>;
   let siteUrl: string;
-  let browser: Browser;
 
   beforeAll(async () => {
-    t = await startTestStack();
+    session = await startBrowserStack();
+    ({ t, browser } = session);
     site = await serveHtmlPage(EMBED_PAGE);
     // `localhost` against the API's 127.0.0.1: another origin even before the port differs.
     siteUrl = `http://localhost:${site.port}/`;
-    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
     site?.close();
-    await t?.stop();
+    await session?.stop();
   });
 
   it('reads the feed, then revalidates with If-None-Match and If-Modified-Since and gets 304s it can read', async () => {

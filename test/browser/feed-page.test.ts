@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { embedSnippet } from '../../functions/core/feed/page';
 import { routeUrl } from '../../functions/platform/routes';
-import { chromiumAvailable, launchChromium, serveHtmlPage } from '../support/browser';
-import { startTestStack, type TestStack } from '../support/local-stack';
+import { chromiumAvailable, serveHtmlPage } from '../support/browser';
 import { repositoryRoot } from '../support/processes';
+import { type BrowserStack, startBrowserStack } from '../support/signed-in-browser';
 
 /**
  * The feed's public page in real Chromium: axe-core finds no serious or critical violation (light and
@@ -18,15 +18,16 @@ import { repositoryRoot } from '../support/processes';
 const HOSTILE = `<img src=x onerror="window.pwned=1"><script>window.pwned=1</script> "quotes" & 'apostrophes'`;
 
 describe.skipIf(!chromiumAvailable())("a feed's public page, in Chromium", () => {
-  let t: TestStack;
-  let browser: Browser;
+  let session: BrowserStack;
+  let { t, browser } = {} as BrowserStack;
   let site: Awaited<ReturnType<typeof serveHtmlPage>>;
   let feedId: string;
   /** A feed without the hostile note, for the README's screenshot. */
   let calmFeedId: string;
 
   beforeAll(async () => {
-    t = await startTestStack();
+    session = await startBrowserStack();
+    ({ t, browser } = session);
     const { user, token } = await t.createUser({ name: 'Grace Hopper' });
     await t.save(token, {
       url: 'https://example.com/compilers',
@@ -62,13 +63,11 @@ describe.skipIf(!chromiumAvailable())("a feed's public page, in Chromium", () =>
     site = await serveHtmlPage(
       `<!doctype html><html lang="en"><head><title>My blog</title></head><body><h1>What I read</h1>${embedSnippet(links)}</body></html>`,
     );
-    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
     site?.close();
-    await t?.stop();
+    await session?.stop();
   });
 
   async function seriousAxeViolations(page: Page): Promise<string[]> {

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, signedInPhonePage } from '../support/browser';
-import { json, startTestStack, type TestStack } from '../support/local-stack';
+import { chromiumAvailable, signedInPhonePage } from '../support/browser';
+import { json } from '../support/local-stack';
 import { type Owner, signedInUser } from '../support/owner';
+import { type SignedInBrowser, startSignedInBrowser } from '../support/signed-in-browser';
 
 /**
  * Settings › Import in real Chromium: a fixture export picked, uploaded to the upload URL, imported
@@ -14,24 +14,18 @@ import { type Owner, signedInUser } from '../support/owner';
 const FIXTURES = join(import.meta.dirname, '../fixtures/import');
 
 describe.skipIf(!chromiumAvailable())('Settings › Import in Chromium', { timeout: 180_000 }, () => {
-  let t: TestStack;
-  let owner: Owner;
+  let session: SignedInBrowser;
+  let { t, owner, page, checkPage } = {} as SignedInBrowser;
   let other: Owner;
-  let browser: Browser;
-  let page: Page;
-  let checkPage: (screenshot: string) => Promise<void>;
-
   beforeAll(async () => {
-    t = await startTestStack({ OWNER_RATE_LIMIT: '5000;w=60' }, { startWorkers: true, scheduleEverySeconds: 3600 });
-    [owner, other] = await Promise.all([signedInUser(t), signedInUser(t)]);
-    browser = await launchChromium();
-    ({ page, checkPage } = await signedInPhonePage(browser, t.stack.webBaseUrl, owner.cookie));
+    session = await startSignedInBrowser(
+      { OWNER_RATE_LIMIT: '5000;w=60' },
+      { startWorkers: true, scheduleEverySeconds: 3600 },
+    );
+    ({ t, owner, page, checkPage } = session);
+    other = await signedInUser(t);
   }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
-  });
+  afterAll(() => session?.stop());
 
   const status = () => page.locator('[data-import-status]').textContent();
 
@@ -81,8 +75,32 @@ describe.skipIf(!chromiumAvailable())('Settings › Import in Chromium', { timeo
     await checkPage('import-failed.png');
   });
 
+  it('lists the books of a Readwise highlights CSV it keeps as notes without a bookmark', async () => {
+    await page.goto(`${t.stack.webBaseUrl}/settings/import`);
+    await expect.poll(status).toMatch(/^(Done|The import failed)/);
+    await page.setInputFiles('#import-file', join(FIXTURES, 'readwise', 'readwise-highlights.csv'));
+    await page.getByRole('button', { name: 'Import' }).click();
+    await expect
+      .poll(status, { timeout: 120_000 })
+      .toBe('Done: 0 new notes, 3 notes without a bookmark, 0 merged links, 0 rows skipped.');
+    expect(await page.locator('[data-import-counts]').textContent()).toMatch(/Notes without a bookmark\s*3/);
+    expect(await page.locator('[data-import-notes] li').allTextContents()).toEqual([
+      'Small Bets (2 highlights)',
+      'The Printed Book (2 highlights)',
+      'Büchertage (1 highlight)',
+    ]);
+    await checkPage('import-notes.png');
+    const notes = (await json(await owner.api('/api/v2/me/notes'))).notes as { title: string; url: string | null }[];
+    expect(
+      notes
+        .filter((note) => note.url === null)
+        .map((note) => note.title)
+        .sort(),
+    ).toEqual(['Büchertage', 'Small Bets', 'The Printed Book']);
+  });
+
   it('shows another user none of it', async () => {
-    const { page: theirs } = await signedInPhonePage(browser, t.stack.webBaseUrl, other.cookie);
+    const { page: theirs } = await signedInPhonePage(session.browser, t.stack.webBaseUrl, other.cookie);
     await theirs.goto(`${t.stack.webBaseUrl}/settings/import`);
     await theirs.waitForLoadState('networkidle');
     expect(await theirs.locator('[data-import-report]').isHidden()).toBe(true);

@@ -1,8 +1,6 @@
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, signedInPhonePage } from '../support/browser';
-import { startTestStack, type TestStack } from '../support/local-stack';
-import { type Owner, signedInUser } from '../support/owner';
+import { chromiumAvailable } from '../support/browser';
+import { type SignedInBrowser, startSignedInBrowser } from '../support/signed-in-browser';
 
 /**
  * The signed-in pages in real Chromium on a phone-sized screen in dark mode: create and revoke API
@@ -13,24 +11,13 @@ import { type Owner, signedInUser } from '../support/owner';
  */
 
 describe.skipIf(!chromiumAvailable())('the Library in Chromium', () => {
-  let t: TestStack;
-  let owner: Owner;
-  let browser: Browser;
-  let page: Page;
-  let checkPage: (screenshot: string) => Promise<void>;
-
+  let session: SignedInBrowser;
+  let { t, page, checkPage } = {} as SignedInBrowser;
   beforeAll(async () => {
-    t = await startTestStack();
-    owner = await signedInUser(t);
-    browser = await launchChromium();
-    // The session sign-in would have set (see test/browser/accounts.test.ts for signing in itself).
-    ({ page, checkPage } = await signedInPhonePage(browser, t.stack.webBaseUrl, owner.cookie));
+    session = await startSignedInBrowser();
+    ({ t, page, checkPage } = session);
   }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
-  });
+  afterAll(() => session?.stop());
 
   it('creates and revokes API tokens in Settings, saves with one, and sees and edits the note in the Library', async () => {
     await page.goto(`${t.stack.webBaseUrl}/settings/tokens`);

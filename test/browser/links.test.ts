@@ -1,12 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notePath } from '../../functions/core/web/paths';
-import { chromiumAvailable, launchChromium, signedInPhonePage } from '../support/browser';
-import { json, startTestStack, type TestStack } from '../support/local-stack';
-import { type Owner, signedInUser } from '../support/owner';
+import { chromiumAvailable } from '../support/browser';
+import { json } from '../support/local-stack';
+import { type SignedInBrowser, startSignedInBrowser } from '../support/signed-in-browser';
 
 /**
  * Connected notes in Chromium, over the local stack with its stream consumer running: a link written
@@ -16,26 +12,13 @@ import { type Owner, signedInUser } from '../support/owner';
  */
 
 describe.skipIf(!chromiumAvailable())('links between notes in Chromium', () => {
-  let t: TestStack;
-  let folder: string;
-  let owner: Owner;
-  let browser: Browser;
-  let page: Page;
-  let checkPage: (screenshot: string) => Promise<void>;
-
+  let session: SignedInBrowser;
+  let { t, owner, page, checkPage } = {} as SignedInBrowser;
   beforeAll(async () => {
-    folder = mkdtempSync(join(tmpdir(), 'gleaner-links-browser-'));
-    t = await startTestStack({}, { searchIndexUri: join(folder, 'index') });
-    owner = await signedInUser(t);
-    browser = await launchChromium();
-    ({ page, checkPage } = await signedInPhonePage(browser, t.stack.webBaseUrl, owner.cookie));
+    session = await startSignedInBrowser({}, { searchIndex: true });
+    ({ t, owner, page, checkPage } = session);
   }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  afterAll(() => session?.stop());
 
   async function save(url: string, title: string): Promise<string> {
     const response = await t.save(owner.token, { url, title });

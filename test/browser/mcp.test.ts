@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,10 +8,11 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, chromiumAvailable, launchChromium } from '../support/browser';
-import { startTestStack, type TestStack } from '../support/local-stack';
+import { axeViolations, chromiumAvailable } from '../support/browser';
+import type { TestStack } from '../support/local-stack';
+import { type BrowserStack, startBrowserStack } from '../support/signed-in-browser';
 import { createLoginUser } from '../support/web-client';
 
 /**
@@ -75,31 +73,25 @@ class AssistantAuth implements OAuthClientProvider {
 }
 
 describe.skipIf(!chromiumAvailable())('an MCP client with the SDK’s OAuth provider, consent in Chromium', () => {
+  let session: BrowserStack;
   let t: TestStack;
-  let folder: string;
-  let browser: Browser;
   let page: Page;
   let mcpUrl: URL;
   let userId: string;
 
   beforeAll(async () => {
-    folder = mkdtempSync(join(tmpdir(), 'gleaner-mcp-browser-'));
-    t = await startTestStack({}, { searchIndexUri: join(folder, 'index') });
+    session = await startBrowserStack({}, { searchIndex: true });
+    t = session.t;
     mcpUrl = new URL(`${t.stack.webBaseUrl}/mcp`);
     userId = (await createLoginUser(t, EMAIL, PASSWORD)).id;
-    browser = await launchChromium();
-    const context = await browser.newContext();
+    const context = await session.browser.newContext();
     await context.route(`${REDIRECT_URL}**`, (route) =>
       route.fulfill({ status: 200, contentType: 'text/plain', body: 'Back in the assistant' }),
     );
     page = await context.newPage();
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  afterAll(() => session?.stop());
 
   it('discovers the authorization server from the 401, registers, gets consent, lists the tools and calls each one', async () => {
     const auth = new AssistantAuth();

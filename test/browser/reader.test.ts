@@ -1,12 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { keys } from '../../functions/adapters/dynamo/keys';
-import { chromiumAvailable, launchChromium, signedInPhonePage } from '../support/browser';
-import { json, startTestStack, type TestStack } from '../support/local-stack';
-import { type Owner, signedInUser } from '../support/owner';
+import { chromiumAvailable } from '../support/browser';
+import { json } from '../support/local-stack';
+import { type SignedInBrowser, startSignedInBrowser } from '../support/signed-in-browser';
 import { TIDES_ARTICLE } from '../support/tides-article';
 
 /**
@@ -19,11 +18,8 @@ import { TIDES_ARTICLE } from '../support/tides-article';
 
 describe.skipIf(!chromiumAvailable())('the reader in Chromium', () => {
   let site: Server;
-  let t: TestStack;
-  let owner: Owner;
-  let browser: Browser;
-  let page: Page;
-  let checkPage: (screenshot: string) => Promise<void>;
+  let session: SignedInBrowser;
+  let { t, owner, page, checkPage } = {} as SignedInBrowser;
   let noteId: string;
   let notePage: string;
 
@@ -35,11 +31,11 @@ describe.skipIf(!chromiumAvailable())('the reader in Chromium', () => {
     );
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     const { port } = site.address() as AddressInfo;
-    t = await startTestStack(
+    session = await startSignedInBrowser(
       { GLEANER_FETCH_ALLOW: `127.0.0.1:${port}`, OWNER_RATE_LIMIT: '5000;w=60', SAVE_RATE_LIMIT: '5000;w=60' },
       { startWorkers: true },
     );
-    owner = await signedInUser(t);
+    ({ t, owner, page, checkPage } = session);
     const url = `http://127.0.0.1:${port}/tides`;
     // Two highlights saved from the page itself, as the extension saves them: one is in the kept copy.
     const saved = await json(
@@ -62,13 +58,10 @@ describe.skipIf(!chromiumAvailable())('the reader in Chromium', () => {
       { timeout: 30_000, interval: 100 },
     );
     notePage = `${t.stack.webBaseUrl}/library/notes/${noteId}`;
-    browser = await launchChromium();
-    ({ page, checkPage } = await signedInPhonePage(browser, t.stack.webBaseUrl, owner.cookie));
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
+    await session?.stop();
     site?.close();
   });
 

@@ -1,8 +1,8 @@
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, signedInPhonePage } from '../support/browser';
-import { json, startTestStack, type TestStack } from '../support/local-stack';
-import { type Owner, signedInUser } from '../support/owner';
+import { chromiumAvailable } from '../support/browser';
+import { json } from '../support/local-stack';
+import { signedInUser } from '../support/owner';
+import { type SignedInBrowser, startSignedInBrowser } from '../support/signed-in-browser';
 
 /**
  * Reading states in real Chromium on a phone in dark mode: j/k move through the Library with a
@@ -13,12 +13,8 @@ import { type Owner, signedInUser } from '../support/owner';
  */
 
 describe.skipIf(!chromiumAvailable())('reading states in Chromium', () => {
-  let t: TestStack;
-  let owner: Owner;
-  let other: Owner;
-  let browser: Browser;
-  let page: Page;
-  let checkPage: (screenshot: string) => Promise<void>;
+  let session: SignedInBrowser;
+  let { t, owner, page, checkPage } = {} as SignedInBrowser;
   const ids: Record<string, string> = {};
 
   const state = async (noteId: string) => {
@@ -29,8 +25,9 @@ describe.skipIf(!chromiumAvailable())('reading states in Chromium', () => {
   const live = () => page.locator('#library-status').textContent();
 
   beforeAll(async () => {
-    t = await startTestStack({ OWNER_RATE_LIMIT: '5000;w=60' });
-    [owner, other] = await Promise.all([signedInUser(t), signedInUser(t)]);
+    session = await startSignedInBrowser({ OWNER_RATE_LIMIT: '5000;w=60' });
+    ({ t, owner, page, checkPage } = session);
+    const other = await signedInUser(t);
     // Saved oldest first: the Library lists the newest first.
     for (const [key, title] of [
       ['d', 'Designing data pipelines'],
@@ -40,14 +37,8 @@ describe.skipIf(!chromiumAvailable())('reading states in Chromium', () => {
     ])
       ids[key] = (await json(await t.save(owner.token, { url: `https://example.com/${key}`, title }))).note_id;
     await t.save(other.token, { url: 'https://example.com/other', title: 'Someone else’s note' });
-    browser = await launchChromium();
-    ({ page, checkPage } = await signedInPhonePage(browser, t.stack.webBaseUrl, owner.cookie));
   }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
-  });
+  afterAll(() => session?.stop());
 
   it('moves with j/k, archives with e and stars with s, and shows each view', async () => {
     await page.goto(`${t.stack.webBaseUrl}/library`);
@@ -136,7 +127,7 @@ describe.skipIf(!chromiumAvailable())('reading states in Chromium', () => {
     expect(await state(ids.a!)).toEqual({ archived: true, starred: false });
     await checkPage('reading-states-note.png');
 
-    const noScript = await browser.newContext({
+    const noScript = await session.browser.newContext({
       viewport: { width: 390, height: 844 },
       colorScheme: 'dark',
       javaScriptEnabled: false,

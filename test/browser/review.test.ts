@@ -1,8 +1,6 @@
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, signedInPhonePage } from '../support/browser';
-import { startTestStack, type TestStack } from '../support/local-stack';
-import { type Owner, signedInUser } from '../support/owner';
+import { chromiumAvailable } from '../support/browser';
+import { type SignedInBrowser, startSignedInBrowser } from '../support/signed-in-browser';
 
 /**
  * The daily review in real Chromium on a phone-sized screen in dark mode: five highlights reviewed
@@ -12,15 +10,11 @@ import { type Owner, signedInUser } from '../support/owner';
  */
 
 describe.skipIf(!chromiumAvailable())('the daily review in Chromium', () => {
-  let t: TestStack;
-  let owner: Owner;
-  let browser: Browser;
-  let page: Page;
-  let checkPage: (screenshot: string) => Promise<void>;
-
+  let session: SignedInBrowser;
+  let { t, owner, page, checkPage } = {} as SignedInBrowser;
   beforeAll(async () => {
-    t = await startTestStack({ SAVE_RATE_LIMIT: '5000;w=60' });
-    owner = await signedInUser(t);
+    session = await startSignedInBrowser({ SAVE_RATE_LIMIT: '5000;w=60' });
+    ({ t, owner, page, checkPage } = session);
     const pages = [
       ['Queues in practice', 'Queues absorb bursts, so the slow service behind them keeps standing.'],
       ['Retries and idempotency', 'A retry without an idempotency key is a second order.'],
@@ -33,14 +27,8 @@ describe.skipIf(!chromiumAvailable())('the daily review in Chromium', () => {
       expect((await t.save(owner.token, { url: `https://example.com/read/${index}`, title, selection })).status).toBe(
         200,
       );
-    browser = await launchChromium();
-    ({ page, checkPage } = await signedInPhonePage(browser, t.stack.webBaseUrl, owner.cookie));
   }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.stop();
-  });
+  afterAll(() => session?.stop());
 
   /** What the page shows now: its heading and, while reviewing, which highlight. */
   const headings = () => page.locator('h1, #review-position').allTextContents();

@@ -1,12 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { webPaths } from '../../functions/core/web/paths';
-import { json, startTestStack, type TestStack } from '../support/local-stack';
-import { mcpClientOf, type Owner, signedInUser } from '../support/owner';
+import { startStackWithSite } from '../support/fixture-site';
+import { json } from '../support/local-stack';
+import { mcpClientOf, type Owner } from '../support/owner';
 
 /**
  * A word found only in a kept article's body finds its note: save → the page worker keeps the page →
@@ -26,12 +25,8 @@ ${filler(1)}${filler(2)}
 ${filler(3)}${filler(4)}</article><footer>Footer text</footer></body></html>`;
 }
 
-let site: Server;
-let origin: string;
 let folder: string;
-let t: TestStack;
-let alice: Owner;
-let bob: Owner;
+let { t, alice, bob, origin, stop } = {} as Awaited<ReturnType<typeof startStackWithSite>>;
 let aliceNote: string;
 let aliceTitled: string;
 let bobNote: string;
@@ -46,24 +41,20 @@ async function save(owner: Owner, body: Record<string, unknown>): Promise<string
 }
 
 beforeAll(async () => {
-  site = createServer((request, response) => {
-    const pages: Record<string, string> = {
-      '/alice-walk': page('A walk on the moor', 'quillwort'),
-      '/bob-walk': page('Another walk on the moor', 'saxifrage'),
-    };
-    const body = pages[request.url ?? ''];
-    if (!body) return void response.writeHead(404).end();
-    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(body);
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  const { port } = (site.address() as AddressInfo) ?? {};
-  origin = `http://127.0.0.1:${port}`;
   folder = mkdtempSync(join(tmpdir(), 'gleaner-article-search-'));
-  t = await startTestStack(
-    { GLEANER_EMBEDDINGS: 'off', GLEANER_FETCH_ALLOW: `127.0.0.1:${port}` },
-    { startWorkers: true, searchIndexUri: join(folder, 'index') },
-  );
-  [alice, bob] = await Promise.all([signedInUser(t), signedInUser(t)]);
+  ({ t, alice, bob, origin, stop } = await startStackWithSite(
+    (request, response) => {
+      const pages: Record<string, string> = {
+        '/alice-walk': page('A walk on the moor', 'quillwort'),
+        '/bob-walk': page('Another walk on the moor', 'saxifrage'),
+      };
+      const body = pages[request.url ?? ''];
+      if (!body) return void response.writeHead(404).end();
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(body);
+    },
+    { GLEANER_EMBEDDINGS: 'off' },
+    { searchIndexUri: join(folder, 'index') },
+  ));
   // The description is given, so the note itself holds none of the article's words.
   aliceNote = await save(alice, { url: `${origin}/alice-walk`, title: 'Saturday', description: 'A day out.' });
   bobNote = await save(bob, { url: `${origin}/bob-walk`, title: 'Sunday', description: 'A day out.' });
@@ -79,8 +70,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await t?.stop();
-  site.close();
+  await stop?.();
   rmSync(folder, { recursive: true, force: true });
 });
 

@@ -1,16 +1,13 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { keys } from '../../functions/adapters/dynamo/keys';
 import { webPaths } from '../../functions/core/web/paths';
 import { settings } from '../../functions/platform/settings';
 import { writeLocalState } from '../../local/state';
 import { gleanerInProcess } from '../support/cli';
-import { json, startTestStack, type TestStack } from '../support/local-stack';
+import { savedAndFetched, startStackWithSite } from '../support/fixture-site';
+import { json } from '../support/local-stack';
 import { mcpClientOf, type Owner, signedInUser } from '../support/owner';
 
 /**
@@ -25,35 +22,23 @@ const ARTICLE = readFileSync(new URL('../fixtures/articles/news-politics.html', 
 );
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 let pageStatus = 200;
-let site: Server;
-let origin: string;
-let t: TestStack;
-let alice: Owner;
-let bob: Owner;
+let { t, alice, bob, origin, stop } = {} as Awaited<ReturnType<typeof startStackWithSite>>;
 
 beforeAll(async () => {
-  site = createServer((request, response) => {
-    if (request.url === '/media/council.png')
-      return void response.writeHead(200, { 'Content-Type': 'image/png' }).end(PNG);
-    if (request.url?.startsWith('/story')) {
-      if (pageStatus !== 200) return void response.writeHead(pageStatus).end('gone');
-      return void response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(ARTICLE);
-    }
-    response.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  const { port } = site.address() as AddressInfo;
-  origin = `http://127.0.0.1:${port}`;
-  t = await startTestStack(
-    { GLEANER_FETCH_ALLOW: `127.0.0.1:${port}`, OWNER_RATE_LIMIT: '5000;w=60', SAVE_RATE_LIMIT: '5000;w=60' },
-    { startWorkers: true },
-  );
-  [alice, bob] = await Promise.all([signedInUser(t), signedInUser(t)]);
+  ({ t, alice, bob, origin, stop } = await startStackWithSite(
+    (request, response) => {
+      if (request.url === '/media/council.png')
+        return void response.writeHead(200, { 'Content-Type': 'image/png' }).end(PNG);
+      if (request.url?.startsWith('/story')) {
+        if (pageStatus !== 200) return void response.writeHead(pageStatus).end('gone');
+        return void response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(ARTICLE);
+      }
+      response.writeHead(404).end();
+    },
+    { OWNER_RATE_LIMIT: '5000;w=60', SAVE_RATE_LIMIT: '5000;w=60' },
+  ));
 });
-afterAll(async () => {
-  await t.stop();
-  site.close();
-});
+afterAll(() => stop?.());
 
 const articleFolder = () => join(t.stack.env[settings.articleStore.name]!, 'articles');
 const storedObjects = (bookmarkId: string) => {
@@ -67,16 +52,7 @@ const storedObjects = (bookmarkId: string) => {
 };
 
 async function keptNote(owner: Owner, path: string) {
-  const saved = await json(await t.save(owner.token, { url: `${origin}${path}`, title: 'Budget story' }));
-  await vi.waitFor(
-    async () => {
-      const { Item } = await t.table.doc.send(
-        new GetCommand({ TableName: t.table.tableName, Key: keys.bookmark(saved.bookmark.id), ConsistentRead: true }),
-      );
-      expect(Item?.article?.status).toBeDefined();
-    },
-    { timeout: 30_000, interval: 100 },
-  );
+  const saved = await savedAndFetched(t, owner, { url: `${origin}${path}`, title: 'Budget story' });
   return { noteId: saved.note_id as string, bookmarkId: saved.bookmark.id as string };
 }
 

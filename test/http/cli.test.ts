@@ -96,6 +96,10 @@ describe('gleaner CLI against the running local stack', () => {
       parse((await gleaner(['notes', 'list', '--user', userId, '--json'], env)).stdout).notes.map(
         (note: { id: string }) => note.id,
       );
+    const trashOf = async (userId: string) =>
+      parse((await gleaner(['notes', 'list', '--user', userId, '--trash', '--json'], env)).stdout).notes.map(
+        (note: { id: string }) => note.id,
+      );
     const countOf = async (userId: string) =>
       parse((await gleaner(['users', 'list', '--limit', '100', '--json'], env)).stdout).users.find(
         (user: { id: string }) => user.id === userId,
@@ -113,6 +117,7 @@ describe('gleaner CLI against the running local stack', () => {
     expect(await idsOf(ana.id)).not.toContain(kept.note_id);
     expect([await countOf(ana.id), await countOf(bo.id)]).toEqual([1, 1]);
     expect(await idsOf(bo.id)).toEqual([bos.note_id]);
+    expect([await trashOf(ana.id), await trashOf(bo.id)]).toEqual([[kept.note_id], []]);
     // Still there, in the Trash, with its bookmark.
     expect(parse((await gleaner(['notes', 'get', kept.note_id, '--json'], env)).stdout)).toMatchObject({
       id: kept.note_id,
@@ -134,6 +139,7 @@ describe('gleaner CLI against the running local stack', () => {
     expect(restored).toMatchObject({ id: kept.note_id, tags: ['t'], body: expect.stringContaining('> kept') });
     expect(restored).not.toHaveProperty('trashed_at');
     expect(await idsOf(ana.id)).toContain(kept.note_id);
+    expect(await trashOf(ana.id)).toEqual([]);
     expect(await countOf(ana.id)).toBe(2);
     await gleaner(['notes', 'delete', kept.note_id], env);
     expect((await t.save(anaToken, { url: 'https://example.com/trash-3' })).status).toBe(200);
@@ -311,16 +317,22 @@ describe('gleaner CLI against the running local stack', () => {
     const report = parse((await gleaner(['import', '--user', user.id, file, '--json'], env)).stdout);
     expect(report).toEqual({
       user_id: user.id,
+      // Recorded as the account's import, as an upload's is (Settings › Import lists it).
+      import_id: expect.any(String),
       format: 'netscape',
       rows: 1,
       imported: 1,
       merged: 0,
+      notes: 0,
       highlights: 0,
       articles: 0,
       skipped: [],
+      notes_without_bookmark: [],
       over_cap: 0,
       note_cap: null,
       notices: [],
+      // Its page waits in the import backlog, which the sweeper hands out a bounded batch at a time.
+      enrichment_waiting: 1,
     });
     expect(parse((await gleaner(['import', '--user', user.id, file, '--json'], env)).stdout)).toMatchObject({
       imported: 0,
@@ -647,6 +659,7 @@ describe('gleaner CLI against the running local stack', () => {
       'gleaner: --expires-in takes a duration such as 90d, 24h or 30m',
     ],
     [['notes', 'list', '--user', someId, '--limit', '0'], 'gleaner: --limit must be from 1 to 100'],
+    [['notes', 'list', '--user', someId, '--trash', '--tag', 'a'], 'gleaner: give --tag or --trash, not both'],
     [['bookmarks', 'list', '--user', someId, '--tag', 'a,b'], 'gleaner: --tag takes one tag'],
     [
       ['feeds', 'update', someId],

@@ -1,12 +1,11 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../functions/adapters/dynamo/keys';
 import { highlightsOfBody } from '../../functions/core/save/highlights';
-import { json, startTestStack, type TestStack } from '../support/local-stack';
-import { mcpClientOf, type Owner, signedInUser } from '../support/owner';
+import { savedAndFetched, startStackWithSite } from '../support/fixture-site';
+import { json } from '../support/local-stack';
+import { mcpClientOf, type Owner } from '../support/owner';
 import { TIDES_ARTICLE } from '../support/tides-article';
 
 /**
@@ -15,44 +14,23 @@ import { TIDES_ARTICLE } from '../support/tides-article';
  * note's body changing with each in the same write. Two users; the other user's ids are 404s.
  */
 
-let site: Server;
-let origin: string;
-let t: TestStack;
-let alice: Owner;
-let bob: Owner;
+let { t, alice, bob, origin, stop } = {} as Awaited<ReturnType<typeof startStackWithSite>>;
 
 beforeAll(async () => {
-  site = createServer((request, response) => {
-    if (request.url?.startsWith('/tides'))
-      return void response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(TIDES_ARTICLE);
-    response.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  const { port } = site.address() as AddressInfo;
-  origin = `http://127.0.0.1:${port}`;
-  t = await startTestStack(
-    { GLEANER_FETCH_ALLOW: `127.0.0.1:${port}`, OWNER_RATE_LIMIT: '5000;w=60', SAVE_RATE_LIMIT: '5000;w=60' },
-    { startWorkers: true },
-  );
-  [alice, bob] = await Promise.all([signedInUser(t), signedInUser(t)]);
+  ({ t, alice, bob, origin, stop } = await startStackWithSite(
+    (request, response) => {
+      if (request.url?.startsWith('/tides'))
+        return void response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(TIDES_ARTICLE);
+      response.writeHead(404).end();
+    },
+    { OWNER_RATE_LIMIT: '5000;w=60', SAVE_RATE_LIMIT: '5000;w=60' },
+  ));
 });
-afterAll(async () => {
-  await t.stop();
-  site.close();
-});
+afterAll(() => stop?.());
 
 /** A note of `owner` for `path` on the fixture site, once the page worker has been at it (kept or failed). */
 async function savedNote(owner: Owner, path: string, extra: Record<string, unknown> = {}) {
-  const saved = await json(await t.save(owner.token, { url: `${origin}${path}`, title: 'Tides', ...extra }));
-  await vi.waitFor(
-    async () => {
-      const { Item } = await t.table.doc.send(
-        new GetCommand({ TableName: t.table.tableName, Key: keys.bookmark(saved.bookmark.id), ConsistentRead: true }),
-      );
-      expect(Item?.article?.status).toBeDefined();
-    },
-    { timeout: 30_000, interval: 100 },
-  );
+  const saved = await savedAndFetched(t, owner, { url: `${origin}${path}`, title: 'Tides', ...extra });
   return saved.note_id as string;
 }
 

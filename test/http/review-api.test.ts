@@ -1,4 +1,6 @@
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../functions/adapters/dynamo/keys';
 import { contractFetch } from '../support/contract';
 import { json, startTestStack, type TestStack } from '../support/local-stack';
 import { type Owner, oauthAccessToken, signedInUser } from '../support/owner';
@@ -195,5 +197,31 @@ describe('the private review feed', () => {
     expect((await dave.api('/api/v2/me/review-feed', { method: 'DELETE' })).status).toBe(204);
     expect((await read(second)).status).toBe(404);
     expect(await status()).toEqual({ active: false, issued: null });
+  });
+});
+
+describe('a stored record that does not read', () => {
+  it('answers 500 in the contract’s shape naming only the request, and builds no day over it', async () => {
+    const erin = await signedInUser(t);
+    await t.table.doc.send(
+      new PutCommand({
+        TableName: t.table.tableName,
+        Item: { ...keys.reviewSettings(erin.user.id), type: 'ReviewSettings', settings: { size: 'five' } },
+      }),
+    );
+    const answer = await erin.api('/api/v2/me/review');
+    expect(answer.status).toBe(500);
+    const { detail } = await json(answer);
+    expect(detail).toMatch(/^Internal server error \(request id [\w-]+\)$/);
+    const { Items = [] } = await t.table.doc.send(
+      new QueryCommand({
+        TableName: t.table.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :day)',
+        ExpressionAttributeValues: { ':pk': keys.user(erin.user.id).pk, ':day': keys.reviewDay('', '').sk },
+      }),
+    );
+    expect(Items).toEqual([]);
+    // The others' reviews read as before.
+    expect((await alice.api('/api/v2/me/review')).status).toBe(200);
   });
 });

@@ -35,6 +35,29 @@ const lazilyLoaded: Record<string, readonly string[]> = {
   WebSignIn: [...tracing, '@simplewebauthn/server', '@aws-sdk/client-sesv2'],
   // The authorization server, its Koa and its key secret come with the first request.
   OAuthPost: [...tracing, 'oidc-provider', 'koa', 'serverless-http', '@aws-sdk/client-secrets-manager'],
+  // The MCP server (the SDK, its ajv, the tools and their schemas) comes with the first admitted request.
+  Mcp: [...tracing, '@modelcontextprotocol/sdk', 'ajv', 'zod-to-json-schema'],
+};
+/** S3 (article and upload stores) is loaded on first use (functions/adapters/s3.ts) by every function that keeps files. */
+for (const id of ['GetMyAccount', 'WebLibrary', 'Mcp', 'GetIcon', 'PageWorker', 'ImportWorker'])
+  lazilyLoaded[id] = [...lazilyLoaded[id]!, '@aws-sdk/client-s3'];
+
+/**
+ * Gleaner's own modules a cold start does not need, per function: the zod schemas of the APIs (built
+ * by the first request that reads a body or answers in their shape) and the MCP server. Each must be
+ * in the bundle, in a chunk of its own.
+ */
+const schemas = {
+  owner: 'functions/core/owner/api.ts',
+  review: 'functions/core/review/api.ts',
+  import: 'functions/core/import/api.ts',
+  contract: 'functions/core/contract/contract.ts',
+  save: 'functions/core/save/save-request.ts',
+};
+const lazyModules: Record<string, readonly string[]> = {
+  GetMyAccount: [schemas.owner, schemas.review, schemas.import, schemas.save],
+  WebLibrary: [schemas.owner, schemas.save],
+  Mcp: [schemas.owner, schemas.review, schemas.contract, schemas.save, 'functions/mcp/server.ts'],
 };
 
 const outdir = mkdtempSync(path.join(tmpdir(), 'gleaner-bundles-'));
@@ -64,6 +87,20 @@ describe('function bundles leave what a cold start does not need to chunks loade
     // The walk does reach the packages the handler needs at init (the logger, the SDK).
     expect(atInit).toContain('@aws-lambda-powertools/logger');
     expect(atInit).toContain('@aws-sdk/client-dynamodb');
+  });
+});
+
+describe('function bundles leave Gleaner’s own modules a cold start does not need to chunks loaded on first use', () => {
+  it.each(Object.entries(lazyModules))('%s', (id, modules) => {
+    const { metafile, entryFile } = bundleOf(id);
+    const inputsOf = (files: Iterable<string>) =>
+      new Set([...files].flatMap((file) => Object.keys(metafile.outputs[file]?.inputs ?? {})));
+    const atInit = inputsOf(filesLoadedAtInit(metafile, entryFile));
+    const bundled = inputsOf(Object.keys(metafile.outputs));
+    for (const module of modules) {
+      expect(bundled, `${module} is in the ${id} bundle`).toContain(module);
+      expect(atInit, `${module} is in a file ${id} loads at init`).not.toContain(module);
+    }
   });
 });
 

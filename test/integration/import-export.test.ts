@@ -3,27 +3,32 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoAccountStore } from '../../functions/adapters/dynamo/account-store';
 import { DynamoBookmarkStore } from '../../functions/adapters/dynamo/bookmark-store';
 import { DynamoFeedStore } from '../../functions/adapters/dynamo/feed-store';
+import { DynamoImportStore } from '../../functions/adapters/dynamo/import-store';
 import { readExport } from '../../functions/core/import/detect';
-import { importExport } from '../../functions/core/import/import';
 import { newUser } from '../../functions/core/workspace/accounts';
 import { bookmarkFileEntries, exportWorkspace, parseWorkspaceExport } from '../../functions/core/workspace/export';
 import { type BookmarkFileEntry, renderNetscapeBookmarks } from '../../functions/core/workspace/netscape-bookmarks';
 import { createTestTable } from '../support/dynamo';
-import { quietSavePorts } from '../support/save-ports';
+import { importerOver, quietSavePorts } from '../support/save-ports';
 
-/** `gleaner import` and `gleaner export` through the save core, against DynamoDB Local. */
+/** `gleaner import` (the import worker's chunks, run here) and `gleaner export` through the save core, against DynamoDB Local. */
 
 let table: Awaited<ReturnType<typeof createTestTable>>;
 let accounts: DynamoAccountStore;
 let store: DynamoBookmarkStore;
 let feeds: DynamoFeedStore;
 const ports = () => quietSavePorts(store);
+const importer = () =>
+  importerOver(
+    new DynamoImportStore(table.doc, table.tableName),
+    (backlog) => new DynamoBookmarkStore(table.doc, table.tableName, backlog),
+  );
 /** A file's text imported as an upload named `name`. */
 const importText = (userId: string, name: string, text: string) =>
-  importExport(ports(), userId, readExport([{ name, bytes: new TextEncoder().encode(text) }]));
+  importer()(userId, readExport([{ name, bytes: new TextEncoder().encode(text) }]));
 /** Entries as a parser gives them, imported. */
 const importEntries = (userId: string, entries: readonly BookmarkFileEntry[]) =>
-  importExport(ports(), userId, {
+  importer()(userId, {
     format: 'netscape',
     items: entries.map((entry, index) => ({ ...entry, file: null, row: index + 1 })),
     books: [],
@@ -37,7 +42,8 @@ beforeAll(async () => {
   store = new DynamoBookmarkStore(table.doc, table.tableName);
   feeds = new DynamoFeedStore(table.doc, table.tableName);
 });
-const exportOf = (userId: string) => exportWorkspace({ notes: store, highlights: feeds }, userId);
+const exportOf = async (userId: string) =>
+  (await exportWorkspace({ notes: store, highlights: feeds }, userId)).bookmarks;
 afterAll(() => table.client.destroy());
 
 async function user(noteCap?: number): Promise<string> {
@@ -65,15 +71,19 @@ describe('import and export', () => {
       rows: 4,
       imported: 2,
       merged: 0,
+      notes: 0,
       highlights: 0,
       articles: 0,
       skipped: [
         { row: 3, reason: 'duplicate of row 1 (merged into it)' },
         { row: 4, reason: 'not an http(s) URL (place:)' },
       ],
+      notes_without_bookmark: [],
       over_cap: 0,
       note_cap: null,
       notices: [],
+      // Their pages wait in the import backlog, none fetched yet.
+      enrichment_waiting: 2,
     });
     const exported = await exportOf(userId);
     expect(exported.map(({ url, title, created, tags }) => ({ url, title, created, tags }))).toEqual([

@@ -90,7 +90,7 @@ describe('the scheduled re-embedding step', () => {
         GLEANER_EMBEDDINGS: 'off',
       });
       const scheduled = { source: 'aws.events', 'detail-type': 'Scheduled Event' } as ScheduledEvent;
-      expect(await handler(scheduled, context('SearchIndexer'))).toEqual({ reembedded: 0 });
+      expect(await handler(scheduled, context('SearchIndexer'))).toEqual({ reembedded: 0, folded: 0, left: 0 });
     } finally {
       dispose();
     }

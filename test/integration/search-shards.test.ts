@@ -221,10 +221,10 @@ describe('a sharded search index', () => {
       },
     };
     const deadline = Date.now() + 60_000;
-    expect(await scheduledIndexStep(index, counting, deadline)).toBe(notes.length);
+    expect((await scheduledIndexStep(index, counting, deadline)).reembedded).toBe(notes.length);
     expect(embedded).toBe(notes.length);
     // Every shard's watermark is at the end: the next run reads no range and embeds nothing.
-    expect(await scheduledIndexStep(index, counting, deadline)).toBe(0);
+    expect((await scheduledIndexStep(index, counting, deadline)).reembedded).toBe(0);
     expect(embedded).toBe(notes.length);
 
     // A stream batch whose embedding failed moves its shard's watermark back before its notes.
@@ -242,7 +242,7 @@ describe('a sharded search index', () => {
       fresh.map((note) => ({ kind: 'saved', note })),
     );
     expect(await found(fresh[0]!.userId, wordOf(fresh[0]!))).toEqual([fresh[0]!.id]);
-    expect(await scheduledIndexStep(index, counting, deadline)).toBe(2);
+    expect((await scheduledIndexStep(index, counting, deadline)).reembedded).toBe(2);
     expect((await index.coverage(fresh[0]!.userId, other.model)).embedded).toBe(6);
   }, 120_000);
 });

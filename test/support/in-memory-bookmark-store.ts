@@ -5,11 +5,13 @@ import { withAppended } from '../../functions/core/save/note-body';
 import {
   type BookmarkStore,
   type CreateBookmarkOutcome,
+  type CreateNoteOutcome,
   type KeyTaken,
   type NoteAppend,
   type NoteAppendOutcome,
   type NoteChange,
   NoteNotFoundError,
+  type NoteStore,
   type NoteUpdate,
   type RestoreOutcome,
   type SaveRecord,
@@ -23,7 +25,7 @@ import type { Page, PageRequest } from '../../functions/core/workspace/listing';
  * For unit tests of the save use case; test/integration/note-store-model.test.ts holds it to the
  * DynamoDB store's observable behaviour.
  */
-export class InMemoryBookmarkStore implements BookmarkStore, LibraryStore {
+export class InMemoryBookmarkStore implements BookmarkStore, LibraryStore, NoteStore {
   readonly bookmarks = new Map<string, Bookmark>();
   readonly notes = new Map<string, Note>();
   readonly highlights: Highlight[] = [];
@@ -42,7 +44,7 @@ export class InMemoryBookmarkStore implements BookmarkStore, LibraryStore {
     highlights: readonly Highlight[] = [],
   ): Promise<CreateBookmarkOutcome> {
     const existing = this.urls.get(urlKey(bookmark));
-    if (existing) return { kind: 'exists', ...existing };
+    if (existing) return { kind: 'exists', ...existing, saved: await this.getSavedNote(existing) };
     const used = this.liveNotes(note.userId);
     if (used >= this.noteCap) return { kind: 'note-limit', used, limit: this.noteCap };
     const taken = record && this.takenFrom(record);
@@ -53,6 +55,30 @@ export class InMemoryBookmarkStore implements BookmarkStore, LibraryStore {
     this.highlights.push(...highlights);
     if (record) this.keys.set(keyOf(record), record);
     return { kind: 'created' };
+  }
+
+  async createNote(note: Note, highlights: readonly Highlight[]): Promise<CreateNoteOutcome> {
+    const existing = this.notes.get(note.id);
+    if (existing) return { kind: 'exists', note: existing };
+    const used = this.liveNotes(note.userId);
+    if (used >= this.noteCap) return { kind: 'note-limit', used, limit: this.noteCap };
+    this.notes.set(note.id, note);
+    this.highlights.push(...highlights);
+    return { kind: 'created' };
+  }
+
+  async updateNote(noteId: string, change: (note: Note) => NoteChange | null, updated: string) {
+    const note = this.notes.get(noteId);
+    if (!note || note.trashedAt) return null;
+    const changed = change(note);
+    if (!changed) return { kind: 'unchanged' as const, note };
+    const { highlight, removedHighlight: _removed, ...fields } = changed;
+    const written = { ...note, ...fields, updated, version: note.version + 1 };
+    this.notes.set(noteId, written);
+    const bookmark = note.bookmarkId ? this.bookmarks.get(note.bookmarkId) : undefined;
+    if (bookmark) this.bookmarks.set(bookmark.id, { ...bookmark, updated });
+    if (highlight) this.highlights.push(highlight);
+    return { kind: 'updated' as const, note: written };
   }
 
   async updateSavedNote(

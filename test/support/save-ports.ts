@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { strToU8, zipSync } from 'fflate';
+import type { ImportedArticlePorts } from '../../functions/core/import/articles';
+import { importHere, importSaves } from '../../functions/core/import/chunks';
+import type { ImportPorts } from '../../functions/core/import/import';
+import type { ParsedImport } from '../../functions/core/import/items';
+import type { ImportStore } from '../../functions/core/import/job';
 import type { BookmarkStore } from '../../functions/core/save/save-bookmark';
 import type { BookmarkFileEntry } from '../../functions/core/workspace/netscape-bookmarks';
 
@@ -11,6 +16,29 @@ export function quietSavePorts<Store extends BookmarkStore>(store: Store) {
     newId: randomUUID,
     now: () => new Date(),
     logger: { warn: () => {} },
+  };
+}
+
+/**
+ * `gleaner import`'s path over these stores: an export imported here, in chunks, through the import
+ * worker's code (`store` is the bookmark store of an import's backlog), its report without the import's id.
+ */
+export function importerOver(
+  imports: ImportStore,
+  store: (backlog: { importId: string; since: string }) => ImportPorts['store'],
+  articles: Omit<ImportedArticlePorts, 'now'> | null = null,
+) {
+  return async (userId: string, parsed: ParsedImport, onProgress?: (done: number, total: number) => void) => {
+    const saves = importSaves({
+      store,
+      articles,
+      newId: randomUUID,
+      now: () => new Date(),
+      logger: { warn: () => {} },
+    });
+    const ports = { imports, save: saves, newId: randomUUID, now: () => new Date() };
+    const { import_id: _id, ...report } = await importHere(ports, userId, 'export', parsed, onProgress);
+    return report;
   };
 }
 

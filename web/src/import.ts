@@ -26,6 +26,7 @@ interface ImportState {
   done: number;
   imported: number;
   merged: number;
+  notes: number;
   highlights: number;
   articles: number;
   skipped_count: number;
@@ -35,6 +36,7 @@ interface ImportState {
   notices: string[];
   error: string | null;
   skipped?: SkippedRow[];
+  notes_without_bookmark?: { title: string; highlights: number }[];
 }
 
 const plural = (count: number, one: string, many = `${one}s`) =>
@@ -82,6 +84,7 @@ function setUpImport(form: HTMLFormElement): void {
       ['Rows read', (state.rows ?? 0).toLocaleString('en')],
       ['New notes', state.imported.toLocaleString('en')],
       ['Merged into notes you had', state.merged.toLocaleString('en')],
+      ['Notes without a bookmark', state.notes.toLocaleString('en')],
       ['Highlights', state.highlights.toLocaleString('en')],
       ['Articles kept', state.articles.toLocaleString('en')],
       ['Rows skipped', state.skipped_count.toLocaleString('en')],
@@ -108,6 +111,16 @@ function setUpImport(form: HTMLFormElement): void {
         return li;
       }),
     );
+    // Books (and text notes) the export names no page for, each kept as one note.
+    const notes = state.notes_without_bookmark ?? [];
+    find<HTMLElement>('[data-import-notes-title]').hidden = notes.length === 0;
+    find<HTMLUListElement>('[data-import-notes]').replaceChildren(
+      ...notes.map((note) => {
+        const li = document.createElement('li');
+        li.textContent = `${note.title} (${plural(note.highlights, 'highlight')})`;
+        return li;
+      }),
+    );
     const skipped = state.skipped ?? [];
     find<HTMLElement>('[data-import-skipped-title]').hidden = skipped.length === 0;
     find<HTMLOListElement>('[data-import-skipped]').replaceChildren(
@@ -119,7 +132,7 @@ function setUpImport(form: HTMLFormElement): void {
     );
     status.textContent =
       state.status === 'done'
-        ? `Done: ${plural(state.imported, 'new note')}, ${plural(state.merged, 'merged link')}, ${plural(state.skipped_count, 'row')} skipped.`
+        ? `Done: ${plural(state.imported, 'new note')}, ${state.notes ? `${plural(state.notes, 'note')} without a bookmark, ` : ''}${plural(state.merged, 'merged link')}, ${plural(state.skipped_count, 'row')} skipped.`
         : 'The import failed.';
     if (state.status === 'failed') fail(`The import failed: ${state.error ?? 'for a reason the server did not give'}`);
     button.disabled = false;

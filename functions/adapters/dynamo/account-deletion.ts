@@ -1,5 +1,6 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mcpIdempotencyScope } from '../../core/save/idempotency';
+import { readUserToken } from './entities/token';
 import { type Key, keys, LOOKUP_INDEX } from './keys';
 import { queryAll } from './query-all';
 import { backoff } from './transactions';
@@ -23,18 +24,16 @@ export const userRateLimitSubject = (userId: string) => `user:${userId}`;
  */
 export async function deleteAccountRows(doc: DynamoDBDocumentClient, tableName: string, userId: string): Promise<void> {
   const userPartition = await queryKeys(doc, tableName, { pk: keys.user(userId).pk });
-  const tokenRefs = userPartition.filter((item) => item.sk.startsWith('TOKEN#'));
+  const tokenRefs = userPartition
+    .filter((item) => item.sk.startsWith(keys.userToken(userId, '').sk))
+    .map(readUserToken);
   await deleteAll(
     doc,
     tableName,
-    tokenRefs.map((ref) => keys.token(ref.tokenHash as string)),
+    tokenRefs.map((ref) => keys.token(ref.tokenHash)),
   );
   for (const ref of tokenRefs)
-    await deleteAll(
-      doc,
-      tableName,
-      await queryKeys(doc, tableName, { pk: `IDEMPOTENCY#${ref.sk.slice('TOKEN#'.length)}` }),
-    );
+    await deleteAll(doc, tableName, await queryKeys(doc, tableName, { pk: keys.idempotency(ref.tokenId, '').pk }));
   // The answers kept for the Idempotency-Keys of the user's MCP saves.
   await deleteAll(
     doc,
@@ -58,25 +57,32 @@ export async function deleteAccountRows(doc: DynamoDBDocumentClient, tableName: 
   await deleteAll(doc, tableName, await queryKeys(doc, tableName, { pk: rateLimitPartition }));
   // Sign-in: OAuth grants with every artifact issued under them, OAuth login sessions, browser sessions,
   // one-time links, and the email login last of them.
-  const signIn = await queryKeys(doc, tableName, { gsi1pk: keys.authIndex(userId, '').gsi1pk });
-  for (const grant of signIn.filter((item) => item.pk.startsWith('OIDC#Grant#')))
+  const signIn = await queryKeys(doc, tableName, { gsi1pk: keys.authIndex(userId).gsi1pk });
+  const grantEntry = keys.authIndex(userId, 'GRANT').gsi1sk;
+  const grantIds = signIn.flatMap((item) =>
+    String(item.gsi1sk).startsWith(grantEntry) ? [String(item.gsi1sk).slice(grantEntry.length)] : [],
+  );
+  for (const grantId of grantIds)
     await deleteAll(
       doc,
       tableName,
-      await queryKeys(doc, tableName, { gsi1pk: keys.oauthGrantIndex(grant.id as string, '', '').gsi1pk }),
+      await queryKeys(doc, tableName, { gsi1pk: keys.oauthGrantIndex(grantId, '', '').gsi1pk }),
     );
   await deleteAll(doc, tableName, [
     ...userPartition
       .filter((item) => item.sk.startsWith(OAUTH_LOGIN_SORT_PREFIX))
       .map((item) => keys.oauthArtifact('Session', item.sk.slice(OAUTH_LOGIN_SORT_PREFIX.length))),
-    ...signIn.filter((item) => !item.pk.startsWith('EMAIL#')),
-    ...signIn.filter((item) => item.pk.startsWith('EMAIL#')),
+    ...signIn.filter((item) => !isLogin(item)),
+    ...signIn.filter(isLogin),
   ]);
   const userItem = keys.user(userId);
   await deleteAll(doc, tableName, [...userPartition.filter((item) => item.sk !== userItem.sk), userItem]);
 }
 
 type KeyedItem = Key & Record<string, unknown>;
+
+/** An email login's entry in the AUTH index (deleted last of the sign-in items). */
+const isLogin = (item: KeyedItem) => String(item.gsi1sk).startsWith(keys.authIndex('', 'EMAIL').gsi1sk);
 
 /** The keys (and the few attributes deletion follows) of a table partition or of an index partition. */
 async function queryKeys(
@@ -90,7 +96,7 @@ async function queryKeys(
     ...(onIndex ? { IndexName: LOOKUP_INDEX } : {}),
     KeyConditionExpression: onIndex ? 'gsi1pk = :partition' : 'pk = :partition',
     ExpressionAttributeValues: { ':partition': onIndex ? partition.gsi1pk : partition.pk },
-    ProjectionExpression: 'pk, sk, id, bookmarkId, tokenHash',
+    ProjectionExpression: 'pk, sk, gsi1sk, id, bookmarkId, tokenId, tokenHash',
   })) as KeyedItem[];
 }
 

@@ -15,6 +15,8 @@ import type { Page, PageRequest } from '../../core/workspace/listing';
 import { deleteAccountRows } from './account-deletion';
 import { batchGetAll } from './batch-get';
 import { conditionalWrite, TransactionSteps, writtenUnlessConditionFails } from './conditional-write';
+import { accessTokenItem, readAccessToken, readStoredToken, readUserToken, userTokenItem } from './entities/token';
+import { readUser, userItem } from './entities/user';
 import { queryIndexPage } from './index-page';
 import { keys, LOOKUP_INDEX } from './keys';
 import { queryAll } from './query-all';
@@ -31,7 +33,7 @@ export class DynamoAccountStore implements SaveContextReader, UserReader, Accoun
     await this.doc.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: { ...keys.user(user.id), ...keys.usersIndex(user.created, user.id), type: 'User', ...user },
+        Item: userItem(user),
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -39,7 +41,7 @@ export class DynamoAccountStore implements SaveContextReader, UserReader, Accoun
 
   async getUser(userId: string): Promise<User | null> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.user(userId) }));
-    return Item ? toUser(Item) : null;
+    return Item ? readUser(Item) : null;
   }
 
   /**
@@ -69,7 +71,7 @@ export class DynamoAccountStore implements SaveContextReader, UserReader, Accoun
   /** A page of all users, newest first. */
   async listUsers(page: PageRequest): Promise<Page<User>> {
     const { items, cursor } = await queryIndexPage(this.doc, this.tableName, keys.usersIndex().gsi1pk, page);
-    return { items: items.map(toUser), cursor };
+    return { items: items.map(readUser), cursor };
   }
 
   /** Deletes the user and every row it owns (account-deletion.ts). */
@@ -92,7 +94,7 @@ export class DynamoAccountStore implements SaveContextReader, UserReader, Accoun
         }),
       ),
     );
-    return updated.written ? toUser(updated.value.Attributes!) : null;
+    return updated.written ? readUser(updated.value.Attributes!) : null;
   }
 
   /** Sets the user's display name; returns the user as updated, or null when there is none. */
@@ -109,7 +111,7 @@ export class DynamoAccountStore implements SaveContextReader, UserReader, Accoun
         }),
       ),
     );
-    return updated.written ? toUser(updated.value.Attributes!) : null;
+    return updated.written ? readUser(updated.value.Attributes!) : null;
   }
 
   /** Stores a token of an existing user; fails with UserNotFoundError otherwise. */
@@ -150,16 +152,11 @@ export class DynamoAccountStore implements SaveContextReader, UserReader, Accoun
       {
         Put: {
           TableName: this.tableName,
-          Item: { ...keys.token(tokenHash), ...keys.tokenIdIndex(token.id), type: 'AccessToken', ...token },
+          Item: accessTokenItem(token, tokenHash),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
-      {
-        Put: {
-          TableName: this.tableName,
-          Item: { ...keys.userToken(token.userId, token.id), type: 'UserToken', tokenId: token.id, tokenHash },
-        },
-      },
+      { Put: { TableName: this.tableName, Item: userTokenItem(token, tokenHash) } },
     ];
   }
 
@@ -174,7 +171,7 @@ export class DynamoAccountStore implements SaveContextReader, UserReader, Accoun
       }),
     );
     const item = Items?.[0];
-    return item ? { token: toAccessToken(item), tokenHash: (item.pk as string).slice('TOKEN#'.length) } : null;
+    return item ? readStoredToken(item) : null;
   }
 
   /** Every token of the user, newest first. */
@@ -182,14 +179,14 @@ export class DynamoAccountStore implements SaveContextReader, UserReader, Accoun
     const refs = await queryAll(this.doc, {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :user AND begins_with(sk, :tokens)',
-      ExpressionAttributeValues: { ':user': keys.user(userId).pk, ':tokens': 'TOKEN#' },
+      ExpressionAttributeValues: { ':user': keys.user(userId).pk, ':tokens': keys.userToken(userId, '').sk },
     });
     const items = await batchGetAll(
       this.doc,
       this.tableName,
-      refs.map((ref) => keys.token(ref.tokenHash as string)),
+      refs.map((ref) => keys.token(readUserToken(ref).tokenHash)),
     );
-    return items.map(toAccessToken).sort((a, b) => b.created.localeCompare(a.created) || b.id.localeCompare(a.id));
+    return items.map(readAccessToken).sort((a, b) => b.created.localeCompare(a.created) || b.id.localeCompare(a.id));
   }
 
   /** Marks a token revoked; returns false when no token has that id. */
@@ -244,33 +241,8 @@ export class DynamoAccountStore implements SaveContextReader, UserReader, Accoun
     const items = await batchGetAll(this.doc, this.tableName, wanted, { consistentRead: true });
     const token = items.find((item) => item.type === 'AccessToken');
     const site = items.find((item) => item.type === 'Site');
-    return { token: token ? toAccessToken(token) : null, siteIcon: (site?.icon as string | undefined) ?? null };
+    return { token: token ? readAccessToken(token) : null, siteIcon: (site?.icon as string | undefined) ?? null };
   }
 }
 
 export { UserNotFoundError } from './user-transaction';
-
-function toUser(item: Record<string, unknown>): User {
-  return {
-    id: item.id as string,
-    name: item.name as string,
-    displayName: (item.displayName as string | undefined) ?? '',
-    plan: item.plan as User['plan'],
-    noteCap: Number(item.noteCap),
-    noteCount: Number(item.noteCount ?? 0),
-    created: item.created as string,
-  };
-}
-
-function toAccessToken(item: Record<string, unknown>): AccessToken {
-  return {
-    id: item.id as string,
-    userId: item.userId as string,
-    label: (item.label as string | undefined) ?? null,
-    revoked: item.revoked === true,
-    created: item.created as string,
-    expires: (item.expires as string | undefined) ?? null,
-    lastUsed: (item.lastUsed as string | undefined) ?? null,
-    lastUsedAgent: (item.lastUsedAgent as string | undefined) ?? null,
-  };
-}

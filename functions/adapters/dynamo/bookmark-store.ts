@@ -21,11 +21,13 @@ import {
   type AnswerOutcome,
   type BookmarkStore,
   type CreateBookmarkOutcome,
+  type CreateNoteOutcome,
   type KeyTaken,
   type NoteAppend,
   type NoteAppendOutcome,
   type NoteChange,
   NoteNotFoundError,
+  type NoteStore,
   type NoteUpdate,
   type RestoreOutcome,
   type SaveRecord,
@@ -33,7 +35,13 @@ import {
 import { isoTimestamp } from '../../core/text/text';
 import type { NoteFilter, Page, PageRequest } from '../../core/workspace/listing';
 import { batchGetAll } from './batch-get';
-import { conditionalWrite, itemTooLarge, TransactionSteps, writtenUnlessConditionFails } from './conditional-write';
+import {
+  conditionalWrite,
+  type FailedCondition,
+  itemTooLarge,
+  TransactionSteps,
+  writtenUnlessConditionFails,
+} from './conditional-write';
 import {
   bookmarkItem,
   type ImportBacklog,
@@ -87,7 +95,7 @@ async function optimisticUpdate<T>(
 }
 
 /** Bookmarks, their notes and the notes' tag index in the single table. */
-export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
+export class DynamoBookmarkStore implements BookmarkStore, LibraryStore, NoteStore {
   /** `importBacklog`: the bookmarks this store creates are an import's, and wait in its backlog for enrichment. */
   constructor(
     private readonly doc: DynamoDBDocumentClient,
@@ -103,7 +111,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     highlights: readonly Highlight[] = [],
   ): Promise<CreateBookmarkOutcome> {
     const TableName = this.tableName;
-    const steps = new TransactionSteps<'answer' | 'saved-url' | 'note-count' | 'bookmark' | 'note' | 'tags' | 'state'>()
+    const steps = new TransactionSteps<'answer' | 'saved-url' | 'note-count' | 'bookmark' | 'note' | 'entries'>()
       // First, so its failure is the one reported should DynamoDB stop at the first one.
       .add('answer', ...(record ? [{ Put: idempotencyRecordPut(TableName, record) }] : []))
       .add('saved-url', {
@@ -115,17 +123,7 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       })
-      .add('note-count', {
-        // The note cap: counted in the same transaction, so parallel saves cannot overshoot it.
-        Update: {
-          TableName,
-          Key: keys.user(bookmark.userId),
-          UpdateExpression: 'SET noteCount = noteCount + :one',
-          ConditionExpression: 'attribute_exists(pk) AND noteCount < noteCap',
-          ExpressionAttributeValues: { ':one': 1 },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      })
+      .add('note-count', noteCapCount(TableName, bookmark.userId))
       .add('bookmark', {
         Put: {
           TableName,
@@ -134,9 +132,8 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
         },
       })
       .add('note', { Put: { TableName, Item: noteItem(note), ConditionExpression: 'attribute_not_exists(pk)' } })
-      .add('tags', ...note.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(note, tag) } })))
-      // A restored note's reading state (an import of an export).
-      .add('state', ...stateEntryChanges(TableName, null, note));
+      // Its tag entries, and a restored note's reading state (an import of an export).
+      .add('entries', ...newNoteEntries(TableName, note));
     // A save's highlight goes in its transaction; a restored note's many fill what room the transaction has, the rest follow it.
     const { actions, overflow } = fillTransaction(
       steps.actions,
@@ -156,11 +153,44 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     const taken = takenKey<AnswerOutcome>(steps.refused('answer', outcome.failed));
     if (taken) return taken;
     const marker = steps.refused('saved-url', outcome.failed);
-    if (marker?.item) return { kind: 'exists', ...readSavedUrl(unmarshall(marker.item)) };
-    const user = steps.refused('note-count', outcome.failed);
-    if (!user?.item) throw new Error(`User ${bookmark.userId} does not exist`);
-    const account = unmarshall(user.item);
-    return { kind: 'note-limit', used: Number(account.noteCount), limit: Number(account.noteCap) };
+    if (marker?.item) {
+      const ref = readSavedUrl(unmarshall(marker.item));
+      return { kind: 'exists', ...ref, saved: await this.loadBookmarkAndNote(ref) };
+    }
+    return noteLimit(steps.refused('note-count', outcome.failed), bookmark.userId);
+  }
+
+  async createNote(note: Note, highlights: readonly Highlight[]): Promise<CreateNoteOutcome> {
+    const TableName = this.tableName;
+    const steps = new TransactionSteps<'note' | 'note-count' | 'entries'>()
+      // First, so that a note there already is the refusal reported.
+      .add('note', {
+        Put: {
+          TableName,
+          Item: noteItem(note),
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      })
+      .add('note-count', noteCapCount(TableName, note.userId))
+      .add('entries', ...newNoteEntries(TableName, note));
+    const highlightPuts = highlights.map((highlight) => ({ Put: { TableName, Item: highlightItem(highlight) } }));
+    const { actions, overflow } = fillTransaction(steps.actions, highlightPuts);
+    const writeOverflow = () => Promise.all(overflow.map(({ Put }) => this.doc.send(new PutCommand(Put))));
+    const outcome = await retryOnConflict(() =>
+      conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: actions }))),
+    );
+    if (outcome.written) {
+      await writeOverflow();
+      return { kind: 'created' };
+    }
+    const existing = steps.refused('note', outcome.failed);
+    if (!existing?.item) return noteLimit(steps.refused('note-count', outcome.failed), note.userId);
+    const stored = readNote(unmarshall(existing.item));
+    // A rerun after a crash between the transaction and the highlights it had no room for: those
+    // are written again (the same ids and times), while the note is still as this write made it.
+    if (stored.body === note.body) await writeOverflow();
+    return { kind: 'exists', note: stored };
   }
 
   /** The (user, normalised URL) marker of a saved page, as DynamoDB returns an item (for a failed condition's outcome). */
@@ -358,77 +388,121 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     updated: string,
     record: ((bookmark: Bookmark, change: NoteChange) => SaveRecord) | null,
   ): Promise<NoteUpdate> {
-    const TableName = this.tableName;
     return optimisticUpdate(`Note ${ref.noteId}`, 'update', async () => {
       const found = await this.loadBookmarkAndNote(ref);
       if (!found || found.note.trashedAt)
         throw new NoteNotFoundError(
           `Bookmark ${ref.bookmarkId} or its note ${ref.noteId} is missing (or in the Trash)`,
         );
-      const { bookmark, note } = found;
-      const changed = change(note);
-      if (!changed) return { kind: 'unchanged', bookmark, note };
-      const { highlight, removedHighlight, ...next } = changed;
-      const written: Note = { ...note, ...next, updated, version: note.version + 1 };
-      const updatedBookmark: Bookmark = { ...bookmark, updated };
-      const keyed = record ? record(updatedBookmark, changed) : null;
-      const notesIndex = keys.userNotesIndex(note.userId, updated, note.id);
-      const steps = new TransactionSteps<'answer' | 'note' | 'bookmark' | 'tags' | 'highlight' | 'removed'>()
-        .add('answer', ...(keyed ? [{ Put: idempotencyRecordPut(TableName, keyed) }] : []))
-        .add('note', {
-          Update: {
-            TableName,
-            Key: keys.note(note.id),
-            // The whole body now: what appends had added is part of it (see readNote in entities/note.ts).
-            UpdateExpression:
-              'SET body = :body, bodyBytes = :bodyBytes, tags = :tags, lastHighlight = :lastHighlight, updated = :updated, version = :next, gsi1pk = :notesIndex, gsi1sk = :notesIndexSort REMOVE appended',
-            ConditionExpression: 'version = :version',
-            ExpressionAttributeValues: {
-              // The user's notes index sorts by update time, so it moves with the note.
-              ':notesIndex': notesIndex.gsi1pk,
-              ':notesIndexSort': notesIndex.gsi1sk,
-              ':body': written.body,
-              ':bodyBytes': bodyBytes(written.body),
-              ':tags': written.tags,
-              ':lastHighlight': written.lastHighlight,
-              ':updated': updated,
-              ':next': written.version,
-              ':version': note.version,
-            },
-          },
-        })
-        .add('bookmark', {
-          Update: {
-            TableName,
-            Key: keys.bookmark(bookmark.id),
-            UpdateExpression: 'SET updated = :updated',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':updated': updated },
-          },
-        })
-        // Every tag entry carries the note's update time: feeds list notes newest first per tag.
-        .add('tags', ...written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } })))
-        .add('highlight', ...(highlight ? [{ Put: { TableName, Item: highlightItem(highlight) } }] : []))
-        .add(
-          'removed',
-          ...(removedHighlight
-            ? [
-                {
-                  Delete: {
-                    TableName,
-                    Key: keys.highlight(removedHighlight.noteId, removedHighlight.saved, removedHighlight.id),
-                  },
-                },
-              ]
-            : []),
-        );
-      const outcome = await this.transactNote(note.id, steps.actions);
-      if (outcome.written) return { kind: 'updated', bookmark: updatedBookmark, note: written, change: changed };
-      const taken = takenKey<AnswerOutcome>(steps.refused('answer', outcome.failed));
-      if (taken) return taken;
-      // The note changed since it was read (its version condition), or the bookmark is gone: read again.
-      return STALE;
+      const outcome = await this.rewriteNote(found.note, found.bookmark, change, updated, record);
+      if (outcome === STALE || outcome.kind === 'key-taken') return outcome;
+      return { ...outcome, bookmark: outcome.kind === 'updated' ? { ...found.bookmark, updated } : found.bookmark };
     });
+  }
+
+  async updateNote(
+    noteId: string,
+    change: (note: Note) => NoteChange | null,
+    updated: string,
+  ): Promise<{ kind: 'updated' | 'unchanged'; note: Note } | null> {
+    return optimisticUpdate(`Note ${noteId}`, 'update', async () => {
+      const note = await this.getNote(noteId);
+      if (!note || note.trashedAt) return null;
+      const outcome = await this.rewriteNote(
+        note,
+        note.bookmarkId ? { id: note.bookmarkId } : null,
+        change,
+        updated,
+        null,
+      );
+      return outcome === STALE || outcome.kind === 'key-taken' ? STALE : outcome;
+    });
+  }
+
+  /**
+   * One attempt of the optimistic update of a note as read: `change` applied, written conditional on
+   * the version read, with its bookmark's update time (when it has one) and `record` (an
+   * Idempotency-Key record for the updated bookmark) in the same transaction. STALE when the note
+   * changed since it was read, or its bookmark is gone: read it again.
+   */
+  private async rewriteNote<B extends Pick<Bookmark, 'id'>>(
+    note: Note,
+    bookmark: B | null,
+    change: (note: Note) => NoteChange | null,
+    updated: string,
+    record: ((bookmark: B & { updated: string }, change: NoteChange) => SaveRecord) | null,
+  ): Promise<
+    { kind: 'updated'; note: Note; change: NoteChange } | { kind: 'unchanged'; note: Note } | KeyTaken | typeof STALE
+  > {
+    const TableName = this.tableName;
+    const changed = change(note);
+    if (!changed) return { kind: 'unchanged', note };
+    const { highlight, removedHighlight, ...next } = changed;
+    const written: Note = { ...note, ...next, updated, version: note.version + 1 };
+    const keyed = record && bookmark ? record({ ...bookmark, updated }, changed) : null;
+    const notesIndex = keys.userNotesIndex(note.userId, updated, note.id);
+    const steps = new TransactionSteps<'answer' | 'note' | 'bookmark' | 'tags' | 'highlight' | 'removed'>()
+      .add('answer', ...(keyed ? [{ Put: idempotencyRecordPut(TableName, keyed) }] : []))
+      .add('note', {
+        Update: {
+          TableName,
+          Key: keys.note(note.id),
+          // The whole body now: what appends had added is part of it (see readNote in entities/note.ts).
+          UpdateExpression:
+            'SET body = :body, bodyBytes = :bodyBytes, tags = :tags, lastHighlight = :lastHighlight, updated = :updated, version = :next, gsi1pk = :notesIndex, gsi1sk = :notesIndexSort REMOVE appended',
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: {
+            // The user's notes index sorts by update time, so it moves with the note.
+            ':notesIndex': notesIndex.gsi1pk,
+            ':notesIndexSort': notesIndex.gsi1sk,
+            ':body': written.body,
+            ':bodyBytes': bodyBytes(written.body),
+            ':tags': written.tags,
+            ':lastHighlight': written.lastHighlight,
+            ':updated': updated,
+            ':next': written.version,
+            ':version': note.version,
+          },
+        },
+      })
+      .add(
+        'bookmark',
+        ...(bookmark
+          ? [
+              {
+                Update: {
+                  TableName,
+                  Key: keys.bookmark(bookmark.id),
+                  UpdateExpression: 'SET updated = :updated',
+                  ConditionExpression: 'attribute_exists(pk)',
+                  ExpressionAttributeValues: { ':updated': updated },
+                },
+              },
+            ]
+          : []),
+      )
+      // Every tag entry carries the note's update time: feeds list notes newest first per tag.
+      .add('tags', ...written.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(written, tag) } })))
+      .add('highlight', ...(highlight ? [{ Put: { TableName, Item: highlightItem(highlight) } }] : []))
+      .add(
+        'removed',
+        ...(removedHighlight
+          ? [
+              {
+                Delete: {
+                  TableName,
+                  Key: keys.highlight(removedHighlight.noteId, removedHighlight.saved, removedHighlight.id),
+                },
+              },
+            ]
+          : []),
+      );
+    const outcome = await this.transactNote(note.id, steps.actions);
+    if (outcome.written) return { kind: 'updated', note: written, change: changed };
+    const taken = takenKey<AnswerOutcome>(steps.refused('answer', outcome.failed));
+    if (taken) return taken;
+    // The note changed since it was read (its version condition), or the bookmark is gone: read it again.
+    return STALE;
   }
 
   /**
@@ -744,31 +818,16 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
             },
           },
         })
-        .add('note-count', {
-          Update: {
-            TableName,
-            Key: keys.user(note.userId),
-            UpdateExpression: 'SET noteCount = noteCount + :one',
-            ConditionExpression: 'attribute_exists(pk) AND noteCount < noteCap',
-            ExpressionAttributeValues: { ':one': 1 },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          },
-        })
-        .add(
-          'entries',
-          ...note.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(note, tag) } })),
-          ...stateEntryChanges(TableName, null, note),
-        );
+        .add('note-count', noteCapCount(TableName, note.userId))
+        .add('entries', ...newNoteEntries(TableName, note));
       const outcome = await retryOnConflict(() =>
         conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: steps.actions }))),
       );
       if (outcome.written) return { kind: 'restored', note: restored } as const;
-      const user = steps.refused('note-count', outcome.failed);
-      if (user?.item) {
-        const account = unmarshall(user.item);
-        return { kind: 'note-limit', used: Number(account.noteCount), limit: Number(account.noteCap) } as const;
-      }
-      return STALE;
+      // Refused at the cap; else the note changed since it was read.
+      return steps.refused('note-count', outcome.failed)?.item
+        ? noteLimit(steps.refused('note-count', outcome.failed), note.userId)
+        : STALE;
     });
   }
 
@@ -1049,6 +1108,36 @@ export class DynamoBookmarkStore implements BookmarkStore, LibraryStore {
     return { bookmark: readBookmark(bookmark), note: readNote(note) };
   }
 }
+
+/**
+ * The note cap: a new (or restored) note counted in the same transaction that writes it, refused at
+ * the cap, so parallel writes cannot overshoot it.
+ */
+function noteCapCount(TableName: string, userId: string): TransactionAction {
+  return {
+    Update: {
+      TableName,
+      Key: keys.user(userId),
+      UpdateExpression: 'SET noteCount = noteCount + :one',
+      ConditionExpression: 'attribute_exists(pk) AND noteCount < noteCap',
+      ExpressionAttributeValues: { ':one': 1 },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
+}
+
+/** The cap a refused noteCapCount met: the account's count and cap as the refusal read them. */
+function noteLimit(refused: FailedCondition | null, userId: string) {
+  if (!refused?.item) throw new Error(`User ${userId} does not exist`);
+  const account = unmarshall(refused.item);
+  return { kind: 'note-limit', used: Number(account.noteCount), limit: Number(account.noteCap) } as const;
+}
+
+/** A note's tag entries and reading-state entries, as it enters the workspace (created or restored). */
+const newNoteEntries = (TableName: string, note: Note): TransactionAction[] => [
+  ...note.tags.map((tag) => ({ Put: { TableName, Item: noteTagItem(note, tag) } })),
+  ...stateEntryChanges(TableName, null, note),
+];
 
 /** Moves the user's note count by `by` (a note created or restored: +1, trashed or deleted: -1). */
 function noteCountChange(TableName: string, userId: string, by: 1 | -1): TransactionAction {

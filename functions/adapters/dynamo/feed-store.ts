@@ -81,6 +81,7 @@ export class DynamoFeedStore implements PublishedFeedStore {
    * (newest first) and then the matching notes, so the cost does not grow with the workspace:
    * `any` reads at most `max` index entries per tag; `all` walks every tag's entries in parallel,
    * keeping those with the other tags, and stops at the rarest tag's end or at `max` matches.
+   * This is the index's plan for core's feedShowsNote; the read keeps only the notes it shows (notesShown).
    */
   async matchingEntries(feed: FeedRecord, max: number, before: string | null = null): Promise<FeedIndexEntry[]> {
     if (feed.tags.length === 0 || max <= 0) return [];

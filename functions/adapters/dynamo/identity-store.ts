@@ -12,7 +12,14 @@ import { EmailTakenError, type IdentityStore } from '../../core/identity/account
 import type { Login, OneTimeLink, OneTimePurpose, Passkey, WebAuthnChallenge } from '../../core/identity/identity';
 import type { Session } from '../../core/identity/session';
 import type { User } from '../../core/model';
-import { keys, LOOKUP_INDEX, TTL_ATTRIBUTE } from './keys';
+import { type FlashSlot, flashItem, readFlash } from './entities/flash';
+import { loginItem, readLogin } from './entities/login';
+import { oneTimeLinkItem, readOneTimeLink } from './entities/one-time-link';
+import { passkeyItem, readPasskey } from './entities/passkey';
+import { readSession, sessionItem } from './entities/session';
+import { readUserEmail, userItem } from './entities/user';
+import { readWebAuthnChallenge, webAuthnChallengeItem } from './entities/webauthn-challenge';
+import { type AuthEntryKind, keys, LOOKUP_INDEX } from './keys';
 import { queryAll } from './query-all';
 import { cancellationReasons } from './transactions';
 
@@ -37,13 +44,7 @@ export class DynamoIdentityStore implements IdentityStore {
             {
               Put: {
                 TableName: this.tableName,
-                Item: {
-                  ...keys.user(user.id),
-                  ...keys.usersIndex(user.created, user.id),
-                  type: 'User',
-                  ...user,
-                  email: login.email,
-                },
+                Item: userItem(user, login.email),
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },
@@ -89,12 +90,7 @@ export class DynamoIdentityStore implements IdentityStore {
     return {
       Put: {
         TableName: this.tableName,
-        Item: {
-          ...keys.login(login.email),
-          ...keys.authIndex(login.userId, `EMAIL#${login.email}`),
-          type: 'Login',
-          ...login,
-        },
+        Item: loginItem(login),
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     };
@@ -102,7 +98,7 @@ export class DynamoIdentityStore implements IdentityStore {
 
   async getLogin(email: string): Promise<Login | null> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.login(email) }));
-    return Item ? toLogin(Item) : null;
+    return Item ? readLogin(Item) : null;
   }
 
   /** The user's email login (the user item names its address). */
@@ -110,7 +106,8 @@ export class DynamoIdentityStore implements IdentityStore {
     const { Item } = await this.doc.send(
       new GetCommand({ TableName: this.tableName, Key: keys.user(userId), ProjectionExpression: 'email' }),
     );
-    return typeof Item?.email === 'string' ? this.getLogin(Item.email) : null;
+    const email = Item ? readUserEmail(Item) : null;
+    return email ? this.getLogin(email) : null;
   }
 
   async setPassword(email: string, passwordHash: string, markVerified: boolean): Promise<void> {
@@ -181,20 +178,14 @@ export class DynamoIdentityStore implements IdentityStore {
     await this.doc.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: {
-          ...keys.session(session.idHash),
-          ...keys.authIndex(session.userId, `SESSION#${session.idHash}`),
-          type: 'Session',
-          ...session,
-          [TTL_ATTRIBUTE]: session.expiresAt,
-        },
+        Item: sessionItem(session),
       }),
     );
   }
 
   async getSession(idHash: string): Promise<Session | null> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: keys.session(idHash) }));
-    return Item ? toSession(Item) : null;
+    return Item ? readSession(Item) : null;
   }
 
   async deleteSession(idHash: string): Promise<void> {
@@ -203,9 +194,9 @@ export class DynamoIdentityStore implements IdentityStore {
 
   /** Ends every session of the user but `keepIdHash` (after a password change, the one that changed it). */
   async deleteSessionsOf(userId: string, keepIdHash?: string): Promise<number> {
-    const sessions = await this.authItems(userId, 'SESSION#');
-    const ended = sessions.filter((item) => item.idHash !== keepIdHash);
-    await Promise.all(ended.map((item) => this.deleteSession(String(item.idHash))));
+    const sessions = (await this.authItems(userId, 'SESSION')).map(readSession);
+    const ended = sessions.filter((session) => session.idHash !== keepIdHash);
+    await Promise.all(ended.map((session) => this.deleteSession(session.idHash)));
     return ended.length;
   }
 
@@ -213,13 +204,7 @@ export class DynamoIdentityStore implements IdentityStore {
     await this.doc.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: {
-          ...keys.oneTimeLink(link.tokenHash),
-          ...keys.authIndex(link.userId, `ONETIME#${link.tokenHash}`),
-          type: 'OneTimeLink',
-          ...link,
-          [TTL_ATTRIBUTE]: link.expiresAt,
-        },
+        Item: oneTimeLinkItem(link),
       }),
     );
   }
@@ -229,7 +214,7 @@ export class DynamoIdentityStore implements IdentityStore {
     const { Item } = await this.doc.send(
       new GetCommand({ TableName: this.tableName, Key: keys.oneTimeLink(tokenHash) }),
     );
-    return Item ? toOneTimeLink(Item) : null;
+    return Item ? readOneTimeLink(Item) : null;
   }
 
   /**
@@ -242,16 +227,14 @@ export class DynamoIdentityStore implements IdentityStore {
       new DeleteCommand({ TableName: this.tableName, Key: keys.oneTimeLink(tokenHash), ReturnValues: 'ALL_OLD' }),
     );
     if (!Attributes) return null;
-    const link = toOneTimeLink(Attributes);
+    const link = readOneTimeLink(Attributes);
     if (PASSWORD_LINKS.has(link.purpose)) {
-      const others = (await this.authItems(link.userId, 'ONETIME#')).filter((item) =>
-        PASSWORD_LINKS.has(item.purpose as OneTimePurpose),
-      );
+      const others = (await this.authItems(link.userId, 'ONETIME'))
+        .map(readOneTimeLink)
+        .filter((other) => PASSWORD_LINKS.has(other.purpose));
       await Promise.all(
-        others.map((item) =>
-          this.doc.send(
-            new DeleteCommand({ TableName: this.tableName, Key: keys.oneTimeLink(String(item.tokenHash)) }),
-          ),
+        others.map((other) =>
+          this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: keys.oneTimeLink(other.tokenHash) })),
         ),
       );
     }
@@ -262,12 +245,7 @@ export class DynamoIdentityStore implements IdentityStore {
     await this.doc.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: {
-          ...keys.webAuthnChallenge(challenge.challenge),
-          type: 'WebAuthnChallenge',
-          ...challenge,
-          [TTL_ATTRIBUTE]: challenge.expiresAt,
-        },
+        Item: webAuthnChallengeItem(challenge),
       }),
     );
   }
@@ -281,35 +259,20 @@ export class DynamoIdentityStore implements IdentityStore {
         ReturnValues: 'ALL_OLD',
       }),
     );
-    if (!Attributes || Number(Attributes.expiresAt) <= now.getTime() / 1000) return null;
-    return {
-      challenge: String(Attributes.challenge),
-      purpose: Attributes.purpose as WebAuthnChallenge['purpose'],
-      userId: (Attributes.userId as string | undefined) ?? null,
-      expiresAt: Number(Attributes.expiresAt),
-    };
+    const taken = Attributes ? readWebAuthnChallenge(Attributes) : null;
+    return taken && taken.expiresAt > now.getTime() / 1000 ? taken : null;
   }
 
   /**
    * Keeps `value` for the session's next page of `kind` (post/redirect/get): a secret shown once
    * travels through here, never through the URL. Expires at `expiresAt` (epoch seconds).
    */
-  async putFlash(flash: { userId: string; sessionIdHash: string; kind: string; expiresAt: number }, value: unknown) {
-    await this.doc.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          ...keys.flash(flash.userId, flash.kind, flash.sessionIdHash),
-          type: 'Flash',
-          value: JSON.stringify(value),
-          [TTL_ATTRIBUTE]: flash.expiresAt,
-        },
-      }),
-    );
+  async putFlash(flash: FlashSlot & { expiresAt: number }, value: unknown) {
+    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: flashItem(flash, value) }));
   }
 
   /** Takes the session's flash of `kind` (once, by deleting it): null when there is none or it expired. */
-  async takeFlash(flash: { userId: string; sessionIdHash: string; kind: string }, now: Date): Promise<unknown> {
+  async takeFlash(flash: FlashSlot, now: Date): Promise<unknown> {
     const { Attributes } = await this.doc.send(
       new DeleteCommand({
         TableName: this.tableName,
@@ -317,15 +280,15 @@ export class DynamoIdentityStore implements IdentityStore {
         ReturnValues: 'ALL_OLD',
       }),
     );
-    if (!Attributes || Number(Attributes[TTL_ATTRIBUTE]) <= now.getTime() / 1000) return null;
-    return JSON.parse(String(Attributes.value));
+    const taken = Attributes ? readFlash(Attributes) : null;
+    return taken && taken.expiresAt > now.getTime() / 1000 ? taken.value : null;
   }
 
   async putPasskey(passkey: Passkey): Promise<void> {
     await this.doc.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: { ...keys.passkey(passkey.userId, passkey.credentialId), type: 'Passkey', ...passkey },
+        Item: passkeyItem(passkey),
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -335,7 +298,7 @@ export class DynamoIdentityStore implements IdentityStore {
     const { Item } = await this.doc.send(
       new GetCommand({ TableName: this.tableName, Key: keys.passkey(userId, credentialId) }),
     );
-    return Item ? toPasskey(Item) : null;
+    return Item ? readPasskey(Item) : null;
   }
 
   async listPasskeys(userId: string): Promise<Passkey[]> {
@@ -343,10 +306,10 @@ export class DynamoIdentityStore implements IdentityStore {
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.user(userId).pk, ':prefix': 'PASSKEY#' },
+        ExpressionAttributeValues: { ':pk': keys.user(userId).pk, ':prefix': keys.passkey(userId, '').sk },
       }),
     );
-    return (Items ?? []).map(toPasskey);
+    return (Items ?? []).map(readPasskey);
   }
 
   async recordPasskeyUse(passkey: Passkey, counter: number, now: Date): Promise<void> {
@@ -366,59 +329,17 @@ export class DynamoIdentityStore implements IdentityStore {
     await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: keys.passkey(userId, credentialId) }));
   }
 
-  /** The user's items in the AUTH index whose index sort key starts with `prefix`. */
-  private async authItems(userId: string, prefix: string): Promise<Record<string, unknown>[]> {
+  /** The user's items of `kind` in the AUTH index. */
+  private async authItems(userId: string, kind: AuthEntryKind): Promise<Record<string, unknown>[]> {
+    const entries = keys.authIndex(userId, kind);
     return queryAll(this.doc, {
       TableName: this.tableName,
       IndexName: LOOKUP_INDEX,
       KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.authIndex(userId, '').gsi1pk, ':prefix': prefix },
+      ExpressionAttributeValues: { ':pk': entries.gsi1pk, ':prefix': entries.gsi1sk },
     });
   }
 }
 
 /** The links that set a password. */
 const PASSWORD_LINKS = new Set<OneTimePurpose>(['reset-password', 'invite']);
-
-function toLogin(item: Record<string, unknown>): Login {
-  return {
-    email: String(item.email),
-    userId: String(item.userId),
-    passwordHash: (item.passwordHash as string | undefined) ?? null,
-    verified: item.verified === true,
-    created: String(item.created),
-  };
-}
-
-function toSession(item: Record<string, unknown>): Session {
-  return {
-    idHash: String(item.idHash),
-    userId: String(item.userId),
-    csrfToken: String(item.csrfToken),
-    created: String(item.created),
-    expiresAt: Number(item.expiresAt),
-  };
-}
-
-function toOneTimeLink(item: Record<string, unknown>): OneTimeLink {
-  return {
-    tokenHash: String(item.tokenHash),
-    purpose: item.purpose as OneTimeLink['purpose'],
-    userId: String(item.userId),
-    email: String(item.email),
-    expiresAt: Number(item.expiresAt),
-  };
-}
-
-function toPasskey(item: Record<string, unknown>): Passkey {
-  return {
-    userId: String(item.userId),
-    credentialId: String(item.credentialId),
-    publicKey: String(item.publicKey),
-    counter: Number(item.counter ?? 0),
-    transports: (item.transports as string[] | undefined) ?? [],
-    label: String(item.label ?? 'Passkey'),
-    created: String(item.created),
-    lastUsed: (item.lastUsed as string | undefined) ?? null,
-  };
-}

@@ -6,18 +6,19 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { ChunkCounts, ImportJob, ImportStore, SkippedImportRow } from '../../core/import/job';
+import type { ChunkCounts, ImportJob, ImportListed, ImportStore } from '../../core/import/job';
 import { conditionalWrite, writtenUnlessConditionFails } from './conditional-write';
 import { keys } from './keys';
 import { queryAll } from './query-all';
 
-/** Skipped rows kept per item: a page of them stays far below DynamoDB's 400 KB. */
+/** Skipped rows (and notes without a bookmark) kept per item: a page of them stays far below DynamoDB's 400 KB. */
 const SKIPPED_PER_ITEM = 500;
 
 /**
  * Imports in the single table, all in the user's partition (deleting the account deletes them): the
  * import with its counts, its skipped rows in pages, and the account's one import under way (a lock
- * with a time after which another import may start instead).
+ * with a time after which another import may start instead). A page of skipped rows also holds a
+ * page of the notes without a bookmark the report lists.
  */
 export class DynamoImportStore implements ImportStore {
   constructor(
@@ -113,18 +114,17 @@ export class DynamoImportStore implements ImportStore {
   async beginImport(
     job: ImportJob,
     found: Pick<ImportJob, 'format' | 'rows' | 'links' | 'notices'>,
-    skipped: readonly SkippedImportRow[],
+    { skipped, notes }: ImportListed,
     updated: string,
   ): Promise<void> {
     // The pages first: written again by a rerun, they are the same.
-    for (let page = 0; page * SKIPPED_PER_ITEM < skipped.length; page++)
+    const page = (list: readonly unknown[], at: number) =>
+      list.slice(at * SKIPPED_PER_ITEM, (at + 1) * SKIPPED_PER_ITEM);
+    for (let at = 0; at * SKIPPED_PER_ITEM < Math.max(skipped.length, notes.length); at++)
       await this.doc.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: {
-            ...keys.importSkipped(job.userId, job.id, page),
-            rows: skipped.slice(page * SKIPPED_PER_ITEM, (page + 1) * SKIPPED_PER_ITEM),
-          },
+          Item: { ...keys.importSkipped(job.userId, job.id, at), rows: page(skipped, at), notes: page(notes, at) },
         }),
       );
     await writtenUnlessConditionFails(() =>
@@ -157,7 +157,7 @@ export class DynamoImportStore implements ImportStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.importJob(job.userId, job.id),
-          UpdateExpression: `SET chunksDone = :next, updated = :updated${counts.noteCap === null ? '' : ', noteCap = :cap'} ADD done :done, imported :imported, merged :merged, highlights :highlights, articles :articles, over_cap :over, enrichmentWaiting :imported`,
+          UpdateExpression: `SET chunksDone = :next, updated = :updated${counts.noteCap === null ? '' : ', noteCap = :cap'} ADD done :done, imported :imported, merged :merged, notes :notes, highlights :highlights, articles :articles, over_cap :over, enrichmentWaiting :imported`,
           ConditionExpression: 'chunksDone = :chunk',
           ExpressionAttributeValues: {
             ':chunk': chunk,
@@ -167,6 +167,7 @@ export class DynamoImportStore implements ImportStore {
             ':done': counts.done,
             ':imported': counts.imported,
             ':merged': counts.merged,
+            ':notes': counts.notes,
             ':highlights': counts.highlights,
             ':articles': counts.articles,
             ':over': counts.over_cap,
@@ -215,14 +216,18 @@ export class DynamoImportStore implements ImportStore {
     );
   }
 
-  async skippedRows(job: ImportJob): Promise<SkippedImportRow[]> {
+  async listed(job: ImportJob): Promise<ImportListed> {
     const prefix = keys.importSkipped(job.userId, job.id, 0);
     const pages = await queryAll(this.doc, {
       TableName: this.tableName,
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': prefix.pk, ':prefix': prefix.sk.replace(/\d+$/, '') },
     });
-    return pages.flatMap((page) => page.rows as SkippedImportRow[]);
+    return {
+      skipped: pages.flatMap((page) => page.rows as ImportListed['skipped']),
+      // Pages written before notes without a bookmark were imported hold none.
+      notes: pages.flatMap((page) => (page.notes ?? []) as ImportListed['notes']),
+    };
   }
 }
 

@@ -59,6 +59,9 @@ export const TTL_ATTRIBUTE = tableDefinition.timeToLiveAttribute;
  */
 export type Key = { pk: string; sk: string };
 
+/** The sign-in items listed in a user's AUTH index partition (see `authIndex`). */
+export type AuthEntryKind = 'EMAIL' | 'SESSION' | 'ONETIME' | 'GRANT';
+
 /** The reading states a note is listed under (see `noteState`). */
 export type ReadingStateName = 'ARCHIVED' | 'STARRED';
 
@@ -201,8 +204,15 @@ export const keys = {
     sk: `FLASH#${kind}#${sessionIdHash}`,
   }),
   webAuthnChallenge: (challenge: string): Key => ({ pk: `WEBAUTHN#${bounded(challenge)}`, sk: 'CHALLENGE' }),
-  /** Everything a user signs in with (logins, sessions, one-time links, OAuth grants), for sign-out-everywhere and deletion. */
-  authIndex: (userId: string, sortKey: string) => ({ gsi1pk: `USER#${userId}#AUTH`, gsi1sk: sortKey }),
+  /**
+   * Everything a user signs in with (logins, sessions, one-time links, OAuth grants), for
+   * sign-out-everywhere and deletion: an entry of `kind` named by `id` (without an id, the prefix of
+   * every entry of that kind).
+   */
+  authIndex: (userId: string, kind?: AuthEntryKind, id = '') => ({
+    gsi1pk: `USER#${userId}#AUTH`,
+    gsi1sk: kind ? `${kind}#${id}` : '',
+  }),
   /** An oidc-provider artifact (token, code, grant, interaction, …) by its model name and id. */
   oauthArtifact: (model: string, id: string): Key => ({ pk: `OIDC#${model}#${bounded(id)}`, sk: 'OIDC' }),
   /** What the table holds in place of an artifact id that is itself a bearer secret (a token, a code). */

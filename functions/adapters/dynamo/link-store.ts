@@ -12,6 +12,8 @@ import type { LinkSync } from '../../core/links/projection';
 import type { Note } from '../../core/model';
 import { BATCH_GET_KEYS, batchGetAll } from './batch-get';
 import { conditionalWrite } from './conditional-write';
+import { noteLinkItem, noteNameItem, readNoteLink, readNoteName } from './entities/link';
+import { readSavedUrl } from './entities/saved-url';
 import { keys, LINK_SORT_PREFIX, LOOKUP_INDEX, NAME_SORT_PREFIX } from './keys';
 import { queryAll } from './query-all';
 import { retryOnConflict, type TransactionAction } from './transactions';
@@ -42,26 +44,8 @@ export class DynamoLinkStore {
     // A note in the Trash makes no links and answers to no name, until it is restored.
     const name = note.trashedAt ? null : titleKey(note.title);
     const wanted: Record<string, string>[] = [
-      ...(note.trashedAt ? [] : linksOfNote(note)).map((link) => ({
-        ...keys.link(note.id, link.key),
-        ...keys.linksToIndex(note.userId, link.key, note.id),
-        type: 'NoteLink',
-        userId: note.userId,
-        sourceNoteId: note.id,
-        ...link,
-      })),
-      ...(name
-        ? [
-            {
-              ...keys.noteName(note.id, name),
-              ...keys.namesIndex(note.userId, name, note.created, note.id),
-              type: 'NoteName',
-              userId: note.userId,
-              noteId: note.id,
-              key: name,
-            },
-          ]
-        : []),
+      ...(note.trashedAt ? [] : linksOfNote(note)).map((link) => noteLinkItem(note, link)),
+      ...(name ? [noteNameItem(note, name)] : []),
     ];
     const existing = new Map((await this.linkItems(note.id)).map((item) => [item.sk as string, item]));
     const puts = wanted.filter((item) => !sameItem(item, existing.get(item.sk!)));
@@ -132,17 +116,18 @@ export class DynamoLinkStore {
       )
     )
       .flat()
-      .filter((item) => item.sourceNoteId !== note.id);
+      .map(readNoteLink)
+      .filter((link) => link.sourceNoteId !== note.id);
     const sources = await this.existingNotes(
       userId,
-      links.map((item) => item.sourceNoteId as string),
+      links.map((link) => link.sourceNoteId),
     );
     const seen = new Set<string>();
-    return links.flatMap((item) => {
-      const source = sources.get(item.sourceNoteId as string);
+    return links.flatMap((link) => {
+      const source = sources.get(link.sourceNoteId);
       if (!source || seen.has(source.id)) return [];
       seen.add(source.id);
-      return [{ note: source, context: item.context as string }];
+      return [{ note: source, context: link.context }];
     });
   }
 
@@ -151,7 +136,7 @@ export class DynamoLinkStore {
     let candidates: string[];
     if (key.startsWith('url:')) {
       const marker = await batchGetAll(this.doc, this.tableName, [keys.savedUrl(userId, key.slice('url:'.length))]);
-      candidates = marker.map((item) => item.noteId as string);
+      candidates = marker.map((item) => readSavedUrl(item).noteId);
     } else {
       const { Items = [] } = await this.doc.send(
         new QueryCommand({
@@ -162,7 +147,7 @@ export class DynamoLinkStore {
           Limit: NAME_CANDIDATES,
         }),
       );
-      candidates = Items.map((item) => item.noteId as string);
+      candidates = Items.map(readNoteName);
     }
     const notes = await this.existingNotes(userId, candidates);
     // A name the stream has not yet dropped (the note was renamed or deleted) names nothing.

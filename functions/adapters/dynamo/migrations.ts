@@ -6,6 +6,8 @@ import { DynamoBookmarkStore } from './bookmark-store';
 import { writtenUnlessConditionFails } from './conditional-write';
 import { highlightItem } from './entities/highlight';
 import { readNote } from './entities/note';
+import { readStoredToken, userTokenItem } from './entities/token';
+import { readUser } from './entities/user';
 import { keys } from './keys';
 import { DynamoLinkStore } from './link-store';
 
@@ -42,24 +44,12 @@ const listIndexes: Migration = {
     const changed = { users: 0, tokens: 0, notes: 0, highlights: 0 };
     for await (const item of scanWithout(doc, tableName, 'gsi1pk', ['User', 'AccessToken', 'Note', 'Highlight'])) {
       if (item.type === 'User') {
-        if (
-          await addIndex(
-            doc,
-            tableName,
-            keys.user(item.id as string),
-            keys.usersIndex(item.created as string, item.id as string),
-          )
-        )
-          changed.users++;
+        const user = readUser(item);
+        if (await addIndex(doc, tableName, keys.user(user.id), keys.usersIndex(user.created, user.id))) changed.users++;
       } else if (item.type === 'AccessToken') {
-        const tokenHash = (item.pk as string).slice('TOKEN#'.length);
-        const indexed = await addIndex(doc, tableName, keys.token(tokenHash), keys.tokenIdIndex(item.id as string));
-        const named = await putIfAbsent(doc, tableName, {
-          ...keys.userToken(item.userId as string, item.id as string),
-          type: 'UserToken',
-          tokenId: item.id,
-          tokenHash,
-        });
+        const { token, tokenHash } = readStoredToken(item);
+        const indexed = await addIndex(doc, tableName, keys.token(tokenHash), keys.tokenIdIndex(token.id));
+        const named = await putIfAbsent(doc, tableName, userTokenItem(token, tokenHash));
         if (indexed || named) changed.tokens++;
       } else if (item.type === 'Note') {
         const listed = keys.userNotesIndex(

@@ -9,17 +9,16 @@ import {
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AuthorizationGrants, ConnectedGrant } from '../../core/identity/account-flows';
 import { conditionalWrite } from './conditional-write';
-import { keys, LOOKUP_INDEX, TTL_ATTRIBUTE } from './keys';
+import {
+  type OAuthPayload,
+  oauthArtifactItem,
+  oauthLoginRefItem,
+  readConnectedGrant,
+  readOAuthArtifact,
+  readOAuthLoginRef,
+} from './entities/oauth';
+import { keys, LOOKUP_INDEX } from './keys';
 import { queryAll } from './query-all';
-
-/** What oidc-provider stores for each artifact (a token, code, grant, interaction, client, session). */
-export type OAuthPayload = Record<string, unknown> & {
-  readonly grantId?: string;
-  readonly uid?: string;
-  readonly accountId?: string;
-  readonly consumed?: number;
-  readonly exp?: number;
-};
 
 /**
  * oidc-provider's storage adapter on the single table: one item per artifact, keyed by model name and
@@ -54,39 +53,12 @@ export class DynamoOAuthAdapter {
     // The payload repeats the id as `jti`: not stored for a secret, given back by `find`.
     const payload = this.secretIds ? withoutJti(presented) : presented;
     const expiry = expiresIn ? Math.floor(this.now() / 1000) + expiresIn : undefined;
-    const index =
-      this.name === 'Grant' && payload.accountId
-        ? keys.authIndex(payload.accountId, `GRANT#${id}`)
-        : payload.grantId
-          ? keys.oauthGrantIndex(payload.grantId, this.name, id)
-          : this.name === 'Session' && payload.uid
-            ? keys.oauthUidIndex(payload.uid)
-            : {};
     await this.doc.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          ...keys.oauthArtifact(this.name, id),
-          ...index,
-          type: `OAuth${this.name}`,
-          model: this.name,
-          id,
-          payload,
-          ...(expiry ? { [TTL_ATTRIBUTE]: expiry } : {}),
-        },
-      }),
+      new PutCommand({ TableName: this.tableName, Item: oauthArtifactItem(this.name, id, payload, expiry) }),
     );
     if (this.name === 'Session' && payload.accountId) {
       await this.doc.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            ...keys.oauthLoginRef(payload.accountId, id),
-            type: 'OAuthLoginRef',
-            sessionId: id,
-            ...(expiry ? { [TTL_ATTRIBUTE]: expiry } : {}),
-          },
-        }),
+        new PutCommand({ TableName: this.tableName, Item: oauthLoginRefItem(payload.accountId, id, expiry) }),
       );
     }
   }
@@ -123,8 +95,7 @@ export class DynamoOAuthAdapter {
       }),
     );
     // The index is eventually consistent: read the item itself.
-    const id = Items?.[0]?.id;
-    return typeof id === 'string' ? this.find(id) : undefined;
+    return Items?.[0] ? this.find(readOAuthArtifact(Items[0]).id) : undefined;
   }
 
   /** Device flow is not enabled: there are no user codes. */
@@ -155,7 +126,7 @@ export class DynamoOAuthAdapter {
     );
     if (outcome.written) return;
     const found = outcome.failed[0]?.item;
-    const grantId = found ? (unmarshall(found).payload as OAuthPayload | undefined)?.grantId : undefined;
+    const grantId = found ? readOAuthArtifact(unmarshall(found)).payload.grantId : undefined;
     if (grantId && this.name !== 'RefreshToken') await revokeOAuthGrant(this.doc, this.tableName, grantId);
     throw new AlreadyConsumedError(this.name);
   }
@@ -168,18 +139,19 @@ export class DynamoOAuthAdapter {
         ReturnValues: 'ALL_OLD',
       }),
     );
-    const accountId = (Attributes?.payload as OAuthPayload | undefined)?.accountId;
+    const accountId = Attributes ? readOAuthArtifact(Attributes).payload.accountId : undefined;
     if (this.name === 'Session' && accountId) {
       await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: keys.oauthLoginRef(accountId, id) }));
     }
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
+    const issued = keys.oauthGrantIndex(grantId, this.name, '');
     const artifacts = await queryAll(this.doc, {
       TableName: this.tableName,
       IndexName: LOOKUP_INDEX,
       KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :model)',
-      ExpressionAttributeValues: { ':pk': `OIDCGRANT#${grantId}`, ':model': `${this.name}#` },
+      ExpressionAttributeValues: { ':pk': issued.gsi1pk, ':model': issued.gsi1sk },
       ProjectionExpression: 'pk, sk',
     });
     // A grant holds a handful of artifacts (a code, an access and a refresh token per rotation).
@@ -192,9 +164,8 @@ export class DynamoOAuthAdapter {
 
   private live(item: Record<string, unknown> | undefined): OAuthPayload | undefined {
     if (!item) return undefined;
-    const expiry = item[TTL_ATTRIBUTE];
-    if (typeof expiry === 'number' && expiry <= this.now() / 1000) return undefined;
-    return item.payload as OAuthPayload;
+    const { payload, expiry } = readOAuthArtifact(item);
+    return expiry !== null && expiry <= this.now() / 1000 ? undefined : payload;
   }
 }
 
@@ -252,29 +223,22 @@ export class DynamoOAuthGrants implements AuthorizationGrants {
   ) {}
 
   async listGrants(userId: string): Promise<ConnectedGrant[]> {
+    const grants = keys.authIndex(userId, 'GRANT');
     const { Items } = await this.doc.send(
       new QueryCommand({
         TableName: this.tableName,
         IndexName: LOOKUP_INDEX,
         KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.authIndex(userId, '').gsi1pk, ':prefix': 'GRANT#' },
+        ExpressionAttributeValues: { ':pk': grants.gsi1pk, ':prefix': grants.gsi1sk },
       }),
     );
     const now = Date.now() / 1000;
     return (Items ?? [])
-      .filter((item) => !(typeof item[TTL_ATTRIBUTE] === 'number' && item[TTL_ATTRIBUTE] <= now))
-      .map((item) => {
-        const payload = item.payload as Record<string, unknown>;
-        const resources = Object.values((payload.resources as Record<string, string> | undefined) ?? {});
-        const openid = String((payload.openid as { scope?: string } | undefined)?.scope ?? '');
-        const scopes = [...new Set([...resources, openid].flatMap((scope) => scope.split(' ')).filter(Boolean))];
-        return {
-          grantId: String(item.id),
-          clientId: String(payload.clientId),
-          scopes,
-          granted: typeof payload.iat === 'number' ? new Date(payload.iat * 1000).toISOString() : null,
-        };
-      });
+      .filter((item) => {
+        const { expiry } = readOAuthArtifact(item);
+        return expiry === null || expiry > now;
+      })
+      .map(readConnectedGrant);
   }
 
   /** The client's name as it registered, or null (unknown, or a metadata-document client not stored here). */
@@ -295,7 +259,7 @@ export class DynamoOAuthGrants implements AuthorizationGrants {
       ProjectionExpression: 'sessionId',
     });
     const sessions = new DynamoOAuthAdapter('Session', this.doc, this.tableName);
-    await Promise.all(refs.map((ref) => sessions.destroy(String(ref.sessionId))));
+    await Promise.all(refs.map((ref) => sessions.destroy(readOAuthLoginRef(ref))));
   }
 
   /** Revokes one of the user's grants with every token issued under it; false when it is not theirs. */

@@ -8,23 +8,28 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Highlight, Note } from '../../core/model';
-import {
-  newCard,
-  type ReviewCard,
-  type ReviewLogEntry,
-  type ReviewRating,
-  type Schedule,
-} from '../../core/review/card';
+import { newCard, type ReviewCard, type ReviewLogEntry, type ReviewRating } from '../../core/review/card';
 import { buildDailyReview, localDate, type ReviewCandidate } from '../../core/review/daily';
 import type { ReviewFeedDay } from '../../core/review/feed';
 import { feedSecretMatches, feedSecretUser, hashFeedSecret, mintFeedSecret } from '../../core/review/feed-secret';
-import { NO_PROGRESS, type ReviewProgress, recordReview } from '../../core/review/progress';
-import { DEFAULT_REVIEW_SETTINGS, type ReviewSettings } from '../../core/review/settings';
-import type { ReviewDay, ReviewDayItem, ReviewEntry, ReviewStore } from '../../core/review/use-cases';
+import { type ReviewProgress, recordReview } from '../../core/review/progress';
+import type { ReviewSettings } from '../../core/review/settings';
+import type { ReviewDay, ReviewEntry, ReviewStore } from '../../core/review/use-cases';
 import { batchGetAll } from './batch-get';
 import { readHighlight } from './entities/highlight';
 import { readNote } from './entities/note';
-import { keys, LOOKUP_INDEX, REVIEW_CARD_PREFIX, REVIEW_DAY_PREFIX, REVIEW_LOG_PREFIX, TTL_ATTRIBUTE } from './keys';
+import { cardRatingUpdate, cardSkipUpdate, readReviewCard } from './entities/review-card';
+import { readReviewDay, reviewDayItem } from './entities/review-day';
+import { readReviewLogEntry, reviewLogItem } from './entities/review-log';
+import {
+  readReviewFeed,
+  readReviewProgress,
+  readReviewSettings,
+  reviewFeedItem,
+  reviewProgressItem,
+  reviewSettingsItem,
+} from './entities/review-settings';
+import { keys, LOOKUP_INDEX, REVIEW_CARD_PREFIX, REVIEW_DAY_PREFIX, REVIEW_LOG_PREFIX } from './keys';
 import { queryAll } from './query-all';
 import { backoff, cancellationReasons, retryOnConflict } from './transactions';
 
@@ -51,25 +56,15 @@ export class DynamoReviewStore implements ReviewStore {
   ) {}
 
   async getSettings(userId: string): Promise<ReviewSettings> {
-    const item = await this.get(keys.reviewSettings(userId));
-    return item ? (item.settings as ReviewSettings) : DEFAULT_REVIEW_SETTINGS;
+    return readReviewSettings(await this.get(keys.reviewSettings(userId)));
   }
 
   async saveSettings(userId: string, settings: ReviewSettings): Promise<void> {
-    await this.doc.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keys.reviewSettings(userId),
-        UpdateExpression: 'SET #type = :type, settings = :settings',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':type': 'ReviewSettings', ':settings': settings },
-      }),
-    );
+    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: reviewSettingsItem(userId, settings) }));
   }
 
   async getProgress(userId: string): Promise<ReviewProgress> {
-    const item = await this.get(keys.reviewProgress(userId));
-    return item ? (item.progress as ReviewProgress) : NO_PROGRESS;
+    return readReviewProgress(await this.get(keys.reviewProgress(userId)));
   }
 
   /**
@@ -81,7 +76,7 @@ export class DynamoReviewStore implements ReviewStore {
     const chosen = settings ?? (await this.getSettings(userId));
     const date = localDate(now, chosen.timeZone);
     const stored = await this.get(keys.reviewDay(userId, date), true);
-    if (stored) return toReviewDay(stored);
+    if (stored) return readReviewDay(stored);
 
     const [highlights, notes, cards, previous] = await Promise.all([
       this.userHighlights(userId),
@@ -121,14 +116,11 @@ export class DynamoReviewStore implements ReviewStore {
               {
                 Put: {
                   TableName: this.tableName,
-                  Item: {
-                    ...keys.reviewDay(userId, date),
-                    type: 'ReviewDay',
-                    date,
-                    items: day.items,
-                    created: day.created,
-                    [TTL_ATTRIBUTE]: Math.floor(now.getTime() / 1000) + REVIEW_DAY_RETENTION_DAYS * 86_400,
-                  },
+                  Item: reviewDayItem(
+                    userId,
+                    day,
+                    Math.floor(now.getTime() / 1000) + REVIEW_DAY_RETENTION_DAYS * 86_400,
+                  ),
                   ConditionExpression: 'attribute_not_exists(pk)',
                 },
               },
@@ -144,22 +136,9 @@ export class DynamoReviewStore implements ReviewStore {
                         ExpressionAttributeValues: { ':yes': true },
                       },
                     },
-                    ...skipped.map((item) => ({
-                      Update: {
-                        TableName: this.tableName,
-                        Key: keys.reviewCard(userId, item.highlightId),
-                        UpdateExpression:
-                          'SET #type = :type, userId = :user, highlightId = :highlight, noteId = :note ADD skips :one',
-                        ExpressionAttributeNames: { '#type': 'type' },
-                        ExpressionAttributeValues: {
-                          ':type': 'ReviewCard',
-                          ':user': userId,
-                          ':highlight': item.highlightId,
-                          ':note': item.noteId,
-                          ':one': 1,
-                        },
-                      },
-                    })),
+                    ...skipped.map((item) =>
+                      cardSkipUpdate(this.tableName, { userId, highlightId: item.highlightId }, item.noteId),
+                    ),
                   ]
                 : []),
             ],
@@ -171,7 +150,7 @@ export class DynamoReviewStore implements ReviewStore {
       // Another read built the day first (or counted the skips): its review is the day's.
       if (!cancellationReasons(error)?.some((reason) => reason.Code === 'ConditionalCheckFailed')) throw error;
       const winner = await this.get(keys.reviewDay(userId, date), true);
-      if (winner) return toReviewDay(winner);
+      if (winner) return readReviewDay(winner);
       // The previous day's skips were counted by a build that then lost its own day: build again.
       return this.reviewDay(userId, now, chosen);
     }
@@ -218,7 +197,7 @@ export class DynamoReviewStore implements ReviewStore {
         Limit: limit,
       }),
     );
-    return Items.map(toReviewDay);
+    return Items.map(readReviewDay);
   }
 
   /**
@@ -280,56 +259,38 @@ export class DynamoReviewStore implements ReviewStore {
         this.get(keys.reviewProgress(userId), true),
         this.get(keys.reviewDay(userId, date), true),
       ]);
-      const current = cardItem ? toCard(cardItem) : null;
+      const current = cardItem ? readReviewCard(cardItem) : null;
       // A card holding only skips (version 0) has never been rated: the schedule starts now.
       const { card, entry } = (await scheduler()).rateCard(current?.version ? current : null, rating, now, {
         userId,
         highlightId,
       });
       const written: ReviewCard = { ...card, skips: current?.skips ?? 0, version: (current?.version ?? 0) + 1 };
-      const progress = recordReview(progressItem ? (progressItem.progress as ReviewProgress) : NO_PROGRESS, date);
-      const inToday = dayItem && toReviewDay(dayItem).items.some((item) => item.highlightId === highlightId);
+      const before = readReviewProgress(progressItem);
+      const progress = recordReview(before, date);
+      const inToday = dayItem && readReviewDay(dayItem).items.some((item) => item.highlightId === highlightId);
       try {
         await retryOnConflict(() =>
           this.doc.send(
             new TransactWriteCommand({
               TransactItems: [
-                {
-                  Update: {
-                    TableName: this.tableName,
-                    Key: keys.reviewCard(userId, highlightId),
-                    UpdateExpression:
-                      'SET #type = :type, userId = :user, highlightId = :highlight, noteId = :note, schedule = :schedule, discarded = :discarded, version = :next',
-                    ConditionExpression: current?.version ? 'version = :version' : 'attribute_not_exists(version)',
-                    ExpressionAttributeNames: { '#type': 'type' },
-                    ExpressionAttributeValues: {
-                      ':type': 'ReviewCard',
-                      ':user': userId,
-                      ':highlight': highlightId,
-                      ':note': highlight.noteId,
-                      ':schedule': written.schedule,
-                      ':discarded': written.discarded,
-                      ':next': written.version,
-                      ...(current?.version ? { ':version': current.version } : {}),
-                    },
-                  },
-                },
+                cardRatingUpdate(this.tableName, written, highlight.noteId, current?.version ?? 0),
                 {
                   Put: {
                     TableName: this.tableName,
-                    Item: { ...keys.reviewLogEntry(userId, highlightId, entry.reviewed), type: 'ReviewLog', ...entry },
+                    Item: reviewLogItem(entry),
                     ConditionExpression: 'attribute_not_exists(pk)',
                   },
                 },
                 {
                   Put: {
                     TableName: this.tableName,
-                    Item: { ...keys.reviewProgress(userId), type: 'ReviewProgress', progress },
+                    Item: reviewProgressItem(userId, progress),
                     ConditionExpression: progressItem ? 'progress.#count = :count' : 'attribute_not_exists(pk)',
                     ...(progressItem
                       ? {
                           ExpressionAttributeNames: { '#count': 'count' },
-                          ExpressionAttributeValues: { ':count': (progressItem.progress as ReviewProgress).count },
+                          ExpressionAttributeValues: { ':count': before.count },
                         }
                       : {}),
                   },
@@ -362,20 +323,13 @@ export class DynamoReviewStore implements ReviewStore {
   /** Every card of the user (rated or skipped highlights), by highlight id. */
   async cards(userId: string): Promise<Map<string, ReviewCard>> {
     const items = await this.queryUserPartition(userId, REVIEW_CARD_PREFIX);
-    return new Map(items.map((item) => [item.highlightId as string, toCard(item)]));
+    return new Map(items.map(readReviewCard).map((card) => [card.highlightId, card]));
   }
 
   /** The review log, of one highlight or of them all, in time order per highlight. */
   async log(userId: string, highlightId?: string): Promise<ReviewLogEntry[]> {
     const items = await this.queryUserPartition(userId, `${REVIEW_LOG_PREFIX}${highlightId ? `${highlightId}#` : ''}`);
-    return items.map(({ userId, highlightId, rating, reviewed, previous, next }) => ({
-      userId,
-      highlightId,
-      rating,
-      reviewed,
-      previous,
-      next,
-    })) as ReviewLogEntry[];
+    return items.map(readReviewLogEntry);
   }
 
   /** The card the highlight's log gives (as new scheduler parameters would recompute it). */
@@ -384,8 +338,9 @@ export class DynamoReviewStore implements ReviewStore {
       this.log(userId, highlightId),
       this.get(keys.reviewCard(userId, highlightId), true),
     ]);
-    const card = (await scheduler()).replayCard(entries, stored ? toCard(stored).skips : 0);
-    return card && { ...card, version: stored ? toCard(stored).version : card.version };
+    const current = stored ? readReviewCard(stored) : null;
+    const card = (await scheduler()).replayCard(entries, current?.skips ?? 0);
+    return card && { ...card, version: current?.version ?? card.version };
   }
 
   /** A new address secret for the user's review feed, issued `now`; the one before stops working. */
@@ -394,20 +349,14 @@ export class DynamoReviewStore implements ReviewStore {
     await this.doc.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: {
-          ...keys.reviewFeed(userId),
-          type: 'ReviewFeed',
-          secretHash: hashFeedSecret(secret),
-          issued: now.toISOString(),
-        },
+        Item: reviewFeedItem(userId, hashFeedSecret(secret), now.toISOString()),
       }),
     );
     return secret;
   }
 
   async feedSecretIssued(userId: string): Promise<string | null> {
-    const item = await this.get(keys.reviewFeed(userId), true);
-    return item?.secretHash ? ((item.issued as string | undefined) ?? null) : null;
+    return readReviewFeed(await this.get(keys.reviewFeed(userId), true)).issued;
   }
 
   async revokeFeedSecret(userId: string): Promise<void> {
@@ -429,8 +378,8 @@ export class DynamoReviewStore implements ReviewStore {
   async userOfFeedSecret(secret: string): Promise<string | null> {
     const userId = feedSecretUser(secret);
     if (!userId) return null;
-    const item = await this.get(keys.reviewFeed(userId), true);
-    return feedSecretMatches(secret, (item?.secretHash as string | undefined) ?? null) ? userId : null;
+    const { secretHash } = readReviewFeed(await this.get(keys.reviewFeed(userId), true));
+    return feedSecretMatches(secret, secretHash) ? userId : null;
   }
 
   /** Every highlight of the user, without its text (from the user's highlights index: no note is read). */
@@ -484,7 +433,7 @@ export class DynamoReviewStore implements ReviewStore {
         ConsistentRead: true,
       }),
     );
-    const before = Items.map(toReviewDay).find((day) => day.date < date);
+    const before = Items.map(readReviewDay).find((day) => day.date < date);
     return before ?? null;
   }
 
@@ -503,29 +452,4 @@ export class DynamoReviewStore implements ReviewStore {
     );
     return Item;
   }
-}
-
-function toReviewDay(item: Record<string, unknown>): ReviewDay {
-  return {
-    date: item.date as string,
-    items: item.items as ReviewDayItem[],
-    rated: [...((item.rated as Set<string> | undefined) ?? [])],
-    created: item.created as string,
-    skipsCounted: item.skipsCounted === true,
-  };
-}
-
-/** A card item; one holding only skips (never rated) reads as a new card with those skips. */
-function toCard(item: Record<string, unknown>): ReviewCard {
-  const userId = item.userId as string;
-  const highlightId = item.highlightId as string;
-  const fresh = newCard(userId, highlightId, new Date(0));
-  return {
-    highlightId,
-    userId,
-    schedule: (item.schedule as Schedule | undefined) ?? fresh.schedule,
-    discarded: item.discarded === true,
-    skips: Number(item.skips ?? 0),
-    version: Number(item.version ?? 0),
-  };
 }

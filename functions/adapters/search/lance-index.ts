@@ -649,13 +649,22 @@ export class LanceSearchIndex implements RelatedIndex {
     return table;
   }
 
-  /** The tables of every model's vectors of one kind, or of both kinds. */
+  /** The tables of every model's vectors of one kind, or of both kinds (opened once, as the others are). */
   private async allVectorTables(kind?: VectorKind): Promise<lancedb.Table[]> {
     const kinds = kind ? [kind] : (['vectors', 'chunks'] as const);
     const names = (await this.db.tableNames()).filter((name) =>
       kinds.some((each) => name.startsWith(`${this.prefix}${each}_`)),
     );
-    return Promise.all(names.map((name) => openListed(this.db, name)));
+    return Promise.all(
+      names.map(async (name) => {
+        const short = name.slice(this.prefix.length);
+        const cached = this.vectorTables.get(short);
+        if (cached) return cached;
+        const table = await openListed(this.db, name);
+        this.vectorTables.set(short, table);
+        return table;
+      }),
+    );
   }
 }
 

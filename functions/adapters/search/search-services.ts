@@ -113,13 +113,13 @@ export async function rebuildIndex(ports: IndexSources, scope: RebuildScope = {}
  * The indexer's scheduled step: re-embeds, shard by shard from each one's watermark, what the
  * configured model lacks for half the time to the deadline, then folds the shards whose unfolded rows
  * reached the index's `foldRows`, the most first, until the deadline (the rest at the next run).
- * Returns how many notes it re-embedded.
+ * Returns how many notes it re-embedded, and how many shards it folded and left with rows waiting.
  */
 export async function scheduledIndexStep(
   index: ShardedSearchIndex,
   embedder: Embedder | null,
   deadline: number,
-): Promise<number> {
+): Promise<{ reembedded: number; folded: number; left: number }> {
   let reembedded = 0;
   const foldFrom = Date.now() + (deadline - Date.now()) / 2;
   while (embedder && Date.now() < foldFrom) {
@@ -130,8 +130,7 @@ export async function scheduledIndexStep(
     if (step === null) break;
     reembedded += step;
   }
-  await index.optimize({ deadline, minRows: index.foldRows });
-  return reembedded;
+  return { reembedded, ...(await index.optimize({ deadline, minRows: index.foldRows })) };
 }
 
 /**

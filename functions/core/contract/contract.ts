@@ -131,14 +131,3 @@ export type RateLimitError = z.infer<typeof rateLimitErrorSchema>;
 export type IdempotencyInFlightError = z.infer<typeof idempotencyInFlightErrorSchema>;
 export type ValidationError = z.infer<typeof validationErrorSchema>;
 export type HTTPValidationError = z.infer<typeof httpValidationErrorSchema>;
-
-/** The 402's detail when the account's note cap is reached (a save of a new page, or a note taken back from the Trash). */
-export function noteLimitDetail(used: number, limit: number): NoteLimitError['detail'] {
-  return {
-    code: 'note_limit',
-    message: `Note limit reached: your plan allows ${limit.toLocaleString('en-US')} notes.`,
-    hint: 'Delete notes you no longer need (notes in the Trash do not count), or upgrade your plan, to save new pages.',
-    used,
-    limit,
-  };
-}

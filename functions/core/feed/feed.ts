@@ -16,6 +16,7 @@ import type { FeedEntry, PublishedFeed } from '../contract/contract';
 import type { FeedItems, FeedRecord, FeedSharing, Highlight, TagMatch } from '../model';
 import { markdownToPlainText } from '../text/markdown-text';
 import { sanitizeText } from '../text/text';
+import { feedShowsNote } from './settings';
 
 interface TagFilter {
   readonly tags: readonly string[];
@@ -67,6 +68,15 @@ export interface PublishedFeedStore {
   notesOf(entries: readonly FeedIndexEntry[]): Promise<FeedNote[]>;
   /** Every highlight of the notes `noteIds` (a highlight feed's entries). */
   highlightsOf(noteIds: readonly string[]): Promise<Highlight[]>;
+}
+
+/**
+ * The notes the feed shows of those its store's index matched: every representation (JSON, RSS,
+ * Atom, JSON Feed, the page, a highlight feed) renders these, so which notes a feed shows is
+ * feedShowsNote's decision, the rule the owner's side puts notes into feeds by (tagsToJoinFeed).
+ */
+export function notesShown<Note extends Pick<FeedNote, 'tags'>>(feed: TagFilter, candidates: readonly Note[]): Note[] {
+  return candidates.filter((note) => feedShowsNote(feed, note.tags));
 }
 
 /** Epoch milliseconds of an ISO date, or null when absent or unparseable. */

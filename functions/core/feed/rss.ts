@@ -32,6 +32,7 @@ import {
   sortNewestFirst,
   toFeedEntry,
 } from './feed';
+import { feedTagsText } from './settings';
 
 const ATOM_NAMESPACE = 'http://www.w3.org/2005/Atom';
 const CONTENT_NAMESPACE = 'http://purl.org/rss/1.0/modules/content/';
@@ -52,8 +53,7 @@ export interface RssOptions {
 
 /** The channel description when the feed has none, e.g. `Notes tagged #a or #b by Ann`. */
 function fallbackDescription(feed: Feed): string {
-  const joiner = feed.match === 'all' ? ' and ' : ' or ';
-  const tagged = feed.tags.length > 0 ? ` tagged ${feed.tags.map((tag) => `#${tag}`).join(joiner)}` : '';
+  const tagged = feed.tags.length > 0 ? ` tagged ${feedTagsText(feed)}` : '';
   const by = feed.author.trim() !== '' ? ` by ${feed.author.trim()}` : '';
   return `Notes${tagged}${by}`;
 }

@@ -102,6 +102,11 @@ export function feedShowsNote(feed: Pick<FeedRecord, 'match' | 'tags'>, noteTags
     : feed.tags.some((name) => noteTags.includes(name));
 }
 
+/** What a feed shows, in words: `#a or #b` (any), `#a and #b` (all). */
+export function feedTagsText(feed: Pick<FeedRecord, 'match' | 'tags'>): string {
+  return feed.tags.map((name) => `#${name}`).join(feed.match === 'all' ? ' and ' : ' or ');
+}
+
 /**
  * The tags a note needs to appear in a feed: none when it shows already; every tag it lacks of a feed
  * that needs all; else the feed's first tag.

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { ownerApiSchemas } from '../owner/api';
-import type { ImportJob, SkippedImportRow } from './job';
+import type { ImportJob, ImportListed } from './job';
 
 /**
  * Imports in the per-user API (`/api/v2/me/imports…`), as zod schemas registered with the owner
@@ -27,6 +27,14 @@ const skippedRowSchema = z
       'A row left out, and why: `not an http(s) URL (javascript:)`, `malformed: …`, `duplicate of row N (merged into it)`. Row 1 is the first record after a CSV header or the first entry of a JSON list; `file` names the file of an export of several.',
   });
 
+const listedNoteSchema = z
+  .object({ file: z.optional(z.string()), row: z.int(), title: z.string(), highlights: count })
+  .register(ownerApiSchemas, {
+    id: 'ImportNoteWithoutBookmark',
+    description:
+      'A note the import keeps without a bookmark, as the export names no page for it: a book of Readwise highlights that match no document (one note per book), a Karakeep text bookmark. `highlights`: how many the export holds for it; `row` (and `file`) where it starts.',
+  });
+
 const importSchema = z
   .object({
     id: uuid,
@@ -41,6 +49,7 @@ const importSchema = z
     done: count,
     imported: count,
     merged: count,
+    notes: count,
     highlights: count,
     articles: count,
     skipped_count: count,
@@ -50,11 +59,12 @@ const importSchema = z
     notices: z.array(z.string()),
     error: z.nullable(z.string()),
     skipped: z.optional(z.array(skippedRowSchema)),
+    notes_without_bookmark: z.optional(z.array(listedNoteSchema)),
   })
   .register(ownerApiSchemas, {
     id: 'Import',
     description:
-      "An import and its progress. `uploading`: waiting for its file; `queued`, `running`: the worker imports it in chunks (it goes on with the tab closed); `done`; `failed` (`error` says why: a file of no known format names the formats Gleaner knows). Once the file is read: its `format`, the `rows` read and the `links` to save, `done` of them so far: `imported` (new notes), `merged` (pages already saved: tags and new highlights added), `highlights` written, `articles` kept; `skipped_count` rows left out (listed in `skipped` when one import is read), `over_cap` links not imported at the note cap (`note_cap`). `enrichment_waiting`: new notes whose page waits to be fetched (description, icon, article); an import's pages are fetched a bounded number at a time. `notices`: what the export could not carry.",
+      "An import and its progress. `uploading`: waiting for its file; `queued`, `running`: the worker imports it in chunks (it goes on with the tab closed); `done`; `failed` (`error` says why: a file of no known format names the formats Gleaner knows). Once the file is read: its `format`, the `rows` read and the `links` to save, `done` of them so far: `imported` (new notes), `merged` (pages already saved: tags and new highlights added; notes without a page already there), `notes` (new notes without a bookmark, listed in `notes_without_bookmark` when one import is read), `highlights` written, `articles` kept; `skipped_count` rows left out (listed in `skipped` when one import is read), `over_cap` links not imported at the note cap (`note_cap`). `enrichment_waiting`: new notes whose page waits to be fetched (description, icon, article); an import's pages are fetched a bounded number at a time. `notices`: what the export could not carry.",
   });
 
 // Registered for /openapi/v2.json: the handler answers in these shapes.
@@ -74,7 +84,7 @@ z.object({ imports: z.array(importSchema) }).register(ownerApiSchemas, {
 
 export type ImportResource = z.infer<typeof importSchema>;
 
-export function importResource(job: ImportJob, skipped?: readonly SkippedImportRow[]): ImportResource {
+export function importResource(job: ImportJob, listed?: ImportListed): ImportResource {
   return {
     id: job.id,
     status: job.status,
@@ -88,6 +98,8 @@ export function importResource(job: ImportJob, skipped?: readonly SkippedImportR
     done: job.done,
     imported: job.imported,
     merged: job.merged,
+    // Imports from before notes without a bookmark were imported count none.
+    notes: job.notes ?? 0,
     highlights: job.highlights,
     articles: job.articles,
     skipped_count: job.skippedCount,
@@ -96,6 +108,6 @@ export function importResource(job: ImportJob, skipped?: readonly SkippedImportR
     enrichment_waiting: Math.max(0, job.enrichmentWaiting),
     notices: [...(job.notices ?? [])],
     error: job.error ?? null,
-    ...(skipped ? { skipped: [...skipped] } : {}),
+    ...(listed ? { skipped: [...listed.skipped], notes_without_bookmark: [...listed.notes] } : {}),
   };
 }

@@ -10,6 +10,7 @@ import {
   type SkippedRow,
   tagsOf,
   text,
+  titleKey,
   titleOf,
 } from './items';
 
@@ -108,7 +109,6 @@ export function parseReadwise(
       });
     }
   }
-  const titleKey = (title: string) => title.trim().toLowerCase().replace(/\s+/g, ' ');
   const byTitle = new Map(items.flatMap((item, index) => (item.title ? [[titleKey(item.title), index] as const] : [])));
   const books = new Map<string, ImportedBook>();
   for (const file of highlightFiles) {
@@ -139,9 +139,10 @@ export function parseReadwise(
       }
       const book = books.get(titleKey(title));
       books.set(titleKey(title), {
+        kind: 'book',
         file: book?.file ?? row.file,
         row: book?.row ?? row.row,
-        title,
+        title: book?.title ?? title,
         author: book?.author ?? text(row.cell('book author')),
         added: book?.added ?? highlight.saved,
         text: null,
@@ -157,7 +158,7 @@ export function parseReadwise(
     skipped,
     notices: books.size
       ? [
-          "Readwise's highlights CSV has no URLs: its highlights join the document of this import with the same title; those of other books are listed as skipped.",
+          "Readwise's highlights CSV has no URLs: its highlights join the document of this import with the same title; those of other books become one note per book, without a bookmark.",
         ]
       : [],
   };

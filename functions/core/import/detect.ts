@@ -164,18 +164,33 @@ function gleaner(files: readonly ExportFile[], file: ExportFile): ParsedImport {
     throw error;
   }
   const where = placeIn(files, file);
-  // The owner's comment and the kept page, which the bookmark file form of an export cannot carry, are read here.
-  const { bookmarks } = JSON.parse(file.text) as { bookmarks: { comment?: unknown; article?: unknown }[] };
+  // The kept page, which the bookmark file form of an export cannot carry, is read here.
+  const { bookmarks } = JSON.parse(file.text) as { bookmarks: { article?: unknown }[] };
   return {
     format: 'gleaner',
-    items: entries.map((entry, index) => ({
+    items: entries.bookmarks.map(({ comment, ...entry }, index) => ({
       ...entry,
       file: where,
       row: index + 1,
-      comment: typeof bookmarks[index]?.comment === 'string' ? (bookmarks[index].comment as string) : null,
+      comment,
       article: exportedArticlePage(bookmarks[index]?.article),
     })),
-    books: [],
+    // Its notes without a bookmark follow its bookmarks, numbered on from them.
+    books: entries.notes.map(({ title, tags, added, comment, note, archived, starred }, index) => ({
+      kind: 'note',
+      file: where,
+      row: entries.bookmarks.length + index + 1,
+      title,
+      author: null,
+      tags,
+      added,
+      text: null,
+      highlights: [],
+      comment,
+      archived,
+      starred,
+      note,
+    })),
     skipped: [],
     notices: [],
   };

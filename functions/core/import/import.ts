@@ -1,14 +1,26 @@
 import { mergeTags } from '../model';
 import type { LibraryStore } from '../owner/library';
-import { highlightsOfBody } from '../save/highlights';
-import { appendHighlight, NoteBody, NoteTooLargeError, sameHighlight } from '../save/note-body';
-import { type SaveBookmarkPorts, saveBookmark } from '../save/save-bookmark';
+import { type NoteStore, type SaveBookmarkPorts, saveBookmark } from '../save/save-bookmark';
 import { SAVE_LIMITS } from '../save/save-request';
 import { normalizeUrl, parseBookmarkUrl } from '../save/url';
 import { isoTimestamp, truncate } from '../text/text';
-import { inSavedOrder } from '../workspace/restored-highlights';
 import type { ImportedArticles } from './articles';
-import type { ImportFormat, ImportItem, ParsedImport, RowPlace, SkippedRow } from './items';
+import {
+  type ImportFormat,
+  type ImportItem,
+  orderedHighlights,
+  type ParsedImport,
+  type RowPlace,
+  type SkippedRow,
+} from './items';
+import {
+  appendNewHighlights,
+  type ImportNote,
+  importNote,
+  type ListedNote,
+  type NoteOutcome,
+  prepareNote,
+} from './notes';
 
 /**
  * An import: every item of an export goes through the save core, so URLs are normalised, a URL
@@ -51,6 +63,8 @@ export interface PreparedImport {
   /** Rows read: links, rows skipped while reading, duplicates, and notes without a page. */
   readonly rows: number;
   readonly links: readonly ImportLink[];
+  /** What names no page (a book's highlights, a text note), kept as notes without a bookmark. */
+  readonly notes: readonly ImportNote[];
   readonly skipped: readonly ReportedSkip[];
   readonly notices: readonly string[];
 }
@@ -58,8 +72,10 @@ export interface PreparedImport {
 export interface ImportCounts {
   /** New bookmarks (and notes). */
   readonly imported: number;
-  /** Links whose URL was already in the workspace: their tags and new highlights merged in. */
+  /** Links whose URL was already in the workspace (their tags and new highlights merged in), and notes without a page already there. */
   readonly merged: number;
+  /** New notes without a bookmark (a book's highlights, a text note). */
+  readonly notes: number;
   /** Highlights written (a re-run writes none). */
   readonly highlights: number;
   /** Readable copies from the export kept as new bookmarks' articles. */
@@ -73,6 +89,8 @@ export interface ImportReport extends ImportCounts {
   readonly format: ImportFormat;
   readonly rows: number;
   readonly skipped: readonly ReportedSkip[];
+  /** Every note without a bookmark the export holds: its title and how many highlights. */
+  readonly notes_without_bookmark: readonly ListedNote[];
   readonly notices: readonly string[];
 }
 
@@ -108,18 +126,12 @@ export function prepareImport(parsed: ParsedImport, now: Date): PreparedImport {
       seen.items.push(item);
     } else byUrl.set(key, { first: item, url: checked.url, items: [item] });
   }
-  // Notes without a page (a book's highlights, a text note) have no home yet: listed, not lost silently.
-  for (const book of parsed.books)
-    skipped.push({
-      file: book.file,
-      row: book.row,
-      reason: `“${book.title}” names no web page${book.highlights.length ? ` (${book.highlights.length} highlights)` : ''}: not imported (notes without a bookmark are not imported yet)`,
-    });
   const links = [...byUrl.values()].map(({ url, items }) => link(url, items, now));
   return {
     format: parsed.format,
     rows: parsed.items.length + parsed.skipped.length + parsed.books.length,
     links,
+    notes: parsed.books.map((book) => prepareNote(book, now)),
     skipped: skipped
       .sort((a, b) => (a.file ?? '').localeCompare(b.file ?? '') || a.row - b.row)
       .map(({ file, row, reason }) => (file ? { file, row, reason } : { row, reason })),
@@ -136,11 +148,11 @@ function link(url: URL, items: readonly ImportItem[], now: Date): ImportLink {
   const added =
     earliest(items.map((item) => item.added)) ??
     earliest(items.flatMap((item) => (item.highlights ?? []).map((highlight) => highlight.saved)));
-  const found: { quote: string; comment: string | null; saved: Date }[] = [];
-  for (const highlight of items.flatMap((item) => item.highlights ?? []))
-    if (!found.some((kept) => sameHighlight(kept.quote, highlight.quote)))
-      found.push({ ...highlight, saved: highlight.saved ?? added ?? now });
-  const highlights = inSavedOrder(found.sort((a, b) => a.saved.getTime() - b.saved.getTime()));
+  const highlights = orderedHighlights(
+    items
+      .flatMap((item) => item.highlights ?? [])
+      .map((highlight) => ({ ...highlight, saved: highlight.saved ?? added ?? now })),
+  );
   const times = [added, firstOf((item) => item.updated), ...highlights.map((highlight) => highlight.saved)].flatMap(
     (time) => (time ? [time.getTime()] : []),
   );
@@ -183,7 +195,7 @@ const earliest = (dates: readonly (Date | null | undefined)[]) =>
  * the owner's edit of a note, which gives a page already saved the export's comment.
  */
 export interface ImportPorts extends SaveBookmarkPorts {
-  readonly store: SaveBookmarkPorts['store'] & Pick<LibraryStore, 'editNote'>;
+  readonly store: SaveBookmarkPorts['store'] & Pick<LibraryStore, 'editNote'> & NoteStore;
   readonly articles?: ImportedArticles | null;
 }
 
@@ -194,60 +206,46 @@ export interface ImportPorts extends SaveBookmarkPorts {
  */
 export type LinkIds = (link: ImportLink) => () => string;
 
+/** What an import saves, in order: its links, then its notes without a page. */
+export type ImportEntry = ImportLink | ImportNote;
+
+export const entriesOf = (prepared: PreparedImport): ImportEntry[] => [...prepared.links, ...prepared.notes];
+
 /** Saves in flight at once: enough to import thousands of links in one run, few enough to stay polite. */
 const CONCURRENT_SAVES = 8;
 
-export async function importLinks(
+/** Saves any slice of an import's entries (a worker's chunk); the counts of what they wrote. */
+export async function importEntries(
   ports: ImportPorts,
   userId: string,
-  links: readonly ImportLink[],
-  onProgress: (done: number, total: number) => void = () => {},
-  linkIds: LinkIds | null = null,
+  entries: readonly ImportEntry[],
+  linkIds: LinkIds,
 ): Promise<ImportCounts> {
-  const counts = { imported: 0, merged: 0, highlights: 0, articles: 0, over_cap: 0 };
+  const counts = { imported: 0, merged: 0, notes: 0, highlights: 0, articles: 0, over_cap: 0 };
   let noteCap: number | null = null;
   let next = 0;
-  let done = 0;
+  const save = (entry: ImportEntry): Promise<Outcome | NoteOutcome> => {
+    if (!('url' in entry)) return importNote(ports, userId, entry);
+    const newId = linkIds(entry);
+    return importOne({ ...ports, newId }, userId, entry, linkIds(entry)());
+  };
   const worker = async () => {
-    while (next < links.length) {
-      const link = links[next++]!;
+    while (next < entries.length) {
+      const entry = entries[next++]!;
       // Once one save meets the cap, the rest are not tried: each would only meet it again.
-      const newId = linkIds?.(link);
-      const outcome =
-        noteCap === null
-          ? await importOne(newId ? { ...ports, newId } : ports, userId, link, newId ? linkIds!(link)() : null)
-          : null;
+      const outcome = noteCap === null ? await save(entry) : null;
       if (outcome === null || 'limit' in outcome) {
         noteCap ??= outcome!.limit;
         counts.over_cap++;
       } else {
         counts[outcome.kind]++;
         counts.highlights += outcome.highlights;
-        counts.articles += outcome.article ? 1 : 0;
+        counts.articles += 'article' in outcome && outcome.article ? 1 : 0;
       }
-      onProgress(++done, links.length);
     }
   };
   await Promise.all(Array.from({ length: CONCURRENT_SAVES }, worker));
   return { ...counts, note_cap: noteCap };
-}
-
-/** An export read and imported in one go (the CLI; the API's worker runs `importLinks` in chunks). */
-export async function importExport(
-  ports: ImportPorts,
-  userId: string,
-  parsed: ParsedImport,
-  onProgress?: (done: number, total: number) => void,
-): Promise<ImportReport> {
-  const prepared = prepareImport(parsed, ports.now());
-  const counts = await importLinks(ports, userId, prepared.links, onProgress);
-  return {
-    format: prepared.format,
-    rows: prepared.rows,
-    ...counts,
-    skipped: prepared.skipped,
-    notices: prepared.notices,
-  };
 }
 
 type Outcome = { kind: 'imported' | 'merged'; highlights: number; article?: boolean } | { limit: number };
@@ -284,7 +282,20 @@ async function importOne(ports: ImportPorts, userId: string, link: ImportLink, o
     case 'saved': {
       const own = outcome.bookmark.id === ownId;
       if (!outcome.isNewBookmark && !own) {
-        const appended = await appendNewHighlights(ports, outcome.bookmark, highlights);
+        const appended = await appendNewHighlights(
+          ports.store,
+          outcome.bookmark.noteId,
+          highlights,
+          isoTimestamp(ports.now()),
+          (highlight) => ({
+            id: ports.newId(),
+            noteId: outcome.bookmark.noteId,
+            userId,
+            quote: highlight.quote.trim(),
+            comment: highlight.comment?.trim() || null,
+            saved: isoTimestamp(highlight.saved),
+          }),
+        );
         await mergeComment(ports, outcome.bookmark.noteId, link.comment);
         return { kind: 'merged', highlights: appended };
       }
@@ -321,46 +332,4 @@ async function mergeComment(ports: ImportPorts, noteId: string, comment: string 
     },
     isoTimestamp(ports.now()),
   );
-}
-
-/** The highlights a saved note does not hold yet, appended one by one with their own times; how many were. */
-async function appendNewHighlights(
-  ports: SaveBookmarkPorts,
-  bookmark: { id: string; noteId: string },
-  highlights: readonly { quote: string; comment: string | null; saved: Date }[],
-): Promise<number> {
-  let appended = 0;
-  for (const highlight of highlights) {
-    const update = await ports.store
-      .updateSavedNote(
-        { bookmarkId: bookmark.id, noteId: bookmark.noteId },
-        (note) => {
-          if (highlightsOfBody(note.body).some((kept) => sameHighlight(kept.quote, highlight.quote))) return null;
-          const body = appendHighlight(note.body, { selection: highlight.quote, comment: highlight.comment });
-          if (NoteBody.of(note).refusal({ ...note, body, lastHighlight: highlight.quote })) return null;
-          return {
-            body,
-            tags: note.tags,
-            lastHighlight: highlight.quote,
-            highlight: {
-              id: ports.newId(),
-              noteId: note.id,
-              userId: note.userId,
-              quote: highlight.quote.trim(),
-              comment: highlight.comment?.trim() || null,
-              saved: isoTimestamp(highlight.saved),
-            },
-          };
-        },
-        isoTimestamp(ports.now()),
-        null,
-      )
-      .catch((error: unknown) => {
-        // The note is full (DynamoDB refused its size after all): the rest of its highlights cannot fit either.
-        if (error instanceof NoteTooLargeError) return null;
-        throw error;
-      });
-    if (update?.kind === 'updated') appended++;
-  }
-  return appended;
 }

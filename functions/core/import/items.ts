@@ -1,5 +1,7 @@
 import { MAX_TAGS_PER_NOTE, mergeTags } from '../model';
+import { sameHighlight } from '../save/note-body';
 import { asTag, type BookmarkFileEntry } from '../workspace/netscape-bookmarks';
+import { inSavedOrder, type RestoredHighlight } from '../workspace/restored-highlights';
 
 /**
  * What every importer turns an export into: one item per saved page (its row in the export, so a
@@ -38,12 +40,23 @@ export interface ImportItem extends Omit<BookmarkFileEntry, 'archived' | 'starre
  * highlights CSV has no URL column) or a text note (Karakeep's text bookmarks).
  */
 export interface ImportedBook extends RowPlace {
+  /**
+   * What names its note: a book's by its title (a later import's highlights of the same book join
+   * it), a text note by its title and text, a Gleaner export's note by its title and creation time.
+   */
+  readonly kind: 'book' | 'text' | 'note';
   readonly title: string;
   readonly author: string | null;
   readonly tags: readonly string[];
   readonly added: Date | null;
   readonly text: string | null;
   readonly highlights: readonly ImportedHighlight[];
+  /** The owner's own note on it (Karakeep's `note`, a Gleaner export's comment). */
+  readonly comment?: string | null;
+  readonly archived?: Date | boolean | null;
+  readonly starred?: Date | boolean | null;
+  /** A Gleaner export's note, restored whole. */
+  readonly note?: ImportItem['note'];
 }
 
 export interface SkippedRow extends RowPlace {
@@ -127,4 +140,18 @@ export function text(value: unknown): string | null {
 export function titleOf(title: unknown, url: string): string | null {
   const trimmed = text(title)?.replace(/\s+/g, ' ');
   return trimmed && trimmed !== url.trim() ? trimmed : null;
+}
+
+/** A title as compared when joining highlights to documents and naming a book's note: case and spacing aside. */
+export const titleKey = (title: string) => title.trim().toLowerCase().replace(/\s+/g, ' ');
+
+/**
+ * Highlights each once (the first of the same quote), in the order of their times, each strictly
+ * later than the one before (a note's highlights are kept in the order of their times).
+ */
+export function orderedHighlights(highlights: readonly RestoredHighlight[]): RestoredHighlight[] {
+  const found: RestoredHighlight[] = [];
+  for (const highlight of highlights)
+    if (!found.some((kept) => sameHighlight(kept.quote, highlight.quote))) found.push(highlight);
+  return inSavedOrder(found.sort((a, b) => a.saved.getTime() - b.saved.getTime()));
 }

@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError } from '../owner/library';
 import { isoTimestamp } from '../text/text';
 import type { ImportCounts } from './import';
 import type { ImportFormat } from './items';
+import type { ListedNote } from './notes';
 
 /**
  * An import as the web app and the API run it: the file is uploaded first (to S3 through a presigned
@@ -28,7 +29,7 @@ export interface ImportJob extends Omit<ImportCounts, 'note_cap'> {
   /** Known once the worker has read the file. */
   readonly format: ImportFormat | null;
   readonly rows: number | null;
-  /** Links to save (rows less those skipped and folded into others), and how many were. */
+  /** Links (and notes without a page) to save: rows less those skipped and folded into others; and how many were. */
   readonly links: number | null;
   readonly done: number;
   readonly chunksDone: number;
@@ -41,10 +42,16 @@ export interface ImportJob extends Omit<ImportCounts, 'note_cap'> {
   readonly enrichmentWaiting: number;
 }
 
-export interface SkippedImportRow {
+interface SkippedImportRow {
   readonly file?: string;
   readonly row: number;
   readonly reason: string;
+}
+
+/** What the report lists: every row skipped, and every note without a bookmark. */
+export interface ImportListed {
+  readonly skipped: readonly SkippedImportRow[];
+  readonly notes: readonly ListedNote[];
 }
 
 /** What a chunk adds to its import's counts. */
@@ -66,14 +73,15 @@ export interface ImportStore {
   beginImport(
     job: ImportJob,
     found: { format: ImportFormat; rows: number; links: number; notices: readonly string[] },
-    skipped: readonly SkippedImportRow[],
+    listed: ImportListed,
     updated: string,
   ): Promise<void>;
   /** Adds a chunk's counts unless they were added already (`chunksDone` is no longer `chunk`): false then. */
   recordChunk(job: ImportJob, chunk: number, counts: ChunkCounts, updated: string): Promise<boolean>;
   /** Ends it (`done` or `failed`) and frees the user for the next import. */
   finishImport(job: ImportJob, outcome: { status: 'done' | 'failed'; error: string | null }, at: string): Promise<void>;
-  skippedRows(job: ImportJob): Promise<SkippedImportRow[]>;
+  /** Its skipped rows and notes without a bookmark, as beginImport wrote them. */
+  listed(job: ImportJob): Promise<ImportListed>;
 }
 
 /** Where uploads are kept: a private bucket on AWS, the local stack's folder locally. */
@@ -101,7 +109,7 @@ export interface ImportJobPorts {
 /** How long an upload may take before the account may start another import instead. */
 const UPLOAD_SECONDS = 60 * 60;
 /** How long an import may hold the account before another may start (a stuck one is given up). */
-const IMPORT_LOCK_SECONDS = 24 * 60 * 60;
+export const IMPORT_LOCK_SECONDS = 24 * 60 * 60;
 /** The longest file name kept (it names the import in lists). */
 const FILE_NAME_MAX_LENGTH = 200;
 
@@ -121,14 +129,29 @@ export async function createImport(
   principal: Principal,
   fileName: string,
 ): Promise<{ job: ImportJob; upload: { method: 'PUT'; url: string; headers: Record<string, string> } }> {
+  const job = await openImport(ports, principal.userId, fileName, UPLOAD_SECONDS);
+  const target = await ports.uploads.uploadTarget(job.uploadKey, UPLOAD_SECONDS);
+  return { job, upload: { method: 'PUT', ...target } };
+}
+
+/**
+ * A new import of the user's, holding the account for `lockSeconds` (ImportInProgressError while
+ * another import holds it).
+ */
+export async function openImport(
+  ports: Pick<ImportJobPorts, 'imports' | 'newId' | 'now'>,
+  userId: string,
+  fileName: string,
+  lockSeconds: number,
+): Promise<ImportJob> {
   const id = ports.newId();
   const now = isoTimestamp(ports.now());
   const name = fileName.replace(/[\\/]+/g, '_').slice(0, FILE_NAME_MAX_LENGTH);
   const job: ImportJob = {
     id,
-    userId: principal.userId,
+    userId,
     fileName: name,
-    uploadKey: `imports/${principal.userId}/${id}/${ports.newId()}`,
+    uploadKey: `imports/${userId}/${id}/${ports.newId()}`,
     status: 'uploading',
     created: now,
     updated: now,
@@ -140,6 +163,7 @@ export async function createImport(
     chunksDone: 0,
     imported: 0,
     merged: 0,
+    notes: 0,
     highlights: 0,
     articles: 0,
     over_cap: 0,
@@ -149,10 +173,9 @@ export async function createImport(
     error: null,
     enrichmentWaiting: 0,
   };
-  const created = await ports.imports.createImport(job, UPLOAD_SECONDS);
+  const created = await ports.imports.createImport(job, lockSeconds);
   if (!created.created) throw new ImportInProgressError(created.active);
-  const target = await ports.uploads.uploadTarget(job.uploadKey, UPLOAD_SECONDS);
-  return { job, upload: { method: 'PUT', ...target } };
+  return job;
 }
 
 /** The caller's import; ImportNotFoundError for another account's. */

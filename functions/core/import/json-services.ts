@@ -48,13 +48,16 @@ export function parseKarakeep(files: readonly ExportFile[], file: ExportFile, do
     const content = bookmark?.content;
     if (content?.type === 'text') {
       books.push({
+        kind: 'text',
         file: where,
         row,
         title: text(bookmark.title) ?? (text(content.text) ?? '').split('\n')[0]!.slice(0, 100),
         author: null,
         tags,
         added,
-        text: [text(content.text), text(bookmark.note)].filter(Boolean).join('\n\n') || null,
+        text: text(content.text),
+        comment: text(bookmark.note),
+        archived: bookmark.archived === true,
         highlights: [],
       });
       return;

@@ -3,7 +3,6 @@ import { FEED_DESCRIPTION_MAX_LENGTH, FEED_MAX_TAGS, FEED_TITLE_MAX_LENGTH } fro
 import { MAX_TAGS_PER_NOTE } from '../model';
 import { TAG_MAX_LENGTH } from '../save/hashtags';
 import { SAVE_LIMITS } from '../save/save-request';
-import { MAX_PAGE_SIZE } from '../workspace/listing';
 import { ACCOUNT_DELETE_CONFIRMATION } from './account-deletion';
 
 /**
@@ -300,6 +299,20 @@ export const feedListSchema = z
   .object({ feeds: z.array(feedSchema) })
   .register(ownerApiSchemas, { id: 'FeedList', description: 'Every feed of the account, oldest first.' });
 
+export const noteInFeedSchema = z
+  .object({
+    feed_id: uuid,
+    note_id: uuid,
+    tags_added: z.array(z.string()),
+    note_tags: z.array(z.string()),
+    page_url: z.string(),
+  })
+  .register(ownerApiSchemas, {
+    id: 'NoteInFeed',
+    description:
+      "A note put into a feed: the tags it was given for the feed to show it (every tag it lacked of a feed that needs all, else the feed's first; none when the feed showed it already), its tags now, and the feed's page.",
+  });
+
 export const feedCreateSchema = z
   .object({
     title: feedFields.title,
@@ -367,41 +380,41 @@ const accountSchema = z
       "The signed-in account. `display_name` is the name it publishes under (its feeds' author), empty when none was chosen; `name` is the operator's label (`gleaner users create --name`), empty for accounts made by sign-up.",
   });
 
+/** A note as exported: a bookmark's (with its `url` and kept page), or a note without a bookmark. */
+const exportedNoteShape = {
+  title: z.string(),
+  created: dateTime,
+  updated: dateTime,
+  tags: z.array(z.string()),
+  note: z.string(),
+  highlights: z.array(
+    z.object({
+      quote: z.string(),
+      comment: z.nullable(z.string()),
+      saved: dateTime,
+      selector: z.optional(textQuoteSelectorSchema),
+    }),
+  ),
+  comment: z.optional(z.string()),
+  archived: z.boolean(),
+  archived_at: z.nullable(dateTime),
+  starred: z.boolean(),
+  starred_at: z.nullable(dateTime),
+};
+
 const exportSchema = z
   .object({
     exported: dateTime,
     account: accountSchema,
-    bookmarks: z.array(
-      z.object({
-        url: z.string(),
-        title: z.string(),
-        created: dateTime,
-        updated: dateTime,
-        tags: z.array(z.string()),
-        note: z.string(),
-        highlights: z.array(
-          z.object({
-            quote: z.string(),
-            comment: z.nullable(z.string()),
-            saved: dateTime,
-            selector: z.optional(textQuoteSelectorSchema),
-          }),
-        ),
-        comment: z.optional(z.string()),
-        archived: z.boolean(),
-        archived_at: z.nullable(dateTime),
-        starred: z.boolean(),
-        starred_at: z.nullable(dateTime),
-        article: z.optional(articleSchema),
-      }),
-    ),
+    bookmarks: z.array(z.object({ url: z.string(), ...exportedNoteShape, article: z.optional(articleSchema) })),
+    notes: z.array(z.object(exportedNoteShape)),
     feeds: z.array(feedSchema),
     tokens: z.array(tokenSchema),
   })
   .register(ownerApiSchemas, {
     id: 'AccountExport',
     description:
-      'Everything the account holds, each bookmark with its kept page (`article`, when one is stored); `gleaner import` reads its `bookmarks` back, kept pages included.',
+      'Everything the account holds: each bookmark with its note and kept page (`article`, when one is stored), each note without a bookmark (an imported book of highlights, a text note) in `notes`; `gleaner import` and Settings › Import read both back, kept pages included.',
   });
 
 export const accountDeleteSchema = z
@@ -463,9 +476,6 @@ const relatedNotesSchema = z
       'Up to 5 related notes, most related first: by vector similarity (`semantic`) when embeddings cover the account, otherwise by shared tags and a more-like-this keyword query (`keyword`).',
   });
 
-/** Query parameters of the note list. */
-export const NOTE_PAGE_LIMIT = { min: 1, max: MAX_PAGE_SIZE, default: 50 } as const;
-
 export type NoteSummaryResource = z.infer<typeof noteSummarySchema>;
 export type NoteResource = z.infer<typeof noteSchema>;
 export type HighlightResource = z.infer<typeof highlightSchema>;
@@ -485,6 +495,7 @@ export type TagChangeResource = z.infer<typeof tagChangeSchema>;
 export type FeedResource = z.infer<typeof feedSchema>;
 /** @public The list's answer, as the v2 OpenAPI document describes it. */
 export type FeedListResource = z.infer<typeof feedListSchema>;
+export type NoteInFeedResource = z.infer<typeof noteInFeedSchema>;
 export type FeedCreate = z.infer<typeof feedCreateSchema>;
 export type FeedEdit = z.infer<typeof feedEditSchema>;
 export type TokenResource = z.infer<typeof tokenSchema>;

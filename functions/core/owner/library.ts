@@ -17,11 +17,11 @@ import {
 } from '../model';
 import { normalizeTag } from '../save/hashtags';
 import { descriptionOf, NoteBody, NoteTooLargeError } from '../save/note-body';
-import type { BookmarkStore, EnrichmentPublisher } from '../save/save-bookmark';
+import type { BookmarkStore, EnrichmentPublisher, NoteStore } from '../save/save-bookmark';
 import { isoTimestamp } from '../text/text';
 import { expiryAfter } from '../token/lifecycle';
 import { newAccessToken } from '../workspace/accounts';
-import { exportWorkspace, type HighlightReader, type WorkspaceReader } from '../workspace/export';
+import { type ExportedNote, exportWorkspace, type HighlightReader, type WorkspaceReader } from '../workspace/export';
 import type { NoteFilter, Page, PageRequest } from '../workspace/listing';
 import type {
   AccountExportResource,
@@ -35,6 +35,7 @@ import type {
   NoteBulkEdit,
   NoteBulkResult,
   NoteEdit,
+  NoteInFeedResource,
   NoteResource,
   NoteSummaryResource,
   TagChangeResource,
@@ -80,7 +81,7 @@ export interface RetagJob {
   readonly resumeAt: string;
 }
 
-export interface LibraryStore extends WorkspaceReader, Pick<BookmarkStore, 'updateSavedNote'> {
+export interface LibraryStore extends WorkspaceReader, Pick<NoteStore, 'updateNote'> {
   getNote(noteId: string): Promise<Note | null>;
   noteHighlights(noteId: string): Promise<Highlight[]>;
   /**
@@ -598,19 +599,30 @@ export async function getFeed(ports: OwnerPorts, principal: Principal, feedId: s
 
 /**
  * Puts a note into one of the owner's feeds by giving it the tags the feed shows (tagsToJoinFeed):
- * nothing changes when the feed shows it already.
+ * nothing changes when the feed shows it already. The note is looked up first, so a note that is not
+ * the caller's answers 404 whatever the feed. The one way every front end (API, pages, MCP) does it.
  */
 export async function addNoteToFeed(
   ports: OwnerPorts,
   principal: Principal,
   noteId: string,
   feedId: string,
-): Promise<{ feed: FeedResource; note: NoteResource; tagsAdded: string[] }> {
-  const feed = await getFeed(ports, principal, feedId);
+): Promise<{ feed: FeedResource; note: NoteResource; placed: NoteInFeedResource }> {
   const before = await getNote(ports, principal, noteId);
+  const feed = await getFeed(ports, principal, feedId);
   const tagsAdded = tagsToJoinFeed(feed, before.tags);
   const note = tagsAdded.length ? await changeNoteTags(ports, principal, noteId, { add: tagsAdded }) : before;
-  return { feed, note, tagsAdded };
+  return {
+    feed,
+    note,
+    placed: {
+      feed_id: feed.id,
+      note_id: note.id,
+      tags_added: tagsAdded,
+      note_tags: note.tags,
+      page_url: feed.page_url,
+    },
+  };
 }
 
 export async function createFeed(ports: OwnerPorts, principal: Principal, input: FeedCreate): Promise<FeedResource> {
@@ -680,7 +692,7 @@ export async function getAccount(ports: OwnerPorts, principal: Principal): Promi
 }
 
 export async function exportAccount(ports: OwnerPorts, principal: Principal): Promise<AccountExportResource> {
-  const [account, bookmarks, feeds, tokens] = await Promise.all([
+  const [account, workspace, feeds, tokens] = await Promise.all([
     getAccount(ports, principal),
     exportWorkspace({ notes: ports.notes, highlights: ports.feeds, articles: ports.articles }, principal.userId),
     listFeeds(ports, principal),
@@ -689,15 +701,19 @@ export async function exportAccount(ports: OwnerPorts, principal: Principal): Pr
   return {
     exported: isoTimestamp(ports.now()),
     account,
-    bookmarks: bookmarks.map((bookmark) => ({
-      ...bookmark,
-      tags: [...bookmark.tags],
-      highlights: [...bookmark.highlights],
-    })),
+    bookmarks: workspace.bookmarks.map(mutableCopy),
+    notes: workspace.notes.map(mutableCopy),
     ...feeds,
     ...tokens,
   };
 }
+
+/** An exported note as the resource's schema types it (its lists not readonly). */
+const mutableCopy = <N extends ExportedNote>(note: N) => ({
+  ...note,
+  tags: [...note.tags],
+  highlights: [...note.highlights],
+});
 
 export async function deleteAccount(ports: OwnerPorts, principal: Principal): Promise<void> {
   await getAccount(ports, principal);

@@ -1,7 +1,7 @@
 import type { Principal } from '../identity/principal';
 import { type Note, TRASH_RETENTION_DAYS, trashPurgeTime, trashState } from '../model';
 import { isoTimestamp } from '../text/text';
-import type { PageRequest } from '../workspace/listing';
+import type { Page, PageRequest } from '../workspace/listing';
 import type { NoteResource, TrashPageResource } from './api';
 import { getNote, iconsOf, NotFoundError, noteSummary, type OwnerPorts, owned } from './library';
 
@@ -33,14 +33,24 @@ function trashedNote(ports: Pick<OwnerPorts, 'now'>, principal: Principal, note:
   return found;
 }
 
+/** A page of the caller's Trash, most recently deleted first (notes past their time left out). */
+export async function trashedNotes(
+  ports: Pick<OwnerPorts, 'notes' | 'now'>,
+  principal: Principal,
+  page: PageRequest,
+): Promise<Page<Note>> {
+  const found = await ports.notes.listTrash(principal.userId, page);
+  const now = ports.now();
+  return { items: found.items.filter((note) => trashState(note, now) === 'trashed'), cursor: found.cursor };
+}
+
 export async function listTrash(
   ports: OwnerPorts,
   principal: Principal,
   page: PageRequest,
 ): Promise<TrashPageResource> {
-  const found = await ports.notes.listTrash(principal.userId, page);
-  const now = ports.now();
-  const notes = found.items.filter((note) => trashState(note, now) === 'trashed');
+  const found = await trashedNotes(ports, principal, page);
+  const notes = found.items;
   const icons = await iconsOf(ports, notes);
   return {
     notes: notes.map((note) => ({

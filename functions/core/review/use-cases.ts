@@ -9,13 +9,12 @@ import { parseUuidParameter, toValidationIssues } from '../contract/validation';
 import type { Principal } from '../identity/principal';
 import type { Highlight, Note } from '../model';
 import { InvalidInputError, NotFoundError } from '../owner/library';
-import {
-  type DailyReviewResource,
-  type IssuedReviewFeedResource,
-  type RatingResultResource,
-  type ReviewFeedStatusResource,
-  type ReviewSettingsResource,
-  ratingRequestSchema,
+import type {
+  DailyReviewResource,
+  IssuedReviewFeedResource,
+  RatingResultResource,
+  ReviewFeedStatusResource,
+  ReviewSettingsResource,
 } from './api';
 import type { ReviewCard, ReviewRating } from './card';
 import type { ReviewReason } from './daily';
@@ -132,7 +131,9 @@ export async function rateHighlight(
   rating: string,
   now: Date,
 ): Promise<RatingResultResource> {
-  // The API's own check, so every caller (a body, an MCP tool's argument) gets the same 422 issues.
+  // The API's own check, so every caller (a body, an MCP tool's argument) gets the same 422 issues;
+  // its schemas load with the first rating, not at a cold start.
+  const { ratingRequestSchema } = await import('./api');
   const parsed = ratingRequestSchema.safeParse({ rating }, { reportInput: true });
   if (!parsed.success) throw new InvalidInputError(toValidationIssues('body', parsed.error.issues));
   // Highlight ids are UUIDs: anything else names no highlight (as another user's id does).

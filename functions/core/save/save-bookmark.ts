@@ -42,12 +42,24 @@ import { normalizeUrl } from './url';
  * workspace (same normalised URL) gets the selection appended to its note instead.
  */
 
+/** A saved page: its bookmark and its note. */
+interface SavedNote {
+  readonly bookmark: Bookmark;
+  readonly note: Note;
+}
+
 /** The request's Idempotency-Key is held by another request (in flight or answered), or an earlier one. */
 export type KeyTaken = { readonly kind: 'key-taken'; readonly stored: StoredAnswer<AnswerOutcome> };
 
 export type CreateBookmarkOutcome =
   | { readonly kind: 'created' }
-  | { readonly kind: 'exists'; readonly bookmarkId: string; readonly noteId: string }
+  /** The URL is saved already: its bookmark and note as read right after (null when deleted meanwhile). */
+  | {
+      readonly kind: 'exists';
+      readonly bookmarkId: string;
+      readonly noteId: string;
+      readonly saved: SavedNote | null;
+    }
   | { readonly kind: 'note-limit'; readonly used: number; readonly limit: number }
   | KeyTaken;
 
@@ -124,7 +136,8 @@ export interface NoteChange {
 export interface BookmarkStore {
   /**
    * Writes bookmark, note and the (user, normalised URL) marker atomically, within the user's note
-   * cap. With `enrichment`, the bookmark is also recorded as awaiting it (the outbox the sweeper
+   * cap. When the URL is saved already (`exists`), it reads that page's bookmark and note before it
+   * answers, so the save goes on to append without another call. With `enrichment`, the bookmark is also recorded as awaiting it (the outbox the sweeper
    * re-publishes from, should the publish after the commit fail). With `record`, the answer is
    * kept for its Idempotency-Key in the same transaction, completing the request's claim, unless
    * the claim is no longer the request's (`key-taken`: its lease passed and another request took it).
@@ -159,7 +172,7 @@ export interface BookmarkStore {
    */
   removeLeftovers(note: Pick<Note, 'id' | 'userId' | 'bookmarkId'>): Promise<void>;
   /** The bookmark and its note, read consistently; null when either is gone. */
-  getSavedNote(ref: { bookmarkId: string; noteId: string }): Promise<{ bookmark: Bookmark; note: Note } | null>;
+  getSavedNote(ref: { bookmarkId: string; noteId: string }): Promise<SavedNote | null>;
   /**
    * Appends to the bookmark's note in one conditional write, then records the highlight (with
    * `record`, keeping the answer with it), and moves the bookmark's and the tag entries' update times.
@@ -176,6 +189,34 @@ export interface BookmarkStore {
   keepAnswer(record: SaveRecord): Promise<KeyTaken | null>;
   /** Gives up an unanswered claim (unless taken over meanwhile), so a retry of a failed request runs anew. */
   releaseClaim(claim: IdempotencyClaim): Promise<void>;
+}
+
+export type CreateNoteOutcome =
+  | { readonly kind: 'created' }
+  /** A note has its id already (a rerun, or an earlier import of the same book): nothing was written. */
+  | { readonly kind: 'exists'; readonly note: Note }
+  | { readonly kind: 'note-limit'; readonly used: number; readonly limit: number };
+
+/**
+ * Notes without a bookmark (an import's book of highlights, a text note): created under the note cap
+ * exactly as a save's note is, and changed as a saved note is.
+ */
+export interface NoteStore {
+  /**
+   * Writes the note (no bookmark, no saved-URL marker), its tag and reading-state entries and its
+   * highlights' records in one transaction with the note count, conditional on no note having its
+   * id: named after what it holds, the same note imported again (or a rerun) writes nothing twice.
+   */
+  createNote(note: Note, highlights: readonly Highlight[]): Promise<CreateNoteOutcome>;
+  /**
+   * `updateSavedNote` for a note found by its id alone: the bookmark's update time moves with it
+   * when it has one. Null when the note is gone or in the Trash.
+   */
+  updateNote(
+    noteId: string,
+    change: (note: Note) => NoteChange | null,
+    updated: string,
+  ): Promise<{ readonly kind: 'updated' | 'unchanged'; readonly note: Note } | null>;
 }
 
 export interface EnrichmentPublisher {
@@ -333,7 +374,10 @@ async function save(
       if (enrichment) await requestEnrichment(ports, enrichment);
       return saved;
     case 'exists': {
-      const appended = await appendToSavedNote({ ports, ref: outcome, request, addedTags: tags, now, keyed });
+      const appended = await appendToSavedNote(
+        { ports, ref: outcome, request, addedTags: tags, now, keyed },
+        outcome.saved,
+      );
       if (appended) return appended;
       // Deleted meanwhile: the URL is new again once what the note left is gone (a note deleted by its
       // TTL leaves its marker for the stream's consumer), so the save starts over and creates it.
@@ -421,20 +465,19 @@ interface SaveToSavedPage {
 }
 
 /**
- * Adds the request's highlight to the note already saved for its page, or nothing for a client's retry;
- * a note in the Trash is restored first. Null when the note was deleted for good since its URL was
- * found taken: the caller saves it anew.
+ * Adds the request's highlight to the note already saved for its page (`saved`, as the store read it
+ * when it found the URL taken), or nothing for a client's retry; a note in the Trash is restored
+ * first. Null when the note was deleted for good since its URL was found taken: the caller saves it anew.
  */
-async function appendToSavedNote(save: SaveToSavedPage): Promise<SaveOutcome | null> {
+async function appendToSavedNote(save: SaveToSavedPage, saved: SavedNote | null): Promise<SaveOutcome | null> {
   const { ports, ref, request, addedTags, now, keyed } = save;
-  const saved = await ports.store.getSavedNote(ref);
   if (!saved) return null;
   // The page's note is in the Trash: saving the page again takes it back (under the note cap), then adds to it.
   if (saved.note.trashedAt) {
     const restored = await ports.store.restoreNote(ref.noteId);
     if (restored.kind === 'note-limit')
       return keepAnswer(ports, keyed, { kind: 'note-limit', used: restored.used, limit: restored.limit });
-    return appendToSavedNote(save);
+    return appendToSavedNote(save, await ports.store.getSavedNote(ref));
   }
   const { bookmark, note } = saved;
   // New tags change the note's tag entries too: those saves rewrite the note (see retagSavedNote).

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { type PydanticIssueParams, toValidationIssues, type ValidationIssue } from '../contract/validation';
-import { truncate, withoutControlCharacters } from '../text/text';
+import { storableText, truncate } from '../text/text';
 import { DESCRIPTION_MAX_LENGTH } from './note-body';
 import { HOST_MAX_LENGTH, parseBookmarkUrl, URL_MAX_LENGTH, type UrlProblem } from './url';
 
@@ -101,14 +101,4 @@ export function parseSaveRequest(data: unknown): SaveRequestParse {
   return result.success
     ? { ok: true, request: result.data }
     : { ok: false, issues: toValidationIssues('body', result.error.issues) };
-}
-
-/**
- * Null when blank; otherwise the text without control characters (a NUL in a title; the feeds drop
- * them too) and with lone UTF-16 surrogates (valid in JSON's `\uD800`, not in Unicode) replaced by
- * U+FFFD, so everything stored and served back is valid Unicode.
- */
-export function storableText(value: string | null | undefined): string | null {
-  const text = value && withoutControlCharacters(value);
-  return !text || text.trim() === '' ? null : text.toWellFormed();
 }

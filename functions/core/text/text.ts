@@ -28,6 +28,16 @@ export function sanitizeText(text: string): string {
 }
 
 /** The text without control characters (a NUL, an ANSI escape); tab and line breaks stay. */
-export function withoutControlCharacters(text: string): string {
+function withoutControlCharacters(text: string): string {
   return text.replace(CONTROL_CHARS, '');
+}
+
+/**
+ * Null when blank; otherwise the text without control characters (a NUL in a title; the feeds drop
+ * them too) and with lone UTF-16 surrogates (valid in JSON's `\uD800`, not in Unicode) replaced by
+ * U+FFFD, so everything stored and served back is valid Unicode.
+ */
+export function storableText(value: string | null | undefined): string | null {
+  const text = value && withoutControlCharacters(value);
+  return !text || text.trim() === '' ? null : text.toWellFormed();
 }

@@ -35,6 +35,8 @@ ${settingsNavigation('import')}
 <h2 id="import-report-title">Report</h2>
 <dl class="import-counts" data-import-counts></dl>
 <ul data-import-notices></ul>
+<h3 data-import-notes-title>Notes without a bookmark</h3>
+<ul class="import-notes" data-import-notes></ul>
 <h3 data-import-skipped-title>Rows skipped</h3>
 <ol class="import-skipped" data-import-skipped></ol>
 </section>`,

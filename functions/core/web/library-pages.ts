@@ -5,6 +5,7 @@
  */
 
 import type { readerHtml } from '../article/sanitize';
+import { feedShowsNote, feedTagsText } from '../feed/settings';
 import { titleKey, wikiLinkPieces } from '../links/links';
 import { TRASH_RETENTION_DAYS } from '../model';
 import type {
@@ -371,6 +372,7 @@ export function notePage(
   related = '',
   article: ArticleResource | null = null,
   renderReader: ReaderHtml | null = null,
+  feeds: readonly FeedResource[] = [],
 ): string {
   const source = safeUrl(note.url);
   const csrf = context.signedIn.csrfToken;
@@ -419,6 +421,7 @@ ${note.highlights.length ? `<ul class="list highlights">\n${highlights}\n</ul>` 
 </section>
 ${connections(note)}
 ${related}
+${noteFeeds(note, feeds, csrf)}
 <section aria-labelledby="edit">
 <h2 id="edit">Edit</h2>
 <form method="post" action="${notePath(note.id)}" class="stack">
@@ -442,6 +445,27 @@ ${postButton(`${notePath(note.id)}/delete`, csrf, 'Move to Trash', 'secondary')}
 <p><a href="${webPaths.library}">Back to the Library</a></p>`,
     reader ? [LIBRARY_SCRIPT, READER_SCRIPT] : [LIBRARY_SCRIPT],
   );
+}
+
+/**
+ * The owner's feeds as the note sees them: those that show it (feedShowsNote), and for each other a
+ * button that puts it in (the tags addNoteToFeed gives it, as the API and MCP do).
+ */
+function noteFeeds(note: NoteResource, feeds: readonly FeedResource[], csrf: string): string {
+  if (!feeds.length) return '';
+  const items = feeds
+    .map((feed) =>
+      feedShowsNote(feed, note.tags)
+        ? `<li>${escapeHtml(feed.title)} <span class="muted">shows this note</span></li>`
+        : `<li>${escapeHtml(feed.title)} <span class="muted">notes tagged ${escapeHtml(feedTagsText(feed))}</span>
+${postButton(`${notePath(note.id)}/feeds`, csrf, `Add to ${feed.title}`, 'secondary', { feed_id: feed.id })}</li>`,
+    )
+    .join('\n');
+  return `<section aria-labelledby="note-feeds"><h2 id="note-feeds">Feeds</h2>
+<ul class="list note-feeds">
+${items}
+</ul>
+</section>`;
 }
 
 /**
@@ -591,7 +615,7 @@ export function feedsPage(context: PageContext, feeds: readonly FeedResource[]):
         .join('');
       return `<li>
 <h2>${escapeHtml(feed.title)}</h2>
-<p class="muted">Notes tagged ${feed.tags.map((tag) => `#${escapeHtml(tag)}`).join(feed.match === 'all' ? ' and ' : ' or ')} · ${SHARING_LABELS[feed.sharing]}</p>
+<p class="muted">Notes tagged ${escapeHtml(feedTagsText(feed))} · ${SHARING_LABELS[feed.sharing]}</p>
 ${feed.sharing === 'private' ? '<p class="muted">Its addresses answer “not found” until you share it.</p>' : ''}<ul class="feed-links" aria-label="Addresses of ${escapeHtml(feed.title)}">${links}</ul>
 <form method="post" action="${webPaths.feeds}/${encodeURIComponent(feed.id)}" class="inline-form">
 ${csrfField(csrf)}${sharingSelect(`sharing-${feed.id}`, feed.sharing)}

@@ -20,14 +20,13 @@ export interface HighlightReader {
   highlightsOf(noteIds: readonly string[]): Promise<Highlight[]>;
 }
 
-/** One bookmark with its note, as the JSON export writes it. */
-export interface ExportedBookmark {
-  readonly url: string;
+/** A note without a bookmark (an imported book's highlights, a text note), as the JSON export writes it. */
+export interface ExportedNote {
   readonly title: string;
   readonly created: string;
   readonly updated: string;
   readonly tags: readonly string[];
-  /** The note's Markdown: its description, highlights and comments. */
+  /** The note's Markdown: its text, highlights and comments. */
   readonly note: string;
   /** The note's highlights in the order they were saved, with their exact times. */
   readonly highlights: readonly ExportedHighlight[];
@@ -38,6 +37,11 @@ export interface ExportedBookmark {
   readonly archived_at: string | null;
   readonly starred: boolean;
   readonly starred_at: string | null;
+}
+
+/** One bookmark with its note, as the JSON export writes it. */
+export interface ExportedBookmark extends ExportedNote {
+  readonly url: string;
   /** The kept page, its text and readable HTML with its metadata, when one is stored. */
   readonly article?: ArticleResource;
 }
@@ -55,12 +59,13 @@ interface ExportedHighlight {
   };
 }
 
-/** Every bookmark of the user with its note, oldest first (the order browsers write their files in). */
+/** The user's workspace: every bookmark with its note, and every note without a bookmark, oldest first (the order browsers write their files in). */
 export async function exportWorkspace(
   readers: { notes: WorkspaceReader; highlights: HighlightReader; articles?: Pick<ArticleStore, 'getContent'> | null },
   userId: string,
-): Promise<ExportedBookmark[]> {
-  const exported: ExportedBookmark[] = [];
+): Promise<{ bookmarks: ExportedBookmark[]; notes: ExportedNote[] }> {
+  const bookmarks: ExportedBookmark[] = [];
+  const notes: ExportedNote[] = [];
   let cursor: string | undefined;
   do {
     const page = await readers.notes.listNotes(userId, {}, { limit: MAX_PAGE_SIZE, cursor });
@@ -68,38 +73,51 @@ export async function exportWorkspace(
       readers.notes.getBookmarks(page.items.flatMap((note) => note.bookmarkId ?? [])),
       readers.highlights.highlightsOf(page.items.map((note) => note.id)),
     ]);
-    const bookmarks = new Map(bookmarkList.map((bookmark) => [bookmark.id, bookmark]));
+    const byId = new Map(bookmarkList.map((bookmark) => [bookmark.id, bookmark]));
     const articles = await keptArticles(readers.articles, bookmarkList);
     for (const note of page.items) {
-      const bookmark = note.bookmarkId ? bookmarks.get(note.bookmarkId) : undefined;
+      const exported: ExportedNote = {
+        title: note.title,
+        created: note.created,
+        updated: note.updated ?? note.created,
+        tags: note.tags,
+        note: note.body,
+        highlights: highlightList
+          .filter((highlight) => highlight.noteId === note.id)
+          .map(({ quote, comment, saved, anchor }) => ({
+            quote,
+            comment,
+            saved,
+            ...(anchor ? { selector: { type: 'TextQuoteSelector' as const, exact: quote, ...anchor } } : {}),
+          })),
+        ...(note.comment ? { comment: note.comment } : {}),
+        archived: note.archivedAt != null,
+        archived_at: note.archivedAt ?? null,
+        starred: note.starredAt != null,
+        starred_at: note.starredAt ?? null,
+      };
+      if (!note.bookmarkId) {
+        notes.push(exported);
+        continue;
+      }
+      const bookmark = byId.get(note.bookmarkId);
       const article = bookmark && articles.get(bookmark.id);
       if (bookmark)
-        exported.push({
+        bookmarks.push({
           url: bookmark.url,
+          ...exported,
           title: bookmark.title,
           created: bookmark.created,
           updated: bookmark.updated,
-          tags: note.tags,
-          note: note.body,
-          highlights: highlightList
-            .filter((highlight) => highlight.noteId === note.id)
-            .map(({ quote, comment, saved, anchor }) => ({
-              quote,
-              comment,
-              saved,
-              ...(anchor ? { selector: { type: 'TextQuoteSelector' as const, exact: quote, ...anchor } } : {}),
-            })),
-          ...(note.comment ? { comment: note.comment } : {}),
-          archived: note.archivedAt != null,
-          archived_at: note.archivedAt ?? null,
-          starred: note.starredAt != null,
-          starred_at: note.starredAt ?? null,
           ...(article ? { article } : {}),
         });
     }
     cursor = page.cursor ?? undefined;
   } while (cursor);
-  return exported.sort((a, b) => a.created.localeCompare(b.created) || a.url.localeCompare(b.url));
+  return {
+    bookmarks: bookmarks.sort((a, b) => a.created.localeCompare(b.created) || a.url.localeCompare(b.url)),
+    notes: notes.sort((a, b) => a.created.localeCompare(b.created) || a.title.localeCompare(b.title)),
+  };
 }
 
 /** The stored articles of these bookmarks (a few read at a time), by bookmark id. */
@@ -152,57 +170,90 @@ function restoredHighlights(highlights: readonly ExportedHighlight[]) {
   );
 }
 
-/** A JSON export (`gleaner export --format json`) read back for `gleaner import`; throws InvalidExportError. */
-export function parseWorkspaceExport(json: string): BookmarkFileEntry[] {
+/** A note without a bookmark of a JSON export, as `gleaner import` restores it. */
+export interface RestoredNote {
+  readonly title: string;
+  readonly tags: string[];
+  readonly added: Date;
+  readonly comment: string | null;
+  readonly note: NonNullable<BookmarkFileEntry['note']>;
+  readonly archived: Date | null;
+  readonly starred: Date | null;
+}
+
+/**
+ * A JSON export (`gleaner export --format json`) read back for `gleaner import`: its bookmarks, and
+ * its notes without a bookmark (none in an export from before they were exported); throws InvalidExportError.
+ */
+export function parseWorkspaceExport(json: string): {
+  bookmarks: (BookmarkFileEntry & { comment: string | null })[];
+  notes: RestoredNote[];
+} {
   let document: unknown;
   try {
     document = JSON.parse(json);
   } catch (error) {
     throw new InvalidExportError(`not JSON: ${(error as Error).message}`);
   }
-  const bookmarks = (document as { bookmarks?: unknown } | null)?.bookmarks;
+  const { bookmarks, notes = [] } = (document ?? {}) as { bookmarks?: unknown; notes?: unknown };
   if (!Array.isArray(bookmarks)) throw new InvalidExportError('no "bookmarks" list');
-  return bookmarks.map((bookmark, index) => {
-    const { url, title, created, updated, tags, note, highlights, archived, archived_at, starred, starred_at } =
-      (bookmark ?? {}) as Partial<Record<keyof ExportedBookmark, unknown>>;
-    const problem =
-      typeof url !== 'string'
-        ? 'url'
-        : typeof title !== 'string'
-          ? 'title'
-          : !isDate(created)
-            ? 'created'
-            : !isDate(updated)
-              ? 'updated'
-              : !isStringList(tags)
-                ? 'tags'
-                : typeof note !== 'string'
-                  ? 'note'
-                  : highlights !== undefined && !isHighlightList(highlights)
-                    ? 'highlights'
-                    : !isState(archived, archived_at)
-                      ? 'archived'
-                      : !isState(starred, starred_at)
-                        ? 'starred'
-                        : null;
-    if (problem) throw new InvalidExportError(`bookmarks[${index}].${problem} is missing or of the wrong type`);
-    return {
-      url: url as string,
-      title: title as string,
-      tags: [...(tags as string[])],
-      added: new Date(created as string),
-      description: null,
-      note: {
-        body: note as string,
-        updated: new Date(updated as string),
-        // An export from before highlights were exported has none: they then take the note's time.
-        highlights: restoredHighlights((highlights ?? []) as ExportedHighlight[]),
-      },
-      // An export from before reading states has none: every note lands in the inbox.
-      archived: stateSince(archived, archived_at, updated as string),
-      starred: stateSince(starred, starred_at, updated as string),
-    };
-  });
+  if (!Array.isArray(notes)) throw new InvalidExportError('"notes" is not a list');
+  return {
+    bookmarks: bookmarks.map((bookmark, index) => {
+      const { url, title, tags, added, comment, note, archived, starred } = restoredNote(
+        bookmark,
+        `bookmarks[${index}]`,
+      );
+      return { url: url as string, title, tags, added, description: null, comment, note, archived, starred };
+    }),
+    notes: notes.map((note, index) => {
+      const { url: _none, ...restored } = restoredNote(note, `notes[${index}]`, false);
+      return restored;
+    }),
+  };
+}
+
+/** An exported note (a bookmark's, with its `url`) as restored; InvalidExportError naming the first field missing or of the wrong type. */
+function restoredNote(entry: unknown, at: string, withUrl = true) {
+  const { url, title, created, updated, tags, note, highlights, comment, archived, archived_at, starred, starred_at } =
+    (entry ?? {}) as Partial<Record<keyof ExportedBookmark, unknown>>;
+  const problem =
+    withUrl && typeof url !== 'string'
+      ? 'url'
+      : typeof title !== 'string'
+        ? 'title'
+        : !isDate(created)
+          ? 'created'
+          : !isDate(updated)
+            ? 'updated'
+            : !isStringList(tags)
+              ? 'tags'
+              : typeof note !== 'string'
+                ? 'note'
+                : highlights !== undefined && !isHighlightList(highlights)
+                  ? 'highlights'
+                  : !isState(archived, archived_at)
+                    ? 'archived'
+                    : !isState(starred, starred_at)
+                      ? 'starred'
+                      : null;
+  if (problem) throw new InvalidExportError(`${at}.${problem} is missing or of the wrong type`);
+  return {
+    url,
+    title: title as string,
+    tags: [...(tags as string[])],
+    added: new Date(created as string),
+    comment: typeof comment === 'string' ? comment : null,
+    note: {
+      body: note as string,
+      updated: new Date(updated as string),
+      // An export from before highlights were exported has none: they then take the note's time.
+      highlights: restoredHighlights((highlights ?? []) as ExportedHighlight[]),
+    },
+    // An export from before reading states has none: every note lands in the inbox.
+    archived: stateSince(archived, archived_at, updated as string),
+    starred: stateSince(starred, starred_at, updated as string),
+  };
 }
 
 /** A reading state as exported: absent (older exports), or a boolean and its time (null when not set). */

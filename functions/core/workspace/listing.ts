@@ -15,6 +15,8 @@ export interface PageRequest {
 export const DEFAULT_PAGE_SIZE = 50;
 /** One page stays within one BatchGetItem (100 keys). */
 export const MAX_PAGE_SIZE = 100;
+/** Query parameters of the note list. */
+export const NOTE_PAGE_LIMIT = { min: 1, max: MAX_PAGE_SIZE, default: 50 } as const;
 
 /** A cursor that is not one this list handed out (mistyped, truncated, or from another list). */
 export class InvalidCursorError extends Error {

@@ -1,15 +1,8 @@
 import * as z from 'zod/mini';
-import { feedListSchema } from '../../core/owner/api';
+import { feedTagsText } from '../../core/feed/settings';
+import { feedListSchema, noteInFeedSchema } from '../../core/owner/api';
 import * as library from '../../core/owner/library';
 import { ADDITIVE, noteId, READ_ONLY, type ToolGroup, tagsText } from '../tool';
-
-const feedTaggingSchema = z.object({
-  feed_id: z.string(),
-  note_id: z.string(),
-  tags_added: z.array(z.string()),
-  note_tags: z.array(z.string()),
-  page_url: z.string(),
-});
 
 /** The published feeds, and putting a note into one. */
 export const feedTools: ToolGroup = (tool, { ports, principal }) => {
@@ -28,7 +21,7 @@ export const feedTools: ToolGroup = (tool, { ports, principal }) => {
       const list = await library.listFeeds(owner, principal);
       const lines = list.feeds.map(
         (feed) =>
-          `- ${feed.title} (feed ${feed.id}): notes tagged ${feed.tags.map((name) => `#${name}`).join(feed.match === 'all' ? ' and ' : ' or ')}, ${feed.sharing}, ${feed.page_url}`,
+          `- ${feed.title} (feed ${feed.id}): notes tagged ${feedTagsText(feed)}, ${feed.sharing}, ${feed.page_url}`,
       );
       return { data: list, text: lines.join('\n') || 'No feeds yet.' };
     },
@@ -41,21 +34,15 @@ export const feedTools: ToolGroup = (tool, { ports, principal }) => {
       description:
         'Puts a note into a feed by giving it the tag(s) the feed shows (every tag of a feed that needs all, else its first), so anyone who reads the feed sees it.',
       input: { note_id: noteId, feed_id: z.guid() },
-      output: feedTaggingSchema,
+      output: noteInFeedSchema,
       annotations: ADDITIVE,
     },
     async ({ note_id, feed_id }) => {
-      const { feed, note, tagsAdded } = await library.addNoteToFeed(owner, principal, note_id, feed_id);
+      const { feed, note, placed } = await library.addNoteToFeed(owner, principal, note_id, feed_id);
       return {
-        data: {
-          feed_id: feed.id,
-          note_id: note.id,
-          tags_added: tagsAdded,
-          note_tags: note.tags,
-          page_url: feed.page_url,
-        },
-        text: tagsAdded.length
-          ? `“${note.title}” is now in the feed “${feed.title}” (added ${tagsText(tagsAdded)}): ${feed.page_url}`
+        data: placed,
+        text: placed.tags_added.length
+          ? `“${note.title}” is now in the feed “${feed.title}” (added ${tagsText(placed.tags_added)}): ${feed.page_url}`
           : `“${note.title}” is in the feed “${feed.title}” already.`,
       };
     },
