@@ -151,6 +151,48 @@ describe('an import through the API', { timeout: 180_000 }, () => {
     expect((await owner.api('/api/v2/me/imports', { method: 'POST', body: { file_name: 'b.csv' } })).status).toBe(201);
   });
 
+  it('keeps Readwise books that match no document as notes without a bookmark, listed; their highlights edited like any note’s, by their owner alone', async () => {
+    const [reader, other] = await Promise.all([signedInUser(t), signedInUser(t)]);
+    const csv = fixtureFile('readwise', 'readwise-highlights.csv');
+    const report = await finished(reader, (await startImport(reader, 'readwise-highlights.csv', csv)).id);
+    expect(report).toMatchObject({
+      status: 'done',
+      imported: 0,
+      notes: 3,
+      highlights: 5,
+      enrichment_waiting: 0,
+      notes_without_bookmark: [
+        { row: 1, title: 'Small Bets', highlights: 2 },
+        { row: 3, title: 'The Printed Book', highlights: 2 },
+        { row: 6, title: 'Büchertage', highlights: 1 },
+      ],
+    });
+    const listed = (await json(await reader.api('/api/v2/me/notes'))).notes as {
+      id: string;
+      title: string;
+      url: null;
+    }[];
+    const book = listed.find((found) => found.title === 'The Printed Book')!;
+    expect(book.url).toBeNull();
+    const path = `/api/v2/me/notes/${book.id}`;
+    const [first] = (await json(await reader.api(path))).highlights;
+    // Another user's note ids answer 404, for reading and for changing a highlight.
+    expect((await other.api(path)).status).toBe(404);
+    const highlight = `${path}/highlights/${first.id}`;
+    expect((await other.api(highlight, { method: 'PATCH', body: { comment: 'mine' } })).status).toBe(404);
+    expect((await other.api(highlight, { method: 'DELETE' })).status).toBe(404);
+    expect((await reader.api(highlight, { method: 'PATCH', body: { comment: 'Read aloud' } })).status).toBe(200);
+    expect((await json(await reader.api(path))).body).toContain('> From a paper book\n\nRead aloud');
+    expect((await reader.api(highlight, { method: 'DELETE' })).status).toBe(204);
+    const after = await json(await reader.api(path));
+    expect(after.highlights.map((found: { quote: string }) => found.quote)).toEqual(['Ink dries slowly.']);
+    expect(after.body).not.toContain('From a paper book');
+    // The same file again adds nothing.
+    const again = await finished(reader, (await startImport(reader, 'readwise-highlights.csv', csv)).id);
+    expect(again).toMatchObject({ status: 'done', notes: 0, merged: 3 });
+    expect((await json(await other.api('/api/v2/me/notes'))).notes).toHaveLength(0);
+  });
+
   it('fails a file of no known format, naming the formats it knows', async () => {
     const owner = await signedInUser(t);
     const { id } = await startImport(owner, 'notes.txt', new TextEncoder().encode('just some words\n'));

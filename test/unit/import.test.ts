@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { unzipSync } from 'fflate';
 import { expect, it } from 'vitest';
 import { readExport } from '../../functions/core/import/detect';
+import { prepareImport } from '../../functions/core/import/import';
+import { NOTE_BODY_MAX_BYTES } from '../../functions/core/save/note-body';
 import { renderNetscapeBookmarks } from '../../functions/core/workspace/netscape-bookmarks';
 import { InMemoryBookmarkStore } from '../support/in-memory-bookmark-store';
 import { InMemoryImportStore } from '../support/in-memory-import-store';
@@ -70,4 +72,24 @@ it('imports a Pocket zip of three parts in one run, archived rows archived', asy
   expect([...store.notes.values()].find((note) => note.title === 'Pocket 2010')?.archivedAt).toEqual(
     expect.any(String),
   );
+});
+
+it('keeps as many of a book’s highlights as its note holds, so a note too big to store is never written', () => {
+  const quote = (i: number) => `Highlight ${i} ${'x'.repeat(300)}`;
+  const csv = [
+    'Highlight,Book Title,Book Author,Amazon Book ID,Note,Color,Tags,Location Type,Location,Highlighted at,Document tags',
+    ...Array.from(
+      { length: 2_000 },
+      (_, i) => `${quote(i)},A Long Book,,,,,,,,2024-01-01 00:00:${String(i % 60).padStart(2, '0')}+00:00,`,
+    ),
+  ].join('\n');
+  const prepared = prepareImport(
+    readExport([{ name: 'readwise-highlights.csv', bytes: new TextEncoder().encode(csv) }]),
+    new Date(),
+  );
+  const [note] = prepared.notes;
+  expect(new TextEncoder().encode(note!.body).length).toBeLessThanOrEqual(NOTE_BODY_MAX_BYTES);
+  expect(note!.highlights.length).toBeGreaterThan(500);
+  expect(note!.highlights.length).toBeLessThan(2_000);
+  expect(note!.body.endsWith(`> ${note!.highlights.at(-1)!.quote}`)).toBe(true);
 });

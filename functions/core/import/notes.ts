@@ -83,6 +83,23 @@ export function prepareNote(book: ImportedBook, now: Date): ImportNote {
         ? `text\n${title}\n${book.text ?? ''}`
         : `note\n${title}\n${isoTimestamp(created)}`;
   const lead = [book.author ? `By ${book.author}` : null, book.text].filter(Boolean).join('\n\n');
+  // A book's highlights as far as a note holds them (NoteBody's limits): a note too big to store is never written.
+  let body = restored?.body ?? lead;
+  const kept = restored ? highlights : [];
+  for (const highlight of restored ? [] : highlights) {
+    const next = appendHighlight(body, { selection: highlight.quote, comment: highlight.comment });
+    const fields = {
+      body: next,
+      title,
+      url: null,
+      comment: book.comment ?? null,
+      tags: book.tags,
+      lastHighlight: highlight.quote,
+    };
+    if (NoteBody.of({ ...fields, body: '' }).refusal(fields)) break;
+    body = next;
+    kept.push(highlight);
+  }
   return {
     file: book.file,
     row: book.row,
@@ -91,14 +108,9 @@ export function prepareNote(book: ImportedBook, now: Date): ImportNote {
     tags: book.tags,
     created: isoTimestamp(created),
     updated: isoTimestamp(updated),
-    body:
-      restored?.body ??
-      highlights.reduce(
-        (body, highlight) => appendHighlight(body, { selection: highlight.quote, comment: highlight.comment }),
-        lead,
-      ),
+    body,
     comment: book.comment ? truncate(book.comment, SAVE_LIMITS.comment) : null,
-    highlights: highlights.map((highlight) => ({ ...highlight, saved: isoTimestamp(highlight.saved) })),
+    highlights: kept.map((highlight) => ({ ...highlight, saved: isoTimestamp(highlight.saved) })),
     archived: since(book.archived),
     starred: since(book.starred),
   };

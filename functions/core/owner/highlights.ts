@@ -4,7 +4,7 @@ import { type Highlight, type HighlightAnchor, mergeTags, type Note } from '../m
 import { extractHashtags } from '../save/hashtags';
 import { rewriteHighlight } from '../save/highlights';
 import { appendHighlight, NoteBody, NoteTooLargeError, sameHighlight } from '../save/note-body';
-import { type NoteChange, NoteNotFoundError } from '../save/save-bookmark';
+import type { NoteChange } from '../save/save-bookmark';
 import { isoTimestamp, storableText } from '../text/text';
 import type { HighlightCreate, HighlightResource } from './api';
 import { highlightResource, InvalidInputError, keptPage, liveNote, NotFoundError, type OwnerPorts } from './library';
@@ -146,7 +146,6 @@ async function changeNote(
   refused: { loc: (string | number)[]; done: string },
   change: (note: Note) => NoteChange,
 ): Promise<void> {
-  if (!note.bookmarkId) throw new NotFoundError('No such note');
   const tooLarge = new InvalidInputError([
     {
       loc: refused.loc,
@@ -154,20 +153,20 @@ async function changeNote(
       type: 'note_too_large',
     },
   ]);
-  try {
-    await ports.notes.updateSavedNote(
-      { bookmarkId: note.bookmarkId, noteId: note.id },
+  // A note without a bookmark (an imported book's highlights) takes the same changes.
+  const changed = await ports.notes
+    .updateNote(
+      note.id,
       (current) => {
         const next = change(current);
         if (NoteBody.of(current).refusal({ ...current, ...next })) throw tooLarge;
         return next;
       },
       now,
-      null,
-    );
-  } catch (error) {
-    if (error instanceof NoteNotFoundError) throw new NotFoundError('No such note');
-    if (error instanceof NoteTooLargeError) throw tooLarge;
-    throw error;
-  }
+    )
+    .catch((error: unknown) => {
+      if (error instanceof NoteTooLargeError) throw tooLarge;
+      throw error;
+    });
+  if (!changed) throw new NotFoundError('No such note');
 }

@@ -17,7 +17,7 @@ import {
 } from '../model';
 import { normalizeTag } from '../save/hashtags';
 import { descriptionOf, NoteBody, NoteTooLargeError } from '../save/note-body';
-import type { BookmarkStore, EnrichmentPublisher } from '../save/save-bookmark';
+import type { BookmarkStore, EnrichmentPublisher, NoteStore } from '../save/save-bookmark';
 import { isoTimestamp } from '../text/text';
 import { expiryAfter } from '../token/lifecycle';
 import { newAccessToken } from '../workspace/accounts';
@@ -81,7 +81,7 @@ export interface RetagJob {
   readonly resumeAt: string;
 }
 
-export interface LibraryStore extends WorkspaceReader, Pick<BookmarkStore, 'updateSavedNote'> {
+export interface LibraryStore extends WorkspaceReader, Pick<NoteStore, 'updateNote'> {
   getNote(noteId: string): Promise<Note | null>;
   noteHighlights(noteId: string): Promise<Highlight[]>;
   /**
