@@ -187,7 +187,7 @@ function cliStart(): void {
  * Each function's bundle and the SDK-only bundle of its clients, imported in turn (function, then
  * baseline, INIT_RUNS times over all functions), so a busy patch of a shared machine weighs on both
  * alike. The target is judged on CPU time, which other processes on the machine barely move (the wall
- * clock moved by 2× and more between runs at a load average of 10 on 2 cores): the ratio is the median
+ * clock moved by 2× and more between runs at a load average of 10–25 on 2 cores): the ratio is the median
  * of each pair's ratio, the milliseconds the medians of each side.
  */
 async function bundleInit(): Promise<void> {
