@@ -31,6 +31,16 @@ describe('a commit another writer pre-empted', () => {
     expect(writer.calls()).toBe(3);
   });
 
+  it('is tried again when two folds compacted one table at once', async () => {
+    const writer = writeFailing(
+      new Error(
+        'lance error: Commit conflict for version 12: This Rewrite transaction was preempted by concurrent transaction Rewrite at version 12. Please retry.',
+      ),
+    );
+    await expect(committed(writer.write)).resolves.toBe('written');
+    expect(writer.calls()).toBe(2);
+  });
+
   it('fails the write after its attempts, with the conflict', async () => {
     const writer = writeFailing(conflict(), conflict(), conflict());
     await expect(committed(writer.write, 3)).rejects.toThrow(/Retryable commit conflict/);

@@ -851,8 +851,12 @@ async function oneRowEach(table: lancedb.Table, key: 'note_id' | 'chunk_id', not
   }
 }
 
-/** LanceDB's word for a commit another writer got in first: the same write again, on the new version, succeeds. */
-const RETRYABLE_CONFLICT = /Retryable commit conflict/;
+/**
+ * LanceDB's words for a commit another writer got in first: "Retryable commit conflict", or, when two
+ * folds compact one table at once, "Commit conflict … This Rewrite transaction was preempted by
+ * concurrent transaction Rewrite … Please retry". The same write again, on the new version, succeeds.
+ */
+const RETRYABLE_CONFLICT = /Retryable commit conflict|was preempted by concurrent transaction/;
 const COMMIT_ATTEMPTS = 10;
 
 /**
