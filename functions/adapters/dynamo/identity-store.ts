@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -12,6 +11,7 @@ import { EmailTakenError, type IdentityStore } from '../../core/identity/account
 import type { Login, OneTimeLink, OneTimePurpose, Passkey, WebAuthnChallenge } from '../../core/identity/identity';
 import type { Session } from '../../core/identity/session';
 import type { User } from '../../core/model';
+import { conditionalWrite, TransactionSteps, writtenUnlessConditionFails } from './conditional-write';
 import { type FlashSlot, flashItem, readFlash } from './entities/flash';
 import { loginItem, readLogin } from './entities/login';
 import { oneTimeLinkItem, readOneTimeLink } from './entities/one-time-link';
@@ -21,7 +21,6 @@ import { readUserEmail, userItem } from './entities/user';
 import { readWebAuthnChallenge, webAuthnChallengeItem } from './entities/webauthn-challenge';
 import { type AuthEntryKind, keys, LOOKUP_INDEX } from './keys';
 import { queryAll } from './query-all';
-import { cancellationReasons } from './transactions';
 
 /**
  * How people sign in: email logins (with the password hash), browser sessions, one-time links
@@ -37,53 +36,43 @@ export class DynamoIdentityStore implements IdentityStore {
 
   /** A new user with an email login, in one transaction; EmailTakenError when the address has a login. */
   async createUserWithLogin(user: User, login: Login): Promise<void> {
-    try {
-      await this.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: this.tableName,
-                Item: userItem(user, login.email),
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            this.loginPut(login),
-          ],
-        }),
-      );
-    } catch (error) {
-      if (cancellationReasons(error)?.[1]?.Code === 'ConditionalCheckFailed') throw new EmailTakenError(login.email);
-      throw error;
-    }
+    const steps = new TransactionSteps<'user' | 'login'>()
+      .add('user', {
+        Put: {
+          TableName: this.tableName,
+          Item: userItem(user, login.email),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      })
+      .add('login', this.loginPut(login));
+    const outcome = await this.transact(steps);
+    if (outcome.written) return;
+    if (steps.refused('login', outcome.failed)) throw new EmailTakenError(login.email);
+    throw new Error(`user ${user.id} exists already`);
   }
 
   /** Gives an existing user (made by an operator) an email login; EmailTakenError when the address has one. */
   async addLogin(login: Login): Promise<void> {
-    try {
-      await this.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: keys.user(login.userId),
-                UpdateExpression: 'SET email = :email',
-                ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(email)',
-                ExpressionAttributeValues: { ':email': login.email },
-              },
-            },
-            this.loginPut(login),
-          ],
-        }),
-      );
-    } catch (error) {
-      const reasons = cancellationReasons(error);
-      if (reasons?.[0]?.Code === 'ConditionalCheckFailed')
-        throw new Error(`user ${login.userId} does not exist or already has an email login`);
-      if (reasons?.[1]?.Code === 'ConditionalCheckFailed') throw new EmailTakenError(login.email);
-      throw error;
-    }
+    const steps = new TransactionSteps<'user' | 'login'>()
+      .add('user', {
+        Update: {
+          TableName: this.tableName,
+          Key: keys.user(login.userId),
+          UpdateExpression: 'SET email = :email',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(email)',
+          ExpressionAttributeValues: { ':email': login.email },
+        },
+      })
+      .add('login', this.loginPut(login));
+    const outcome = await this.transact(steps);
+    if (outcome.written) return;
+    if (steps.refused('user', outcome.failed))
+      throw new Error(`user ${login.userId} does not exist or already has an email login`);
+    throw new EmailTakenError(login.email);
+  }
+
+  private transact(steps: TransactionSteps<string>) {
+    return conditionalWrite(() => this.doc.send(new TransactWriteCommand({ TransactItems: steps.actions })));
   }
 
   private loginPut(login: Login) {
@@ -123,8 +112,8 @@ export class DynamoIdentityStore implements IdentityStore {
   }
 
   async markVerified(email: string, userId: string): Promise<boolean> {
-    try {
-      await this.doc.send(
+    return writtenUnlessConditionFails(() =>
+      this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.login(email),
@@ -132,46 +121,36 @@ export class DynamoIdentityStore implements IdentityStore {
           ConditionExpression: 'userId = :user',
           ExpressionAttributeValues: { ':yes': true, ':user': userId },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   /** Moves a login to a new address (unverified until its link is followed); EmailTakenError when taken. */
   async changeEmail(current: Login, newEmail: string): Promise<void> {
     const moved: Login = { ...current, email: newEmail, verified: false };
-    try {
-      await this.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName: this.tableName,
-                Key: keys.login(current.email),
-                ConditionExpression: 'userId = :user',
-                ExpressionAttributeValues: { ':user': current.userId },
-              },
-            },
-            this.loginPut(moved),
-            {
-              Update: {
-                TableName: this.tableName,
-                Key: keys.user(current.userId),
-                UpdateExpression: 'SET email = :email',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeValues: { ':email': newEmail },
-              },
-            },
-          ],
-        }),
-      );
-    } catch (error) {
-      if (cancellationReasons(error)?.[1]?.Code === 'ConditionalCheckFailed') throw new EmailTakenError(newEmail);
-      throw error;
-    }
+    const steps = new TransactionSteps<'old-login' | 'new-login' | 'user'>()
+      .add('old-login', {
+        Delete: {
+          TableName: this.tableName,
+          Key: keys.login(current.email),
+          ConditionExpression: 'userId = :user',
+          ExpressionAttributeValues: { ':user': current.userId },
+        },
+      })
+      .add('new-login', this.loginPut(moved))
+      .add('user', {
+        Update: {
+          TableName: this.tableName,
+          Key: keys.user(current.userId),
+          UpdateExpression: 'SET email = :email',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':email': newEmail },
+        },
+      });
+    const outcome = await this.transact(steps);
+    if (outcome.written) return;
+    if (steps.refused('new-login', outcome.failed)) throw new EmailTakenError(newEmail);
+    throw new Error(`the login ${current.email} of user ${current.userId} is no longer there to move`);
   }
 
   async putSession(session: Session): Promise<void> {
