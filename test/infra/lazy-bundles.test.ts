@@ -22,7 +22,10 @@ const lazilyLoaded: Record<string, readonly string[]> = {
   ...Object.fromEntries(
     functions.filter((definition) => definition.access.length).map((definition) => [definition.id, tracing]),
   ),
-  PageWorker: [...tracing, 'undici', 'linkedom'],
+  // The workers' parsers: Readability, its DOM and the sanitizer come with the first page kept, the
+  // export readers (HTML, zip) with the first file read.
+  PageWorker: [...tracing, 'undici', 'linkedom', '@mozilla/readability', 'sanitize-html'],
+  ImportWorker: [...tracing, 'linkedom', 'htmlparser2', 'sanitize-html', 'fflate'],
   FaviconWorker: [...tracing, 'undici'],
   GetPublishedFeedRss: [...tracing, 'xmlbuilder2', 'markdown-it'],
   GetFeedAtom: [...tracing, 'xmlbuilder2', 'markdown-it'],
@@ -58,6 +61,13 @@ const lazyModules: Record<string, readonly string[]> = {
   GetMyAccount: [schemas.owner, schemas.review, schemas.import, schemas.save],
   WebLibrary: [schemas.owner, schemas.save],
   Mcp: [schemas.owner, schemas.review, schemas.contract, schemas.save, 'functions/mcp/server.ts'],
+  PageWorker: ['functions/core/article/extract.ts', 'functions/core/article/sanitize.ts'],
+  ImportWorker: [
+    'functions/core/import/detect.ts',
+    'functions/core/workspace/netscape-bookmarks.ts',
+    'functions/core/article/extract.ts',
+    'functions/core/article/sanitize.ts',
+  ],
 };
 
 const outdir = mkdtempSync(path.join(tmpdir(), 'gleaner-bundles-'));

@@ -2,8 +2,7 @@ import type { FetchOutcome } from '../enrich/enrichment';
 import { iconFileName, iconMediaType } from '../enrich/icons';
 import { isoTimestamp } from '../text/text';
 import type { ArticleContent } from './content';
-import { type ExtractedArticle, extractArticle } from './extract';
-import { imageSources, replaceImages } from './sanitize';
+import type { ExtractedArticle } from './extract';
 
 /**
  * The page itself, kept beside its note: the article's sanitized HTML and text in the article store
@@ -73,6 +72,11 @@ export async function keepArticle(
   articleId: string,
   page: FetchedPage,
 ): Promise<ArticleRecord> {
+  // Readability, its DOM and the sanitizer come with the first page kept, not with a worker's cold start.
+  const [{ extractArticle }, { imageSources, replaceImages }] = await Promise.all([
+    import('./extract'),
+    import('./sanitize'),
+  ]);
   const article = await extractArticle(page.html, page.url, { truncated: page.truncated });
   const kept = new Map<string, string>();
   const files = new Map<string, number>();
