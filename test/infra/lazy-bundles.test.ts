@@ -22,7 +22,7 @@ const lazilyLoaded: Record<string, readonly string[]> = {
   ...Object.fromEntries(
     functions.filter((definition) => definition.access.length).map((definition) => [definition.id, tracing]),
   ),
-  PageWorker: [...tracing, 'undici', 'linkedom'],
+  PageWorker: [...tracing, 'undici', 'linkedom', 'sanitize-html'],
   FaviconWorker: [...tracing, 'undici'],
   GetPublishedFeedRss: [...tracing, 'xmlbuilder2', 'markdown-it'],
   GetFeedAtom: [...tracing, 'xmlbuilder2', 'markdown-it'],

@@ -3,7 +3,6 @@ import { iconFileName, iconMediaType } from '../enrich/icons';
 import { isoTimestamp } from '../text/text';
 import type { ArticleContent } from './content';
 import { type ExtractedArticle, extractArticle } from './extract';
-import { imageSources, replaceImages } from './sanitize';
 
 /**
  * The page itself, kept beside its note: the article's sanitized HTML and text in the article store
@@ -74,6 +73,7 @@ export async function keepArticle(
   page: FetchedPage,
 ): Promise<ArticleRecord> {
   const article = await extractArticle(page.html, page.url, { truncated: page.truncated });
+  const { imageSources, replaceImages } = await import('./sanitize'); // loaded by the extraction already
   const kept = new Map<string, string>();
   const files = new Map<string, number>();
   for (const source of imageSources(article.html, MAX_ARTICLE_IMAGES)) {
