@@ -24,6 +24,8 @@ const lazilyLoaded: Record<string, readonly string[]> = {
   ),
   PageWorker: [...tracing, 'undici', 'linkedom', 'sanitize-html'],
   FaviconWorker: [...tracing, 'undici'],
+  // The import worker reads the uploaded file (every format's reader) with the first chunk that needs it.
+  ImportWorker: [...tracing, 'linkedom', 'htmlparser2', 'sanitize-html', 'csv-parse', 'fflate'],
   GetPublishedFeedRss: [...tracing, 'xmlbuilder2', 'markdown-it'],
   GetFeedAtom: [...tracing, 'xmlbuilder2', 'markdown-it'],
   GetJsonFeed: [...tracing, 'markdown-it'],

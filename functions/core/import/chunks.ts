@@ -1,7 +1,6 @@
 import { derivedId } from '../save/idempotency';
 import { isoTimestamp } from '../text/text';
 import { type ImportedArticlePorts, importedArticles } from './articles';
-import { readExport } from './detect';
 import {
   entriesOf,
   type ImportLink,
@@ -93,6 +92,8 @@ async function readPrepared(ports: ImportJobPorts, job: ImportJob): Promise<Prep
     await finish(ports, job, 'failed', 'The uploaded file is gone');
     return null;
   }
+  // The readers of every format (linkedom, csv-parse, fflate…) load with the first chunk that reads a file.
+  const { readExport } = await import('./detect');
   try {
     return prepareImport(readExport([{ name: job.fileName, bytes }]), new Date(job.created));
   } catch (error) {

@@ -1,6 +1,7 @@
 import { MAX_TAGS_PER_NOTE, mergeTags } from '../model';
+import { asTag } from '../save/hashtags';
 import { sameHighlight } from '../save/note-body';
-import { asTag, type BookmarkFileEntry } from '../workspace/netscape-bookmarks';
+import type { BookmarkFileEntry } from '../workspace/netscape-bookmarks';
 import { inSavedOrder, type RestoredHighlight } from '../workspace/restored-highlights';
 
 /**

@@ -26,3 +26,13 @@ export function normalizeTag(raw: string): string | null {
   if (!tag || tag.length > TAG_MAX_LENGTH || /^\p{N}+$/u.test(tag)) return null;
   return tag;
 }
+
+/** A folder name, label or listed tag as a tag: `Reading List` → `reading-list`, `#Géo` → `géo`. */
+export function asTag(name: string): string | null {
+  const words = name
+    .trim()
+    .replace(/^#/, '')
+    .replace(/[^\p{L}\p{N}\p{M}_-]+/gu, '-')
+    .replace(/^-+/, '');
+  return words ? normalizeTag(words) : null;
+}

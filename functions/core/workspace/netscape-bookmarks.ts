@@ -1,6 +1,6 @@
 import { parseHTML } from 'linkedom';
 import { MAX_TAGS_PER_NOTE, mergeTags } from '../model';
-import { normalizeTag } from '../save/hashtags';
+import { asTag } from '../save/hashtags';
 import { SOURCE_LINE_PREFIX } from '../save/note-body';
 import { escapeHtml } from '../text/escape';
 import { bodyHighlightsAt, type RestoredHighlight } from './restored-highlights';
@@ -125,14 +125,4 @@ function folderNames(link: Element): string[] {
     if (heading?.tagName === 'H3') names.unshift(heading.textContent);
   }
   return names.slice(-MAX_TAGS_PER_NOTE);
-}
-
-/** A folder name, label or listed tag as a tag: `Reading List` → `reading-list`, `#Géo` → `géo`. */
-export function asTag(name: string): string | null {
-  const words = name
-    .trim()
-    .replace(/^#/, '')
-    .replace(/[^\p{L}\p{N}\p{M}_-]+/gu, '-')
-    .replace(/^-+/, '');
-  return words ? normalizeTag(words) : null;
 }
