@@ -22,11 +22,10 @@ const lazilyLoaded: Record<string, readonly string[]> = {
   ...Object.fromEntries(
     functions.filter((definition) => definition.access.length).map((definition) => [definition.id, tracing]),
   ),
-  // The workers' parsers: Readability, its DOM and the sanitizer come with the first page kept, the
-  // export readers (HTML, zip) with the first file read.
   PageWorker: [...tracing, 'undici', 'linkedom', '@mozilla/readability', 'sanitize-html'],
-  ImportWorker: [...tracing, 'linkedom', 'htmlparser2', 'sanitize-html', 'fflate'],
   FaviconWorker: [...tracing, 'undici'],
+  // The import worker reads the uploaded file (every format's reader) with the first chunk that needs it.
+  ImportWorker: [...tracing, 'linkedom', 'htmlparser2', 'sanitize-html', 'csv-parse', 'fflate'],
   GetPublishedFeedRss: [...tracing, 'xmlbuilder2', 'markdown-it'],
   GetFeedAtom: [...tracing, 'xmlbuilder2', 'markdown-it'],
   GetJsonFeed: [...tracing, 'markdown-it'],
@@ -61,6 +60,7 @@ const lazyModules: Record<string, readonly string[]> = {
   GetMyAccount: [schemas.owner, schemas.review, schemas.import, schemas.save],
   WebLibrary: [schemas.owner, schemas.save],
   Mcp: [schemas.owner, schemas.review, schemas.contract, schemas.save, 'functions/mcp/server.ts'],
+  // The article extraction and the export readers (see lazilyLoaded) with their Gleaner modules.
   PageWorker: ['functions/core/article/extract.ts', 'functions/core/article/sanitize.ts'],
   ImportWorker: [
     'functions/core/import/detect.ts',

@@ -4,7 +4,6 @@
  */
 import { attribute, documentBase, httpUrl, type ParsedDocument, type ParsedElement } from '../enrich/html-metadata';
 import { escapeHtml } from '../text/escape';
-import { imageSources, sanitizeArticleHtml } from './sanitize';
 import { articleText, readingMinutes, wordCount } from './text';
 
 /** What extraction found. `partial` keeps what text the page has and says why it is not an article. */
@@ -77,11 +76,10 @@ export async function extractArticle(
   pageUrl: string,
   options: { truncated?: boolean } = {},
 ): Promise<ExtractedArticle> {
-  // Both loaded on first use: a worker whose message needs no page never pays for them.
-  const [{ parseHTML }, { Readability, isProbablyReaderable }] = await Promise.all([
-    import('linkedom'),
-    import('@mozilla/readability'),
-  ]);
+  // Loaded on first use: a worker whose message needs no page never pays for them (nor for
+  // sanitize-html with htmlparser2 and postcss).
+  const [{ parseHTML }, { Readability, isProbablyReaderable }, { imageSources, sanitizeArticleHtml }] =
+    await Promise.all([import('linkedom'), import('@mozilla/readability'), import('./sanitize')]);
   const { document } = parseHTML(html) as unknown as { document: DomDocument };
   const base = documentBase(document, new URL(pageUrl));
   prepareDocument(document, base);

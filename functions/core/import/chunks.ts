@@ -92,7 +92,7 @@ async function readPrepared(ports: ImportJobPorts, job: ImportJob): Promise<Prep
     await finish(ports, job, 'failed', 'The uploaded file is gone');
     return null;
   }
-  // The parsers (HTML, CSV, zip) come with the first file read, not with the worker's cold start.
+  // The readers of every format (linkedom, csv-parse, fflate…) load with the first chunk that reads a file.
   const { readExport } = await import('./detect');
   try {
     return prepareImport(readExport([{ name: job.fileName, bytes }]), new Date(job.created));
