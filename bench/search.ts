@@ -220,7 +220,7 @@ function markWord(seed: string): string {
  * Saves and deletes in the big index, one stream batch each, through the indexer's path: the changes
  * applied (the text written, then the batch embedded and its vectors written). Each is timed from the batch's
  * start until a search from a second connection (the search function's) finds the note, or no longer
- * finds it; then the fold the indexer's schedule runs every 10 minutes.
+ * finds it; then a fold, as the indexer's scheduled run (every 10 minutes) folds a shard with enough rows waiting.
  */
 async function largeIndexLagRows(
   row: AddRow,
@@ -293,7 +293,7 @@ async function largeIndexLagRows(
     const foldStarted = performance.now();
     await index.optimize();
     row(
-      `scheduled fold of ${unfolded} recent rows into the ${big.total}-note index (every 10 minutes)`,
+      `fold of ${unfolded} recent rows into the ${big.total}-note index (as the scheduled run folds a shard with SEARCH_FOLD_ROWS waiting)`,
       `${((performance.now() - foldStarted) / 1000).toFixed(1)} s, off the save path`,
     );
   } finally {
